@@ -1,0 +1,121 @@
+import Foundation
+
+/// The two exclude-from-backup attributes (domain.md §2).
+public enum BackupAttribute: String, Sendable, CaseIterable {
+    /// `com.apple.metadata:com_apple_backup_excludeItem`: what `isExcludedFromBackup` writes.
+    /// Its presence excludes the item, whatever the value.
+    case exclude = "com.apple.metadata:com_apple_backup_excludeItem"
+    /// `com.apple.MobileBackup`: honoured by iOS 5.0.1 only (QA1719). Does not exclude.
+    case legacy = "com.apple.MobileBackup"
+
+    /// The macOS name, as carried in AppleDouble sidecars and archives from macOS.
+    public var macName: String { rawValue }
+    /// The Linux name: Linux keeps attributes in namespaces, so copies from macOS
+    /// (`rsync -X`, GNU tar) carry the name under `user.`.
+    public var linuxName: String { "user." + rawValue }
+
+    /// The name this platform's file system takes when writing natively.
+    public var nativeName: String {
+        #if os(Linux)
+        return linuxName
+        #else
+        return macName
+        #endif
+    }
+
+    /// Recognises either spelling of either attribute.
+    public init?(attributeName name: [UInt8]) {
+        for a in BackupAttribute.allCases where name.elementsEqual(a.macName.utf8) || name.elementsEqual(a.linuxName.utf8) {
+            self = a
+            return
+        }
+        return nil
+    }
+
+    /// What `URLResourceValues.isExcludedFromBackup` writes: a binary plist holding the
+    /// string `com.apple.backupd` (61 bytes, domain.md §2).
+    public static let canonicalValue: [UInt8] = hexBytes(
+        "62706c69737430305f1011636f6d2e6170706c652e6261636b75706408000000000000010100000000000000010000000000000000000000000000001c")
+    public static let backupdString = "com.apple.backupd"
+    /// The legacy attribute's documented value.
+    public static let legacyValue: [UInt8] = [0x01]
+
+    private static func hexBytes(_ hex: String) -> [UInt8] {
+        var out = [UInt8]()
+        var it = hex.makeIterator()
+        while let a = it.next(), let b = it.next() { out.append(UInt8(String([a, b]), radix: 16)!) }
+        return out
+    }
+}
+
+/// How the value of the exclude attribute is encoded.
+public enum AttributeValueClass: String, Sendable, Codable, CaseIterable {
+    /// A binary plist holding the string `com.apple.backupd` (what the API writes).
+    case canonical
+    /// The raw UTF-8 string `com.apple.backupd` (`xattr -w`).
+    case string
+    /// Any other XML or binary plist (an XML plist of the string, `<true/>` …).
+    case plistOther = "plist-other"
+    /// Anything else, including an empty value or the bare text `true`.
+    case other
+
+    public static func classify(_ value: [UInt8]) -> AttributeValueClass {
+        if value == BackupAttribute.canonicalValue { return .canonical }
+        if value.elementsEqual(BackupAttribute.backupdString.utf8) { return .string }
+        // Only XML and binary plists count: Foundation's OpenStep parser would take almost any
+        // bare word (`true`, even `com.apple.backupd`) as a plist string.
+        let head = value.prefix(64)
+        let looksBinary = head.starts(with: Array("bplist".utf8))
+        let looksXML = String(decoding: head, as: UTF8.self).contains("<?xml") || String(decoding: head, as: UTF8.self).contains("<plist")
+        guard looksBinary || looksXML else { return .other }
+        var format = PropertyListSerialization.PropertyListFormat.binary
+        guard let object = try? PropertyListSerialization.propertyList(from: Data(value), options: [], format: &format),
+              format == .binary || format == .xml
+        else { return .other }
+        if format == .binary, let s = object as? String, s == BackupAttribute.backupdString { return .canonical }
+        return .plistOther
+    }
+}
+
+/// Where an attribute was found.
+public enum AttributeSource: Hashable, Sendable {
+    /// A native extended attribute, under the name given.
+    case native(name: String)
+    /// An AppleDouble `._NAME` file beside the entry (path relative to the data root).
+    case appleDouble(sidecar: ContainerPath)
+    /// An AppleDouble file in a `__MACOSX/` mirror tree (path relative to the input's parent
+    /// folders, as found).
+    case macosxMirror(sidecar: String)
+
+    public var kind: String {
+        switch self {
+        case .native: return "native"
+        case .appleDouble: return "appledouble"
+        case .macosxMirror: return "macosx"
+        }
+    }
+
+    public var detail: String {
+        switch self {
+        case .native(let name): return name
+        case .appleDouble(let p): return p.display
+        case .macosxMirror(let p): return p
+        }
+    }
+}
+
+/// One backup attribute found on an entry.
+public struct AttributeMark: Hashable, Sendable {
+    public let attribute: BackupAttribute
+    public let value: [UInt8]
+    public let source: AttributeSource
+
+    public init(attribute: BackupAttribute, value: [UInt8], source: AttributeSource) {
+        self.attribute = attribute
+        self.value = value
+        self.source = source
+    }
+
+    /// The value's encoding; meaningful for the exclude attribute.
+    public var valueClass: AttributeValueClass { AttributeValueClass.classify(value) }
+}

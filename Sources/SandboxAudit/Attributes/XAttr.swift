@@ -1,0 +1,180 @@
+#if canImport(CLibAttr)
+import CLibAttr
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The only place that calls the C extended-attribute API. Every call works on the entry
+/// itself and never follows a symlink.
+///
+/// On Linux an entry inside an open directory is addressed as `/proc/self/fd/N/NAME`: the
+/// path stays short however deep the tree is (PATH_MAX never bites) and the `l` calls do not
+/// follow a symlink at NAME. Where `/proc` is missing the full path is used instead.
+public enum XAttr {
+    /// Where the attributes are read or written.
+    public enum Target {
+        /// A path (absolute or relative to the working directory).
+        case path([UInt8])
+        /// An open file descriptor (a directory the walker holds open).
+        case descriptor(Int32)
+        /// The entry NAME inside the open directory `directory`; `fullPath` is used only
+        /// where `/proc/self/fd` is not available.
+        case child(directory: Int32, name: [UInt8], fullPath: () -> [UInt8])
+    }
+
+    #if os(Linux)
+    private static let procFDAvailable: Bool = access("/proc/self/fd", F_OK) == 0
+    #endif
+
+    private static func withPath<R>(_ target: Target, _ body: (UnsafePointer<CChar>) -> R) -> R {
+        var bytes: [UInt8]
+        switch target {
+        case .path(let p): bytes = p
+        case .descriptor(let fd): bytes = Array("/proc/self/fd/\(fd)".utf8)
+        case .child(let dir, let name, let fullPath):
+            #if os(Linux)
+            if procFDAvailable {
+                bytes = Array("/proc/self/fd/\(dir)/".utf8) + name
+            } else {
+                bytes = fullPath()
+            }
+            #else
+            _ = dir; _ = name
+            bytes = fullPath()
+            #endif
+        }
+        bytes.append(0)
+        return bytes.withUnsafeBufferPointer { buf in
+            buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { body($0) }
+        }
+    }
+
+    private static func describe(_ target: Target) -> String {
+        switch target {
+        case .path(let p): return ByteText.display(p)
+        case .descriptor(let fd): return "descriptor \(fd)"
+        case .child(_, _, let full): return ByteText.display(full())
+        }
+    }
+
+    /// True for the errors that mean "this file system keeps no extended attributes".
+    private static func unsupported(_ e: Int32) -> Bool { e == ENOTSUP || e == EOPNOTSUPP }
+
+    // MARK: raw calls, one per platform difference
+
+    private static func rawList(_ target: Target, _ buf: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int {
+        switch target {
+        case .descriptor(let fd):
+            #if canImport(Darwin)
+            return flistxattr(fd, buf, size, 0)
+            #else
+            return flistxattr(fd, buf, size)
+            #endif
+        default:
+            return withPath(target) { p in
+                #if canImport(Darwin)
+                return listxattr(p, buf, size, XATTR_NOFOLLOW)
+                #else
+                return llistxattr(p, buf, size)
+                #endif
+            }
+        }
+    }
+
+    private static func rawGet(_ target: Target, _ name: String, _ buf: UnsafeMutableRawPointer?, _ size: Int) -> Int {
+        switch target {
+        case .descriptor(let fd):
+            #if canImport(Darwin)
+            return fgetxattr(fd, name, buf, size, 0, 0)
+            #else
+            return fgetxattr(fd, name, buf, size)
+            #endif
+        default:
+            return withPath(target) { p in
+                #if canImport(Darwin)
+                return getxattr(p, name, buf, size, 0, XATTR_NOFOLLOW)
+                #else
+                return lgetxattr(p, name, buf, size)
+                #endif
+            }
+        }
+    }
+
+    // MARK: public surface
+
+    /// The attribute names on the target (empty where the file system keeps none).
+    public static func names(_ target: Target) throws -> [[UInt8]] {
+        var capacity = 512
+        while true {
+            var buffer = [CChar](repeating: 0, count: capacity)
+            let n = buffer.withUnsafeMutableBufferPointer { rawList(target, $0.baseAddress, capacity) }
+            if n >= 0 {
+                return buffer[0..<n].split(separator: 0).map { $0.map { UInt8(bitPattern: $0) } }
+            }
+            let e = errno
+            if unsupported(e) { return [] }
+            guard e == ERANGE else { throw SystemError(code: e, operation: "list attributes of", path: describe(target)) }
+            let needed = rawList(target, nil, 0)
+            if needed < 0 { throw SystemError(operation: "list attributes of", path: describe(target)) }
+            capacity = max(needed, capacity * 2)
+        }
+    }
+
+    /// The value of `name`, or nil when the target does not carry it.
+    public static func value(_ target: Target, name: String) throws -> [UInt8]? {
+        var capacity = 256
+        while true {
+            var buffer = [UInt8](repeating: 0, count: capacity)
+            let n = buffer.withUnsafeMutableBytes { rawGet(target, name, $0.baseAddress, capacity) }
+            if n >= 0 { return Array(buffer[0..<n]) }
+            let e = errno
+            #if canImport(Darwin)
+            if e == ENOATTR { return nil }
+            #else
+            if e == ENODATA { return nil }
+            #endif
+            if unsupported(e) { return nil }
+            guard e == ERANGE else { throw SystemError(code: e, operation: "read attribute \(name) of", path: describe(target)) }
+            let needed = rawGet(target, name, nil, 0)
+            if needed < 0 { throw SystemError(operation: "read attribute \(name) of", path: describe(target)) }
+            capacity = max(needed, capacity * 2)
+        }
+    }
+
+    /// Sets `name` to `value` on the entry at `path` (not following a symlink).
+    public static func set(path: [UInt8], name: String, value: [UInt8]) throws {
+        let rc = withPath(.path(path)) { p in
+            value.withUnsafeBytes { v in
+                #if canImport(Darwin)
+                return setxattr(p, name, v.baseAddress, v.count, 0, XATTR_NOFOLLOW)
+                #else
+                return lsetxattr(p, name, v.baseAddress, v.count, 0)
+                #endif
+            }
+        }
+        if rc != 0 { throw SystemError(operation: "set attribute \(name) on", path: ByteText.display(path)) }
+    }
+
+    /// Removes `name` from the entry at `path`; returns false when it was not there.
+    @discardableResult
+    public static func remove(path: [UInt8], name: String) throws -> Bool {
+        let rc = withPath(.path(path)) { p in
+            #if canImport(Darwin)
+            return removexattr(p, name, XATTR_NOFOLLOW)
+            #else
+            return lremovexattr(p, name)
+            #endif
+        }
+        if rc == 0 { return true }
+        let e = errno
+        #if canImport(Darwin)
+        if e == ENOATTR { return false }
+        #else
+        if e == ENODATA { return false }
+        #endif
+        throw SystemError(code: e, operation: "remove attribute \(name) from", path: ByteText.display(path))
+    }
+}

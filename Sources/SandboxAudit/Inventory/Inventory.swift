@@ -1,0 +1,159 @@
+import Foundation
+
+/// One entry with its zone and verdicts: the model every output is built from.
+public struct InventoryEntry: Sendable {
+    public let entry: WalkEntry
+    public let zone: Zone
+    /// The nearest path carrying the exclude attribute: the entry itself or its closest marked
+    /// ancestor. Nil when not excluded.
+    public let excludedBy: ContainerPath?
+    /// False for the second and later paths of a hard-linked file, and for system entries:
+    /// their bytes are not added to any total.
+    public let countsInTotals: Bool
+
+    public var path: ContainerPath { entry.path }
+    public var isSystem: Bool { zone == .system }
+    /// Nil for system entries, as are the verdicts below.
+    public var excluded: Bool? { isSystem ? nil : excludedBy != nil }
+    public var backedUp: Bool? { zone.isBackedUp.map { $0 && excludedBy == nil } }
+    public var survivesUpdate: Bool? { zone.survivesUpdate }
+    /// A restore onto a new device brings back the backed-up set only.
+    public var survivesRestore: Bool? { backedUp }
+
+    /// The exclude attribute on the entry itself, if any.
+    public var ownExcludeMarks: [AttributeMark] { entry.marks.filter { $0.attribute == .exclude } }
+    public var carriesExclude: Bool { entry.marks.contains { $0.attribute == .exclude } }
+    public var carriesLegacy: Bool { entry.marks.contains { $0.attribute == .legacy } }
+}
+
+/// Counts and sizes for one zone. Sizes are apparent sizes of file contents (regular files and
+/// symlinks); `allocated` is what the entries occupy on disk, directories included.
+public struct ZoneTotals: Sendable, Equatable {
+    public var files = 0
+    public var directories = 0
+    public var symlinks = 0
+    public var others = 0
+    public var size: Int64 = 0
+    public var allocated: Int64 = 0
+    public var backedUpSize: Int64 = 0
+    public var excludedSize: Int64 = 0
+    public var survivesUpdateSize: Int64 = 0
+
+    public init() {}
+
+    public static func + (a: ZoneTotals, b: ZoneTotals) -> ZoneTotals {
+        var t = a
+        t.files += b.files; t.directories += b.directories; t.symlinks += b.symlinks; t.others += b.others
+        t.size += b.size; t.allocated += b.allocated; t.backedUpSize += b.backedUpSize
+        t.excludedSize += b.excludedSize; t.survivesUpdateSize += b.survivesUpdateSize
+        return t
+    }
+}
+
+/// The classified container: entries sorted by path bytes, totals, and what could not be read.
+public struct Inventory: Sendable {
+    public let container: Container
+    public let entries: [InventoryEntry]
+    public let problems: [WalkProblem]
+    public let rootMarks: [AttributeMark]
+    public let sidecarCount: Int
+    /// Totals per app zone (system entries are not counted).
+    public let zoneTotals: [Zone: ZoneTotals]
+
+    public var total: ZoneTotals { zoneTotals.values.reduce(ZoneTotals(), +) }
+    /// Bytes an iCloud or computer backup carries.
+    public var backupFootprint: Int64 { total.backedUpSize }
+    /// Bytes an app update keeps (Documents and Library).
+    public var keptOnUpdate: Int64 { total.survivesUpdateSize }
+    /// Bytes a restore onto a new device brings back (the backed-up set).
+    public var keptOnRestore: Int64 { total.backedUpSize }
+
+    /// Classifies a walk. Hard-linked files count once: at their first backed-up path in byte
+    /// order, or their first path when no link is backed up.
+    public init(container: Container, walk: WalkResult) {
+        self.container = container
+        self.problems = walk.problems.sorted { $0.path < $1.path }
+        self.rootMarks = walk.rootMarks
+        self.sidecarCount = walk.sidecarCount
+        let raw = walk.entries.sorted { $0.path < $1.path }
+
+        // Exclusion flows down: a parent sorts before its children, so one pass suffices.
+        let rootExcluded = walk.rootMarks.contains { $0.attribute == .exclude }
+        var directoryExclusion: [ContainerPath: ContainerPath?] = [:]
+        var excludedBy: [ContainerPath?] = []
+        excludedBy.reserveCapacity(raw.count)
+        for e in raw {
+            let inherited: ContainerPath?
+            if let parent = e.path.parent, !parent.isRoot {
+                inherited = directoryExclusion[parent] ?? nil
+            } else {
+                inherited = rootExcluded ? .root : nil
+            }
+            let own = e.marks.contains { $0.attribute == .exclude }
+            let by = own ? e.path : inherited
+            excludedBy.append(by)
+            if e.kind == .directory { directoryExclusion[e.path] = .some(by) }
+        }
+
+        // Hard links: pick the path that counts.
+        let zones = raw.map { Zone.of($0.path) }
+        var primary: [HardLinkKey: Int] = [:]
+        for (i, e) in raw.enumerated() where e.kind == .file && e.linkCount > 1 && zones[i] != .system {
+            let key = HardLinkKey(device: e.device, inode: e.inode)
+            let backed = zones[i].isBackedUp == true && excludedBy[i] == nil
+            if let current = primary[key] {
+                let currentBacked = zones[current].isBackedUp == true && excludedBy[current] == nil
+                if backed && !currentBacked { primary[key] = i }
+            } else {
+                primary[key] = i
+            }
+        }
+
+        var entries: [InventoryEntry] = []
+        entries.reserveCapacity(raw.count)
+        var totals: [Zone: ZoneTotals] = [:]
+        for (i, e) in raw.enumerated() {
+            let zone = zones[i]
+            var counts = zone != .system
+            if counts, e.kind == .file, e.linkCount > 1 {
+                counts = primary[HardLinkKey(device: e.device, inode: e.inode)] == i
+            }
+            let item = InventoryEntry(entry: e, zone: zone, excludedBy: excludedBy[i], countsInTotals: counts)
+            entries.append(item)
+            guard counts else { continue }
+            var t = totals[zone] ?? ZoneTotals()
+            let content: Int64 = (e.kind == .file || e.kind == .symlink) ? e.size : 0
+            switch e.kind {
+            case .file: t.files += 1
+            case .directory: t.directories += 1
+            case .symlink: t.symlinks += 1
+            case .other: t.others += 1
+            }
+            t.size += content
+            t.allocated += e.allocated
+            if item.backedUp == true { t.backedUpSize += content }
+            if item.excludedBy != nil { t.excludedSize += content }
+            if item.survivesUpdate == true { t.survivesUpdateSize += content }
+            totals[zone] = t
+        }
+        self.entries = entries
+        self.zoneTotals = totals
+    }
+
+    /// The subtree size (content bytes that count) under each top-level item.
+    public func topLevelSizes() -> [ContainerPath: Int64] {
+        var sizes: [ContainerPath: Int64] = [:]
+        for e in entries {
+            guard let first = e.path.components.first else { continue }
+            let top = ContainerPath(bytes: Array(first))
+            let content: Int64 = e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) ? e.entry.size : 0
+            sizes[top, default: 0] += content
+        }
+        return sizes
+    }
+}
+
+struct HardLinkKey: Hashable {
+    let device: UInt64
+    let inode: UInt64
+}

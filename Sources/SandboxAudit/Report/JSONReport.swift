@@ -1,0 +1,118 @@
+/// The machine formats of `scan` and `inventory`; documented in docs/json-format.md and
+/// docs/inventory-format.md. Printers decide nothing: every figure comes from the model.
+public enum JSONReport {
+    /// Bumped on any change that could break a reader.
+    public static let schemaVersion: Int64 = 1
+
+    static func path(_ p: ContainerPath) -> [(String, JSON)] {
+        var fields: [(String, JSON)] = [("path", .string(p.display))]
+        if let b = p.base64 { fields.append(("pathBase64", .string(b))) }
+        return fields
+    }
+
+    public static func container(_ c: Container) -> JSON {
+        .object([
+            ("input", .string(c.input)),
+            ("dataRoot", .string(c.dataRoot)),
+            ("kind", .string(c.kind.rawValue)),
+            ("bundleIdentifier", .optional(c.bundleIdentifier)),
+            ("version", .optional(c.version)),
+            ("identitySource", .optional(c.identitySource)),
+        ])
+    }
+
+    public static func zoneTotals(_ t: ZoneTotals) -> [(String, JSON)] {
+        [
+            ("files", .int(Int64(t.files))), ("directories", .int(Int64(t.directories))),
+            ("symlinks", .int(Int64(t.symlinks))), ("others", .int(Int64(t.others))),
+            ("size", .int(t.size)), ("allocated", .int(t.allocated)),
+            ("backedUpSize", .int(t.backedUpSize)), ("excludedSize", .int(t.excludedSize)),
+            ("survivesUpdateSize", .int(t.survivesUpdateSize)),
+        ]
+    }
+
+    public static func finding(_ f: Finding) -> JSON {
+        var fields: [(String, JSON)] = [("ruleId", .string(f.ruleId)), ("severity", .string(f.severity.rawValue))]
+        fields += path(f.path ?? .root)
+        fields.append(("message", .string(f.message)))
+        fields.append(("size", .optional(f.size)))
+        fields.append(("fix", .optional(RuleCatalogue.rule(id: f.ruleId)?.description.fix)))
+        return .object(fields)
+    }
+
+    /// The `scan --format json` document.
+    public static func scan(_ result: AuditResult, failOn: Severity) -> JSON {
+        let inv = result.inventory
+        let s = result.context.settings
+        let zones: [JSON] = Zone.allCases.filter { $0 != .system }.map { zone in
+            .object([("zone", .string(zone.rawValue)), ("title", .string(zone.title))] + zoneTotals(inv.zoneTotals[zone] ?? ZoneTotals()))
+        }
+        let systemCount = inv.entries.filter(\.isSystem).count
+        return .object([
+            ("schemaVersion", .int(schemaVersion)),
+            ("tool", .object([("name", .string("sandbox-audit")), ("version", .string(Audit.toolVersion))])),
+            ("container", container(inv.container)),
+            ("settings", .object([
+                ("oversizedFileSize", .int(s.oversizedFileSize)),
+                ("supportDataSize", .int(s.supportDataSize)),
+                ("staleTemporaryAge", .double(s.staleTemporaryAge)),
+                ("failOn", .string(failOn.rawValue)),
+            ])),
+            ("totals", .object([
+                ("backupFootprint", .int(inv.backupFootprint)),
+                ("keptOnUpdate", .int(inv.keptOnUpdate)),
+                ("keptOnRestore", .int(inv.keptOnRestore)),
+            ] + zoneTotals(inv.total) + [
+                ("systemEntries", .int(Int64(systemCount))),
+                ("sidecarsRead", .int(Int64(inv.sidecarCount))),
+                ("unreadable", .int(Int64(inv.problems.count))),
+            ])),
+            ("zones", .array(zones)),
+            ("findings", .array(result.findings.map(finding))),
+            ("summary", .object([
+                ("error", .int(Int64(result.count(.error)))),
+                ("warning", .int(Int64(result.count(.warning)))),
+                ("note", .int(Int64(result.count(.note)))),
+                ("failed", .bool(result.fails(at: failOn))),
+            ])),
+        ])
+    }
+
+    /// One `inventory` line.
+    public static func entry(_ e: InventoryEntry) -> JSON {
+        let w = e.entry
+        var fields = path(e.path)
+        fields.append(("kind", .string(w.kind.rawValue)))
+        if let special = w.special { fields.append(("special", .string(special.rawValue))) }
+        fields += [
+            ("zone", .string(e.zone.rawValue)),
+            ("size", .int(w.size)),
+            ("allocated", .int(w.allocated)),
+            ("mtime", .int(w.modifiedSeconds)),
+            ("mode", .string(String(w.mode & 0o7777, radix: 8))),
+            ("links", .int(Int64(w.linkCount))),
+            ("countsInTotals", .bool(e.countsInTotals)),
+            ("excluded", .optional(e.excluded)),
+            ("excludedBy", e.excludedBy.map { .string($0.display) } ?? .null),
+            ("backedUp", .optional(e.backedUp)),
+            ("survivesUpdate", .optional(e.survivesUpdate)),
+            ("survivesRestore", .optional(e.survivesRestore)),
+        ]
+        if let target = w.symlinkTarget {
+            fields.append(("symlinkTarget", .string(ByteText.display(target))))
+        }
+        fields.append(("attributes", .array(w.marks.map(mark))))
+        return .object(fields)
+    }
+
+    public static func mark(_ m: AttributeMark) -> JSON {
+        var fields: [(String, JSON)] = [
+            ("attribute", .string(m.attribute.macName)),
+            ("source", .string(m.source.kind)),
+            ("from", .string(m.source.detail)),
+        ]
+        if m.attribute == .exclude { fields.append(("valueClass", .string(m.valueClass.rawValue))) }
+        fields.append(("valueHex", .string(ByteText.hexString(m.value))))
+        return .object(fields)
+    }
+}

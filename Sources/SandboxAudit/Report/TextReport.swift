@@ -1,0 +1,80 @@
+/// The human report of `scan`: zones, the three headline numbers, then findings with a fix.
+public struct TextReport {
+    public var useColor: Bool
+    public var failOn: Severity
+
+    public init(useColor: Bool, failOn: Severity) {
+        self.useColor = useColor
+        self.failOn = failOn
+    }
+
+    private func paint(_ s: String, _ code: String) -> String { useColor ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+    private func bold(_ s: String) -> String { paint(s, "1") }
+
+    private func color(_ severity: Severity) -> String {
+        switch severity {
+        case .error: return "31"
+        case .warning: return "33"
+        case .note: return "36"
+        }
+    }
+
+    static func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
+        let n = s.count
+        guard n < width else { return s }
+        let space = String(repeating: " ", count: width - n)
+        return right ? space + s : s + space
+    }
+
+    public func render(_ result: AuditResult) -> String {
+        let inv = result.inventory
+        let c = inv.container
+        var lines: [String] = []
+        var identity = c.bundleIdentifier ?? "unidentified app"
+        if let v = c.version { identity += " \(v)" }
+        lines.append(bold("sandbox-audit \(Audit.toolVersion)") + ": \(identity) (\(c.kind.rawValue))")
+        lines.append("data root: \(c.dataRoot)")
+        lines.append("")
+
+        let header = TextReport.pad("zone", 30) + TextReport.pad("files", 8, right: true) + TextReport.pad("size", 11, right: true)
+            + TextReport.pad("backed up", 12, right: true) + TextReport.pad("excluded", 11, right: true)
+        lines.append(bold(header))
+        func row(_ title: String, _ t: ZoneTotals) -> String {
+            TextReport.pad(title, 30) + TextReport.pad(String(t.files), 8, right: true)
+                + TextReport.pad(ByteSize.format(t.size), 11, right: true)
+                + TextReport.pad(ByteSize.format(t.backedUpSize), 12, right: true)
+                + TextReport.pad(ByteSize.format(t.excludedSize), 11, right: true)
+        }
+        for zone in Zone.allCases where zone != .system {
+            guard let t = inv.zoneTotals[zone] else { continue }
+            lines.append(row(zone.title, t))
+        }
+        lines.append(row("total", inv.total))
+        let system = inv.entries.filter(\.isSystem).count
+        if system > 0 { lines.append("(\(system) system entries listed but not counted)") }
+        lines.append("")
+        lines.append("backup footprint  " + TextReport.pad(ByteSize.format(inv.backupFootprint), 10, right: true) + "  what iCloud or a computer backup carries")
+        lines.append("kept on update    " + TextReport.pad(ByteSize.format(inv.keptOnUpdate), 10, right: true) + "  Documents and Library")
+        lines.append("kept on restore   " + TextReport.pad(ByteSize.format(inv.keptOnRestore), 10, right: true) + "  the backed-up set, on a new device")
+        lines.append("")
+
+        if result.findings.isEmpty {
+            lines.append("no findings")
+        } else {
+            lines.append(bold("findings") + ": \(result.count(.error)) error(s), \(result.count(.warning)) warning(s), \(result.count(.note)) note(s)")
+            for f in result.findings {
+                let tag = paint(TextReport.pad(f.severity.rawValue, 8), color(f.severity))
+                lines.append("\(tag)\(f.ruleId)  \(f.path?.display ?? ".")")
+                lines.append("        \(f.message)")
+                if let fix = RuleCatalogue.rule(id: f.ruleId)?.description.fix {
+                    lines.append("        fix: \(fix)")
+                }
+            }
+        }
+        lines.append("")
+        lines.append(ByteSize.unitsNote)
+        let failed = result.fails(at: failOn)
+        lines.append(failed ? paint("FAILED", "31;1") + ": findings at or above \(failOn.rawValue)" : paint("PASSED", "32;1") + ": nothing at or above \(failOn.rawValue)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

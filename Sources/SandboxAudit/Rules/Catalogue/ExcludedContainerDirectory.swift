@@ -1,0 +1,36 @@
+/// `excluded-container-directory`: the attribute on one of the folders Apple defines.
+public struct ExcludedContainerDirectory: Rule {
+    public init() {}
+    public let description = RuleDescription(
+        id: "excluded-container-directory",
+        name: "Excluded container directory",
+        summary: "The exclude attribute on Documents, Library, Library/Application Support, Library/Caches, Library/Preferences, tmp or the data root itself.",
+        rationale: """
+            An exclusion on a directory covers its whole subtree (domain.md §2), so marking a container folder \
+            silently drops everything any part of the app, or a framework, ever puts there, including \
+            preferences and user data. Apple's guidance is to mark your own subfolder (domain.md §1, \
+            Application Support row).
+            """,
+        fix: "Clear it (sandbox-audit include PATH) and mark a subfolder of your own instead.",
+        defaultSeverity: .warning,
+        severityNote: nil,
+        triggeringExamples: [
+            RuleExample("Application Support marked wholesale", [.directory("Library/Application Support", .exclude())], expect: ["Library/Application Support"]),
+            RuleExample("Documents marked through a sidecar", [.directory("Documents", .exclude(via: .sidecar))], expect: ["Documents"]),
+        ],
+        nonTriggeringExamples: [
+            RuleExample("A subfolder of its own", [.directory("Library/Application Support/Downloads", .exclude())]),
+        ])
+
+    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+        var out: [Finding] = []
+        if inventory.rootMarks.contains(where: { $0.attribute == .exclude }) {
+            out.append(finding(.root, "the data root itself is excluded from backup: nothing of the app is backed up"))
+        }
+        let folders = Set(Zone.containerDirectories)
+        for e in inventory.entries where e.path.depth <= 2 && folders.contains(e.path) && e.carriesExclude {
+            out.append(finding(e.path, "a container folder carries the exclude attribute: its whole subtree is excluded"))
+        }
+        return out
+    }
+}

@@ -1,0 +1,49 @@
+/// `excluded-user-data`: an exclusion inside Documents.
+public struct ExcludedUserData: Rule {
+    public init() {}
+    public let description = RuleDescription(
+        id: "excluded-user-data",
+        name: "Excluded user data",
+        summary: "An item inside Documents carries the exclude-from-backup attribute: it is lost on restore to a new device.",
+        rationale: """
+            Documents holds what the user created and the app cannot re-create; a restore brings back the \
+            backed-up set only, so an excluded item there is gone after a new device is set up (domain.md §1). \
+            Apple also warns that safe-save operations reset the flag, so it protects nothing the app rewrites \
+            (domain.md §2). Reported once per topmost excluded item.
+            """,
+        fix: "If it can be re-created, move it to Library/Caches or Application Support; if not, clear the attribute (sandbox-audit include PATH).",
+        defaultSeverity: .warning,
+        severityNote: nil,
+        triggeringExamples: [
+            RuleExample("An excluded folder of user files", [.directory("Documents/Projects", .exclude()), .file("Documents/Projects/a.txt"), .directory("Documents/Projects/Old", .exclude())], expect: ["Documents/Projects"]),
+            RuleExample("An excluded file, marked through a sidecar", [.file("Documents/journal.db", .exclude(via: .sidecar))], expect: ["Documents/journal.db"]),
+        ],
+        nonTriggeringExamples: [
+            RuleExample("Exclusion in Application Support", [.file("Library/Application Support/index.db", .exclude())]),
+            RuleExample("Documents itself excluded (another rule's finding)", [.directory("Documents", .exclude()), .file("Documents/a.txt")]),
+        ])
+
+    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+        let carriers = inventory.entries.filter { $0.zone == .documents && $0.path.depth >= 2 && $0.carriesExclude }
+        guard !carriers.isEmpty else { return [] }
+        let carrierPaths = Set(carriers.map(\.path))
+        var sizes: [ContainerPath: Int64] = [:]
+        let topmost = carriers.filter { c in
+            var p = c.path.parent
+            while let q = p, q.depth >= 2 {
+                if carrierPaths.contains(q) { return false }
+                p = q.parent
+            }
+            return true
+        }
+        for e in inventory.entries where e.countsInTotals && e.entry.kind != .directory {
+            if let by = e.excludedBy, let top = topmost.first(where: { e.path.isWithin($0.path) }), by.isWithin(top.path) {
+                sizes[top.path, default: 0] += e.entry.size
+            }
+        }
+        return topmost.map { c in
+            let size = sizes[c.path] ?? 0
+            return finding(c.path, "excluded from backup inside Documents: \(ByteSize.format(size)) of user data is lost on restore", size: size)
+        }
+    }
+}

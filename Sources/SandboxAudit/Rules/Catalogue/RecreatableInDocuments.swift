@@ -1,0 +1,70 @@
+/// `recreatable-in-documents`: content that looks like a cache, by its name, in Documents.
+public struct RecreatableInDocuments: Rule {
+    public init() {}
+
+    /// File name endings (compared case-insensitively).
+    public static let fileSuffixes = [".cache", ".tmp", ".temp", ".part", ".partial", ".download", ".crdownload", ".swp"]
+    /// Folder names (case-insensitively).
+    public static let folderNames: Set<String> = ["tmp", "temp", ".tmp", "thumbnails", ".thumbnails", "thumbs"]
+    /// Folder name endings (case-insensitively): `Cache`, `ImageCache`, `url_caches` …
+    public static let folderSuffixes = ["cache", "caches"]
+
+    public let description = RuleDescription(
+        id: "recreatable-in-documents",
+        name: "Re-creatable content in Documents",
+        summary: "Cache-like content in Documents, by name: *.cache, *.tmp, *.temp, *.part, *.partial, *.download, *.crdownload, *.swp files; tmp, temp, thumbnails, thumbs and *cache / *caches folders.",
+        rationale: """
+            Documents is for critical data the user created and the app cannot re-create; it is always backed \
+            up. Caches, partial downloads and thumbnails there inflate every backup; they belong in \
+            Library/Caches (domain.md §1, seed 004 "App Backup Best Practices"). The rule judges by name only \
+            and reports the topmost matching item once.
+            """,
+        fix: "Move it to Library/Caches (or tmp for partial downloads), where backup does not carry it.",
+        defaultSeverity: .warning,
+        severityNote: nil,
+        triggeringExamples: [
+            RuleExample("A thumbnail folder", [.directory("Documents/Thumbnails"), .file("Documents/Thumbnails/1.jpg"), .file("Documents/Thumbnails/2.jpg")], expect: ["Documents/Thumbnails"]),
+            RuleExample("An interrupted download", [.file("Documents/season1.zip.part", size: 4096)], expect: ["Documents/season1.zip.part"]),
+            RuleExample("An image cache folder", [.directory("Documents/ImageCache"), .file("Documents/ImageCache/a.cache")], expect: ["Documents/ImageCache"]),
+        ],
+        nonTriggeringExamples: [
+            RuleExample("User documents", [.file("Documents/Report.pages"), .file("Documents/cached-thoughts.txt")]),
+            RuleExample("A cache where it belongs", [.directory("Library/Caches/Thumbnails"), .file("Library/Caches/Thumbnails/1.jpg")]),
+            RuleExample("An excluded partial download", [.file("Documents/season1.zip.part", .exclude())]),
+        ])
+
+    static func matches(_ entry: WalkEntry) -> String? {
+        let name = String(decoding: entry.path.name, as: UTF8.self).lowercased()
+        switch entry.kind {
+        case .file:
+            return fileSuffixes.first { name.hasSuffix($0) && name.count > $0.count }.map { "a *\($0) file" }
+        case .directory:
+            if folderNames.contains(name) || folderSuffixes.contains(where: { name.hasSuffix($0) }) { return "a \(name) folder" }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+        var flagged: [ContainerPath] = []
+        var reasons: [ContainerPath: String] = [:]
+        var sizes: [ContainerPath: Int64] = [:]
+        for e in inventory.entries where e.zone == .documents && e.path.depth >= 2 {
+            // Sum contents under flagged folders (parents sort before children).
+            if e.countsInTotals, e.entry.kind == .file || e.entry.kind == .symlink,
+               let folder = flagged.last(where: { e.path.isWithin($0) }) {
+                sizes[folder, default: 0] += e.entry.size
+                continue
+            }
+            if flagged.contains(where: { e.path.isWithin($0) }) { continue }
+            guard e.backedUp == true, let why = RecreatableInDocuments.matches(e.entry) else { continue }
+            flagged.append(e.path)
+            reasons[e.path] = why
+            sizes[e.path] = e.entry.kind == .file && e.countsInTotals ? e.entry.size : 0
+        }
+        return flagged.map { path in
+            finding(path, "looks re-creatable (\(reasons[path]!)) yet sits in Documents, where it is backed up (\(ByteSize.format(sizes[path] ?? 0)))", size: sizes[path] ?? 0)
+        }
+    }
+}

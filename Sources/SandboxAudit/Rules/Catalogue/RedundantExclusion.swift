@@ -1,0 +1,31 @@
+/// `redundant-exclusion`: the attribute where backup never goes anyway.
+public struct RedundantExclusion: Rule {
+    public init() {}
+    public let description = RuleDescription(
+        id: "redundant-exclusion",
+        name: "Redundant exclusion",
+        summary: "The exclude attribute on an item inside Library/Caches or tmp, which backup skips anyway.",
+        rationale: """
+            Backup carries neither Library/Caches nor tmp (domain.md §1), so the attribute there changes \
+            nothing. It often means the code marks paths without knowing where they live, or that the folder \
+            was meant to be elsewhere.
+            """,
+        fix: "Drop the isExcludedFromBackup call for this path, or check that the content belongs in Caches/tmp.",
+        defaultSeverity: .note,
+        severityNote: nil,
+        triggeringExamples: [
+            RuleExample("A marked cache file", [.file("Library/Caches/feed.json", .exclude())], expect: ["Library/Caches/feed.json"]),
+            RuleExample("A marked temporary folder", [.directory("tmp/uploads", .exclude(.string))], expect: ["tmp/uploads"]),
+        ],
+        nonTriggeringExamples: [
+            RuleExample("A marked support file", [.file("Library/Application Support/feed.json", .exclude())]),
+        ])
+
+    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+        let folders = Set(Zone.containerDirectories)
+        return inventory.entries.compactMap { e in
+            guard e.zone == .caches || e.zone == .tmp, e.carriesExclude, !folders.contains(e.path) else { return nil }
+            return finding(e.path, "excluded from backup inside \(e.zone.title), which backup skips anyway")
+        }
+    }
+}

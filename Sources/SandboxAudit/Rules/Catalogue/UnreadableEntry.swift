@@ -1,0 +1,28 @@
+/// `unreadable-entry`: what the scan could not read.
+public struct UnreadableEntry: Rule {
+    public init() {}
+    public let description = RuleDescription(
+        id: "unreadable-entry",
+        name: "Unreadable entry",
+        summary: "An entry the scan could not read (permission denied, vanished during the scan, a malformed AppleDouble sidecar): the totals leave it out.",
+        rationale: """
+            The audit can only vouch for what it read. An unreadable folder may hold anything backup carries, \
+            so the figures are a lower bound until it is readable (domain.md §5: a copied container cannot tell \
+            everything).
+            """,
+        fix: "Make the container readable by the user running the scan (e.g. chmod -R u+rX), or re-copy it.",
+        defaultSeverity: .warning,
+        severityNote: nil,
+        triggeringExamples: [
+            RuleExample("A malformed AppleDouble sidecar", [.file("Documents/a.txt"), .bytes("Documents/._a.txt", [0x00, 0x05, 0x16, 0x07, 0x00, 0x02])], expect: ["Documents/._a.txt"]),
+        ],
+        nonTriggeringExamples: [
+            RuleExample("A file named like a sidecar that is not one", [.bytes("Documents/._notes", Array("plain text".utf8))]),
+        ])
+
+    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+        inventory.problems.map { p in
+            finding(p.path, p.vanished ? "vanished or moved during the scan (\(p.operation): \(p.reason))" : "could not \(p.operation): \(p.reason)")
+        }
+    }
+}

@@ -1,0 +1,37 @@
+/// `unrecognised-exclusion-value`: an exclude attribute whose value is none of the known encodings.
+public struct UnrecognisedExclusionValue: Rule {
+    public init() {}
+    public let description = RuleDescription(
+        id: "unrecognised-exclusion-value",
+        name: "Unrecognised exclusion value",
+        summary: "The exclude attribute holds a value that is neither the canonical binary plist, the plain string com.apple.backupd, nor another plist (value class `other`, e.g. empty or `true`).",
+        rationale: """
+            Presence alone excludes the item, whatever the value, but a value no API writes means a tool or \
+            script wrote it by hand; the next tool may read it differently (domain.md §2 lists what is seen in \
+            the wild).
+            """,
+        fix: "Rewrite it through URLResourceValues.isExcludedFromBackup (or sandbox-audit exclude PATH).",
+        defaultSeverity: .warning,
+        severityNote: nil,
+        triggeringExamples: [
+            RuleExample("Written by hand as `true`", [.file("Library/Application Support/blob", .exclude(.other))], expect: ["Library/Application Support/blob"]),
+            RuleExample("An empty value in a sidecar", [.file("Library/Application Support/blob", .raw([], via: .sidecar))], expect: ["Library/Application Support/blob"]),
+        ],
+        nonTriggeringExamples: [
+            RuleExample("Canonical value", [.file("Library/Application Support/a", .exclude(.canonical))]),
+            RuleExample("Plain string and XML plist", [.file("Library/Application Support/b", .exclude(.string)), .file("Library/Application Support/c", .exclude(.plistOther))]),
+        ])
+
+    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+        var out: [Finding] = []
+        func inspect(_ path: ContainerPath, _ marks: [AttributeMark]) {
+            for m in marks where m.attribute == .exclude && m.valueClass == .other {
+                let shown = m.value.isEmpty ? "an empty value" : "the value \"\(ByteText.display(m.value.prefix(40)))\""
+                out.append(finding(path, "exclude attribute (\(m.source.kind) \(m.source.detail)) holds \(shown), which no API writes"))
+            }
+        }
+        inspect(.root, inventory.rootMarks)
+        for e in inventory.entries { inspect(e.path, e.entry.marks) }
+        return out
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+public enum Severity: String, Comparable, CaseIterable, Sendable, Codable {
+    case note, warning, error
+
+    public static func < (a: Severity, b: Severity) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+/// One thing a rule found.
+public struct Finding: Sendable, Hashable {
+    public let ruleId: String
+    public let severity: Severity
+    /// The entry concerned (nil for findings about the container as a whole).
+    public let path: ContainerPath?
+    public let message: String
+    /// Bytes concerned, where a size is relevant.
+    public let size: Int64?
+
+    public init(ruleId: String, severity: Severity, path: ContainerPath?, message: String, size: Int64? = nil) {
+        self.ruleId = ruleId
+        self.severity = severity
+        self.path = path
+        self.message = message
+        self.size = size
+    }
+
+    /// Byte order of the path, then rule id.
+    public static func ordered(_ a: Finding, _ b: Finding) -> Bool {
+        let pa = a.path ?? .root, pb = b.path ?? .root
+        if pa != pb { return pa < pb }
+        if a.ruleId != b.ruleId { return a.ruleId < b.ruleId }
+        return a.message < b.message
+    }
+}
+
+/// The thresholds rules take; `scan` options set them.
+public struct RuleSettings: Sendable {
+    /// `oversized-backed-up-file`: files this large or larger.
+    public var oversizedFileSize: Int64 = 10_000_000
+    /// `unexcluded-support-data`: files this large or larger.
+    public var supportDataSize: Int64 = 1_000_000
+    /// `stale-temporary-file`: files in tmp not modified for this many seconds.
+    public var staleTemporaryAge: Double = 3 * 86_400
+
+    public init() {}
+}
+
+/// What a rule sees besides the inventory.
+public struct RuleContext: Sendable {
+    public var settings: RuleSettings
+    /// When the scan started (seconds since 1970).
+    public var scanTime: Double
+
+    public init(settings: RuleSettings = RuleSettings(), scanTime: Double = Date().timeIntervalSince1970) {
+        self.settings = settings
+        self.scanTime = scanTime
+    }
+}
+
+/// A rule's documentation: everything the catalogue, `rules` and the reports show.
+public struct RuleDescription: Sendable {
+    /// Stable: baselines, suppressions and SARIF results refer to it.
+    public let id: String
+    public let name: String
+    public let summary: String
+    /// Why it matters, citing domain.md.
+    public let rationale: String
+    /// How to fix what it finds, in one line.
+    public let fix: String
+    public let defaultSeverity: Severity
+    /// Where the rule uses more than one severity, what decides ("error outside Documents …").
+    public let severityNote: String?
+    public let triggeringExamples: [RuleExample]
+    public let nonTriggeringExamples: [RuleExample]
+}
+
+public protocol Rule: Sendable {
+    var description: RuleDescription { get }
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding]
+}
+
+extension Rule {
+    public var id: String { description.id }
+
+    func finding(_ path: ContainerPath?, _ message: String, size: Int64? = nil, severity: Severity? = nil) -> Finding {
+        Finding(ruleId: description.id, severity: severity ?? description.defaultSeverity, path: path, message: message, size: size)
+    }
+}
+
+/// Every rule, in catalogue order.
+public enum RuleCatalogue {
+    public static let all: [any Rule] = [
+        MisplacedAtRoot(),
+        OversizedBackedUpFile(),
+        UnexcludedSupportData(),
+        RecreatableInDocuments(),
+        ExcludedUserData(),
+        ExcludedContainerDirectory(),
+        RedundantExclusion(),
+        LegacyExclusionAttribute(),
+        UnrecognisedExclusionValue(),
+        StaleTemporaryFile(),
+        UnreadableEntry(),
+        SymlinkEscapesContainer(),
+        SpecialFile(),
+    ]
+
+    public static func rule(id: String) -> (any Rule)? { all.first { $0.id == id } }
+
+    /// Runs every rule; findings sorted by path bytes, then rule id.
+    public static func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+        all.flatMap { $0.check(inventory, context) }.sorted(by: Finding.ordered)
+    }
+}

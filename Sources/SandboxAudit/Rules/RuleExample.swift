@@ -1,0 +1,88 @@
+/// A small container that shows a rule firing or not: what the catalogue documents and what
+/// the test suite builds on disk (real files, real attributes) and scans.
+public struct RuleExample: Sendable {
+    public let title: String
+    public let items: [Item]
+    /// For triggering examples: the paths the rule must report ("." for the container).
+    public let expectedPaths: [String]
+
+    public init(_ title: String, _ items: [Item], expect: [String] = []) {
+        self.title = title
+        self.items = items
+        self.expectedPaths = expect
+    }
+
+    /// How an example carries an exclude or legacy attribute.
+    public enum Carrier: String, Sendable { case native, sidecar }
+
+    public struct Mark: Sendable {
+        public let attribute: BackupAttribute
+        public let value: [UInt8]
+        public let carrier: Carrier
+
+        public static func exclude(_ valueClass: AttributeValueClass = .canonical, via carrier: Carrier = .native) -> Mark {
+            Mark(attribute: .exclude, value: BackupAttribute.sampleValue(valueClass), carrier: carrier)
+        }
+        public static func legacy(via carrier: Carrier = .native) -> Mark {
+            Mark(attribute: .legacy, value: BackupAttribute.legacyValue, carrier: carrier)
+        }
+        public static func raw(_ bytes: [UInt8], via carrier: Carrier = .native) -> Mark {
+            Mark(attribute: .exclude, value: bytes, carrier: carrier)
+        }
+    }
+
+    public struct Item: Sendable {
+        public enum Kind: Sendable {
+            case file(size: Int)
+            case directory
+            case symlink(target: String)
+            case fifo
+            /// A hard link to another item of the example.
+            case hardLink(to: String)
+            /// Raw bytes written as a file (a malformed sidecar, say).
+            case bytes([UInt8])
+        }
+        public let path: String
+        public let kind: Kind
+        public let marks: [Mark]
+        /// Modification time this many seconds before now.
+        public let age: Double?
+
+        public static func file(_ path: String, size: Int = 16, _ marks: Mark..., age: Double? = nil) -> Item {
+            Item(path: path, kind: .file(size: size), marks: marks, age: age)
+        }
+        public static func directory(_ path: String, _ marks: Mark...) -> Item {
+            Item(path: path, kind: .directory, marks: marks, age: nil)
+        }
+        public static func symlink(_ path: String, to target: String) -> Item {
+            Item(path: path, kind: .symlink(target: target), marks: [], age: nil)
+        }
+        public static func fifo(_ path: String) -> Item { Item(path: path, kind: .fifo, marks: [], age: nil) }
+        public static func hardLink(_ path: String, to other: String) -> Item {
+            Item(path: path, kind: .hardLink(to: other), marks: [], age: nil)
+        }
+        public static func bytes(_ path: String, _ content: [UInt8]) -> Item {
+            Item(path: path, kind: .bytes(content), marks: [], age: nil)
+        }
+    }
+}
+
+extension BackupAttribute {
+    /// A value of the given class, as seen in the wild (domain.md §2).
+    public static func sampleValue(_ valueClass: AttributeValueClass) -> [UInt8] {
+        switch valueClass {
+        case .canonical: return canonicalValue
+        case .string: return Array(backupdString.utf8)
+        case .plistOther:
+            return Array("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <string>com.apple.backupd</string>
+            </plist>
+
+            """.utf8)
+        case .other: return Array("true".utf8)
+        }
+    }
+}

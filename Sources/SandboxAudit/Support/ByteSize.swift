@@ -1,0 +1,47 @@
+/// Byte counts as developers write them: `B`, `kB`/`MB`/`GB` (powers of 1000) and
+/// `KiB`/`MiB`/`GiB` (powers of 1024). Human output uses decimal units, as iOS Settings does.
+public enum ByteSize {
+    static let units: [(String, Int64)] = [
+        ("B", 1), ("kB", 1_000), ("KB", 1_000), ("MB", 1_000_000), ("GB", 1_000_000_000),
+        ("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30),
+    ]
+
+    /// Parses "10MB", "1.5 MiB", "512kB", "2048" (bytes).
+    public static func parse(_ text: String) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let digits = trimmed.prefix { $0.isNumber || $0 == "." }
+        let unit = trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces)
+        guard let number = Double(digits), number >= 0 else { return nil }
+        let multiplier: Int64
+        if unit.isEmpty {
+            multiplier = 1
+        } else if let match = units.first(where: { $0.0 == unit }) {
+            multiplier = match.1
+        } else {
+            return nil
+        }
+        let value = number * Double(multiplier)
+        guard value < 9.2e18 else { return nil }
+        return Int64(value.rounded())
+    }
+
+    /// "18.2 MB", "512 B", "1.05 GB": three significant figures, decimal units.
+    public static func format(_ bytes: Int64) -> String {
+        let magnitude = abs(bytes)
+        let sign = bytes < 0 ? "-" : ""
+        if magnitude < 1000 { return "\(sign)\(magnitude) B" }
+        let steps: [(String, Double)] = [("kB", 1e3), ("MB", 1e6), ("GB", 1e9), ("TB", 1e12)]
+        var chosen = steps[0]
+        for step in steps where Double(magnitude) >= step.1 * 0.9995 { chosen = step }
+        let value = Double(magnitude) / chosen.1
+        let text: String
+        if value >= 99.95 { text = String(Int(value.rounded())) }
+        else if value >= 9.995 { text = String(format: "%.1f", value) }
+        else { text = String(format: "%.2f", value) }
+        return "\(sign)\(text) \(chosen.0)"
+    }
+
+    public static let unitsNote = "sizes in decimal units: 1 kB = 1,000 bytes, 1 MB = 1,000,000 bytes"
+}
+
+import Foundation

@@ -1,0 +1,132 @@
+import Foundation
+
+/// A path relative to the data root, `/`-separated, kept as raw bytes.
+///
+/// File names on Linux are byte strings; a container copied from a device may hold names
+/// that are not valid UTF-8. Keeping bytes makes every output lossless: `display` renders
+/// invalid bytes as `\xHH`, and `base64` carries the exact bytes for machine formats.
+/// The empty path is the data root itself.
+public struct ContainerPath: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let bytes: [UInt8]
+
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+    public init(_ string: String) { self.bytes = Array(string.utf8) }
+
+    public static let root = ContainerPath(bytes: [])
+
+    public var isRoot: Bool { bytes.isEmpty }
+
+    /// The path components (the root has none).
+    public var components: [ArraySlice<UInt8>] {
+        bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+    }
+
+    public var depth: Int { isRoot ? 0 : components.count }
+
+    /// The last component's bytes.
+    public var name: ArraySlice<UInt8> {
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return bytes[...] }
+        return bytes[(slash + 1)...]
+    }
+
+    public var parent: ContainerPath? {
+        if isRoot { return nil }
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return .root }
+        return ContainerPath(bytes: Array(bytes[..<slash]))
+    }
+
+    public func appending<C: Collection>(_ name: C) -> ContainerPath where C.Element == UInt8 {
+        if isRoot { return ContainerPath(bytes: Array(name)) }
+        var b = bytes
+        b.reserveCapacity(bytes.count + 1 + name.count)
+        b.append(UInt8(ascii: "/"))
+        b.append(contentsOf: name)
+        return ContainerPath(bytes: b)
+    }
+
+    public func appending(_ name: String) -> ContainerPath { appending(Array(name.utf8)) }
+
+    /// True when `self` is `other` or lies beneath it.
+    public func isWithin(_ other: ContainerPath) -> Bool {
+        if other.isRoot { return true }
+        guard bytes.count >= other.bytes.count, bytes.starts(with: other.bytes) else { return false }
+        return bytes.count == other.bytes.count || bytes[other.bytes.count] == UInt8(ascii: "/")
+    }
+
+    /// True when the bytes are valid UTF-8.
+    public var isValidUTF8: Bool { String(validating: bytes, as: UTF8.self) != nil }
+
+    /// Human and JSON `path` form: the UTF-8 text, with each byte that is not part of valid
+    /// UTF-8 written as `\xHH`. Lossy only for names that really contain `\x` followed by two
+    /// hex digits; machine formats add `pathBase64` for every non-UTF-8 path, so nothing is lost.
+    public var display: String { isRoot ? "." : ByteText.display(bytes) }
+
+    /// Base64 of the raw bytes, for machine formats when the path is not valid UTF-8.
+    public var base64: String? { isValidUTF8 ? nil : ByteText.base64(bytes) }
+
+    public var description: String { display }
+
+    public static func < (lhs: ContainerPath, rhs: ContainerPath) -> Bool {
+        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+    }
+}
+
+/// Byte-string helpers shared by paths and attribute values.
+public enum ByteText {
+    public static func display<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        let array = Array(bytes)
+        if let s = String(validating: array, as: UTF8.self) { return s }
+        var out = ""
+        var i = 0
+        while i < array.count {
+            let len = validSequenceLength(array, at: i)
+            if len > 0 {
+                out += String(decoding: array[i..<(i + len)], as: UTF8.self)
+                i += len
+            } else {
+                out += "\\x" + hex(array[i])
+                i += 1
+            }
+        }
+        return out
+    }
+
+    static func hex(_ b: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[Int(b >> 4)], digits[Int(b & 0xF)]])
+    }
+
+    public static func hexString<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        bytes.map { hex($0).lowercased() }.joined()
+    }
+
+    public static func base64<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        Data(bytes).base64EncodedString()
+    }
+
+    /// Length of the valid UTF-8 sequence starting at `i`, or 0 when the byte there does not
+    /// start one.
+    static func validSequenceLength(_ a: [UInt8], at i: Int) -> Int {
+        let b0 = a[i]
+        if b0 < 0x80 { return 1 }
+        let need: Int
+        var lo: UInt8 = 0x80, hi: UInt8 = 0xBF
+        switch b0 {
+        case 0xC2...0xDF: need = 1
+        case 0xE0: need = 2; lo = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: need = 2
+        case 0xED: need = 2; hi = 0x9F
+        case 0xF0: need = 3; lo = 0x90
+        case 0xF1...0xF3: need = 3
+        case 0xF4: need = 3; hi = 0x8F
+        default: return 0
+        }
+        guard i + need < a.count else { return 0 }
+        for k in 1...need {
+            let c = a[i + k]
+            let (l, h): (UInt8, UInt8) = k == 1 ? (lo, hi) : (0x80, 0xBF)
+            if c < l || c > h { return 0 }
+        }
+        return need + 1
+    }
+}

@@ -1,0 +1,59 @@
+/// What the walk records for one entry, from `lstat` and the entry's attributes. Nothing here
+/// is a judgement: zones and verdicts come later (Classify).
+public struct WalkEntry: Sendable {
+    public enum Kind: String, Sendable { case file, directory, symlink, other }
+    public enum Special: String, Sendable { case fifo, socket, characterDevice = "character-device", blockDevice = "block-device" }
+
+    public var path: ContainerPath
+    public var kind: Kind
+    /// For `other`: which kind of special file.
+    public var special: Special?
+    /// `st_size`: apparent size.
+    public var size: Int64
+    /// `st_blocks` × 512: allocated size.
+    public var allocated: Int64
+    public var mode: UInt32
+    /// Modification time, seconds and nanoseconds since 1970.
+    public var modifiedSeconds: Int64
+    public var modifiedNanoseconds: Int32
+    public var device: UInt64
+    public var inode: UInt64
+    public var linkCount: UInt64
+    /// For symlinks: the target, as stored.
+    public var symlinkTarget: [UInt8]?
+    /// Backup attributes found on the entry (native or from sidecars).
+    public var marks: [AttributeMark]
+
+    public var modifiedTime: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
+}
+
+/// Something the walk could not read. The walk records it and goes on.
+public struct WalkProblem: Sendable, Hashable {
+    public var path: ContainerPath
+    /// The system call or step that failed ("open directory", "read attributes" …).
+    public var operation: String
+    public var reason: String
+    /// True when the entry disappeared while the scan ran.
+    public var vanished: Bool
+
+    public init(path: ContainerPath, operation: String, reason: String, vanished: Bool = false) {
+        self.path = path
+        self.operation = operation
+        self.reason = reason
+        self.vanished = vanished
+    }
+}
+
+/// Everything one walk produced.
+public struct WalkResult: Sendable {
+    /// In no particular order; the inventory sorts.
+    public var entries: [WalkEntry] = []
+    /// Attributes on the walked root itself.
+    public var rootMarks: [AttributeMark] = []
+    public var problems: [WalkProblem] = []
+    /// Sidecars whose file was not beside them (all of them, in a `__MACOSX` mirror), by the
+    /// path of the item they describe.
+    public var unmatchedSidecars: [ContainerPath: [AttributeMark]] = [:]
+    /// How many AppleDouble files were read (kept out of every total).
+    public var sidecarCount = 0
+}

@@ -1,0 +1,318 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Walks a directory tree at the `openat`/`fstatat` level.
+///
+/// - Never follows symlinks, never opens FIFOs, sockets or devices.
+/// - Iterative, so depth is bounded by memory, not the stack; entries are addressed relative
+///   to an open directory, so paths longer than PATH_MAX work. At most `maximumOpenDirectories`
+///   descriptors stay open: deeper ancestors are closed and reopened through `..` (checked by
+///   device and inode) when the walk climbs back to them.
+/// - Opens directories and sidecars with O_NOATIME where permitted, so reading leaves access
+///   times alone; it writes nothing.
+/// - AppleDouble `._NAME` files are read and their attributes given to NAME; the sidecars
+///   themselves are not entries.
+public struct Walker {
+    public var root: String
+    /// Names skipped at the top level (the `__MACOSX` mirror, read separately).
+    public var skipAtTop: Set<[UInt8]> = []
+    public var maximumOpenDirectories = 64
+
+    public init(root: String) { self.root = root }
+
+    #if os(Linux)
+    private static let noATime: Int32 = 0o1000000 // O_NOATIME; not exported to Swift by Glibc
+    #else
+    private static let noATime: Int32 = 0
+    #endif
+
+    private struct Frame {
+        var path: ContainerPath
+        var name: [UInt8]
+        var fd: Int32
+        var device: UInt64
+        var inode: UInt64
+        var pending: [[UInt8]]
+    }
+
+    public func walk() throws -> WalkResult {
+        var result = WalkResult()
+        let rootFD = Walker.openDirectory(at: AT_FDCWD, Array(root.utf8))
+        guard rootFD >= 0 else { throw SystemError(operation: "open directory", path: root) }
+        var st = stat()
+        guard fstat(rootFD, &st) == 0 else {
+            let error = SystemError(operation: "stat", path: root)
+            close(rootFD)
+            throw error
+        }
+        do {
+            result.rootMarks = try readMarks(.descriptor(rootFD))
+        } catch let e as SystemError {
+            result.problems.append(WalkProblem(path: .root, operation: "read attributes", reason: e.reason))
+        }
+        var stack = [Frame(path: .root, name: [], fd: rootFD, device: UInt64(st.st_dev), inode: UInt64(st.st_ino), pending: [])]
+        stack[0].pending = readDirectory(fd: rootFD, path: .root, top: true, into: &result)
+        var openCount = 1
+
+        while !stack.isEmpty {
+            let top = stack.count - 1
+            guard let name = stack[top].pending.popLast() else {
+                let finished = stack.removeLast()
+                if !stack.isEmpty, stack[stack.count - 1].fd < 0, !stack[stack.count - 1].pending.isEmpty {
+                    stack[stack.count - 1].fd = reopenParent(of: finished, stack: stack, result: &result)
+                    if stack[stack.count - 1].fd >= 0 { openCount += 1 } else { stack[stack.count - 1].pending = [] }
+                }
+                if finished.fd >= 0 { close(finished.fd); openCount -= 1 }
+                continue
+            }
+            let parent = stack[top]
+            let path = parent.path.appending(name)
+            let fd = Walker.openDirectory(at: parent.fd, name)
+            if fd < 0 {
+                let e = errno
+                result.problems.append(WalkProblem(path: path, operation: "open directory", reason: String(cString: strerror(e)), vanished: e == ENOENT))
+                continue
+            }
+            var cst = stat()
+            fstat(fd, &cst)
+            let frame = Frame(path: path, name: name, fd: fd, device: UInt64(cst.st_dev), inode: UInt64(cst.st_ino), pending: [])
+            stack.append(frame)
+            openCount += 1
+            stack[stack.count - 1].pending = readDirectory(fd: fd, path: path, top: false, into: &result)
+            // Keep the descriptors bounded: close the oldest open ancestor (never the root).
+            if openCount > maximumOpenDirectories {
+                let oldest = stack.count - maximumOpenDirectories
+                if oldest >= 1, stack[oldest].fd >= 0 { close(stack[oldest].fd); stack[oldest].fd = -1; openCount -= 1 }
+            }
+        }
+        return result
+    }
+
+    /// Reopens the directory above `child` through `..`, or from the nearest open ancestor,
+    /// and checks it is still the directory the walk entered.
+    private func reopenParent(of child: Frame, stack: [Frame], result: inout WalkResult) -> Int32 {
+        let target = stack[stack.count - 1]
+        func matches(_ fd: Int32) -> Bool {
+            var st = stat()
+            return fstat(fd, &st) == 0 && UInt64(st.st_dev) == target.device && UInt64(st.st_ino) == target.inode
+        }
+        if child.fd >= 0 {
+            let fd = Walker.openDirectory(at: child.fd, Array("..".utf8))
+            if fd >= 0 { if matches(fd) { return fd }; close(fd) }
+        }
+        // Descend again from the nearest ancestor that is still open.
+        guard var index = stack.lastIndex(where: { $0.fd >= 0 }) else { return -1 }
+        var fd = dup(stack[index].fd)
+        while index < stack.count - 1, fd >= 0 {
+            index += 1
+            let next = Walker.openDirectory(at: fd, stack[index].name)
+            close(fd)
+            fd = next
+        }
+        if fd >= 0, matches(fd) { return fd }
+        if fd >= 0 { close(fd) }
+        result.problems.append(WalkProblem(path: target.path, operation: "reopen directory", reason: "it moved or changed during the scan", vanished: true))
+        return -1
+    }
+
+    static func openDirectory(at dirFD: Int32, _ name: [UInt8]) -> Int32 {
+        let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+        var fd = (name + [0]).withUnsafeBufferPointer { p in
+            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { openat(dirFD, $0, flags | noATime) }
+        }
+        if fd < 0 && errno == EPERM && noATime != 0 {
+            // O_NOATIME needs ownership or CAP_FOWNER; without it, open normally.
+            fd = (name + [0]).withUnsafeBufferPointer { p in
+                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { openat(dirFD, $0, flags) }
+            }
+        }
+        return fd
+    }
+
+    /// Lists one directory, records its entries, and returns the subdirectories to visit.
+    private func readDirectory(fd: Int32, path: ContainerPath, top: Bool, into result: inout WalkResult) -> [[UInt8]] {
+        let names: [[UInt8]]
+        do {
+            names = try Walker.listNames(fd)
+        } catch let e as SystemError {
+            result.problems.append(WalkProblem(path: path, operation: "read directory", reason: e.reason))
+            return []
+        } catch { return [] }
+
+        var subdirectories: [[UInt8]] = []
+        var local: [WalkEntry] = []
+        var sidecars: [[UInt8]: [AttributeMark]] = [:]
+        for name in names {
+            if top && skipAtTop.contains(name) { continue }
+            let childPath = path.appending(name)
+            var st = stat()
+            let rc = (name + [0]).withUnsafeBufferPointer { p in
+                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { fstatat(fd, $0, &st, AT_SYMLINK_NOFOLLOW) }
+            }
+            if rc != 0 {
+                let e = errno
+                result.problems.append(WalkProblem(path: childPath, operation: "stat", reason: String(cString: strerror(e)), vanished: e == ENOENT))
+                continue
+            }
+            let format = UInt32(st.st_mode) & UInt32(S_IFMT)
+            if format == UInt32(S_IFREG), name.count > 2, name.starts(with: AppleDouble.sidecarPrefix),
+               Int(st.st_size) <= AppleDouble.maximumSize {
+                switch readSidecar(fd: fd, name: name, path: childPath) {
+                case .notSidecar: break
+                case .sidecar(let marks):
+                    result.sidecarCount += 1
+                    sidecars[Array(name.dropFirst(2)), default: []] += marks
+                    continue
+                case .failed(let problem):
+                    result.sidecarCount += 1
+                    result.problems.append(problem)
+                    continue
+                }
+            }
+            var entry = WalkEntry(
+                path: childPath, kind: .other, special: nil, size: Int64(st.st_size), allocated: Int64(st.st_blocks) * 512,
+                mode: UInt32(st.st_mode), modifiedSeconds: 0, modifiedNanoseconds: 0,
+                device: UInt64(st.st_dev), inode: UInt64(st.st_ino), linkCount: UInt64(st.st_nlink),
+                symlinkTarget: nil, marks: [])
+            #if canImport(Darwin)
+            entry.modifiedSeconds = Int64(st.st_mtimespec.tv_sec)
+            entry.modifiedNanoseconds = Int32(st.st_mtimespec.tv_nsec)
+            #else
+            entry.modifiedSeconds = Int64(st.st_mtim.tv_sec)
+            entry.modifiedNanoseconds = Int32(st.st_mtim.tv_nsec)
+            #endif
+            switch format {
+            case UInt32(S_IFREG): entry.kind = .file
+            case UInt32(S_IFDIR): entry.kind = .directory; subdirectories.append(name)
+            case UInt32(S_IFLNK): entry.kind = .symlink; entry.symlinkTarget = Walker.readLink(fd: fd, name: name, size: Int(st.st_size))
+            case UInt32(S_IFIFO): entry.special = .fifo
+            case UInt32(S_IFSOCK): entry.special = .socket
+            case UInt32(S_IFCHR): entry.special = .characterDevice
+            case UInt32(S_IFBLK): entry.special = .blockDevice
+            default: break
+            }
+            do {
+                entry.marks = try readMarks(.child(directory: fd, name: name, fullPath: { Array(self.root.utf8) + [UInt8(ascii: "/")] + childPath.bytes }))
+            } catch let e as SystemError {
+                result.problems.append(WalkProblem(path: childPath, operation: "read attributes", reason: e.reason, vanished: e.code == ENOENT))
+            } catch {}
+            local.append(entry)
+        }
+        if !sidecars.isEmpty {
+            for i in local.indices {
+                if let marks = sidecars.removeValue(forKey: Array(local[i].path.name)) { local[i].marks += marks }
+            }
+            for (name, marks) in sidecars { result.unmatchedSidecars[path.appending(name)] = marks }
+        }
+        result.entries += local
+        return subdirectories
+    }
+
+    private func readMarks(_ target: XAttr.Target) throws -> [AttributeMark] {
+        var marks: [AttributeMark] = []
+        for name in try XAttr.names(target) {
+            guard let attribute = BackupAttribute(attributeName: name) else { continue }
+            let nameString = String(decoding: name, as: UTF8.self)
+            if let value = try XAttr.value(target, name: nameString) {
+                marks.append(AttributeMark(attribute: attribute, value: value, source: .native(name: nameString)))
+            }
+        }
+        return marks
+    }
+
+    private enum SidecarRead { case notSidecar, sidecar([AttributeMark]), failed(WalkProblem) }
+
+    private func readSidecar(fd: Int32, name: [UInt8], path: ContainerPath) -> SidecarRead {
+        let bytes: [UInt8]
+        do {
+            bytes = try Walker.readFile(at: fd, name)
+        } catch let e as SystemError {
+            return .failed(WalkProblem(path: path, operation: "read AppleDouble file", reason: e.reason))
+        } catch { return .notSidecar }
+        guard AppleDouble.hasMagic(bytes) else { return .notSidecar }
+        do {
+            let parsed = try AppleDouble.parse(bytes)
+            return .sidecar(parsed.attributes.compactMap { attr in
+                BackupAttribute(attributeName: Array(attr.name.utf8)).map {
+                    AttributeMark(attribute: $0, value: attr.value, source: .appleDouble(sidecar: path))
+                }
+            })
+        } catch {
+            return .failed(WalkProblem(path: path, operation: "parse AppleDouble file", reason: "\(error)"))
+        }
+    }
+
+    /// Reads a small regular file relative to a directory, without following a symlink or
+    /// blocking on a FIFO put there in a race.
+    static func readFile(at dirFD: Int32, _ name: [UInt8]) throws -> [UInt8] {
+        let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+        var fd = (name + [0]).withUnsafeBufferPointer { p in
+            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { openat(dirFD, $0, flags | noATime) }
+        }
+        if fd < 0 && errno == EPERM && noATime != 0 {
+            fd = (name + [0]).withUnsafeBufferPointer { p in
+                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { openat(dirFD, $0, flags) }
+            }
+        }
+        guard fd >= 0 else { throw SystemError(operation: "open", path: ByteText.display(name)) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, UInt32(st.st_mode) & UInt32(S_IFMT) == UInt32(S_IFREG) else {
+            throw SystemError(code: EINVAL, operation: "open", path: ByteText.display(name))
+        }
+        var out = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while out.count <= AppleDouble.maximumSize {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SystemError(operation: "read", path: ByteText.display(name))
+            }
+            if n == 0 { break }
+            out += buffer[0..<n]
+        }
+        return out
+    }
+
+    static func readLink(fd: Int32, name: [UInt8], size: Int) -> [UInt8]? {
+        var capacity = max(size + 1, 256)
+        while capacity <= 1 << 20 {
+            var buffer = [UInt8](repeating: 0, count: capacity)
+            let n = (name + [0]).withUnsafeBufferPointer { p in
+                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { cname in
+                    buffer.withUnsafeMutableBytes { readlinkat(fd, cname, $0.baseAddress!.assumingMemoryBound(to: CChar.self), capacity) }
+                }
+            }
+            if n < 0 { return nil }
+            if n < capacity { return Array(buffer[0..<n]) }
+            capacity *= 2
+        }
+        return nil
+    }
+
+    /// The names in an open directory, without `.` and `..`.
+    static func listNames(_ fd: Int32) throws -> [[UInt8]] {
+        let copy = dup(fd)
+        guard copy >= 0, let dir = fdopendir(copy) else {
+            if copy >= 0 { close(copy) }
+            throw SystemError(operation: "read directory", path: "descriptor \(fd)")
+        }
+        defer { closedir(dir) }
+        var names: [[UInt8]] = []
+        errno = 0
+        while let ent = readdir(dir) {
+            let name: [UInt8] = withUnsafeBytes(of: &ent.pointee.d_name) { raw in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                let end = bytes.firstIndex(of: 0) ?? bytes.count
+                return Array(bytes[0..<end])
+            }
+            if name == [0x2E] || name == [0x2E, 0x2E] { continue }
+            names.append(name)
+        }
+        if errno != 0 { throw SystemError(operation: "read directory", path: "descriptor \(fd)") }
+        return names
+    }
+}

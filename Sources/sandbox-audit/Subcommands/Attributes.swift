@@ -1,0 +1,26 @@
+import ArgumentParser
+import SandboxAudit
+
+struct AttributesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attributes",
+        abstract: "Show the backup attributes on paths (native and in ._ sidecars), with their value encoding.",
+        discussion: "Read-only. Does not follow symlinks.")
+
+    @Argument(help: "Files or folders.")
+    var paths: [String]
+
+    func run() throws {
+        for path in paths {
+            let marks = try BackupMarker.read(path)
+            if marks.isEmpty {
+                emit("\(path): no backup attributes\n")
+                continue
+            }
+            for m in marks {
+                let cls = m.attribute == .exclude ? " [\(m.valueClass.rawValue)]" : " [legacy: not honoured since iOS 5.1]"
+                emit("\(path): \(m.attribute.macName)\(cls) \(m.source.kind) \(m.source.detail) = \(ByteText.hexString(m.value))\n")
+            }
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import ArgumentParser
+import Foundation
+import SandboxAudit
+
+// Exit codes: 0 clean, 1 findings at or above the fail level, 2 usage or input error.
+// ArgumentParser's own usage exit code (64) is mapped to 2.
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("sandbox-audit: error: \(message)\n".utf8))
+    exit(2)
+}
+
+do {
+    var command = try SandboxAuditCommand.parseAsRoot()
+    try command.run()
+} catch let code as ExitCode {
+    exit(code.rawValue)
+} catch let error as InputError {
+    fail(error.message)
+} catch let error as SystemError {
+    fail(error.description)
+} catch {
+    if SandboxAuditCommand.exitCode(for: error) == .success {
+        SandboxAuditCommand.exit(withError: error) // --help, --version
+    }
+    fail(SandboxAuditCommand.message(for: error) + " (see 'sandbox-audit --help')")
+}
