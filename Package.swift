@@ -34,7 +34,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SandboxAuditTests",
-            dependencies: ["SandboxAudit"]
+            // The CLI tests run the built executable as a subprocess.
+            dependencies: ["SandboxAudit", "sandbox-audit"]
         ),
     ]
 )

@@ -1,0 +1,84 @@
+import XCTest
+@testable import SandboxAudit
+
+/// Every rule's examples, built on disk with real files and attributes, and scanned.
+final class RuleExampleTests: XCTestCase {
+    func testEveryRuleHasExamples() {
+        for rule in RuleCatalogue.all {
+            XCTAssertFalse(rule.description.triggeringExamples.isEmpty, "\(rule.id) has no triggering example")
+            XCTAssertFalse(rule.description.nonTriggeringExamples.isEmpty, "\(rule.id) has no non-triggering example")
+            for ex in rule.description.triggeringExamples {
+                XCTAssertFalse(ex.expectedPaths.isEmpty, "\(rule.id): '\(ex.title)' says nothing it must report")
+            }
+        }
+    }
+
+    func testRuleIdsAreUniqueAndStable() {
+        let ids = RuleCatalogue.all.map(\.id)
+        XCTAssertEqual(Set(ids).count, ids.count)
+        XCTAssertEqual(ids, [
+            "misplaced-at-root", "oversized-backed-up-file", "unexcluded-support-data", "recreatable-in-documents",
+            "excluded-user-data", "excluded-container-directory", "redundant-exclusion", "legacy-exclusion-attribute",
+            "unrecognised-exclusion-value", "stale-temporary-file", "unreadable-entry", "symlink-escapes-container",
+            "special-file",
+        ])
+    }
+
+    func testTriggeringExamplesReportExactlyTheExpectedPaths() throws {
+        for rule in RuleCatalogue.all {
+            for example in rule.description.triggeringExamples {
+                let dir = try TempDir("example")
+                try Fixture.materialize(example, at: dir.path)
+                let findings = try audit(dir.path).findings.filter { $0.ruleId == rule.id }
+                XCTAssertEqual(findings.map { $0.path?.display ?? "." }.sorted(), example.expectedPaths.sorted(),
+                               "\(rule.id): '\(example.title)'")
+            }
+        }
+    }
+
+    func testNonTriggeringExamplesStaySilent() throws {
+        for rule in RuleCatalogue.all {
+            for example in rule.description.nonTriggeringExamples {
+                let dir = try TempDir("example")
+                try Fixture.materialize(example, at: dir.path)
+                let findings = try audit(dir.path).findings.filter { $0.ruleId == rule.id }
+                XCTAssertEqual(findings.map(\.message), [], "\(rule.id): '\(example.title)'")
+            }
+        }
+    }
+
+    func testOversizedSeverityDependsOnZone() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.path)
+        try Fixture.file(dir.sub("Documents/video.mov"), size: 12_000_000)
+        try Fixture.file(dir.sub("Library/Application Support/model.bin"), size: 12_000_000)
+        let f = try audit(dir.path).findings.filter { $0.ruleId == "oversized-backed-up-file" }
+        XCTAssertEqual(f.map(\.severity), [.warning, .error])
+        XCTAssertEqual(f.map(\.size), [12_000_000, 12_000_000])
+    }
+
+    func testThresholdsAreSettings() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.path)
+        try Fixture.file(dir.sub("Library/Application Support/a.bin"), size: 600_000)
+        try Fixture.file(dir.sub("tmp/old"), size: 1, mtimeAgo: 7200)
+        var s = RuleSettings()
+        XCTAssertTrue(try audit(dir.path, settings: s).findings.isEmpty)
+        s.supportDataSize = 500_000
+        s.oversizedFileSize = 600_000
+        s.staleTemporaryAge = 3600
+        let ids = try audit(dir.path, settings: s).findings.map(\.ruleId)
+        XCTAssertEqual(ids, ["oversized-backed-up-file", "unexcluded-support-data", "stale-temporary-file"])
+    }
+
+    func testMisplacedAtRootReportsSubtreeSize() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.path)
+        try Fixture.file(dir.sub("Downloads/a"), size: 3000)
+        try Fixture.file(dir.sub("Downloads/deep/b"), size: 2000)
+        let f = try audit(dir.path).findings.filter { $0.ruleId == "misplaced-at-root" }
+        XCTAssertEqual(f.count, 1)
+        XCTAssertEqual(f.first?.size, 5000)
+        XCTAssertEqual(f.first?.severity, .error)
+    }
+}

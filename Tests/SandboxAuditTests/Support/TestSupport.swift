@@ -1,0 +1,176 @@
+import Foundation
+import XCTest
+@testable import SandboxAudit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A temporary directory removed at the end of the test (made traversable by anyone, so the
+/// tests that drop privileges can reach it).
+final class TempDir {
+    let path: String
+
+    init(_ label: String = "sa") throws {
+        var template = Array((NSTemporaryDirectory() + "/\(label)-XXXXXX").utf8CString)
+        guard let p = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw SystemError(operation: "mkdtemp", path: NSTemporaryDirectory())
+        }
+        path = String(cString: p)
+        chmod(path, 0o755)
+    }
+
+    deinit {
+        // Restore permissions the tests took away, then remove.
+        _ = try? Process.run(URL(fileURLWithPath: "/bin/chmod"), arguments: ["-R", "u+rwX", path]).waitUntilExit()
+        _ = try? FileManager.default.removeItem(atPath: path)
+    }
+
+    func sub(_ relative: String) -> String { path + "/" + relative }
+}
+
+enum Fixture {
+    /// The folders every test container starts with.
+    static let standardFolders = ["Documents", "Library", "Library/Application Support", "Library/Caches", "Library/Preferences", "tmp"]
+
+    /// Makes an empty container with the standard folders at `root`.
+    static func container(at root: String) throws {
+        for f in standardFolders {
+            try FileManager.default.createDirectory(atPath: root + "/" + f, withIntermediateDirectories: true)
+        }
+    }
+
+    static func mkdirs(_ path: String) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    /// Writes a file of `size` zero bytes (sparse: quick, whatever the size).
+    static func file(_ path: String, size: Int, mtimeAgo: Double? = nil) throws {
+        try mkdirs((path as NSString).deletingLastPathComponent)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw SystemError(operation: "create", path: path) }
+        if size > 0 && size <= 64 {
+            _ = [UInt8](repeating: UInt8(ascii: "x"), count: size).withUnsafeBytes { write(fd, $0.baseAddress, size) }
+        } else {
+            ftruncate(fd, off_t(size))
+        }
+        close(fd)
+        if let ago = mtimeAgo { try setAge(path, ago) }
+    }
+
+    static func setAge(_ path: String, _ ago: Double) throws {
+        let t = Date().timeIntervalSince1970 - ago
+        var times = [timespec(tv_sec: Int(t), tv_nsec: 0), timespec(tv_sec: Int(t), tv_nsec: 0)]
+        guard utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW) == 0 else { throw SystemError(operation: "utimensat", path: path) }
+    }
+
+    static func bytes(_ path: String, _ content: [UInt8]) throws {
+        try mkdirs((path as NSString).deletingLastPathComponent)
+        guard FileManager.default.createFile(atPath: path, contents: Data(content)) else { throw SystemError(operation: "create", path: path) }
+    }
+
+    /// Builds a rule example on disk under `root` (a standard container plus the items).
+    static func materialize(_ example: RuleExample, at root: String) throws {
+        try container(at: root)
+        for item in example.items {
+            let path = root + "/" + item.path
+            switch item.kind {
+            case .file(let size): try file(path, size: size)
+            case .directory: try mkdirs(path)
+            case .symlink(let target):
+                try mkdirs((path as NSString).deletingLastPathComponent)
+                try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+            case .fifo:
+                try mkdirs((path as NSString).deletingLastPathComponent)
+                guard mkfifo(path, 0o644) == 0 else { throw SystemError(operation: "mkfifo", path: path) }
+            case .hardLink(let other):
+                guard link(root + "/" + other, path) == 0 else { throw SystemError(operation: "link", path: path) }
+            case .bytes(let content): try bytes(path, content)
+            }
+            for mark in item.marks {
+                try BackupMarker.set(mark.attribute, value: mark.value, on: path, carrier: mark.carrier == .native ? .native : .sidecar)
+            }
+            if let age = item.age { try setAge(path, age) }
+        }
+    }
+}
+
+/// Runs the built `sandbox-audit` executable.
+enum CLI {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        let stdoutBytes: Data
+    }
+
+    static var executable: String {
+        // The test bundle sits beside the products (.build/<triple>/debug).
+        let candidates = [Bundle.main.bundleURL] + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+        for dir in candidates {
+            let p = dir.appendingPathComponent("sandbox-audit").path
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return ".build/debug/sandbox-audit"
+    }
+
+    /// Runs the CLI; `asNobody` drops root privileges through setpriv first.
+    static func run(_ arguments: [String], environment: [String: String] = [:], asNobody: Bool = false) throws -> Result {
+        let process = Process()
+        if asNobody {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        }
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "NO_COLOR")
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes concurrently so a large output cannot block the child.
+        final class Box: @unchecked Sendable { var data = Data() }
+        let errBox = Box()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async { errBox.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        let errData = errBox.data
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
+    }
+
+    /// `inventory` as parsed JSON objects, keyed by path.
+    static func inventory(_ path: String, asNobody: Bool = false) throws -> (entries: [String: [String: Any]], order: [String], result: Result) {
+        let r = try run(["inventory", path], asNobody: asNobody)
+        var entries: [String: [String: Any]] = [:]
+        var order: [String] = []
+        for line in r.stdoutBytes.split(separator: UInt8(ascii: "\n")) {
+            let object = try JSONSerialization.jsonObject(with: Data(line)) as! [String: Any]
+            let p = object["path"] as! String
+            entries[p] = object
+            order.append(p)
+        }
+        return (entries, order, r)
+    }
+
+    /// `scan --format json`, parsed.
+    static func scanJSON(_ arguments: [String]) throws -> (json: [String: Any], result: Result) {
+        let r = try run(["scan", "--format", "json"] + arguments)
+        guard let json = try? JSONSerialization.jsonObject(with: r.stdoutBytes) as? [String: Any] else {
+            XCTFail("scan --format json printed no JSON: status \(r.status), stderr \(r.stderr)")
+            return ([:], r)
+        }
+        return (json, r)
+    }
+}
+
+/// Runs the library pipeline on a directory.
+func audit(_ root: String, settings: RuleSettings = RuleSettings()) throws -> AuditResult {
+    try Audit.run(root, context: RuleContext(settings: settings))
+}
