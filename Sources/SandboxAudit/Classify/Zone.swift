@@ -19,7 +19,7 @@ public enum Zone: String, CaseIterable, Sendable, Comparable {
 
     /// The zone of a path relative to the data root.
     public static func of(_ path: ContainerPath) -> Zone {
-        let parts = path.components
+        let parts = path.leadingComponents(2)
         guard let first = parts.first else { return .root }
         switch String(decoding: first, as: UTF8.self) {
         case "Documents": return .documents

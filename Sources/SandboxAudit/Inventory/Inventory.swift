@@ -144,7 +144,7 @@ public struct Inventory: Sendable {
     public func topLevelSizes() -> [ContainerPath: Int64] {
         var sizes: [ContainerPath: Int64] = [:]
         for e in entries {
-            guard let first = e.path.components.first else { continue }
+            guard let first = e.path.leadingComponents(1).first else { continue }
             let top = ContainerPath(bytes: Array(first))
             let content: Int64 = e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) ? e.entry.size : 0
             sizes[top, default: 0] += content

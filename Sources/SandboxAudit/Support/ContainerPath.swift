@@ -21,7 +21,41 @@ public struct ContainerPath: Hashable, Comparable, Sendable, CustomStringConvert
         bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
     }
 
-    public var depth: Int { isRoot ? 0 : components.count }
+    /// The first `n` components (fewer when the path is shorter), without splitting the rest:
+    /// paths in deep trees run to many kilobytes.
+    public func leadingComponents(_ n: Int) -> [ArraySlice<UInt8>] {
+        var out: [ArraySlice<UInt8>] = []
+        var start = bytes.startIndex
+        while out.count < n, start < bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
+            if end > start { out.append(bytes[start..<end]) }
+            start = end + 1
+        }
+        return out
+    }
+
+    /// The number of components.
+    public var depth: Int {
+        if isRoot { return 0 }
+        return bytes.withUnsafeBufferPointer { b in
+            var n = 1
+            for byte in b where byte == UInt8(ascii: "/") { n += 1 }
+            return n
+        }
+    }
+
+    // Hashing and equality over raw memory: paths in deep trees run to many kilobytes.
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    public static func == (lhs: ContainerPath, rhs: ContainerPath) -> Bool {
+        guard lhs.bytes.count == rhs.bytes.count else { return false }
+        if lhs.bytes.isEmpty { return true }
+        return lhs.bytes.withUnsafeBufferPointer { a in
+            rhs.bytes.withUnsafeBufferPointer { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
+        }
+    }
 
     /// The last component's bytes.
     public var name: ArraySlice<UInt8> {
@@ -66,8 +100,13 @@ public struct ContainerPath: Hashable, Comparable, Sendable, CustomStringConvert
 
     public var description: String { display }
 
+    /// Byte order (memcmp), the order of every output.
     public static func < (lhs: ContainerPath, rhs: ContainerPath) -> Bool {
-        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+        let common = min(lhs.bytes.count, rhs.bytes.count)
+        let c = lhs.bytes.withUnsafeBufferPointer { a in
+            rhs.bytes.withUnsafeBufferPointer { b in common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common) }
+        }
+        return c != 0 ? c < 0 : lhs.bytes.count < rhs.bytes.count
     }
 }
 

@@ -70,6 +70,12 @@ public indirect enum JSON: Sendable {
 
     static func escape(_ s: String, into out: inout String) {
         out += "\""
+        // Fast path: nothing to escape (0xE2 starts U+2028/U+2029, escaped for JavaScript readers).
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2 }) {
+            out += s
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

@@ -28,7 +28,7 @@ public struct ExcludedContainerDirectory: Rule {
             out.append(finding(.root, "the data root itself is excluded from backup: nothing of the app is backed up"))
         }
         let folders = Set(Zone.containerDirectories)
-        for e in inventory.entries where e.path.depth <= 2 && folders.contains(e.path) && e.carriesExclude {
+        for e in inventory.entries where e.carriesExclude && folders.contains(e.path) {
             out.append(finding(e.path, "a container folder carries the exclude attribute: its whole subtree is excluded"))
         }
         return out

@@ -24,7 +24,7 @@ public struct ExcludedUserData: Rule {
         ])
 
     public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        let carriers = inventory.entries.filter { $0.zone == .documents && $0.path.depth >= 2 && $0.carriesExclude }
+        let carriers = inventory.entries.filter { $0.carriesExclude && $0.zone == .documents && $0.path.depth >= 2 }
         guard !carriers.isEmpty else { return [] }
         let carrierPaths = Set(carriers.map(\.path))
         var sizes: [ContainerPath: Int64] = [:]
