@@ -147,9 +147,7 @@ EOF
 sqlite "$W/Library/Caches/com.example.wellbehaved/Cache.db" 4096
 stub "$W/Library/Caches/Thumbnails/sketch-0001@2x.png" 1024 '\211PNG\r\n\032\n'
 
-text "$W/tmp/upload-7C2D.json" <<'EOF'
-{"note":"Trip to Lisbon","state":"uploading"}
-EOF
+# tmp/ stays empty: a well-behaved app deletes its temporary files (and git keeps no empty folder).
 
 # --- Misbehaving: a Simulator container with every mistake git can carry -------------------
 M="$OUT/Misbehaving"

@@ -10,7 +10,7 @@ public struct UnreadableEntry: Rule {
             so the figures are a lower bound until it is readable (domain.md §5: a copied container cannot tell \
             everything).
             """,
-        fix: "Make the container readable by the user running the scan (e.g. chmod -R u+rX), or re-copy it.",
+        fix: "Permission denied: make the container readable to the user running the scan (chmod -R u+rX). Vanished: scan a copy taken while the app is not running. Malformed ._ sidecar: re-copy the container from macOS, or rewrite the mark (sandbox-audit exclude --carrier sidecar).",
         defaultSeverity: .warning,
         severityNote: nil,
         triggeringExamples: [
