@@ -59,14 +59,17 @@ public enum AppleDouble {
         for i in 0..<count {
             let base = headerSize + i * 12
             let id = be32(b, base), offset = Int(be32(b, base + 4)), length = Int(be32(b, base + 8))
+            guard offset + length <= b.count else {
+                throw ParseError.malformed("entry \(id) claims \(length) bytes at offset \(offset) of a \(b.count)-byte file")
+            }
             guard id == finderInfoID else { continue }
-            guard offset + min(length, finderInfoSize) <= b.count, length >= finderInfoSize || length == 0 else {
-                throw ParseError.malformed("Finder info entry runs past the end")
+            guard length >= finderInfoSize || length == 0 else {
+                throw ParseError.malformed("Finder info entry is \(length) bytes, not \(finderInfoSize)")
             }
             if length >= finderInfoSize { parsed.finderInfo = Array(b[offset..<(offset + finderInfoSize)]) }
             // xnu pads the Finder info by two bytes before the ATTR header; accept it unpadded too.
             for attrStart in [offset + finderInfoSize + 2, offset + finderInfoSize]
-            where attrStart + attrHeaderSize <= b.count && be32(b, attrStart) == attrMagic {
+            where attrStart + attrHeaderSize <= offset + length && be32(b, attrStart) == attrMagic {
                 parsed.attributes = try parseAttributes(b, headerAt: attrStart)
                 break
             }
@@ -102,7 +105,7 @@ public enum AppleDouble {
         var entries = [UInt8]()
         let encodedNames = parsed.attributes.map { Array($0.name.utf8) + [0] }
         let entryTableEnd = attrHeader + attrHeaderSize + encodedNames.reduce(0) { $0 + ((11 + $1.count + 3) & ~3) }
-        var dataOffset = entryTableEnd
+        let dataOffset = entryTableEnd
         var data = [UInt8]()
         for (i, attribute) in parsed.attributes.enumerated() {
             var e = [UInt8]()
@@ -115,7 +118,6 @@ public enum AppleDouble {
             entries += e
             data += attribute.value
         }
-        dataOffset = entryTableEnd
         let total = entryTableEnd + data.count
         var out = [UInt8]()
         put32(&out, magic)

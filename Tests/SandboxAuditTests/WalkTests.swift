@@ -1,0 +1,122 @@
+import Foundation
+import XCTest
+@testable import SandboxAudit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class WalkTests: XCTestCase {
+    struct Snapshot: Equatable {
+        var entries: [String: String] = [:]
+    }
+
+    /// Everything a scan could change: bytes, size, mode, times (access, modification,
+    /// change), attributes.
+    static func snapshot(_ root: String) throws -> Snapshot {
+        var snap = Snapshot()
+        func visit(_ path: String) throws {
+            var st = stat()
+            guard lstat(path, &st) == 0 else { throw SystemError(operation: "lstat", path: path) }
+            var attrs: [String] = []
+            for name in (try? XAttr.names(.path(Array(path.utf8)))) ?? [] {
+                let n = String(decoding: name, as: UTF8.self)
+                attrs.append(n + "=" + ByteText.hexString((try? XAttr.value(.path(Array(path.utf8)), name: n)) ?? []))
+            }
+            // Read with O_NOATIME (the helpers the walker uses), so the snapshot itself moves no
+            // access time.
+            var content = ""
+            let parent = (path as NSString).deletingLastPathComponent, name = Array((path as NSString).lastPathComponent.utf8)
+            if st.st_mode & S_IFMT == S_IFREG {
+                let dirFD = Walker.openDirectory(at: AT_FDCWD, Array(parent.utf8))
+                content = ByteText.hexString((try? Walker.readFile(at: dirFD, name)) ?? [])
+                close(dirFD)
+            }
+            snap.entries[path] = "\(st.st_mode) \(st.st_size) a\(st.st_atim.tv_sec).\(st.st_atim.tv_nsec) m\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec) c\(st.st_ctim.tv_sec).\(st.st_ctim.tv_nsec) \(attrs.sorted()) \(content)"
+            if st.st_mode & S_IFMT == S_IFDIR {
+                let fd = Walker.openDirectory(at: AT_FDCWD, Array(path.utf8))
+                defer { close(fd) }
+                for child in try Walker.listNames(fd) { try visit(path + "/" + String(decoding: child, as: UTF8.self)) }
+            }
+        }
+        try visit(root)
+        return snap
+    }
+
+    func testScanChangesNothing() throws {
+        let dir = try TempDir()
+        let example = RuleCatalogue.all.flatMap { $0.description.triggeringExamples }.first { $0.items.contains { !$0.marks.isEmpty } }!
+        try Fixture.materialize(example, at: dir.path)
+        try Fixture.file(dir.sub("Documents/a.txt"), size: 10)
+        try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Documents/a.txt"), carrier: .sidecar)
+        XCTAssertEqual(mkfifo(dir.sub("tmp/pipe"), 0o644), 0)
+        // Old access times, so that a read which updated them (relatime) would show.
+        for p in try FileManager.default.subpathsOfDirectory(atPath: dir.path).reversed() + [""] where p != "tmp/pipe" {
+            let omit = (1 << 30) - 2 // UTIME_OMIT: leave the modification time alone
+            var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 0, tv_nsec: omit)]
+            utimensat(AT_FDCWD, dir.sub(p), &times, AT_SYMLINK_NOFOLLOW)
+        }
+        let before = try Self.snapshot(dir.path)
+        for args in [["scan", dir.path], ["scan", "--format", "json", dir.path], ["inventory", dir.path]] {
+            let r = try CLI.run(args)
+            XCTAssertTrue([0, 1].contains(r.status), r.stderr)
+        }
+        let after = try Self.snapshot(dir.path)
+        for (path, state) in before.entries where after.entries[path] != state {
+            XCTFail("\(path) changed:\n  before \(state)\n  after  \(after.entries[path] ?? "gone")")
+        }
+        XCTAssertEqual(Set(before.entries.keys), Set(after.entries.keys))
+    }
+
+    /// With only a few descriptors allowed, the walk closes ancestors and reopens them
+    /// through `..`: it must still see every entry exactly once.
+    func testBoundedDescriptorsStillVisitEverything() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.path)
+        var expected = Set(Fixture.standardFolders)
+        for a in 0..<3 {
+            var path = "Documents/a\(a)"
+            for level in 0..<12 {
+                expected.insert(path)
+                for f in 0..<2 {
+                    try Fixture.file(dir.sub("\(path)/f\(f)"), size: 1)
+                    expected.insert("\(path)/f\(f)")
+                }
+                if level % 3 == 0 {
+                    try Fixture.mkdirs(dir.sub("\(path)/side"))
+                    expected.insert("\(path)/side")
+                }
+                path += "/n"
+            }
+        }
+        for limit in [2, 3, 5, 64] {
+            var walker = Walker(root: dir.path)
+            walker.maximumOpenDirectories = limit
+            let result = try walker.walk()
+            XCTAssertEqual(result.problems, [], "limit \(limit)")
+            let paths = result.entries.map(\.path.display)
+            XCTAssertEqual(paths.count, Set(paths).count, "no entry twice (limit \(limit))")
+            XCTAssertEqual(Set(paths), expected, "limit \(limit)")
+        }
+    }
+
+    func testOrphanSidecarsAndPlainDotUnderscoreFiles() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.path)
+        try Fixture.bytes(dir.sub("Documents/._gone"), AppleDouble.build(.init(attributes: [("com.apple.MobileBackup", [1])])))
+        try Fixture.bytes(dir.sub("Documents/._config"), Array("a dotfile, not a sidecar".utf8))
+        let inv = try Audit.inventory(of: dir.path)
+        XCTAssertEqual(inv.entries.map(\.path.display).filter { $0.hasPrefix("Documents/") }, ["Documents/._config"])
+        XCTAssertEqual(inv.sidecarCount, 1)
+    }
+
+    func testDataRootGivenThroughSymlinkAndTrailingSlash() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.sub("real"))
+        try Fixture.file(dir.sub("real/Documents/a"), size: 5)
+        try FileManager.default.createSymbolicLink(atPath: dir.sub("alias"), withDestinationPath: dir.sub("real"))
+        for input in [dir.sub("alias"), dir.sub("real/"), dir.sub("alias/")] {
+            let inv = try Audit.inventory(of: input)
+            XCTAssertEqual(inv.total.size, 5, input)
+        }
+    }
+}
