@@ -10,6 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // libattr (Debian libattr1-dev) and <sys/xattr.h>. Linux only: on macOS the
@@ -23,6 +24,7 @@ let package = Package(
             name: "SandboxAudit",
             dependencies: [
                 .target(name: "CLibAttr", condition: .when(platforms: [.linux])),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         .executableTarget(

@@ -46,6 +46,8 @@ public enum Audit {
     /// Scans and checks every rule.
     public static func run(_ input: String, context: RuleContext = RuleContext()) throws -> AuditResult {
         let inventory = try Self.inventory(of: input)
+        var context = context
+        if context.content == nil { context.content = ContentReader(dataRoot: inventory.container.dataRoot) }
         return AuditResult(inventory: inventory, findings: RuleCatalogue.check(inventory, context), context: context)
     }
 }

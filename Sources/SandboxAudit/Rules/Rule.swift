@@ -43,6 +43,12 @@ public struct RuleSettings: Sendable {
     public var supportDataSize: Int64 = 1_000_000
     /// `stale-temporary-file`: files in tmp not modified for this many seconds.
     public var staleTemporaryAge: Double = 3 * 86_400
+    /// `large-user-defaults`: a preferences plist this large is a warning (tvOS warns at 512 KiB).
+    public var userDefaultsWarningSize: Int64 = 512 * 1024
+    /// `large-user-defaults`: this large is an error (iOS 13+ rejects a domain of 4 MiB or more).
+    public var userDefaultsErrorSize: Int64 = 4 * 1024 * 1024
+    /// `many-backed-up-files`: a backed-up folder holding this many files or more.
+    public var manyFilesThreshold: Int = 10_000
 
     public init() {}
 }
@@ -52,10 +58,14 @@ public struct RuleContext: Sendable {
     public var settings: RuleSettings
     /// When the scan started (seconds since 1970).
     public var scanTime: Double
+    /// File contents, for the rules that look inside (nil when the inventory has no data
+    /// root on disk to read from).
+    public var content: ContentReader?
 
-    public init(settings: RuleSettings = RuleSettings(), scanTime: Double = Date().timeIntervalSince1970) {
+    public init(settings: RuleSettings = RuleSettings(), scanTime: Double = Date().timeIntervalSince1970, content: ContentReader? = nil) {
         self.settings = settings
         self.scanTime = scanTime
+        self.content = content
     }
 }
 

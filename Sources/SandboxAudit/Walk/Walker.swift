@@ -247,7 +247,7 @@ public struct Walker {
 
     /// Reads a small regular file relative to a directory, without following a symlink or
     /// blocking on a FIFO put there in a race.
-    static func readFile(at dirFD: Int32, _ name: [UInt8]) throws -> [UInt8] {
+    static func readFile(at dirFD: Int32, _ name: [UInt8], limit: Int = AppleDouble.maximumSize) throws -> [UInt8] {
         let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
         var fd = (name + [0]).withUnsafeBufferPointer { p in
             p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { openat(dirFD, $0, flags | noATime) }
@@ -265,8 +265,9 @@ public struct Walker {
         }
         var out = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while out.count <= AppleDouble.maximumSize {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        while out.count < limit {
+            let want = min(buffer.count, limit - out.count)
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, want) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw SystemError(operation: "read", path: ByteText.display(name))
