@@ -20,7 +20,7 @@ final class RuleExampleTests: XCTestCase {
             "misplaced-at-root", "oversized-backed-up-file", "unexcluded-support-data", "recreatable-in-documents",
             "excluded-user-data", "excluded-container-directory", "redundant-exclusion", "legacy-exclusion-attribute",
             "unrecognised-exclusion-value", "stale-temporary-file", "unreadable-entry", "symlink-escapes-container",
-            "special-file",
+            "special-file", "large-user-defaults", "split-store-backup", "volatile-store", "many-backed-up-files",
         ])
     }
 

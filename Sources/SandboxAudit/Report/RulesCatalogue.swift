@@ -17,6 +17,9 @@ public enum RulesCatalogueReport {
         case .fifo: text = "FIFO `\(item.path)`"
         case .hardLink(let other): text = "hard link `\(item.path)` to `\(other)`"
         case .bytes(let b): text = "file `\(item.path)` holding \(b.count) bytes `\(ByteText.hexString(b.prefix(16)))`"
+        case .plist(let keys):
+            text = "binary plist `\(item.path)` of a dictionary: " + keys.map { "`\($0.key)` (\(ByteSize.format(Int64($0.size))) of data)" }.joined(separator: ", ")
+        case .files(let count, let size): text = "\(count) files of \(ByteSize.format(Int64(size))) in folder `\(item.path)/`"
         }
         for m in item.marks {
             let name = m.attribute == .exclude ? "exclude attribute" : "legacy com.apple.MobileBackup"

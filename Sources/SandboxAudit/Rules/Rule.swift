@@ -115,6 +115,10 @@ public enum RuleCatalogue {
         UnreadableEntry(),
         SymlinkEscapesContainer(),
         SpecialFile(),
+        LargeUserDefaults(),
+        SplitStoreBackup(),
+        VolatileStore(),
+        ManyBackedUpFiles(),
     ]
 
     public static func rule(id: String) -> (any Rule)? { all.first { $0.id == id } }

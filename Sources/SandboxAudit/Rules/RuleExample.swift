@@ -41,6 +41,11 @@ public struct RuleExample: Sendable {
             case hardLink(to: String)
             /// Raw bytes written as a file (a malformed sidecar, say).
             case bytes([UInt8])
+            /// A binary property list holding a dictionary of `Data` values of the given sizes:
+            /// a UserDefaults domain too large to spell out as bytes.
+            case plist(keys: [(key: String, size: Int)])
+            /// A folder holding `count` regular files of `size` bytes each, named `file-00000` …
+            case files(count: Int, size: Int)
         }
         public let path: String
         public let kind: Kind
@@ -63,6 +68,13 @@ public struct RuleExample: Sendable {
         }
         public static func bytes(_ path: String, _ content: [UInt8]) -> Item {
             Item(path: path, kind: .bytes(content), marks: [], age: nil)
+        }
+        public static func plist(_ path: String, keys: [(String, Int)]) -> Item {
+            Item(path: path, kind: .plist(keys: keys.map { (key: $0.0, size: $0.1) }), marks: [], age: nil)
+        }
+        /// Marks apply to the folder.
+        public static func files(_ folder: String, count: Int, size: Int = 0, _ marks: Mark...) -> Item {
+            Item(path: folder, kind: .files(count: count, size: size), marks: marks, age: nil)
         }
     }
 }

@@ -68,6 +68,30 @@ enum Fixture {
         guard FileManager.default.createFile(atPath: path, contents: Data(content)) else { throw SystemError(operation: "create", path: path) }
     }
 
+    /// A binary plist of a dictionary whose values are `Data` of the given sizes.
+    static func plist(_ path: String, keys: [(key: String, size: Int)]) throws {
+        var dictionary: [String: Any] = [:]
+        for (key, size) in keys { dictionary[key] = Data(repeating: 0x61, count: size) }
+        try bytes(path, Array(try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)))
+    }
+
+    /// `count` files of `size` bytes (sparse beyond 64) in `folder`, named `file-00000` …
+    static func files(in folder: String, count: Int, size: Int) throws {
+        try mkdirs(folder)
+        for i in 0..<count {
+            let name = String(i)
+            let path = folder + "/file-" + String(repeating: "0", count: max(0, 5 - name.count)) + name
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            guard fd >= 0 else { throw SystemError(operation: "create", path: path) }
+            if size > 0 && size <= 64 {
+                _ = [UInt8](repeating: UInt8(ascii: "x"), count: size).withUnsafeBytes { write(fd, $0.baseAddress, size) }
+            } else {
+                ftruncate(fd, off_t(size))
+            }
+            close(fd)
+        }
+    }
+
     /// Builds a rule example on disk under `root` (a standard container plus the items).
     static func materialize(_ example: RuleExample, at root: String) throws {
         try container(at: root)
@@ -85,6 +109,8 @@ enum Fixture {
             case .hardLink(let other):
                 guard link(root + "/" + other, path) == 0 else { throw SystemError(operation: "link", path: path) }
             case .bytes(let content): try bytes(path, content)
+            case .plist(let keys): try plist(path, keys: keys)
+            case .files(let count, let size): try files(in: path, count: count, size: size)
             }
             for mark in item.marks {
                 try BackupMarker.set(mark.attribute, value: mark.value, on: path, carrier: mark.carrier == .native ? .native : .sidecar)
