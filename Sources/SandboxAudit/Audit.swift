@@ -43,20 +43,52 @@ public enum Audit {
         return parent + "._" + ByteText.display(path.name)
     }
 
-    /// Scans and checks every rule.
-    public static func run(_ input: String, context: RuleContext = RuleContext()) throws -> AuditResult {
+    /// Scans, checks every enabled rule, then applies the policy: severities, ignored paths,
+    /// budgets and, with a baseline, suppression of known findings and the comparison.
+    public static func run(_ input: String, policy: Policy = Policy(), baseline: Baseline? = nil,
+                           scanTime: Double = Date().timeIntervalSince1970) throws -> AuditResult {
         let inventory = try Self.inventory(of: input)
-        var context = context
-        if context.content == nil { context.content = ContentReader(dataRoot: inventory.container.dataRoot) }
-        return AuditResult(inventory: inventory, findings: RuleCatalogue.check(inventory, context), context: context)
+        let comparison = baseline.map { BaselineComparison(baseline: $0, inventory: inventory) }
+        var context = RuleContext(settings: policy.settings, scanTime: scanTime, content: ContentReader(dataRoot: inventory.container.dataRoot))
+        context.policy = policy
+        context.budgets = Budgets.evaluate(policy, inventory, comparison)
+
+        var findings: [Finding] = []
+        var ignored = 0
+        for rule in RuleCatalogue.all where !policy.disabledRules.contains(rule.id) {
+            for var f in rule.check(inventory, context) {
+                if let path = f.path, !path.isRoot, policy.isIgnored(path) { ignored += 1; continue }
+                if let s = policy.severities[f.ruleId] { f = f.with(severity: s) }
+                findings.append(f)
+            }
+        }
+        findings.sort(by: Finding.ordered)
+        var reported = findings
+        var known = 0
+        if let baseline {
+            reported = findings.filter { !baseline.findings.contains(Baseline.FindingKey(ruleId: $0.ruleId, path: $0.path ?? .root)) }
+            known = findings.count - reported.count
+        }
+        return AuditResult(inventory: inventory, findings: reported, allFindings: findings, context: context,
+                           ignoredFindings: ignored, baselineFindings: known, comparison: comparison)
     }
 }
 
-/// An inventory and what the rules found in it.
+/// An inventory, what the rules found in it, and what the policy made of it.
 public struct AuditResult: Sendable {
     public let inventory: Inventory
+    /// The findings to report: after rule switches, severities, ignored paths and the baseline.
     public let findings: [Finding]
+    /// Before baseline suppression: what a new baseline records.
+    public let allFindings: [Finding]
     public let context: RuleContext
+    /// Findings dropped because their path is in `ignore`.
+    public let ignoredFindings: Int
+    /// Findings already in the baseline, not reported again.
+    public let baselineFindings: Int
+    public let comparison: BaselineComparison?
+
+    public var budgets: [BudgetResult] { context.budgets }
 
     public func count(_ severity: Severity) -> Int { findings.filter { $0.severity == severity }.count }
 

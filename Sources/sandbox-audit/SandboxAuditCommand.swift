@@ -8,10 +8,10 @@ struct SandboxAuditCommand: ParsableCommand {
         abstract: "Audit an iOS app's data container against Apple's backup and storage rules.",
         discussion: """
             Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage or input error.
-            Scans are read-only. Only 'exclude' and 'include' write, and they say so.
+            Scans are read-only. Only exclude, include, config init and scan --write-baseline write, and they say so.
             """,
         version: Audit.toolVersion,
-        subcommands: [Scan.self, InventoryCommand.self, Exclude.self, Include.self, AttributesCommand.self, RulesCommand.self]
+        subcommands: [Scan.self, InventoryCommand.self, ConfigCommand.self, Exclude.self, Include.self, AttributesCommand.self, RulesCommand.self]
     )
 }
 
@@ -39,15 +39,11 @@ struct SizeArgument: ExpressibleByArgument {
     static var defaultCompletionKind: CompletionKind { .default }
 }
 
-/// A duration option: `3d`, `12h`, `90m`, `3600s` (or plain seconds).
-struct DurationArgument: ExpressibleByArgument {
+/// An age option: `3d`, `12h`, `90m`, `3600s` (or plain seconds).
+struct AgeArgument: ExpressibleByArgument {
     let seconds: Double
     init?(argument: String) {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        var text = argument.trimmingCharacters(in: .whitespaces)
-        var scale = 1.0
-        if let last = text.last, let u = units[last] { scale = u; text.removeLast() }
-        guard let v = Double(text), v >= 0 else { return nil }
-        seconds = v * scale
+        guard let s = Age.parse(argument) else { return nil }
+        seconds = s
     }
 }

@@ -21,6 +21,7 @@ final class RuleExampleTests: XCTestCase {
             "excluded-user-data", "excluded-container-directory", "redundant-exclusion", "legacy-exclusion-attribute",
             "unrecognised-exclusion-value", "stale-temporary-file", "unreadable-entry", "symlink-escapes-container",
             "special-file", "large-user-defaults", "split-store-backup", "volatile-store", "many-backed-up-files",
+            "policy-backup-excluded", "policy-backup-included", "policy-forbidden", "policy-max-size", "budget-exceeded",
         ])
     }
 
@@ -29,7 +30,8 @@ final class RuleExampleTests: XCTestCase {
             for example in rule.description.triggeringExamples {
                 let dir = try TempDir("example")
                 try Fixture.materialize(example, at: dir.path)
-                let findings = try audit(dir.path).findings.filter { $0.ruleId == rule.id }
+                let findings = try audit(dir.path, policy: example.policy.map { try PolicyFile.parse($0, source: "example") } ?? Policy())
+                    .findings.filter { $0.ruleId == rule.id }
                 XCTAssertEqual(findings.map { $0.path?.display ?? "." }.sorted(), example.expectedPaths.sorted(),
                                "\(rule.id): '\(example.title)'")
             }
@@ -41,7 +43,8 @@ final class RuleExampleTests: XCTestCase {
             for example in rule.description.nonTriggeringExamples {
                 let dir = try TempDir("example")
                 try Fixture.materialize(example, at: dir.path)
-                let findings = try audit(dir.path).findings.filter { $0.ruleId == rule.id }
+                let findings = try audit(dir.path, policy: example.policy.map { try PolicyFile.parse($0, source: "example") } ?? Policy())
+                    .findings.filter { $0.ruleId == rule.id }
                 XCTAssertEqual(findings.map(\.message), [], "\(rule.id): '\(example.title)'")
             }
         }

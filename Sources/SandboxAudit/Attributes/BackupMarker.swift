@@ -38,7 +38,7 @@ public enum BackupMarker {
             var parsed = try readSidecar(for: path) ?? AppleDouble.Parsed()
             parsed.attributes.removeAll { BackupAttribute(attributeName: Array($0.name.utf8)) == attribute }
             parsed.attributes.append((attribute.macName, value))
-            try writeAtomically(AppleDouble.build(parsed), to: sidecarPath(for: path))
+            try AtomicFile.write(AppleDouble.build(parsed), to: sidecarPath(for: path))
         }
     }
 
@@ -67,7 +67,7 @@ public enum BackupMarker {
             if parsed.attributes.isEmpty && parsed.finderInfo.allSatisfy({ $0 == 0 }) {
                 if unlink(sidecar) != 0 { throw SystemError(operation: "remove", path: sidecar) }
             } else {
-                try writeAtomically(AppleDouble.build(parsed), to: sidecar)
+                try AtomicFile.write(AppleDouble.build(parsed), to: sidecar)
             }
             return true
         }
@@ -108,37 +108,6 @@ public enum BackupMarker {
             return try AppleDouble.parse(bytes)
         } catch {
             throw InputError("\(sidecar) exists and is not a readable AppleDouble file (\(error)); refusing to overwrite it")
-        }
-    }
-
-    /// Writes to a temporary file beside `path`, then renames it into place: a failure leaves
-    /// the old file (or none), never half a file.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        var template = Array((path + ".sandbox-audit-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw SystemError(operation: "create temporary file for", path: path) }
-        let tmp = String(cString: template)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let e = SystemError(operation: "write", path: tmp)
-                close(fd); unlink(tmp)
-                throw e
-            }
-            written += n
-        }
-        fchmod(fd, 0o644)
-        if fsync(fd) != 0 || close(fd) != 0 {
-            let e = SystemError(operation: "write", path: tmp)
-            unlink(tmp)
-            throw e
-        }
-        if rename(tmp, path) != 0 {
-            let e = SystemError(operation: "rename into", path: path)
-            unlink(tmp)
-            throw e
         }
     }
 }

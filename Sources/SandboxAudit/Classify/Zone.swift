@@ -60,6 +60,19 @@ public enum Zone: String, CaseIterable, Sendable, Comparable {
         "Documents", "Library", "Library/Application Support", "Library/Caches", "Library/Preferences", "tmp",
     ].map { ContainerPath($0) }
 
+    /// The folder that holds the zone (nil for the root's other items and system items).
+    public var folder: ContainerPath? {
+        switch self {
+        case .documents: return ContainerPath("Documents")
+        case .applicationSupport: return ContainerPath("Library/Application Support")
+        case .caches: return ContainerPath("Library/Caches")
+        case .preferences: return ContainerPath("Library/Preferences")
+        case .library: return ContainerPath("Library")
+        case .tmp: return ContainerPath("tmp")
+        case .root, .system: return nil
+        }
+    }
+
     public var title: String {
         switch self {
         case .documents: return "Documents"

@@ -68,13 +68,64 @@ public enum JSONReport {
                 ("unreadable", .int(Int64(inv.problems.count))),
             ])),
             ("zones", .array(zones)),
+            ("policy", .object([("source", .optional(result.context.policy.source))])),
+            ("budgets", .array(result.budgets.map(budget))),
+            ("baseline", result.comparison.map { comparison($0, suppressed: result.baselineFindings) } ?? .null),
             ("findings", .array(result.findings.map(finding))),
             ("summary", .object([
                 ("error", .int(Int64(result.count(.error)))),
                 ("warning", .int(Int64(result.count(.warning)))),
                 ("note", .int(Int64(result.count(.note)))),
+                ("ignoredFindings", .int(Int64(result.ignoredFindings))),
+                ("baselineFindings", .int(Int64(result.baselineFindings))),
                 ("failed", .bool(result.fails(at: failOn))),
             ])),
+        ])
+    }
+
+    public static func budget(_ r: BudgetResult) -> JSON {
+        var scope: [(String, JSON)]
+        switch r.budget.scope {
+        case .backup: scope = [("scope", .string("backup"))]
+        case .churn: scope = [("scope", .string("churn"))]
+        case .growth: scope = [("scope", .string("growth"))]
+        case .zone(let z): scope = [("scope", .string("zone")), ("zone", .string(z.rawValue))]
+        case .glob(let g): scope = [("scope", .string("glob")), ("glob", .string(g.pattern))]
+        }
+        return .object([("name", .string(r.budget.name))] + scope + [
+            ("measure", .string(r.budget.measure.rawValue)),
+            ("limit", .int(r.limit)),
+            ("measured", .optional(r.measured)),
+            ("percent", r.percent.map { $0.isFinite ? .double(($0 * 10).rounded() / 10) : .null } ?? .null),
+            ("exceeded", .bool(r.exceeded)),
+            ("overshoot", .int(r.overshoot)),
+            ("contributors", .array(r.contributors.map { .object(path($0.path) + [("size", .int($0.size))]) })),
+        ])
+    }
+
+    /// How many of each list the reports carry.
+    public static let changeListLength = 10
+
+    public static func comparison(_ c: BaselineComparison, suppressed: Int) -> JSON {
+        func changes(_ list: [BaselineComparison.Change]) -> JSON {
+            .array(list.prefix(changeListLength).map { ch in
+                .object(path(ch.path) + [("before", .optional(ch.before)), ("after", .optional(ch.after)), ("delta", .int(ch.delta))])
+            })
+        }
+        return .object([
+            ("suppressedFindings", .int(Int64(suppressed))),
+            ("backupFootprintBefore", .int(c.footprintBefore)),
+            ("backupFootprintAfter", .int(c.footprintAfter)),
+            ("backupFootprintDelta", .int(c.footprintDelta)),
+            ("zones", .array(c.zones.map { .object([("zone", .string($0.zone.rawValue)), ("before", .int($0.before)), ("after", .int($0.after)), ("delta", .int($0.after - $0.before))]) })),
+            ("addedCount", .int(Int64(c.added.count))),
+            ("removedCount", .int(Int64(c.removed.count))),
+            ("grewCount", .int(Int64(c.grew.count))),
+            ("added", changes(c.added)),
+            ("removed", changes(c.removed)),
+            ("grew", changes(c.grew)),
+            ("churn", .int(c.churn)),
+            ("churnContributors", changes(c.churnContributors)),
         ])
     }
 

@@ -26,7 +26,7 @@ public enum RulesCatalogueReport {
             let cls = m.attribute == .exclude ? " (\(AttributeValueClass.classify(m.value).rawValue))" : ""
             text += ", \(name)\(cls) \(m.carrier == .native ? "as a native attribute" : "in a ._ sidecar")"
         }
-        if let age = item.age { text += ", modified \(ByteSize.formatAge(age)) ago" }
+        if let age = item.age { text += ", modified \(Age.format(age)) ago" }
         return text
     }
 
@@ -41,9 +41,16 @@ public enum RulesCatalogueReport {
                 out += "  - \(ex.title): " + ex.items.map(describe).joined(separator: "; ")
                 if !ex.expectedPaths.isEmpty { out += " ⇒ reports " + ex.expectedPaths.map { "`\($0)`" }.joined(separator: ", ") }
                 out += "\n"
+                if let policy = ex.policy { out += policyBlock(policy, indent: "      ") }
             }
         }
         return out
+    }
+
+    /// An example's policy file, indented.
+    static func policyBlock(_ yaml: String, indent: String) -> String {
+        yaml.split(separator: "\n", omittingEmptySubsequences: false).dropLast(yaml.hasSuffix("\n") ? 1 : 0)
+            .map { indent + $0 + "\n" }.joined()
     }
 
     public static func markdown() -> String {
@@ -71,23 +78,15 @@ public enum RulesCatalogueReport {
             for ex in d.triggeringExamples {
                 out += "- \(ex.title): " + ex.items.map(describe).joined(separator: "; ")
                 out += " ⇒ reports " + ex.expectedPaths.map { "`\($0)`" }.joined(separator: ", ") + "\n"
+                if let policy = ex.policy { out += "\n  ```yaml\n" + policyBlock(policy, indent: "  ") + "  ```\n" }
             }
             out += "\nDoes not trigger on:\n\n"
             for ex in d.nonTriggeringExamples {
                 out += "- \(ex.title): " + ex.items.map(describe).joined(separator: "; ") + "\n"
+                if let policy = ex.policy { out += "\n  ```yaml\n" + policyBlock(policy, indent: "  ") + "  ```\n" }
             }
         }
         return out
-    }
-}
-
-extension ByteSize {
-    /// "7 days", "1 hour", "30 days".
-    public static func formatAge(_ seconds: Double) -> String {
-        if seconds >= 86_400 { let d = Int((seconds / 86_400).rounded()); return "\(d) day\(d == 1 ? "" : "s")" }
-        if seconds >= 3_600 { let h = Int((seconds / 3_600).rounded()); return "\(h) hour\(h == 1 ? "" : "s")" }
-        let m = Int((seconds / 60).rounded())
-        return "\(m) minute\(m == 1 ? "" : "s")"
     }
 }
 

@@ -58,6 +58,38 @@ public struct TextReport {
         lines.append("kept on restore   " + TextReport.pad(ByteSize.format(inv.keptOnRestore), 10, right: true) + "  the backed-up set, on a new device")
         lines.append("")
 
+        if !result.budgets.isEmpty {
+            lines.append(bold("budgets"))
+            let width = result.budgets.map(\.budget.name.count).max() ?? 0
+            for r in result.budgets {
+                let name = TextReport.pad(r.budget.name, width + 2)
+                guard let measured = r.measured, let percent = r.percent else {
+                    lines.append(name + "not measured: needs --baseline")
+                    continue
+                }
+                let use = "\(ByteSize.format(measured)) of \(ByteSize.format(r.limit)), " + (percent.isFinite ? "\(Int(percent.rounded()))%" : "∞")
+                lines.append(name + TextReport.pad(use, 28) + (r.exceeded ? paint("EXCEEDED by \(ByteSize.format(r.overshoot))", "31") : "ok"))
+            }
+            lines.append("")
+        }
+        if let c = result.comparison {
+            func signed(_ v: Int64) -> String { (v >= 0 ? "+" : "") + ByteSize.format(v) }
+            lines.append(bold("since the baseline") + ": backup footprint \(ByteSize.format(c.footprintBefore)) → \(ByteSize.format(c.footprintAfter)) (\(signed(c.footprintDelta)))")
+            let moved = c.zones.filter { $0.before != $0.after }
+            if !moved.isEmpty {
+                lines.append("  backed up per zone: " + moved.map { "\($0.zone.title) \(signed($0.after - $0.before))" }.joined(separator: ", "))
+            }
+            lines.append("  churn: \(ByteSize.format(c.churn)) of backed-up files new or changed (what the next backup uploads)")
+            let n = 5
+            for (title, list, value) in [("added", c.added, { (ch: BaselineComparison.Change) in ByteSize.format(ch.after ?? 0) }),
+                                         ("removed", c.removed, { ByteSize.format($0.before ?? 0) }),
+                                         ("grew most", c.grew, { signed($0.delta) })] where !list.isEmpty {
+                let shown = list.prefix(n).map { "\($0.path.display) (\(value($0)))" }.joined(separator: ", ")
+                lines.append("  \(title) (\(list.count)): \(shown)\(list.count > n ? ", …" : "")")
+            }
+            lines.append("")
+        }
+
         if result.findings.isEmpty {
             lines.append("no findings")
         } else {
@@ -71,7 +103,12 @@ public struct TextReport {
                 }
             }
         }
+        var suppressed: [String] = []
+        if result.baselineFindings > 0 { suppressed.append("\(result.baselineFindings) already in the baseline") }
+        if result.ignoredFindings > 0 { suppressed.append("\(result.ignoredFindings) on ignored paths") }
+        if !suppressed.isEmpty { lines.append("not reported: " + suppressed.joined(separator: ", ")) }
         lines.append("")
+        if let source = result.context.policy.source { lines.append("policy: \(source)") }
         lines.append(ByteSize.unitsNote)
         let failed = result.fails(at: failOn)
         lines.append(failed ? paint("FAILED", "31;1") + ": findings at or above \(failOn.rawValue)" : paint("PASSED", "32;1") + ": nothing at or above \(failOn.rawValue)")

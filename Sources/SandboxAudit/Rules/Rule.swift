@@ -26,6 +26,10 @@ public struct Finding: Sendable, Hashable {
         self.size = size
     }
 
+    public func with(severity: Severity) -> Finding {
+        Finding(ruleId: ruleId, severity: severity, path: path, message: message, size: size)
+    }
+
     /// Byte order of the path, then rule id.
     public static func ordered(_ a: Finding, _ b: Finding) -> Bool {
         let pa = a.path ?? .root, pb = b.path ?? .root
@@ -61,6 +65,10 @@ public struct RuleContext: Sendable {
     /// File contents, for the rules that look inside (nil when the inventory has no data
     /// root on disk to read from).
     public var content: ContentReader?
+    /// The policy file's path policies (the policy rules read them).
+    public var policy = Policy()
+    /// Budgets measured for this scan (budget-exceeded reports the exceeded ones).
+    public var budgets: [BudgetResult] = []
 
     public init(settings: RuleSettings = RuleSettings(), scanTime: Double = Date().timeIntervalSince1970, content: ContentReader? = nil) {
         self.settings = settings
@@ -119,12 +127,12 @@ public enum RuleCatalogue {
         SplitStoreBackup(),
         VolatileStore(),
         ManyBackedUpFiles(),
+        PolicyBackupExcluded(),
+        PolicyBackupIncluded(),
+        PolicyForbidden(),
+        PolicyMaxSize(),
+        BudgetExceeded(),
     ]
 
     public static func rule(id: String) -> (any Rule)? { all.first { $0.id == id } }
-
-    /// Runs every rule; findings sorted by path bytes, then rule id.
-    public static func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        all.flatMap { $0.check(inventory, context) }.sorted(by: Finding.ordered)
-    }
 }

@@ -6,10 +6,14 @@ public struct RuleExample: Sendable {
     /// For triggering examples: the paths the rule must report ("." for the container).
     public let expectedPaths: [String]
 
-    public init(_ title: String, _ items: [Item], expect: [String] = []) {
+    /// A policy file (YAML) the example is scanned with, for the rules that need one.
+    public let policy: String?
+
+    public init(_ title: String, _ items: [Item], expect: [String] = [], policy: String? = nil) {
         self.title = title
         self.items = items
         self.expectedPaths = expect
+        self.policy = policy
     }
 
     /// How an example carries an exclude or legacy attribute.

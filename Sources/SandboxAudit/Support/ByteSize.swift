@@ -45,3 +45,31 @@ public enum ByteSize {
 }
 
 import Foundation
+
+/// Ages and durations as developers write them: `3d`, `12h`, `90m`, `3600s`, or plain seconds.
+public enum Age {
+    public static func parse(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        var t = text.trimmingCharacters(in: .whitespaces)
+        var scale = 1.0
+        if let last = t.last, let u = units[last] { scale = u; t.removeLast() }
+        guard let v = Double(t.trimmingCharacters(in: .whitespaces)), v >= 0, v.isFinite else { return nil }
+        return v * scale
+    }
+
+    /// "7 days", "1 hour", "30 minutes".
+    public static func format(_ seconds: Double) -> String {
+        if seconds >= 86_400 { let d = Int((seconds / 86_400).rounded()); return "\(d) day\(d == 1 ? "" : "s")" }
+        if seconds >= 3_600 { let h = Int((seconds / 3_600).rounded()); return "\(h) hour\(h == 1 ? "" : "s")" }
+        let m = Int((seconds / 60).rounded())
+        return "\(m) minute\(m == 1 ? "" : "s")"
+    }
+
+    /// The shortest exact form: `3d`, `12h`, `90m`, `45s`.
+    public static func compact(_ seconds: Double) -> String {
+        for (unit, scale) in [("d", 86_400.0), ("h", 3600), ("m", 60)] where seconds >= scale && seconds.truncatingRemainder(dividingBy: scale) == 0 {
+            return "\(Int(seconds / scale))\(unit)"
+        }
+        return "\(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds))s"
+    }
+}

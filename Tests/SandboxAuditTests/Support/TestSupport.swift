@@ -11,7 +11,7 @@ final class TempDir {
     let path: String
 
     init(_ label: String = "sa") throws {
-        var template = Array((NSTemporaryDirectory() + "/\(label)-XXXXXX").utf8CString)
+        var template = Array(((NSTemporaryDirectory() as NSString).appendingPathComponent("\(label)-XXXXXX")).utf8CString)
         guard let p = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw SystemError(operation: "mkdtemp", path: NSTemporaryDirectory())
         }
@@ -140,8 +140,9 @@ enum CLI {
     }
 
     /// Runs the CLI; `asNobody` drops root privileges through setpriv first.
-    static func run(_ arguments: [String], environment: [String: String] = [:], asNobody: Bool = false) throws -> Result {
+    static func run(_ arguments: [String], environment: [String: String] = [:], asNobody: Bool = false, cwd: String? = nil) throws -> Result {
         let process = Process()
+        if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }
         if asNobody {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", executable] + arguments
@@ -197,6 +198,8 @@ enum CLI {
 }
 
 /// Runs the library pipeline on a directory.
-func audit(_ root: String, settings: RuleSettings = RuleSettings()) throws -> AuditResult {
-    try Audit.run(root, context: RuleContext(settings: settings))
+func audit(_ root: String, settings: RuleSettings? = nil, policy: Policy = Policy(), baseline: Baseline? = nil) throws -> AuditResult {
+    var policy = policy
+    if let settings { policy.settings = settings }
+    return try Audit.run(root, policy: policy, baseline: baseline)
 }

@@ -1,0 +1,175 @@
+import Foundation
+
+/// What a release leaves behind to compare the next one with: its findings and, per file, the
+/// size, modification time and backup state. Paths are relative to the data root and the file
+/// is sorted, so it is the same on every machine and checkout. Format: docs/baseline-format.md.
+public struct Baseline: Sendable {
+    public static let schemaVersion: Int64 = 1
+
+    public struct File: Sendable, Equatable {
+        public var size: Int64
+        public var mtime: Int64
+        public var zone: Zone
+        public var backedUp: Bool
+    }
+
+    public struct FindingKey: Hashable, Sendable {
+        public let ruleId: String
+        public let path: ContainerPath
+    }
+
+    public var bundleIdentifier: String?
+    public var version: String?
+    public var backupFootprint: Int64
+    public var zones: [Zone: ZoneTotals]
+    public var findings: Set<FindingKey>
+    public var files: [ContainerPath: File]
+
+    /// Records an audit (its findings before any baseline suppression).
+    public init(_ result: AuditResult) {
+        let inv = result.inventory
+        bundleIdentifier = inv.container.bundleIdentifier
+        version = inv.container.version
+        backupFootprint = inv.backupFootprint
+        zones = inv.zoneTotals
+        findings = Set(result.allFindings.map { FindingKey(ruleId: $0.ruleId, path: $0.path ?? .root) })
+        var files: [ContainerPath: File] = [:]
+        for e in inv.entries where e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) {
+            files[e.path] = File(size: e.entry.size, mtime: e.entry.modifiedSeconds, zone: e.zone, backedUp: e.backedUp == true)
+        }
+        self.files = files
+    }
+
+    public var json: JSON {
+        func path(_ p: ContainerPath) -> [(String, JSON)] {
+            var f: [(String, JSON)] = [("path", .string(p.display))]
+            if let b = p.base64 { f.append(("pathBase64", .string(b))) }
+            return f
+        }
+        let zoneList: [JSON] = Zone.allCases.compactMap { z in
+            guard let t = zones[z] else { return nil }
+            return .object([("zone", .string(z.rawValue)), ("size", .int(t.size)), ("backedUpSize", .int(t.backedUpSize))])
+        }
+        return .object([
+            ("schemaVersion", .int(Baseline.schemaVersion)),
+            ("kind", .string("sandbox-audit-baseline")),
+            ("container", .object([("bundleIdentifier", .optional(bundleIdentifier)), ("version", .optional(version))])),
+            ("backupFootprint", .int(backupFootprint)),
+            ("zones", .array(zoneList)),
+            ("findings", .array(findings.sorted { ($0.path, $0.ruleId) < ($1.path, $1.ruleId) }.map {
+                .object([("ruleId", .string($0.ruleId))] + path($0.path))
+            })),
+            ("files", .array(files.keys.sorted().map { p in
+                let f = files[p]!
+                return .object(path(p) + [("size", .int(f.size)), ("mtime", .int(f.mtime)), ("zone", .string(f.zone.rawValue)), ("backedUp", .bool(f.backedUp))])
+            })),
+        ])
+    }
+
+    /// Reads a baseline file; an `InputError` says what is wrong with it.
+    public static func load(_ location: String) throws -> Baseline {
+        guard let data = FileManager.default.contents(atPath: location) else { throw InputError("cannot read baseline \(location)") }
+        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              root["kind"] as? String == "sandbox-audit-baseline" else {
+            throw InputError("\(location) is not a sandbox-audit baseline (write one with --write-baseline)")
+        }
+        guard let v = root["schemaVersion"] as? Int, v == Int(schemaVersion) else {
+            throw InputError("\(location): baseline schemaVersion \(root["schemaVersion"] ?? "missing") is not supported (expected \(schemaVersion))")
+        }
+        func path(_ o: [String: Any]) throws -> ContainerPath {
+            if let b = o["pathBase64"] as? String, let d = Data(base64Encoded: b) { return ContainerPath(bytes: Array(d)) }
+            guard let p = o["path"] as? String else { throw InputError("\(location): an entry has no path") }
+            return p == "." ? .root : ContainerPath(p)
+        }
+        var b = Baseline(empty: ())
+        let container = root["container"] as? [String: Any]
+        b.bundleIdentifier = container?["bundleIdentifier"] as? String
+        b.version = container?["version"] as? String
+        b.backupFootprint = Int64(root["backupFootprint"] as? Int ?? 0)
+        for z in root["zones"] as? [[String: Any]] ?? [] {
+            guard let zone = (z["zone"] as? String).flatMap(Zone.init(rawValue:)) else { continue }
+            var t = ZoneTotals()
+            t.size = Int64(z["size"] as? Int ?? 0)
+            t.backedUpSize = Int64(z["backedUpSize"] as? Int ?? 0)
+            b.zones[zone] = t
+        }
+        for f in root["findings"] as? [[String: Any]] ?? [] {
+            guard let id = f["ruleId"] as? String else { throw InputError("\(location): a finding has no ruleId") }
+            b.findings.insert(FindingKey(ruleId: id, path: try path(f)))
+        }
+        for f in root["files"] as? [[String: Any]] ?? [] {
+            guard let size = f["size"] as? Int, let zone = (f["zone"] as? String).flatMap(Zone.init(rawValue:)) else {
+                throw InputError("\(location): a file entry lacks size or zone")
+            }
+            b.files[try path(f)] = File(size: Int64(size), mtime: Int64(f["mtime"] as? Int ?? 0), zone: zone, backedUp: f["backedUp"] as? Bool ?? false)
+        }
+        return b
+    }
+
+    private init(empty: Void) {
+        backupFootprint = 0
+        zones = [:]
+        findings = []
+        files = [:]
+    }
+}
+
+/// One release against the last.
+public struct BaselineComparison: Sendable {
+    public struct Change: Sendable {
+        public let path: ContainerPath
+        public let before: Int64?
+        public let after: Int64?
+        public var delta: Int64 { (after ?? 0) - (before ?? 0) }
+    }
+
+    public let footprintBefore: Int64
+    public let footprintAfter: Int64
+    /// Per zone: backed-up bytes before and after.
+    public let zones: [(zone: Zone, before: Int64, after: Int64)]
+    public let added: [Change]
+    public let removed: [Change]
+    /// Files present in both whose size grew, largest growth first.
+    public let grew: [Change]
+    /// Backed-up bytes new or changed (size or modification time) since the baseline, or newly
+    /// backed up: what the next incremental backup uploads.
+    public let churn: Int64
+    public let churnContributors: [Change]
+
+    public var footprintDelta: Int64 { footprintAfter - footprintBefore }
+
+    public init(baseline: Baseline, inventory: Inventory) {
+        footprintBefore = baseline.backupFootprint
+        footprintAfter = inventory.backupFootprint
+        zones = Zone.allCases.filter { $0 != .system }.map { z in
+            (z, baseline.zones[z]?.backedUpSize ?? 0, inventory.zoneTotals[z]?.backedUpSize ?? 0)
+        }
+        var added: [Change] = [], grew: [Change] = [], churned: [Change] = []
+        var seen = Set<ContainerPath>()
+        var churn: Int64 = 0
+        for e in inventory.entries where e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) {
+            seen.insert(e.path)
+            let size = e.entry.size
+            let old = baseline.files[e.path]
+            if let old {
+                if size > old.size { grew.append(Change(path: e.path, before: old.size, after: size)) }
+            } else {
+                added.append(Change(path: e.path, before: nil, after: size))
+            }
+            guard e.backedUp == true else { continue }
+            if old == nil || old!.size != size || old!.mtime != e.entry.modifiedSeconds || !old!.backedUp {
+                churn += size
+                churned.append(Change(path: e.path, before: old?.size, after: size))
+            }
+        }
+        let removed = baseline.files.filter { !seen.contains($0.key) }.map { Change(path: $0.key, before: $0.value.size, after: nil) }
+        func largest(_ list: [Change], by key: (Change) -> Int64) -> [Change] {
+            list.sorted { key($0) != key($1) ? key($0) > key($1) : $0.path < $1.path }
+        }
+        self.added = largest(added) { $0.after ?? 0 }
+        self.removed = largest(removed) { $0.before ?? 0 }
+        self.grew = largest(grew) { $0.delta }
+        self.churn = churn
+        self.churnContributors = Array(largest(churned) { $0.after ?? 0 }.prefix(10))
+    }
+}

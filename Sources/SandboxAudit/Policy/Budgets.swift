@@ -1,0 +1,56 @@
+/// A budget and how much of it is used.
+public struct BudgetResult: Sendable {
+    public let budget: Budget
+    /// Nil when the budget cannot be measured (churn and growth need a baseline).
+    public let measured: Int64?
+    public let limit: Int64
+    /// The largest contributors, largest first.
+    public let contributors: [(path: ContainerPath, size: Int64)]
+
+    public var exceeded: Bool { (measured ?? 0) > limit }
+    public var overshoot: Int64 { max(0, (measured ?? 0) - limit) }
+    /// Use as a percentage of the limit.
+    public var percent: Double? {
+        guard let m = measured else { return nil }
+        return limit > 0 ? Double(m) * 100 / Double(limit) : (m > 0 ? .infinity : 0)
+    }
+}
+
+/// Measures every budget of a policy against an inventory (and a baseline, for growth and churn).
+public enum Budgets {
+    public static let contributorCount = 5
+
+    public static func evaluate(_ policy: Policy, _ inventory: Inventory, _ comparison: BaselineComparison?) -> [BudgetResult] {
+        var budgets = policy.budgets
+        if let g = policy.growth {
+            budgets.append(Budget(scope: .growth, limit: comparison.map { g.allowance(baseline: $0.footprintBefore) } ?? g.minimum))
+        }
+        let files = inventory.entries.filter { $0.countsInTotals && ($0.entry.kind == .file || $0.entry.kind == .symlink) }
+        func top(_ items: [(ContainerPath, Int64)]) -> [(path: ContainerPath, size: Int64)] {
+            items.filter { $0.1 > 0 }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }.prefix(contributorCount).map { ($0.0, $0.1) }
+        }
+        func sum(_ selected: [InventoryEntry], _ measure: Budget.Measure) -> (Int64, [(path: ContainerPath, size: Int64)]) {
+            let counted = selected.filter { measure == .size || $0.backedUp == true }
+            return (counted.reduce(0) { $0 + $1.entry.size }, top(counted.map { ($0.path, $0.entry.size) }))
+        }
+        return budgets.map { b in
+            switch b.scope {
+            case .backup:
+                let (m, c) = sum(files, .backedUp)
+                return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
+            case .zone(let z):
+                let (m, c) = sum(files.filter { $0.zone == z }, b.measure)
+                return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
+            case .glob(let g):
+                let (m, c) = sum(files.filter { g.covers($0.path) }, b.measure)
+                return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
+            case .churn:
+                return BudgetResult(budget: b, measured: comparison?.churn, limit: b.limit,
+                                    contributors: top(comparison?.churnContributors.map { ($0.path, $0.after ?? 0) } ?? []))
+            case .growth:
+                return BudgetResult(budget: b, measured: comparison?.footprintDelta, limit: b.limit,
+                                    contributors: top((comparison?.grew.map { ($0.path, $0.delta) } ?? []) + (comparison?.added.map { ($0.path, $0.after ?? 0) } ?? [])))
+            }
+        }
+    }
+}

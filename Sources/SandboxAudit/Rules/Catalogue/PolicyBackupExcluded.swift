@@ -1,0 +1,60 @@
+/// `policy-backup-excluded`: content the policy file says backup must not carry.
+public struct PolicyBackupExcluded: Rule {
+    public init() {}
+    public let description = RuleDescription(
+        id: "policy-backup-excluded",
+        name: "Policy: backup excluded",
+        summary: "Content a `paths:` entry marks `backup: excluded` (re-creatable, known to the team) is backed up.",
+        rationale: """
+            Whether a file is re-creatable is the app's knowledge, not the file system's (domain.md §5); the \
+            policy file is where a team writes it down. Re-creatable content that backup carries costs every \
+            user backup time and iCloud quota and invites a guideline 2.23 rejection (domain.md §1).
+            """,
+        fix: "Exclude it from backup (isExcludedFromBackup on its folder), or move it to Library/Caches.",
+        defaultSeverity: .error,
+        severityNote: nil,
+        triggeringExamples: [
+            RuleExample("Downloaded models not yet excluded", [.directory("Library/Application Support/Models"), .file("Library/Application Support/Models/a.bin", size: 5000)],
+                        expect: ["Library/Application Support/Models"],
+                        policy: "paths:\n  - path: Library/Application Support/Models\n    backup: excluded\n"),
+        ],
+        nonTriggeringExamples: [
+            RuleExample("The folder carries the attribute", [.directory("Library/Application Support/Models", .exclude()), .file("Library/Application Support/Models/a.bin", size: 5000)],
+                        policy: "paths:\n  - path: Library/Application Support/Models\n    backup: excluded\n"),
+            RuleExample("It lives in Caches", [.file("Library/Caches/Models/a.bin", size: 5000)],
+                        policy: "paths:\n  - path: \"**/Models\"\n    backup: excluded\n"),
+        ])
+
+    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+        context.policy.paths.filter { $0.backup == .excluded }.flatMap { policy in
+            PolicyTotals.byOwner(inventory, policy.glob) { $0.backedUp == true }.map { owner, size in
+                finding(owner, "\(ByteSize.format(size)) backed up, but the policy says '\(policy.glob.pattern)' is re-creatable (backup: excluded)", size: size)
+            }
+        }
+    }
+}
+
+/// Sums file bytes per topmost glob match, for the policy rules.
+enum PolicyTotals {
+    /// For each topmost match holding at least one file for which `counts` is true: the sum of
+    /// those files' sizes, in path order.
+    static func byOwner(_ inventory: Inventory, _ glob: Glob, where counts: (InventoryEntry) -> Bool) -> [(ContainerPath, Int64)] {
+        var sums: [ContainerPath: Int64] = [:]
+        for (e, owner) in zip(inventory.entries, glob.owners(in: inventory)) {
+            guard let owner, e.countsInTotals, e.entry.kind != .directory, counts(e) else { continue }
+            sums[owner, default: 0] += e.entry.kind == .other ? 0 : e.entry.size
+        }
+        return sums.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// The topmost matches themselves, with the bytes beneath them.
+    static func matches(_ inventory: Inventory, _ glob: Glob) -> [(ContainerPath, Int64)] {
+        var sums: [ContainerPath: Int64] = [:]
+        for (e, owner) in zip(inventory.entries, glob.owners(in: inventory)) {
+            guard let owner else { continue }
+            let bytes: Int64 = e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) ? e.entry.size : 0
+            sums[owner, default: 0] += bytes
+        }
+        return sums.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+}
