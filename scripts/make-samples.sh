@@ -212,6 +212,26 @@ mark --legacy "$M/Library/Application Support/OfflineMaps"
 sqlite "$M/Library/Application Support/search-index.sqlite" 16384
 mark --value other "$M/Library/Application Support/search-index.sqlite"
 
+# volatile-store: the offline feed database kept in Caches, where iOS may purge it.
+sqlite "$M/Library/Caches/feed.sqlite" 8192
+
+# split-store-backup: the store's main file is excluded, its write-ahead log is not: a restore
+# brings back a WAL without its database.
+sqlite "$M/Library/Application Support/Store.sqlite" 4096
+zeros "$M/Library/Application Support/Store.sqlite-wal" 8192
+mark "$M/Library/Application Support/Store.sqlite"
+
+# large-user-defaults: a feed cached in UserDefaults: a 600,000-byte blob under one key makes
+# an 800 kB preferences plist (zeros, base64 "AAAA…", so git keeps it in a few kB).
+P="$M/Library/Preferences/com.example.misbehaving.feedcache.plist"
+mkdir -p "$(dirname "$P")"
+{
+    printf '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">\n'
+    printf '<plist version="1.0">\n<dict>\n\t<key>cachedFeed</key>\n\t<data>'
+    head -c 800000 /dev/zero | tr '\000' 'A'
+    printf '</data>\n\t<key>lastSync</key>\n\t<string>2026-11-01T08:00:00Z</string>\n</dict>\n</plist>\n'
+} > "$P"
+
 # excluded-container-directory: Library/Caches itself marked (a container folder).
 sqlite "$M/Library/Caches/com.example.misbehaving/Cache.db" 4096
 stub "$M/Library/Caches/ImageCache/avatar-42.jpg" 1024 '\377\330\377\340'

@@ -53,6 +53,9 @@ final class SampleContainerTests: XCTestCase {
         Expected("unrecognised-exclusion-value", "warning", "Library/Application Support/search-index.sqlite"),
         Expected("symlink-escapes-container", "note", "Documents/Current Project"),
         Expected("unreadable-entry", "warning", "Documents/._Recipes.pdf"),
+        Expected("split-store-backup", "error", "Library/Application Support/Store.sqlite"),
+        Expected("volatile-store", "warning", "Library/Caches/feed.sqlite"),
+        Expected("large-user-defaults", "warning", "Library/Preferences/com.example.misbehaving.feedcache.plist"),
     ]
 
     static let exampleFindings: Set<Expected> = [
@@ -67,6 +70,8 @@ final class SampleContainerTests: XCTestCase {
         ],
         "Misbehaving": [
             ExpectedMark(path: "Documents/Drafts", attribute: exclude, sidecar: "Documents/._Drafts", valueClass: "canonical"),
+            ExpectedMark(path: "Library/Application Support/Store.sqlite", attribute: exclude,
+                         sidecar: "Library/Application Support/._Store.sqlite", valueClass: "canonical"),
             ExpectedMark(path: "Library/Caches", attribute: exclude, sidecar: "Library/._Caches", valueClass: "canonical"),
             ExpectedMark(path: "tmp/upload-queue", attribute: exclude, sidecar: "tmp/._upload-queue", valueClass: "string"),
             ExpectedMark(path: "Library/Application Support/search-index.sqlite", attribute: exclude,
@@ -141,14 +146,16 @@ final class SampleContainerTests: XCTestCase {
         assertContainer(json, kind: "simulator", bundle: "com.example.misbehaving", version: nil,
                         source: ".com.apple.mobile_container_manager.metadata.plist")
         let summary = json["summary"] as? [String: Any] ?? [:]
-        XCTAssertEqual(summary["error"] as? Int, 2)
-        XCTAssertEqual(summary["warning"] as? Int, 8)
+        XCTAssertEqual(summary["error"] as? Int, 3)
+        XCTAssertEqual(summary["warning"] as? Int, 10)
         XCTAssertEqual(summary["note"] as? Int, 2)
 
-        // Every rule fires but the two git cannot carry (a file's age, a FIFO).
+        // Every rule that needs no policy fires, but those git cannot carry: a file's age, a FIFO,
+        // 10,000 files (kept out to keep the sample small).
         let fired = Set(findings.map(\.ruleId))
-        let all = Set(RuleCatalogue.all.map(\.id))
-        XCTAssertEqual(all.subtracting(fired), ["stale-temporary-file", "special-file"])
+        let needPolicy: Set<String> = ["policy-backup-excluded", "policy-backup-included", "policy-forbidden", "policy-max-size", "budget-exceeded"]
+        let all = Set(RuleCatalogue.all.map(\.id)).subtracting(needPolicy)
+        XCTAssertEqual(all.subtracting(fired), ["stale-temporary-file", "special-file", "many-backed-up-files"])
     }
 
     func testExampleXcappdataHasWarningsOnly() throws {
@@ -227,5 +234,38 @@ final class SampleContainerTests: XCTestCase {
             "Misbehaving/Documents/VideoCache/trailer-1080p.mp4",
             "Misbehaving/Library/Application Support/Models/Segmenter.mlmodelc/weights/weight.bin",
         ])
+    }
+
+    // MARK: the samples' policy files (beside the containers: inside, a file would be a root item)
+
+    func testWellBehavedPolicyPasses() throws {
+        let (findings, json, status) = try scan("WellBehaved", ["--config", sample("WellBehaved.sandbox-audit.yml")])
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(findings, [])
+        let budgets = json["budgets"] as! [[String: Any]]
+        XCTAssertEqual(budgets.count, 4)
+        XCTAssertEqual(budgets.map { $0["exceeded"] as? Bool }, [false, false, false, false])
+        XCTAssertEqual(budgets.first?["measured"] as? Int, 10_793)
+        XCTAssertEqual((json["settings"] as! [String: Any])["failOn"] as? String, "warning", "failOn comes from the file")
+    }
+
+    func testMisbehavingPolicyFails() throws {
+        let (findings, json, status) = try scan("Misbehaving", ["--config", sample("Misbehaving.sandbox-audit.yml")])
+        XCTAssertEqual(status, 1)
+        let policyFindings = findings.filter { $0.ruleId.hasPrefix("policy-") || $0.ruleId == "budget-exceeded" }
+        XCTAssertEqual(Set(policyFindings), [
+            Expected("budget-exceeded", "error", "."),
+            Expected("budget-exceeded", "error", "."),
+            Expected("budget-exceeded", "error", "Documents"),
+            Expected("policy-backup-included", "error", "Documents/Drafts"),
+            Expected("policy-forbidden", "error", "Downloads"),
+            Expected("policy-backup-excluded", "error", "Library/Application Support/Models"),
+            Expected("policy-max-size", "error", "Library/Application Support/search-index.sqlite"),
+        ])
+        XCTAssertEqual(policyFindings.count, 7)
+        XCTAssertFalse(findings.contains { $0.path == "Documents/Current Project" }, "ignored in the policy")
+        XCTAssertEqual((json["summary"] as! [String: Any])["ignoredFindings"] as? Int, 1)
+        let budgets = json["budgets"] as! [[String: Any]]
+        XCTAssertEqual(budgets.map { $0["exceeded"] as? Bool }, [true, true, true])
     }
 }
