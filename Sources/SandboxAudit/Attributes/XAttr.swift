@@ -10,9 +10,11 @@ import Darwin
 /// The only place that calls the C extended-attribute API. Every call works on the entry
 /// itself and never follows a symlink.
 ///
-/// On Linux an entry inside an open directory is addressed as `/proc/self/fd/N/NAME`: the
-/// path stays short however deep the tree is (PATH_MAX never bites) and the `l` calls do not
-/// follow a symlink at NAME. Where `/proc` is missing the full path is used instead.
+/// On Linux an entry inside an open directory is listed with listxattrat(2) on (directory,
+/// name) where the kernel has it (6.13+); otherwise, and for reading values, it is addressed as
+/// `/proc/self/fd/N/NAME`: the path stays short however deep the tree is (PATH_MAX never
+/// bites) and the `l` calls do not follow a symlink at NAME. Where `/proc` is missing the full
+/// path is used instead.
 public enum XAttr {
     /// Where the attributes are read or written.
     public enum Target {
@@ -20,13 +22,16 @@ public enum XAttr {
         case path([UInt8])
         /// An open file descriptor (a directory the walker holds open).
         case descriptor(Int32)
-        /// The entry NAME inside the open directory `directory`; `fullPath` is used only
-        /// where `/proc/self/fd` is not available.
-        case child(directory: Int32, name: [UInt8], fullPath: () -> [UInt8])
+        /// The entry NAME (NUL-terminated) inside the open directory `directory`, which is
+        /// `path` below `root`; the full path is built only where neither listxattrat(2) nor
+        /// `/proc/self/fd` is available.
+        case child(directory: Int32, cName: [UInt8], root: String, path: ContainerPath)
     }
 
     #if os(Linux)
     private static let procFDAvailable: Bool = access("/proc/self/fd", F_OK) == 0
+    /// Cleared on the first ENOSYS: the kernel predates listxattrat(2) (Linux 6.13).
+    nonisolated(unsafe) private static var listxattratAvailable = true
     #endif
 
     private static func withPath<R>(_ target: Target, _ body: (UnsafePointer<CChar>) -> R) -> R {
@@ -34,16 +39,16 @@ public enum XAttr {
         switch target {
         case .path(let p): bytes = p
         case .descriptor(let fd): bytes = Array("/proc/self/fd/\(fd)".utf8)
-        case .child(let dir, let name, let fullPath):
+        case .child(let dir, let cName, let root, let path):
             #if os(Linux)
             if procFDAvailable {
-                bytes = Array("/proc/self/fd/\(dir)/".utf8) + name
+                bytes = Array("/proc/self/fd/\(dir)/".utf8) + cName.dropLast()
             } else {
-                bytes = fullPath()
+                bytes = Array(root.utf8) + [UInt8(ascii: "/")] + path.bytes
             }
             #else
-            _ = dir; _ = name
-            bytes = fullPath()
+            _ = dir; _ = cName
+            bytes = Array(root.utf8) + [UInt8(ascii: "/")] + path.bytes
             #endif
         }
         bytes.append(0)
@@ -56,7 +61,7 @@ public enum XAttr {
         switch target {
         case .path(let p): return ByteText.display(p)
         case .descriptor(let fd): return "descriptor \(fd)"
-        case .child(_, _, let full): return ByteText.display(full())
+        case .child(_, _, let root, let path): return root + "/" + path.display
         }
     }
 
@@ -66,6 +71,16 @@ public enum XAttr {
     // MARK: raw calls, one per platform difference
 
     private static func rawList(_ target: Target, _ buf: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int {
+        #if os(Linux)
+        // One call on (directory, name): the cheapest way there is, where the kernel has it.
+        if listxattratAvailable, case .child(let dir, let cName, _, _) = target {
+            let n = cName.withUnsafeBufferPointer { p in
+                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { sandbox_audit_listxattrat(dir, $0, buf, size) }
+            }
+            if n >= 0 || errno != ENOSYS { return n }
+            listxattratAvailable = false
+        }
+        #endif
         switch target {
         case .descriptor(let fd):
             #if canImport(Darwin)
@@ -107,7 +122,13 @@ public enum XAttr {
 
     /// The attribute names on the target (empty where the file system keeps none).
     public static func names(_ target: Target) throws -> [[UInt8]] {
-        var capacity = 512
+        // Most entries have no attributes: list into stack memory, allocate only for names.
+        let first: Int = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { buf in
+            let n = rawList(target, buf.baseAddress, buf.count)
+            return n
+        }
+        if first == 0 { return [] }
+        var capacity = 1024
         while true {
             var buffer = [CChar](repeating: 0, count: capacity)
             let n = buffer.withUnsafeMutableBufferPointer { rawList(target, $0.baseAddress, capacity) }
