@@ -10,6 +10,7 @@ public enum Audit {
         let container = try Container.locate(input)
         var walker = Walker(root: container.dataRoot)
         walker.skipAtTop = [Array(AppleDouble.mirrorFolder.utf8)]
+        walker.headerLength = { path, size in VolatileStore.wantsHeader(path, size: size) ? VolatileStore.headerLength : 0 }
         var walk: WalkResult
         do {
             walk = try walker.walk()
@@ -53,10 +54,18 @@ public enum Audit {
         context.policy = policy
         context.budgets = Budgets.evaluate(policy, inventory, comparison)
 
+        // The rules are independent: run them side by side, each with its own content reader.
+        let rules = RuleCatalogue.all.filter { !policy.disabledRules.contains($0.id) }
+        let perRule = RuleResults(count: rules.count)
+        DispatchQueue.concurrentPerform(iterations: rules.count) { i in
+            var own = context
+            own.content = ContentReader(dataRoot: inventory.container.dataRoot)
+            perRule.store(rules[i].check(inventory, own), at: i)
+        }
         var findings: [Finding] = []
         var ignored = 0
-        for rule in RuleCatalogue.all where !policy.disabledRules.contains(rule.id) {
-            for var f in rule.check(inventory, context) {
+        for ruleFindings in perRule.results {
+            for var f in ruleFindings {
                 if let path = f.path, !path.isRoot, policy.isIgnored(path) { ignored += 1; continue }
                 if let s = policy.severities[f.ruleId] { f = f.with(severity: s) }
                 findings.append(f)
@@ -71,6 +80,17 @@ public enum Audit {
         }
         return AuditResult(inventory: inventory, findings: reported, allFindings: findings, context: context,
                            ignoredFindings: ignored, baselineFindings: known, comparison: comparison)
+    }
+}
+
+/// Collects each rule's findings from the concurrent pass.
+private final class RuleResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var results: [[Finding]]
+    init(count: Int) { results = Array(repeating: [], count: count) }
+    func store(_ f: [Finding], at i: Int) {
+        lock.lock(); defer { lock.unlock() }
+        results[i] = f
     }
 }
 

@@ -21,6 +21,8 @@ public struct WalkEntry: Sendable {
     public var linkCount: UInt64
     /// For symlinks: the target, as stored.
     public var symlinkTarget: [UInt8]?
+    /// The file's first bytes, when the walk was asked for them (`Walker.headerLength`).
+    public var header: [UInt8]?
     /// Backup attributes found on the entry (native or from sidecars).
     public var marks: [AttributeMark]
 

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,7 +9,8 @@ import Darwin
 ///
 /// - Never follows symlinks, never opens FIFOs, sockets or devices.
 /// - Iterative, so depth is bounded by memory, not the stack; entries are addressed relative
-///   to an open directory, so paths longer than PATH_MAX work. At most `maximumOpenDirectories`
+///   to an open directory, so paths longer than PATH_MAX work. The subtrees two levels down are
+///   shared out between two workers. At most `maximumOpenDirectories`
 ///   descriptors stay open: deeper ancestors are closed and reopened through `..` (checked by
 ///   device and inode) when the walk climbs back to them.
 /// - Opens directories and sidecars with O_NOATIME where permitted, so reading leaves access
@@ -19,6 +21,9 @@ public struct Walker {
     public var root: String
     /// Names skipped at the top level (the `__MACOSX` mirror, read separately).
     public var skipAtTop: Set<[UInt8]> = []
+    /// How many leading bytes to record of a regular file (0: none), given its path and size:
+    /// the content rules' file signatures, read while the folder is open anyway.
+    public var headerLength: @Sendable (ContainerPath, Int64) -> Int = { _, _ in 0 }
     public var maximumOpenDirectories = 64
 
     public init(root: String) { self.root = root }
@@ -42,19 +47,89 @@ public struct Walker {
         var result = WalkResult()
         let rootFD = Walker.openDirectory(at: AT_FDCWD, Array(root.utf8))
         guard rootFD >= 0 else { throw SystemError(operation: "open directory", path: root) }
+        defer { close(rootFD) }
         var st = stat()
-        guard fstat(rootFD, &st) == 0 else {
-            let error = SystemError(operation: "stat", path: root)
-            close(rootFD)
-            throw error
-        }
+        guard fstat(rootFD, &st) == 0 else { throw SystemError(operation: "stat", path: root) }
         do {
             result.rootMarks = try readMarks(.descriptor(rootFD))
         } catch let e as SystemError {
             result.problems.append(WalkProblem(path: .root, operation: "read attributes", reason: e.reason))
         }
-        var stack = [Frame(path: .root, name: [], fd: rootFD, device: UInt64(st.st_dev), inode: UInt64(st.st_ino), pending: [])]
-        stack[0].pending = readDirectory(fd: rootFD, path: .root, top: true, into: &result)
+
+        // The root and the folders just below it are listed here; every folder below those is
+        // the root of a subtree that a worker walks on its own.
+        var tasks: [(parent: [UInt8], name: [UInt8])] = []
+        for name in readDirectory(fd: rootFD, path: .root, top: true, into: &result) {
+            let fd = Walker.openDirectory(at: rootFD, name)
+            let path = ContainerPath.root.appending(name)
+            guard fd >= 0 else {
+                let e = errno
+                result.problems.append(WalkProblem(path: path, operation: "open directory", reason: String(cString: strerror(e)), vanished: e == ENOENT))
+                continue
+            }
+            tasks += readDirectory(fd: fd, path: path, top: false, into: &result).map { (name, $0) }
+            close(fd)
+        }
+
+        // Two workers (the cores this tool may assume) take subtrees in turn.
+        let workers = max(1, min(tasks.count, ProcessInfo.processInfo.activeProcessorCount, Walker.maximumWorkers))
+        let shared = WorkerResults(count: workers)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var local = WalkResult()
+            while let i = shared.nextTask(below: tasks.count) {
+                let (parent, name) = tasks[i]
+                let path = ContainerPath(bytes: parent).appending(name)
+                let parentFD = Walker.openDirectory(at: rootFD, parent)
+                let fd = parentFD >= 0 ? Walker.openDirectory(at: parentFD, name) : -1
+                let e = errno
+                if parentFD >= 0 { close(parentFD) }
+                guard fd >= 0 else {
+                    local.problems.append(WalkProblem(path: path, operation: "open directory", reason: String(cString: strerror(e)), vanished: e == ENOENT))
+                    continue
+                }
+                walkSubtree(fd: fd, path: path, into: &local)
+            }
+            shared.store(local, at: worker)
+        }
+        for part in shared.results {
+            result.entries += part.entries
+            result.problems += part.problems
+            result.unmatchedSidecars.merge(part.unmatchedSidecars) { $0 + $1 }
+            result.sidecarCount += part.sidecarCount
+        }
+        return result
+    }
+
+    static let maximumWorkers = 2
+
+    /// Hands out subtree indices and collects each worker's result.
+    private final class WorkerResults: @unchecked Sendable {
+        private let lock = NSLock()
+        private var next = 0
+        private(set) var results: [WalkResult]
+
+        init(count: Int) { results = Array(repeating: WalkResult(), count: count) }
+
+        func nextTask(below count: Int) -> Int? {
+            lock.lock(); defer { lock.unlock() }
+            guard next < count else { return nil }
+            next += 1
+            return next - 1
+        }
+
+        func store(_ r: WalkResult, at i: Int) {
+            lock.lock(); defer { lock.unlock() }
+            results[i] = r
+        }
+    }
+
+    /// Walks the subtree of the open directory `fd` (which it closes), depth first, with a
+    /// bounded number of open descriptors.
+    private func walkSubtree(fd subtreeFD: Int32, path subtreePath: ContainerPath, into result: inout WalkResult) {
+        var st = stat()
+        fstat(subtreeFD, &st)
+        var stack = [Frame(path: subtreePath, name: Array(subtreePath.name), fd: subtreeFD, device: UInt64(st.st_dev), inode: UInt64(st.st_ino), pending: [])]
+        stack[0].pending = readDirectory(fd: subtreeFD, path: subtreePath, top: false, into: &result)
         var openCount = 1
 
         while !stack.isEmpty {
@@ -78,17 +153,15 @@ public struct Walker {
             }
             var cst = stat()
             fstat(fd, &cst)
-            let frame = Frame(path: path, name: name, fd: fd, device: UInt64(cst.st_dev), inode: UInt64(cst.st_ino), pending: [])
-            stack.append(frame)
+            stack.append(Frame(path: path, name: name, fd: fd, device: UInt64(cst.st_dev), inode: UInt64(cst.st_ino), pending: []))
             openCount += 1
             stack[stack.count - 1].pending = readDirectory(fd: fd, path: path, top: false, into: &result)
-            // Keep the descriptors bounded: close the oldest open ancestor (never the root).
+            // Keep the descriptors bounded: close the oldest open ancestor (never the subtree's own).
             if openCount > maximumOpenDirectories {
                 let oldest = stack.count - maximumOpenDirectories
                 if oldest >= 1, stack[oldest].fd >= 0 { close(stack[oldest].fd); stack[oldest].fd = -1; openCount -= 1 }
             }
         }
-        return result
     }
 
     /// Reopens the directory above `child` through `..`, or from the nearest open ancestor,
@@ -143,13 +216,14 @@ public struct Walker {
         } catch { return [] }
 
         var subdirectories: [[UInt8]] = []
-        var local: [WalkEntry] = []
+        let firstNew = result.entries.count
         var sidecars: [[UInt8]: [AttributeMark]] = [:]
         for name in names {
             if top && skipAtTop.contains(name) { continue }
             let childPath = path.appending(name)
+            let cName = name + [0]
             var st = stat()
-            let rc = (name + [0]).withUnsafeBufferPointer { p in
+            let rc = cName.withUnsafeBufferPointer { p in
                 p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { fstatat(fd, $0, &st, AT_SYMLINK_NOFOLLOW) }
             }
             if rc != 0 {
@@ -176,7 +250,7 @@ public struct Walker {
                 path: childPath, kind: .other, special: nil, size: Int64(st.st_size), allocated: Int64(st.st_blocks) * 512,
                 mode: UInt32(st.st_mode), modifiedSeconds: 0, modifiedNanoseconds: 0,
                 device: UInt64(st.st_dev), inode: UInt64(st.st_ino), linkCount: UInt64(st.st_nlink),
-                symlinkTarget: nil, marks: [])
+                symlinkTarget: nil, header: nil, marks: [])
             #if canImport(Darwin)
             entry.modifiedSeconds = Int64(st.st_mtimespec.tv_sec)
             entry.modifiedNanoseconds = Int32(st.st_mtimespec.tv_nsec)
@@ -185,7 +259,10 @@ public struct Walker {
             entry.modifiedNanoseconds = Int32(st.st_mtim.tv_nsec)
             #endif
             switch format {
-            case UInt32(S_IFREG): entry.kind = .file
+            case UInt32(S_IFREG):
+                entry.kind = .file
+                let wanted = headerLength(childPath, entry.size)
+                if wanted > 0 { entry.header = try? Walker.readFile(at: fd, name, limit: wanted) }
             case UInt32(S_IFDIR): entry.kind = .directory; subdirectories.append(name)
             case UInt32(S_IFLNK): entry.kind = .symlink; entry.symlinkTarget = Walker.readLink(fd: fd, name: name, size: Int(st.st_size))
             case UInt32(S_IFIFO): entry.special = .fifo
@@ -195,19 +272,18 @@ public struct Walker {
             default: break
             }
             do {
-                entry.marks = try readMarks(.child(directory: fd, name: name, fullPath: { Array(self.root.utf8) + [UInt8(ascii: "/")] + childPath.bytes }))
+                entry.marks = try readMarks(.child(directory: fd, cName: cName, root: root, path: childPath))
             } catch let e as SystemError {
                 result.problems.append(WalkProblem(path: childPath, operation: "read attributes", reason: e.reason, vanished: e.code == ENOENT))
             } catch {}
-            local.append(entry)
+            result.entries.append(entry)
         }
         if !sidecars.isEmpty {
-            for i in local.indices {
-                if let marks = sidecars.removeValue(forKey: Array(local[i].path.name)) { local[i].marks += marks }
+            for i in firstNew..<result.entries.count {
+                if let marks = sidecars.removeValue(forKey: Array(result.entries[i].path.name)) { result.entries[i].marks += marks }
             }
             for (name, marks) in sidecars { result.unmatchedSidecars[path.appending(name)] = marks }
         }
-        result.entries += local
         return subdirectories
     }
 
@@ -264,7 +340,7 @@ public struct Walker {
             throw SystemError(code: EINVAL, operation: "open", path: ByteText.display(name))
         }
         var out = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var buffer = [UInt8](repeating: 0, count: min(limit, 64 * 1024))
         while out.count < limit {
             let want = min(buffer.count, limit - out.count)
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, want) }

@@ -2,6 +2,41 @@ import ArgumentParser
 import Foundation
 import SandboxAudit
 
+extension ReportFormat: ExpressibleByArgument {}
+
+/// `--output FORMAT=PATH`.
+struct OutputArgument: ExpressibleByArgument {
+    let format: ReportFormat
+    let path: String
+    init?(argument: String) {
+        guard let eq = argument.firstIndex(of: "="), let f = ReportFormat(rawValue: String(argument[..<eq])) else { return nil }
+        let p = String(argument[argument.index(after: eq)...])
+        guard !p.isEmpty else { return nil }
+        format = f
+        path = p
+    }
+}
+
+/// The scan's result, kept so that exit does not spend time freeing hundreds of thousands of
+/// entries one by one: the process is ending anyway.
+nonisolated(unsafe) var keptUntilExit: Any?
+
+/// Annotations name files relative to the working directory (the repository) when the
+/// container lies inside it.
+func githubPathPrefix(_ dataRoot: String) -> String {
+    let cwd = FileManager.default.currentDirectoryPath
+    if dataRoot == cwd { return "." }
+    return dataRoot.hasPrefix(cwd + "/") ? String(dataRoot.dropFirst(cwd.count + 1)) : dataRoot
+}
+
+/// Appends to the GitHub job summary file (GitHub creates it; appending is its documented use).
+func appendJobSummary(_ markdown: String, to path: String) throws {
+    guard let handle = FileHandle(forWritingAtPath: path) else { throw InputError("cannot write the job summary \(path)") }
+    defer { try? handle.close() }
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(markdown.utf8))
+}
+
 struct Scan: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Scan a data container and report backup size, update and restore survival, budgets and findings.",
@@ -12,13 +47,14 @@ struct Scan: ParsableCommand {
             --write-baseline is the only thing that writes, and it refuses to overwrite without --force.
             """)
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
-
     @Argument(help: "The data container or .xcappdata package.")
     var path: String
 
-    @Option(help: "Output format: text or json.")
-    var format: Format = .text
+    @Option(help: "Console format: text, json, sarif, junit, github (workflow annotations), markdown or html.")
+    var format: ReportFormat = .text
+
+    @Option(name: .customLong("output"), help: ArgumentHelp("WRITES: also write FORMAT to PATH, from the same scan (repeatable). Written to a temporary file renamed into place.", valueName: "FORMAT=PATH"))
+    var outputs: [OutputArgument] = []
 
     @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding is at or above this severity: error, warning or note (default: the policy's failOn, else error).")
     var failOn: Severity?
@@ -65,12 +101,18 @@ struct Scan: ParsableCommand {
         let previous = try baseline.map(Baseline.load)
 
         let result = try Audit.run(path, policy: policy, baseline: previous)
+        keptUntilExit = result
         if let target = writeBaseline {
             try AtomicFile.write(Array((Baseline(result).json.pretty + "\n").utf8), to: target, overwrite: force)
         }
-        switch format {
-        case .text: emit(TextReport(useColor: colorWanted(), failOn: failLevel).render(result))
-        case .json: emit(JSONReport.scan(result, failOn: failLevel).pretty + "\n")
+        let prefix = githubPathPrefix(result.inventory.container.dataRoot)
+        for output in outputs {
+            let text = output.format.render(result, .init(failOn: failLevel, color: false, pathPrefix: prefix))
+            try AtomicFile.write(Array(text.utf8), to: output.path)
+        }
+        emit(format.render(result, .init(failOn: failLevel, color: colorWanted(), pathPrefix: prefix)))
+        if format == .github, let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
+            try appendJobSummary(MarkdownReport.render(result, failOn: failLevel), to: summary)
         }
         if result.fails(at: failLevel) { throw ExitCode(1) }
     }
