@@ -22,5 +22,8 @@ do {
     if SandboxAuditCommand.exitCode(for: error) == .success {
         SandboxAuditCommand.exit(withError: error) // --help, --version
     }
-    fail(SandboxAuditCommand.message(for: error) + " (see 'sandbox-audit --help')")
+    // One line: ArgumentParser lists valid values on further lines.
+    let message = SandboxAuditCommand.message(for: error).split(whereSeparator: \.isNewline)
+        .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+    fail(message + " (see 'sandbox-audit --help')")
 }

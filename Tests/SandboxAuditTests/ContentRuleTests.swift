@@ -130,8 +130,8 @@ final class ContentRuleTests: XCTestCase {
         try Fixture.container(at: dir.path)
         try Fixture.file(dir.sub("Library/Caches/fake.sqlite"), size: 5_000_000) // zeros: no header
         try Fixture.bytes(dir.sub("Library/Caches/fake.realm"), Array("not a realm file at all, really".utf8))
-        try Fixture.bytes(dir.sub("Library/Caches/data.bin"), VolatileStore.sqliteHeader + [UInt8](repeating: 0, count: 100))
-        try Fixture.bytes(dir.sub("tmp/blob"), VolatileStore.sampleRealmHeader + [1, 2, 3])
+        try Fixture.bytes(dir.sub("Library/Caches/data.bin"), VolatileStore.sqliteHeader + [UInt8](repeating: 0, count: 600))
+        try Fixture.bytes(dir.sub("tmp/blob"), VolatileStore.sampleRealmFile)
         try Fixture.bytes(dir.sub("tmp/short"), Array("SQLite format".utf8)) // under 16 bytes: never read
         let f = try findings(dir, "volatile-store")
         XCTAssertEqual(f.map { $0.path?.display }, ["Library/Caches/data.bin", "tmp/blob"])
@@ -147,7 +147,7 @@ final class ContentRuleTests: XCTestCase {
     func testSystemCachesAreExempt() throws {
         let dir = try TempDir()
         try Fixture.container(at: dir.path)
-        let db = VolatileStore.sqliteHeader + [0, 0, 0, 0]
+        let db = VolatileStore.sampleSQLiteFile
         for path in ["Library/Caches/Cache.db", "Library/Caches/com.example.app/Cache.db", "tmp/Cache.db",
                      "Library/Caches/com.apple.WebKit.Networking/a.db", "Library/Caches/com.apple.nsurlsessiond/x/y.db",
                      "Library/Caches/com.example.app/com.apple.metal/shaders.db"] {

@@ -13,27 +13,50 @@ public enum Zone: String, CaseIterable, Sendable, Comparable {
     /// `SystemData/` and the container-manager metadata plist: managed by the system.
     case system
 
-    public static func < (a: Zone, b: Zone) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    public static func < (a: Zone, b: Zone) -> Bool { a.ordinal < b.ordinal }
+
+    /// The zone of a path relative to the data root. Compares bytes only: it runs for every
+    /// entry of the container.
+    public static func of(_ path: ContainerPath) -> Zone {
+        path.bytes.withUnsafeBufferPointer { b in
+            var end = 0
+            while end < b.count, b[end] != UInt8(ascii: "/") { end += 1 }
+            let first = UnsafeBufferPointer(rebasing: b[0..<end])
+            if first.elementsEqual(Zone.documentsName) { return .documents }
+            if first.elementsEqual(Zone.tmpName) { return .tmp }
+            if first.elementsEqual(Zone.systemDataName) || first.elementsEqual(Zone.metadataName) { return .system }
+            guard first.elementsEqual(Zone.libraryName) else { return .root }
+            guard end < b.count else { return .library }
+            var secondEnd = end + 1
+            while secondEnd < b.count, b[secondEnd] != UInt8(ascii: "/") { secondEnd += 1 }
+            let second = UnsafeBufferPointer(rebasing: b[(end + 1)..<secondEnd])
+            if second.elementsEqual(Zone.applicationSupportName) { return .applicationSupport }
+            if second.elementsEqual(Zone.cachesName) { return .caches }
+            if second.elementsEqual(Zone.preferencesName) { return .preferences }
+            return .library
+        }
     }
 
-    /// The zone of a path relative to the data root.
-    public static func of(_ path: ContainerPath) -> Zone {
-        let parts = path.leadingComponents(2)
-        guard let first = parts.first else { return .root }
-        switch String(decoding: first, as: UTF8.self) {
-        case "Documents": return .documents
-        case "tmp": return .tmp
-        case "SystemData", Container.simulatorMetadata: return .system
-        case "Library":
-            guard parts.count > 1 else { return .library }
-            switch String(decoding: parts[1], as: UTF8.self) {
-            case "Application Support": return .applicationSupport
-            case "Caches": return .caches
-            case "Preferences": return .preferences
-            default: return .library
-            }
-        default: return .root
+    static let documentsName = Array("Documents".utf8)
+    static let tmpName = Array("tmp".utf8)
+    static let libraryName = Array("Library".utf8)
+    static let systemDataName = Array("SystemData".utf8)
+    static let metadataName = Array(Container.simulatorMetadata.utf8)
+    static let applicationSupportName = Array("Application Support".utf8)
+    static let cachesName = Array("Caches".utf8)
+    static let preferencesName = Array("Preferences".utf8)
+
+    /// Position in `allCases`, for arrays indexed by zone.
+    public var ordinal: Int {
+        switch self {
+        case .documents: return 0
+        case .applicationSupport: return 1
+        case .caches: return 2
+        case .preferences: return 3
+        case .library: return 4
+        case .tmp: return 5
+        case .root: return 6
+        case .system: return 7
         }
     }
 

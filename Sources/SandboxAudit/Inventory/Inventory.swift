@@ -1,7 +1,8 @@
 import Foundation
 
-/// One entry with its zone and verdicts: the model every output is built from.
-public struct InventoryEntry: Sendable {
+/// One entry with its zone and verdicts: the model every output is built from. A class, so
+/// that the rules' passes over hundreds of thousands of entries share rather than copy them.
+public final class InventoryEntry: Sendable {
     public let entry: WalkEntry
     public let zone: Zone
     /// The nearest path carrying the exclude attribute: the entry itself or its closest marked
@@ -10,6 +11,13 @@ public struct InventoryEntry: Sendable {
     /// False for the second and later paths of a hard-linked file, and for system entries:
     /// their bytes are not added to any total.
     public let countsInTotals: Bool
+
+    init(entry: WalkEntry, zone: Zone, excludedBy: ContainerPath?, countsInTotals: Bool) {
+        self.entry = entry
+        self.zone = zone
+        self.excludedBy = excludedBy
+        self.countsInTotals = countsInTotals
+    }
 
     public var path: ContainerPath { entry.path }
     public var isSystem: Bool { zone == .system }
@@ -75,20 +83,28 @@ public struct Inventory: Sendable {
         self.problems = walk.problems.sorted { $0.path < $1.path }
         self.rootMarks = walk.rootMarks
         self.sidecarCount = walk.sidecarCount
-        let raw = walk.entries.sorted { $0.path < $1.path }
+        let raw = Inventory.sortedByPath(walk.entries)
 
         // Exclusion flows down: a parent sorts before its children, so one pass suffices.
         let rootExcluded = walk.rootMarks.contains { $0.attribute == .exclude }
         var directoryExclusion: [ContainerPath: ContainerPath?] = [:]
         var excludedBy: [ContainerPath?] = []
         excludedBy.reserveCapacity(raw.count)
+        // Siblings sort next to each other: remember the last parent looked up, so most entries
+        // need neither a new parent path nor a dictionary lookup.
+        var lastParent = ContainerPath.root
+        var lastInherited: ContainerPath? = rootExcluded ? .root : nil
         for e in raw {
-            let inherited: ContainerPath?
-            if let parent = e.path.parent, !parent.isRoot {
-                inherited = directoryExclusion[parent] ?? nil
-            } else {
-                inherited = rootExcluded ? .root : nil
+            let bytes = e.path.bytes
+            let cut = bytes.lastIndex(of: UInt8(ascii: "/")) ?? 0
+            let sameParent = cut == lastParent.bytes.count && bytes.withUnsafeBufferPointer { b in
+                lastParent.bytes.withUnsafeBufferPointer { p in cut == 0 || memcmp(b.baseAddress!, p.baseAddress!, cut) == 0 }
             }
+            if !sameParent {
+                lastParent = ContainerPath(bytes: Array(bytes[..<cut]))
+                lastInherited = directoryExclusion[lastParent] ?? nil
+            }
+            let inherited = lastInherited
             let own = e.marks.contains { $0.attribute == .exclude }
             let by = own ? e.path : inherited
             excludedBy.append(by)
@@ -111,7 +127,7 @@ public struct Inventory: Sendable {
 
         var entries: [InventoryEntry] = []
         entries.reserveCapacity(raw.count)
-        var totals: [Zone: ZoneTotals] = [:]
+        var totals = [ZoneTotals?](repeating: nil, count: Zone.allCases.count)
         for (i, e) in raw.enumerated() {
             let zone = zones[i]
             var counts = zone != .system
@@ -121,7 +137,7 @@ public struct Inventory: Sendable {
             let item = InventoryEntry(entry: e, zone: zone, excludedBy: excludedBy[i], countsInTotals: counts)
             entries.append(item)
             guard counts else { continue }
-            var t = totals[zone] ?? ZoneTotals()
+            var t = totals[zone.ordinal] ?? ZoneTotals()
             let content: Int64 = (e.kind == .file || e.kind == .symlink) ? e.size : 0
             switch e.kind {
             case .file: t.files += 1
@@ -134,10 +150,39 @@ public struct Inventory: Sendable {
             if item.backedUp == true { t.backedUpSize += content }
             if item.excludedBy != nil { t.excludedSize += content }
             if item.survivesUpdate == true { t.survivesUpdateSize += content }
-            totals[zone] = t
+            totals[zone.ordinal] = t
         }
         self.entries = entries
-        self.zoneTotals = totals
+        var byZone: [Zone: ZoneTotals] = [:]
+        for zone in Zone.allCases { if let t = totals[zone.ordinal] { byZone[zone] = t } }
+        self.zoneTotals = byZone
+    }
+
+    /// Sorts by path bytes; large inventories are sorted in two halves on two cores, then merged.
+    static func sortedByPath(_ entries: [WalkEntry]) -> [WalkEntry] {
+        var all = entries
+        guard all.count >= 20_000 else {
+            all.sort { $0.path < $1.path }
+            return all
+        }
+        let mid = all.count / 2
+        all.withUnsafeMutableBufferPointer { buffer in
+            let whole = buffer
+            DispatchQueue.concurrentPerform(iterations: 2) { half in
+                let range = half == 0 ? 0..<mid : mid..<whole.count
+                var part = UnsafeMutableBufferPointer(rebasing: whole[range])
+                part.sort { $0.path < $1.path }
+            }
+        }
+        var merged: [WalkEntry] = []
+        merged.reserveCapacity(all.count)
+        var i = 0, j = mid
+        while i < mid && j < all.count {
+            if all[j].path < all[i].path { merged.append(all[j]); j += 1 } else { merged.append(all[i]); i += 1 }
+        }
+        merged += all[i..<mid]
+        merged += all[j...]
+        return merged
     }
 
     /// The subtree size (content bytes that count) under each top-level item.

@@ -36,7 +36,7 @@ public struct ExcludedUserData: Rule {
             }
             return true
         }
-        for e in inventory.entries where e.countsInTotals && e.entry.kind != .directory {
+        for e in inventory.entries where e.excludedBy != nil && e.zone == .documents && e.countsInTotals && e.entry.kind != .directory {
             if let by = e.excludedBy, let top = topmost.first(where: { e.path.isWithin($0.path) }), by.isWithin(top.path) {
                 sizes[top.path, default: 0] += e.entry.size
             }

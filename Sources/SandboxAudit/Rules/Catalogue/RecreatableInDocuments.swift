@@ -50,18 +50,19 @@ public struct RecreatableInDocuments: Rule {
         var flagged: [ContainerPath] = []
         var reasons: [ContainerPath: String] = [:]
         var sizes: [ContainerPath: Int64] = [:]
+        // The flagged folder above each folder, inherited downward: parents sort before children.
+        var owner: [ContainerPath: ContainerPath] = [:]
         for e in inventory.entries where e.zone == .documents && e.path.depth >= 2 {
-            // Sum contents under flagged folders (parents sort before children).
-            if e.countsInTotals, e.entry.kind == .file || e.entry.kind == .symlink,
-               let folder = flagged.last(where: { e.path.isWithin($0) }) {
-                sizes[folder, default: 0] += e.entry.size
+            if let folder = e.path.parent.flatMap({ owner[$0] }) {
+                if e.entry.kind == .directory { owner[e.path] = folder }
+                if e.countsInTotals, e.entry.kind == .file || e.entry.kind == .symlink { sizes[folder, default: 0] += e.entry.size }
                 continue
             }
-            if flagged.contains(where: { e.path.isWithin($0) }) { continue }
             guard e.backedUp == true, let why = RecreatableInDocuments.matches(e.entry) else { continue }
             flagged.append(e.path)
             reasons[e.path] = why
             sizes[e.path] = e.entry.kind == .file && e.countsInTotals ? e.entry.size : 0
+            if e.entry.kind == .directory { owner[e.path] = e.path }
         }
         return flagged.map { path in
             finding(path, "looks re-creatable (\(reasons[path]!)) yet sits in Documents, where it is backed up (\(ByteSize.format(sizes[path] ?? 0)))", size: sizes[path] ?? 0)

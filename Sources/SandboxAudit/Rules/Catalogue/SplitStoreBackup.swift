@@ -74,7 +74,12 @@ public struct SplitStoreBackup: Rule {
 
     /// The path of the main file `e` would be a companion of, when its name and kind fit, and
     /// whether that is a Realm store.
+    /// Every member suffix as bytes, to reject most names before any allocation.
+    static let memberSuffixes: [[UInt8]] = sqliteMembers.map { Array($0.utf8) } + realmMembers.map { Array((".realm" + $0).utf8) }
+
     static func mainPath(of e: InventoryEntry) -> (ContainerPath, Bool)? {
+        let bytes = e.path.bytes
+        guard memberSuffixes.contains(where: { bytes.count > $0.count && bytes[(bytes.count - $0.count)...].elementsEqual($0) }) else { return nil }
         let name = Array(e.path.name)
         guard let parent = e.path.parent else { return nil }
         let isDirectory = e.entry.kind == .directory

@@ -14,6 +14,9 @@ public struct VolatileStore: Rule {
 
     /// A Realm file's first 24 bytes as the examples write them (empty top refs, format 23).
     public static let sampleRealmHeader: [UInt8] = [UInt8](repeating: 0, count: 16) + Array("T-DB".utf8) + [23, 23, 0, 0]
+    /// One 4 KiB page behind each header: the smallest real files of each kind, for examples.
+    public static let sampleSQLiteFile: [UInt8] = sqliteHeader + [0x10, 0x00, 0x01, 0x01] + [UInt8](repeating: 0, count: 4076)
+    public static let sampleRealmFile: [UInt8] = sampleRealmHeader + [UInt8](repeating: 0, count: 4072)
 
     public let description = RuleDescription(
         id: "volatile-store",
@@ -32,16 +35,16 @@ public struct VolatileStore: Rule {
         defaultSeverity: .warning,
         severityNote: nil,
         triggeringExamples: [
-            RuleExample("A SQLite store in Caches", [.bytes("Library/Caches/offline.sqlite", VolatileStore.sqliteHeader + [0x10, 0x00, 0x01, 0x01])],
+            RuleExample("A SQLite store in Caches", [.bytes("Library/Caches/offline.sqlite", VolatileStore.sampleSQLiteFile)],
                         expect: ["Library/Caches/offline.sqlite"]),
-            RuleExample("A Realm file (`T-DB` at offset 16) in tmp", [.bytes("tmp/session.realm", VolatileStore.sampleRealmHeader)], expect: ["tmp/session.realm"]),
-            RuleExample("A SQLite database under another name", [.bytes("Library/Caches/com.example.app/state.bin", VolatileStore.sqliteHeader)],
+            RuleExample("A Realm file (`T-DB` at offset 16) in tmp", [.bytes("tmp/session.realm", VolatileStore.sampleRealmFile)], expect: ["tmp/session.realm"]),
+            RuleExample("A SQLite database under another name", [.bytes("Library/Caches/com.example.app/state.bin", VolatileStore.sampleSQLiteFile)],
                         expect: ["Library/Caches/com.example.app/state.bin"]),
         ],
         nonTriggeringExamples: [
-            RuleExample("The URL cache", [.bytes("Library/Caches/com.example.app/Cache.db", VolatileStore.sqliteHeader), .file("Library/Caches/com.example.app/Cache.db-wal", size: 4096)]),
-            RuleExample("A system framework's cache", [.bytes("Library/Caches/com.apple.WebKit.Networking/WebsiteData/observations.db", VolatileStore.sqliteHeader)]),
-            RuleExample("A SQLite store in Application Support", [.bytes("Library/Application Support/app.sqlite", VolatileStore.sqliteHeader)]),
+            RuleExample("The URL cache", [.bytes("Library/Caches/com.example.app/Cache.db", VolatileStore.sampleSQLiteFile), .file("Library/Caches/com.example.app/Cache.db-wal", size: 4096)]),
+            RuleExample("A system framework's cache", [.bytes("Library/Caches/com.apple.WebKit.Networking/WebsiteData/observations.db", VolatileStore.sampleSQLiteFile)]),
+            RuleExample("A SQLite store in Application Support", [.bytes("Library/Application Support/app.sqlite", VolatileStore.sampleSQLiteFile)]),
             RuleExample("A file named .sqlite that is not SQLite", [.file("Library/Caches/thumbs.sqlite", size: 4096)]),
         ])
 
@@ -49,14 +52,26 @@ public struct VolatileStore: Rule {
         guard let reader = context.content else { return [] }
         return inventory.entries.compactMap { e in
             guard e.zone == .caches || e.zone == .tmp, e.entry.kind == .file,
-                  e.entry.size >= Int64(Self.sqliteHeader.count), !Self.isExempt(e.path) else { return nil }
-            guard let header = reader.read(e.path, limit: Self.headerLength), let kind = Self.databaseKind(header) else { return nil }
+                  e.entry.size >= Self.minimumDatabaseSize, !Self.isExempt(e.path) else { return nil }
+            // The walk records the header of the files this rule looks at (see wantsHeader).
+            guard let header = e.entry.header ?? reader.read(e.path, limit: Self.headerLength), let kind = Self.databaseKind(header) else { return nil }
             let place = e.zone == .caches
                 ? "Library/Caches, which the system may purge when storage is low"
                 : "tmp, which the system purges while the app is not running (and an update drops)"
             return finding(e.path, "\(kind) database (\(ByteSize.format(e.entry.size))) in \(place): the app must rebuild it, or keep it elsewhere", size: e.entry.size)
         }
     }
+
+    /// The files whose header the walk should record for this rule.
+    public static func wantsHeader(_ path: ContainerPath, size: Int64) -> Bool {
+        guard size >= minimumDatabaseSize else { return false }
+        let zone = Zone.of(path)
+        return zone == .caches || zone == .tmp
+    }
+
+    /// Smaller files are not read: a SQLite file that has a header is at least one page (512
+    /// bytes at the smallest page size), and a Realm file at least 4 KiB.
+    static let minimumDatabaseSize: Int64 = 512
 
     /// "SQLite" or "Realm" when the first bytes of a file carry that header.
     public static func databaseKind(_ header: [UInt8]) -> String? {
