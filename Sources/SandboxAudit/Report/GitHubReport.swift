@@ -1,0 +1,42 @@
+/// GitHub Actions workflow commands: one annotation per finding, most severe first. GitHub shows
+/// at most 10 errors, 10 warnings and 10 notices per step, so the rest of each kind is summed up
+/// in one notice.
+public enum GitHubReport {
+    public static let perKind = 10
+
+    /// `pathPrefix` is prepended to container paths so annotations point at files in the
+    /// repository when the container lies inside it.
+    public static func render(_ result: AuditResult, pathPrefix: String) -> String {
+        var lines: [String] = []
+        var left: [String] = []
+        let ordered = result.findings.enumerated().sorted { a, b in
+            if a.element.severity != b.element.severity { return a.element.severity > b.element.severity }
+            if (a.element.size ?? 0) != (b.element.size ?? 0) { return (a.element.size ?? 0) > (b.element.size ?? 0) }
+            return a.offset < b.offset
+        }.map(\.element)
+        for severity in [Severity.error, .warning, .note] {
+            let group = ordered.filter { $0.severity == severity }
+            let command = severity == .note ? "notice" : severity.rawValue
+            // Notices share their 10 with the summary notice.
+            let room = severity == .note ? perKind - 1 : perKind
+            for f in group.prefix(room) {
+                let file = f.path.map { $0.isRoot ? pathPrefix : pathPrefix + "/" + $0.display } ?? pathPrefix
+                lines.append("::\(command) file=\(property(file)),title=\(property("\(f.ruleId) (sandbox-audit)"))::\(data(f.message))")
+            }
+            if group.count > room { left.append("\(group.count - room) more \(severity.rawValue)\(group.count - room == 1 ? "" : "s")") }
+        }
+        if !left.isEmpty {
+            lines.append("::notice title=sandbox-audit::\(data("Not annotated (GitHub shows 10 of each per step): " + left.joined(separator: ", ") + ". See the job summary or the full report."))")
+        }
+        return lines.map { $0 + "\n" }.joined()
+    }
+
+    /// Workflow-command escaping: data escapes %, CR and LF; properties also `:` and `,`.
+    static func data(_ s: String) -> String {
+        s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
+    }
+
+    static func property(_ s: String) -> String {
+        data(s).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+    }
+}

@@ -1,0 +1,66 @@
+/// JUnit XML, the format every CI server reads: one test suite per rule that ran, a test case
+/// per subject it reported (failed when at or above the fail level), a passing case for a rule
+/// that found nothing, and a suite of budgets with one case each.
+public enum JUnitReport {
+    public static func render(_ result: AuditResult, failOn: Severity) -> String {
+        let x = XMLText.escape
+        var suites: [String] = []
+        var totalTests = 0, totalFailures = 0
+        let byRule = Dictionary(grouping: result.findings, by: \.ruleId)
+        for rule in RuleCatalogue.all where !result.context.policy.disabledRules.contains(rule.id) {
+            let findings = byRule[rule.id] ?? []
+            var cases: [String] = []
+            var failures = 0
+            if findings.isEmpty {
+                cases.append("    <testcase classname=\"\(x(rule.id))\" name=\"container\"/>")
+            }
+            for f in findings {
+                let name = x(f.path?.display ?? ".")
+                if f.severity >= failOn {
+                    failures += 1
+                    cases.append("""
+                            <testcase classname="\(x(rule.id))" name="\(name)">
+                              <failure type="\(f.severity.rawValue)" message="\(x(f.message))">\(x(f.message))&#10;fix: \(x(rule.description.fix))</failure>
+                            </testcase>
+                        """)
+                } else {
+                    cases.append("""
+                            <testcase classname="\(x(rule.id))" name="\(name)">
+                              <system-out>\(x(f.severity.rawValue)): \(x(f.message))</system-out>
+                            </testcase>
+                        """)
+                }
+            }
+            totalTests += cases.count
+            totalFailures += failures
+            suites.append("  <testsuite name=\"\(x(rule.id))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\">\n" + cases.joined(separator: "\n") + "\n  </testsuite>")
+        }
+        if !result.budgets.isEmpty {
+            var cases: [String] = []
+            var failures = 0
+            for r in result.budgets {
+                let name = x(r.budget.name)
+                if r.measured == nil {
+                    cases.append("    <testcase classname=\"budgets\" name=\"\(name)\">\n      <skipped message=\"needs --baseline\"/>\n    </testcase>")
+                } else if r.exceeded {
+                    failures += 1
+                    let text = "\(ByteSize.format(r.measured ?? 0)) of \(ByteSize.format(r.limit)), over by \(ByteSize.format(r.overshoot))"
+                    cases.append("    <testcase classname=\"budgets\" name=\"\(name)\">\n      <failure type=\"budget-exceeded\" message=\"\(x(text))\">\(x(text))</failure>\n    </testcase>")
+                } else {
+                    cases.append("    <testcase classname=\"budgets\" name=\"\(name)\">\n      <system-out>\(x("\(ByteSize.format(r.measured ?? 0)) of \(ByteSize.format(r.limit))"))</system-out>\n    </testcase>")
+                }
+            }
+            let skipped = result.budgets.filter { $0.measured == nil }.count
+            totalTests += cases.count
+            totalFailures += failures
+            suites.append("  <testsuite name=\"budgets\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\">\n" + cases.joined(separator: "\n") + "\n  </testsuite>")
+        }
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <testsuites name="sandbox-audit" tests="\(totalTests)" failures="\(totalFailures)" errors="0">
+            \(suites.joined(separator: "\n"))
+            </testsuites>
+
+            """
+    }
+}

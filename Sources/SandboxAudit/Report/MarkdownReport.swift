@@ -1,0 +1,94 @@
+/// Markdown for a pull-request comment or a GitHub job summary: headline numbers, budgets with
+/// use, baseline deltas, and the findings table (folded past the first 20).
+public enum MarkdownReport {
+    public static let unfolded = 20
+
+    /// Escapes text for a GitHub-flavoured Markdown table cell.
+    static func cell(_ s: String) -> String {
+        var out = ""
+        for ch in s {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "|": out += "&#124;"
+            case "\n", "\r": out += "<br>"
+            case "\\", "`", "*", "_", "[", "]", "#", "~", "!": out += "\\" + String(ch)
+            default: out.append(ch)
+            }
+        }
+        return out
+    }
+
+    public static func render(_ result: AuditResult, failOn: Severity) -> String {
+        let inv = result.inventory
+        let c = inv.container
+        var identity = c.bundleIdentifier ?? "unidentified app"
+        if let v = c.version { identity += " \(v)" }
+        let failed = result.fails(at: failOn)
+        var md = "## sandbox-audit: \(cell(identity)) \(failed ? "❌" : "✅")\n\n"
+        md += "\(result.count(.error)) error(s), \(result.count(.warning)) warning(s), \(result.count(.note)) note(s); fails at \(failOn.rawValue).\n\n"
+        let delta: (Int64) -> String = { $0 == 0 ? "±0 B" : ($0 > 0 ? "+" : "") + ByteSize.format($0) }
+        md += "| | size |" + (result.comparison != nil ? " since the baseline |" : "") + "\n|---|---:|" + (result.comparison != nil ? "---:|" : "") + "\n"
+        md += "| Backup footprint | **\(ByteSize.format(inv.backupFootprint))** |" + (result.comparison.map { " \(delta($0.footprintDelta)) |" } ?? "") + "\n"
+        md += "| Kept on update | \(ByteSize.format(inv.keptOnUpdate)) |" + (result.comparison != nil ? " |" : "") + "\n"
+        md += "| Kept on restore | \(ByteSize.format(inv.keptOnRestore)) |" + (result.comparison != nil ? " |" : "") + "\n"
+        if let cmp = result.comparison {
+            md += "| Churn (new or changed, backed up) | \(ByteSize.format(cmp.churn)) | |\n"
+        }
+        md += "\n"
+
+        if !result.budgets.isEmpty {
+            md += "### Budgets\n\n| budget | use | % | |\n|---|---:|---:|---|\n"
+            for r in result.budgets {
+                guard let m = r.measured, let p = r.percent else {
+                    md += "| \(cell(r.budget.name)) | not measured | | needs a baseline |\n"
+                    continue
+                }
+                md += "| \(cell(r.budget.name)) | \(ByteSize.format(m)) of \(ByteSize.format(r.limit)) | \(p.isFinite ? String(Int(p.rounded())) : "∞")% | "
+                md += r.exceeded ? "❌ over by \(ByteSize.format(r.overshoot)) |\n" : "✅ |\n"
+            }
+            md += "\n"
+        }
+
+        if let cmp = result.comparison {
+            let moved = cmp.zones.filter { $0.before != $0.after }
+            if !moved.isEmpty {
+                md += "### Backed up per zone, since the baseline\n\n| zone | before | after | change |\n|---|---:|---:|---:|\n"
+                for z in moved {
+                    md += "| \(cell(z.zone.title)) | \(ByteSize.format(z.before)) | \(ByteSize.format(z.after)) | \(delta(z.after - z.before)) |\n"
+                }
+                md += "\n"
+            }
+            if !cmp.grew.isEmpty || !cmp.added.isEmpty {
+                md += "Grew most: " + cmp.grew.prefix(5).map { "\(cell($0.path.display)) (\(delta($0.delta)))" }.joined(separator: ", ")
+                md += cmp.grew.isEmpty ? "none" : ""
+                md += ". Added: \(cmp.added.count) file(s), removed: \(cmp.removed.count).\n\n"
+            }
+        }
+
+        var notReported: [String] = []
+        if result.baselineFindings > 0 { notReported.append("\(result.baselineFindings) already in the baseline") }
+        if result.ignoredFindings > 0 { notReported.append("\(result.ignoredFindings) on ignored paths") }
+        if result.findings.isEmpty {
+            md += "No findings."
+        } else {
+            let header = "| severity | rule | path | finding |\n|---|---|---|---|\n"
+            func row(_ f: Finding) -> String {
+                let icon = f.severity == .error ? "🛑" : (f.severity == .warning ? "⚠️" : "ℹ️")
+                return "| \(icon) \(f.severity.rawValue) | \(cell(f.ruleId)) | \(cell(f.path?.display ?? ".")) | \(cell(f.message)) |\n"
+            }
+            let ordered = result.findings.enumerated().sorted { a, b in
+                a.element.severity != b.element.severity ? a.element.severity > b.element.severity : a.offset < b.offset
+            }.map(\.element)
+            md += "### Findings\n\n" + header + ordered.prefix(unfolded).map(row).joined()
+            if ordered.count > unfolded {
+                md += "\n<details><summary>\(ordered.count - unfolded) more finding(s)</summary>\n\n" + header
+                md += ordered.dropFirst(unfolded).map(row).joined() + "\n</details>\n"
+            }
+        }
+        if !notReported.isEmpty { md += "\nNot reported: " + notReported.joined(separator: ", ") + "." }
+        md += "\n\n<sub>\(ByteSize.unitsNote). sandbox-audit \(Audit.toolVersion).</sub>\n"
+        return md
+    }
+}

@@ -1,0 +1,29 @@
+/// Every output format of `scan`, rendered from one audit result.
+public enum ReportFormat: String, CaseIterable, Sendable {
+    case text, json, sarif, junit, github, markdown, html
+
+    public struct Options: Sendable {
+        public var failOn: Severity
+        public var color: Bool
+        /// For `github`: prepended to container paths so annotations point at repository files.
+        public var pathPrefix: String
+
+        public init(failOn: Severity, color: Bool = false, pathPrefix: String = ".") {
+            self.failOn = failOn
+            self.color = color
+            self.pathPrefix = pathPrefix
+        }
+    }
+
+    public func render(_ result: AuditResult, _ options: Options) -> String {
+        switch self {
+        case .text: return TextReport(useColor: options.color, failOn: options.failOn).render(result)
+        case .json: return JSONReport.scan(result, failOn: options.failOn).pretty + "\n"
+        case .sarif: return SARIFReport.render(result).pretty + "\n"
+        case .junit: return JUnitReport.render(result, failOn: options.failOn)
+        case .github: return GitHubReport.render(result, pathPrefix: options.pathPrefix)
+        case .markdown: return MarkdownReport.render(result, failOn: options.failOn)
+        case .html: return HTMLReport.render(result, failOn: options.failOn)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+/// SARIF 2.1.0 (OASIS), for GitHub code scanning and other SARIF consumers. Validated against
+/// the official schema by the tests.
+public enum SARIFReport {
+    /// The `uriBaseId` under which result locations are given; `originalUriBaseIds` maps it to
+    /// the data root.
+    public static let uriBaseId = "DATAROOT"
+    public static let fingerprintKey = "sandboxAudit/v1"
+
+    public static func render(_ result: AuditResult) -> JSON {
+        let rules = RuleCatalogue.all.filter { !result.context.policy.disabledRules.contains($0.id) }
+        let index = Dictionary(uniqueKeysWithValues: rules.enumerated().map { ($1.id, $0) })
+        let driver: JSON = .object([
+            ("name", .string("sandbox-audit")),
+            ("version", .string(Audit.toolVersion)),
+            ("semanticVersion", .string(Audit.toolVersion)),
+            ("rules", .array(rules.map(rule))),
+        ])
+        let results: [JSON] = result.findings.map { f in
+            var fields: [(String, JSON)] = [
+                ("ruleId", .string(f.ruleId)),
+                ("ruleIndex", .int(Int64(index[f.ruleId] ?? 0))),
+                ("level", .string(level(f.severity))),
+                ("message", .object([("text", .string(f.message))])),
+                ("locations", .array([location(f.path ?? .root)])),
+                ("partialFingerprints", .object([(fingerprintKey, .string(fingerprint(f)))])),
+            ]
+            var properties: [(String, JSON)] = []
+            if let size = f.size { properties.append(("size", .int(size))) }
+            if let b64 = f.path?.base64 { properties.append(("pathBase64", .string(b64))) }
+            if !properties.isEmpty { fields.append(("properties", .object(properties))) }
+            return .object(fields)
+        }
+        let inv = result.inventory
+        var runProperties: [(String, JSON)] = [
+            ("backupFootprint", .int(inv.backupFootprint)),
+            ("keptOnUpdate", .int(inv.keptOnUpdate)),
+            ("keptOnRestore", .int(inv.keptOnRestore)),
+        ]
+        if let id = inv.container.bundleIdentifier { runProperties.append(("bundleIdentifier", .string(id))) }
+        return .object([
+            ("$schema", .string("https://json.schemastore.org/sarif-2.1.0.json")),
+            ("version", .string("2.1.0")),
+            ("runs", .array([.object([
+                ("tool", .object([("driver", driver)])),
+                ("originalUriBaseIds", .object([(uriBaseId, .object([
+                    ("uri", .string(fileURI(inv.container.dataRoot))),
+                    ("description", .object([("text", .string("The app's data root"))])),
+                ]))])),
+                ("results", .array(results)),
+                ("properties", .object(runProperties)),
+            ])])),
+        ])
+    }
+
+    static func rule(_ r: any Rule) -> JSON {
+        let d = r.description
+        // PascalCase name, as SARIF viewers expect ("MisplacedAtRoot").
+        let name = d.id.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        return .object([
+            ("id", .string(d.id)),
+            ("name", .string(name)),
+            ("shortDescription", .object([("text", .string(d.summary))])),
+            ("fullDescription", .object([("text", .string(d.rationale))])),
+            ("help", .object([
+                ("text", .string("Fix: \(d.fix)\n\n\(d.rationale)")),
+                ("markdown", .string("**Fix:** \(d.fix)\n\n\(d.rationale)\n\nRun `sandbox-audit rules \(d.id)` for examples.")),
+            ])),
+            ("defaultConfiguration", .object([("level", .string(level(d.defaultSeverity)))])),
+            ("properties", .object([("tags", .array([.string("ios"), .string("backup"), .string("storage")]))])),
+        ])
+    }
+
+    static func level(_ s: Severity) -> String { s.rawValue } // error, warning, note: SARIF's own names
+
+    static func location(_ path: ContainerPath) -> JSON {
+        .object([("physicalLocation", .object([("artifactLocation", .object([
+            ("uri", .string(path.isRoot ? "./" : relativeURI(path.bytes))),
+            ("uriBaseId", .string(uriBaseId)),
+        ]))]))])
+    }
+
+    /// Percent-encodes a relative path for a URI (RFC 3986: unreserved characters and `/`
+    /// stay; every other byte, including those of non-UTF-8 names, becomes %XX).
+    public static func relativeURI(_ bytes: [UInt8]) -> String {
+        var out = ""
+        for b in bytes {
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            default:
+                out += "%" + ByteText.hexString([b]).uppercased()
+            }
+        }
+        return out
+    }
+
+    static func fileURI(_ absolute: String) -> String {
+        "file://" + relativeURI(Array(absolute.utf8)) + (absolute.hasSuffix("/") ? "" : "/")
+    }
+
+    /// Stable across runs and machines for the same finding: the rule and the path relative to
+    /// the data root, hashed (not the message, which carries sizes).
+    public static func fingerprint(_ f: Finding) -> String {
+        StableHash.hex(Array(f.ruleId.utf8) + [0] + (f.path ?? .root).bytes)
+    }
+}
+
+/// A 128-bit FNV-1a hash (two 64-bit lanes with different offsets). Written by hand: a
+/// fingerprint needs stability, not cryptographic strength, and pulling in swift-crypto for it
+/// would double the build.
+enum StableHash {
+    static func hex(_ bytes: [UInt8]) -> String {
+        var a: UInt64 = 0xcbf2_9ce4_8422_2325
+        var b: UInt64 = 0x6c62_272e_07bb_0142
+        for byte in bytes {
+            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            b = (b ^ UInt64(byte ^ 0x5A)) &* 0x0000_0100_0000_01B3
+        }
+        func h(_ v: UInt64) -> String { let s = String(v, radix: 16); return String(repeating: "0", count: 16 - s.count) + s }
+        return h(a) + h(b)
+    }
+}
