@@ -70,7 +70,7 @@ public enum HTMLReport {
         let zones = Zone.allCases.filter { $0 != .system }.compactMap { z in inv.zoneTotals[z].map { (z, $0) } }.filter { $0.1.size > 0 }
         guard !zones.isEmpty else { return "<p>No file contents.</p>" }
         let maxSize = Double(zones.map(\.1.size).max() ?? 1)
-        let rowH = 34, labelW = 200, barW = 380, width = 720
+        let rowH = 34, labelW = 190, barW = 250, width = 540
         var svg = "<svg class=\"chart\" viewBox=\"0 0 \(width) \(zones.count * rowH + 8)\" role=\"img\" aria-label=\"Bytes per zone, by backup state\">"
         for (i, (zone, t)) in zones.enumerated() {
             let y = i * rowH + 4
@@ -95,10 +95,10 @@ public enum HTMLReport {
         guard t.size > 0 else { return "" }
         let parts = [("backed up", t.backedUpSize, colors.backed), ("excluded", t.excludedSize, colors.excluded),
                      ("not backed up (Caches, tmp)", max(0, t.size - t.backedUpSize - t.excludedSize), colors.skipped)]
-        var svg = "<svg class=\"chart\" viewBox=\"0 0 720 64\" role=\"img\" aria-label=\"All bytes by backup state\">"
+        var svg = "<svg class=\"chart\" viewBox=\"0 0 540 64\" role=\"img\" aria-label=\"All bytes by backup state\">"
         var xPos = 0.0
         for (name, value, color) in parts where value > 0 {
-            let w = max(1.5, 720 * Double(value) / Double(t.size))
+            let w = max(1.5, 540 * Double(value) / Double(t.size))
             svg += "<rect x=\"\(fmt(xPos))\" y=\"4\" width=\"\(fmt(w))\" height=\"26\" fill=\"\(color)\"><title>\(name): \(XMLText.escape(ByteSize.format(value)))</title></rect>"
             xPos += w
         }
@@ -191,7 +191,7 @@ public enum HTMLReport {
         .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(220px,1fr));gap:12px;margin-top:24px}
         .card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:14px 16px}.card h3{margin:0;font-size:14px;color:var(--muted);font-weight:600}
         .big{font-size:28px;font-weight:700;margin:4px 0}.delta{display:block;color:var(--fg)}
-        .chart{width:100%;height:auto;display:block;background:#fff;border:1px solid var(--line);border-radius:8px;padding:8px}
+        .chart{width:100%;max-width:720px;height:auto;display:block;background:#fff;border:1px solid var(--line);border-radius:8px;padding:8px}
         .chart .label{font-size:13px;fill:var(--fg)}.chart .value{font-size:12px;fill:var(--muted)}
         .legend{font-size:13px;color:var(--muted)}.legend span{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 4px 0 10px}
         table{width:100%;border-collapse:collapse;background:#fff;border:1px solid var(--line);border-radius:8px;display:block;overflow-x:auto}
@@ -204,7 +204,7 @@ public enum HTMLReport {
         .badge{display:inline-block;font-size:11px;font-weight:700;text-transform:uppercase;padding:1px 6px;border-radius:4px;color:#fff;background:var(--note)}
         .error .badge{background:var(--err)}.warning .badge{background:var(--warn)}.rule{color:var(--muted);font-size:13px}.fix{color:var(--fg)}
         .why{color:var(--muted);font-size:13px}ul.paths{padding-left:18px}footer{color:var(--muted);font-size:12px;padding:24px 20px 40px}
-        @media (max-width:600px){body{font-size:14px}h1{font-size:22px}.big{font-size:22px}header,main,footer{padding:0 12px}}
+        @media (max-width:600px){body{font-size:14px}h1{font-size:22px}.big{font-size:22px}header,main,footer{padding:0 12px}.meter{display:none}th,td{padding:6px}}
         @media print{body{background:#fff;font-size:12px}.card,.finding,table,.chart{border-color:#ccc}h2{break-after:avoid}.finding,tr{break-inside:avoid}}
         """
 }
