@@ -50,7 +50,7 @@ public enum Audit {
                            scanTime: Double = Date().timeIntervalSince1970) throws -> AuditResult {
         let inventory = try Self.inventory(of: input)
         let comparison = baseline.map { BaselineComparison(baseline: $0, inventory: inventory) }
-        var context = RuleContext(settings: policy.settings, scanTime: scanTime, content: ContentReader(dataRoot: inventory.container.dataRoot))
+        var context = RuleContext(settings: policy.settings, scanTime: scanTime)
         context.policy = policy
         context.budgets = Budgets.evaluate(policy, inventory, comparison)
 

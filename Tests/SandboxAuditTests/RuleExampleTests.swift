@@ -25,13 +25,18 @@ final class RuleExampleTests: XCTestCase {
         ])
     }
 
+    /// Builds an example on disk, scans it under its policy, and returns the rule's findings.
+    func scan(_ example: RuleExample, for rule: any Rule) throws -> [Finding] {
+        let dir = try TempDir("example")
+        try Fixture.materialize(example, at: dir.path)
+        let policy = try example.policy.map { try PolicyFile.parse($0, source: "example") } ?? Policy()
+        return try audit(dir.path, policy: policy).findings.filter { $0.ruleId == rule.id }
+    }
+
     func testTriggeringExamplesReportExactlyTheExpectedPaths() throws {
         for rule in RuleCatalogue.all {
             for example in rule.description.triggeringExamples {
-                let dir = try TempDir("example")
-                try Fixture.materialize(example, at: dir.path)
-                let findings = try audit(dir.path, policy: example.policy.map { try PolicyFile.parse($0, source: "example") } ?? Policy())
-                    .findings.filter { $0.ruleId == rule.id }
+                let findings = try scan(example, for: rule)
                 XCTAssertEqual(findings.map { $0.path?.display ?? "." }.sorted(), example.expectedPaths.sorted(),
                                "\(rule.id): '\(example.title)'")
             }
@@ -41,10 +46,7 @@ final class RuleExampleTests: XCTestCase {
     func testNonTriggeringExamplesStaySilent() throws {
         for rule in RuleCatalogue.all {
             for example in rule.description.nonTriggeringExamples {
-                let dir = try TempDir("example")
-                try Fixture.materialize(example, at: dir.path)
-                let findings = try audit(dir.path, policy: example.policy.map { try PolicyFile.parse($0, source: "example") } ?? Policy())
-                    .findings.filter { $0.ruleId == rule.id }
+                let findings = try scan(example, for: rule)
                 XCTAssertEqual(findings.map(\.message), [], "\(rule.id): '\(example.title)'")
             }
         }

@@ -56,6 +56,9 @@ public enum JSONReport {
                 ("oversizedFileSize", .int(s.oversizedFileSize)),
                 ("supportDataSize", .int(s.supportDataSize)),
                 ("staleTemporaryAge", .double(s.staleTemporaryAge)),
+                ("userDefaultsWarningSize", .int(s.userDefaultsWarningSize)),
+                ("userDefaultsErrorSize", .int(s.userDefaultsErrorSize)),
+                ("manyFilesThreshold", .int(Int64(s.manyFilesThreshold))),
                 ("failOn", .string(failOn.rawValue)),
             ])),
             ("totals", .object([

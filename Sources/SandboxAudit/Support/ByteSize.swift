@@ -44,6 +44,17 @@ public enum ByteSize {
     public static let unitsNote = "sizes in decimal units: 1 kB = 1,000 bytes, 1 MB = 1,000,000 bytes"
 }
 
+/// "10,000": digits grouped by thousands, for exact byte and file counts in messages.
+func groupedDigits(_ n: Int64) -> String {
+    let digits = String(n.magnitude)
+    var out = ""
+    for (i, c) in digits.enumerated() {
+        if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
+        out.append(c)
+    }
+    return (n < 0 ? "-" : "") + out
+}
+
 import Foundation
 
 /// Ages and durations as developers write them: `3d`, `12h`, `90m`, `3600s`, or plain seconds.

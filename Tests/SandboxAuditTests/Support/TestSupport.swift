@@ -46,15 +46,20 @@ enum Fixture {
     /// Writes a file of `size` zero bytes (sparse: quick, whatever the size).
     static func file(_ path: String, size: Int, mtimeAgo: Double? = nil) throws {
         try mkdirs((path as NSString).deletingLastPathComponent)
+        try write(path, size: size)
+        if let ago = mtimeAgo { try setAge(path, ago) }
+    }
+
+    /// Small files hold `x`s; larger ones are sparse zeros.
+    private static func write(_ path: String, size: Int) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw SystemError(operation: "create", path: path) }
         if size > 0 && size <= 64 {
-            _ = [UInt8](repeating: UInt8(ascii: "x"), count: size).withUnsafeBytes { write(fd, $0.baseAddress, size) }
+            _ = [UInt8](repeating: UInt8(ascii: "x"), count: size).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, size) }
         } else {
             ftruncate(fd, off_t(size))
         }
         close(fd)
-        if let ago = mtimeAgo { try setAge(path, ago) }
     }
 
     static func setAge(_ path: String, _ ago: Double) throws {
@@ -80,15 +85,7 @@ enum Fixture {
         try mkdirs(folder)
         for i in 0..<count {
             let name = String(i)
-            let path = folder + "/file-" + String(repeating: "0", count: max(0, 5 - name.count)) + name
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            guard fd >= 0 else { throw SystemError(operation: "create", path: path) }
-            if size > 0 && size <= 64 {
-                _ = [UInt8](repeating: UInt8(ascii: "x"), count: size).withUnsafeBytes { write(fd, $0.baseAddress, size) }
-            } else {
-                ftruncate(fd, off_t(size))
-            }
-            close(fd)
+            try write(folder + "/file-" + String(repeating: "0", count: max(0, 5 - name.count)) + name, size: size)
         }
     }
 

@@ -65,14 +65,3 @@ public struct ManyBackedUpFiles: Rule {
         return findings
     }
 }
-
-/// "10,000": digits grouped by thousands.
-func groupedDigits(_ n: Int64) -> String {
-    let digits = String(n.magnitude)
-    var out = ""
-    for (i, c) in digits.enumerated() {
-        if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
-        out.append(c)
-    }
-    return (n < 0 ? "-" : "") + out
-}
