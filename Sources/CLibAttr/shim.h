@@ -20,4 +20,11 @@
 static inline ssize_t sandbox_audit_listxattrat(int dirfd, const char *name, char *list, size_t size) {
     return syscall(SANDBOX_AUDIT_SYS_LISTXATTRAT, dirfd, name, AT_SYMLINK_NOFOLLOW, list, size);
 }
+
+/* For materialising containers: GNU extensions the Swift Glibc module does not export. */
+#define SANDBOX_AUDIT_SEEK_DATA 3
+#define SANDBOX_AUDIT_SEEK_HOLE 4
+static inline ssize_t sandbox_audit_copy_file_range(int in, off_t *in_off, int out, off_t *out_off, size_t len) {
+    return syscall(SYS_copy_file_range, in, in_off, out, out_off, len, 0);
+}
 #endif

@@ -8,10 +8,10 @@ struct SandboxAuditCommand: ParsableCommand {
         abstract: "Audit an iOS app's data container against Apple's backup and storage rules.",
         discussion: """
             Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage or input error.
-            Scans are read-only. Only exclude, include, config init and scan --write-baseline write, and they say so.
+            Scans are read-only. Only exclude, include, config init, scan --write-baseline and --output, and simulate --into write, and they say so.
             """,
         version: Audit.toolVersion,
-        subcommands: [Scan.self, InventoryCommand.self, ConfigCommand.self, Exclude.self, Include.self, AttributesCommand.self, RulesCommand.self]
+        subcommands: [Scan.self, InventoryCommand.self, SimulateCommand.self, ConfigCommand.self, Exclude.self, Include.self, AttributesCommand.self, RulesCommand.self]
     )
 }
 

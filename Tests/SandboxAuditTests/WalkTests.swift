@@ -12,7 +12,9 @@ final class WalkTests: XCTestCase {
 
     /// Everything a scan could change: bytes, size, mode, times (access, modification,
     /// change), attributes.
-    static func snapshot(_ root: String) throws -> Snapshot {
+    /// Access times are left out for symlinks (readlink(2) updates them, and no flag prevents
+    /// it) and, with `accessTimes: false`, for everything (O_NOATIME is the owner's alone).
+    static func snapshot(_ root: String, accessTimes: Bool = true) throws -> Snapshot {
         var snap = Snapshot()
         func visit(_ path: String) throws {
             var st = stat()
@@ -31,7 +33,8 @@ final class WalkTests: XCTestCase {
                 content = ByteText.hexString((try? Walker.readFile(at: dirFD, name)) ?? [])
                 close(dirFD)
             }
-            snap.entries[path] = "\(st.st_mode) \(st.st_size) a\(st.st_atim.tv_sec).\(st.st_atim.tv_nsec) m\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec) c\(st.st_ctim.tv_sec).\(st.st_ctim.tv_nsec) \(attrs.sorted()) \(content)"
+            let atime = accessTimes && st.st_mode & S_IFMT != S_IFLNK ? "a\(st.st_atim.tv_sec).\(st.st_atim.tv_nsec)" : "a-"
+            snap.entries[path] = "\(st.st_mode) \(st.st_size) \(atime) m\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec) c\(st.st_ctim.tv_sec).\(st.st_ctim.tv_nsec) \(attrs.sorted()) \(content)"
             if st.st_mode & S_IFMT == S_IFDIR {
                 let fd = Walker.openDirectory(at: AT_FDCWD, Array(path.utf8))
                 defer { close(fd) }
@@ -60,11 +63,15 @@ final class WalkTests: XCTestCase {
             let r = try CLI.run(args)
             XCTAssertTrue([0, 1].contains(r.status), r.stderr)
         }
-        let after = try Self.snapshot(dir.path)
+        Self.assertUnchanged(before, try Self.snapshot(dir.path))
+    }
+
+    /// Fails for every entry whose state differs between two snapshots.
+    static func assertUnchanged(_ before: Snapshot, _ after: Snapshot, file: StaticString = #filePath, line: UInt = #line) {
         for (path, state) in before.entries where after.entries[path] != state {
-            XCTFail("\(path) changed:\n  before \(state)\n  after  \(after.entries[path] ?? "gone")")
+            XCTFail("\(path) changed:\n  before \(state)\n  after  \(after.entries[path] ?? "gone")", file: file, line: line)
         }
-        XCTAssertEqual(Set(before.entries.keys), Set(after.entries.keys))
+        XCTAssertEqual(Set(before.entries.keys), Set(after.entries.keys), file: file, line: line)
     }
 
     /// With only a few descriptors allowed, the walk closes ancestors and reopens them

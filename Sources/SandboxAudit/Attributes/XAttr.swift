@@ -179,6 +179,36 @@ public enum XAttr {
         if rc != 0 { throw SystemError(operation: "set attribute \(name) on", path: ByteText.display(path)) }
     }
 
+    /// Copies every extended attribute from one open file to another: libattr's
+    /// `attr_copy_fd`, with its own filter of what not to copy (/etc/xattr.conf: ACL-like and
+    /// file-system-specific names). The paths only label error messages.
+    public static func copyAll(from source: Int32, sourcePath: String, to destination: Int32, destinationPath: String) throws {
+        #if canImport(CLibAttr)
+        if attr_copy_fd(sourcePath, source, destinationPath, destination, nil, nil) != 0 {
+            let e = errno
+            if unsupported(e) { return }
+            throw SystemError(code: e, operation: "copy attributes to", path: destinationPath)
+        }
+        #else
+        for name in try names(.descriptor(source)) {
+            let n = String(decoding: name, as: UTF8.self)
+            if let v = try value(.descriptor(source), name: n) { try set(descriptor: destination, name: n, value: v, path: destinationPath) }
+        }
+        #endif
+    }
+
+    /// Sets `name` on an open file.
+    public static func set(descriptor fd: Int32, name: String, value: [UInt8], path: String) throws {
+        let rc = value.withUnsafeBytes { v in
+            #if canImport(Darwin)
+            return fsetxattr(fd, name, v.baseAddress, v.count, 0, 0)
+            #else
+            return fsetxattr(fd, name, v.baseAddress, v.count, 0)
+            #endif
+        }
+        if rc != 0 { throw SystemError(operation: "set attribute \(name) on", path: path) }
+    }
+
     /// Removes `name` from the entry at `path`; returns false when it was not there.
     @discardableResult
     public static func remove(path: [UInt8], name: String) throws -> Bool {

@@ -323,16 +323,24 @@ public struct Walker {
 
     /// Reads a small regular file relative to a directory, without following a symlink or
     /// blocking on a FIFO put there in a race.
-    static func readFile(at dirFD: Int32, _ name: [UInt8], limit: Int = AppleDouble.maximumSize) throws -> [UInt8] {
+    /// Opens a file in a directory for reading: no symlink followed, no blocking on a FIFO
+    /// put there in a race, and no access-time update where the user may ask for that.
+    static func openForReading(at dirFD: Int32, _ name: [UInt8]) -> Int32 {
         let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
-        var fd = (name + [0]).withUnsafeBufferPointer { p in
+        let cName = name + [0]
+        var fd = cName.withUnsafeBufferPointer { p in
             p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { openat(dirFD, $0, flags | noATime) }
         }
         if fd < 0 && errno == EPERM && noATime != 0 {
-            fd = (name + [0]).withUnsafeBufferPointer { p in
+            fd = cName.withUnsafeBufferPointer { p in
                 p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { openat(dirFD, $0, flags) }
             }
         }
+        return fd
+    }
+
+    static func readFile(at dirFD: Int32, _ name: [UInt8], limit: Int = AppleDouble.maximumSize) throws -> [UInt8] {
+        let fd = openForReading(at: dirFD, name)
         guard fd >= 0 else { throw SystemError(operation: "open", path: ByteText.display(name)) }
         defer { close(fd) }
         var st = stat()

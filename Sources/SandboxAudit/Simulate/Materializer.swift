@@ -1,0 +1,267 @@
+import Foundation
+#if canImport(CLibAttr)
+import CLibAttr
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes the container an event leaves behind as a real directory tree, from the source
+/// container, which it only reads.
+///
+/// The tree is built in a temporary sibling of the destination and renamed into place when
+/// complete: on any failure (an unreadable source file, a full disk, an interrupt) nothing is
+/// left at the destination and the temporary tree is removed. Regular files keep their bytes
+/// (copy_file_range, which reflinks where the file system can; holes stay holes), hard links
+/// stay links, symlinks stay symlinks, FIFOs are recreated, and every entry keeps its mode,
+/// modification time and extended attributes (libattr's attr_copy_fd). Attributes that came
+/// from AppleDouble sidecars are written as native attributes. Sockets and devices are not
+/// recreated (they are listed).
+public enum Materializer {
+    public struct Report: Sendable {
+        public let destination: String
+        public var directories = 0, files = 0, links = 0, symlinks = 0, fifos = 0
+        public var bytes: Int64 = 0
+        /// Entries that cannot be recreated (sockets, devices).
+        public var skipped: [ContainerPath] = []
+    }
+
+    nonisolated(unsafe) static var interrupted: sig_atomic_t = 0
+
+    public static func write(_ simulation: SimulationResult, into destination: String) throws -> Report {
+        let dest = destination.count > 1 && destination.hasSuffix("/") ? String(destination.dropLast()) : destination
+        try checkDestination(dest)
+        let parent = (dest as NSString).deletingLastPathComponent.isEmpty ? "." : (dest as NSString).deletingLastPathComponent
+        var template = Array((parent + "/." + (dest as NSString).lastPathComponent + ".sandbox-audit-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw SystemError(operation: "create a temporary folder beside", path: dest)
+        }
+        let temporary = String(cString: made)
+        interrupted = 0
+        let previousInt = signal(SIGINT) { _ in Materializer.interrupted = 1 }
+        let previousTerm = signal(SIGTERM) { _ in Materializer.interrupted = 1 }
+        defer { signal(SIGINT, previousInt); signal(SIGTERM, previousTerm) }
+        do {
+            var report = try build(simulation, source: simulation.inventory.container.dataRoot, temporary: temporary)
+            guard interrupted == 0 else { throw InputError("interrupted") }
+            // rename(2) replaces an empty directory in one step.
+            guard rename(temporary, dest) == 0 else { throw SystemError(operation: "rename the finished tree to", path: dest) }
+            report = Report(destination: dest, directories: report.directories, files: report.files, links: report.links,
+                            symlinks: report.symlinks, fifos: report.fifos, bytes: report.bytes, skipped: report.skipped)
+            return report
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            if let e = error as? InputError { throw InputError("nothing written to \(dest): \(e.message)") }
+            throw InputError("nothing written to \(dest): \(error)")
+        }
+    }
+
+    /// The destination must not exist, or be an empty folder.
+    static func checkDestination(_ dest: String) throws {
+        var st = stat()
+        guard lstat(dest, &st) == 0 else {
+            guard errno == ENOENT else { throw SystemError(operation: "check", path: dest) }
+            return
+        }
+        guard Container.isDirectory(dest) else { throw InputError("\(dest) exists and is not a folder; refusing to overwrite it") }
+        let fd = Walker.openDirectory(at: AT_FDCWD, Array(dest.utf8))
+        guard fd >= 0 else { throw SystemError(operation: "read", path: dest) }
+        defer { close(fd) }
+        guard try Walker.listNames(fd).isEmpty else { throw InputError("\(dest) is not empty; refusing to write into it") }
+    }
+
+    /// Opens folders relative to a root: the whole relative path when it is short, one
+    /// component at a time when it is longer than the system takes.
+    struct Opener {
+        let rootFD: Int32
+        func open(_ path: ContainerPath) -> Int32 {
+            if path.isRoot { return dup(rootFD) }
+            if path.bytes.count < 3_000 { return Walker.openDirectory(at: rootFD, path.bytes) }
+            var fd = dup(rootFD)
+            for c in path.leadingComponents(Int.max) where fd >= 0 {
+                let next = Walker.openDirectory(at: fd, Array(c))
+                close(fd)
+                fd = next
+            }
+            return fd
+        }
+    }
+
+    static func build(_ simulation: SimulationResult, source: String, temporary: String) throws -> Report {
+        var report = Report(destination: temporary)
+        let srcRoot = Walker.openDirectory(at: AT_FDCWD, Array(source.utf8))
+        guard srcRoot >= 0 else { throw SystemError(operation: "open", path: source) }
+        defer { close(srcRoot) }
+        let dstRoot = Walker.openDirectory(at: AT_FDCWD, Array(temporary.utf8))
+        guard dstRoot >= 0 else { throw SystemError(operation: "open", path: temporary) }
+        defer { close(dstRoot) }
+        let src = Opener(rootFD: srcRoot), dst = Opener(rootFD: dstRoot)
+
+        // The data root's own mode, time and attributes.
+        try copyAttributes(srcRoot, dstRoot, path: .root, marks: simulation.inventory.rootMarks, source: source)
+
+        var parentPath: ContainerPath?
+        var srcParent: Int32 = -1, dstParent: Int32 = -1
+        defer { if srcParent >= 0 { close(srcParent) }; if dstParent >= 0 { close(dstParent) } }
+        var firstLink: [HardLinkKey: ContainerPath] = [:]
+        var directories: [WalkEntry] = []
+
+        for (e, keep) in zip(simulation.inventory.entries, simulation.kept) where keep {
+            guard interrupted == 0 else { throw InputError("interrupted") }
+            let w = e.entry
+            // Parents sort before their children, so the parent exists by now; siblings come
+            // together, so the parent folders stay open across them.
+            let parent = w.path.parent ?? .root
+            if parent != parentPath {
+                if srcParent >= 0 { close(srcParent) }
+                if dstParent >= 0 { close(dstParent) }
+                srcParent = src.open(parent)
+                dstParent = dst.open(parent)
+                parentPath = parent
+                guard srcParent >= 0 else { throw SystemError(operation: "open the source folder", path: parent.display) }
+                guard dstParent >= 0 else { throw SystemError(operation: "open the new folder", path: parent.display) }
+            }
+            let cName = Array(w.path.name) + [0]
+            func call(_ body: (UnsafePointer<CChar>) -> Int32) -> Int32 {
+                cName.withUnsafeBufferPointer { p in p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count, body) }
+            }
+            switch w.kind {
+            case .directory:
+                guard call({ mkdirat(dstParent, $0, 0o700) }) == 0 else { throw SystemError(operation: "create folder", path: w.path.display) }
+                let s = Walker.openDirectory(at: srcParent, Array(w.path.name)), d = Walker.openDirectory(at: dstParent, Array(w.path.name))
+                defer { if s >= 0 { close(s) }; if d >= 0 { close(d) } }
+                guard s >= 0, d >= 0 else { throw SystemError(operation: "open folder", path: w.path.display) }
+                try copyAttributes(s, d, path: w.path, marks: w.marks, source: source)
+                directories.append(w) // mode and time once its contents are in
+                report.directories += 1
+            case .file:
+                let key = HardLinkKey(device: w.device, inode: w.inode)
+                if w.linkCount > 1, let first = firstLink[key] {
+                    let rc = (first.bytes + [0]).withUnsafeBufferPointer { f in
+                        f.baseAddress!.withMemoryRebound(to: CChar.self, capacity: f.count) { fp in call { linkat(dstRoot, fp, dstParent, $0, 0) } }
+                    }
+                    guard rc == 0 else { throw SystemError(operation: "link", path: w.path.display) }
+                    report.links += 1
+                    continue
+                }
+                try copyFile(w, srcParent: srcParent, dstParent: dstParent, source: source)
+                if w.linkCount > 1 { firstLink[key] = w.path }
+                report.files += 1
+                report.bytes += w.size
+            case .symlink:
+                guard let target = w.symlinkTarget else { throw SystemError(code: EIO, operation: "read link", path: w.path.display) }
+                let rc = (target + [0]).withUnsafeBufferPointer { t in
+                    t.baseAddress!.withMemoryRebound(to: CChar.self, capacity: t.count) { tp in call { symlinkat(tp, dstParent, $0) } }
+                }
+                guard rc == 0 else { throw SystemError(operation: "create symlink", path: w.path.display) }
+                var times = timesOf(w)
+                _ = call { utimensat(dstParent, $0, &times, AT_SYMLINK_NOFOLLOW) }
+                report.symlinks += 1
+            case .other:
+                guard w.special == .fifo else { report.skipped.append(w.path); continue }
+                guard call({ mkfifoat(dstParent, $0, mode_t(w.mode & 0o7777)) }) == 0 else { throw SystemError(operation: "create FIFO", path: w.path.display) }
+                var times = timesOf(w)
+                _ = call { utimensat(dstParent, $0, &times, AT_SYMLINK_NOFOLLOW) }
+                report.fifos += 1
+            }
+        }
+        // Folders last, deepest first: adding their contents changed their times.
+        for w in directories.reversed() {
+            let fd = dst.open(w.path)
+            guard fd >= 0 else { throw SystemError(operation: "open folder", path: w.path.display) }
+            var times = timesOf(w)
+            fchmod(fd, mode_t(w.mode & 0o7777))
+            futimens(fd, &times)
+            close(fd)
+        }
+        return report
+    }
+
+    static func timesOf(_ w: WalkEntry) -> [timespec] {
+        // Access time: now (the scan does not record it); modification time: the source's.
+        [timespec(tv_sec: 0, tv_nsec: Int((1 << 30) - 1)), // UTIME_NOW
+         timespec(tv_sec: Int(w.modifiedSeconds), tv_nsec: Int(w.modifiedNanoseconds))]
+    }
+
+    /// Native attributes through libattr; marks that came from sidecars, written natively.
+    static func copyAttributes(_ s: Int32, _ d: Int32, path: ContainerPath, marks: [AttributeMark], source: String) throws {
+        try XAttr.copyAll(from: s, sourcePath: source + "/" + path.display, to: d, destinationPath: path.display)
+        for m in marks {
+            if case .native = m.source { continue }
+            try XAttr.set(descriptor: d, name: m.attribute.nativeName, value: m.value, path: path.display)
+        }
+    }
+
+    static func copyFile(_ w: WalkEntry, srcParent: Int32, dstParent: Int32, source: String) throws {
+        let name = Array(w.path.name) + [0]
+        let s = Walker.openForReading(at: srcParent, Array(w.path.name))
+        guard s >= 0 else { throw SystemError(operation: "read", path: "\(source)/\(w.path.display)") }
+        defer { close(s) }
+        let d = name.withUnsafeBufferPointer { p in
+            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { openat(dstParent, $0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        }
+        guard d >= 0 else { throw SystemError(operation: "create", path: w.path.display) }
+        defer { close(d) }
+        try copyData(from: s, to: d, size: w.size, path: w.path)
+        try copyAttributes(s, d, path: w.path, marks: w.marks, source: source)
+        fchmod(d, mode_t(w.mode & 0o7777))
+        var times = timesOf(w)
+        futimens(d, &times)
+    }
+
+    /// Copies the data segments only, so holes stay holes; copy_file_range lets the kernel (and
+    /// a reflinking file system) do the work, with read/write where it cannot.
+    static func copyData(from s: Int32, to d: Int32, size: Int64, path: ContainerPath) throws {
+        var offset: Int64 = 0
+        while offset < size {
+            guard interrupted == 0 else { throw InputError("interrupted") }
+            var data = lseek(s, off_t(offset), seekData)
+            if data < 0 {
+                if errno == ENXIO { break } // only a hole is left
+                data = off_t(offset)        // no SEEK_DATA support: copy everything
+            }
+            var hole = lseek(s, data, seekHole)
+            if hole < 0 { hole = off_t(size) }
+            try copyRange(s, d, from: Int64(data), count: Int64(hole) - Int64(data), path: path)
+            offset = Int64(hole)
+        }
+        guard ftruncate(d, off_t(size)) == 0 else { throw SystemError(operation: "write", path: path.display) }
+    }
+
+    #if canImport(CLibAttr)
+    static let seekData = SANDBOX_AUDIT_SEEK_DATA, seekHole = SANDBOX_AUDIT_SEEK_HOLE
+    #else
+    static let seekData = SEEK_DATA, seekHole = SEEK_HOLE
+    #endif
+
+    static func copyRange(_ s: Int32, _ d: Int32, from start: Int64, count: Int64, path: ContainerPath) throws {
+        var inOff = off_t(start), outOff = off_t(start)
+        var left = count
+        while left > 0 {
+            #if canImport(CLibAttr)
+            let n = sandbox_audit_copy_file_range(s, &inOff, d, &outOff, Int(min(left, 1 << 30)))
+            #else
+            let n = -1; errno = ENOSYS
+            #endif
+            if n > 0 { left -= Int64(n); continue }
+            if n == 0 { break } // the source is shorter than the scan saw
+            let e = errno
+            if e == EINTR { continue }
+            guard e == EXDEV || e == ENOSYS || e == EINVAL || e == EOPNOTSUPP else {
+                throw SystemError(code: e, operation: "copy", path: path.display)
+            }
+            // Plain read and write where copy_file_range cannot work.
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            while left > 0 {
+                let r = buffer.withUnsafeMutableBytes { pread(s, $0.baseAddress, Int(min(left, Int64($0.count))), inOff) }
+                if r < 0 { if errno == EINTR { continue }; throw SystemError(operation: "read", path: path.display) }
+                if r == 0 { return }
+                let w = buffer.withUnsafeBytes { pwrite(d, $0.baseAddress, r, outOff) }
+                guard w == r else { throw SystemError(operation: "write", path: path.display) }
+                inOff += off_t(r); outOff += off_t(r); left -= Int64(r)
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+/// What the app finds after an event the system controls (domain.md §1):
+/// - `update`: Documents and Library (Caches included) are kept; tmp and everything else at
+///   the root are not;
+/// - `restore` (backup onto a new device): only what backup carried; Caches and tmp start
+///   empty, excluded items are gone;
+/// - `purge` (storage running low): Library/Caches and tmp are emptied.
+///
+/// The container folders themselves (Documents, Library, Library/Caches, tmp …) stay, empty if
+/// need be, as they would on a device; system items are kept and not counted.
+public enum SimulatedEvent: String, CaseIterable, Sendable {
+    case update, restore, purge
+}
+
+public struct SimulationResult: Sendable {
+    public struct Lost: Sendable {
+        public let path: ContainerPath
+        public let size: Int64
+        /// What makes it matter: "SQLite store", "large file", "policy: backup included".
+        public let kind: String
+        public let why: String
+    }
+
+    public struct ZoneLine: Sendable {
+        public let zone: Zone
+        public var keptFiles = 0, lostFiles = 0
+        public var keptBytes: Int64 = 0, lostBytes: Int64 = 0
+    }
+
+    public let event: SimulatedEvent
+    public let inventory: Inventory
+    /// Per inventory entry (same order): does the event keep it?
+    public let kept: [Bool]
+    /// Per app zone that has entries.
+    public let zones: [ZoneLine]
+    /// The lost items that matter most (stores, large files, policy `backup: included`),
+    /// largest first.
+    public let notable: [Lost]
+
+    public var keptBytes: Int64 { zones.reduce(0) { $0 + $1.keptBytes } }
+    public var lostBytes: Int64 { zones.reduce(0) { $0 + $1.lostBytes } }
+
+    /// Files at least this large are "large" among the lost.
+    public static let largeFile: Int64 = 1_000_000
+    static let storeSuffixes = [".sqlite", ".sqlite3", ".db", ".realm", ".store"]
+
+    public init(_ event: SimulatedEvent, _ inventory: Inventory, policy: Policy = Policy()) {
+        self.event = event
+        self.inventory = inventory
+        let containerFolders = Set(Zone.containerDirectories)
+        var kept: [Bool] = []
+        var lines = [ZoneLine?](repeating: nil, count: Zone.allCases.count)
+        var notable: [Lost] = []
+        let mustSurvive = policy.paths.filter { $0.backup == .included }.map(\.glob)
+        for e in inventory.entries {
+            let keep: Bool
+            var why = ""
+            if e.isSystem || containerFolders.contains(e.path) {
+                keep = true
+            } else {
+                switch event {
+                case .update:
+                    keep = e.survivesUpdate == true
+                    why = e.zone == .tmp ? "an update does not keep tmp" : "outside Documents and Library: an update does not keep it"
+                case .restore:
+                    keep = e.survivesRestore == true
+                    if let by = e.excludedBy {
+                        why = by == e.path ? "excluded from backup" : "excluded from backup by \(by.display)"
+                    } else {
+                        why = e.zone == .caches ? "backup does not carry Library/Caches: it starts empty" : "backup does not carry tmp: it starts empty"
+                    }
+                case .purge:
+                    keep = e.zone != .caches && e.zone != .tmp
+                    why = e.zone == .caches ? "the system empties Library/Caches when storage runs low" : "the system empties tmp while the app is not running"
+                }
+            }
+            kept.append(keep)
+            guard !e.isSystem, e.countsInTotals else { continue }
+            var line = lines[e.zone.ordinal] ?? ZoneLine(zone: e.zone)
+            let isContent = e.entry.kind == .file || e.entry.kind == .symlink
+            let bytes: Int64 = isContent ? e.entry.size : 0
+            if keep {
+                if e.entry.kind == .file { line.keptFiles += 1 }
+                line.keptBytes += bytes
+            } else {
+                if e.entry.kind == .file { line.lostFiles += 1 }
+                line.lostBytes += bytes
+                // Known system caches (the URL cache …) are meant to go.
+                if e.entry.kind == .file, !VolatileStore.isExempt(e.path) {
+                    let name = String(decoding: e.path.name, as: UTF8.self).lowercased()
+                    var kinds: [String] = []
+                    if let header = e.entry.header, let db = VolatileStore.databaseKind(header) {
+                        kinds.append("\(db) store")
+                    } else if Self.storeSuffixes.contains(where: { name.hasSuffix($0) }) {
+                        kinds.append("store")
+                    }
+                    if bytes >= Self.largeFile { kinds.append("large file") }
+                    if mustSurvive.contains(where: { $0.covers(e.path) }) { kinds.append("policy: backup included") }
+                    if !kinds.isEmpty { notable.append(Lost(path: e.path, size: bytes, kind: kinds.joined(separator: ", "), why: why)) }
+                }
+            }
+            lines[e.zone.ordinal] = line
+        }
+        self.kept = kept
+        self.zones = lines.compactMap { $0 }
+        self.notable = notable.sorted { $0.size != $1.size ? $0.size > $1.size : $0.path < $1.path }
+    }
+}
