@@ -69,7 +69,10 @@ final class SimulationTests: XCTestCase {
             if event == .update { XCTAssertFalse(paths.contains("Downloads")) } else { XCTAssertTrue(paths.contains("Downloads/ep1.mp3")) }
 
             // Hard links, symlinks, FIFOs, modes, times, attributes, sparseness.
-            var a = stat(), b = stat()
+            var a = stat(), b = stat(), rootA = stat(), rootB = stat()
+            lstat(root, &rootA); lstat(out, &rootB)
+            XCTAssertEqual(rootA.st_mode, rootB.st_mode, "the data root keeps its mode")
+            XCTAssertEqual(rootA.st_mtim.tv_sec, rootB.st_mtim.tv_sec, "and its time")
             XCTAssertEqual(lstat(out + "/Documents/notes.txt", &a), 0)
             XCTAssertEqual(lstat(out + "/Library/Application Support/notes-link.txt", &b), 0)
             XCTAssertEqual(a.st_ino, b.st_ino, "hard links stay links")

@@ -167,7 +167,18 @@ public enum Materializer {
                 report.fifos += 1
             }
         }
-        // Folders last, deepest first: adding their contents changed their times.
+        // Folders last, deepest first: adding their contents changed their times. The data
+        // root (made by mkdtemp, mode 0700) takes the source root's mode and time.
+        var rootStat = stat()
+        if fstat(srcRoot, &rootStat) == 0 {
+            #if canImport(Darwin)
+            var times = [timespec(tv_sec: 0, tv_nsec: Int((1 << 30) - 1)), rootStat.st_mtimespec]
+            #else
+            var times = [timespec(tv_sec: 0, tv_nsec: Int((1 << 30) - 1)), rootStat.st_mtim]
+            #endif
+            fchmod(dstRoot, rootStat.st_mode & 0o7777)
+            futimens(dstRoot, &times) // all of the root's entries exist by now
+        }
         for w in directories.reversed() {
             let fd = dst.open(w.path)
             guard fd >= 0 else { throw SystemError(operation: "open folder", path: w.path.display) }
