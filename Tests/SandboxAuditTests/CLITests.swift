@@ -122,6 +122,15 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(try CLI.run(["exclude", "--help"]).stdout.contains("WRITES"))
     }
 
+    func testJSONEscapingRoundTrips() throws {
+        let text = "quote \" backslash \\ newline \n tab \t bell \u{07} del \u{7F} ls \u{2028} é 🧪"
+        let encoded = JSON.object([("k", .string(text))]).compact
+        XCTAssertEqual(encoded, #"{"k":"quote \" backslash \\ newline \n tab \t bell \u0007 del \u007f ls \u2028 é 🧪"}"#)
+        let decoded = try JSONSerialization.jsonObject(with: Data(encoded.utf8)) as! [String: String]
+        XCTAssertEqual(decoded["k"], text)
+        XCTAssertEqual(JSON.array([.int(1), .null, .bool(true)]).pretty, "[\n  1,\n  null,\n  true\n]")
+    }
+
     func testRulesCommand() throws {
         let list = try CLI.run(["rules"])
         XCTAssertEqual(list.status, 0)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import SandboxAudit
 
 struct InventoryCommand: ParsableCommand {
@@ -12,13 +13,16 @@ struct InventoryCommand: ParsableCommand {
 
     func run() throws {
         let inventory = try Audit.inventory(of: path)
-        var chunk = ""
-        chunk.reserveCapacity(1 << 16)
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(1 << 17)
         for entry in inventory.entries {
-            chunk += JSONReport.entry(entry).compact
-            chunk += "\n"
-            if chunk.utf8.count >= 1 << 16 { emit(chunk); chunk.removeAll(keepingCapacity: true) }
+            JSONReport.entry(entry).appendCompact(to: &chunk)
+            chunk.append(UInt8(ascii: "\n"))
+            if chunk.count >= 1 << 16 {
+                FileHandle.standardOutput.write(Data(chunk))
+                chunk.removeAll(keepingCapacity: true)
+            }
         }
-        emit(chunk)
+        FileHandle.standardOutput.write(Data(chunk))
     }
 }
