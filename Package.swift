@@ -20,10 +20,17 @@ let package = Package(
             pkgConfig: "libattr",
             providers: [.apt(["libattr1-dev"])]
         ),
+        // libarchive (Debian libarchive-dev): tar and zip containers read as a stream.
+        .systemLibrary(
+            name: "CLibArchive",
+            pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
+        ),
         .target(
             name: "SandboxAudit",
             dependencies: [
                 .target(name: "CLibAttr", condition: .when(platforms: [.linux])),
+                "CLibArchive",
                 .product(name: "Yams", package: "Yams"),
             ]
         ),

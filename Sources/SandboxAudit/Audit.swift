@@ -7,6 +7,10 @@ public enum Audit {
     /// Walks and classifies the container at `input` (a data container or `.xcappdata`).
     /// Throws `InputError` for input that is not a container.
     public static func inventory(of input: String) throws -> Inventory {
+        if ArchiveWalk.isArchive(input), Container.fileExists(input) {
+            let (container, walk) = try ArchiveWalk.read(input)
+            return Inventory(container: container, walk: walk)
+        }
         let container = try Container.locate(input)
         var walker = Walker(root: container.dataRoot)
         walker.skipAtTop = [Array(AppleDouble.mirrorFolder.utf8)]

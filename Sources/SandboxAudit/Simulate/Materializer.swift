@@ -32,6 +32,10 @@ public enum Materializer {
 
     public static func write(_ simulation: SimulationResult, into destination: String) throws -> Report {
         let dest = destination.count > 1 && destination.hasSuffix("/") ? String(destination.dropLast()) : destination
+        let input = simulation.inventory.container.input
+        if ArchiveWalk.isArchive(input), Container.fileExists(input) {
+            throw InputError("materialising straight from an archive is not supported yet: extract \(input) first, then run simulate on the folder")
+        }
         try checkDestination(dest)
         let parent = (dest as NSString).deletingLastPathComponent.isEmpty ? "." : (dest as NSString).deletingLastPathComponent
         var template = Array((parent + "/." + (dest as NSString).lastPathComponent + ".sandbox-audit-XXXXXX").utf8CString)

@@ -1,0 +1,185 @@
+import Foundation
+import XCTest
+@testable import SandboxAudit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Containers read straight out of archives made by the real tools: GNU tar with `--xattrs`,
+/// bsdtar with its own pax records, Info-ZIP with a `__MACOSX/` tree. Each inventory equals
+/// the inventory of the same container scanned as a directory.
+final class ArchiveTests: XCTestCase {
+    static let exclude = "user.com.apple.metadata:com_apple_backup_excludeItem"
+
+    func sh(_ command: String, in dir: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", command]
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, "\(command): \(String(decoding: e, as: UTF8.self))")
+    }
+
+    /// A container with native attributes under both names and every value class, a sidecar,
+    /// folders and files excluded, symlinks; hard links and a FIFO when the format carries them.
+    func makeContainer(_ root: String, links: Bool) throws {
+        try Fixture.container(at: root)
+        try Fixture.file(root + "/Documents/notes.txt", size: 1200)
+        try Fixture.file(root + "/Documents/Drafts/a.md", size: 40)
+        try XAttr.set(path: Array((root + "/Documents/Drafts").utf8), name: Self.exclude, value: BackupAttribute.canonicalValue)
+        for cls in AttributeValueClass.allCases {
+            let p = root + "/Library/Application Support/\(cls.rawValue).bin"
+            try Fixture.file(p, size: 2000)
+            try XAttr.set(path: Array(p.utf8), name: Self.exclude, value: BackupAttribute.sampleValue(cls))
+        }
+        try Fixture.file(root + "/Library/Application Support/legacy.bin", size: 30)
+        try XAttr.set(path: Array((root + "/Library/Application Support/legacy.bin").utf8), name: "user.com.apple.MobileBackup", value: [1])
+        try Fixture.file(root + "/Library/Application Support/sidecar.bin", size: 50)
+        try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: root + "/Library/Application Support/sidecar.bin", carrier: .sidecar)
+        try Fixture.bytes(root + "/Library/Caches/offline.sqlite", VolatileStore.sampleSQLiteFile)
+        try Fixture.file(root + "/tmp/upload.part", size: 300)
+        try Fixture.file(root + "/Downloads/ep1.mp3", size: 5000)
+        try FileManager.default.createSymbolicLink(atPath: root + "/Documents/latest", withDestinationPath: "notes.txt")
+        try FileManager.default.createSymbolicLink(atPath: root + "/Documents/out", withDestinationPath: "/etc/hosts")
+        if links {
+            XCTAssertEqual(link(root + "/Documents/notes.txt", root + "/Library/Caches/notes-copy.txt"), 0)
+            XCTAssertEqual(mkfifo(root + "/tmp/pipe", 0o600), 0)
+        }
+    }
+
+    /// The model fields of each inventory line, by path (`mtime` only where the format keeps
+    /// it exactly; attributes by name, class and value, whatever carried them).
+    func model(_ path: String, mtime: Bool) throws -> [String: [String: String]] {
+        let (entries, _, result) = try CLI.inventory(path)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        var out: [String: [String: String]] = [:]
+        for (p, e) in entries {
+            var m: [String: String] = [:]
+            for key in ["kind", "special", "zone", "excluded", "excludedBy", "backedUp", "survivesUpdate", "survivesRestore", "countsInTotals", "symlinkTarget"] {
+                m[key] = e[key].map { "\($0)" }
+            }
+            if e["kind"] as? String != "directory" { m["size"] = "\(e["size"]!)" }
+            if mtime { m["mtime"] = "\(e["mtime"]!)" }
+            let attrs = (e["attributes"] as! [[String: Any]]).map { "\($0["attribute"]!) \($0["valueClass"] ?? "-") \($0["valueHex"]!)" }
+            m["attributes"] = Set(attrs).sorted().joined(separator: "; ")
+            out[p] = m
+        }
+        return out
+    }
+
+    func assertSameModel(_ a: [String: [String: String]], _ b: [String: [String: String]], _ what: String) {
+        XCTAssertEqual(Set(a.keys), Set(b.keys), what)
+        for (p, m) in a where b[p] != m { XCTFail("\(what): \(p)\n  archive   \(m)\n  directory \(b[p] ?? [:])") }
+    }
+
+    func testTarArchivesEqualTheDirectory() throws {
+        let dir = try TempDir("tar")
+        try makeContainer(dir.sub("App"), links: true)
+        let direct = try model(dir.sub("App"), mtime: true)
+        try sh("tar --xattrs --xattrs-include='*' -cf gnu.tar App", in: dir.path)
+        try sh("tar --xattrs --xattrs-include='*' -czf gnu.tar.gz App", in: dir.path)
+        try sh("tar --xattrs --xattrs-include='*' -cJf gnu.tar.xz App", in: dir.path)
+        try sh("bsdtar --xattrs -cf bsd.tar App", in: dir.path)
+        for archive in ["gnu.tar", "gnu.tar.gz", "gnu.tar.xz", "bsd.tar"] {
+            assertSameModel(try model(dir.sub(archive), mtime: true), direct, archive)
+        }
+        // The scan reports the same findings from the archive.
+        let a = try CLI.scanJSON([dir.sub("bsd.tar")]).json, d = try CLI.scanJSON([dir.sub("App")]).json
+        func keys(_ j: [String: Any]) -> [String] { (j["findings"] as! [[String: Any]]).map { "\($0["ruleId"]!) \($0["path"]!)" } }
+        XCTAssertEqual(keys(a), keys(d))
+        XCTAssertEqual((a["totals"] as! [String: Any])["backupFootprint"] as? Int, (d["totals"] as! [String: Any])["backupFootprint"] as? Int)
+    }
+
+    /// A Finder-style zip: attributes travel in `__MACOSX/`, which Info-ZIP stores like any
+    /// folder. Zip keeps no hard links or FIFOs and times to two seconds.
+    func testZipWithMacOSXTreeEqualsTheDirectory() throws {
+        let dir = try TempDir("zip")
+        try makeContainer(dir.sub("App"), links: false)
+        let direct = try model(dir.sub("App"), mtime: false)
+        // What macOS does when zipping: every attribute into __MACOSX/App/…/._NAME.
+        try sh("cp -a App Zipped && mkdir __MACOSX", in: dir.path)
+        let inv = try Audit.inventory(of: dir.sub("App"))
+        for e in inv.entries where !e.entry.marks.isEmpty {
+            var parsed = AppleDouble.Parsed()
+            parsed.attributes = e.entry.marks.map { ($0.attribute.macName, $0.value) }
+            let parent = e.path.parent.map { $0.isRoot ? "" : $0.display + "/" } ?? ""
+            try Fixture.bytes(dir.sub("__MACOSX/App/\(parent)._\(ByteText.display(e.path.name))"), AppleDouble.build(parsed))
+            let copy = dir.sub("Zipped/" + e.path.display)
+            for name in try XAttr.names(.path(Array(copy.utf8))) { try XAttr.remove(path: Array(copy.utf8), name: String(decoding: name, as: UTF8.self)) }
+            if FileManager.default.fileExists(atPath: dir.sub("Zipped/\(parent)._\(ByteText.display(e.path.name))")) {
+                try FileManager.default.removeItem(atPath: dir.sub("Zipped/\(parent)._\(ByteText.display(e.path.name))"))
+            }
+        }
+        try sh("rm -rf App && mv Zipped App && zip -qry app.zip App __MACOSX", in: dir.path)
+        assertSameModel(try model(dir.sub("app.zip"), mtime: false), direct, "app.zip")
+    }
+
+    func testXcappdataInsideATar() throws {
+        let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("sample-containers").path
+        let dir = try TempDir("xc")
+        try sh("tar -czf example.tgz -C '\(samples)' Example.xcappdata", in: dir.path)
+        let json = try CLI.scanJSON(["--stale-tmp-age", "36500d", dir.sub("example.tgz")]).json
+        let c = json["container"] as! [String: Any]
+        XCTAssertEqual(c["kind"] as? String, "xcappdata")
+        XCTAssertEqual(c["bundleIdentifier"] as? String, "com.example.journal")
+        XCTAssertEqual(c["version"] as? String, "2.3 (41)")
+        XCTAssertEqual((json["findings"] as! [[String: Any]]).count, 2)
+    }
+
+    /// Hostile archives: a clear error or a finding, never a crash and never a write.
+    func testHostileArchives() throws {
+        let dir = try TempDir("hostile")
+        try Fixture.container(at: dir.sub("App"))
+        try Fixture.file(dir.sub("App/Documents/a.txt"), size: 10)
+        let script = """
+            import tarfile, io, sys
+            def add(t, name, data=b"x", kind=tarfile.REGTYPE, link=""):
+                i = tarfile.TarInfo(name); i.type = kind; i.linkname = link; i.size = len(data) if kind == tarfile.REGTYPE else 0
+                t.addfile(i, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
+            with tarfile.open("evil.tar", "w") as t:
+                add(t, "App/Documents/", kind=tarfile.DIRTYPE)
+                add(t, "App/Documents/ok.txt")
+                add(t, "/etc/evil")
+                add(t, "App/../../outside")
+                add(t, "App/Documents/twice.txt", b"one")
+                add(t, "App/Documents/twice.txt", b"two!")
+                add(t, "App/Documents/link", kind=tarfile.LNKTYPE, link="App/nowhere")
+                add(t, "App/Documents/up", kind=tarfile.SYMTYPE, link="../../../etc/passwd")
+            """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", script]
+        p.currentDirectoryURL = URL(fileURLWithPath: dir.path)
+        try p.run(); p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        let (json, r) = try CLI.scanJSON([dir.sub("evil.tar")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let findings = (json["findings"] as! [[String: Any]]).map { "\($0["ruleId"]!) \($0["path"]!)" }
+        XCTAssertTrue(findings.contains("unreadable-entry /etc/evil"), "\(findings)")
+        XCTAssertTrue(findings.contains("unreadable-entry App/../../outside"), "\(findings)")
+        XCTAssertTrue(findings.contains("unreadable-entry App/Documents/twice.txt"), "\(findings)")
+        XCTAssertTrue(findings.contains("unreadable-entry Documents/link"), "\(findings)")
+        XCTAssertTrue(findings.contains("symlink-escapes-container Documents/up"), "\(findings)")
+        let entries = try CLI.inventory(dir.sub("evil.tar")).entries
+        XCTAssertEqual(entries["Documents/twice.txt"]?["size"] as? Int, 4, "the later copy counts")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "evil.tar"], "nothing extracted")
+
+        // Truncated, not an archive at all, no container inside: exit 2, one line.
+        try sh("tar -cf good.tar App && head -c 3000 good.tar > cut.tar && head -c 5000 /dev/urandom > noise.tar && mkdir -p empty/x && tar -cf nothing.tar empty", in: dir.path)
+        for (file, needle) in [("cut.tar", "damaged or truncated"), ("noise.tar", "tar or zip"), ("nothing.tar", "holds no app data container")] {
+            let bad = try CLI.run(["scan", dir.sub(file)])
+            XCTAssertEqual(bad.status, 2, "\(file): \(bad.stdout)")
+            XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1, bad.stderr)
+            XCTAssertTrue(bad.stderr.contains(needle), "\(file): \(bad.stderr)")
+        }
+        // Materialising straight from an archive is refused, clearly.
+        let sim = try CLI.run(["simulate", "restore", dir.sub("good.tar"), "--into", dir.sub("out")])
+        XCTAssertEqual(sim.status, 2)
+        XCTAssertTrue(sim.stderr.contains("extract"), sim.stderr)
+    }
+}
