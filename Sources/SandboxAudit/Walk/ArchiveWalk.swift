@@ -222,6 +222,7 @@ public enum ArchiveWalk {
 
         // Entries below the data root; folders the archive only implies are added.
         var inodes: [[UInt8]: UInt64] = [:]
+        var fileByInode: [UInt64: Int] = [:]
         var seenFolders = Set<[UInt8]>()
         var entries: [WalkEntry] = []
         for (i, m) in members.enumerated() where !isSidecar(m) && !m.path.starts(with: mirror) {
@@ -237,7 +238,7 @@ public enum ArchiveWalk {
             if let target = m.hardlink {
                 var t = target
                 while t.starts(with: [UInt8(ascii: "."), UInt8(ascii: "/")]) { t.removeFirst(2) }
-                guard let inode = inodes[t], let original = entries.first(where: { $0.inode == inode }) else {
+                guard let inode = inodes[t], let original = fileByInode[inode].map({ entries[$0] }) else {
                     result.problems.append(WalkProblem(path: rel, operation: "read archive entry", reason: "hard link to \(ByteText.display(target)), which the archive does not hold before it"))
                     continue
                 }
@@ -250,6 +251,7 @@ public enum ArchiveWalk {
                 case FileType.reg:
                     entry.kind = .file
                     inodes[m.path] = entry.inode
+                    fileByInode[entry.inode] = entries.count
                     if m.size >= VolatileStore.minimumDatabaseSize, VolatileStore.wantsHeader(rel, size: m.size) { entry.header = m.data }
                 case FileType.dir: entry.kind = .directory; entry.size = 0
                 case FileType.lnk: entry.kind = .symlink; entry.symlinkTarget = m.symlink; entry.size = Int64(m.symlink?.count ?? 0)
