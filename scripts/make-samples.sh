@@ -97,7 +97,7 @@ preferences() { # FILE, then key/value XML on standard input
 }
 
 mkdir -p "$OUT"
-rm -rf "$OUT/WellBehaved" "$OUT/Misbehaving" "$OUT/Example.xcappdata"
+rm -rf "$OUT/WellBehaved" "$OUT/Misbehaving" "$OUT/Example.xcappdata" "$OUT/Example.xcappdata.tar.gz"
 
 # --- WellBehaved: a Simulator container that follows every rule ---------------------------
 W="$OUT/WellBehaved"
@@ -296,4 +296,9 @@ text "$A/tmp/autosave.json" <<'EOF'
 {"entry":"draft","words":0}
 EOF
 
-echo "make-samples: wrote $OUT/WellBehaved, $OUT/Misbehaving, $OUT/Example.xcappdata" >&2
+# The same package as a CI job receives it: an archive (the ._ sidecars travel as members).
+# Sorted names, fixed times and owners, and gzip without a timestamp make it byte-stable.
+rm -f "$OUT/Example.xcappdata.tar.gz"
+(cd "$OUT" && tar --sort=name --mtime='2026-11-01 00:00:00Z' --owner=0 --group=0 --numeric-owner -cf - Example.xcappdata | gzip -n -9 > Example.xcappdata.tar.gz)
+
+echo "make-samples: wrote $OUT/WellBehaved, $OUT/Misbehaving, $OUT/Example.xcappdata, $OUT/Example.xcappdata.tar.gz" >&2

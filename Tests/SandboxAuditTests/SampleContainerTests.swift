@@ -268,4 +268,17 @@ final class SampleContainerTests: XCTestCase {
         let budgets = json["budgets"] as! [[String: Any]]
         XCTAssertEqual(budgets.map { $0["exceeded"] as? Bool }, [true, true, true])
     }
+
+    /// The archived package gives what the folder gives: same identity, same findings.
+    func testExampleArchiveEqualsTheFolder() throws {
+        let (archived, json, status) = try scan("Example.xcappdata.tar.gz")
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(Set(archived), Self.exampleFindings)
+        let c = json["container"] as! [String: Any]
+        XCTAssertEqual(c["kind"] as? String, "xcappdata")
+        XCTAssertEqual(c["bundleIdentifier"] as? String, "com.example.journal")
+        XCTAssertEqual(c["version"] as? String, "2.3 (41)")
+        let folder = try scan("Example.xcappdata").json
+        XCTAssertEqual((json["totals"] as! [String: Any])["backupFootprint"] as? Int, (folder["totals"] as! [String: Any])["backupFootprint"] as? Int)
+    }
 }
