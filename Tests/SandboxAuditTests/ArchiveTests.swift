@@ -182,4 +182,68 @@ final class ArchiveTests: XCTestCase {
         XCTAssertEqual(sim.status, 2)
         XCTAssertTrue(sim.stderr.contains("extract"), sim.stderr)
     }
+
+    /// A member whose header declares more bytes than the archive holds, and one declaring
+    /// fewer (the rest is read as the next header): a clear error, not a crash.
+    func testDeclaredSizesThatLie() throws {
+        let dir = try TempDir("lies")
+        let script = """
+            import tarfile, io
+            def make(name, declared):
+                buf = io.BytesIO()
+                with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as t:
+                    for path in ["App/Documents/", "App/Library/"]:
+                        i = tarfile.TarInfo(path); i.type = tarfile.DIRTYPE; t.addfile(i)
+                    data = b"x" * 3000
+                    i = tarfile.TarInfo("App/Documents/a.bin"); i.size = len(data); t.addfile(i, io.BytesIO(data))
+                    data = b"y" * 100
+                    i = tarfile.TarInfo("App/Documents/b.bin"); i.size = len(data); t.addfile(i, io.BytesIO(data))
+                raw = bytearray(buf.getvalue())
+                header = 512 * 2                      # the third member's header
+                raw[header + 124:header + 136] = b"%011o\\0" % declared
+                raw[header + 148:header + 156] = b" " * 8
+                raw[header + 148:header + 156] = b"%06o\\0 " % sum(raw[header:header + 512])
+                open(name, "wb").write(raw)
+            make("longer.tar", 50_000_000)
+            make("shorter.tar", 10)
+            """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", script]
+        p.currentDirectoryURL = URL(fileURLWithPath: dir.path)
+        try p.run(); p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        for file in ["longer.tar", "shorter.tar"] {
+            let r = try CLI.run(["scan", dir.sub(file)])
+            XCTAssertEqual(r.status, 2, "\(file): \(r.stdout)")
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("damaged or truncated"), "\(file): \(r.stderr)")
+        }
+    }
+
+    func testHundredThousandEntries() throws {
+        let dir = try TempDir("many")
+        let script = """
+            import tarfile, io
+            with tarfile.open("many.tar", "w") as t:
+                for z in ["Documents", "Library/Caches"]:
+                    for d in range(250):
+                        folder = "App/%s/d%03d" % (z, d)
+                        i = tarfile.TarInfo(folder); i.type = tarfile.DIRTYPE; t.addfile(i)
+                        for f in range(200):
+                            i = tarfile.TarInfo("%s/f%03d" % (folder, f)); i.size = 1; t.addfile(i, io.BytesIO(b"z"))
+            """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", script]
+        p.currentDirectoryURL = URL(fileURLWithPath: dir.path)
+        try p.run(); p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        let (json, r) = try CLI.scanJSON([dir.sub("many.tar")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let zones = json["zones"] as! [[String: Any]]
+        XCTAssertEqual(zones.first { $0["zone"] as? String == "documents" }?["files"] as? Int, 50_000)
+        XCTAssertEqual(zones.first { $0["zone"] as? String == "caches" }?["files"] as? Int, 50_000)
+        XCTAssertEqual((json["totals"] as! [String: Any])["backupFootprint"] as? Int, 50_000)
+    }
 }
