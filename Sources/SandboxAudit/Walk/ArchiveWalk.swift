@@ -52,7 +52,8 @@ public enum ArchiveWalk {
             archive_read_support_format_gnutar(a)
             archive_read_support_format_zip(a)
             // On failure deinit frees the archive: it runs once every property is set.
-            guard archive_read_open_filename(a, location, 1 << 16) == ARCHIVE_OK else {
+            // tar's own record size: reading a member's first bytes then pulls in 10 kB, not 64.
+            guard archive_read_open_filename(a, location, 10_240) == ARCHIVE_OK else {
                 throw InputError("cannot read \(location) as a tar or zip archive: \(errorString)")
             }
         }
@@ -108,6 +109,19 @@ public enum ArchiveWalk {
         }
     }
 
+    /// Whether a member may lie in Library/Caches or tmp under any data root the archive can
+    /// have (the root, one folder down, or NAME.xcappdata/AppData): only those files' first
+    /// bytes are read, so the rest of the data is skipped, not read.
+    static func mayBePurgeable(_ path: [UInt8]) -> Bool {
+        let c = path.split(separator: UInt8(ascii: "/"), maxSplits: 4, omittingEmptySubsequences: true).prefix(4).map { Array($0) }
+        let library = Array("Library".utf8), caches = Array("Caches".utf8), tmp = Array("tmp".utf8)
+        for i in 0..<min(3, c.count) {
+            if c[i] == tmp && i + 1 < c.count { return true }
+            if c[i] == library && i + 1 < c.count && c[i + 1] == caches { return true }
+        }
+        return false
+    }
+
     static let identityNames: Set<[UInt8]> = [Array(Container.simulatorMetadata.utf8), Array(Container.appDataInfo.utf8)]
 
     /// Reads the archive and returns the container and the walk of its data root.
@@ -118,9 +132,9 @@ public enum ArchiveWalk {
         var problems: [WalkProblem] = []
         let headerLength = VolatileStore.headerLength
         while let m = try reader.next(keep: { path, size in
-            let name = path.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? []
-            if name.starts(with: AppleDouble.sidecarPrefix) || identityNames.contains(name) { return Int(min(size, Int64(AppleDouble.maximumSize))) }
-            return size >= VolatileStore.minimumDatabaseSize ? headerLength : 0
+            let name = path[(path.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0)...]
+            if name.starts(with: AppleDouble.sidecarPrefix) || identityNames.contains(Array(name)) { return Int(min(size, Int64(AppleDouble.maximumSize))) }
+            return size >= VolatileStore.minimumDatabaseSize && mayBePurgeable(path) ? headerLength : 0
         }) {
             var m = m
             // Normalise: no "./", no trailing "/"; refuse absolute paths and "..".
@@ -147,12 +161,19 @@ public enum ArchiveWalk {
 
     static func assemble(_ location: String, _ members: [Member], _ readProblems: [WalkProblem]) throws -> (Container, WalkResult) {
         // Where the data root is.
-        let paths = Set(members.map(\.path))
-        func has(_ prefix: String) -> Bool {
-            ["Documents", "Library", "tmp"].contains { dir in
-                let p = Array((prefix + dir).utf8)
-                return paths.contains(p) || members.contains { $0.path.starts(with: p + [UInt8(ascii: "/")]) }
+        // Every folder a member implies, down to the depth a data root can have.
+        var folders = Set<[UInt8]>()
+        for m in members {
+            var end = 0, depth = 0
+            while depth < 4, let slash = m.path[end...].firstIndex(of: UInt8(ascii: "/")) {
+                folders.insert(Array(m.path[..<slash]))
+                end = slash + 1
+                depth += 1
             }
+            if m.type == FileType.dir { folders.insert(m.path) }
+        }
+        func has(_ prefix: String) -> Bool {
+            ["Documents", "Library", "tmp"].contains { folders.contains(Array((prefix + $0).utf8)) }
         }
         var candidates = [""]
         let tops = Set(members.compactMap { $0.path.split(separator: UInt8(ascii: "/")).first.map(Array.init) })
@@ -196,9 +217,9 @@ public enum ArchiveWalk {
         var sidecarMarks: [[UInt8]: [AttributeMark]] = [:]
         let mirror = Array(AppleDouble.mirrorFolder.utf8) + [UInt8(ascii: "/")]
         func isSidecar(_ m: Member) -> Bool {
-            let name = m.path.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? []
-            return m.type == FileType.reg && name.count > 2 && name.starts(with: AppleDouble.sidecarPrefix)
-                && (m.data.map(AppleDouble.hasMagic) ?? false)
+            guard m.type == FileType.reg, let data = m.data, AppleDouble.hasMagic(data) else { return false }
+            let start = m.path.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+            return m.path.count - start > 2 && m.path[start...].starts(with: AppleDouble.sidecarPrefix)
         }
         for m in members where isSidecar(m) {
             result.sidecarCount += 1
