@@ -151,12 +151,7 @@ final class ArchiveTests: XCTestCase {
                 add(t, "App/Documents/link", kind=tarfile.LNKTYPE, link="App/nowhere")
                 add(t, "App/Documents/up", kind=tarfile.SYMTYPE, link="../../../etc/passwd")
             """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", script]
-        p.currentDirectoryURL = URL(fileURLWithPath: dir.path)
-        try p.run(); p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
+        try python(script, in: dir.path)
         let (json, r) = try CLI.scanJSON([dir.sub("evil.tar")])
         XCTAssertEqual(r.status, 0, r.stderr)
         let findings = (json["findings"] as! [[String: Any]]).map { "\($0["ruleId"]!) \($0["path"]!)" }
@@ -207,12 +202,7 @@ final class ArchiveTests: XCTestCase {
             make("longer.tar", 50_000_000)
             make("shorter.tar", 10)
             """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", script]
-        p.currentDirectoryURL = URL(fileURLWithPath: dir.path)
-        try p.run(); p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
+        try python(script, in: dir.path)
         for file in ["longer.tar", "shorter.tar"] {
             let r = try CLI.run(["scan", dir.sub(file)])
             XCTAssertEqual(r.status, 2, "\(file): \(r.stdout)")
@@ -233,12 +223,7 @@ final class ArchiveTests: XCTestCase {
                         for f in range(200):
                             i = tarfile.TarInfo("%s/f%03d" % (folder, f)); i.size = 1; t.addfile(i, io.BytesIO(b"z"))
             """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", script]
-        p.currentDirectoryURL = URL(fileURLWithPath: dir.path)
-        try p.run(); p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
+        try python(script, in: dir.path)
         let (json, r) = try CLI.scanJSON([dir.sub("many.tar")])
         XCTAssertEqual(r.status, 0, r.stderr)
         let zones = json["zones"] as! [[String: Any]]

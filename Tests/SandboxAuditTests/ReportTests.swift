@@ -9,22 +9,6 @@ final class ReportTests: XCTestCase {
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     static let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/sarif-schema-2.1.0.json").path
 
-    /// Runs a Python snippet with arguments; returns stdout, failing the test on a non-zero exit.
-    func python(_ script: String, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", script] + arguments
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, String(decoding: e, as: UTF8.self), file: file, line: line)
-        return String(decoding: o, as: UTF8.self)
-    }
-
     static let validateSARIF = """
         import json, sys, jsonschema
         schema = json.load(open(sys.argv[1]))

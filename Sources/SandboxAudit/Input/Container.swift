@@ -61,20 +61,29 @@ public struct Container: Sendable {
             let info = readPlist(trimmed + "/" + appDataInfo)
             return Container(
                 input: input, dataRoot: appData, kind: .xcappdata,
-                bundleIdentifier: info?["CFBundleIdentifier"] as? String,
-                version: (info?["XCExecutableVersion"] as? String) ?? (info?["CFBundleShortVersionString"] as? String)
-                    ?? (info?["CFBundleVersion"] as? String),
+                bundleIdentifier: info.flatMap(appDataInfoIdentity)?.bundle,
+                version: info.flatMap(appDataInfoIdentity)?.version,
                 identitySource: info == nil ? nil : appDataInfo)
         }
         try requireContainerLayout(trimmed, input: input)
         if let meta = readPlist(trimmed + "/" + simulatorMetadata) {
             return Container(
                 input: input, dataRoot: trimmed, kind: .simulator,
-                bundleIdentifier: meta["MCMMetadataIdentifier"] as? String, version: nil,
+                bundleIdentifier: metadataIdentity(meta), version: nil,
                 identitySource: simulatorMetadata)
         }
         return Container(input: input, dataRoot: trimmed, kind: .directory, bundleIdentifier: nil, version: nil, identitySource: nil)
     }
+
+    /// Bundle id and version from an `.xcappdata`'s AppDataInfo.plist (schema undocumented:
+    /// read what is there).
+    static func appDataInfoIdentity(_ info: [String: Any]) -> (bundle: String?, version: String?) {
+        (info["CFBundleIdentifier"] as? String,
+         (info["XCExecutableVersion"] as? String) ?? (info["CFBundleShortVersionString"] as? String) ?? (info["CFBundleVersion"] as? String))
+    }
+
+    /// Bundle id from a Simulator container's metadata plist.
+    static func metadataIdentity(_ meta: [String: Any]) -> String? { meta["MCMMetadataIdentifier"] as? String }
 
     private static func requireContainerLayout(_ root: String, input: String) throws {
         let known = ["Documents", "Library", "tmp"]

@@ -198,14 +198,13 @@ public enum ArchiveWalk {
         var bundle: String?, version: String?, source: String?
         if prefix.hasSuffix("AppData/"), let info = plist(packagePrefix + Array(Container.appDataInfo.utf8)) {
             kind = .xcappdata
-            bundle = info["CFBundleIdentifier"] as? String
-            version = (info["XCExecutableVersion"] as? String) ?? (info["CFBundleShortVersionString"] as? String)
+            (bundle, version) = Container.appDataInfoIdentity(info)
             source = Container.appDataInfo
         } else if prefix.hasSuffix("AppData/") {
             kind = .xcappdata
         } else if let meta = plist(prefixBytes + Array(Container.simulatorMetadata.utf8)) {
             kind = .simulator
-            bundle = meta["MCMMetadataIdentifier"] as? String
+            bundle = Container.metadataIdentity(meta)
             source = Container.simulatorMetadata
         }
         let container = Container(input: location, dataRoot: location + (prefix.isEmpty ? "" : "!/" + String(prefix.dropLast())),

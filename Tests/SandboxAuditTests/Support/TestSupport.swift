@@ -194,6 +194,25 @@ enum CLI {
     }
 }
 
+/// Runs a Python snippet with arguments (in `cwd` when given); returns stdout, failing the test
+/// on a non-zero exit.
+@discardableResult
+func python(_ script: String, _ arguments: [String] = [], in cwd: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["python3", "-c", script] + arguments
+    if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    XCTAssertEqual(p.terminationStatus, 0, String(decoding: e, as: UTF8.self), file: file, line: line)
+    return String(decoding: o, as: UTF8.self)
+}
+
 /// Runs the library pipeline on a directory.
 func audit(_ root: String, settings: RuleSettings? = nil, policy: Policy = Policy(), baseline: Baseline? = nil) throws -> AuditResult {
     var policy = policy
