@@ -107,6 +107,54 @@ public enum ArchiveWalk {
             }
             return member
         }
+
+        /// Streams the current member's data (what `next` has not consumed already) as blocks
+        /// with their offsets in the file; sparse members skip their holes. Throws on a corrupt
+        /// or truncated archive.
+        func readData(_ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
+            var buffer: UnsafeRawPointer?
+            var size = 0
+            var offset: la_int64_t = 0
+            while true {
+                let rc = archive_read_data_block(archive, &buffer, &size, &offset)
+                if rc == ARCHIVE_EOF { return }
+                guard rc == ARCHIVE_OK || rc == ARCHIVE_WARN else {
+                    throw InputError("\(location) is damaged or truncated: \(errorString)")
+                }
+                if size > 0 { try body(UnsafeRawBufferPointer(start: buffer, count: size), Int64(offset)) }
+            }
+        }
+    }
+
+    /// What a member's stored path means.
+    enum MemberPath: Equatable {
+        /// The archive's own root (`.`, `./`, empty): nothing to record.
+        case root
+        /// An absolute path or one with a `..` component: refused.
+        case unsafe
+        /// Relative to the archive root, without `./` in front or `/` behind.
+        case path([UInt8])
+    }
+
+    /// The one reading of a stored path, shared by the scan and by materialising.
+    static func normalise(_ raw: [UInt8]) -> MemberPath {
+        var p = raw[...]
+        while p.starts(with: [UInt8(ascii: "."), UInt8(ascii: "/")]) { p = p.dropFirst(2) }
+        while p.last == UInt8(ascii: "/") { p = p.dropLast() }
+        if p.first == UInt8(ascii: "/") || hasDotDot(p) { return .unsafe }
+        if p.isEmpty || p.elementsEqual([UInt8(ascii: ".")]) { return .root }
+        return .path(Array(p))
+    }
+
+    /// True when a `..` component appears (without splitting the path).
+    static func hasDotDot(_ p: ArraySlice<UInt8>) -> Bool {
+        var start = p.startIndex
+        while start < p.endIndex {
+            let end = p[start...].firstIndex(of: UInt8(ascii: "/")) ?? p.endIndex
+            if end - start == 2, p[start] == UInt8(ascii: "."), p[start + 1] == UInt8(ascii: ".") { return true }
+            start = end + 1
+        }
+        return false
     }
 
     /// Whether a member may lie in Library/Caches or tmp under any data root the archive can
@@ -137,16 +185,15 @@ public enum ArchiveWalk {
             return size >= VolatileStore.minimumDatabaseSize && mayBePurgeable(path) ? headerLength : 0
         }) {
             var m = m
-            // Normalise: no "./", no trailing "/"; refuse absolute paths and "..".
-            var p = m.path
-            while p.starts(with: [UInt8(ascii: "."), UInt8(ascii: "/")]) { p.removeFirst(2) }
-            while p.last == UInt8(ascii: "/") { p.removeLast() }
-            let shown = ContainerPath(bytes: p)
-            if p.first == UInt8(ascii: "/") || p.split(separator: UInt8(ascii: "/")).contains(where: { $0.elementsEqual([0x2E, 0x2E]) }) {
-                problems.append(WalkProblem(path: shown, operation: "read archive entry", reason: "absolute path or '..' in the archive: skipped"))
+            let p: [UInt8]
+            switch normalise(m.path) {
+            case .root: continue
+            case .unsafe:
+                problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "absolute path or '..' in the archive: skipped"))
                 continue
+            case .path(let normal): p = normal
             }
-            if p.isEmpty || p == [UInt8(ascii: ".")] { continue }
+            let shown = ContainerPath(bytes: p)
             m.path = p
             if let existing = index[p] {
                 problems.append(WalkProblem(path: shown, operation: "read archive entry", reason: "the archive holds this path twice: the later one counts"))
