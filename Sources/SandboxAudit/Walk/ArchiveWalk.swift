@@ -182,7 +182,7 @@ public enum ArchiveWalk {
         while let m = try reader.next(keep: { path, size in
             let name = path[(path.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0)...]
             if name.starts(with: AppleDouble.sidecarPrefix) || identityNames.contains(Array(name)) { return Int(min(size, Int64(AppleDouble.maximumSize))) }
-            return size >= VolatileStore.minimumDatabaseSize && mayBePurgeable(path) ? headerLength : 0
+            return VolatileStore.mayBeDatabase(size: size) && mayBePurgeable(path) ? headerLength : 0
         }) {
             var m = m
             let p: [UInt8]
@@ -319,7 +319,7 @@ public enum ArchiveWalk {
                     entry.kind = .file
                     inodes[m.path] = entry.inode
                     fileByInode[entry.inode] = entries.count
-                    if m.size >= VolatileStore.minimumDatabaseSize, VolatileStore.wantsHeader(rel, size: m.size) { entry.header = m.data }
+                    if VolatileStore.wantsHeader(rel, size: m.size) { entry.header = m.data }
                 case FileType.dir: entry.kind = .directory; entry.size = 0
                 case FileType.lnk: entry.kind = .symlink; entry.symlinkTarget = m.symlink; entry.size = Int64(m.symlink?.count ?? 0)
                 case FileType.fifo: entry.special = .fifo

@@ -28,8 +28,10 @@ public struct VolatileStore: Rule {
             A database there can vanish between launches, or with its -wal file but not its main file (or the \
             reverse). That suits a cache the app rebuilds; it loses data for anything else. Recognised by \
             content, not by name: the 16-byte `SQLite format 3` header, or a Realm file's `T-DB` mnemonic at \
-            offset 16 (the rule reads 24 bytes of a file). The URL cache (Cache.db) and the system frameworks' \
-            folders (Library/Caches/com.apple.*, WebKit's among them) are the system's own.
+            offset 16 (the rule reads 24 bytes of a file). Only files whose size a database can have are read: \
+            a SQLite database is a whole number of pages of 512 to 65,536 bytes, and Realm refuses a file whose \
+            size is not a multiple of 8 ("Realm file has bad size"). The URL cache (Cache.db) and the system \
+            frameworks' folders (Library/Caches/com.apple.*, WebKit's among them) are the system's own.
             """,
         fix: "Keep a store the app cannot rebuild in Application Support (excluded from backup if re-creatable); keep it in Caches only if the app copes with its loss.",
         defaultSeverity: .warning,
@@ -46,13 +48,14 @@ public struct VolatileStore: Rule {
             RuleExample("A system framework's cache", [.bytes("Library/Caches/com.apple.WebKit.Networking/WebsiteData/observations.db", VolatileStore.sampleSQLiteFile)]),
             RuleExample("A SQLite store in Application Support", [.bytes("Library/Application Support/app.sqlite", VolatileStore.sampleSQLiteFile)]),
             RuleExample("A file named .sqlite that is not SQLite", [.file("Library/Caches/thumbs.sqlite", size: 4096)]),
+            RuleExample("A SQLite header on a file of a size no database has", [.bytes("Library/Caches/partial.sqlite", Array(VolatileStore.sampleSQLiteFile.dropLast(3)))]),
         ])
 
     public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         guard let reader = context.content else { return [] }
         return inventory.entries.compactMap { e in
             guard e.zone == .caches || e.zone == .tmp, e.entry.kind == .file,
-                  e.entry.size >= Self.minimumDatabaseSize, !Self.isExempt(e.path) else { return nil }
+                  Self.mayBeDatabase(size: e.entry.size), !Self.isExempt(e.path) else { return nil }
             // The walk records the header of the files this rule looks at (see wantsHeader).
             guard let header = e.entry.header ?? reader.read(e.path, limit: Self.headerLength), let kind = Self.databaseKind(header) else { return nil }
             let place = e.zone == .caches
@@ -64,14 +67,15 @@ public struct VolatileStore: Rule {
 
     /// The files whose header the walk should record for this rule.
     public static func wantsHeader(_ path: ContainerPath, size: Int64) -> Bool {
-        guard size >= minimumDatabaseSize else { return false }
+        guard mayBeDatabase(size: size) else { return false }
         let zone = Zone.of(path)
         return zone == .caches || zone == .tmp
     }
 
-    /// Smaller files are not read: a SQLite file that has a header is at least one page (512
-    /// bytes at the smallest page size), and a Realm file at least 4 KiB.
-    static let minimumDatabaseSize: Int64 = 512
+    /// Whether a database can have this size: a SQLite file is at least one page (512 bytes at
+    /// the smallest page size) and a whole number of pages; a Realm file at least 4 KiB and a
+    /// multiple of 8 bytes. Other files are not read.
+    static func mayBeDatabase(size: Int64) -> Bool { size >= 512 && size % 8 == 0 }
 
     /// "SQLite" or "Realm" when the first bytes of a file carry that header.
     public static func databaseKind(_ header: [UInt8]) -> String? {
