@@ -22,10 +22,10 @@ public enum XAttr {
         case path([UInt8])
         /// An open file descriptor (a directory the walker holds open).
         case descriptor(Int32)
-        /// The entry NAME (NUL-terminated) inside the open directory `directory`, which is
-        /// `path` below `root`; the full path is built only where neither listxattrat(2) nor
-        /// `/proc/self/fd` is available.
-        case child(directory: Int32, cName: [UInt8], root: String, path: ContainerPath)
+        /// The entry `name` (a C string, valid for the call) inside the open directory
+        /// `directory`, which is `path` below `root`; the full path is built only where neither
+        /// listxattrat(2) nor `/proc/self/fd` is available.
+        case child(directory: Int32, name: UnsafePointer<CChar>, root: String, path: ContainerPath)
     }
 
     #if os(Linux)
@@ -39,15 +39,15 @@ public enum XAttr {
         switch target {
         case .path(let p): bytes = p
         case .descriptor(let fd): bytes = Array("/proc/self/fd/\(fd)".utf8)
-        case .child(let dir, let cName, let root, let path):
+        case .child(let dir, let name, let root, let path):
             #if os(Linux)
             if procFDAvailable {
-                bytes = Array("/proc/self/fd/\(dir)/".utf8) + cName.dropLast()
+                bytes = Array("/proc/self/fd/\(dir)/".utf8) + UnsafeBufferPointer(start: UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: strlen(name))
             } else {
                 bytes = Array(root.utf8) + [UInt8(ascii: "/")] + path.bytes
             }
             #else
-            _ = dir; _ = cName
+            _ = dir; _ = name
             bytes = Array(root.utf8) + [UInt8(ascii: "/")] + path.bytes
             #endif
         }
@@ -73,10 +73,8 @@ public enum XAttr {
     private static func rawList(_ target: Target, _ buf: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int {
         #if os(Linux)
         // One call on (directory, name): the cheapest way there is, where the kernel has it.
-        if listxattratAvailable, case .child(let dir, let cName, _, _) = target {
-            let n = cName.withUnsafeBufferPointer { p in
-                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { sandbox_audit_listxattrat(dir, $0, buf, size) }
-            }
+        if listxattratAvailable, case .child(let dir, let name, _, _) = target {
+            let n = sandbox_audit_listxattrat(dir, name, buf, size)
             if n >= 0 || errno != ENOSYS { return n }
             listxattratAvailable = false
         }
@@ -122,25 +120,27 @@ public enum XAttr {
 
     /// The attribute names on the target (empty where the file system keeps none).
     public static func names(_ target: Target) throws -> [[UInt8]] {
-        // Most entries have no attributes: list into stack memory, allocate only for names.
-        let first: Int = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { buf in
-            let n = rawList(target, buf.baseAddress, buf.count)
-            return n
+        func split(_ list: UnsafeBufferPointer<CChar>) -> [[UInt8]] {
+            list.split(separator: 0).map { $0.map { UInt8(bitPattern: $0) } }
         }
-        if first == 0 { return [] }
+        // Most entries have no attributes: list into stack memory, allocate only for names.
         var capacity = 1024
+        let first: (Int, [[UInt8]]) = withUnsafeTemporaryAllocation(of: CChar.self, capacity: capacity) { buf in
+            let n = rawList(target, buf.baseAddress, buf.count)
+            return (n < 0 ? -Int(errno) : n, n > 0 ? split(UnsafeBufferPointer(rebasing: buf[0..<n])) : [])
+        }
+        if first.0 >= 0 { return first.1 }
+        var e = Int32(-first.0)
         while true {
-            var buffer = [CChar](repeating: 0, count: capacity)
-            let n = buffer.withUnsafeMutableBufferPointer { rawList(target, $0.baseAddress, capacity) }
-            if n >= 0 {
-                return buffer[0..<n].split(separator: 0).map { $0.map { UInt8(bitPattern: $0) } }
-            }
-            let e = errno
             if unsupported(e) { return [] }
             guard e == ERANGE else { throw SystemError(code: e, operation: "list attributes of", path: describe(target)) }
             let needed = rawList(target, nil, 0)
             if needed < 0 { throw SystemError(operation: "list attributes of", path: describe(target)) }
             capacity = max(needed, capacity * 2)
+            var buffer = [CChar](repeating: 0, count: capacity)
+            let n = buffer.withUnsafeMutableBufferPointer { rawList(target, $0.baseAddress, capacity) }
+            if n >= 0 { return buffer.withUnsafeBufferPointer { split(UnsafeBufferPointer(rebasing: $0[0..<n])) } }
+            e = errno
         }
     }
 

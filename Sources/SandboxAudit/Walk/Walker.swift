@@ -206,44 +206,33 @@ public struct Walker {
     }
 
     /// Lists one directory, records its entries, and returns the subdirectories to visit.
+    /// Each name is used where `readdir` left it: no copy of it is made but the entry's path.
     private func readDirectory(fd: Int32, path: ContainerPath, top: Bool, into result: inout WalkResult) -> [[UInt8]] {
-        let names: [[UInt8]]
-        do {
-            names = try Walker.listNames(fd)
-        } catch let e as SystemError {
-            result.problems.append(WalkProblem(path: path, operation: "read directory", reason: e.reason))
-            return []
-        } catch { return [] }
-
         var subdirectories: [[UInt8]] = []
         let firstNew = result.entries.count
         var sidecars: [[UInt8]: [AttributeMark]] = [:]
-        for name in names {
-            if top && skipAtTop.contains(name) { continue }
+        let failure = Walker.forEachName(in: fd) { cName, name in
+            if top && skipAtTop.contains(Array(name)) { return }
             let childPath = path.appending(name)
-            let cName = name + [0]
             var st = stat()
-            let rc = cName.withUnsafeBufferPointer { p in
-                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { fstatat(fd, $0, &st, AT_SYMLINK_NOFOLLOW) }
-            }
-            if rc != 0 {
+            if fstatat(fd, cName, &st, AT_SYMLINK_NOFOLLOW) != 0 {
                 let e = errno
                 result.problems.append(WalkProblem(path: childPath, operation: "stat", reason: String(cString: strerror(e)), vanished: e == ENOENT))
-                continue
+                return
             }
             let format = UInt32(st.st_mode) & UInt32(S_IFMT)
-            if format == UInt32(S_IFREG), name.count > 2, name.starts(with: AppleDouble.sidecarPrefix),
+            if format == UInt32(S_IFREG), name.count > 2, name[0] == UInt8(ascii: "."), name[1] == UInt8(ascii: "_"),
                Int(st.st_size) <= AppleDouble.maximumSize {
-                switch readSidecar(fd: fd, name: name, path: childPath) {
+                switch readSidecar(fd: fd, cName: cName, path: childPath) {
                 case .notSidecar: break
                 case .sidecar(let marks):
                     result.sidecarCount += 1
                     sidecars[Array(name.dropFirst(2)), default: []] += marks
-                    continue
+                    return
                 case .failed(let problem):
                     result.sidecarCount += 1
                     result.problems.append(problem)
-                    continue
+                    return
                 }
             }
             var entry = WalkEntry(
@@ -262,9 +251,9 @@ public struct Walker {
             case UInt32(S_IFREG):
                 entry.kind = .file
                 let wanted = headerLength(childPath, entry.size)
-                if wanted > 0 { entry.header = try? Walker.readFile(at: fd, name, limit: wanted) }
-            case UInt32(S_IFDIR): entry.kind = .directory; subdirectories.append(name)
-            case UInt32(S_IFLNK): entry.kind = .symlink; entry.symlinkTarget = Walker.readLink(fd: fd, name: name, size: Int(st.st_size))
+                if wanted > 0 { entry.header = try? Walker.readFile(at: fd, cName, limit: wanted) }
+            case UInt32(S_IFDIR): entry.kind = .directory; subdirectories.append(Array(name))
+            case UInt32(S_IFLNK): entry.kind = .symlink; entry.symlinkTarget = Walker.readLink(fd: fd, cName: cName, size: Int(st.st_size))
             case UInt32(S_IFIFO): entry.special = .fifo
             case UInt32(S_IFSOCK): entry.special = .socket
             case UInt32(S_IFCHR): entry.special = .characterDevice
@@ -272,11 +261,14 @@ public struct Walker {
             default: break
             }
             do {
-                entry.marks = try readMarks(.child(directory: fd, cName: cName, root: root, path: childPath))
+                entry.marks = try readMarks(.child(directory: fd, name: cName, root: root, path: childPath))
             } catch let e as SystemError {
                 result.problems.append(WalkProblem(path: childPath, operation: "read attributes", reason: e.reason, vanished: e.code == ENOENT))
             } catch {}
             result.entries.append(entry)
+        }
+        if let failure {
+            result.problems.append(WalkProblem(path: path, operation: "read directory", reason: failure.reason))
         }
         if !sidecars.isEmpty {
             for i in firstNew..<result.entries.count {
@@ -301,10 +293,10 @@ public struct Walker {
 
     private enum SidecarRead { case notSidecar, sidecar([AttributeMark]), failed(WalkProblem) }
 
-    private func readSidecar(fd: Int32, name: [UInt8], path: ContainerPath) -> SidecarRead {
+    private func readSidecar(fd: Int32, cName: UnsafePointer<CChar>, path: ContainerPath) -> SidecarRead {
         let bytes: [UInt8]
         do {
-            bytes = try Walker.readFile(at: fd, name)
+            bytes = try Walker.readFile(at: fd, cName)
         } catch let e as SystemError {
             return .failed(WalkProblem(path: path, operation: "read AppleDouble file", reason: e.reason))
         } catch { return .notSidecar }
@@ -321,56 +313,56 @@ public struct Walker {
         }
     }
 
-    /// Reads a small regular file relative to a directory, without following a symlink or
-    /// blocking on a FIFO put there in a race.
     /// Opens a file in a directory for reading: no symlink followed, no blocking on a FIFO
     /// put there in a race, and no access-time update where the user may ask for that.
-    static func openForReading(at dirFD: Int32, _ name: [UInt8]) -> Int32 {
+    static func openForReading(at dirFD: Int32, _ cName: UnsafePointer<CChar>) -> Int32 {
         let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
-        let cName = name + [0]
-        var fd = cName.withUnsafeBufferPointer { p in
-            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { openat(dirFD, $0, flags | noATime) }
-        }
-        if fd < 0 && errno == EPERM && noATime != 0 {
-            fd = cName.withUnsafeBufferPointer { p in
-                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { openat(dirFD, $0, flags) }
-            }
-        }
+        var fd = openat(dirFD, cName, flags | noATime)
+        if fd < 0 && errno == EPERM && noATime != 0 { fd = openat(dirFD, cName, flags) }
         return fd
     }
 
-    static func readFile(at dirFD: Int32, _ name: [UInt8], limit: Int = AppleDouble.maximumSize) throws -> [UInt8] {
-        let fd = openForReading(at: dirFD, name)
-        guard fd >= 0 else { throw SystemError(operation: "open", path: ByteText.display(name)) }
+    static func openForReading(at dirFD: Int32, _ name: [UInt8]) -> Int32 {
+        withCString(name) { openForReading(at: dirFD, $0) }
+    }
+
+    /// Reads up to `limit` bytes of a regular file relative to a directory (see
+    /// `openForReading`); anything but a regular file is refused after opening.
+    static func readFile(at dirFD: Int32, _ cName: UnsafePointer<CChar>, limit: Int = AppleDouble.maximumSize) throws -> [UInt8] {
+        let fd = openForReading(at: dirFD, cName)
+        guard fd >= 0 else { throw SystemError(operation: "open", path: String(cString: cName)) }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0, UInt32(st.st_mode) & UInt32(S_IFMT) == UInt32(S_IFREG) else {
-            throw SystemError(code: EINVAL, operation: "open", path: ByteText.display(name))
+            throw SystemError(code: EINVAL, operation: "open", path: String(cString: cName))
         }
+        // Read straight into the result, at most 64 KiB a call.
         var out = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: min(limit, 64 * 1024))
+        out.reserveCapacity(min(limit, max(Int(st.st_size), 0), 1 << 20))
         while out.count < limit {
-            let want = min(buffer.count, limit - out.count)
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, want) }
+            let want = min(64 * 1024, limit - out.count)
+            let before = out.count
+            out.append(contentsOf: repeatElement(0, count: want))
+            let n = out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + before, want) }
+            out.removeLast(want - max(n, 0))
             if n < 0 {
                 if errno == EINTR { continue }
-                throw SystemError(operation: "read", path: ByteText.display(name))
+                throw SystemError(operation: "read", path: String(cString: cName))
             }
             if n == 0 { break }
-            out += buffer[0..<n]
         }
         return out
     }
 
-    static func readLink(fd: Int32, name: [UInt8], size: Int) -> [UInt8]? {
+    static func readFile(at dirFD: Int32, _ name: [UInt8], limit: Int = AppleDouble.maximumSize) throws -> [UInt8] {
+        try withCString(name) { try readFile(at: dirFD, $0, limit: limit) }
+    }
+
+    static func readLink(fd: Int32, cName: UnsafePointer<CChar>, size: Int) -> [UInt8]? {
         var capacity = max(size + 1, 256)
         while capacity <= 1 << 20 {
             var buffer = [UInt8](repeating: 0, count: capacity)
-            let n = (name + [0]).withUnsafeBufferPointer { p in
-                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { cname in
-                    buffer.withUnsafeMutableBytes { readlinkat(fd, cname, $0.baseAddress!.assumingMemoryBound(to: CChar.self), capacity) }
-                }
-            }
+            let n = buffer.withUnsafeMutableBytes { readlinkat(fd, cName, $0.baseAddress!.assumingMemoryBound(to: CChar.self), capacity) }
             if n < 0 { return nil }
             if n < capacity { return Array(buffer[0..<n]) }
             capacity *= 2
@@ -378,26 +370,41 @@ public struct Walker {
         return nil
     }
 
-    /// The names in an open directory, without `.` and `..`.
-    static func listNames(_ fd: Int32) throws -> [[UInt8]] {
+    /// `name` as a NUL-terminated C string for the duration of `body`.
+    static func withCString<R>(_ name: [UInt8], _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+        try (name + [0]).withUnsafeBufferPointer { p in
+            try p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { try body($0) }
+        }
+    }
+
+    /// Calls `body` with each name in an open directory (not `.` and `..`), as the C string
+    /// `readdir` returned and as bytes; both are valid only during the call. Returns the error
+    /// that ended the listing early, if any.
+    @discardableResult
+    static func forEachName(in fd: Int32, _ body: (UnsafePointer<CChar>, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows -> SystemError? {
         let copy = dup(fd)
         guard copy >= 0, let dir = fdopendir(copy) else {
+            let e = SystemError(operation: "read directory", path: "descriptor \(fd)")
             if copy >= 0 { close(copy) }
-            throw SystemError(operation: "read directory", path: "descriptor \(fd)")
+            return e
         }
         defer { closedir(dir) }
-        var names: [[UInt8]] = []
-        errno = 0
-        while let ent = readdir(dir) {
-            let name: [UInt8] = withUnsafeBytes(of: &ent.pointee.d_name) { raw in
-                let bytes = raw.bindMemory(to: UInt8.self)
-                let end = bytes.firstIndex(of: 0) ?? bytes.count
-                return Array(bytes[0..<end])
+        while true {
+            errno = 0
+            guard let ent = readdir(dir) else {
+                return errno == 0 ? nil : SystemError(operation: "read directory", path: "descriptor \(fd)")
             }
-            if name == [0x2E] || name == [0x2E, 0x2E] { continue }
-            names.append(name)
+            let cName = UnsafeRawPointer(ent).advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self)
+            let name = UnsafeBufferPointer(start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: strlen(cName))
+            if name.count <= 2, name[0] == UInt8(ascii: "."), name.count == 1 || name[1] == UInt8(ascii: ".") { continue }
+            try body(cName, name)
         }
-        if errno != 0 { throw SystemError(operation: "read directory", path: "descriptor \(fd)") }
+    }
+
+    /// The names in an open directory, without `.` and `..`.
+    static func listNames(_ fd: Int32) throws -> [[UInt8]] {
+        var names: [[UInt8]] = []
+        if let failure = forEachName(in: fd, { _, name in names.append(Array(name)) }) { throw failure }
         return names
     }
 }
