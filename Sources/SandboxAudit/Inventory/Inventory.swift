@@ -49,6 +49,23 @@ public struct ZoneTotals: Sendable, Equatable {
 
     public init() {}
 
+    /// Counts one entry that counts in totals.
+    mutating func add(_ item: InventoryEntry) {
+        let e = item.entry
+        switch e.kind {
+        case .file: files += 1
+        case .directory: directories += 1
+        case .symlink: symlinks += 1
+        case .other: others += 1
+        }
+        let content: Int64 = (e.kind == .file || e.kind == .symlink) ? e.size : 0
+        size += content
+        allocated += e.allocated
+        if item.backedUp == true { backedUpSize += content }
+        if item.excludedBy != nil { excludedSize += content }
+        if item.survivesUpdate == true { survivesUpdateSize += content }
+    }
+
     public static func + (a: ZoneTotals, b: ZoneTotals) -> ZoneTotals {
         var t = a
         t.files += b.files; t.directories += b.directories; t.symlinks += b.symlinks; t.others += b.others
@@ -83,106 +100,140 @@ public struct Inventory: Sendable {
         self.problems = walk.problems.sorted { $0.path < $1.path }
         self.rootMarks = walk.rootMarks
         self.sidecarCount = walk.sidecarCount
-        let raw = Inventory.sortedByPath(walk.entries)
+        let raw = walk.entries
+        let order = Inventory.pathOrder(raw)
+        let n = order.count
 
-        // Exclusion flows down: a parent sorts before its children, so one pass suffices.
-        let rootExcluded = walk.rootMarks.contains { $0.attribute == .exclude }
-        var directoryExclusion: [ContainerPath: ContainerPath?] = [:]
-        var excludedBy: [ContainerPath?] = []
-        excludedBy.reserveCapacity(raw.count)
-        // Siblings sort next to each other: remember the last parent looked up, so most entries
-        // need neither a new parent path nor a dictionary lookup.
-        var lastParent = ContainerPath.root
-        var lastInherited: ContainerPath? = rootExcluded ? .root : nil
-        for e in raw {
-            let bytes = e.path.bytes
-            let cut = bytes.lastIndex(of: UInt8(ascii: "/")) ?? 0
-            let sameParent = cut == lastParent.bytes.count && bytes.withUnsafeBufferPointer { b in
-                lastParent.bytes.withUnsafeBufferPointer { p in cut == 0 || memcmp(b.baseAddress!, p.baseAddress!, cut) == 0 }
+        // One pass in path order. Exclusion flows down: a parent sorts before its children.
+        var zones = [Zone](repeating: .root, count: n)
+        var excludedBy = [ContainerPath?](repeating: nil, count: n)
+        var primary: [HardLinkKey: Int] = [:] // the position that counts, per hard-linked file
+        raw.withUnsafeBufferPointer { w in
+            var excludedFolders: [ContainerPath: ContainerPath] = [:]
+            // Siblings sort next to each other: remember the last parent looked up, so most
+            // entries need neither a new parent path nor a dictionary lookup.
+            var lastParent = ContainerPath.root
+            var lastInherited: ContainerPath? = walk.rootMarks.contains { $0.attribute == .exclude } ? .root : nil
+            for pos in 0..<n {
+                let i = order[pos]
+                let path = w[i].path
+                let cut = path.bytes.lastIndex(of: UInt8(ascii: "/")) ?? 0
+                let sameParent = cut == lastParent.bytes.count && path.bytes.withUnsafeBufferPointer { b in
+                    lastParent.bytes.withUnsafeBufferPointer { p in cut == 0 || memcmp(b.baseAddress!, p.baseAddress!, cut) == 0 }
+                }
+                if !sameParent {
+                    lastParent = ContainerPath(bytes: Array(path.bytes[..<cut]))
+                    lastInherited = excludedFolders[lastParent]
+                }
+                let zone = Zone.of(path)
+                let by = w[i].marks.contains { $0.attribute == .exclude } ? path : lastInherited
+                zones[pos] = zone
+                excludedBy[pos] = by
+                if w[i].kind == .directory, let by { excludedFolders[path] = by }
+                if w[i].kind == .file, w[i].linkCount > 1, zone != .system {
+                    let key = HardLinkKey(device: w[i].device, inode: w[i].inode)
+                    if let current = primary[key] {
+                        let backed = zone.isBackedUp == true && by == nil
+                        let currentBacked = zones[current].isBackedUp == true && excludedBy[current] == nil
+                        if backed && !currentBacked { primary[key] = pos }
+                    } else {
+                        primary[key] = pos
+                    }
+                }
             }
-            if !sameParent {
-                lastParent = ContainerPath(bytes: Array(bytes[..<cut]))
-                lastInherited = directoryExclusion[lastParent] ?? nil
-            }
-            let inherited = lastInherited
-            let own = e.marks.contains { $0.attribute == .exclude }
-            let by = own ? e.path : inherited
-            excludedBy.append(by)
-            if e.kind == .directory { directoryExclusion[e.path] = .some(by) }
         }
 
-        // Hard links: pick the path that counts.
-        let zones = raw.map { Zone.of($0.path) }
-        var primary: [HardLinkKey: Int] = [:]
-        for (i, e) in raw.enumerated() where e.kind == .file && e.linkCount > 1 && zones[i] != .system {
-            let key = HardLinkKey(device: e.device, inode: e.inode)
-            let backed = zones[i].isBackedUp == true && excludedBy[i] == nil
-            if let current = primary[key] {
-                let currentBacked = zones[current].isBackedUp == true && excludedBy[current] == nil
-                if backed && !currentBacked { primary[key] = i }
-            } else {
-                primary[key] = i
+        // The entries and the totals, on both cores: each half is independent now.
+        let halves = n >= 20_000 ? 2 : 1
+        let partial = PartialTotals(count: halves)
+        self.entries = [InventoryEntry](unsafeUninitializedCapacity: n) { buffer, count in
+            let base = buffer.baseAddress
+            raw.withUnsafeBufferPointer { w in
+                DispatchQueue.concurrentPerform(iterations: halves) { half in
+                    var totals = [ZoneTotals?](repeating: nil, count: Zone.allCases.count)
+                    for pos in (half == 0 ? 0 : n / 2)..<(half + 1 == halves ? n : n / 2) {
+                        let e = w[order[pos]]
+                        let zone = zones[pos]
+                        var counts = zone != .system
+                        if counts, e.kind == .file, e.linkCount > 1 {
+                            counts = primary[HardLinkKey(device: e.device, inode: e.inode)] == pos
+                        }
+                        let item = InventoryEntry(entry: e, zone: zone, excludedBy: excludedBy[pos], countsInTotals: counts)
+                        (base! + pos).initialize(to: item)
+                        guard counts else { continue }
+                        var t = totals[zone.ordinal] ?? ZoneTotals()
+                        t.add(item)
+                        totals[zone.ordinal] = t
+                    }
+                    partial.store(totals, at: half)
+                }
             }
+            count = n
         }
-
-        var entries: [InventoryEntry] = []
-        entries.reserveCapacity(raw.count)
-        var totals = [ZoneTotals?](repeating: nil, count: Zone.allCases.count)
-        for (i, e) in raw.enumerated() {
-            let zone = zones[i]
-            var counts = zone != .system
-            if counts, e.kind == .file, e.linkCount > 1 {
-                counts = primary[HardLinkKey(device: e.device, inode: e.inode)] == i
-            }
-            let item = InventoryEntry(entry: e, zone: zone, excludedBy: excludedBy[i], countsInTotals: counts)
-            entries.append(item)
-            guard counts else { continue }
-            var t = totals[zone.ordinal] ?? ZoneTotals()
-            let content: Int64 = (e.kind == .file || e.kind == .symlink) ? e.size : 0
-            switch e.kind {
-            case .file: t.files += 1
-            case .directory: t.directories += 1
-            case .symlink: t.symlinks += 1
-            case .other: t.others += 1
-            }
-            t.size += content
-            t.allocated += e.allocated
-            if item.backedUp == true { t.backedUpSize += content }
-            if item.excludedBy != nil { t.excludedSize += content }
-            if item.survivesUpdate == true { t.survivesUpdateSize += content }
-            totals[zone.ordinal] = t
-        }
-        self.entries = entries
         var byZone: [Zone: ZoneTotals] = [:]
-        for zone in Zone.allCases { if let t = totals[zone.ordinal] { byZone[zone] = t } }
+        for zone in Zone.allCases {
+            let parts = partial.results.compactMap { $0[zone.ordinal] }
+            if !parts.isEmpty { byZone[zone] = parts.reduce(ZoneTotals(), +) }
+        }
         self.zoneTotals = byZone
     }
 
-    /// Sorts by path bytes; large inventories are sorted in two halves on two cores, then merged.
-    static func sortedByPath(_ entries: [WalkEntry]) -> [WalkEntry] {
-        var all = entries
-        guard all.count >= 20_000 else {
-            all.sort { $0.path < $1.path }
-            return all
-        }
-        let mid = all.count / 2
-        all.withUnsafeMutableBufferPointer { buffer in
-            let whole = buffer
-            DispatchQueue.concurrentPerform(iterations: 2) { half in
-                let range = half == 0 ? 0..<mid : mid..<whole.count
-                var part = UnsafeMutableBufferPointer(rebasing: whole[range])
-                part.sort { $0.path < $1.path }
+    /// The entries' positions in path-byte order. The paths are copied into one buffer first,
+    /// so that comparing two of them is a memcmp; large inventories sort in two halves on two
+    /// cores, then merge.
+    static func pathOrder(_ entries: [WalkEntry]) -> [Int] {
+        var offsets = [Int](repeating: 0, count: entries.count + 1)
+        for (i, e) in entries.enumerated() { offsets[i + 1] = offsets[i] + e.path.bytes.count }
+        var arena = [UInt8](repeating: 0, count: max(offsets[entries.count], 1))
+        arena.withUnsafeMutableBufferPointer { a in
+            for (i, e) in entries.enumerated() {
+                e.path.bytes.withUnsafeBufferPointer { b in
+                    if b.count > 0 { (a.baseAddress! + offsets[i]).update(from: b.baseAddress!, count: b.count) }
+                }
             }
         }
-        var merged: [WalkEntry] = []
-        merged.reserveCapacity(all.count)
-        var i = 0, j = mid
-        while i < mid && j < all.count {
-            if all[j].path < all[i].path { merged.append(all[j]); j += 1 } else { merged.append(all[i]); i += 1 }
+        return arena.withUnsafeBufferPointer { a in
+            offsets.withUnsafeBufferPointer { o in
+                let base = a.baseAddress!
+                func less(_ x: Int, _ y: Int) -> Bool {
+                    let lx = o[x + 1] - o[x], ly = o[y + 1] - o[y]
+                    let c = memcmp(base + o[x], base + o[y], min(lx, ly))
+                    return c != 0 ? c < 0 : lx < ly
+                }
+                var order = Array(0..<entries.count)
+                guard order.count >= 20_000 else {
+                    order.sort(by: less)
+                    return order
+                }
+                let mid = order.count / 2
+                order.withUnsafeMutableBufferPointer { whole in
+                    let all = whole
+                    DispatchQueue.concurrentPerform(iterations: 2) { half in
+                        var part = UnsafeMutableBufferPointer(rebasing: all[half == 0 ? 0..<mid : mid..<all.count])
+                        part.sort(by: less)
+                    }
+                }
+                var merged: [Int] = []
+                merged.reserveCapacity(order.count)
+                var i = 0, j = mid
+                while i < mid && j < order.count {
+                    if less(order[j], order[i]) { merged.append(order[j]); j += 1 } else { merged.append(order[i]); i += 1 }
+                }
+                merged += order[i..<mid]
+                merged += order[j...]
+                return merged
+            }
         }
-        merged += all[i..<mid]
-        merged += all[j...]
-        return merged
+    }
+
+    /// The entry at `path`, found by binary search (entries are in path-byte order).
+    public func entry(at path: ContainerPath) -> InventoryEntry? {
+        var low = 0, high = entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            if entries[mid].path < path { low = mid + 1 } else { high = mid }
+        }
+        return low < entries.count && entries[low].path == path ? entries[low] : nil
     }
 
     /// The subtree size (content bytes that count) under each top-level item.
@@ -195,6 +246,17 @@ public struct Inventory: Sendable {
             sizes[top, default: 0] += content
         }
         return sizes
+    }
+}
+
+/// Each half's totals, from the concurrent pass.
+private final class PartialTotals: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var results: [[ZoneTotals?]]
+    init(count: Int) { results = Array(repeating: [], count: count) }
+    func store(_ t: [ZoneTotals?], at i: Int) {
+        lock.lock(); defer { lock.unlock() }
+        results[i] = t
     }
 }
 
