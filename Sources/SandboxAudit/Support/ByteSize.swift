@@ -36,9 +36,19 @@ public enum ByteSize {
         let value = Double(magnitude) / chosen.1
         let text: String
         if value >= 99.95 { text = String(Int(value.rounded())) }
-        else if value >= 9.995 { text = String(format: "%.1f", value) }
-        else { text = String(format: "%.2f", value) }
+        else if value >= 9.995 { text = fixed(value, decimals: 1) }
+        else { text = fixed(value, decimals: 2) }
         return "\(sign)\(text) \(chosen.0)"
+    }
+
+    /// `value` (not negative) with `decimals` digits after the point, as `%.Nf` prints it:
+    /// every finding's message has a size, and Foundation's String(format:) is slow on Linux.
+    static func fixed(_ value: Double, decimals: Int) -> String {
+        var scale = 1
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = Int((value * Double(scale)).rounded(.toNearestOrEven))
+        let fraction = String(scaled % scale)
+        return "\(scaled / scale)." + String(repeating: "0", count: decimals - fraction.count) + fraction
     }
 
     public static let unitsNote = "sizes in decimal units: 1 kB = 1,000 bytes, 1 MB = 1,000,000 bytes"

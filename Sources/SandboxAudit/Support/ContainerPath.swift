@@ -110,6 +110,13 @@ public struct ContainerPath: Hashable, Comparable, Sendable, CustomStringConvert
     }
 }
 
+extension Array where Element == UInt8 {
+    /// True when the bytes end with `suffix`.
+    func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
+    }
+}
+
 /// Byte-string helpers shared by paths and attribute values.
 public enum ByteText {
     public static func display<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {

@@ -26,20 +26,23 @@ public struct ExcludedUserData: Rule {
     public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let carriers = inventory.entries.filter { $0.carriesExclude && $0.zone == .documents && $0.path.depth >= 2 }
         guard !carriers.isEmpty else { return [] }
-        let carrierPaths = Set(carriers.map(\.path))
-        var sizes: [ContainerPath: Int64] = [:]
-        let topmost = carriers.filter { c in
+        // Each carrier's topmost carrier: its own, or that of the nearest carrier above it
+        // (carriers are in path order, so that one is known by then).
+        var topOf: [ContainerPath: ContainerPath] = [:]
+        var topmost: [InventoryEntry] = []
+        for c in carriers {
             var p = c.path.parent
-            while let q = p, q.depth >= 2 {
-                if carrierPaths.contains(q) { return false }
-                p = q.parent
+            while let q = p, q.depth >= 2, topOf[q] == nil { p = q.parent }
+            if let q = p, q.depth >= 2, let top = topOf[q] {
+                topOf[c.path] = top
+            } else {
+                topOf[c.path] = c.path
+                topmost.append(c)
             }
-            return true
         }
+        var sizes: [ContainerPath: Int64] = [:]
         for e in inventory.entries where e.excludedBy != nil && e.zone == .documents && e.countsInTotals && e.entry.kind != .directory {
-            if let by = e.excludedBy, let top = topmost.first(where: { e.path.isWithin($0.path) }), by.isWithin(top.path) {
-                sizes[top.path, default: 0] += e.entry.size
-            }
+            if let by = e.excludedBy, let top = topOf[by] { sizes[top, default: 0] += e.entry.size }
         }
         return topmost.map { c in
             let size = sizes[c.path] ?? 0

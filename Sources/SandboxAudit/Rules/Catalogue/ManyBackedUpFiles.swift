@@ -30,17 +30,28 @@ public struct ManyBackedUpFiles: Rule {
     struct Tally {
         var files = 0
         var bytes: Int64 = 0
+        mutating func add(_ other: Tally) { files += other.files; bytes += other.bytes }
     }
 
     public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let threshold = context.settings.manyFilesThreshold
         // Backed-up regular files per folder, then summed up the tree, deepest folders first.
+        // Siblings come in runs (path order): count a run, then add it to its folder.
         var direct: [ContainerPath: Tally] = [:]
+        var run = Tally()
+        var runParent = ContainerPath.root
         for e in inventory.entries where e.entry.kind == .file && e.backedUp == true {
-            guard let parent = e.path.parent, !parent.isRoot else { continue }
-            direct[parent, default: Tally()].files += 1
-            if e.countsInTotals { direct[parent, default: Tally()].bytes += e.entry.size }
+            let bytes = e.path.bytes
+            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { continue }
+            if slash != runParent.bytes.count || !bytes[..<slash].elementsEqual(runParent.bytes) {
+                if run.files > 0 { direct[runParent, default: Tally()].add(run) }
+                runParent = ContainerPath(bytes: Array(bytes[..<slash]))
+                run = Tally()
+            }
+            run.files += 1
+            if e.countsInTotals { run.bytes += e.entry.size }
         }
+        if run.files > 0 { direct[runParent, default: Tally()].add(run) }
         guard direct.values.reduce(0, { $0 + $1.files }) >= threshold else { return [] }
         let folders = inventory.entries.filter { $0.entry.kind == .directory && $0.backedUp != nil }
             .map { (entry: $0, depth: $0.path.depth) }

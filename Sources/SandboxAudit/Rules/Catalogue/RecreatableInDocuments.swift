@@ -34,17 +34,24 @@ public struct RecreatableInDocuments: Rule {
         ])
 
     static func matches(_ entry: WalkEntry) -> String? {
-        let name = String(decoding: entry.path.name, as: UTF8.self).lowercased()
+        // Every pattern is ASCII: compare lowercased bytes, and make a String only for a match.
+        let name = entry.path.name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
         switch entry.kind {
         case .file:
-            return fileSuffixes.first { name.hasSuffix($0) && name.count > $0.count }.map { "a *\($0) file" }
+            return fileSuffixBytes.firstIndex { name.count > $0.count && name.ends(with: $0) }.map { "a *\(fileSuffixes[$0]) file" }
         case .directory:
-            if folderNames.contains(name) || folderSuffixes.contains(where: { name.hasSuffix($0) }) { return "a \(name) folder" }
+            if folderNameBytes.contains(name) || folderSuffixBytes.contains(where: { name.ends(with: $0) }) {
+                return "a \(String(decoding: name, as: UTF8.self)) folder"
+            }
             return nil
         default:
             return nil
         }
     }
+
+    static let fileSuffixBytes = fileSuffixes.map { Array($0.utf8) }
+    static let folderNameBytes = Set(folderNames.map { Array($0.utf8) })
+    static let folderSuffixBytes = folderSuffixes.map { Array($0.utf8) }
 
     public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         var flagged: [ContainerPath] = []
@@ -53,7 +60,7 @@ public struct RecreatableInDocuments: Rule {
         // The flagged folder above each folder, inherited downward: parents sort before children.
         var owner: [ContainerPath: ContainerPath] = [:]
         for e in inventory.entries where e.zone == .documents && e.path.depth >= 2 {
-            if let folder = e.path.parent.flatMap({ owner[$0] }) {
+            if !owner.isEmpty, let folder = e.path.parent.flatMap({ owner[$0] }) {
                 if e.entry.kind == .directory { owner[e.path] = folder }
                 if e.countsInTotals, e.entry.kind == .file || e.entry.kind == .symlink { sizes[folder, default: 0] += e.entry.size }
                 continue

@@ -57,8 +57,9 @@ public struct SplitStoreBackup: Rule {
         }
         guard !members.isEmpty else { return [] }
         var findings: [Finding] = []
-        for e in inventory.entries where e.entry.kind == .file && e.backedUp != nil {
-            guard let companions = members[e.path] else { continue }
+        for (main, companions) in members {
+            guard let e = inventory.entry(at: main), e.entry.kind == .file, e.backedUp != nil,
+                  companions.contains(where: { $0.backedUp != e.backedUp }) else { continue }
             let group = [e] + companions
             let backed = group.filter { $0.backedUp == true }
             let notBacked = group.filter { $0.backedUp == false }
@@ -76,10 +77,13 @@ public struct SplitStoreBackup: Rule {
     /// whether that is a Realm store.
     /// Every member suffix as bytes, to reject most names before any allocation.
     static let memberSuffixes: [[UInt8]] = sqliteMembers.map { Array($0.utf8) } + realmMembers.map { Array((".realm" + $0).utf8) }
+    static let memberLastBytes = Array(Set(memberSuffixes.compactMap(\.last)))
 
     static func mainPath(of e: InventoryEntry) -> (ContainerPath, Bool)? {
         let bytes = e.path.bytes
-        guard memberSuffixes.contains(where: { bytes.count > $0.count && bytes[(bytes.count - $0.count)...].elementsEqual($0) }) else { return nil }
+        // Every suffix ends in l, m, k, e or t: most names are rejected by their last byte.
+        guard let last = bytes.last, memberLastBytes.contains(last),
+              memberSuffixes.contains(where: { bytes.count > $0.count && bytes.ends(with: $0) }) else { return nil }
         let name = Array(e.path.name)
         guard let parent = e.path.parent else { return nil }
         let isDirectory = e.entry.kind == .directory
@@ -96,11 +100,5 @@ public struct SplitStoreBackup: Rule {
             if name.count > s.count, name.ends(with: s) { return (parent.appending(name.dropLast(suffix.utf8.count)), true) }
         }
         return nil
-    }
-}
-
-fileprivate extension Array where Element == UInt8 {
-    func ends(with suffix: [UInt8]) -> Bool {
-        count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
     }
 }

@@ -28,9 +28,7 @@ public struct StaleTemporaryFile: Rule {
             let age = context.scanTime - e.entry.modifiedTime
             guard age >= limit else { return nil }
             let days = age / 86_400
-            return finding(e.path, "temporary file last modified \(days >= 10 ? String(Int(days)) : String(format: "%.1f", days)) days before the scan (\(ByteSize.format(e.entry.size)))", size: e.entry.size)
+            return finding(e.path, "temporary file last modified \(days >= 10 ? String(Int(days)) : ByteSize.fixed(days, decimals: 1)) days before the scan (\(ByteSize.format(e.entry.size)))", size: e.entry.size)
         }
     }
 }
-
-import Foundation
