@@ -48,6 +48,13 @@ final class ArchiveTests: XCTestCase {
         if links {
             XCTAssertEqual(link(root + "/Documents/notes.txt", root + "/Library/Caches/notes-copy.txt"), 0)
             XCTAssertEqual(mkfifo(root + "/tmp/pipe", 0o600), 0)
+            // Attributes belong to the file: GNU tar stores them on its first path only, and the
+            // link's path must still show them.
+            let marked = root + "/Library/Application Support/marked.bin"
+            try Fixture.file(marked, size: 70)
+            try XAttr.set(path: Array(marked.utf8), name: Self.exclude, value: BackupAttribute.canonicalValue)
+            try XAttr.set(path: Array(marked.utf8), name: "user.com.apple.MobileBackup", value: [1])
+            XCTAssertEqual(link(marked, root + "/Documents/marked-link.bin"), 0)
         }
     }
 

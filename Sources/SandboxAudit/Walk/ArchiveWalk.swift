@@ -1,5 +1,13 @@
 import CLibArchive
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// read(2), named apart from the methods called `read` around it.
+func readBytes(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { read(fd, buffer, count) }
 
 /// Reads an app data container out of a tar or zip archive, as a stream: nothing is extracted,
 /// and memory grows with the number of entries, not with the archive's size. The result is the
@@ -41,26 +49,88 @@ public enum ArchiveWalk {
     /// The one place that calls libarchive.
     final class Reader {
         private let archive: OpaquePointer
+        private let source: Source
         let location: String
 
         init(_ location: String) throws {
             guard let a = archive_read_new() else { throw InputError("cannot read \(location): out of memory") }
             archive = a
             self.location = location
+            let fd = open(location, O_RDONLY | O_CLOEXEC)
+            source = Source(fd: fd)
+            // On failure deinit frees the archive: it runs once every property is set.
+            guard fd >= 0 else { throw InputError("cannot read \(location): \(String(cString: strerror(errno)))") }
             archive_read_support_filter_all(a)
             archive_read_support_format_tar(a)
             archive_read_support_format_gnutar(a)
             archive_read_support_format_zip(a)
-            // On failure deinit frees the archive: it runs once every property is set.
-            // tar's own record size: reading a member's first bytes then pulls in 10 kB, not 64.
-            guard archive_read_open_filename(a, location, 10_240) == ARCHIVE_OK else {
+            archive_read_set_seek_callback(a) { _, client, offset, whence in Source.of(client).seek(offset, whence) }
+            guard archive_read_open2(a, Unmanaged.passUnretained(source).toOpaque(), nil,
+                                     { _, client, out in Source.of(client).read(out) },
+                                     { _, client, request in Source.of(client).skip(request) }, nil) == ARCHIVE_OK else {
                 throw InputError("cannot read \(location) as a tar or zip archive: \(errorString)")
             }
         }
 
-        deinit { archive_read_free(archive) }
+        /// The archive file, read in blocks that start small after every skip and double while
+        /// libarchive keeps reading. libarchive's own file reader reads 64 KiB for every member
+        /// header of an uncompressed tar (about 1.7 GB copied to list a 2 GB archive of 20 kB
+        /// files), where a header needs 512 bytes; compressed streams still get large reads.
+        final class Source {
+            let fd: Int32
+            static let smallest = 4096, largest = 1 << 20
+            var blockSize = smallest
+            var failure: Int32 = 0
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: largest, alignment: 16)
+            /// The file's size and the read position, for refusing to skip past the end.
+            let size: Int64
+            var position: Int64 = 0
 
-        var errorString: String { archive_error_string(archive).map { String(cString: $0) } ?? "unknown error" }
+            init(fd: Int32) {
+                self.fd = fd
+                var st = stat()
+                size = fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG ? Int64(st.st_size) : -1
+            }
+            deinit {
+                buffer.deallocate()
+                if fd >= 0 { close(fd) }
+            }
+
+            static func of(_ client: UnsafeMutableRawPointer?) -> Source { Unmanaged<Source>.fromOpaque(client!).takeUnretainedValue() }
+
+            func read(_ out: UnsafeMutablePointer<UnsafeRawPointer?>?) -> Int {
+                var n: Int
+                repeat { n = readBytes(fd, buffer, blockSize) } while n < 0 && errno == EINTR
+                if n < 0 { failure = errno; return -1 }
+                position += Int64(n)
+                out?.pointee = UnsafeRawPointer(buffer)
+                blockSize = min(blockSize * 2, Source.largest)
+                return n
+            }
+
+            /// Skips by seeking; 0 (nothing skipped) makes libarchive read through instead, as
+            /// for a skip past the end (so that a truncated archive reads as truncated) or where
+            /// the file cannot seek.
+            func skip(_ request: Int64) -> Int64 {
+                blockSize = Source.smallest
+                guard size >= 0, request <= size - position, lseek(fd, off_t(request), SEEK_CUR) >= 0 else { return 0 }
+                position += request
+                return request
+            }
+
+            func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
+                blockSize = Source.smallest
+                let r = lseek(fd, off_t(offset), whence)
+                guard r >= 0 else { return Int64(ARCHIVE_FATAL) }
+                position = Int64(r)
+                return Int64(r)
+            }
+        }
+
+        var errorString: String {
+            if source.failure != 0 { return String(cString: strerror(source.failure)) }
+            return archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+        }
 
         /// The next member's header, with up to `keep(path, size)` bytes of its data; nil at the
         /// end. Throws on a corrupt or truncated archive.
@@ -143,7 +213,7 @@ public enum ArchiveWalk {
         while p.last == UInt8(ascii: "/") { p = p.dropLast() }
         if p.first == UInt8(ascii: "/") || hasDotDot(p) { return .unsafe }
         if p.isEmpty || p.elementsEqual([UInt8(ascii: ".")]) { return .root }
-        return .path(Array(p))
+        return .path(p.count == raw.count ? raw : Array(p))
     }
 
     /// True when a `..` component appears (without splitting the path).
@@ -161,80 +231,115 @@ public enum ArchiveWalk {
     /// have (the root, one folder down, or NAME.xcappdata/AppData): only those files' first
     /// bytes are read, so the rest of the data is skipped, not read.
     static func mayBePurgeable(_ path: [UInt8]) -> Bool {
-        let c = path.split(separator: UInt8(ascii: "/"), maxSplits: 4, omittingEmptySubsequences: true).prefix(4).map { Array($0) }
-        let library = Array("Library".utf8), caches = Array("Caches".utf8), tmp = Array("tmp".utf8)
-        for i in 0..<min(3, c.count) {
-            if c[i] == tmp && i + 1 < c.count { return true }
-            if c[i] == library && i + 1 < c.count && c[i + 1] == caches { return true }
+        // Components 0 to 2 may be tmp (with something below it) or Library (with Caches next).
+        var start = 0, index = 0
+        var previousWasLibrary = false
+        while index < 4, start < path.count {
+            let end = path[start...].firstIndex(of: UInt8(ascii: "/")) ?? path.count
+            let component = path[start..<end]
+            if previousWasLibrary && component.elementsEqual(cachesName) { return true }
+            if index < 3 && end < path.count && component.elementsEqual(tmpName) { return true }
+            previousWasLibrary = index < 3 && component.elementsEqual(libraryName)
+            start = end + 1
+            index += 1
         }
         return false
     }
 
-    static let identityNames: Set<[UInt8]> = [Array(Container.simulatorMetadata.utf8), Array(Container.appDataInfo.utf8)]
+    static let libraryName = Array("Library".utf8), cachesName = Array("Caches".utf8), tmpName = Array("tmp".utf8)
+    static let identityNames: [[UInt8]] = [Array(Container.simulatorMetadata.utf8), Array(Container.appDataInfo.utf8)]
+    static let rootFolderNames: [[UInt8]] = ["Documents", "Library", "tmp"].map { Array($0.utf8) }
+    static let appDataName = Array("AppData".utf8)
 
     /// Reads the archive and returns the container and the walk of its data root.
     public static func read(_ location: String) throws -> (Container, WalkResult) {
         let reader = try Reader(location)
+        // A path's position among the members is its entry's inode (position + 1); simulate
+        // --into reads the archive again and relies on that numbering.
         var members: [Member] = []
-        var index: [[UInt8]: Int] = [:]
+        var index: [ContainerPath: Int] = [:]
         var problems: [WalkProblem] = []
         let headerLength = VolatileStore.headerLength
         while let m = try reader.next(keep: { path, size in
-            let name = path[(path.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0)...]
-            if name.starts(with: AppleDouble.sidecarPrefix) || identityNames.contains(Array(name)) { return Int(min(size, Int64(AppleDouble.maximumSize))) }
+            let start = (path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
+            let name = path[start...]
+            if name.starts(with: AppleDouble.sidecarPrefix) || identityNames.contains(where: { name.elementsEqual($0) }) {
+                return Int(min(size, Int64(AppleDouble.maximumSize)))
+            }
             return VolatileStore.mayBeDatabase(size: size) && mayBePurgeable(path) ? headerLength : 0
         }) {
             var m = m
-            let p: [UInt8]
             switch normalise(m.path) {
             case .root: continue
             case .unsafe:
                 problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "absolute path or '..' in the archive: skipped"))
                 continue
-            case .path(let normal): p = normal
+            case .path(let normal): m.path = normal
             }
-            let shown = ContainerPath(bytes: p)
-            m.path = p
-            if let existing = index[p] {
-                problems.append(WalkProblem(path: shown, operation: "read archive entry", reason: "the archive holds this path twice: the later one counts"))
+            let key = ContainerPath(bytes: m.path)
+            if let existing = index[key] {
+                problems.append(WalkProblem(path: key, operation: "read archive entry", reason: "the archive holds this path twice: the later one counts"))
                 members[existing] = m
             } else {
-                index[p] = members.count
+                index[key] = members.count
                 members.append(m)
             }
         }
         return try assemble(location, members, problems)
     }
 
-    static func assemble(_ location: String, _ members: [Member], _ readProblems: [WalkProblem]) throws -> (Container, WalkResult) {
-        // Where the data root is.
-        // Every folder a member implies, down to the depth a data root can have.
-        var folders = Set<[UInt8]>()
+    /// The data root: the archive root, a top folder, or a top folder's AppData, whichever first
+    /// holds Documents, Library or tmp (stored or implied by a deeper member), tops in byte order.
+    static func dataRootPrefix(_ members: [Member]) -> [UInt8]? {
+        // Each prefix found is (top folder, AppData below it); the archive root is ([], false).
+        var found = Set<[UInt8]>()
+        var atRoot = false
+        var lastTop: ArraySlice<UInt8> = []
+        var lastAppData = false
         for m in members {
-            var end = 0, depth = 0
-            while depth < 4, let slash = m.path[end...].firstIndex(of: UInt8(ascii: "/")) {
-                folders.insert(Array(m.path[..<slash]))
-                end = slash + 1
-                depth += 1
+            let p = m.path
+            // The first three components' bounds, and whether each is a folder (something
+            // follows it, or the member is itself a folder).
+            var bounds: [(Int, Int)] = []
+            var start = 0
+            while bounds.count < 3, start < p.count {
+                let end = p[start...].firstIndex(of: UInt8(ascii: "/")) ?? p.count
+                bounds.append((start, end))
+                start = end + 1
             }
-            if m.type == FileType.dir { folders.insert(m.path) }
+            func isFolder(_ i: Int) -> Bool { bounds[i].1 < p.count || m.type == FileType.dir }
+            func isRootFolder(_ i: Int) -> Bool {
+                i < bounds.count && isFolder(i) && rootFolderNames.contains { p[bounds[i].0..<bounds[i].1].elementsEqual($0) }
+            }
+            if isRootFolder(0) { atRoot = true; continue }
+            guard bounds.count >= 2 else { continue }
+            let top = p[bounds[0].0..<bounds[0].1]
+            let appData = p[bounds[1].0..<bounds[1].1].elementsEqual(appDataName) && isRootFolder(2)
+            guard isRootFolder(1) || appData else { continue }
+            if top.elementsEqual(lastTop), appData == lastAppData { continue }
+            lastTop = top
+            lastAppData = appData
+            found.insert(Array(top) + (appData ? [1] : [0]))
         }
-        func has(_ prefix: String) -> Bool {
-            ["Documents", "Library", "tmp"].contains { folders.contains(Array((prefix + $0).utf8)) }
+        if atRoot { return [] }
+        let mirror = Array(AppleDouble.mirrorFolder.utf8)
+        let first = found.filter { key in
+            let top = key.dropLast()
+            return !top.elementsEqual(mirror) && !top.starts(with: AppleDouble.sidecarPrefix)
+        }.min { a, b in
+            let (ta, tb) = (a.dropLast(), b.dropLast())
+            return ta.elementsEqual(tb) ? a.last! < b.last! : ta.lexicographicallyPrecedes(tb)
         }
-        var candidates = [""]
-        let tops = Set(members.compactMap { $0.path.split(separator: UInt8(ascii: "/")).first.map(Array.init) })
-            .filter { !$0.elementsEqual(AppleDouble.mirrorFolder.utf8) && !$0.starts(with: AppleDouble.sidecarPrefix) }
-        for top in tops.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            let t = String(decoding: top, as: UTF8.self)
-            candidates += [t + "/", t + "/AppData/"]
-        }
-        candidates.append("AppData/")
-        guard let prefix = candidates.first(where: has) else {
+        guard let key = first else { return nil }
+        return Array(key.dropLast()) + [UInt8(ascii: "/")] + (key.last == 1 ? appDataName + [UInt8(ascii: "/")] : [])
+    }
+
+    static func assemble(_ location: String, _ members: [Member], _ readProblems: [WalkProblem]) throws -> (Container, WalkResult) {
+        guard let prefixBytes = dataRootPrefix(members) else {
             throw InputError("\(location) holds no app data container: no Documents, Library or tmp at its root, in a single top folder, or in NAME.xcappdata/AppData")
         }
-        let prefixBytes = Array(prefix.utf8)
-        let packagePrefix = prefix.hasSuffix("/AppData/") ? Array(prefix.dropLast("AppData/".count).utf8) : prefixBytes
+        let prefix = String(decoding: prefixBytes, as: UTF8.self)
+        let packagePrefix = prefix.hasSuffix("/AppData/") ? Array(prefixBytes.dropLast(appDataName.count + 1)) : prefixBytes
 
         // Identity, from the members that carry it.
         func plist(_ path: [UInt8]) -> [String: Any]? {
@@ -260,7 +365,7 @@ public enum ArchiveWalk {
         // Sidecars: `._NAME` beside NAME, and `__MACOSX/…/._NAME` mirrors.
         var result = WalkResult()
         result.problems = readProblems
-        var sidecarMarks: [[UInt8]: [AttributeMark]] = [:]
+        var sidecarMarks: [ContainerPath: [AttributeMark]] = [:]
         let mirror = Array(AppleDouble.mirrorFolder.utf8) + [UInt8(ascii: "/")]
         func isSidecar(_ m: Member) -> Bool {
             guard m.type == FileType.reg, let data = m.data, AppleDouble.hasMagic(data) else { return false }
@@ -280,45 +385,57 @@ public enum ArchiveWalk {
                 for a in parsed.attributes {
                     guard let attribute = BackupAttribute(attributeName: Array(a.name.utf8)) else { continue }
                     let source: AttributeSource = inMirror ? .macosxMirror(sidecar: sidecarPath.display) : .appleDouble(sidecar: relative(sidecarPath.bytes, prefixBytes) ?? sidecarPath)
-                    sidecarMarks[target, default: []].append(AttributeMark(attribute: attribute, value: a.value, source: source))
+                    sidecarMarks[ContainerPath(bytes: target), default: []].append(AttributeMark(attribute: attribute, value: a.value, source: source))
                 }
             } catch {
                 result.problems.append(WalkProblem(path: relative(m.path, prefixBytes) ?? sidecarPath, operation: "parse AppleDouble file", reason: "\(error)"))
             }
         }
+        func marksOf(_ m: Member) -> [AttributeMark] {
+            marks(m, sidecarMarks.isEmpty ? [] : sidecarMarks[ContainerPath(bytes: m.path)] ?? [])
+        }
 
-        // Entries below the data root; folders the archive only implies are added.
-        var inodes: [[UInt8]: UInt64] = [:]
-        var fileByInode: [UInt64: Int] = [:]
-        var seenFolders = Set<[UInt8]>()
+        // Entries below the data root. Hard links are resolved through the position of the
+        // member they name (only archives that hold any need the table).
+        let hasHardLinks = members.contains { $0.hardlink != nil }
+        var positionOf: [ContainerPath: Int] = [:]
+        var entryOfPosition: [Int: Int] = [:]
         var entries: [WalkEntry] = []
-        for (i, m) in members.enumerated() where !isSidecar(m) && !m.path.starts(with: mirror) {
-            if m.path + [UInt8(ascii: "/")] == prefixBytes {
-                result.rootMarks = marks(m, sidecarMarks[m.path] ?? [])
+        entries.reserveCapacity(members.count)
+        for (i, m) in members.enumerated() where !m.path.starts(with: mirror) && !isSidecar(m) {
+            if m.path.count + 1 == prefixBytes.count, prefixBytes.starts(with: m.path) {
+                result.rootMarks = marksOf(m)
                 continue
             }
             guard let rel = relative(m.path, prefixBytes) else { continue }
             var entry = WalkEntry(path: rel, kind: .other, special: nil, size: m.size, allocated: 0, mode: m.mode,
                                   modifiedSeconds: m.mtime, modifiedNanoseconds: m.mtimeNanoseconds,
                                   device: 0, inode: UInt64(i + 1), linkCount: 1, symlinkTarget: nil, header: nil,
-                                  marks: marks(m, sidecarMarks[m.path] ?? []))
+                                  marks: marksOf(m))
             if let target = m.hardlink {
-                var t = target
-                while t.starts(with: [UInt8(ascii: "."), UInt8(ascii: "/")]) { t.removeFirst(2) }
-                guard let inode = inodes[t], let original = fileByInode[inode].map({ entries[$0] }) else {
+                var t = target[...]
+                while t.starts(with: [UInt8(ascii: "."), UInt8(ascii: "/")]) { t = t.dropFirst(2) }
+                guard let position = positionOf[ContainerPath(bytes: Array(t))], let original = entryOfPosition[position].map({ entries[$0] }) else {
                     result.problems.append(WalkProblem(path: rel, operation: "read archive entry", reason: "hard link to \(ByteText.display(target)), which the archive does not hold before it"))
                     continue
                 }
                 entry.kind = .file
                 entry.size = original.size
-                entry.inode = inode
+                entry.inode = original.inode
                 entry.header = original.header
+                // Attributes belong to the file, not the path: GNU tar records them only on the
+                // first path of a hard-linked file.
+                if !entry.marks.contains(where: { if case .native = $0.source { return true } else { return false } }) {
+                    entry.marks += original.marks.filter { if case .native = $0.source { return true } else { return false } }
+                }
             } else {
                 switch m.type {
                 case FileType.reg:
                     entry.kind = .file
-                    inodes[m.path] = entry.inode
-                    fileByInode[entry.inode] = entries.count
+                    if hasHardLinks {
+                        positionOf[ContainerPath(bytes: m.path)] = i
+                        entryOfPosition[i] = entries.count
+                    }
                     if VolatileStore.wantsHeader(rel, size: m.size) { entry.header = m.data }
                 case FileType.dir: entry.kind = .directory; entry.size = 0
                 case FileType.lnk: entry.kind = .symlink; entry.symlinkTarget = m.symlink; entry.size = Int64(m.symlink?.count ?? 0)
@@ -330,22 +447,35 @@ public enum ArchiveWalk {
                 }
             }
             entries.append(entry)
-            if entry.kind == .directory { seenFolders.insert(rel.bytes) }
         }
-        for e in entries {
-            var parent = e.path.parent
-            while let p = parent, !p.isRoot, !seenFolders.contains(p.bytes) {
-                seenFolders.insert(p.bytes)
-                entries.append(WalkEntry(path: p, kind: .directory, special: nil, size: 0, allocated: 0, mode: 0o755,
+        // Folders the archive only implies. Members of one folder usually come together, so
+        // the last parent checked is remembered.
+        var folders = Set<ContainerPath>()
+        for e in entries where e.kind == .directory { folders.insert(e.path) }
+        var lastChecked = ContainerPath.root
+        for i in entries.indices {
+            let e = entries[i]
+            let bytes = e.path.bytes
+            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { continue }
+            if slash == lastChecked.bytes.count && bytes[..<slash].elementsEqual(lastChecked.bytes) { continue }
+            var parent = ContainerPath(bytes: Array(bytes[..<slash]))
+            lastChecked = parent
+            while !parent.isRoot, !folders.contains(parent) {
+                folders.insert(parent)
+                entries.append(WalkEntry(path: parent, kind: .directory, special: nil, size: 0, allocated: 0, mode: 0o755,
                                          modifiedSeconds: e.modifiedSeconds, modifiedNanoseconds: 0, device: 0, inode: 0,
-                                         linkCount: 1, symlinkTarget: nil, header: nil, marks: sidecarMarks[prefixBytes + p.bytes] ?? []))
-                parent = p.parent
+                                         linkCount: 1, symlinkTarget: nil, header: nil,
+                                         marks: sidecarMarks.isEmpty ? [] : sidecarMarks[ContainerPath(bytes: prefixBytes + parent.bytes)] ?? []))
+                guard let up = parent.parent else { break }
+                parent = up
             }
         }
         // Hard links: every path of a file shares its inode and its count.
-        var counts: [UInt64: UInt64] = [:]
-        for e in entries where e.kind == .file { counts[e.inode, default: 0] += 1 }
-        for i in entries.indices where entries[i].kind == .file { entries[i].linkCount = counts[entries[i].inode] ?? 1 }
+        if hasHardLinks {
+            var counts: [UInt64: UInt64] = [:]
+            for e in entries where e.kind == .file { counts[e.inode, default: 0] += 1 }
+            for i in entries.indices where entries[i].kind == .file { entries[i].linkCount = counts[entries[i].inode] ?? 1 }
+        }
         result.entries = entries
         return (container, result)
     }
