@@ -134,5 +134,8 @@ public enum RuleCatalogue {
         BudgetExceeded(),
     ]
 
-    public static func rule(id: String) -> (any Rule)? { all.first { $0.id == id } }
+    public static func rule(id: String) -> (any Rule)? { byID[id] }
+
+    /// Reports look a rule up once per finding.
+    private static let byID = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
 }
