@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 /// Writes the container an event leaves behind as a real directory tree, from the source
-/// container, which it only reads.
+/// container or archive, which it only reads.
 ///
 /// The tree is built in a temporary sibling of the destination and renamed into place when
 /// complete: on any failure (an unreadable source file, a full disk, an interrupt) nothing is
@@ -18,7 +18,7 @@ import Darwin
 /// stay links, symlinks stay symlinks, FIFOs are recreated, and every entry keeps its mode,
 /// modification time and extended attributes (libattr's attr_copy_fd). Attributes that came
 /// from AppleDouble sidecars are written as native attributes. Sockets and devices are not
-/// recreated (they are listed).
+/// recreated (they are listed). An archive is read again as a stream (ArchiveMaterializer.swift).
 public enum Materializer {
     public struct Report: Sendable {
         public let destination: String
@@ -33,22 +33,25 @@ public enum Materializer {
     public static func write(_ simulation: SimulationResult, into destination: String) throws -> Report {
         let dest = destination.count > 1 && destination.hasSuffix("/") ? String(destination.dropLast()) : destination
         let input = simulation.inventory.container.input
-        if ArchiveWalk.isArchive(input), Container.fileExists(input) {
-            throw InputError("materialising straight from an archive is not supported yet: extract \(input) first, then run simulate on the folder")
-        }
+        let fromArchive = ArchiveWalk.isArchive(input) && Container.fileExists(input)
         try checkDestination(dest)
-        let parent = (dest as NSString).deletingLastPathComponent.isEmpty ? "." : (dest as NSString).deletingLastPathComponent
-        var template = Array((parent + "/." + (dest as NSString).lastPathComponent + ".sandbox-audit-XXXXXX").utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw SystemError(operation: "create a temporary folder beside", path: dest)
-        }
-        let temporary = String(cString: made)
+        // Signals are caught before the temporary tree exists, so that none can leave it behind.
         interrupted = 0
         let previousInt = signal(SIGINT) { _ in Materializer.interrupted = 1 }
         let previousTerm = signal(SIGTERM) { _ in Materializer.interrupted = 1 }
         defer { signal(SIGINT, previousInt); signal(SIGTERM, previousTerm) }
+        // Split by hand: NSString's path methods trap on a one-character name on Linux.
+        let slash = dest.lastIndex(of: "/")
+        let parent = slash.map { $0 == dest.startIndex ? "/" : String(dest[..<$0]) } ?? "."
+        let name = slash.map { String(dest[dest.index(after: $0)...]) } ?? dest
+        var template = Array((parent + "/." + name + ".sandbox-audit-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw SystemError(operation: "create a temporary folder beside", path: dest)
+        }
+        let temporary = String(cString: made)
         do {
-            var report = try build(simulation, source: simulation.inventory.container.dataRoot, temporary: temporary)
+            var report = fromArchive ? try buildFromArchive(simulation, temporary: temporary)
+                                     : try build(simulation, source: simulation.inventory.container.dataRoot, temporary: temporary)
             guard interrupted == 0 else { throw InputError("interrupted") }
             // rename(2) replaces an empty directory in one step.
             guard rename(temporary, dest) == 0 else { throw SystemError(operation: "rename the finished tree to", path: dest) }
@@ -127,13 +130,9 @@ public enum Materializer {
                 guard srcParent >= 0 else { throw SystemError(operation: "open the source folder", path: parent.display) }
                 guard dstParent >= 0 else { throw SystemError(operation: "open the new folder", path: parent.display) }
             }
-            let cName = Array(w.path.name) + [0]
-            func call(_ body: (UnsafePointer<CChar>) -> Int32) -> Int32 {
-                cName.withUnsafeBufferPointer { p in p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count, body) }
-            }
             switch w.kind {
             case .directory:
-                guard call({ mkdirat(dstParent, $0, 0o700) }) == 0 else { throw SystemError(operation: "create folder", path: w.path.display) }
+                guard at(w.path.name, { mkdirat(dstParent, $0, 0o700) }) == 0 else { throw SystemError(operation: "create folder", path: w.path.display) }
                 let s = Walker.openDirectory(at: srcParent, Array(w.path.name)), d = Walker.openDirectory(at: dstParent, Array(w.path.name))
                 defer { if s >= 0 { close(s) }; if d >= 0 { close(d) } }
                 guard s >= 0, d >= 0 else { throw SystemError(operation: "open folder", path: w.path.display) }
@@ -143,10 +142,7 @@ public enum Materializer {
             case .file:
                 let key = HardLinkKey(device: w.device, inode: w.inode)
                 if w.linkCount > 1, let first = firstLink[key] {
-                    let rc = (first.bytes + [0]).withUnsafeBufferPointer { f in
-                        f.baseAddress!.withMemoryRebound(to: CChar.self, capacity: f.count) { fp in call { linkat(dstRoot, fp, dstParent, $0, 0) } }
-                    }
-                    guard rc == 0 else { throw SystemError(operation: "link", path: w.path.display) }
+                    try makeLink(w, to: first, root: dstRoot, in: dstParent)
                     report.links += 1
                     continue
                 }
@@ -155,19 +151,11 @@ public enum Materializer {
                 report.files += 1
                 report.bytes += w.size
             case .symlink:
-                guard let target = w.symlinkTarget else { throw SystemError(code: EIO, operation: "read link", path: w.path.display) }
-                let rc = (target + [0]).withUnsafeBufferPointer { t in
-                    t.baseAddress!.withMemoryRebound(to: CChar.self, capacity: t.count) { tp in call { symlinkat(tp, dstParent, $0) } }
-                }
-                guard rc == 0 else { throw SystemError(operation: "create symlink", path: w.path.display) }
-                var times = timesOf(w)
-                _ = call { utimensat(dstParent, $0, &times, AT_SYMLINK_NOFOLLOW) }
+                try makeSymlink(w, in: dstParent)
                 report.symlinks += 1
             case .other:
                 guard w.special == .fifo else { report.skipped.append(w.path); continue }
-                guard call({ mkfifoat(dstParent, $0, mode_t(w.mode & 0o7777)) }) == 0 else { throw SystemError(operation: "create FIFO", path: w.path.display) }
-                var times = timesOf(w)
-                _ = call { utimensat(dstParent, $0, &times, AT_SYMLINK_NOFOLLOW) }
+                try makeFIFO(w, in: dstParent)
                 report.fifos += 1
             }
         }
@@ -183,40 +171,84 @@ public enum Materializer {
             fchmod(dstRoot, rootStat.st_mode & 0o7777)
             futimens(dstRoot, &times) // all of the root's entries exist by now
         }
-        for w in directories.reversed() {
-            let fd = dst.open(w.path)
-            guard fd >= 0 else { throw SystemError(operation: "open folder", path: w.path.display) }
-            var times = timesOf(w)
-            fchmod(fd, mode_t(w.mode & 0o7777))
-            futimens(fd, &times)
-            close(fd)
-        }
+        try finishDirectories(directories, in: dst)
         return report
     }
 
-    static func timesOf(_ w: WalkEntry) -> [timespec] {
+    /// Sets the folders' modes and times, deepest first (adding their contents changed their
+    /// times); `attributes` runs on each folder first.
+    static func finishDirectories(_ directories: [WalkEntry], in dst: Opener, attributes: (Int32, WalkEntry) throws -> Void = { _, _ in }) throws {
+        for w in directories.reversed() {
+            let fd = dst.open(w.path)
+            guard fd >= 0 else { throw SystemError(operation: "open folder", path: w.path.display) }
+            defer { close(fd) }
+            try attributes(fd, w)
+            var times = timesOf(w)
+            fchmod(fd, mode_t(w.mode & 0o7777))
+            futimens(fd, &times)
+        }
+    }
+
+    /// Calls `body` with `name` as a C string.
+    static func at<R>(_ name: some Collection<UInt8>, _ body: (UnsafePointer<CChar>) -> R) -> R {
+        Walker.withCString(Array(name), body)
+    }
+
+    /// A hard link at `w`'s name in `parent` to `first` (relative to `root`).
+    static func makeLink(_ w: WalkEntry, to first: ContainerPath, root: Int32, in parent: Int32) throws {
+        let rc = at(first.bytes) { fp in at(w.path.name) { linkat(root, fp, parent, $0, 0) } }
+        guard rc == 0 else { throw SystemError(operation: "link", path: w.path.display) }
+    }
+
+    static func makeSymlink(_ w: WalkEntry, in parent: Int32) throws {
+        guard let target = w.symlinkTarget else { throw SystemError(code: EIO, operation: "read link", path: w.path.display) }
+        guard at(target, { tp in at(w.path.name) { symlinkat(tp, parent, $0) } }) == 0 else {
+            throw SystemError(operation: "create symlink", path: w.path.display)
+        }
+        var times = timesOf(w)
+        _ = at(w.path.name) { utimensat(parent, $0, &times, AT_SYMLINK_NOFOLLOW) }
+    }
+
+    static func makeFIFO(_ w: WalkEntry, in parent: Int32) throws {
+        guard at(w.path.name, { mkfifoat(parent, $0, mode_t(w.mode & 0o7777)) }) == 0 else {
+            throw SystemError(operation: "create FIFO", path: w.path.display)
+        }
+        var times = timesOf(w)
+        _ = at(w.path.name) { utimensat(parent, $0, &times, AT_SYMLINK_NOFOLLOW) }
+    }
+
+    /// A new regular file at `name` in `parent`, for writing.
+    static func createFile(_ name: some Collection<UInt8>, in parent: Int32) -> Int32 {
+        at(name) { openat(parent, $0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+    }
+
+    static func timesOf(_ w: WalkEntry) -> [timespec] { times(w.modifiedSeconds, w.modifiedNanoseconds) }
+
+    static func times(_ seconds: Int64, _ nanoseconds: Int32) -> [timespec] {
         // Access time: now (the scan does not record it); modification time: the source's.
         [timespec(tv_sec: 0, tv_nsec: Int((1 << 30) - 1)), // UTIME_NOW
-         timespec(tv_sec: Int(w.modifiedSeconds), tv_nsec: Int(w.modifiedNanoseconds))]
+         timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))]
     }
 
     /// Native attributes through libattr; marks that came from sidecars, written natively.
     static func copyAttributes(_ s: Int32, _ d: Int32, path: ContainerPath, marks: [AttributeMark], source: String) throws {
         try XAttr.copyAll(from: s, sourcePath: source + "/" + path.display, to: d, destinationPath: path.display)
+        try writeMarks(d, marks, path: path, native: false)
+    }
+
+    /// Backup marks as native attributes; those found natively only when `native` is set.
+    static func writeMarks(_ d: Int32, _ marks: [AttributeMark], path: ContainerPath, native: Bool) throws {
         for m in marks {
-            if case .native = m.source { continue }
+            if !native, case .native = m.source { continue }
             try XAttr.set(descriptor: d, name: m.attribute.nativeName, value: m.value, path: path.display)
         }
     }
 
     static func copyFile(_ w: WalkEntry, srcParent: Int32, dstParent: Int32, source: String) throws {
-        let name = Array(w.path.name) + [0]
         let s = Walker.openForReading(at: srcParent, Array(w.path.name))
         guard s >= 0 else { throw SystemError(operation: "read", path: "\(source)/\(w.path.display)") }
         defer { close(s) }
-        let d = name.withUnsafeBufferPointer { p in
-            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { openat(dstParent, $0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
-        }
+        let d = createFile(w.path.name, in: dstParent)
         guard d >= 0 else { throw SystemError(operation: "create", path: w.path.display) }
         defer { close(d) }
         try copyData(from: s, to: d, size: w.size, path: w.path)

@@ -12,8 +12,9 @@ struct SimulateCommand: ParsableCommand {
             EVENT is update, restore, purge, or all (side by side). The source container is only read. \
             --into WRITES the container the event leaves behind as a real folder tree: DIR must not exist or \
             must be empty; the tree is built beside it and renamed into place when complete, so a failure or \
-            an interrupt leaves nothing at DIR. --verify then scans DIR and checks it against the prediction, \
-            entry by entry (exit 1 when it differs).
+            an interrupt leaves nothing at DIR. From a tar or zip archive the members are read again as a \
+            stream, without extracting the archive. --verify then scans DIR and checks it against the \
+            prediction, entry by entry (exit 1 when it differs).
             """)
 
     enum Event: String, ExpressibleByArgument, CaseIterable { case update, restore, purge, all }
@@ -22,7 +23,7 @@ struct SimulateCommand: ParsableCommand {
     @Argument(help: "update, restore, purge or all.")
     var event: Event
 
-    @Argument(help: "The data container or .xcappdata package.")
+    @Argument(help: "The data container, .xcappdata package, or a tar or zip archive of one.")
     var path: String
 
     @Option(name: .customLong("into"), help: ArgumentHelp("WRITES: materialise the result into DIR (not with all).", valueName: "DIR"))

@@ -1,0 +1,214 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Materialising from an archive: the archive is read again as a stream through
+/// `ArchiveWalk.Reader`, nothing is extracted anywhere else, and each member the event keeps is
+/// written where the inventory puts it.
+///
+/// Members are matched to inventory entries by position: the scan numbers each stored path by
+/// its first position among the members (inode = position + 1), and every path of a hard-linked
+/// file shares the inode of the member that holds the data. A path stored twice keeps its first
+/// position and its later content, so each copy of the entry's kind is written over the last.
+extension Materializer {
+    static func buildFromArchive(_ simulation: SimulationResult, temporary: String) throws -> Report {
+        let inventory = simulation.inventory
+        let location = inventory.container.input
+        let dataRoot = inventory.container.dataRoot
+        // The data root is ARCHIVE!/PREFIX, or ARCHIVE itself: members below PREFIX/ are entries.
+        let prefix = dataRoot == location ? [] : Array(dataRoot.utf8.dropFirst(location.utf8.count + 2)) + [UInt8(ascii: "/")]
+        var report = Report(destination: temporary)
+        let dstRoot = Walker.openDirectory(at: AT_FDCWD, Array(temporary.utf8))
+        guard dstRoot >= 0 else { throw SystemError(operation: "open", path: temporary) }
+        defer { close(dstRoot) }
+        let dst = Opener(rootFD: dstRoot)
+        var parents = Parents(opener: dst)
+        defer { parents.release() }
+
+        // Every kept folder first, parents before children (inventory order), including the
+        // folders the archive only implies.
+        let entries = inventory.entries
+        var byInode: [UInt64: [Int]] = [:]
+        var firstKept: [UInt64: Int] = [:] // the kept path of each file that gets the data
+        var links: [Int] = []
+        var directories: [WalkEntry] = []
+        for (i, (e, keep)) in zip(entries, simulation.kept).enumerated() {
+            let w = e.entry
+            if w.inode != 0 { byInode[w.inode, default: []].append(i) }
+            guard keep else { continue }
+            switch w.kind {
+            case .directory:
+                let parent = try parents.open(w.path.parent ?? .root)
+                guard at(w.path.name, { mkdirat(parent, $0, 0o700) }) == 0 else { throw SystemError(operation: "create folder", path: w.path.display) }
+                directories.append(w)
+            case .file:
+                if firstKept[w.inode] == nil { firstKept[w.inode] = i } else { links.append(i) }
+            case .other where w.special != .fifo:
+                report.skipped.append(w.path)
+            default:
+                break
+            }
+        }
+
+        var written = Set<Int>()
+        var folderAttributes: [ContainerPath: [(String, [UInt8])]] = [:]
+        var rootMember: ArchiveWalk.Member?
+        var positions: [[UInt8]: Int] = [:]
+        let reader = try ArchiveWalk.Reader(location)
+        while let m = try reader.next(keep: { _, _ in 0 }) {
+            guard interrupted == 0 else { throw InputError("interrupted") }
+            let p: [UInt8]
+            switch ArchiveWalk.normalise(m.path) {
+            case .unsafe: continue
+            case .root:
+                if prefix.isEmpty, m.type == ArchiveWalk.FileType.dir { rootMember = m }
+                continue
+            case .path(let normal): p = normal
+            }
+            let position: Int
+            if let known = positions[p] { position = known } else { position = positions.count; positions[p] = position }
+            if p.count + 1 == prefix.count, prefix.starts(with: p) {
+                if m.type == ArchiveWalk.FileType.dir { rootMember = m }
+                continue
+            }
+            guard m.hardlink == nil, let group = byInode[UInt64(position + 1)] else { continue }
+            guard p.count > prefix.count, p.starts(with: prefix), group.contains(where: { entries[$0].path.bytes.elementsEqual(p[prefix.count...]) }) else {
+                throw InputError("\(location) does not read as it did when it was scanned: \(ByteText.display(p))")
+            }
+            let w = entries[group[0]].entry
+            switch (m.type, w.kind) {
+            case (ArchiveWalk.FileType.reg, .file):
+                guard let first = firstKept[w.inode] else { continue }
+                let target = entries[first].entry
+                let parent = try parents.open(target.path.parent ?? .root)
+                var fd = createFile(target.path.name, in: parent)
+                if fd < 0 && errno == EEXIST { // a path stored twice: the later copy counts
+                    _ = at(target.path.name) { unlinkat(parent, $0, 0) }
+                    fd = createFile(target.path.name, in: parent)
+                }
+                guard fd >= 0 else { throw SystemError(operation: "create", path: target.path.display) }
+                defer { close(fd) }
+                try reader.readData { block, offset in
+                    guard interrupted == 0 else { throw InputError("interrupted") }
+                    var done = 0
+                    while done < block.count {
+                        let n = pwrite(fd, block.baseAddress! + done, block.count - done, off_t(offset) + off_t(done))
+                        if n < 0 && errno == EINTR { continue }
+                        guard n > 0 else { throw SystemError(operation: "write", path: target.path.display) }
+                        done += n
+                    }
+                }
+                guard ftruncate(fd, off_t(target.size)) == 0 else { throw SystemError(operation: "write", path: target.path.display) }
+                // All kept paths are this one file: their marks, the first path's last.
+                let marks = group.filter { simulation.kept[$0] }.reversed().flatMap { entries[$0].entry.marks }
+                try writeMemberAttributes(fd, m.xattrs, marks: marks, path: target.path)
+                fchmod(fd, mode_t(target.mode & 0o7777))
+                var times = timesOf(target)
+                futimens(fd, &times)
+                written.insert(first)
+            case (ArchiveWalk.FileType.dir, .directory):
+                guard simulation.kept[group[0]] else { continue }
+                folderAttributes[w.path] = m.xattrs
+            case (ArchiveWalk.FileType.lnk, .symlink), (ArchiveWalk.FileType.fifo, .other):
+                guard w.kind == .symlink || w.special == .fifo, simulation.kept[group[0]] else { continue }
+                let parent = try parents.open(w.path.parent ?? .root)
+                if written.contains(group[0]) { _ = at(w.path.name) { unlinkat(parent, $0, 0) } }
+                if w.kind == .symlink { try makeSymlink(w, in: parent) } else { try makeFIFO(w, in: parent) }
+                written.insert(group[0])
+            default:
+                continue // an earlier copy of a path stored twice, or a kind not recreated
+            }
+        }
+
+        // The archive may have changed since the scan: every kept file, symlink and FIFO came.
+        for (i, keep) in simulation.kept.enumerated() where keep {
+            let w = entries[i].entry
+            let missing: Bool
+            switch w.kind {
+            case .file: missing = !written.contains(firstKept[w.inode] ?? i)
+            case .symlink: missing = !written.contains(i)
+            case .other: missing = w.special == .fifo && !written.contains(i)
+            case .directory: missing = false
+            }
+            if missing { throw InputError("\(location) does not read as it did when it was scanned: \(w.path.display) is not in it") }
+            switch w.kind {
+            case .symlink: report.symlinks += 1
+            case .other where w.special == .fifo: report.fifos += 1
+            default: break
+            }
+        }
+        for i in links {
+            guard interrupted == 0 else { throw InputError("interrupted") }
+            let w = entries[i].entry
+            try makeLink(w, to: entries[firstKept[w.inode]!].path, root: dstRoot, in: try parents.open(w.path.parent ?? .root))
+        }
+        parents.release()
+        report.directories = directories.count
+        report.files = firstKept.count
+        report.links = links.count
+        report.bytes = firstKept.values.reduce(0) { $0 + entries[$1].entry.size }
+
+        // The data root takes its member's mode and time (0755 when the archive has none).
+        try writeMemberAttributes(dstRoot, rootMember?.xattrs ?? [], marks: inventory.rootMarks, path: .root)
+        if let r = rootMember {
+            fchmod(dstRoot, mode_t(r.mode & 0o7777))
+            var t = times(r.mtime, r.mtimeNanoseconds)
+            futimens(dstRoot, &t)
+        } else {
+            fchmod(dstRoot, 0o755)
+        }
+        try finishDirectories(directories, in: dst) { fd, w in
+            try writeMemberAttributes(fd, folderAttributes[w.path] ?? [], marks: w.marks, path: w.path)
+        }
+        return report
+    }
+
+    /// A member's attributes: the backup attributes as the inventory has them (`marks`, from the
+    /// member's records or its sidecars), the others as stored where this platform holds them.
+    static func writeMemberAttributes(_ fd: Int32, _ xattrs: [(String, [UInt8])], marks: [AttributeMark], path: ContainerPath) throws {
+        for (name, value) in xattrs where BackupAttribute(attributeName: Array(name.utf8)) == nil && heldHere(name) {
+            do {
+                try XAttr.set(descriptor: fd, name: name, value: value, path: path.display)
+            } catch let e as SystemError where [EPERM, EINVAL, ENOTSUP, EOPNOTSUPP, ERANGE, E2BIG].contains(e.code) {
+                continue // a name or value this file system refuses
+            }
+        }
+        try writeMarks(fd, marks, path: path, native: true)
+    }
+
+    /// Linux keeps other attributes in namespaces only root may write (or none at all).
+    static func heldHere(_ name: String) -> Bool {
+        #if os(Linux)
+        return name.hasPrefix("user.")
+        #else
+        return !["security.", "system.", "trusted."].contains { name.hasPrefix($0) }
+        #endif
+    }
+
+    /// The folder last opened for writing, kept open across siblings.
+    struct Parents {
+        let opener: Opener
+        private var path: ContainerPath?
+        private var fd: Int32 = -1
+
+        init(opener: Opener) { self.opener = opener }
+
+        mutating func open(_ p: ContainerPath) throws -> Int32 {
+            if p == path { return fd }
+            release()
+            fd = opener.open(p)
+            guard fd >= 0 else { throw SystemError(operation: "open the new folder", path: p.display) }
+            path = p
+            return fd
+        }
+
+        mutating func release() {
+            if fd >= 0 { close(fd) }
+            fd = -1
+            path = nil
+        }
+    }
+}
