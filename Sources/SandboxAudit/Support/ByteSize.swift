@@ -41,14 +41,14 @@ public enum ByteSize {
         return "\(sign)\(text) \(chosen.0)"
     }
 
-    /// `value` (not negative) with `decimals` digits after the point, as `%.Nf` prints it:
-    /// every finding's message has a size, and Foundation's String(format:) is slow on Linux.
+    /// `value` with `decimals` digits after the point, by the C library's `%.*f` (exact
+    /// rounding of the double): every finding's message has a size, and Foundation's
+    /// String(format:) is slow on Linux.
     static func fixed(_ value: Double, decimals: Int) -> String {
-        var scale = 1
-        for _ in 0..<decimals { scale *= 10 }
-        let scaled = Int((value * Double(scale)).rounded(.toNearestOrEven))
-        let fraction = String(scaled % scale)
-        return "\(scaled / scale)." + String(repeating: "0", count: decimals - fraction.count) + fraction
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            let n = withVaList([Int32(decimals), value]) { vsnprintf(buffer.baseAddress, 64, "%.*f", $0) }
+            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: Int(max(0, min(n, 63)))), as: UTF8.self)
+        }
     }
 
     public static let unitsNote = "sizes in decimal units: 1 kB = 1,000 bytes, 1 MB = 1,000,000 bytes"
