@@ -75,7 +75,9 @@ public enum Audit {
                 findings.append(f)
             }
         }
-        findings.sort(by: Finding.ordered)
+        // Sorted by position, then gathered once: sorting the values moves every finding
+        // through the merge buffers.
+        findings = findings.indices.sorted { Finding.ordered(findings[$0], findings[$1]) }.map { findings[$0] }
         var reported = findings
         var known = 0
         if let baseline {
@@ -114,8 +116,13 @@ public struct AuditResult: Sendable {
 
     public var budgets: [BudgetResult] { context.budgets }
 
-    public func count(_ severity: Severity) -> Int { findings.filter { $0.severity == severity }.count }
+    // By index: iterating would copy every finding (tens of thousands on large containers).
+    public func count(_ severity: Severity) -> Int {
+        var n = 0
+        for i in findings.indices where findings[i].severity == severity { n += 1 }
+        return n
+    }
 
     /// True when a finding is at or above `level`.
-    public func fails(at level: Severity) -> Bool { findings.contains { $0.severity >= level } }
+    public func fails(at level: Severity) -> Bool { findings.indices.contains { findings[$0].severity >= level } }
 }

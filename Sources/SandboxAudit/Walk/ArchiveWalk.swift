@@ -78,7 +78,7 @@ public enum ArchiveWalk {
         /// files), where a header needs 512 bytes; compressed streams still get large reads.
         final class Source {
             let fd: Int32
-            static let smallest = 4096, largest = 1 << 20
+            static let smallest = 1024, largest = 1 << 20
             var blockSize = smallest
             var failure: Int32 = 0
             let buffer = UnsafeMutableRawPointer.allocate(byteCount: largest, alignment: 16)

@@ -31,7 +31,7 @@ public struct UnrecognisedExclusionValue: Rule {
             }
         }
         inspect(.root, inventory.rootMarks)
-        for e in inventory.entries { inspect(e.path, e.entry.marks) }
+        for e in inventory.entries where !e.entry.marks.isEmpty { inspect(e.path, e.entry.marks) }
         return out
     }
 }
