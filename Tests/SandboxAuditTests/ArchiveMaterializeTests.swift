@@ -185,17 +185,7 @@ final class ArchiveMaterializeTests: XCTestCase {
     func testZipWithMacOSXTreeMaterialisesAsTheFolderDoes() throws {
         let dir = try TempDir("amzip")
         try makeContainer(dir.sub("App"), links: false)
-        try sh("cp -a App Zipped && mkdir __MACOSX", in: dir.path)
-        let inv = try Audit.inventory(of: dir.sub("App"))
-        for e in inv.entries where !e.entry.marks.isEmpty {
-            var parsed = AppleDouble.Parsed()
-            parsed.attributes = e.entry.marks.map { ($0.attribute.macName, $0.value) }
-            let parent = e.path.parent.map { $0.isRoot ? "" : $0.display + "/" } ?? ""
-            try Fixture.bytes(dir.sub("__MACOSX/App/\(parent)._\(ByteText.display(e.path.name))"), AppleDouble.build(parsed))
-            let copy = dir.sub("Zipped/" + e.path.display)
-            for name in try XAttr.names(.path(Array(copy.utf8))) { try XAttr.remove(path: Array(copy.utf8), name: String(decoding: name, as: UTF8.self)) }
-            try? FileManager.default.removeItem(atPath: dir.sub("Zipped/\(parent)._\(ByteText.display(e.path.name))"))
-        }
+        try Fixture.finderZipTree(in: dir.path)
         let tagged = Array(dir.sub("Zipped/Library/Application Support/index.db").utf8)
         try XAttr.remove(path: tagged, name: Self.tag)
         try setTimes(dir.sub("Zipped"))

@@ -107,20 +107,7 @@ final class ArchiveTests: XCTestCase {
         let dir = try TempDir("zip")
         try makeContainer(dir.sub("App"), links: false)
         let direct = try model(dir.sub("App"), mtime: false)
-        // What macOS does when zipping: every attribute into __MACOSX/App/…/._NAME.
-        try sh("cp -a App Zipped && mkdir __MACOSX", in: dir.path)
-        let inv = try Audit.inventory(of: dir.sub("App"))
-        for e in inv.entries where !e.entry.marks.isEmpty {
-            var parsed = AppleDouble.Parsed()
-            parsed.attributes = e.entry.marks.map { ($0.attribute.macName, $0.value) }
-            let parent = e.path.parent.map { $0.isRoot ? "" : $0.display + "/" } ?? ""
-            try Fixture.bytes(dir.sub("__MACOSX/App/\(parent)._\(ByteText.display(e.path.name))"), AppleDouble.build(parsed))
-            let copy = dir.sub("Zipped/" + e.path.display)
-            for name in try XAttr.names(.path(Array(copy.utf8))) { try XAttr.remove(path: Array(copy.utf8), name: String(decoding: name, as: UTF8.self)) }
-            if FileManager.default.fileExists(atPath: dir.sub("Zipped/\(parent)._\(ByteText.display(e.path.name))")) {
-                try FileManager.default.removeItem(atPath: dir.sub("Zipped/\(parent)._\(ByteText.display(e.path.name))"))
-            }
-        }
+        try Fixture.finderZipTree(in: dir.path)
         try sh("rm -rf App && mv Zipped App && zip -qry app.zip App __MACOSX", in: dir.path)
         assertSameModel(try model(dir.sub("app.zip"), mtime: false), direct, "app.zip")
     }

@@ -89,6 +89,29 @@ enum Fixture {
         }
     }
 
+    /// What macOS does when zipping `dir/App`: a copy at `dir/Zipped` (`cp -a`) without its
+    /// attributes and `._` sidecars, and every backup attribute of the container in
+    /// `dir/__MACOSX/App/…/._NAME`, as Finder and `ditto -c -k --sequesterRsrc` write them.
+    static func finderZipTree(in dir: String) throws {
+        let cp = Process()
+        cp.executableURL = URL(fileURLWithPath: "/bin/cp")
+        cp.arguments = ["-a", dir + "/App", dir + "/Zipped"]
+        try cp.run()
+        cp.waitUntilExit()
+        guard cp.terminationStatus == 0 else { throw SystemError(code: EIO, operation: "copy", path: dir + "/App") }
+        try mkdirs(dir + "/__MACOSX")
+        for e in try Audit.inventory(of: dir + "/App").entries where !e.entry.marks.isEmpty {
+            var parsed = AppleDouble.Parsed()
+            parsed.attributes = e.entry.marks.map { ($0.attribute.macName, $0.value) }
+            let parent = e.path.parent.map { $0.isRoot ? "" : $0.display + "/" } ?? ""
+            let sidecar = parent + "._" + ByteText.display(e.path.name)
+            try bytes(dir + "/__MACOSX/App/" + sidecar, AppleDouble.build(parsed))
+            let copy = Array((dir + "/Zipped/" + e.path.display).utf8)
+            for name in try XAttr.names(.path(copy)) { try XAttr.remove(path: copy, name: String(decoding: name, as: UTF8.self)) }
+            try? FileManager.default.removeItem(atPath: dir + "/Zipped/" + sidecar)
+        }
+    }
+
     /// Builds a rule example on disk under `root` (a standard container plus the items).
     static func materialize(_ example: RuleExample, at root: String) throws {
         try container(at: root)
