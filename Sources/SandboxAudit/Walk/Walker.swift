@@ -221,7 +221,7 @@ public struct Walker {
                 return
             }
             let format = UInt32(st.st_mode) & UInt32(S_IFMT)
-            if format == UInt32(S_IFREG), name.count > 2, name[0] == UInt8(ascii: "."), name[1] == UInt8(ascii: "_"),
+            if format == UInt32(S_IFREG), name.count > 2, name.starts(with: AppleDouble.sidecarPrefix),
                Int(st.st_size) <= AppleDouble.maximumSize {
                 switch readSidecar(fd: fd, cName: cName, path: childPath) {
                 case .notSidecar: break
