@@ -117,12 +117,8 @@ public struct Inventory: Sendable {
             for pos in 0..<n {
                 let i = order[pos]
                 let path = w[i].path
-                let cut = path.bytes.lastIndex(of: UInt8(ascii: "/")) ?? 0
-                let sameParent = cut == lastParent.bytes.count && path.bytes.withUnsafeBufferPointer { b in
-                    lastParent.bytes.withUnsafeBufferPointer { p in cut == 0 || memcmp(b.baseAddress!, p.baseAddress!, cut) == 0 }
-                }
-                if !sameParent {
-                    lastParent = ContainerPath(bytes: Array(path.bytes[..<cut]))
+                if !path.isChild(of: lastParent) {
+                    lastParent = path.parent ?? .root
                     lastInherited = excludedFolders[lastParent]
                 }
                 let zone = Zone.of(path)

@@ -63,6 +63,17 @@ public struct ContainerPath: Hashable, Comparable, Sendable, CustomStringConvert
         return bytes[(slash + 1)...]
     }
 
+    /// True when `parent` is this path's parent folder (the root for a top-level item). Compares
+    /// bytes in place, without making the parent path: passes in path order check each entry
+    /// against the last parent they saw, as siblings come together.
+    public func isChild(of parent: ContainerPath) -> Bool {
+        let cut = bytes.lastIndex(of: UInt8(ascii: "/")) ?? 0
+        guard !isRoot, cut == parent.bytes.count else { return false }
+        return cut == 0 || bytes.withUnsafeBufferPointer { b in
+            parent.bytes.withUnsafeBufferPointer { p in memcmp(b.baseAddress!, p.baseAddress!, cut) == 0 }
+        }
+    }
+
     public var parent: ContainerPath? {
         if isRoot { return nil }
         guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return .root }

@@ -455,10 +455,8 @@ public enum ArchiveWalk {
         var lastChecked = ContainerPath.root
         for i in entries.indices {
             let e = entries[i]
-            let bytes = e.path.bytes
-            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { continue }
-            if slash == lastChecked.bytes.count && bytes[..<slash].elementsEqual(lastChecked.bytes) { continue }
-            var parent = ContainerPath(bytes: Array(bytes[..<slash]))
+            if e.path.isChild(of: lastChecked) { continue }
+            var parent = e.path.parent ?? .root
             lastChecked = parent
             while !parent.isRoot, !folders.contains(parent) {
                 folders.insert(parent)

@@ -41,11 +41,10 @@ public struct ManyBackedUpFiles: Rule {
         var run = Tally()
         var runParent = ContainerPath.root
         for e in inventory.entries where e.entry.kind == .file && e.backedUp == true {
-            let bytes = e.path.bytes
-            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { continue }
-            if slash != runParent.bytes.count || !bytes[..<slash].elementsEqual(runParent.bytes) {
+            guard e.path.bytes.contains(UInt8(ascii: "/")) else { continue } // at the root
+            if !e.path.isChild(of: runParent) {
                 if run.files > 0 { direct[runParent, default: Tally()].add(run) }
-                runParent = ContainerPath(bytes: Array(bytes[..<slash]))
+                runParent = e.path.parent ?? .root
                 run = Tally()
             }
             run.files += 1
