@@ -60,7 +60,7 @@ public enum Audit {
 
         // The rules are independent: run them side by side, each with its own content reader.
         let rules = RuleCatalogue.all.filter { !policy.disabledRules.contains($0.id) }
-        let perRule = RuleResults(count: rules.count)
+        let perRule = WorkerSlots<[Finding]>(count: rules.count, initial: [])
         DispatchQueue.concurrentPerform(iterations: rules.count) { i in
             var own = context
             own.content = ContentReader(dataRoot: inventory.container.dataRoot)
@@ -86,17 +86,6 @@ public enum Audit {
         }
         return AuditResult(inventory: inventory, findings: reported, allFindings: findings, context: context,
                            ignoredFindings: ignored, baselineFindings: known, comparison: comparison)
-    }
-}
-
-/// Collects each rule's findings from the concurrent pass.
-private final class RuleResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var results: [[Finding]]
-    init(count: Int) { results = Array(repeating: [], count: count) }
-    func store(_ f: [Finding], at i: Int) {
-        lock.lock(); defer { lock.unlock() }
-        results[i] = f
     }
 }
 

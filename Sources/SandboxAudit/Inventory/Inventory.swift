@@ -141,7 +141,7 @@ public struct Inventory: Sendable {
 
         // The entries and the totals, on both cores: each half is independent now.
         let halves = n >= 20_000 ? 2 : 1
-        let partial = PartialTotals(count: halves)
+        let partial = WorkerSlots<[ZoneTotals?]>(count: halves, initial: [])
         self.entries = [InventoryEntry](unsafeUninitializedCapacity: n) { buffer, count in
             let base = buffer.baseAddress
             raw.withUnsafeBufferPointer { w in
@@ -242,17 +242,6 @@ public struct Inventory: Sendable {
             sizes[top, default: 0] += content
         }
         return sizes
-    }
-}
-
-/// Each half's totals, from the concurrent pass.
-private final class PartialTotals: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var results: [[ZoneTotals?]]
-    init(count: Int) { results = Array(repeating: [], count: count) }
-    func store(_ t: [ZoneTotals?], at i: Int) {
-        lock.lock(); defer { lock.unlock() }
-        results[i] = t
     }
 }
 

@@ -73,7 +73,7 @@ public struct Walker {
 
         // Two workers (the cores this tool may assume) take subtrees in turn.
         let workers = max(1, min(tasks.count, ProcessInfo.processInfo.activeProcessorCount, Walker.maximumWorkers))
-        let shared = WorkerResults(count: workers)
+        let shared = WorkerSlots(count: workers, initial: WalkResult())
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             var local = WalkResult()
             while let i = shared.nextTask(below: tasks.count) {
@@ -101,27 +101,6 @@ public struct Walker {
     }
 
     static let maximumWorkers = 2
-
-    /// Hands out subtree indices and collects each worker's result.
-    private final class WorkerResults: @unchecked Sendable {
-        private let lock = NSLock()
-        private var next = 0
-        private(set) var results: [WalkResult]
-
-        init(count: Int) { results = Array(repeating: WalkResult(), count: count) }
-
-        func nextTask(below count: Int) -> Int? {
-            lock.lock(); defer { lock.unlock() }
-            guard next < count else { return nil }
-            next += 1
-            return next - 1
-        }
-
-        func store(_ r: WalkResult, at i: Int) {
-            lock.lock(); defer { lock.unlock() }
-            results[i] = r
-        }
-    }
 
     /// Walks the subtree of the open directory `fd` (which it closes), depth first, with a
     /// bounded number of open descriptors.
