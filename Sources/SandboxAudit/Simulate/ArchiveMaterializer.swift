@@ -9,17 +9,15 @@ import Darwin
 /// `ArchiveWalk.Reader`, nothing is extracted anywhere else, and each member the event keeps is
 /// written where the inventory puts it.
 ///
-/// Members are matched to inventory entries by position: the scan numbers each stored path by
-/// its first position among the members (inode = position + 1), and every path of a hard-linked
+/// Members are matched to inventory entries by position: both readings number the stored paths
+/// with `ArchiveWalk.MemberNumbering` (inode = position + 1), and every path of a hard-linked
 /// file shares the inode of the member that holds the data. A path stored twice keeps its first
 /// position and its later content, so each copy of the entry's kind is written over the last.
 extension Materializer {
     static func buildFromArchive(_ simulation: SimulationResult, temporary: String) throws -> Report {
         let inventory = simulation.inventory
         let location = inventory.container.input
-        let dataRoot = inventory.container.dataRoot
-        // The data root is ARCHIVE!/PREFIX, or ARCHIVE itself: members below PREFIX/ are entries.
-        let prefix = dataRoot == location ? [] : Array(dataRoot.utf8.dropFirst(location.utf8.count + 2)) + [UInt8(ascii: "/")]
+        let prefix = ArchiveWalk.memberPrefix(of: inventory.container) // members below it are entries
         var report = Report(destination: temporary)
         let dstRoot = Walker.openDirectory(at: AT_FDCWD, Array(temporary.utf8))
         guard dstRoot >= 0 else { throw SystemError(operation: "open", path: temporary) }
@@ -56,7 +54,7 @@ extension Materializer {
         var written = Set<Int>()
         var folderAttributes: [ContainerPath: [(String, [UInt8])]] = [:]
         var rootMember: ArchiveWalk.Member?
-        var positions: [[UInt8]: Int] = [:]
+        var numbering = ArchiveWalk.MemberNumbering()
         let reader = try ArchiveWalk.Reader(location)
         while let m = try reader.next(keep: { _, _ in 0 }) {
             guard interrupted == 0 else { throw InputError("interrupted") }
@@ -68,8 +66,7 @@ extension Materializer {
                 continue
             case .path(let normal): p = normal
             }
-            let position: Int
-            if let known = positions[p] { position = known } else { position = positions.count; positions[p] = position }
+            let position = numbering.number(p).position
             if p.count + 1 == prefix.count, prefix.starts(with: p) {
                 if m.type == ArchiveWalk.FileType.dir { rootMember = m }
                 continue

@@ -251,13 +251,40 @@ public enum ArchiveWalk {
     static let rootFolderNames: [[UInt8]] = ["Documents", "Library", "tmp"].map { Array($0.utf8) }
     static let appDataName = Array("AppData".utf8)
 
+    /// Numbers the stored paths (normalised; the root and unsafe paths are not numbered) by
+    /// their first position among the members. An archive entry's inode is its position + 1:
+    /// the scan numbers through this, and so does simulate --into when it reads the archive
+    /// again, so the two agree.
+    struct MemberNumbering {
+        private var positions: [ContainerPath: Int] = [:]
+
+        /// The path's position, and whether the archive stored it before.
+        mutating func number(_ path: [UInt8]) -> (position: Int, repeated: Bool) {
+            let key = ContainerPath(bytes: path)
+            if let known = positions[key] { return (known, true) }
+            positions[key] = positions.count
+            return (positions.count - 1, false)
+        }
+
+        func position(of path: ContainerPath) -> Int? { positions[path] }
+    }
+
+    /// The data root of a container read from the archive at `location`: the archive itself, or
+    /// `ARCHIVE!/PREFIX` for the members below `PREFIX/`.
+    static func dataRoot(_ location: String, prefix: [UInt8]) -> String {
+        prefix.isEmpty ? location : location + "!/" + String(decoding: prefix.dropLast(), as: UTF8.self)
+    }
+
+    /// The members' prefix (`PREFIX/`, or empty) of a container that `dataRoot` made.
+    static func memberPrefix(of container: Container) -> [UInt8] {
+        container.dataRoot == container.input ? [] : Array(container.dataRoot.utf8.dropFirst(container.input.utf8.count + 2)) + [UInt8(ascii: "/")]
+    }
+
     /// Reads the archive and returns the container and the walk of its data root.
     public static func read(_ location: String) throws -> (Container, WalkResult) {
         let reader = try Reader(location)
-        // A path's position among the members is its entry's inode (position + 1); simulate
-        // --into reads the archive again and relies on that numbering.
         var members: [Member] = []
-        var index: [ContainerPath: Int] = [:]
+        var numbering = MemberNumbering()
         var problems: [WalkProblem] = []
         let headerLength = VolatileStore.headerLength
         while let m = try reader.next(keep: { path, size in
@@ -276,16 +303,15 @@ public enum ArchiveWalk {
                 continue
             case .path(let normal): m.path = normal
             }
-            let key = ContainerPath(bytes: m.path)
-            if let existing = index[key] {
-                problems.append(WalkProblem(path: key, operation: "read archive entry", reason: "the archive holds this path twice: the later one counts"))
-                members[existing] = m
+            let (position, repeated) = numbering.number(m.path)
+            if repeated {
+                problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "the archive holds this path twice: the later one counts"))
+                members[position] = m
             } else {
-                index[key] = members.count
                 members.append(m)
             }
         }
-        return try assemble(location, members, problems)
+        return try assemble(location, members, numbering, problems)
     }
 
     /// The data root: the archive root, a top folder, or a top folder's AppData, whichever first
@@ -334,7 +360,7 @@ public enum ArchiveWalk {
         return Array(key.dropLast()) + [UInt8(ascii: "/")] + (key.last == 1 ? appDataName + [UInt8(ascii: "/")] : [])
     }
 
-    static func assemble(_ location: String, _ members: [Member], _ readProblems: [WalkProblem]) throws -> (Container, WalkResult) {
+    static func assemble(_ location: String, _ members: [Member], _ numbering: MemberNumbering, _ readProblems: [WalkProblem]) throws -> (Container, WalkResult) {
         guard let prefixBytes = dataRootPrefix(members) else {
             throw InputError("\(location) holds no app data container: no Documents, Library or tmp at its root, in a single top folder, or in NAME.xcappdata/AppData")
         }
@@ -359,7 +385,7 @@ public enum ArchiveWalk {
             bundle = Container.metadataIdentity(meta)
             source = Container.simulatorMetadata
         }
-        let container = Container(input: location, dataRoot: location + (prefix.isEmpty ? "" : "!/" + String(prefix.dropLast())),
+        let container = Container(input: location, dataRoot: dataRoot(location, prefix: prefixBytes),
                                   kind: kind, bundleIdentifier: bundle, version: version, identitySource: source)
 
         // Sidecars: `._NAME` beside NAME, and `__MACOSX/…/._NAME` mirrors.
@@ -395,10 +421,9 @@ public enum ArchiveWalk {
             marks(m, sidecarMarks.isEmpty ? [] : sidecarMarks[ContainerPath(bytes: m.path)] ?? [])
         }
 
-        // Entries below the data root. Hard links are resolved through the position of the
-        // member they name (only archives that hold any need the table).
+        // Entries below the data root. A hard link names a member by path: its position, then
+        // the entry made of it (only archives that hold hard links need that table).
         let hasHardLinks = members.contains { $0.hardlink != nil }
-        var positionOf: [ContainerPath: Int] = [:]
         var entryOfPosition: [Int: Int] = [:]
         var entries: [WalkEntry] = []
         entries.reserveCapacity(members.count)
@@ -415,7 +440,7 @@ public enum ArchiveWalk {
             if let target = m.hardlink {
                 var t = target[...]
                 while t.starts(with: [UInt8(ascii: "."), UInt8(ascii: "/")]) { t = t.dropFirst(2) }
-                guard let position = positionOf[ContainerPath(bytes: Array(t))], let original = entryOfPosition[position].map({ entries[$0] }) else {
+                guard let position = numbering.position(of: ContainerPath(bytes: Array(t))), let original = entryOfPosition[position].map({ entries[$0] }) else {
                     result.problems.append(WalkProblem(path: rel, operation: "read archive entry", reason: "hard link to \(ByteText.display(target)), which the archive does not hold before it"))
                     continue
                 }
@@ -432,10 +457,7 @@ public enum ArchiveWalk {
                 switch m.type {
                 case FileType.reg:
                     entry.kind = .file
-                    if hasHardLinks {
-                        positionOf[ContainerPath(bytes: m.path)] = i
-                        entryOfPosition[i] = entries.count
-                    }
+                    if hasHardLinks { entryOfPosition[i] = entries.count }
                     if VolatileStore.wantsHeader(rel, size: m.size) { entry.header = m.data }
                 case FileType.dir: entry.kind = .directory; entry.size = 0
                 case FileType.lnk: entry.kind = .symlink; entry.symlinkTarget = m.symlink; entry.size = Int64(m.symlink?.count ?? 0)
