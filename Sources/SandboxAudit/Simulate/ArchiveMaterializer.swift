@@ -23,7 +23,7 @@ extension Materializer {
         guard dstRoot >= 0 else { throw SystemError(operation: "open", path: temporary) }
         defer { close(dstRoot) }
         let dst = Opener(rootFD: dstRoot)
-        var parents = Parents(opener: dst)
+        var parents = Parents(opener: dst, role: "new")
         defer { parents.release() }
 
         // Every kept folder first, parents before children (inventory order), including the
@@ -183,29 +183,5 @@ extension Materializer {
         #else
         return !["security.", "system.", "trusted."].contains { name.hasPrefix($0) }
         #endif
-    }
-
-    /// The folder last opened for writing, kept open across siblings.
-    struct Parents {
-        let opener: Opener
-        private var path: ContainerPath?
-        private var fd: Int32 = -1
-
-        init(opener: Opener) { self.opener = opener }
-
-        mutating func open(_ p: ContainerPath) throws -> Int32 {
-            if p == path { return fd }
-            release()
-            fd = opener.open(p)
-            guard fd >= 0 else { throw SystemError(operation: "open the new folder", path: p.display) }
-            path = p
-            return fd
-        }
-
-        mutating func release() {
-            if fd >= 0 { close(fd) }
-            fd = -1
-            path = nil
-        }
     }
 }

@@ -96,6 +96,35 @@ public enum Materializer {
         }
     }
 
+    /// The folder last opened, kept open across siblings (entries come in path order).
+    struct Parents {
+        let opener: Opener
+        /// "source" or "new": which tree, for the error message.
+        let role: String
+        private var path: ContainerPath?
+        private var fd: Int32 = -1
+
+        init(opener: Opener, role: String) {
+            self.opener = opener
+            self.role = role
+        }
+
+        mutating func open(_ p: ContainerPath) throws -> Int32 {
+            if p == path { return fd }
+            release()
+            fd = opener.open(p)
+            guard fd >= 0 else { throw SystemError(operation: "open the \(role) folder", path: p.display) }
+            path = p
+            return fd
+        }
+
+        mutating func release() {
+            if fd >= 0 { close(fd) }
+            fd = -1
+            path = nil
+        }
+    }
+
     static func build(_ simulation: SimulationResult, source: String, temporary: String) throws -> Report {
         var report = Report(destination: temporary)
         let srcRoot = Walker.openDirectory(at: AT_FDCWD, Array(source.utf8))
@@ -109,9 +138,8 @@ public enum Materializer {
         // The data root's own mode, time and attributes.
         try copyAttributes(srcRoot, dstRoot, path: .root, marks: simulation.inventory.rootMarks, source: source)
 
-        var parentPath: ContainerPath?
-        var srcParent: Int32 = -1, dstParent: Int32 = -1
-        defer { if srcParent >= 0 { close(srcParent) }; if dstParent >= 0 { close(dstParent) } }
+        var srcParents = Parents(opener: src, role: "source"), dstParents = Parents(opener: dst, role: "new")
+        defer { srcParents.release(); dstParents.release() }
         var firstLink: [HardLinkKey: ContainerPath] = [:]
         var directories: [WalkEntry] = []
 
@@ -121,15 +149,7 @@ public enum Materializer {
             // Parents sort before their children, so the parent exists by now; siblings come
             // together, so the parent folders stay open across them.
             let parent = w.path.parent ?? .root
-            if parent != parentPath {
-                if srcParent >= 0 { close(srcParent) }
-                if dstParent >= 0 { close(dstParent) }
-                srcParent = src.open(parent)
-                dstParent = dst.open(parent)
-                parentPath = parent
-                guard srcParent >= 0 else { throw SystemError(operation: "open the source folder", path: parent.display) }
-                guard dstParent >= 0 else { throw SystemError(operation: "open the new folder", path: parent.display) }
-            }
+            let srcParent = try srcParents.open(parent), dstParent = try dstParents.open(parent)
             switch w.kind {
             case .directory:
                 guard at(w.path.name, { mkdirat(dstParent, $0, 0o700) }) == 0 else { throw SystemError(operation: "create folder", path: w.path.display) }
