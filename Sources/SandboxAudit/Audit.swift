@@ -4,61 +4,93 @@ import Foundation
 public enum Audit {
     public static let toolVersion = "0.1.0"
 
-    /// Walks and classifies the container at `input` (a data container or `.xcappdata`).
-    /// Throws `InputError` for input that is not a container.
-    public static func inventory(of input: String) throws -> Inventory {
+    /// Walks and classifies the container at `input` (a data container, an `.xcappdata`, or
+    /// a tar or zip archive of one). `role` (`--kind`) overrides what the metadata and the
+    /// folder say. Throws `InputError` for input that is not a container.
+    public static func inventory(of input: String, role: ContainerRole? = nil) throws -> Inventory {
         if ArchiveWalk.isArchive(input), Container.fileExists(input) {
-            let (container, walk) = try ArchiveWalk.read(input)
+            let (container, walk) = try ArchiveWalk.read(input, role: role)
             return Inventory(container: container, walk: walk)
         }
-        let container = try Container.locate(input)
+        let container = try Container.locate(input, role: role)
         return Inventory(container: container, walk: try FolderWalk.read(container))
+    }
+
+    /// The inventories of every container `selection` names in `input`: the app's data
+    /// container first, then its extensions', then its App Groups', each a backup domain.
+    public static func inventories(of input: String, _ selection: ContainerSelection = ContainerSelection()) throws -> [Inventory] {
+        if ArchiveWalk.isArchive(input), Container.fileExists(input) {
+            return [try inventory(of: input, role: selection.role)]
+        }
+        return try AppContainers.locate(input, selection).map { container in
+            Inventory(container: container, walk: try FolderWalk.read(container))
+        }
     }
 
     /// Scans, checks every enabled rule, then applies the policy: severities, ignored paths,
     /// budgets and, with a baseline, suppression of known findings and the comparison.
-    public static func run(_ input: String, policy: Policy = Policy(), baseline: Baseline? = nil,
-                           scanTime: Double = Date().timeIntervalSince1970) throws -> AuditResult {
-        let inventory = try Self.inventory(of: input)
-        let comparison = baseline.map { BaselineComparison(baseline: $0, inventory: inventory) }
+    public static func run(_ input: String, selection: ContainerSelection = ContainerSelection(), policy: Policy = Policy(),
+                           baseline: Baseline? = nil, scanTime: Double = Date().timeIntervalSince1970) throws -> AuditResult {
+        var selection = selection
+        selection.appGroups += policy.appGroups.filter { !selection.appGroups.contains($0) }
+        let inventories = try Self.inventories(of: input, selection)
+        let comparison = baseline.map { BaselineComparison(baseline: $0, inventories: inventories) }
         var context = RuleContext(settings: policy.settings, scanTime: scanTime)
         context.policy = policy
-        context.budgets = Budgets.evaluate(policy, inventory, comparison)
+        context.budgets = Budgets.evaluate(policy, inventories, comparison)
 
-        // The rules are independent: run them side by side, each with its own content reader.
+        // The rules are independent: run them side by side, each with its own content reader,
+        // on every container whose role they apply to. Budgets are the app's: checked once.
         let rules = RuleCatalogue.all.filter { !policy.disabledRules.contains($0.id) }
-        let perRule = WorkerSlots<[Finding]>(count: rules.count, initial: [])
-        DispatchQueue.concurrentPerform(iterations: rules.count) { i in
+        var jobs: [(rule: Int, container: Int)] = []
+        for c in inventories.indices {
+            for r in rules.indices where rules[r].roles.contains(inventories[c].container.role) { jobs.append((r, c)) }
+        }
+        let perJob = WorkerSlots<[Finding]>(count: jobs.count, initial: [])
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { i in
+            let inventory = inventories[jobs[i].container]
             var own = context
+            if jobs[i].container > 0 { own.budgets = [] }
             own.content = ContentReader(dataRoot: inventory.container.dataRoot)
-            perRule.store(rules[i].check(inventory, own), at: i)
+            perJob.store(rules[jobs[i].rule].check(inventory, own).map { $0.with(domain: inventory.domain) }, at: i)
         }
         var findings: [Finding] = []
         var ignored = 0
-        for ruleFindings in perRule.results {
-            for var f in ruleFindings {
+        for jobFindings in perJob.results {
+            for var f in jobFindings {
                 if let path = f.path, !path.isRoot, policy.isIgnored(path) { ignored += 1; continue }
                 if let s = policy.severities[f.ruleId] { f = f.with(severity: s) }
                 findings.append(f)
             }
         }
-        // Sorted by position, then gathered once: sorting the values moves every finding
-        // through the merge buffers.
-        findings = findings.indices.sorted { Finding.ordered(findings[$0], findings[$1]) }.map { findings[$0] }
+        // Sorted by domain (in the order scanned), position, then gathered once: sorting the
+        // values moves every finding through the merge buffers.
+        let domainOrder = Dictionary(inventories.enumerated().map { ($1.domain, $0) }, uniquingKeysWith: { a, _ in a })
+        findings = findings.indices.sorted { a, b in
+            let da = domainOrder[findings[a].domain ?? ""] ?? 0, db = domainOrder[findings[b].domain ?? ""] ?? 0
+            return da != db ? da < db : Finding.ordered(findings[a], findings[b])
+        }.map { findings[$0] }
         var reported = findings
         var known = 0
         if let baseline {
-            reported = findings.filter { !baseline.findings.contains(Baseline.FindingKey(ruleId: $0.ruleId, path: $0.path ?? .root)) }
+            let primary = inventories[0].domain
+            reported = findings.filter { !baseline.findings.contains(Baseline.FindingKey($0, primary: primary)) }
             known = findings.count - reported.count
         }
-        return AuditResult(inventory: inventory, findings: reported, allFindings: findings, context: context,
-                           ignoredFindings: ignored, baselineFindings: known, comparison: comparison)
+        var notes: [String] = []
+        let unnamed = AppContainers.unnamedGroups(input, selection)
+        if !unnamed.isEmpty {
+            notes.append("App Group containers not audited (add --app-group ID or appGroups: in the policy file if the app uses them): " + unnamed.joined(separator: ", "))
+        }
+        return AuditResult(inventories: inventories, findings: reported, allFindings: findings, context: context,
+                           ignoredFindings: ignored, baselineFindings: known, comparison: comparison, notes: notes)
     }
 }
 
 /// An inventory, what the rules found in it, and what the policy made of it.
 public struct AuditResult: Sendable {
-    public let inventory: Inventory
+    /// One per container (backup domain): the app's data container first.
+    public let inventories: [Inventory]
     /// The findings to report: after rule switches, severities, ignored paths and the baseline.
     public let findings: [Finding]
     /// Before baseline suppression: what a new baseline records.
@@ -69,6 +101,31 @@ public struct AuditResult: Sendable {
     /// Findings already in the baseline, not reported again.
     public let baselineFindings: Int
     public let comparison: BaselineComparison?
+    /// What the user should know about the scan itself (containers left out …).
+    public let notes: [String]
+
+    /// The first container: the app's data container when several were scanned.
+    public var inventory: Inventory { inventories[0] }
+    /// Totals over every container of the app.
+    public var total: ZoneTotals { inventories.reduce(ZoneTotals()) { $0 + $1.total } }
+    /// Bytes an iCloud or computer backup carries for the app: every domain.
+    public var backupFootprint: Int64 { inventories.reduce(0) { $0 + $1.backupFootprint } }
+    public var keptOnUpdate: Int64 { inventories.reduce(0) { $0 + $1.keptOnUpdate } }
+    public var keptOnRestore: Int64 { inventories.reduce(0) { $0 + $1.keptOnRestore } }
+    /// More than one container: reports name each finding's domain.
+    public var isMultiDomain: Bool { inventories.count > 1 }
+
+    /// Where a finding is, as reports show it: its path, after its domain when the app was
+    /// scanned as several containers.
+    public func place(_ f: Finding) -> String {
+        let path = f.path?.display ?? "."
+        return isMultiDomain ? "\(f.domain ?? inventory.domain): \(path)" : path
+    }
+
+    /// The container a finding is about.
+    public func inventory(of f: Finding) -> Inventory {
+        inventories.first { $0.domain == f.domain } ?? inventory
+    }
 
     public var budgets: [BudgetResult] { context.budgets }
 

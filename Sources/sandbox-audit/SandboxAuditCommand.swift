@@ -47,3 +47,26 @@ struct AgeArgument: ExpressibleByArgument {
         seconds = s
     }
 }
+
+extension ContainerRole: ExpressibleByArgument {}
+
+/// Which of an app's containers to read: shared by scan, inventory and simulate.
+struct ContainerOptions: ParsableArguments {
+    @Option(help: "The role of a container given alone: app, extension or group (default: from its metadata or the folder it sits in, else app).")
+    var kind: ContainerRole?
+
+    @Option(help: ArgumentHelp("With a Simulator device folder (…/Devices/UDID, its data, or data/Containers): audit this app's data container and its extensions' containers.", valueName: "BUNDLE_ID"))
+    var app: String?
+
+    @Option(name: .customLong("app-group"), help: ArgumentHelp("With --app: also audit this App Group's container (repeatable; adds to the policy's appGroups).", valueName: "GROUP_ID"))
+    var appGroups: [String] = []
+
+    func validate() throws {
+        if !appGroups.isEmpty && app == nil { throw ValidationError("--app-group needs --app BUNDLE_ID and a Simulator device folder") }
+        if kind != nil && app != nil { throw ValidationError("--kind is for a container given alone, not with --app") }
+    }
+
+    func selection(_ policy: Policy = Policy()) -> ContainerSelection {
+        ContainerSelection(role: kind, app: app, appGroups: appGroups + policy.appGroups.filter { !appGroups.contains($0) })
+    }
+}

@@ -63,7 +63,7 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(totals["keptOnUpdate"] as? Int, 12_000_100)
         XCTAssertEqual(totals["keptOnRestore"] as? Int, 12_000_100)
         let zones = json["zones"] as! [[String: Any]]
-        XCTAssertEqual(zones.map { $0["zone"] as! String }, ["documents", "applicationSupport", "caches", "preferences", "library", "tmp", "root"])
+        XCTAssertEqual(zones.map { $0["zone"] as! String }, ["documents", "applicationSupport", "caches", "preferences", "systemLibrary", "library", "tmp", "root"])
         let findings = json["findings"] as! [[String: Any]]
         XCTAssertEqual(findings.map { $0["ruleId"] as! String }, ["oversized-backed-up-file", "unexcluded-support-data"])
         XCTAssertEqual(findings.first?["size"] as? Int, 12_000_000)

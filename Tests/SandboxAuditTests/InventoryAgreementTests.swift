@@ -128,8 +128,15 @@ final class InventoryAgreementTests: XCTestCase {
         close(fd)
         add(ByteText.display(latin1))
 
-        // Items at the root and system items.
+        // Items at the root and system items; what the system writes under Library.
         try Fixture.file(root + "/Stray/x.db", size: 110); add("Stray"); add("Stray/x.db")
+        try Fixture.file(root + "/GeoJSON", size: 40); add("GeoJSON")
+        try Fixture.file(root + "/Library/SplashBoard/Snapshots/main.ktx", size: 130)
+        add("Library/SplashBoard"); add("Library/SplashBoard/Snapshots"); add("Library/SplashBoard/Snapshots/main.ktx")
+        try Fixture.file(root + "/Library/Saved Application State/app.savedState/data.data", size: 140)
+        add("Library/Saved Application State"); add("Library/Saved Application State/app.savedState"); add("Library/Saved Application State/app.savedState/data.data")
+        try Fixture.file(root + "/Library/SyncedPreferences/com.example.app.plist", size: 150)
+        add("Library/SyncedPreferences"); add("Library/SyncedPreferences/com.example.app.plist")
         try Fixture.file(root + "/" + Container.simulatorMetadata, size: 10); add(Container.simulatorMetadata)
         try Fixture.file(root + "/SystemData/state", size: 10); add("SystemData"); add("SystemData/state")
 
@@ -157,6 +164,7 @@ final class InventoryAgreementTests: XCTestCase {
             case "Application Support": return "applicationSupport"
             case "Caches": return "caches"
             case "Preferences": return "preferences"
+            case "SplashBoard", "Saved Application State", "SyncedPreferences": return "systemLibrary"
             default: return "library"
             }
         default: return "root"
@@ -198,10 +206,14 @@ final class InventoryAgreementTests: XCTestCase {
             let by = Self.nearestMarked(path, b.marked)
             XCTAssertEqual(e["excluded"] as? Bool, by != nil, path)
             XCTAssertEqual(e["excludedBy"] as? String, by, path)
-            let backed = !["caches", "tmp"].contains(zone) && by == nil
+            // MobileBackup: only Documents, Library and GeoJSON, less Caches and the system-written
+            // Library folders; a restore also skips Saved Application State and SplashBoard; an
+            // update keeps Documents and Library.
+            let top = String(path.split(separator: "/").first ?? "")
+            let backed = ["Documents", "Library", "GeoJSON"].contains(top) && !["caches", "systemLibrary"].contains(zone) && by == nil
             XCTAssertEqual(e["backedUp"] as? Bool, backed, path)
             XCTAssertEqual(e["survivesRestore"] as? Bool, backed, path)
-            XCTAssertEqual(e["survivesUpdate"] as? Bool, !["tmp", "root"].contains(zone), path)
+            XCTAssertEqual(e["survivesUpdate"] as? Bool, ["Documents", "Library"].contains(top), path)
         }
 
         // Kinds and the things the walk must not do.

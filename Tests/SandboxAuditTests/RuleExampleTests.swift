@@ -30,7 +30,7 @@ final class RuleExampleTests: XCTestCase {
         let dir = try TempDir("example")
         try Fixture.materialize(example, at: dir.path)
         let policy = try example.policy.map { try PolicyFile.parse($0, source: "example") } ?? Policy()
-        return try audit(dir.path, policy: policy).findings.filter { $0.ruleId == rule.id }
+        return try audit(dir.path, policy: policy, role: example.role).findings.filter { $0.ruleId == rule.id }
     }
 
     func testTriggeringExamplesReportExactlyTheExpectedPaths() throws {

@@ -43,8 +43,10 @@ final class SimulationTests: XCTestCase {
         case .update: return !inTmp && (path.hasPrefix("Documents") || path.hasPrefix("Library"))
         case .purge: return !inCaches && !inTmp
         case .restore:
+            // Backup carries only Documents and Library (and GeoJSON): items at the root are lost.
             let excluded = ["Documents/Drafts", "Library/Application Support/Packs", "Library/Application Support/one.bin"]
-            return !inCaches && !inTmp && !excluded.contains { path == $0 || path.hasPrefix($0 + "/") }
+            return !inCaches && !inTmp && (path.hasPrefix("Documents") || path.hasPrefix("Library"))
+                && !excluded.contains { path == $0 || path.hasPrefix($0 + "/") }
         }
     }
 
@@ -66,7 +68,7 @@ final class SimulationTests: XCTestCase {
             // Container folders stay, empty where the event empties them.
             XCTAssertTrue(paths.contains("Library/Caches") && paths.contains("tmp"), "\(event)")
             if event != .restore { XCTAssertTrue(paths.contains("Library/Application Support/Packs/p1.zip"), "\(event)") }
-            if event == .update { XCTAssertFalse(paths.contains("Downloads")) } else { XCTAssertTrue(paths.contains("Downloads/ep1.mp3")) }
+            if event == .purge { XCTAssertTrue(paths.contains("Downloads/ep1.mp3")) } else { XCTAssertFalse(paths.contains("Downloads"), "\(event)") }
 
             // Hard links, symlinks, FIFOs, modes, times, attributes, sparseness.
             var a = stat(), b = stat(), rootA = stat(), rootB = stat()

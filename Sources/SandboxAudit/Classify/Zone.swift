@@ -1,14 +1,19 @@
-/// Where an entry sits in the container, which decides what backup, update and restore do
-/// with it (domain.md §1).
+/// Where an entry sits in its container: the folder Apple defines for it. What backup, restore
+/// and update do with it comes from `BackupPathSets` (the zone alone does not decide: `GeoJSON`
+/// at an app's root is backed up, a group container's root is).
 public enum Zone: String, CaseIterable, Sendable, Comparable {
     case documents
     case applicationSupport
     case caches
     case preferences
-    /// Any other path under Library (Cookies, WebKit, Saved Application State …).
+    /// The folders the system writes under Library on the app's behalf and backup skips:
+    /// SplashBoard (launch snapshots), Saved Application State, SyncedPreferences.
+    case systemLibrary
+    /// Any other path under Library (Cookies, WebKit, HTTPStorages …).
     case library
     case tmp
-    /// Anything at the data root that is not Documents, Library, tmp or a system item.
+    /// Anything at the data root that is not Documents, Library, tmp or a system item (in a
+    /// group container, `tmp` too: it is an ordinary folder there).
     case root
     /// `SystemData/` and the container-manager metadata plist: managed by the system.
     case system
@@ -17,13 +22,13 @@ public enum Zone: String, CaseIterable, Sendable, Comparable {
 
     /// The zone of a path relative to the data root. Compares bytes only: it runs for every
     /// entry of the container.
-    public static func of(_ path: ContainerPath) -> Zone {
+    public static func of(_ path: ContainerPath, role: ContainerRole = .app) -> Zone {
         path.bytes.withUnsafeBufferPointer { b in
             var end = 0
             while end < b.count, b[end] != UInt8(ascii: "/") { end += 1 }
             let first = UnsafeBufferPointer(rebasing: b[0..<end])
             if first.elementsEqual(Zone.documentsName) { return .documents }
-            if first.elementsEqual(Zone.tmpName) { return .tmp }
+            if first.elementsEqual(Zone.tmpName) { return role == .group ? .root : .tmp }
             if first.elementsEqual(Zone.systemDataName) || first.elementsEqual(Zone.metadataName) { return .system }
             guard first.elementsEqual(Zone.libraryName) else { return .root }
             guard end < b.count else { return .library }
@@ -33,6 +38,7 @@ public enum Zone: String, CaseIterable, Sendable, Comparable {
             if second.elementsEqual(Zone.applicationSupportName) { return .applicationSupport }
             if second.elementsEqual(Zone.cachesName) { return .caches }
             if second.elementsEqual(Zone.preferencesName) { return .preferences }
+            if Zone.systemLibraryNames.contains(where: { second.elementsEqual($0) }) { return .systemLibrary }
             return .library
         }
     }
@@ -45,6 +51,7 @@ public enum Zone: String, CaseIterable, Sendable, Comparable {
     static let applicationSupportName = Array("Application Support".utf8)
     static let cachesName = Array("Caches".utf8)
     static let preferencesName = Array("Preferences".utf8)
+    static let systemLibraryNames = ["SplashBoard", "Saved Application State", "SyncedPreferences"].map { Array($0.utf8) }
 
     /// Position in `allCases`, for arrays indexed by zone.
     public var ordinal: Int {
@@ -53,28 +60,11 @@ public enum Zone: String, CaseIterable, Sendable, Comparable {
         case .applicationSupport: return 1
         case .caches: return 2
         case .preferences: return 3
-        case .library: return 4
-        case .tmp: return 5
-        case .root: return 6
-        case .system: return 7
-        }
-    }
-
-    /// Backup carries this zone (unless an item is excluded).
-    public var isBackedUp: Bool? {
-        switch self {
-        case .caches, .tmp: return false
-        case .system: return nil
-        default: return true
-        }
-    }
-
-    /// An app update keeps this zone (Documents and Library).
-    public var survivesUpdate: Bool? {
-        switch self {
-        case .documents, .applicationSupport, .caches, .preferences, .library: return true
-        case .tmp, .root: return false
-        case .system: return nil
+        case .systemLibrary: return 4
+        case .library: return 5
+        case .tmp: return 6
+        case .root: return 7
+        case .system: return 8
         }
     }
 
@@ -92,7 +82,7 @@ public enum Zone: String, CaseIterable, Sendable, Comparable {
         case .preferences: return ContainerPath("Library/Preferences")
         case .library: return ContainerPath("Library")
         case .tmp: return ContainerPath("tmp")
-        case .root, .system: return nil
+        case .systemLibrary, .root, .system: return nil
         }
     }
 
@@ -102,6 +92,7 @@ public enum Zone: String, CaseIterable, Sendable, Comparable {
         case .applicationSupport: return "Library/Application Support"
         case .caches: return "Library/Caches"
         case .preferences: return "Library/Preferences"
+        case .systemLibrary: return "Library (system-written)"
         case .library: return "Library (other)"
         case .tmp: return "tmp"
         case .root: return "data root (other)"

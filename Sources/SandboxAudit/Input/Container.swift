@@ -5,8 +5,9 @@ import Glibc
 import Darwin
 #endif
 
-/// An app data container as given on the command line: where its data root is, and who it
-/// belongs to when the metadata says.
+/// One of an app's containers as given on the command line (its data container, an extension's
+/// or an App Group's): where its data root is, which role it plays, and who it belongs to when
+/// the metadata says.
 public struct Container: Sendable {
     public enum Kind: String, Sendable {
         /// A Simulator data container (it has the container-manager metadata plist).
@@ -22,6 +23,12 @@ public struct Container: Sendable {
     /// The data root: the directory holding Documents, Library and tmp.
     public let dataRoot: String
     public let kind: Kind
+    /// App, extension or group container: decides the backup rules that apply.
+    public let role: ContainerRole
+    /// How the role was decided: `option` (--kind), `metadata` (MCMMetadataContentClass),
+    /// `folder` (the folder it sits in), `identifier` (a `group.` identifier) or `default`.
+    public let roleSource: String
+    /// The bundle identifier (app, extension) or the App Group identifier (group).
     public let bundleIdentifier: String?
     public let version: String?
     /// The file the identity came from, relative to the input.
@@ -30,8 +37,56 @@ public struct Container: Sendable {
     public static let simulatorMetadata = ".com.apple.mobile_container_manager.metadata.plist"
     public static let appDataInfo = "AppDataInfo.plist"
 
+    public init(input: String, dataRoot: String, kind: Kind, role: ContainerRole = .app, roleSource: String = "default",
+                bundleIdentifier: String?, version: String?, identitySource: String?) {
+        self.input = input
+        self.dataRoot = dataRoot
+        self.kind = kind
+        self.role = role
+        self.roleSource = roleSource
+        self.bundleIdentifier = bundleIdentifier
+        self.version = version
+        self.identitySource = identitySource
+    }
+
+    /// The backup domain this container is (`AppDomain-ID`, `AppDomainPlugin-ID`, `AppDomainGroup-ID`).
+    public var domain: String { role.domain(bundleIdentifier) }
+
+    /// The same container seen in another role (`--kind`).
+    func with(role: ContainerRole, source: String) -> Container {
+        Container(input: input, dataRoot: dataRoot, kind: kind, role: role, roleSource: source,
+                  bundleIdentifier: bundleIdentifier, version: version, identitySource: identitySource)
+    }
+
+    /// The role the container-manager metadata gives: `MCMMetadataContentClass` 2 is an app's
+    /// data container and 7 an App Group container (the values are not documented by Apple;
+    /// docs/what-ios-backs-up.md says where they are seen). Other values, or none, say nothing.
+    static func metadataRole(_ meta: [String: Any]) -> ContainerRole? {
+        let value = (meta["MCMMetadataContentClass"] as? Int) ?? (meta["MCMMetadataContentClass"] as? NSNumber)?.intValue
+        switch value {
+        case 2: return .app
+        case 7: return .group
+        default:
+            return (meta["MCMMetadataIdentifier"] as? String)?.hasPrefix("group.") == true ? .group : nil
+        }
+    }
+
+    /// The role the folder holding a container gives, on a device or in a Simulator:
+    /// `Data/Application/UUID`, `Data/PluginKitPlugin/UUID`, `Shared/AppGroup/UUID`.
+    static func folderRole(_ root: String) -> ContainerRole? {
+        let parts = root.split(separator: "/")
+        guard parts.count >= 3 else { return nil }
+        switch (parts[parts.count - 3], parts[parts.count - 2]) {
+        case ("Data", "Application"): return .app
+        case ("Data", "PluginKitPlugin"): return .extension
+        case ("Shared", "AppGroup"): return .group
+        default: return nil
+        }
+    }
+
     /// Resolves `input` to a container, or throws an `InputError` saying what is wrong.
-    public static func locate(_ input: String) throws -> Container {
+    /// `role` (from `--kind`) overrides what the metadata and the folder say.
+    public static func locate(_ input: String, role: ContainerRole? = nil) throws -> Container {
         var st = stat()
         guard lstat(input, &st) == 0 || stat(input, &st) == 0 else {
             let reason = errno == ENOENT ? "no such file or directory" : String(cString: strerror(errno))
@@ -57,22 +112,32 @@ public struct Container: Sendable {
             guard isDirectory(appData) else {
                 throw InputError("\(input) is an .xcappdata package without an AppData folder")
             }
-            try requireContainerLayout(appData, input: input)
+            if role != .group { try requireContainerLayout(appData, input: input) }
             let info = readPlist(trimmed + "/" + appDataInfo)
             return Container(
-                input: input, dataRoot: appData, kind: .xcappdata,
+                input: input, dataRoot: appData, kind: .xcappdata, role: role ?? .app, roleSource: role == nil ? "default" : "option",
                 bundleIdentifier: info.flatMap(appDataInfoIdentity)?.bundle,
                 version: info.flatMap(appDataInfoIdentity)?.version,
                 identitySource: info == nil ? nil : appDataInfo)
         }
-        try requireContainerLayout(trimmed, input: input)
-        if let meta = readPlist(trimmed + "/" + simulatorMetadata) {
+        let meta = readPlist(trimmed + "/" + simulatorMetadata)
+        var found: (ContainerRole, String)? = role.map { ($0, "option") }
+        if found == nil, let meta, let r = metadataRole(meta) {
+            found = (r, (meta["MCMMetadataContentClass"] != nil) ? "metadata" : "identifier")
+        }
+        if found == nil, let r = folderRole(trimmed) { found = (r, "folder") }
+        let (chosen, source) = found ?? (.app, "default")
+        if chosen != .group {
+            try requireContainerLayout(trimmed, input: input, hint: found == nil)
+        }
+        if let meta {
             return Container(
-                input: input, dataRoot: trimmed, kind: .simulator,
+                input: input, dataRoot: trimmed, kind: .simulator, role: chosen, roleSource: source,
                 bundleIdentifier: metadataIdentity(meta), version: nil,
                 identitySource: simulatorMetadata)
         }
-        return Container(input: input, dataRoot: trimmed, kind: .directory, bundleIdentifier: nil, version: nil, identitySource: nil)
+        return Container(input: input, dataRoot: trimmed, kind: .directory, role: chosen, roleSource: source,
+                         bundleIdentifier: nil, version: nil, identitySource: nil)
     }
 
     /// Bundle id and version from an `.xcappdata`'s AppDataInfo.plist (schema undocumented:
@@ -85,10 +150,11 @@ public struct Container: Sendable {
     /// Bundle id from a Simulator container's metadata plist.
     static func metadataIdentity(_ meta: [String: Any]) -> String? { meta["MCMMetadataIdentifier"] as? String }
 
-    private static func requireContainerLayout(_ root: String, input: String) throws {
+    private static func requireContainerLayout(_ root: String, input: String, hint: Bool = false) throws {
         let known = ["Documents", "Library", "tmp"]
         guard known.contains(where: { isDirectory(root + "/" + $0) }) else {
-            throw InputError("\(input) is not an app data container: no Documents, Library or tmp folder in \(root)")
+            let more = hint ? " (for an App Group container, add --kind group)" : ""
+            throw InputError("\(input) is not an app data container: no Documents, Library or tmp folder in \(root)\(more)")
         }
     }
 

@@ -11,10 +11,14 @@ public final class InventoryEntry: Sendable {
     /// False for the second and later paths of a hard-linked file, and for system entries:
     /// their bytes are not added to any total.
     public let countsInTotals: Bool
+    /// What backup, restore and update do with the entry because of where it is
+    /// (`BackupPathSets` of its container's role); exclusion comes on top.
+    public let placement: Placement
 
-    init(entry: WalkEntry, zone: Zone, excludedBy: ContainerPath?, countsInTotals: Bool) {
+    init(entry: WalkEntry, zone: Zone, placement: Placement, excludedBy: ContainerPath?, countsInTotals: Bool) {
         self.entry = entry
         self.zone = zone
+        self.placement = placement
         self.excludedBy = excludedBy
         self.countsInTotals = countsInTotals
     }
@@ -23,13 +27,13 @@ public final class InventoryEntry: Sendable {
     public var isSystem: Bool { zone == .system }
     /// Nil for system entries, as are the verdicts below.
     public var excluded: Bool? { isSystem ? nil : excludedBy != nil }
-    public var backedUp: Bool? { zone.isBackedUp.map { $0 && excludedBy == nil } }
-    public var survivesUpdate: Bool? { zone.survivesUpdate }
-    /// A restore onto a new device brings back the backed-up set only.
-    public var survivesRestore: Bool? { backedUp }
+    /// Backup carries it: its place is backed up and it is not excluded.
+    public var backedUp: Bool? { isSystem ? nil : placement.backedUp && excludedBy == nil }
+    public var survivesUpdate: Bool? { isSystem ? nil : placement.keptOnUpdate }
+    /// A restore onto a new device brings back the backed-up set, less what restore skips
+    /// (Saved Application State, SplashBoard).
+    public var survivesRestore: Bool? { isSystem ? nil : placement.restored && excludedBy == nil }
 
-    /// The exclude attribute on the entry itself, if any.
-    public var ownExcludeMarks: [AttributeMark] { entry.marks.filter { $0.attribute == .exclude } }
     public var carriesExclude: Bool { entry.marks.contains { $0.attribute == .exclude } }
     public var carriesLegacy: Bool { entry.marks.contains { $0.attribute == .legacy } }
 }
@@ -46,6 +50,7 @@ public struct ZoneTotals: Sendable, Equatable {
     public var backedUpSize: Int64 = 0
     public var excludedSize: Int64 = 0
     public var survivesUpdateSize: Int64 = 0
+    public var survivesRestoreSize: Int64 = 0
 
     public init() {}
 
@@ -64,6 +69,7 @@ public struct ZoneTotals: Sendable, Equatable {
         if item.backedUp == true { backedUpSize += content }
         if item.excludedBy != nil { excludedSize += content }
         if item.survivesUpdate == true { survivesUpdateSize += content }
+        if item.survivesRestore == true { survivesRestoreSize += content }
     }
 
     public static func + (a: ZoneTotals, b: ZoneTotals) -> ZoneTotals {
@@ -71,6 +77,7 @@ public struct ZoneTotals: Sendable, Equatable {
         t.files += b.files; t.directories += b.directories; t.symlinks += b.symlinks; t.others += b.others
         t.size += b.size; t.allocated += b.allocated; t.backedUpSize += b.backedUpSize
         t.excludedSize += b.excludedSize; t.survivesUpdateSize += b.survivesUpdateSize
+        t.survivesRestoreSize += b.survivesRestoreSize
         return t
     }
 }
@@ -88,10 +95,12 @@ public struct Inventory: Sendable {
     public var total: ZoneTotals { zoneTotals.values.reduce(ZoneTotals(), +) }
     /// Bytes an iCloud or computer backup carries.
     public var backupFootprint: Int64 { total.backedUpSize }
-    /// Bytes an app update keeps (Documents and Library).
+    /// Bytes an app update keeps (Documents and Library; all of a group container).
     public var keptOnUpdate: Int64 { total.survivesUpdateSize }
-    /// Bytes a restore onto a new device brings back (the backed-up set).
-    public var keptOnRestore: Int64 { total.backedUpSize }
+    /// Bytes a restore onto a new device brings back (the backed-up set, less what restore skips).
+    public var keptOnRestore: Int64 { total.survivesRestoreSize }
+    /// The backup domain: `AppDomain-ID`, `AppDomainPlugin-ID` or `AppDomainGroup-ID`.
+    public var domain: String { container.domain }
 
     /// Classifies a walk. Hard-linked files count once: at their first backed-up path in byte
     /// order, or their first path when no link is backed up.
@@ -105,32 +114,43 @@ public struct Inventory: Sendable {
         let n = order.count
 
         // One pass in path order. Exclusion flows down: a parent sorts before its children.
+        let role = container.role
+        let sets = role.pathSets
         var zones = [Zone](repeating: .root, count: n)
+        var placements = [Placement](repeating: Placement(backedUp: false, restored: false, keptOnUpdate: false), count: n)
         var excludedBy = [ContainerPath?](repeating: nil, count: n)
         var primary: [HardLinkKey: Int] = [:] // the position that counts, per hard-linked file
         raw.withUnsafeBufferPointer { w in
             var excludedFolders: [ContainerPath: ContainerPath] = [:]
+            // An exclusion on the data root covers every top-level item.
+            if walk.rootMarks.contains(where: { $0.attribute == .exclude }) { excludedFolders[.root] = .root }
             // Siblings sort next to each other: remember the last parent looked up, so most
             // entries need neither a new parent path nor a dictionary lookup.
             var lastParent = ContainerPath.root
-            var lastInherited: ContainerPath? = walk.rootMarks.contains { $0.attribute == .exclude } ? .root : nil
+            var lastInherited: ContainerPath? = excludedFolders[.root]
+            // Every path set lies at most two levels down: below that, an entry's placement
+            // is its parent's.
+            var parentPlacement: Placement?
             for pos in 0..<n {
                 let i = order[pos]
                 let path = w[i].path
                 if !path.isChild(of: lastParent) {
                     lastParent = path.parent ?? .root
                     lastInherited = excludedFolders[lastParent]
+                    parentPlacement = lastParent.bytes.contains(UInt8(ascii: "/")) ? sets.placement(of: lastParent) : nil
                 }
-                let zone = Zone.of(path)
+                let zone = Zone.of(path, role: role)
+                let placement = parentPlacement ?? sets.placement(of: path)
                 let by = w[i].marks.contains { $0.attribute == .exclude } ? path : lastInherited
                 zones[pos] = zone
+                placements[pos] = placement
                 excludedBy[pos] = by
                 if w[i].kind == .directory, let by { excludedFolders[path] = by }
                 if w[i].kind == .file, w[i].linkCount > 1, zone != .system {
                     let key = HardLinkKey(device: w[i].device, inode: w[i].inode)
                     if let current = primary[key] {
-                        let backed = zone.isBackedUp == true && by == nil
-                        let currentBacked = zones[current].isBackedUp == true && excludedBy[current] == nil
+                        let backed = placement.backedUp && by == nil
+                        let currentBacked = placements[current].backedUp && excludedBy[current] == nil
                         if backed && !currentBacked { primary[key] = pos }
                     } else {
                         primary[key] = pos
@@ -154,7 +174,7 @@ public struct Inventory: Sendable {
                         if counts, e.kind == .file, e.linkCount > 1 {
                             counts = primary[HardLinkKey(device: e.device, inode: e.inode)] == pos
                         }
-                        let item = InventoryEntry(entry: e, zone: zone, excludedBy: excludedBy[pos], countsInTotals: counts)
+                        let item = InventoryEntry(entry: e, zone: zone, placement: placements[pos], excludedBy: excludedBy[pos], countsInTotals: counts)
                         (base! + pos).initialize(to: item)
                         guard counts else { continue }
                         var t = totals[zone.ordinal] ?? ZoneTotals()

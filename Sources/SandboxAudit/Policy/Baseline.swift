@@ -15,7 +15,26 @@ public struct Baseline: Sendable {
 
     public struct FindingKey: Hashable, Sendable {
         public let ruleId: String
+        /// Qualified: see `Baseline.qualified`.
         public let path: ContainerPath
+
+        public init(ruleId: String, path: ContainerPath) {
+            self.ruleId = ruleId
+            self.path = path
+        }
+
+        /// The key of a finding of an audit whose first container is `primary`.
+        public init(_ f: Finding, primary: String?) {
+            self.init(ruleId: f.ruleId, path: Baseline.qualified(f.path ?? .root, domain: f.domain == primary ? nil : f.domain))
+        }
+    }
+
+    /// Paths of the app's data container (the first scanned) stay as they are; paths of its
+    /// other containers (extensions, App Groups) are written `DOMAIN/PATH`, so one baseline
+    /// holds the whole app.
+    public static func qualified(_ path: ContainerPath, domain: String?) -> ContainerPath {
+        guard let domain else { return path }
+        return path.isRoot ? ContainerPath(domain) : ContainerPath(domain).appending(path.bytes)
     }
 
     public var bundleIdentifier: String?
@@ -30,12 +49,15 @@ public struct Baseline: Sendable {
         let inv = result.inventory
         bundleIdentifier = inv.container.bundleIdentifier
         version = inv.container.version
-        backupFootprint = inv.backupFootprint
-        zones = inv.zoneTotals
-        findings = Set(result.allFindings.map { FindingKey(ruleId: $0.ruleId, path: $0.path ?? .root) })
+        backupFootprint = result.backupFootprint
+        zones = result.inventories.reduce(into: [:]) { all, i in all.merge(i.zoneTotals) { $0 + $1 } }
+        findings = Set(result.allFindings.map { FindingKey($0, primary: inv.domain) })
         var files: [ContainerPath: File] = [:]
-        for e in inv.entries where e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) {
-            files[e.path] = File(size: e.entry.size, mtime: e.entry.modifiedSeconds, zone: e.zone, backedUp: e.backedUp == true)
+        for (index, i) in result.inventories.enumerated() {
+            for e in i.entries where e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) {
+                files[Baseline.qualified(e.path, domain: index == 0 ? nil : i.domain)] =
+                    File(size: e.entry.size, mtime: e.entry.modifiedSeconds, zone: e.zone, backedUp: e.backedUp == true)
+            }
         }
         self.files = files
     }
@@ -138,29 +160,33 @@ public struct BaselineComparison: Sendable {
 
     public var footprintDelta: Int64 { footprintAfter - footprintBefore }
 
-    public init(baseline: Baseline, inventory: Inventory) {
+    /// Compares the app's containers (the first is its data container) with the baseline.
+    public init(baseline: Baseline, inventories: [Inventory]) {
         footprintBefore = baseline.backupFootprint
-        footprintAfter = inventory.backupFootprint
+        footprintAfter = inventories.reduce(0) { $0 + $1.backupFootprint }
         zones = Zone.allCases.filter { $0 != .system }.map { z in
-            (z, baseline.zones[z]?.backedUpSize ?? 0, inventory.zoneTotals[z]?.backedUpSize ?? 0)
+            (z, baseline.zones[z]?.backedUpSize ?? 0, inventories.reduce(0) { $0 + ($1.zoneTotals[z]?.backedUpSize ?? 0) })
         }
         var added: [Change] = [], grew: [Change] = [], churned: [Change] = []
         var seen = Set<ContainerPath>()
         var churn: Int64 = 0
-        for e in inventory.entries where e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) {
-            seen.insert(e.path)
+        for (index, inventory) in inventories.enumerated() {
+          for e in inventory.entries where e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) {
+            let path = Baseline.qualified(e.path, domain: index == 0 ? nil : inventory.domain)
+            seen.insert(path)
             let size = e.entry.size
-            let old = baseline.files[e.path]
+            let old = baseline.files[path]
             if let old {
-                if size > old.size { grew.append(Change(path: e.path, before: old.size, after: size)) }
+                if size > old.size { grew.append(Change(path: path, before: old.size, after: size)) }
             } else {
-                added.append(Change(path: e.path, before: nil, after: size))
+                added.append(Change(path: path, before: nil, after: size))
             }
             guard e.backedUp == true else { continue }
             if old == nil || old!.size != size || old!.mtime != e.entry.modifiedSeconds || !old!.backedUp {
                 churn += size
-                churned.append(Change(path: e.path, before: old?.size, after: size))
+                churned.append(Change(path: path, before: old?.size, after: size))
             }
+          }
         }
         let removed = baseline.files.filter { !seen.contains($0.key) }.map { Change(path: $0.key, before: $0.value.size, after: nil) }
         func largest(_ list: [Change], by key: (Change) -> Int64) -> [Change] {

@@ -20,12 +20,13 @@ public struct BudgetResult: Sendable {
 public enum Budgets {
     public static let contributorCount = 5
 
-    public static func evaluate(_ policy: Policy, _ inventory: Inventory, _ comparison: BaselineComparison?) -> [BudgetResult] {
+    /// Budgets are the app's: every container counts, except in a domain's own budget.
+    public static func evaluate(_ policy: Policy, _ inventories: [Inventory], _ comparison: BaselineComparison?) -> [BudgetResult] {
         var budgets = policy.budgets
         if let g = policy.growth {
             budgets.append(Budget(scope: .growth, limit: comparison.map { g.allowance(baseline: $0.footprintBefore) } ?? g.minimum))
         }
-        let files = inventory.entries.filter { $0.countsInTotals && ($0.entry.kind == .file || $0.entry.kind == .symlink) }
+        let files = inventories.flatMap { inv in inv.entries.filter { $0.countsInTotals && ($0.entry.kind == .file || $0.entry.kind == .symlink) } }
         func top(_ items: [(ContainerPath, Int64)]) -> [(path: ContainerPath, size: Int64)] {
             items.filter { $0.1 > 0 }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }.prefix(contributorCount).map { ($0.0, $0.1) }
         }
@@ -44,6 +45,12 @@ public enum Budgets {
             case .glob(let g):
                 let (m, c) = sum(files.filter { g.covers($0.path) }, b.measure)
                 return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
+            case .domain(let d):
+                let own = inventories.filter { $0.domain == d }.flatMap { inv in
+                    inv.entries.filter { $0.countsInTotals && ($0.entry.kind == .file || $0.entry.kind == .symlink) }
+                }
+                let (m, c) = sum(own, b.measure)
+                return BudgetResult(budget: b, measured: inventories.contains { $0.domain == d } ? m : nil, limit: b.limit, contributors: c)
             case .churn:
                 return BudgetResult(budget: b, measured: comparison?.churn, limit: b.limit,
                                     contributors: top(comparison?.churnContributors.map { ($0.path, $0.after ?? 0) } ?? []))

@@ -15,6 +15,8 @@ public struct Policy: Sendable {
     public var paths: [PathPolicy] = []
     public var budgets: [Budget] = []
     public var growth: GrowthBudget?
+    /// App Group identifiers whose containers belong to the app (`appGroups:`).
+    public var appGroups: [String] = []
 
     public init() {}
 
@@ -45,6 +47,8 @@ public struct Budget: Sendable {
         case churn
         case zone(Zone)
         case glob(Glob)
+        /// The backup footprint of one backup domain (`AppDomainGroup-group.…`).
+        case domain(String)
         /// Growth of the backup footprint since the baseline (from `growth:`).
         case growth
     }
@@ -68,6 +72,7 @@ public struct Budget: Sendable {
         case .churn: return "backup churn"
         case .zone(let z): return "\(z.title)" + (measure == .size ? " (all bytes)" : " (backed up)")
         case .glob(let g): return "\(g.pattern)" + (measure == .size ? " (all bytes)" : " (backed up)")
+        case .domain(let d): return "\(d) backup footprint"
         case .growth: return "backup growth since the baseline"
         }
     }

@@ -50,9 +50,9 @@ public enum PolicyFile {
         "many-backed-up-files": [("count", { $0.manyFilesThreshold = Int($1) }, .count, { Double($0.manyFilesThreshold) })],
     ]
 
-    static let topKeys = ["failOn", "rules", "ignore", "paths", "budgets", "growth"]
+    static let topKeys = ["failOn", "rules", "ignore", "paths", "budgets", "growth", "appGroups"]
     static let pathKeys = ["path", "backup", "forbidden", "maxSize"]
-    static let budgetKeys = ["backup", "churn", "zones", "paths"]
+    static let budgetKeys = ["backup", "churn", "zones", "paths", "domains"]
     static let budgetPathKeys = ["path", "max", "measure"]
     static let zoneBudgetKeys = ["max", "measure"]
     static let growthKeys = ["backup", "min"]
@@ -147,6 +147,9 @@ public enum PolicyFile {
                 guard let seq = v.sequence else { throw Failure(message: "paths must be a list of {path: GLOB, …} entries", mark: v.mark) }
                 policy.paths = try seq.map(readPathPolicy)
             case "budgets": try readBudgets(v, into: &policy)
+            case "appGroups":
+                guard let seq = v.sequence else { throw Failure(message: "appGroups must be a list of App Group identifiers (group.…)", mark: v.mark) }
+                policy.appGroups = try seq.map { try string($0, "appGroups") }
             case "growth":
                 let m = try mapping(v, "growth")
                 try checkKeys(m, allowed: growthKeys, in: "growth")
@@ -254,6 +257,15 @@ public enum PolicyFile {
             switch try string(k, "a key") {
             case "backup": policy.budgets.append(Budget(scope: .backup, limit: try size(v, "budgets.backup")))
             case "churn": policy.budgets.append(Budget(scope: .churn, limit: try size(v, "budgets.churn")))
+            case "domains":
+                let dm = try mapping(v, "budgets.domains")
+                for (dk, dv) in dm {
+                    let domain = try string(dk, "a backup domain")
+                    guard ContainerRole.allCases.contains(where: { domain.hasPrefix($0.domainPrefix) }) else {
+                        throw Failure(message: "budgets.domains: '\(domain)' is not a backup domain; write AppDomain-ID, AppDomainPlugin-ID or AppDomainGroup-ID", mark: dk.mark)
+                    }
+                    policy.budgets.append(Budget(scope: .domain(domain), limit: try size(dv, "budgets.domains.\(domain)")))
+                }
             case "zones":
                 let zm = try mapping(v, "budgets.zones")
                 let zoneNames = Zone.allCases.filter { $0 != .system }.map(\.rawValue)

@@ -97,18 +97,22 @@ extension PolicyFile {
         var budgets: [(String, Node)] = []
         var zones: [(String, Node)] = []
         var globs: [Node] = []
+        var domains: [(String, Node)] = []
         for b in policy.budgets {
             switch b.scope {
             case .backup: budgets.append(("backup", size(b.limit)))
             case .churn: budgets.append(("churn", size(b.limit)))
             case .zone(let z): zones.append((z.rawValue, map([("max", size(b.limit)), ("measure", scalar(b.measure.rawValue))])))
             case .glob(let g): globs.append(map([("path", scalar(g.pattern)), ("max", size(b.limit)), ("measure", scalar(b.measure.rawValue))]))
+            case .domain(let d): domains.append((d, size(b.limit)))
             case .growth: break
             }
         }
         if !zones.isEmpty { budgets.append(("zones", map(zones))) }
+        if !domains.isEmpty { budgets.append(("domains", map(domains))) }
         if !globs.isEmpty { budgets.append(("paths", Node.sequence(Node.Sequence(globs)))) }
         top.append(("budgets", map(budgets)))
+        if !policy.appGroups.isEmpty { top.append(("appGroups", Node.sequence(Node.Sequence(policy.appGroups.map { scalar($0) })))) }
         if let g = policy.growth {
             top.append(("growth", map([("backup", scalar("\(g.percent)%")), ("min", size(g.minimum))])))
         }

@@ -4,9 +4,9 @@
 public enum GitHubReport {
     public static let perKind = 10
 
-    /// `pathPrefix` is prepended to container paths so annotations point at files in the
-    /// repository when the container lies inside it.
-    public static func render(_ result: AuditResult, pathPrefix: String) -> String {
+    /// `pathPrefix` gives, for a container's data root, what is prepended to its paths so
+    /// annotations point at files in the repository when the container lies inside it.
+    public static func render(_ result: AuditResult, pathPrefix: (String) -> String) -> String {
         var lines: [String] = []
         var left: [String] = []
         let ordered = result.findings.enumerated().sorted { a, b in
@@ -20,7 +20,8 @@ public enum GitHubReport {
             // Notices share their 10 with the summary notice.
             let room = severity == .note ? perKind - 1 : perKind
             for f in group.prefix(room) {
-                let file = f.path.map { $0.isRoot ? pathPrefix : pathPrefix + "/" + $0.display } ?? pathPrefix
+                let prefix = pathPrefix(result.inventory(of: f).container.dataRoot)
+                let file = f.path.map { $0.isRoot ? prefix : prefix + "/" + $0.display } ?? prefix
                 lines.append("::\(command) file=\(property(file)),title=\(property("\(f.ruleId) (sandbox-audit)"))::\(data(f.message))")
             }
             if group.count > room { left.append("\(group.count - room) more \(severity.rawValue)\(group.count - room == 1 ? "" : "s")") }

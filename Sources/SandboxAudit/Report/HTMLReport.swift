@@ -5,8 +5,7 @@ public enum HTMLReport {
 
     public static func render(_ result: AuditResult, failOn: Severity) -> String {
         let x = XMLText.escape
-        let inv = result.inventory
-        let c = inv.container
+        let c = result.inventory.container
         let title = c.bundleIdentifier ?? "Unidentified app"
         let failed = result.fails(at: failOn)
         var h = """
@@ -22,25 +21,23 @@ public enum HTMLReport {
             <header>
             <p class="kicker">sandbox-audit \(x(Audit.toolVersion)) · backup and storage report</p>
             <h1>\(x(title))\(c.version.map { " <span class=\"version\">\(x($0))</span>" } ?? "")</h1>
-            <p class="meta">\(x(c.kind.rawValue)) container · data root <code>\(x(c.dataRoot))</code>\(result.context.policy.source.map { " · policy <code>\(x($0))</code>" } ?? "")</p>
+            <p class="meta">\(result.inventories.map { "\(x($0.domain)) (\(x($0.container.role.rawValue)) container, \(x($0.container.kind.rawValue))) · data root <code>\(x($0.container.dataRoot))</code>" }.joined(separator: "<br>"))\(result.context.policy.source.map { " · policy <code>\(x($0))</code>" } ?? "")</p>
             <p class="verdict \(failed ? "fail" : "pass")">\(failed ? "Fails" : "Passes") at \(x(failOn.rawValue)): \(result.count(.error)) error(s), \(result.count(.warning)) warning(s), \(result.count(.note)) note(s)</p>
             </header>
             <main>
             <section class="cards">
-            \(card("Backup footprint", inv.backupFootprint, "what iCloud or a computer backup carries", delta: result.comparison?.footprintDelta))
-            \(card("Kept on update", inv.keptOnUpdate, "Documents and Library", delta: nil))
-            \(card("Kept on restore", inv.keptOnRestore, "the backed-up set, on a new device", delta: nil))
+            \(card("Backup footprint", result.backupFootprint, result.isMultiDomain ? "what iCloud or a computer backup carries, every domain of the app" : "what iCloud or a computer backup carries", delta: result.comparison?.footprintDelta))
+            \(card("Kept on update", result.keptOnUpdate, "Documents and Library (group containers whole)", delta: nil))
+            \(card("Kept on restore", result.keptOnRestore, "the backed-up set, on a new device", delta: nil))
             </section>
             <section>
-            <h2>Footprint by zone and backup state</h2>
-            \(zoneChart(inv))
-            \(stateChart(inv))
+            \(result.inventories.map { i in "<h2>\(result.isMultiDomain ? x(i.domain) + ": f" : "F")ootprint by zone and backup state</h2>\n\(zoneChart(i))\n\(stateChart(i))" }.joined(separator: "\n"))
             </section>
 
             """
         if !result.budgets.isEmpty { h += budgets(result) }
         if let cmp = result.comparison { h += baseline(cmp) }
-        h += largest(inv)
+        for i in result.inventories { h += largest(i, domain: result.isMultiDomain ? i.domain : nil) }
         h += findings(result)
         h += """
             </main>
@@ -145,11 +142,11 @@ public enum HTMLReport {
         return s + "</section>\n"
     }
 
-    static func largest(_ inv: Inventory) -> String {
+    static func largest(_ inv: Inventory, domain: String?) -> String {
         let files = inv.entries.filter { $0.countsInTotals && $0.backedUp == true && $0.entry.kind == .file }
             .sorted { $0.entry.size != $1.entry.size ? $0.entry.size > $1.entry.size : $0.path < $1.path }.prefix(largestCount)
         guard !files.isEmpty else { return "" }
-        var s = "<section><h2>The \(files.count) largest backed-up files</h2><table><thead><tr><th>path</th><th>zone</th><th class=\"num\">size</th></tr></thead><tbody>"
+        var s = "<section><h2>\(domain.map { XMLText.escape($0) + ": t" } ?? "T")he \(files.count) largest backed-up files</h2><table><thead><tr><th>path</th><th>zone</th><th class=\"num\">size</th></tr></thead><tbody>"
         for f in files {
             s += "<tr><td class=\"path\"><code>\(XMLText.escape(f.path.display))</code></td><td>\(XMLText.escape(f.zone.title))</td><td class=\"num\">\(XMLText.escape(ByteSize.format(f.entry.size)))</td></tr>"
         }
@@ -170,7 +167,7 @@ public enum HTMLReport {
             for f in group {
                 let rule = RuleCatalogue.rule(id: f.ruleId)?.description
                 s += "<article class=\"finding \(severity.rawValue)\"><p class=\"head\"><span class=\"badge\">\(severity.rawValue)</span> <strong>\(XMLText.escape(rule?.name ?? f.ruleId))</strong> <span class=\"rule\">\(XMLText.escape(f.ruleId))</span></p>"
-                s += "<p class=\"path\"><code>\(XMLText.escape(f.path?.display ?? "."))</code></p><p>\(XMLText.escape(f.message))</p>"
+                s += "<p class=\"path\"><code>\(XMLText.escape(result.place(f)))</code></p><p>\(XMLText.escape(f.message))</p>"
                 if let rule {
                     s += "<p class=\"fix\"><strong>Fix:</strong> \(XMLText.escape(rule.fix))</p><p class=\"why\"><strong>Why it matters:</strong> \(XMLText.escape(rule.rationale))</p>"
                 }

@@ -15,6 +15,9 @@ public enum JSONReport {
             ("input", .string(c.input)),
             ("dataRoot", .string(c.dataRoot)),
             ("kind", .string(c.kind.rawValue)),
+            ("role", .string(c.role.rawValue)),
+            ("roleSource", .string(c.roleSource)),
+            ("domain", .string(c.domain)),
             ("bundleIdentifier", .optional(c.bundleIdentifier)),
             ("version", .optional(c.version)),
             ("identitySource", .optional(c.identitySource)),
@@ -28,11 +31,13 @@ public enum JSONReport {
             ("size", .int(t.size)), ("allocated", .int(t.allocated)),
             ("backedUpSize", .int(t.backedUpSize)), ("excludedSize", .int(t.excludedSize)),
             ("survivesUpdateSize", .int(t.survivesUpdateSize)),
+            ("survivesRestoreSize", .int(t.survivesRestoreSize)),
         ]
     }
 
     public static func finding(_ f: Finding) -> JSON {
         var fields: [(String, JSON)] = [("ruleId", .string(f.ruleId)), ("severity", .string(f.severity.rawValue))]
+        fields.append(("domain", .optional(f.domain)))
         fields += path(f.path ?? .root)
         fields.append(("message", .string(f.message)))
         fields.append(("size", .optional(f.size)))
@@ -40,18 +45,42 @@ public enum JSONReport {
         return .object(fields)
     }
 
-    /// The `scan --format json` document.
-    public static func scan(_ result: AuditResult, failOn: Severity) -> JSON {
-        let inv = result.inventory
-        let s = result.context.settings
+    /// One container of the scan: its backup domain, totals and zones.
+    static func domain(_ inv: Inventory) -> JSON {
         let zones: [JSON] = Zone.allCases.filter { $0 != .system }.map { zone in
             .object([("zone", .string(zone.rawValue)), ("title", .string(zone.title))] + zoneTotals(inv.zoneTotals[zone] ?? ZoneTotals()))
         }
-        let systemCount = inv.entries.filter(\.isSystem).count
+        return .object([
+            ("domain", .string(inv.domain)),
+            ("container", container(inv.container)),
+            ("totals", .object([
+                ("backupFootprint", .int(inv.backupFootprint)),
+                ("keptOnUpdate", .int(inv.keptOnUpdate)),
+                ("keptOnRestore", .int(inv.keptOnRestore)),
+            ] + zoneTotals(inv.total) + [
+                ("systemEntries", .int(Int64(inv.entries.filter(\.isSystem).count))),
+                ("sidecarsRead", .int(Int64(inv.sidecarCount))),
+                ("unreadable", .int(Int64(inv.problems.count))),
+            ])),
+            ("zones", .array(zones)),
+        ])
+    }
+
+    /// The `scan --format json` document. `totals` and `zones` are the app's, over every
+    /// container; `domains` has each container's own.
+    public static func scan(_ result: AuditResult, failOn: Severity) -> JSON {
+        let inventories = result.inventories
+        let s = result.context.settings
+        let zones: [JSON] = Zone.allCases.filter { $0 != .system }.map { zone in
+            let t = inventories.reduce(ZoneTotals()) { $0 + ($1.zoneTotals[zone] ?? ZoneTotals()) }
+            return .object([("zone", .string(zone.rawValue)), ("title", .string(zone.title))] + zoneTotals(t))
+        }
+        let systemCount = inventories.reduce(0) { n, inv in n + inv.entries.filter(\.isSystem).count }
         return .object([
             ("schemaVersion", .int(schemaVersion)),
             ("tool", .object([("name", .string("sandbox-audit")), ("version", .string(Audit.toolVersion))])),
-            ("container", container(inv.container)),
+            ("container", container(result.inventory.container)),
+            ("domains", .array(inventories.map(domain))),
             ("settings", .object([
                 ("oversizedFileSize", .int(s.oversizedFileSize)),
                 ("supportDataSize", .int(s.supportDataSize)),
@@ -62,15 +91,16 @@ public enum JSONReport {
                 ("failOn", .string(failOn.rawValue)),
             ])),
             ("totals", .object([
-                ("backupFootprint", .int(inv.backupFootprint)),
-                ("keptOnUpdate", .int(inv.keptOnUpdate)),
-                ("keptOnRestore", .int(inv.keptOnRestore)),
-            ] + zoneTotals(inv.total) + [
+                ("backupFootprint", .int(result.backupFootprint)),
+                ("keptOnUpdate", .int(result.keptOnUpdate)),
+                ("keptOnRestore", .int(result.keptOnRestore)),
+            ] + zoneTotals(result.total) + [
                 ("systemEntries", .int(Int64(systemCount))),
-                ("sidecarsRead", .int(Int64(inv.sidecarCount))),
-                ("unreadable", .int(Int64(inv.problems.count))),
+                ("sidecarsRead", .int(Int64(inventories.reduce(0) { $0 + $1.sidecarCount }))),
+                ("unreadable", .int(Int64(inventories.reduce(0) { $0 + $1.problems.count }))),
             ])),
             ("zones", .array(zones)),
+            ("notes", .array(result.notes.map { .string($0) })),
             ("policy", .object([("source", .optional(result.context.policy.source))])),
             ("budgets", .array(result.budgets.map(budget))),
             ("baseline", result.comparison.map { comparison($0, suppressed: result.baselineFindings) } ?? .null),
@@ -94,6 +124,7 @@ public enum JSONReport {
         case .growth: scope = [("scope", .string("growth"))]
         case .zone(let z): scope = [("scope", .string("zone")), ("zone", .string(z.rawValue))]
         case .glob(let g): scope = [("scope", .string("glob")), ("glob", .string(g.pattern))]
+        case .domain(let d): scope = [("scope", .string("domain")), ("domain", .string(d))]
         }
         return .object([("name", .string(r.budget.name))] + scope + [
             ("measure", .string(r.budget.measure.rawValue)),
@@ -133,9 +164,10 @@ public enum JSONReport {
     }
 
     /// One `inventory` line.
-    public static func entry(_ e: InventoryEntry) -> JSON {
+    public static func entry(_ e: InventoryEntry, domain: String) -> JSON {
         let w = e.entry
-        var fields = path(e.path)
+        var fields: [(String, JSON)] = [("domain", .string(domain))]
+        fields += path(e.path)
         fields.append(("kind", .string(w.kind.rawValue)))
         if let special = w.special { fields.append(("special", .string(special.rawValue))) }
         fields += [
@@ -148,6 +180,9 @@ public enum JSONReport {
             ("countsInTotals", .bool(e.countsInTotals)),
             ("excluded", .optional(e.excluded)),
             ("excludedBy", e.excludedBy.map { .string($0.display) } ?? .null),
+        ]
+        if let b = e.excludedBy?.base64 { fields.append(("excludedByBase64", .string(b))) }
+        fields += [
             ("backedUp", .optional(e.backedUp)),
             ("survivesUpdate", .optional(e.survivesUpdate)),
             ("survivesRestore", .optional(e.survivesRestore)),

@@ -15,7 +15,7 @@ public enum JUnitReport {
                 cases.append("    <testcase classname=\"\(x(rule.id))\" name=\"container\"/>")
             }
             for f in findings {
-                let name = x(f.path?.display ?? ".")
+                let name = x(result.place(f))
                 if f.severity >= failOn {
                     failures += 1
                     cases.append("""

@@ -21,8 +21,7 @@ public enum MarkdownReport {
     }
 
     public static func render(_ result: AuditResult, failOn: Severity) -> String {
-        let inv = result.inventory
-        let c = inv.container
+        let c = result.inventory.container
         var identity = c.bundleIdentifier ?? "unidentified app"
         if let v = c.version { identity += " \(v)" }
         let failed = result.fails(at: failOn)
@@ -30,9 +29,14 @@ public enum MarkdownReport {
         md += "\(result.count(.error)) error(s), \(result.count(.warning)) warning(s), \(result.count(.note)) note(s); fails at \(failOn.rawValue).\n\n"
         let delta: (Int64) -> String = { $0 == 0 ? "±0 B" : ($0 > 0 ? "+" : "") + ByteSize.format($0) }
         md += "| | size |" + (result.comparison != nil ? " since the baseline |" : "") + "\n|---|---:|" + (result.comparison != nil ? "---:|" : "") + "\n"
-        md += "| Backup footprint | **\(ByteSize.format(inv.backupFootprint))** |" + (result.comparison.map { " \(delta($0.footprintDelta)) |" } ?? "") + "\n"
-        md += "| Kept on update | \(ByteSize.format(inv.keptOnUpdate)) |" + (result.comparison != nil ? " |" : "") + "\n"
-        md += "| Kept on restore | \(ByteSize.format(inv.keptOnRestore)) |" + (result.comparison != nil ? " |" : "") + "\n"
+        md += "| Backup footprint\(result.isMultiDomain ? " (\(result.inventories.count) domains)" : "") | **\(ByteSize.format(result.backupFootprint))** |" + (result.comparison.map { " \(delta($0.footprintDelta)) |" } ?? "") + "\n"
+        md += "| Kept on update | \(ByteSize.format(result.keptOnUpdate)) |" + (result.comparison != nil ? " |" : "") + "\n"
+        md += "| Kept on restore | \(ByteSize.format(result.keptOnRestore)) |" + (result.comparison != nil ? " |" : "") + "\n"
+        if result.isMultiDomain {
+            for i in result.inventories {
+                md += "| \(cell(i.domain)) backup | \(ByteSize.format(i.backupFootprint)) |" + (result.comparison != nil ? " |" : "") + "\n"
+            }
+        }
         if let cmp = result.comparison {
             md += "| Churn (new or changed, backed up) | \(ByteSize.format(cmp.churn)) | |\n"
         }
@@ -42,6 +46,10 @@ public enum MarkdownReport {
             md += "### Budgets\n\n| budget | use | % | |\n|---|---:|---:|---|\n"
             for r in result.budgets {
                 guard let m = r.measured, let p = r.percent else {
+                    if case .domain = r.budget.scope {
+                        md += "| \(cell(r.budget.name)) | not measured | | domain not scanned |\n"
+                        continue
+                    }
                     md += "| \(cell(r.budget.name)) | not measured | | needs a baseline |\n"
                     continue
                 }
@@ -76,7 +84,7 @@ public enum MarkdownReport {
             let header = "| severity | rule | path | finding |\n|---|---|---|---|\n"
             func row(_ f: Finding) -> String {
                 let icon = f.severity == .error ? "🛑" : (f.severity == .warning ? "⚠️" : "ℹ️")
-                return "| \(icon) \(f.severity.rawValue) | \(cell(f.ruleId)) | \(cell(f.path?.display ?? ".")) | \(cell(f.message)) |\n"
+                return "| \(icon) \(f.severity.rawValue) | \(cell(f.ruleId)) | \(cell(result.place(f))) | \(cell(f.message)) |\n"
             }
             let ordered = result.findings.enumerated().sorted { a, b in
                 a.element.severity != b.element.severity ? a.element.severity > b.element.severity : a.offset < b.offset

@@ -5,10 +5,11 @@ public enum ReportFormat: String, CaseIterable, Sendable {
     public struct Options: Sendable {
         public var failOn: Severity
         public var color: Bool
-        /// For `github`: prepended to container paths so annotations point at repository files.
-        public var pathPrefix: String
+        /// For `github`: given a container's data root, what is prepended to its paths so
+        /// annotations point at repository files.
+        public var pathPrefix: @Sendable (String) -> String
 
-        public init(failOn: Severity, color: Bool = false, pathPrefix: String = ".") {
+        public init(failOn: Severity, color: Bool = false, pathPrefix: @escaping @Sendable (String) -> String = { _ in "." }) {
             self.failOn = failOn
             self.color = color
             self.pathPrefix = pathPrefix

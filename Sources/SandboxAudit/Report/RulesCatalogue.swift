@@ -33,7 +33,8 @@ public enum RulesCatalogueReport {
     public static func detail(_ rule: any Rule) -> String {
         let d = rule.description
         var out = "\(d.id): \(d.name)\n"
-        out += "default severity: \(d.defaultSeverity.rawValue)\(d.severityNote.map { " (\($0))" } ?? "")\n\n"
+        out += "default severity: \(d.defaultSeverity.rawValue)\(d.severityNote.map { " (\($0))" } ?? "")\n"
+        out += "checks: \(containers(rule))\n\n"
         out += d.summary + "\n\nWhy: " + d.rationale + "\n\nFix: " + d.fix + "\n"
         for (title, examples) in [("Triggers on", d.triggeringExamples), ("Does not trigger on", d.nonTriggeringExamples)] {
             out += "\n\(title):\n"
@@ -45,6 +46,13 @@ public enum RulesCatalogueReport {
             }
         }
         return out
+    }
+
+    /// The containers a rule checks, in words.
+    static func containers(_ rule: any Rule) -> String {
+        let roles = ContainerRole.allCases.filter { rule.roles.contains($0) }
+        if roles.count == ContainerRole.allCases.count { return "app, extension and App Group containers" }
+        return roles.map { $0 == .group ? "App Group" : $0.rawValue }.joined(separator: " and ") + " containers only"
     }
 
     /// An example's policy file, indented.
@@ -72,17 +80,18 @@ public enum RulesCatalogueReport {
             let d = r.description
             out += "\n## \(d.id)\n\n**\(d.name)**. \(d.summary)\n\n"
             out += "- Default severity: **\(d.defaultSeverity.rawValue)**\(d.severityNote.map { " (\($0))" } ?? "")\n"
+            out += "- Checks: \(containers(r))\n"
             out += "- Why: \(d.rationale)\n"
             out += "- Fix: \(d.fix)\n\n"
             out += "Triggers on:\n\n"
             for ex in d.triggeringExamples {
-                out += "- \(ex.title): " + ex.items.map(describe).joined(separator: "; ")
+                out += "- \(ex.title)\(ex.role == .app ? "" : " (\(ex.role.rawValue) container)"): " + ex.items.map(describe).joined(separator: "; ")
                 out += " ⇒ reports " + ex.expectedPaths.map { "`\($0)`" }.joined(separator: ", ") + "\n"
                 if let policy = ex.policy { out += "\n  ```yaml\n" + policyBlock(policy, indent: "  ") + "  ```\n" }
             }
             out += "\nDoes not trigger on:\n\n"
             for ex in d.nonTriggeringExamples {
-                out += "- \(ex.title): " + ex.items.map(describe).joined(separator: "; ") + "\n"
+                out += "- \(ex.title)\(ex.role == .app ? "" : " (\(ex.role.rawValue) container)"): " + ex.items.map(describe).joined(separator: "; ") + "\n"
                 if let policy = ex.policy { out += "\n  ```yaml\n" + policyBlock(policy, indent: "  ") + "  ```\n" }
             }
         }

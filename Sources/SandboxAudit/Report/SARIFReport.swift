@@ -15,26 +15,31 @@ public enum SARIFReport {
             ("semanticVersion", .string(Audit.toolVersion)),
             ("rules", .array(rules.map(rule))),
         ])
+        // The app's data container is DATAROOT; its other containers are named by their domain.
+        var baseID: [String: String] = [:]
+        for (i, inv) in result.inventories.enumerated() { baseID[inv.domain] = i == 0 ? uriBaseId : inv.domain }
         let results: [JSON] = result.findings.map { f in
             var fields: [(String, JSON)] = [
                 ("ruleId", .string(f.ruleId)),
                 ("ruleIndex", .int(Int64(index[f.ruleId] ?? 0))),
                 ("level", .string(level(f.severity))),
                 ("message", .object([("text", .string(f.message))])),
-                ("locations", .array([location(f.path ?? .root)])),
+                ("locations", .array([location(f.path ?? .root, base: baseID[f.domain ?? ""] ?? uriBaseId)])),
                 ("partialFingerprints", .object([(fingerprintKey, .string(fingerprint(f)))])),
             ]
             var properties: [(String, JSON)] = []
             if let size = f.size { properties.append(("size", .int(size))) }
             if let b64 = f.path?.base64 { properties.append(("pathBase64", .string(b64))) }
+            if let d = f.domain { properties.append(("domain", .string(d))) }
             if !properties.isEmpty { fields.append(("properties", .object(properties))) }
             return .object(fields)
         }
         let inv = result.inventory
         var runProperties: [(String, JSON)] = [
-            ("backupFootprint", .int(inv.backupFootprint)),
-            ("keptOnUpdate", .int(inv.keptOnUpdate)),
-            ("keptOnRestore", .int(inv.keptOnRestore)),
+            ("backupFootprint", .int(result.backupFootprint)),
+            ("keptOnUpdate", .int(result.keptOnUpdate)),
+            ("keptOnRestore", .int(result.keptOnRestore)),
+            ("domains", .array(result.inventories.map { .string($0.domain) })),
         ]
         if let id = inv.container.bundleIdentifier { runProperties.append(("bundleIdentifier", .string(id))) }
         return .object([
@@ -42,10 +47,12 @@ public enum SARIFReport {
             ("version", .string("2.1.0")),
             ("runs", .array([.object([
                 ("tool", .object([("driver", driver)])),
-                ("originalUriBaseIds", .object([(uriBaseId, .object([
-                    ("uri", .string(fileURI(inv.container.dataRoot))),
-                    ("description", .object([("text", .string("The app's data root"))])),
-                ]))])),
+                ("originalUriBaseIds", .object(result.inventories.enumerated().map { i, c in
+                    (i == 0 ? uriBaseId : c.domain, .object([
+                        ("uri", .string(fileURI(c.container.dataRoot))),
+                        ("description", .object([("text", .string(i == 0 ? "The app's data root (\(c.domain))" : "The root of \(c.domain)"))])),
+                    ]))
+                })),
                 ("results", .array(results)),
                 ("properties", .object(runProperties)),
             ])])),
@@ -72,10 +79,10 @@ public enum SARIFReport {
 
     static func level(_ s: Severity) -> String { s.rawValue } // error, warning, note: SARIF's own names
 
-    static func location(_ path: ContainerPath) -> JSON {
+    static func location(_ path: ContainerPath, base: String = uriBaseId) -> JSON {
         .object([("physicalLocation", .object([("artifactLocation", .object([
             ("uri", .string(path.isRoot ? "./" : relativeURI(path.bytes))),
-            ("uriBaseId", .string(uriBaseId)),
+            ("uriBaseId", .string(base)),
         ]))]))])
     }
 
@@ -102,7 +109,15 @@ public enum SARIFReport {
     /// Stable across runs and machines for the same finding: the rule and the path relative to
     /// the data root, hashed (not the message, which carries sizes).
     public static func fingerprint(_ f: Finding) -> String {
-        StableHash.hex(Array(f.ruleId.utf8) + [0] + (f.path ?? .root).bytes)
+        // The app's own domain adds nothing, so fingerprints of single-container scans stay as
+        // they were; an extension's or group's domain tells its findings apart.
+        var domain: [UInt8] = []
+        if let d = f.domain, !d.hasPrefix(ContainerRole.app.domainPrefix) { domain = [0] + Array(d.utf8) }
+        var bytes: [UInt8] = Array(f.ruleId.utf8)
+        bytes.append(0)
+        bytes += (f.path ?? .root).bytes
+        bytes += domain
+        return StableHash.hex(bytes)
     }
 }
 

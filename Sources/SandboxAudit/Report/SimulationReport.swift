@@ -13,7 +13,7 @@ public enum SimulationReport {
 
     public static func text(_ s: SimulationResult, materialized: Materializer.Report? = nil, mismatches: [Verification.Mismatch]? = nil) -> String {
         let c = s.inventory.container
-        var out = "sandbox-audit \(Audit.toolVersion): \(c.bundleIdentifier ?? "unidentified app")\(c.version.map { " \($0)" } ?? "") (\(c.kind.rawValue)), \(title(s.event))\n\n"
+        var out = "sandbox-audit \(Audit.toolVersion): \(c.domain)\(c.version.map { " \($0)" } ?? "") (\(c.role.rawValue) container, \(c.kind.rawValue)), \(title(s.event))\n\n"
         out += TextReport.pad("zone", 30) + TextReport.pad("files kept", 12, right: true) + TextReport.pad("kept", 11, right: true)
             + TextReport.pad("files lost", 12, right: true) + TextReport.pad("lost", 11, right: true) + "\n"
         for z in s.zones {
@@ -50,7 +50,7 @@ public enum SimulationReport {
     public static func table(_ results: [SimulationResult]) -> String {
         guard let first = results.first else { return "" }
         let c = first.inventory.container
-        var out = "sandbox-audit \(Audit.toolVersion): \(c.bundleIdentifier ?? "unidentified app") (\(c.kind.rawValue)), bytes kept per zone\n\n"
+        var out = "sandbox-audit \(Audit.toolVersion): \(c.domain) (\(c.role.rawValue) container, \(c.kind.rawValue)), bytes kept per zone\n\n"
         out += TextReport.pad("zone", 30) + TextReport.pad("now", 11, right: true)
         for r in results { out += TextReport.pad("after \(r.event.rawValue)", 16, right: true) }
         out += "\n"
@@ -70,7 +70,21 @@ public enum SimulationReport {
         return out + "\n" + ByteSize.unitsNote + "\n"
     }
 
-    public static func json(_ results: [SimulationResult], materialized: Materializer.Report? = nil, mismatches: [Verification.Mismatch]? = nil) -> JSON {
+    /// One list of events per container (backup domain), the app's data container first. The
+    /// top-level `container` and `events` are the first domain's; `domains` has every one.
+    public static func json(_ perDomain: [[SimulationResult]], materialized: [Materializer.Report?] = [], mismatches: [[Verification.Mismatch]?] = []) -> JSON {
+        let domains: [JSON] = perDomain.indices.map { i in
+            .object([("domain", .string(perDomain[i].first?.inventory.domain ?? ""))]
+                + domainFields(perDomain[i], materialized: i < materialized.count ? materialized[i] : nil,
+                               mismatches: i < mismatches.count ? mismatches[i] : nil))
+        }
+        var fields: [(String, JSON)] = [("schemaVersion", .int(JSONReport.schemaVersion))]
+        fields += domainFields(perDomain.first ?? [], materialized: materialized.first ?? nil, mismatches: mismatches.first ?? nil)
+        fields.append(("domains", .array(domains)))
+        return .object(fields)
+    }
+
+    static func domainFields(_ results: [SimulationResult], materialized: Materializer.Report?, mismatches: [Verification.Mismatch]?) -> [(String, JSON)] {
         func one(_ s: SimulationResult) -> JSON {
             .object([
                 ("event", .string(s.event.rawValue)),
@@ -86,7 +100,6 @@ public enum SimulationReport {
             ])
         }
         var fields: [(String, JSON)] = [
-            ("schemaVersion", .int(JSONReport.schemaVersion)),
             ("container", results.first.map { JSONReport.container($0.inventory.container) } ?? .null),
             ("events", .array(results.map(one))),
         ]
@@ -101,6 +114,6 @@ public enum SimulationReport {
             fields.append(("verified", .bool(mismatches.isEmpty)))
             fields.append(("differences", .array(mismatches.map { .string($0.description) })))
         }
-        return .object(fields)
+        return fields
     }
 }

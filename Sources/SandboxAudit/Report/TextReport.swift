@@ -27,35 +27,45 @@ public struct TextReport {
     }
 
     public func render(_ result: AuditResult) -> String {
-        let inv = result.inventory
-        let c = inv.container
+        let c = result.inventory.container
         var lines: [String] = []
         var identity = c.bundleIdentifier ?? "unidentified app"
         if let v = c.version { identity += " \(v)" }
         lines.append(bold("sandbox-audit \(Audit.toolVersion)") + ": \(identity) (\(c.kind.rawValue))")
-        lines.append("data root: \(c.dataRoot)")
+        if result.isMultiDomain {
+            lines.append("\(result.inventories.count) containers, each its own backup domain")
+        }
         lines.append("")
 
         let header = TextReport.pad("zone", 30) + TextReport.pad("files", 8, right: true) + TextReport.pad("size", 11, right: true)
             + TextReport.pad("backed up", 12, right: true) + TextReport.pad("excluded", 11, right: true)
-        lines.append(bold(header))
         func row(_ title: String, _ t: ZoneTotals) -> String {
             TextReport.pad(title, 30) + TextReport.pad(String(t.files), 8, right: true)
                 + TextReport.pad(ByteSize.format(t.size), 11, right: true)
                 + TextReport.pad(ByteSize.format(t.backedUpSize), 12, right: true)
                 + TextReport.pad(ByteSize.format(t.excludedSize), 11, right: true)
         }
-        for zone in Zone.allCases where zone != .system {
-            guard let t = inv.zoneTotals[zone] else { continue }
-            lines.append(row(zone.title, t))
+        for inv in result.inventories {
+            let ic = inv.container
+            lines.append(bold(ic.domain) + "  \(ic.role.rawValue) container, data root: \(ic.dataRoot)")
+            lines.append(bold(header))
+            for zone in Zone.allCases where zone != .system {
+                guard let t = inv.zoneTotals[zone] else { continue }
+                lines.append(row(zone.title, t))
+            }
+            lines.append(row("total", inv.total))
+            let system = inv.entries.filter(\.isSystem).count
+            if system > 0 { lines.append("(\(system) system entries listed but not counted)") }
+            if result.isMultiDomain {
+                lines.append("backup \(ByteSize.format(inv.backupFootprint)), kept on update \(ByteSize.format(inv.keptOnUpdate)), kept on restore \(ByteSize.format(inv.keptOnRestore))")
+            }
+            lines.append("")
         }
-        lines.append(row("total", inv.total))
-        let system = inv.entries.filter(\.isSystem).count
-        if system > 0 { lines.append("(\(system) system entries listed but not counted)") }
-        lines.append("")
-        lines.append("backup footprint  " + TextReport.pad(ByteSize.format(inv.backupFootprint), 10, right: true) + "  what iCloud or a computer backup carries")
-        lines.append("kept on update    " + TextReport.pad(ByteSize.format(inv.keptOnUpdate), 10, right: true) + "  Documents and Library")
-        lines.append("kept on restore   " + TextReport.pad(ByteSize.format(inv.keptOnRestore), 10, right: true) + "  the backed-up set, on a new device")
+        let scope = result.isMultiDomain ? "  (the app: every domain)" : ""
+        lines.append("backup footprint  " + TextReport.pad(ByteSize.format(result.backupFootprint), 10, right: true) + "  what iCloud or a computer backup carries" + scope)
+        lines.append("kept on update    " + TextReport.pad(ByteSize.format(result.keptOnUpdate), 10, right: true) + "  Documents and Library (group containers whole)")
+        lines.append("kept on restore   " + TextReport.pad(ByteSize.format(result.keptOnRestore), 10, right: true) + "  the backed-up set, on a new device")
+        for note in result.notes { lines.append("note: \(note)") }
         lines.append("")
 
         if !result.budgets.isEmpty {
@@ -64,7 +74,11 @@ public struct TextReport {
             for r in result.budgets {
                 let name = TextReport.pad(r.budget.name, width + 2)
                 guard let measured = r.measured, let percent = r.percent else {
-                    lines.append(name + "not measured: needs --baseline")
+                    if case .domain = r.budget.scope {
+                        lines.append(name + "not measured: that domain was not scanned")
+                    } else {
+                        lines.append(name + "not measured: needs --baseline")
+                    }
                     continue
                 }
                 let use = "\(ByteSize.format(measured)) of \(ByteSize.format(r.limit)), " + (percent.isFinite ? "\(Int(percent.rounded()))%" : "∞")
@@ -96,7 +110,7 @@ public struct TextReport {
             lines.append(bold("findings") + ": \(result.count(.error)) error(s), \(result.count(.warning)) warning(s), \(result.count(.note)) note(s)")
             for f in result.findings {
                 let tag = paint(TextReport.pad(f.severity.rawValue, 8), color(f.severity))
-                lines.append("\(tag)\(f.ruleId)  \(f.path?.display ?? ".")")
+                lines.append("\(tag)\(f.ruleId)  \(result.place(f))")
                 lines.append("        \(f.message)")
                 if let fix = RuleCatalogue.rule(id: f.ruleId)?.description.fix {
                     lines.append("        fix: \(fix)")

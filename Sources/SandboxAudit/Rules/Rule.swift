@@ -17,17 +17,24 @@ public struct Finding: Sendable, Hashable {
     public let message: String
     /// Bytes concerned, where a size is relevant.
     public let size: Int64?
+    /// The backup domain of the container it is about (`AppDomain-ID` …), set by the audit.
+    public let domain: String?
 
-    public init(ruleId: String, severity: Severity, path: ContainerPath?, message: String, size: Int64? = nil) {
+    public init(ruleId: String, severity: Severity, path: ContainerPath?, message: String, size: Int64? = nil, domain: String? = nil) {
         self.ruleId = ruleId
         self.severity = severity
         self.path = path
         self.message = message
         self.size = size
+        self.domain = domain
     }
 
     public func with(severity: Severity) -> Finding {
-        Finding(ruleId: ruleId, severity: severity, path: path, message: message, size: size)
+        Finding(ruleId: ruleId, severity: severity, path: path, message: message, size: size, domain: domain)
+    }
+
+    public func with(domain: String) -> Finding {
+        Finding(ruleId: ruleId, severity: severity, path: path, message: message, size: size, domain: domain)
     }
 
     /// Byte order of the path, then rule id.
@@ -96,11 +103,15 @@ public struct RuleDescription: Sendable {
 
 public protocol Rule: Sendable {
     var description: RuleDescription { get }
+    /// The containers the rule checks (all by default): a rule about an app's own folders
+    /// does not apply to a group container, whose root is backed up whole.
+    var roles: Set<ContainerRole> { get }
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding]
 }
 
 extension Rule {
     public var id: String { description.id }
+    public var roles: Set<ContainerRole> { Set(ContainerRole.allCases) }
 
     func finding(_ path: ContainerPath?, _ message: String, size: Int64? = nil, severity: Severity? = nil) -> Finding {
         Finding(ruleId: description.id, severity: severity ?? description.defaultSeverity, path: path, message: message, size: size)

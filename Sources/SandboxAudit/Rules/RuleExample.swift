@@ -8,12 +8,15 @@ public struct RuleExample: Sendable {
 
     /// A policy file (YAML) the example is scanned with, for the rules that need one.
     public let policy: String?
+    /// The container the example is (`--kind`): an app's data container unless said.
+    public let role: ContainerRole
 
-    public init(_ title: String, _ items: [Item], expect: [String] = [], policy: String? = nil) {
+    public init(_ title: String, _ items: [Item], expect: [String] = [], policy: String? = nil, role: ContainerRole = .app) {
         self.title = title
         self.items = items
         self.expectedPaths = expect
         self.policy = policy
+        self.role = role
     }
 
     /// How an example carries an exclude or legacy attribute.

@@ -1,9 +1,10 @@
-/// What the app finds after an event the system controls (domain.md §1):
+/// What the app finds after an event the system controls (`BackupPathSets` says which paths):
 /// - `update`: Documents and Library (Caches included) are kept; tmp and everything else at
-///   the root are not;
-/// - `restore` (backup onto a new device): only what backup carried; Caches and tmp start
-///   empty, excluded items are gone;
-/// - `purge` (storage running low): Library/Caches and tmp are emptied.
+///   the root are not; a group container is kept whole;
+/// - `restore` (backup onto a new device): only what backup carried, less Saved Application
+///   State and SplashBoard; Caches, tmp and the root's other items start empty, excluded
+///   items are gone;
+/// - `purge` (storage running low): Library/Caches (and an app's tmp) are emptied.
 ///
 /// The container folders themselves (Documents, Library, Library/Caches, tmp …) stay, empty if
 /// need be, as they would on a device; system items are kept and not counted.
@@ -46,7 +47,8 @@ public struct SimulationResult: Sendable {
     public init(_ event: SimulatedEvent, _ inventory: Inventory, policy: Policy = Policy()) {
         self.event = event
         self.inventory = inventory
-        let containerFolders = Set(Zone.containerDirectories)
+        // The folders Apple defines stay, empty if need be (in a group container, only Library's).
+        let containerFolders = Set(Zone.containerDirectories.filter { inventory.container.role != .group || $0.bytes.starts(with: Array("Library".utf8)) })
         var kept: [Bool] = []
         var lines = [ZoneLine?](repeating: nil, count: Zone.allCases.count)
         var notable: [Lost] = []
@@ -65,8 +67,15 @@ public struct SimulationResult: Sendable {
                     keep = e.survivesRestore == true
                     if let by = e.excludedBy {
                         why = by == e.path ? "excluded from backup" : "excluded from backup by \(by.display)"
+                    } else if e.placement.backedUp {
+                        why = "backed up, but a restore does not put \(e.zone.title) back"
                     } else {
-                        why = e.zone == .caches ? "backup does not carry Library/Caches: it starts empty" : "backup does not carry tmp: it starts empty"
+                        switch e.zone {
+                        case .caches: why = "backup does not carry Library/Caches: it starts empty"
+                        case .tmp: why = "backup does not carry tmp: it starts empty"
+                        case .systemLibrary: why = "backup does not carry the system-written Library folders"
+                        default: why = "backup carries only Documents, Library and GeoJSON: items elsewhere at the root are lost"
+                        }
                     }
                 case .purge:
                     keep = e.zone != .caches && e.zone != .tmp

@@ -102,12 +102,15 @@ public struct ContainerPath: Hashable, Comparable, Sendable, CustomStringConvert
     public var isValidUTF8: Bool { String(validating: bytes, as: UTF8.self) != nil }
 
     /// Human and JSON `path` form: the UTF-8 text, with each byte that is not part of valid
-    /// UTF-8 written as `\xHH`. Lossy only for names that really contain `\x` followed by two
-    /// hex digits; machine formats add `pathBase64` for every non-UTF-8 path, so nothing is lost.
+    /// UTF-8 written as `\xHH`. Ambiguous only for names that really contain `\x` followed by
+    /// two hex digits; machine formats add `pathBase64` for every such path, so nothing is lost.
     public var display: String { isRoot ? "." : ByteText.display(bytes) }
 
-    /// Base64 of the raw bytes, for machine formats when the path is not valid UTF-8.
-    public var base64: String? { isValidUTF8 ? nil : ByteText.base64(bytes) }
+    /// Base64 of the raw bytes, for machine formats when `display` is not exact: the path is
+    /// not valid UTF-8, or it holds a backslash (a literal `\x41` reads like an escaped byte).
+    public var base64: String? {
+        isValidUTF8 && !bytes.contains(UInt8(ascii: "\\")) ? nil : ByteText.base64(bytes)
+    }
 
     public var description: String { display }
 

@@ -281,7 +281,9 @@ public enum ArchiveWalk {
     }
 
     /// Reads the archive and returns the container and the walk of its data root.
-    public static func read(_ location: String) throws -> (Container, WalkResult) {
+    /// `role` (`--kind`) overrides what the metadata says; `group` also lets the data root be
+    /// a folder without Documents, Library or tmp (the archive root, or its one top folder).
+    public static func read(_ location: String, role: ContainerRole? = nil) throws -> (Container, WalkResult) {
         let reader = try Reader(location)
         var members: [Member] = []
         var numbering = MemberNumbering()
@@ -311,7 +313,24 @@ public enum ArchiveWalk {
                 members.append(m)
             }
         }
-        return try assemble(location, members, numbering, problems)
+        return try assemble(location, members, numbering, problems, role: role)
+    }
+
+    /// A group container's root when nothing marks one: the archive's one top folder, or the
+    /// archive root.
+    static func groupRootPrefix(_ members: [Member]) -> [UInt8] {
+        var top: ArraySlice<UInt8>?
+        for m in members {
+            guard let slash = m.path.firstIndex(of: UInt8(ascii: "/")) else {
+                if m.type == FileType.dir, top == nil || top!.elementsEqual(m.path) { top = m.path[...]; continue }
+                return []
+            }
+            let first = m.path[..<slash]
+            if first.elementsEqual(AppleDouble.mirrorFolder.utf8) { continue }
+            if let t = top, !t.elementsEqual(first) { return [] }
+            top = first
+        }
+        return top.map { Array($0) + [UInt8(ascii: "/")] } ?? []
     }
 
     /// The data root: the archive root, a top folder, or a top folder's AppData, whichever first
@@ -360,9 +379,10 @@ public enum ArchiveWalk {
         return Array(key.dropLast()) + [UInt8(ascii: "/")] + (key.last == 1 ? appDataName + [UInt8(ascii: "/")] : [])
     }
 
-    static func assemble(_ location: String, _ members: [Member], _ numbering: MemberNumbering, _ readProblems: [WalkProblem]) throws -> (Container, WalkResult) {
-        guard let prefixBytes = dataRootPrefix(members) else {
-            throw InputError("\(location) holds no app data container: no Documents, Library or tmp at its root, in a single top folder, or in NAME.xcappdata/AppData")
+    static func assemble(_ location: String, _ members: [Member], _ numbering: MemberNumbering, _ readProblems: [WalkProblem],
+                         role: ContainerRole? = nil) throws -> (Container, WalkResult) {
+        guard let prefixBytes = dataRootPrefix(members) ?? (role == .group ? groupRootPrefix(members) : nil) else {
+            throw InputError("\(location) holds no app data container: no Documents, Library or tmp at its root, in a single top folder, or in NAME.xcappdata/AppData (for an App Group container, add --kind group)")
         }
         let prefix = String(decoding: prefixBytes, as: UTF8.self)
         let packagePrefix = prefix.hasSuffix("/AppData/") ? Array(prefixBytes.dropLast(appDataName.count + 1)) : prefixBytes
@@ -385,8 +405,13 @@ public enum ArchiveWalk {
             bundle = Container.metadataIdentity(meta)
             source = Container.simulatorMetadata
         }
-        let container = Container(input: location, dataRoot: dataRoot(location, prefix: prefixBytes),
-                                  kind: kind, bundleIdentifier: bundle, version: version, identitySource: source)
+        var chosen: (ContainerRole, String) = role.map { ($0, "option") } ?? (.app, "default")
+        if role == nil, kind == .simulator, let meta = plist(prefixBytes + Array(Container.simulatorMetadata.utf8)),
+           let r = Container.metadataRole(meta) {
+            chosen = (r, meta["MCMMetadataContentClass"] != nil ? "metadata" : "identifier")
+        }
+        let container = Container(input: location, dataRoot: dataRoot(location, prefix: prefixBytes), kind: kind,
+                                  role: chosen.0, roleSource: chosen.1, bundleIdentifier: bundle, version: version, identitySource: source)
 
         // Sidecars: `._NAME` beside NAME, and `__MACOSX/…/._NAME` mirrors.
         var result = WalkResult()

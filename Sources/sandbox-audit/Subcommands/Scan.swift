@@ -47,8 +47,10 @@ struct Scan: ParsableCommand {
             --write-baseline is the only thing that writes, and it refuses to overwrite without --force.
             """)
 
-    @Argument(help: "The data container or .xcappdata package.")
+    @Argument(help: "The data container, .xcappdata package, tar or zip archive of one, or with --app a Simulator device folder.")
     var path: String
+
+    @OptionGroup var containers: ContainerOptions
 
     @Option(help: "Console format: text, json, sarif, junit, github (workflow annotations), markdown or html.")
     var format: ReportFormat = .text
@@ -100,12 +102,12 @@ struct Scan: ParsableCommand {
         let failLevel = failOn ?? policy.failOn ?? .error
         let previous = try baseline.map(Baseline.load)
 
-        let result = try Audit.run(path, policy: policy, baseline: previous)
+        let result = try Audit.run(path, selection: containers.selection(policy), policy: policy, baseline: previous)
         keptUntilExit = result
         if let target = writeBaseline {
             try AtomicFile.write(Array((Baseline(result).json.pretty + "\n").utf8), to: target, overwrite: force)
         }
-        let prefix = githubPathPrefix(result.inventory.container.dataRoot)
+        let prefix: @Sendable (String) -> String = githubPathPrefix
         for output in outputs {
             let text = output.format.render(result, .init(failOn: failLevel, color: false, pathPrefix: prefix))
             try AtomicFile.write(Array(text.utf8), to: output.path)

@@ -13,8 +13,9 @@ struct SimulateCommand: ParsableCommand {
             --into WRITES the container the event leaves behind as a real folder tree: DIR must not exist or \
             must be empty; the tree is built beside it and renamed into place when complete, so a failure or \
             an interrupt leaves nothing at DIR. From a tar or zip archive the members are read again as a \
-            stream, without extracting the archive. --verify then scans DIR and checks it against the \
-            prediction, entry by entry (exit 1 when it differs).
+            stream, without extracting the archive. With several containers (--app), each backup domain is \
+            written into DIR/DOMAIN. --verify then scans DIR and checks it against the prediction, entry by \
+            entry (exit 1 when it differs).
             """)
 
     enum Event: String, ExpressibleByArgument, CaseIterable { case update, restore, purge, all }
@@ -23,8 +24,10 @@ struct SimulateCommand: ParsableCommand {
     @Argument(help: "update, restore, purge or all.")
     var event: Event
 
-    @Argument(help: "The data container, .xcappdata package, or a tar or zip archive of one.")
+    @Argument(help: "The data container, .xcappdata package, tar or zip archive of one, or with --app a Simulator device folder.")
     var path: String
+
+    @OptionGroup var containers: ContainerOptions
 
     @Option(name: .customLong("into"), help: ArgumentHelp("WRITES: materialise the result into DIR (not with all).", valueName: "DIR"))
     var into: String?
@@ -45,21 +48,28 @@ struct SimulateCommand: ParsableCommand {
 
     func run() throws {
         let policy = try PolicyFile.resolve(config: config)
-        let inventory = try Audit.inventory(of: path)
+        let inventories = try Audit.inventories(of: path, containers.selection(policy))
         let events = event == .all ? SimulatedEvent.allCases : [SimulatedEvent(rawValue: event.rawValue)!]
-        let results = events.map { SimulationResult($0, inventory, policy: policy) }
-        var report: Materializer.Report?
-        var mismatches: [Verification.Mismatch]?
+        let results = inventories.map { inventory in events.map { SimulationResult($0, inventory, policy: policy) } }
+        var reports: [Materializer.Report?] = results.map { _ in nil }
+        var mismatches: [[Verification.Mismatch]?] = results.map { _ in nil }
         if let into {
-            report = try Materializer.write(results[0], into: into)
-            if verify {
-                mismatches = Verification.compare(results[0], materialized: try Audit.inventory(of: into), skipped: report!.skipped)
+            let written = try AppMaterializer.write(results.map { $0[0] }, into: into)
+            for (i, report) in written.enumerated() {
+                reports[i] = report
+                if verify {
+                    let copy = try Audit.inventory(of: report.destination, role: results[i][0].inventory.container.role)
+                    mismatches[i] = Verification.compare(results[i][0], materialized: copy, skipped: report.skipped)
+                }
             }
         }
         switch format {
-        case .json: emit(SimulationReport.json(results, materialized: report, mismatches: mismatches).pretty + "\n")
-        case .text: emit(event == .all ? SimulationReport.table(results) : SimulationReport.text(results[0], materialized: report, mismatches: mismatches))
+        case .json: emit(SimulationReport.json(results, materialized: reports, mismatches: mismatches).pretty + "\n")
+        case .text:
+            emit(results.indices.map { i in
+                event == .all ? SimulationReport.table(results[i]) : SimulationReport.text(results[i][0], materialized: reports[i], mismatches: mismatches[i])
+            }.joined(separator: "\n"))
         }
-        if let mismatches, !mismatches.isEmpty { throw ExitCode(1) }
+        if mismatches.contains(where: { !($0 ?? []).isEmpty }) { throw ExitCode(1) }
     }
 }

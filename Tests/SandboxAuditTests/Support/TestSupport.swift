@@ -237,8 +237,9 @@ func python(_ script: String, _ arguments: [String] = [], in cwd: String? = nil,
 }
 
 /// Runs the library pipeline on a directory.
-func audit(_ root: String, settings: RuleSettings? = nil, policy: Policy = Policy(), baseline: Baseline? = nil) throws -> AuditResult {
+func audit(_ root: String, settings: RuleSettings? = nil, policy: Policy = Policy(), baseline: Baseline? = nil,
+           role: ContainerRole? = nil) throws -> AuditResult {
     var policy = policy
     if let settings { policy.settings = settings }
-    return try Audit.run(root, policy: policy, baseline: baseline)
+    return try Audit.run(root, selection: ContainerSelection(role: role), policy: policy, baseline: baseline)
 }

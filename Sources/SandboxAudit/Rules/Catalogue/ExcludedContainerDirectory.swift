@@ -22,6 +22,9 @@ public struct ExcludedContainerDirectory: Rule {
             RuleExample("A subfolder of its own", [.directory("Library/Application Support/Downloads", .exclude())]),
         ])
 
+    /// A group container has no folders Apple defines but Library's.
+    public var roles: Set<ContainerRole> { [.app, .extension] }
+
     public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         var out: [Finding] = []
         if inventory.rootMarks.contains(where: { $0.attribute == .exclude }) {

@@ -4,11 +4,13 @@ public struct RedundantExclusion: Rule {
     public let description = RuleDescription(
         id: "redundant-exclusion",
         name: "Redundant exclusion",
-        summary: "The exclude attribute on an item inside Library/Caches or tmp, which backup skips anyway.",
+        summary: "The exclude attribute on an item inside Library/Caches, tmp or the system-written Library folders, which backup skips anyway.",
         rationale: """
-            Backup carries neither Library/Caches nor tmp (domain.md §1), so the attribute there changes \
-            nothing. It often means the code marks paths without knowing where they live, or that the folder \
-            was meant to be elsewhere.
+            iOS's backup carries none of Library/Caches, tmp, Library/SplashBoard, Library/Saved Application \
+            State and Library/SyncedPreferences (Apple, File System Programming Guide, File System Basics: \
+            https://developer.apple.com/library/archive/documentation/FileManagement/Conceptual/FileSystemProgrammingGuide/FileSystemOverview/FileSystemOverview.html), \
+            so the attribute there changes nothing. It often means the code marks paths without knowing where \
+            they live, or that the folder was meant to be elsewhere.
             """,
         fix: "Drop the isExcludedFromBackup call for this path, or check that the content belongs in Caches/tmp.",
         defaultSeverity: .note,
@@ -24,7 +26,7 @@ public struct RedundantExclusion: Rule {
     public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let folders = Set(Zone.containerDirectories)
         return inventory.entries.compactMap { e in
-            guard e.zone == .caches || e.zone == .tmp, e.carriesExclude, !folders.contains(e.path) else { return nil }
+            guard e.zone == .caches || e.zone == .tmp || e.zone == .systemLibrary, e.carriesExclude, !folders.contains(e.path) else { return nil }
             return finding(e.path, "excluded from backup inside \(e.zone.title), which backup skips anyway")
         }
     }

@@ -1,0 +1,89 @@
+/// Which of an app's containers a folder is. Each is its own backup domain.
+public enum ContainerRole: String, CaseIterable, Sendable {
+    /// The app's data container: backup domain `AppDomain-BUNDLE_ID`.
+    case app
+    /// An app extension's data container: `AppDomainPlugin-EXTENSION_ID`.
+    case `extension`
+    /// An App Group container shared by the app and its extensions: `AppDomainGroup-GROUP_ID`.
+    case group
+
+    /// The backup domain's prefix, as a device backup's `Manifest.db` names it.
+    public var domainPrefix: String {
+        switch self {
+        case .app: return "AppDomain-"
+        case .extension: return "AppDomainPlugin-"
+        case .group: return "AppDomainGroup-"
+        }
+    }
+
+    /// The backup domain of the container with this identifier.
+    public func domain(_ identifier: String?) -> String { domainPrefix + (identifier ?? "unidentified") }
+
+    /// The path sets iOS's backup applies to containers of this role.
+    public var pathSets: BackupPathSets { self == .group ? .group : .appData }
+}
+
+/// What iOS's backup (MobileBackup) does with a container, as path sets relative to its root.
+/// The one table every verdict comes from: inventory, rules, simulations, reports and the
+/// archive reading alike.
+///
+/// Source: MobileBackup's path sets for app, plugin and group domains (`MBApp`, `MBAppPlugin`,
+/// `MBAppGroup`), as public decompilations of iOS 18.0 and 26.1 restore images show them
+/// (github.com/EthanArbuckle/iPhone18-3_26.1_23B85_Restore,
+/// github.com/EthanArbuckle/iPad_10.2_18.0_22A3354_Restore), confirmed by the paths a real
+/// device backup's Manifest.db holds. docs/what-ios-backs-up.md says the same for users.
+public struct BackupPathSets: Sendable {
+    /// Backup walks only these (the empty path: the whole container).
+    public let backedUpRoots: [ContainerPath]
+    /// Inside those, never backed up.
+    public let notBackedUp: [ContainerPath]
+    /// Backed up, but not put back by a restore.
+    public let notRestored: [ContainerPath]
+    /// An app update keeps these (the empty path: everything).
+    public let keptOnUpdate: [ContainerPath]
+
+    static let systemSkips = ["SystemData/com.apple.AuthenticationServices", "SystemData/com.apple.chrono"]
+    static let libraryNotBackedUp = ["Library/Caches", "Library/SyncedPreferences", "Library/Saved Application State", "Library/SplashBoard"]
+
+    /// App and app extension data containers.
+    public static let appData = BackupPathSets(
+        backedUpRoots: paths(["Documents", "Library", "GeoJSON"]),
+        notBackedUp: paths(libraryNotBackedUp + systemSkips),
+        notRestored: paths(["NewsstandArtwork", "Library/Saved Application State", "Library/SplashBoard"] + systemSkips),
+        keptOnUpdate: paths(["Documents", "Library"]))
+
+    /// App Group containers: the whole container, less the app's skips and the metadata plist.
+    public static let group = BackupPathSets(
+        backedUpRoots: [.root],
+        notBackedUp: paths(libraryNotBackedUp + systemSkips + [Container.simulatorMetadata]),
+        notRestored: paths(["NewsstandArtwork", "Library/Saved Application State", "Library/SplashBoard"] + systemSkips),
+        keptOnUpdate: [.root])
+
+    static func paths(_ list: [String]) -> [ContainerPath] { list.map { ContainerPath($0) } }
+
+    /// The verdicts of a path by place alone (exclusion comes on top).
+    public func placement(of path: ContainerPath) -> Placement {
+        let inRoots = backedUpRoots.contains { BackupPathSets.covers($0, path) }
+        let skipped = notBackedUp.contains { BackupPathSets.covers($0, path) }
+        let backedUp = inRoots && !skipped
+        return Placement(
+            backedUp: backedUp,
+            restored: backedUp && !notRestored.contains { BackupPathSets.covers($0, path) },
+            keptOnUpdate: keptOnUpdate.contains { BackupPathSets.covers($0, path) })
+    }
+
+    /// `prefix` is `path` or one of its ancestors (the empty prefix covers everything).
+    static func covers(_ prefix: ContainerPath, _ path: ContainerPath) -> Bool {
+        let p = prefix.bytes, b = path.bytes
+        guard b.count >= p.count else { return false }
+        guard b.count == p.count || p.isEmpty || b[p.count] == UInt8(ascii: "/") else { return false }
+        return p.isEmpty || b.starts(with: p)
+    }
+}
+
+/// What backup, restore and update do with a path because of where it is.
+public struct Placement: Sendable, Equatable {
+    public let backedUp: Bool
+    public let restored: Bool
+    public let keptOnUpdate: Bool
+}
