@@ -12,7 +12,9 @@
 # and no timestamps inside files. Git does not keep modification times, so nothing here
 # depends on them (stale-temporary-file is deliberately not exercised).
 #
-# Only the three sample folders are removed and rebuilt; README.md and .gitignore stay.
+# Only the sample folders are removed and rebuilt; README.md and .gitignore stay.
+# Misbehaving lives in a Simulator device folder, MisbehavingDevice/, beside its extension's and
+# its App Group's containers; sample-containers/Misbehaving is a symlink to it.
 # The expected findings are listed in sample-containers/README.md and asserted by
 # Tests/SandboxAuditTests/SampleContainerTests.swift: change all three together.
 set -eu
@@ -59,14 +61,15 @@ sqlite() { stub "$1" "$2" 'SQLite format 3\000'; }
 mark() { "$BIN" exclude --carrier sidecar "$@" > /dev/null; }
 
 # Simulator container metadata: .com.apple.mobile_container_manager.metadata.plist.
-simulator_metadata() { # DIR BUNDLE-ID UUID
+# The content class is 2 for an app's data container (the default), 7 for an App Group's.
+container_metadata() { # DIR IDENTIFIER UUID [CLASS]
     text "$1/.com.apple.mobile_container_manager.metadata.plist" <<EOF
 <?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
 <plist version="1.0">
 <dict>
 	<key>MCMMetadataContentClass</key>
-	<integer>2</integer>
+	<integer>${4:-2}</integer>
 	<key>MCMMetadataIdentifier</key>
 	<string>$2</string>
 	<key>MCMMetadataSchemaVersion</key>
@@ -76,6 +79,9 @@ simulator_metadata() { # DIR BUNDLE-ID UUID
 </dict>
 </plist>
 EOF
+}
+simulator_metadata() { # DIR BUNDLE-ID UUID
+    container_metadata "$1" "$2" "$3"
     text "$1/SystemData/com.apple.SafariViewService/Library/Preferences/com.apple.SafariViewService.plist" <<'EOF'
 <?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
@@ -97,7 +103,7 @@ preferences() { # FILE, then key/value XML on standard input
 }
 
 mkdir -p "$OUT"
-rm -rf "$OUT/WellBehaved" "$OUT/Misbehaving" "$OUT/Example.xcappdata" "$OUT/Example.xcappdata.tar.gz"
+rm -rf "$OUT/WellBehaved" "$OUT/Misbehaving" "$OUT/MisbehavingDevice" "$OUT/Example.xcappdata" "$OUT/Example.xcappdata.tar.gz"
 
 # --- WellBehaved: a Simulator container that follows every rule ---------------------------
 W="$OUT/WellBehaved"
@@ -150,8 +156,17 @@ stub "$W/Library/Caches/Thumbnails/sketch-0001@2x.png" 1024 '\211PNG\r\n\032\n'
 # tmp/ stays empty: a well-behaved app deletes its temporary files (and git keeps no empty folder).
 
 # --- Misbehaving: a Simulator container with every mistake git can carry -------------------
-M="$OUT/Misbehaving"
+# It sits in a Simulator device folder with its extension's and App Group's containers, so that
+# `scan --app com.example.misbehaving --app-group group.com.example.misbehaving
+# sample-containers/MisbehavingDevice` audits the app's whole backup.
+CONTAINERS="$OUT/MisbehavingDevice/data/Containers"
+M_RELATIVE="MisbehavingDevice/data/Containers/Data/Application/2F6A9D14-7B3C-4E58-A1D2-6C0B8E4F3A97"
+M="$OUT/$M_RELATIVE"
 simulator_metadata "$M" com.example.misbehaving 2F6A9D14-7B3C-4E58-A1D2-6C0B8E4F3A97
+ln -s "$M_RELATIVE" "$OUT/Misbehaving"
+
+# Launch snapshots the system writes: not backed up (Library/SplashBoard), no finding.
+stub "$M/Library/SplashBoard/Snapshots/sceneID:com.example.misbehaving-default/downscaled/3F2A@2x.ktx" 40960 '\253KTX 11\273\r\n\032\n'
 
 # misplaced-at-root: podcast downloads written beside Documents.
 zeros "$M/Downloads/episode-012.mp3" 32768
@@ -250,6 +265,29 @@ text "$M/tmp/upload-queue/batch-0001.json" <<'EOF'
 EOF
 mark --value string "$M/tmp/upload-queue"
 
+# The notification service extension's container: its own backup domain.
+E="$CONTAINERS/Data/PluginKitPlugin/7C3E5B21-9A4D-4F60-8E1B-2D3C4B5A6F70"
+container_metadata "$E" com.example.misbehaving.NotificationService 7C3E5B21-9A4D-4F60-8E1B-2D3C4B5A6F70
+text "$E/Library/Application Support/delivered.log" <<'EOF'
+2026-11-01T08:00:00Z delivered 4F1A
+EOF
+
+# The App Group container the app and its extension share, backed up from its root: a shared
+# chat store at the root (no misplaced-at-root there), a shared UserDefaults suite of 700 kB
+# (large-user-defaults warning), thumbnails in its Caches (not backed up).
+G="$CONTAINERS/Shared/AppGroup/9B8A7C6D-5E4F-4A3B-2C1D-0E9F8A7B6C5D"
+container_metadata "$G" group.com.example.misbehaving 9B8A7C6D-5E4F-4A3B-2C1D-0E9F8A7B6C5D 7
+sqlite "$G/ChatStorage.sqlite" 131072
+P="$G/Library/Preferences/group.com.example.misbehaving.plist"
+mkdir -p "$(dirname "$P")"
+{
+    printf '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">\n'
+    printf '<plist version="1.0">\n<dict>\n\t<key>sharedTimeline</key>\n\t<data>'
+    head -c 700000 /dev/zero | tr '\000' 'A'
+    printf '</data>\n</dict>\n</plist>\n'
+} > "$P"
+stub "$G/Library/Caches/Thumbnails/chat-0001.jpg" 2048 '\377\330\377\340'
+
 # --- Example.xcappdata: a device download with two warnings ---------------------------------
 X="$OUT/Example.xcappdata"
 text "$X/AppDataInfo.plist" <<'EOF'
@@ -301,4 +339,4 @@ EOF
 rm -f "$OUT/Example.xcappdata.tar.gz"
 (cd "$OUT" && tar --sort=name --mtime='2026-11-01 00:00:00Z' --owner=0 --group=0 --numeric-owner -cf - Example.xcappdata | gzip -n -9 > Example.xcappdata.tar.gz)
 
-echo "make-samples: wrote $OUT/WellBehaved, $OUT/Misbehaving, $OUT/Example.xcappdata, $OUT/Example.xcappdata.tar.gz" >&2
+echo "make-samples: wrote $OUT/WellBehaved, $OUT/MisbehavingDevice (and the link Misbehaving), $OUT/Example.xcappdata, $OUT/Example.xcappdata.tar.gz" >&2

@@ -202,7 +202,7 @@ final class SampleContainerTests: XCTestCase {
             XCTAssertEqual(found, expected, name)
 
             // Every ._ file on disk was read as a sidecar (the malformed one included).
-            let onDisk = try sidecarFiles(in: sample(name))
+            let onDisk = try sidecarFiles(in: URL(fileURLWithPath: sample(name)).resolvingSymlinksInPath().path)
             let json = try scan(name).json
             let totals = json["totals"] as? [String: Any] ?? [:]
             XCTAssertEqual(totals["sidecarsRead"] as? Int, onDisk.count, "\(name): \(onDisk)")
@@ -230,10 +230,39 @@ final class SampleContainerTests: XCTestCase {
             if Int64(st.st_size) >= 10_000_000 { large.append(relative) }
         }
         XCTAssertLessThan(total, 25_000_000, "sample-containers/ occupies \(total) bytes")
+        let misbehaving = "MisbehavingDevice/data/Containers/Data/Application/2F6A9D14-7B3C-4E58-A1D2-6C0B8E4F3A97"
         XCTAssertEqual(large.sorted(), [
-            "Misbehaving/Documents/VideoCache/trailer-1080p.mp4",
-            "Misbehaving/Library/Application Support/Models/Segmenter.mlmodelc/weights/weight.bin",
+            misbehaving + "/Documents/VideoCache/trailer-1080p.mp4",
+            misbehaving + "/Library/Application Support/Models/Segmenter.mlmodelc/weights/weight.bin",
         ])
+    }
+
+    // MARK: - The Misbehaving app as a Simulator device: app, extension and App Group
+
+    func testMisbehavingDeviceAuditsTheWholeApp() throws {
+        let device = sample("MisbehavingDevice")
+        let (json, r) = try CLI.scanJSON(["--app", "com.example.misbehaving", "--app-group", "group.com.example.misbehaving", device])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        let domains = (json["domains"] as? [[String: Any]] ?? []).map { d in
+            (d["domain"] as? String ?? "?", (d["totals"] as? [String: Any])?["backupFootprint"] as? Int ?? -1)
+        }
+        XCTAssertEqual(domains.map(\.0), ["AppDomain-com.example.misbehaving",
+                                          "AppDomainPlugin-com.example.misbehaving.NotificationService",
+                                          "AppDomainGroup-group.com.example.misbehaving"])
+        // The app's own container alone gives the same figure as scanning it directly.
+        let alone = try CLI.scanJSON([sample("Misbehaving")]).json
+        XCTAssertEqual(domains.first?.1, (alone["totals"] as? [String: Any])?["backupFootprint"] as? Int)
+        // The group's shared store and suite are backed up; its Caches are not.
+        XCTAssertEqual(domains.last?.1, 131_072 + 700_230)
+        XCTAssertEqual((json["totals"] as? [String: Any])?["backupFootprint"] as? Int, domains.reduce(0) { $0 + $1.1 })
+        let findings = (json["findings"] as? [[String: Any]] ?? []).filter { $0["domain"] as? String == "AppDomainGroup-group.com.example.misbehaving" }
+        XCTAssertEqual(findings.map { "\($0["ruleId"] ?? "") \($0["path"] ?? "")" },
+                       ["large-user-defaults Library/Preferences/group.com.example.misbehaving.plist"])
+        // The SplashBoard snapshot is there, but not backed up.
+        let inv = try CLI.inventory(sample("Misbehaving"))
+        let snapshot = inv.entries.first { $0.key.hasPrefix("Library/SplashBoard/") && $0.value["kind"] as? String == "file" }
+        XCTAssertEqual(snapshot?.value["zone"] as? String, "systemLibrary")
+        XCTAssertEqual(snapshot?.value["backedUp"] as? Bool, false)
     }
 
     // MARK: the samples' policy files (beside the containers: inside, a file would be a root item)
