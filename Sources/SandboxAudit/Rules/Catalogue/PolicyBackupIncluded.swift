@@ -4,12 +4,15 @@ public struct PolicyBackupIncluded: Rule {
     public let description = RuleDescription(
         id: "policy-backup-included",
         name: "Policy: backup included",
-        summary: "Content a `paths:` entry marks `backup: included` (must survive a restore) is excluded, or sits in Caches or tmp.",
+        summary: "Content a `paths:` entry marks `backup: included` (must survive a restore) is excluded, or sits where a restore does not bring it back (Caches, tmp, the system-written Library folders, the data root's other items).",
         rationale: """
-            A restore onto a new device brings back the backed-up set only: Caches and tmp start empty and \
-            excluded items are gone (domain.md §1). Data the team has declared irreplaceable must be in it.
+            A restore onto a new device brings back the backed-up set only, less Saved Application State and \
+            SplashBoard: Caches and tmp start empty, items at the data root outside Documents and Library are \
+            never backed up, and excluded items are gone (Apple, App Backup Best Practices: \
+            https://developer.apple.com/library/archive/documentation/iPhone/Conceptual/iPhoneOSProgrammingGuide/StrategiesforImplementingYourApp/StrategiesforImplementingYourApp.html; \
+            what iOS's backup carries: docs/what-ios-backs-up.md). Data the team has declared irreplaceable must be in it.
             """,
-        fix: "Clear the exclude attribute (on it or the folder above it), and keep it out of Caches and tmp.",
+        fix: "Clear the exclude attribute (on it or the folder above it), and keep it under Documents or Library, out of Library/Caches.",
         defaultSeverity: .error,
         severityNote: nil,
         triggeringExamples: [
@@ -19,6 +22,9 @@ public struct PolicyBackupIncluded: Rule {
             RuleExample("Kept in Caches", [.file("Library/Caches/user.sqlite", size: 4096)],
                         expect: ["Library/Caches/user.sqlite"],
                         policy: "paths:\n  - path: \"**/user.sqlite\"\n    backup: included\n"),
+            RuleExample("Kept at the data root", [.file("Data/user.sqlite", size: 4096)],
+                        expect: ["Data/user.sqlite"],
+                        policy: "paths:\n  - path: \"**/user.sqlite\"\n    backup: included\n"),
         ],
         nonTriggeringExamples: [
             RuleExample("Backed up", [.file("Library/Application Support/user.sqlite", size: 4096)],
@@ -27,8 +33,8 @@ public struct PolicyBackupIncluded: Rule {
 
     public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         context.policy.paths.filter { $0.backup == .included }.flatMap { policy in
-            PolicyTotals.byOwner(inventory, policy.glob) { $0.backedUp == false }.map { owner, size in
-                finding(owner, "\(ByteSize.format(size)) not backed up (excluded, or in Caches or tmp), but the policy says '\(policy.glob.pattern)' must survive a restore (backup: included)", size: size)
+            PolicyTotals.byOwner(inventory, policy.glob) { $0.survivesRestore == false }.map { owner, size in
+                finding(owner, "\(ByteSize.format(size)) not brought back by a restore (excluded, or where backup or restore does not reach), but the policy says '\(policy.glob.pattern)' must survive a restore (backup: included)", size: size)
             }
         }
     }
