@@ -58,7 +58,7 @@ public enum HTMLReport {
 
     static func legend() -> String {
         """
-        <p class="legend"><span style="background:\(colors.backed)"></span>backed up <span style="background:\(colors.excluded)"></span>excluded by the attribute <span style="background:\(colors.skipped)"></span>not backed up (Caches, tmp)</p>
+        <p class="legend"><span style="background:\(colors.backed)"></span>backed up <span style="background:\(colors.excluded)"></span>excluded by the attribute <span style="background:\(colors.skipped)"></span>not backed up where it is (Caches, tmp, the root…)</p>
         """
     }
 
@@ -91,7 +91,7 @@ public enum HTMLReport {
         let t = inv.total
         guard t.size > 0 else { return "" }
         let parts = [("backed up", t.backedUpSize, colors.backed), ("excluded", t.excludedSize, colors.excluded),
-                     ("not backed up (Caches, tmp)", max(0, t.size - t.backedUpSize - t.excludedSize), colors.skipped)]
+                     ("not backed up where it is (Caches, tmp, the root…)", max(0, t.size - t.backedUpSize - t.excludedSize), colors.skipped)]
         var svg = "<svg class=\"chart\" viewBox=\"0 0 540 64\" role=\"img\" aria-label=\"All bytes by backup state\">"
         var xPos = 0.0
         for (name, value, color) in parts where value > 0 {
@@ -105,7 +105,7 @@ public enum HTMLReport {
             labels += "\(name) \(XMLText.escape(ByteSize.format(value))) (\(pct)%) · "
         }
         svg += "<text x=\"0\" y=\"52\" class=\"value\">\(String(labels.dropLast(3)))</text></svg>"
-        return "<h3>All of the app by backup state</h3>" + svg
+        return "<h3>The container by backup state</h3>" + svg
     }
 
     static func fmt(_ v: Double) -> String { String(Double(Int(v * 10)) / 10) }
