@@ -417,6 +417,10 @@ public enum ArchiveWalk {
                 result.problems.append(WalkProblem(path: relative(m.path, prefixBytes) ?? sidecarPath, operation: "parse AppleDouble file", reason: "\(error)"))
             }
         }
+        /// `__MACOSX` itself and everything below it: never entries.
+        func inMirror(_ path: [UInt8]) -> Bool {
+            path.starts(with: mirror) || (path.count == mirror.count - 1 && mirror.starts(with: path))
+        }
         func marksOf(_ m: Member) -> [AttributeMark] {
             marks(m, sidecarMarks.isEmpty ? [] : sidecarMarks[ContainerPath(bytes: m.path)] ?? [])
         }
@@ -427,7 +431,7 @@ public enum ArchiveWalk {
         var entryOfPosition: [Int: Int] = [:]
         var entries: [WalkEntry] = []
         entries.reserveCapacity(members.count)
-        for (i, m) in members.enumerated() where !m.path.starts(with: mirror) && !isSidecar(m) {
+        for (i, m) in members.enumerated() where !inMirror(m.path) && !isSidecar(m) {
             if m.path.count + 1 == prefixBytes.count, prefixBytes.starts(with: m.path) {
                 result.rootMarks = marksOf(m)
                 continue
