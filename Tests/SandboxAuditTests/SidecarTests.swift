@@ -52,6 +52,39 @@ final class SidecarTests: XCTestCase {
         try audit(input).findings.filter { $0.ruleId == rule }.map { "\($0.path?.display ?? ".") | \($0.message)" }.sorted()
     }
 
+    /// Issue 16.2: a folder excluded through `__MACOSX/…/._DIR` stays excluded when the mirror
+    /// also holds the folder `__MACOSX/…/DIR/` (Finder and ditto write it as soon as a file
+    /// inside has a sidecar).
+    func testMirrorFolderDoesNotHideTheFolderSidecar() throws {
+        let dir = try TempDir("mirrordir")
+        try Fixture.container(at: dir.sub("App"))
+        try Fixture.file(dir.sub("App/Documents/Drafts/a.md"), size: 40)
+        try Fixture.file(dir.sub("App/Library/Application Support/Packs/p.bin"), size: 50)
+        let drafts = Array(dir.sub("App/Documents/Drafts").utf8), packs = Array(dir.sub("App/Library/Application Support/Packs").utf8)
+        try XAttr.set(path: drafts, name: ArchiveTests.exclude, value: BackupAttribute.canonicalValue)
+        try XAttr.set(path: packs, name: ArchiveTests.exclude, value: BackupAttribute.canonicalValue)
+        try XAttr.set(path: Array(dir.sub("App/Documents/Drafts/a.md").utf8), name: "user.com.apple.MobileBackup", value: [1])
+        try XAttr.set(path: Array(dir.sub("App/Library/Application Support/Packs/p.bin").utf8), name: "user.com.apple.MobileBackup", value: [1])
+        let native = try verdicts(dir.sub("App"))
+        try Fixture.finderZipTree(in: dir.path)
+        try sh("rm -rf App && mv Zipped App && zip -qry app.zip App __MACOSX", in: dir.path)
+        XCTAssertTrue(Container.isDirectory(dir.sub("__MACOSX/App/Documents/Drafts")), "the mirror holds the folder too")
+        XCTAssertTrue(Container.fileExists(dir.sub("__MACOSX/App/Documents/._Drafts")))
+
+        let folder = try verdicts(dir.sub("App"))
+        XCTAssertEqual(folder.entries["Documents/Drafts"].map { $0.contains("excludedBy=Documents/Drafts ") }, true, folder.entries["Documents/Drafts"] ?? "")
+        XCTAssertEqual(folder.entries["Documents/Drafts/a.md"].map { $0.contains("excludedBy=Documents/Drafts ") }, true)
+        XCTAssertEqual(folder.entries["Library/Application Support/Packs/p.bin"].map { $0.contains("backedUp=false") }, true)
+        assertSame(folder, native, "unzipped folder against the original")
+        assertSame(try verdicts(dir.sub("app.zip")), folder, "zip against the unzipped folder")
+
+        // The same with the mirror inside the data root (a zip of the container's contents).
+        let inner = try TempDir("mirrorinner")
+        try sh("cp -a '\(dir.sub("App"))' C && cp -a '\(dir.sub("__MACOSX/App"))' C/__MACOSX && cd C && zip -qry ../c.zip .", in: inner.path)
+        assertSame(try verdicts(inner.sub("C")), folder, "inner mirror")
+        assertSame(try verdicts(inner.sub("c.zip")), folder, "zip of the contents")
+    }
+
     /// Issue 16.3: a zip storing the folder `__MACOSX/` itself (Info-ZIP and Finder do) at the
     /// data root: neither it nor its members are entries, and nothing is misplaced at the root.
     func testExplicitMacOSXFolderIsNoEntry() throws {

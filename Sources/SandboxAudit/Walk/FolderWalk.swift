@@ -17,7 +17,9 @@ public enum FolderWalk {
         // Sidecars in __MACOSX mirrors describe the entry at the same relative path.
         var mirrored: [ContainerPath: [AttributeMark]] = [:]
         for mirror in container.mirrorRoots {
-            guard let found = try? Walker(root: mirror).walk() else { continue }
+            var mirrorWalker = Walker(root: mirror)
+            mirrorWalker.matchSidecars = false
+            guard let found = try? mirrorWalker.walk() else { continue }
             walk.sidecarCount += found.sidecarCount
             let label = mirror.hasPrefix(container.dataRoot + "/") ? String(mirror.dropFirst(container.dataRoot.count + 1)) : mirror
             for (path, marks) in found.unmatchedSidecars {

@@ -21,6 +21,12 @@ public struct Walker {
     public var root: String
     /// Names skipped at the top level (the `__MACOSX` mirror, read separately).
     public var skipAtTop: Set<[UInt8]> = []
+    /// Whether a `._NAME` sidecar gives its attributes to NAME beside it. A `__MACOSX` mirror
+    /// is walked with false: there every sidecar describes the item at the same path in the
+    /// data root, even where the mirror has a folder of that name too (as Finder and `ditto`
+    /// zips do for every folder holding a file with a sidecar), so all land in
+    /// `unmatchedSidecars`.
+    public var matchSidecars = true
     /// How many leading bytes to record of a regular file (0: none), given its path and size:
     /// the content rules' file signatures, read while the folder is open anyway.
     public var headerLength: @Sendable (ContainerPath, Int64) -> Int = { _, _ in 0 }
@@ -250,8 +256,10 @@ public struct Walker {
             result.problems.append(WalkProblem(path: path, operation: "read directory", reason: failure.reason))
         }
         if !sidecars.isEmpty {
-            for i in firstNew..<result.entries.count {
-                if let marks = sidecars.removeValue(forKey: Array(result.entries[i].path.name)) { result.entries[i].marks += marks }
+            if matchSidecars {
+                for i in firstNew..<result.entries.count {
+                    if let marks = sidecars.removeValue(forKey: Array(result.entries[i].path.name)) { result.entries[i].marks += marks }
+                }
             }
             for (name, marks) in sidecars { result.unmatchedSidecars[path.appending(name)] = marks }
         }
