@@ -104,4 +104,63 @@ final class SidecarTests: XCTestCase {
         }
         assertSame(try verdicts(dir.sub("c.zip")), try verdicts(dir.sub("C")), "zip against folder")
     }
+
+    /// Issue 16.4: the data root's own sidecar beside it (`../._App`), in the mirror beside it
+    /// (`../__MACOSX/._App`), and the mirror `../__MACOSX/App/` (an unzipped
+    /// `ditto -c -k --keepParent`): read in folder mode as the archive reading reads them.
+    func testSidecarsBesideTheDataRoot() throws {
+        // ditto --keepParent: __MACOSX/._App and __MACOSX/App/… beside App.
+        let dir = try TempDir("keepparent")
+        try Fixture.container(at: dir.sub("App"))
+        try Fixture.file(dir.sub("App/Documents/notes.txt"), size: 30)
+        try Fixture.bytes(dir.sub("__MACOSX/._App"), exclude)
+        try Fixture.bytes(dir.sub("__MACOSX/App/._Documents"), legacy)
+        try Fixture.bytes(dir.sub("__MACOSX/App/Documents/._notes.txt"), legacy)
+        try sh("zip -qry app.zip App __MACOSX", in: dir.path)
+        let folder = try verdicts(dir.sub("App"))
+        XCTAssertEqual(folder.root, [BackupAttribute.exclude.macName])
+        XCTAssertEqual(folder.entries["Documents/notes.txt"], "file excludedBy=. backedUp=false marks=com.apple.MobileBackup")
+        XCTAssertEqual(folder.entries["Documents"], "directory excludedBy=. backedUp=false marks=com.apple.MobileBackup")
+        assertSame(try verdicts(dir.sub("app.zip")), folder, "ditto zip against the unzipped folder")
+
+        // Only the root carries an attribute: the mirror holds `._App` and no App folder.
+        let lone = try TempDir("lonemirror")
+        try Fixture.container(at: lone.sub("App"))
+        try Fixture.bytes(lone.sub("__MACOSX/._App"), exclude)
+        try sh("zip -qry app.zip App __MACOSX", in: lone.path)
+        XCTAssertEqual(try verdicts(lone.sub("App")).root, [BackupAttribute.exclude.macName])
+        assertSame(try verdicts(lone.sub("app.zip")), try verdicts(lone.sub("App")), "root sidecar only")
+
+        // macOS tar: ._App beside App.
+        let tar = try TempDir("besideroot")
+        try Fixture.container(at: tar.sub("App"))
+        try Fixture.file(tar.sub("App/Library/Application Support/db.bin"), size: 30)
+        try Fixture.bytes(tar.sub("._App"), exclude)
+        try sh("bsdtar -cf app.tar ._App App", in: tar.path)
+        let besideFolder = try verdicts(tar.sub("App"))
+        XCTAssertEqual(besideFolder.root, [BackupAttribute.exclude.macName])
+        XCTAssertEqual(besideFolder.entries["Library/Application Support/db.bin"], "file excludedBy=. backedUp=false marks=")
+        assertSame(try verdicts(tar.sub("app.tar")), besideFolder, "tar against folder")
+        let inv = try Audit.inventory(of: tar.sub("App"))
+        XCTAssertEqual(inv.rootMarks.first?.source, .appleDouble(sidecar: ContainerPath("../._App")))
+        XCTAssertEqual(try Audit.inventory(of: tar.sub("app.tar")).rootMarks.first?.source, .appleDouble(sidecar: ContainerPath("../._App")))
+
+        // An .xcappdata package unzipped from a ditto --keepParent zip.
+        let xc = try TempDir("xcmirror")
+        try Fixture.container(at: xc.sub("J.xcappdata/AppData"))
+        try Fixture.file(xc.sub("J.xcappdata/AppData/Documents/a.txt"), size: 10)
+        try Fixture.bytes(xc.sub("__MACOSX/J.xcappdata/._AppData"), exclude)
+        try Fixture.bytes(xc.sub("__MACOSX/J.xcappdata/AppData/Documents/._a.txt"), legacy)
+        try sh("zip -qry j.zip J.xcappdata __MACOSX", in: xc.path)
+        let xcFolder = try verdicts(xc.sub("J.xcappdata"))
+        XCTAssertEqual(xcFolder.root, [BackupAttribute.exclude.macName])
+        XCTAssertEqual(xcFolder.entries["Documents/a.txt"], "file excludedBy=. backedUp=false marks=com.apple.MobileBackup")
+        assertSame(try verdicts(xc.sub("j.zip")), xcFolder, "xcappdata zip against folder")
+
+        // Nothing else outside the data root is read: a stray file beside it is no entry, and
+        // the walk writes nothing (the parent's listing is unchanged).
+        let before = try FileManager.default.contentsOfDirectory(atPath: tar.path).sorted()
+        _ = try Audit.inventory(of: tar.sub("App"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tar.path).sorted(), before)
+    }
 }

@@ -410,7 +410,7 @@ public enum ArchiveWalk {
                 let parsed = try AppleDouble.parse(m.data ?? [])
                 for a in parsed.attributes {
                     guard let attribute = BackupAttribute(attributeName: Array(a.name.utf8)) else { continue }
-                    let source: AttributeSource = inMirror ? .macosxMirror(sidecar: sidecarPath.display) : .appleDouble(sidecar: relative(sidecarPath.bytes, prefixBytes) ?? sidecarPath)
+                    let source: AttributeSource = inMirror ? .macosxMirror(sidecar: sidecarPath.display) : .appleDouble(sidecar: SidecarOrphans.relative(m.path, toRoot: prefixBytes))
                     sidecarMarks[ContainerPath(bytes: target), default: []].append(AttributeMark(attribute: attribute, value: a.value, source: source))
                 }
             } catch {
@@ -431,9 +431,11 @@ public enum ArchiveWalk {
         var entryOfPosition: [Int: Int] = [:]
         var entries: [WalkEntry] = []
         entries.reserveCapacity(members.count)
+        var rootStored = false
         for (i, m) in members.enumerated() where !inMirror(m.path) && !isSidecar(m) {
             if m.path.count + 1 == prefixBytes.count, prefixBytes.starts(with: m.path) {
                 result.rootMarks = marksOf(m)
+                rootStored = true
                 continue
             }
             guard let rel = relative(m.path, prefixBytes) else { continue }
@@ -473,6 +475,10 @@ public enum ArchiveWalk {
                 }
             }
             entries.append(entry)
+        }
+        // The data root's own sidecars, when the archive does not store its folder.
+        if !rootStored, !prefixBytes.isEmpty, !sidecarMarks.isEmpty {
+            result.rootMarks = sidecarMarks[ContainerPath(bytes: Array(prefixBytes.dropLast()))] ?? []
         }
         // Folders the archive only implies. Members of one folder usually come together, so
         // the last parent checked is remembered.
