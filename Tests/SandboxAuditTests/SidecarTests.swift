@@ -163,4 +163,59 @@ final class SidecarTests: XCTestCase {
         _ = try Audit.inventory(of: tar.sub("App"))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tar.path).sorted(), before)
     }
+
+    /// Issue 16.5: sidecars that describe no entry are reported (note), with the nearest
+    /// match; one named like an entry but for Unicode normalisation gives it its marks.
+    func testOrphanSidecarsAreReported() throws {
+        let dir = try TempDir("orphans")
+        let nfc = "Caf\u{E9}.txt", nfd = "Cafe\u{301}.txt"
+        XCTAssertNotEqual(Array(nfc.utf8), Array(nfd.utf8))
+        try Fixture.container(at: dir.sub("App"))
+        try Fixture.file(dir.sub("App/Documents/notes.txt"), size: 100)
+        try Fixture.file(dir.sub("App/Documents/" + nfc), size: 200)
+        try Fixture.bytes(dir.sub("App/Documents/._notes.txy"), exclude)          // a deleted file's
+        try Fixture.bytes(dir.sub("App/Documents/._" + nfd), exclude)             // NFD against NFC
+        try Fixture.bytes(dir.sub("App/Library/Gone/._x.bin"), legacy)            // a folder with nothing else
+        try Fixture.bytes(dir.sub("__MACOSX/App/Library/Application Support/._cache.db"), exclude) // mirror, item gone
+        try sh("zip -qry app.zip App __MACOSX && bsdtar -cf app.tar App", in: dir.path)
+
+        let walk = try FolderWalk.read(try Container.locate(dir.sub("App")))
+        let orphans = walk.orphanSidecars.sorted { $0.sidecar < $1.sidecar }
+        XCTAssertEqual(orphans.map(\.sidecar.display), [
+            "../__MACOSX/App/Library/Application Support/._cache.db",
+            "Documents/._" + nfd,
+            "Documents/._notes.txy",
+            "Library/Gone/._x.bin",
+        ])
+        XCTAssertEqual(orphans.map { $0.nearest?.display ?? "-" }, ["-", "Documents/" + nfc, "Documents/notes.txt", "-"])
+        XCTAssertEqual(orphans.map(\.sameUnderNormalisation), [false, true, false, false])
+        XCTAssertEqual(orphans.map(\.size), [exclude.count, exclude.count, exclude.count, legacy.count].map(Int64.init))
+        XCTAssertEqual(orphans[2].marks.map(\.attribute), [.exclude])
+
+        let folder = try verdicts(dir.sub("App"))
+        // The NFC file is excluded by the NFD sidecar: one name to a Mac.
+        XCTAssertEqual(folder.entries["Documents/" + nfc], "file excludedBy=Documents/\(nfc) backedUp=false marks=\(BackupAttribute.exclude.macName)")
+        XCTAssertEqual(folder.entries["Documents/notes.txt"], "file excludedBy=- backedUp=true marks=")
+        // Sidecars are no entries and their bytes stay out of the totals.
+        let inv = try Audit.inventory(of: dir.sub("App"))
+        XCTAssertFalse(inv.entries.contains { $0.path.name.starts(with: AppleDouble.sidecarPrefix) })
+        XCTAssertEqual(inv.total.size, 300)
+        XCTAssertEqual(inv.sidecarCount, 4)
+
+        let notes = try findings(dir.sub("App"), "orphan-sidecar")
+        XCTAssertEqual(notes.count, 4, "\(notes)")
+        XCTAssertTrue(notes.contains { $0.hasPrefix("Documents/._notes.txy |") && $0.contains("nearest by name in that folder: Documents/notes.txt") }, "\(notes)")
+        XCTAssertTrue(notes.contains { $0.hasPrefix("Documents/._\(nfd) |") && $0.contains("(NFD)") && $0.contains("(NFC)") && $0.contains("was applied to Documents/\(nfc)") }, "\(notes)")
+        XCTAssertTrue(notes.contains { $0.hasPrefix("Library/Gone/._x.bin |") && $0.contains("legacy") && $0.contains("nothing in that folder") }, "\(notes)")
+        XCTAssertTrue(try audit(dir.sub("App")).findings.filter { $0.ruleId == "orphan-sidecar" }.allSatisfy { $0.severity == .note })
+
+        // The archives: the same orphans, notes and verdicts.
+        let zipWalk = try ArchiveWalk.read(dir.sub("app.zip")).1
+        XCTAssertEqual(zipWalk.orphanSidecars.map(\.sidecar.display).sorted(), orphans.map(\.sidecar.display))
+        assertSame(try verdicts(dir.sub("app.zip")), folder, "zip")
+        XCTAssertEqual(try findings(dir.sub("app.zip"), "orphan-sidecar"), notes)
+        let tarFindings = try findings(dir.sub("app.tar"), "orphan-sidecar")
+        XCTAssertEqual(tarFindings, notes.filter { !$0.hasPrefix("../__MACOSX") })
+        XCTAssertEqual(try Audit.inventory(of: dir.sub("app.zip")).total.size, 300)
+    }
 }

@@ -119,6 +119,7 @@ public enum RuleCatalogue {
         RedundantExclusion(),
         LegacyExclusionAttribute(),
         UnrecognisedExclusionValue(),
+        OrphanSidecar(),
         StaleTemporaryFile(),
         UnreadableEntry(),
         SymlinkEscapesContainer(),

@@ -22,6 +22,10 @@ public enum FolderWalk {
             throw InputError("cannot read \(container.input): \(e.reason)")
         }
         let root = Array(container.dataRoot.utf8)
+        // Sidecars beside nothing in the data root.
+        var orphans = walk.unmatchedSidecars.map { target, sidecar in
+            SidecarOrphan(sidecar: SidecarOrphans.sidecarPath(for: target), target: target, marks: sidecar.marks, size: sidecar.size)
+        }
         // The data root's own sidecar beside it (`../._NAME`, as macOS tar or a copy to a
         // foreign volume leaves it).
         let (parent, name) = split(container.dataRoot)
@@ -31,7 +35,7 @@ public enum FolderWalk {
 
         // Sidecars in __MACOSX mirrors describe the entry at the same relative path; a mirror
         // beside the data root also holds the data root's own sidecar beside its folder.
-        var mirrored: [ContainerPath: [AttributeMark]] = [:]
+        var mirrored: [ContainerPath: [(sidecar: ContainerPath, marks: [AttributeMark], size: Int64)]] = [:]
         for mirror in container.mirrorRoots {
             let inside = mirror.hasPrefix(container.dataRoot + "/")
             let label = inside ? String(mirror.dropFirst(container.dataRoot.count + 1)) : mirror
@@ -43,9 +47,13 @@ public enum FolderWalk {
             mirrorWalker.matchSidecars = false
             guard Container.isDirectory(mirror), let found = try? mirrorWalker.walk() else { continue }
             walk.sidecarCount += found.sidecarCount
-            for (path, marks) in found.unmatchedSidecars {
-                let sidecar = label + "/" + Self.sidecarName(for: path)
-                mirrored[path, default: []] += marks.map { AttributeMark(attribute: $0.attribute, value: $0.value, source: .macosxMirror(sidecar: sidecar)) }
+            let base = SidecarOrphans.relative(Array(mirror.utf8), toRoot: root)
+            for (path, sidecar) in found.unmatchedSidecars {
+                let name = SidecarOrphans.sidecarPath(for: path)
+                let source = AttributeSource.macosxMirror(sidecar: label + "/" + name.display)
+                mirrored[path, default: []].append((base.appending(name.bytes),
+                                                    sidecar.marks.map { AttributeMark(attribute: $0.attribute, value: $0.value, source: source) },
+                                                    sidecar.size))
             }
             walk.problems += found.problems.map {
                 WalkProblem(path: ContainerPath(label).appending($0.path.bytes), operation: $0.operation, reason: $0.reason, vanished: $0.vanished)
@@ -53,15 +61,16 @@ public enum FolderWalk {
         }
         if !mirrored.isEmpty {
             for i in walk.entries.indices {
-                if let marks = mirrored[walk.entries[i].path] { walk.entries[i].marks += marks }
+                if let found = mirrored.removeValue(forKey: walk.entries[i].path) {
+                    for s in found { walk.entries[i].marks += s.marks }
+                }
+            }
+            for (target, found) in mirrored {
+                for s in found { orphans.append(SidecarOrphan(sidecar: s.sidecar, target: target, marks: s.marks, size: s.size)) }
             }
         }
+        SidecarOrphans.resolve(orphans, into: &walk)
         return walk
-    }
-
-    private static func sidecarName(for path: ContainerPath) -> String {
-        let parent = path.parent.map { $0.isRoot ? "" : $0.display + "/" } ?? ""
-        return parent + "._" + ByteText.display(path.name)
     }
 
     /// A path's parent folder (nil at `/`) and last component.

@@ -100,7 +100,7 @@ public struct Walker {
         for part in shared.results {
             result.entries += part.entries
             result.problems += part.problems
-            result.unmatchedSidecars.merge(part.unmatchedSidecars) { $0 + $1 }
+            result.unmatchedSidecars.merge(part.unmatchedSidecars) { a, b in Sidecar(marks: a.marks + b.marks, size: a.size + b.size) }
             result.sidecarCount += part.sidecarCount
         }
         return result
@@ -195,7 +195,7 @@ public struct Walker {
     private func readDirectory(fd: Int32, path: ContainerPath, top: Bool, into result: inout WalkResult) -> [[UInt8]] {
         var subdirectories: [[UInt8]] = []
         let firstNew = result.entries.count
-        var sidecars: [[UInt8]: [AttributeMark]] = [:]
+        var sidecars: [[UInt8]: Sidecar] = [:]
         let failure = Walker.forEachName(in: fd) { cName, name in
             if top && skipAtTop.contains(Array(name)) { return }
             let childPath = path.appending(name)
@@ -212,7 +212,7 @@ public struct Walker {
                 case .notSidecar: break
                 case .sidecar(let marks):
                     result.sidecarCount += 1
-                    sidecars[Array(name.dropFirst(2)), default: []] += marks
+                    sidecars[Array(name.dropFirst(2))] = Sidecar(marks: marks, size: Int64(st.st_size))
                     return
                 case .failed(let problem):
                     result.sidecarCount += 1
@@ -258,10 +258,10 @@ public struct Walker {
         if !sidecars.isEmpty {
             if matchSidecars {
                 for i in firstNew..<result.entries.count {
-                    if let marks = sidecars.removeValue(forKey: Array(result.entries[i].path.name)) { result.entries[i].marks += marks }
+                    if let sidecar = sidecars.removeValue(forKey: Array(result.entries[i].path.name)) { result.entries[i].marks += sidecar.marks }
                 }
             }
-            for (name, marks) in sidecars { result.unmatchedSidecars[path.appending(name)] = marks }
+            for (name, sidecar) in sidecars { result.unmatchedSidecars[path.appending(name)] = sidecar }
         }
         return subdirectories
     }
