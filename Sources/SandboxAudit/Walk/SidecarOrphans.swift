@@ -1,3 +1,5 @@
+import Foundation
+
 /// What becomes of sidecars that describe no entry, for the folder and the archive readings
 /// alike: each is kept with its nearest match, and one whose name differs from an entry's only
 /// by Unicode normalisation gives that entry its marks (a Mac's file system takes the two
@@ -47,7 +49,7 @@ enum SidecarOrphans {
     /// Two names of different bytes that are canonically equivalent (NFC against NFD): both
     /// must be valid UTF-8.
     static func sameUnderNormalisation(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
-        guard !a.elementsEqual(b), let sa = String(validating: a, as: UTF8.self), let sb = String(validating: b, as: UTF8.self) else { return false }
+        guard !a.elementsEqual(b), let sa = String(bytes: a, encoding: .utf8), let sb = String(bytes: b, encoding: .utf8) else { return false }
         return sa == sb // Swift compares strings by canonical equivalence
     }
 
