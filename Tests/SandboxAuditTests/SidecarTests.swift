@@ -177,6 +177,7 @@ final class SidecarTests: XCTestCase {
         try Fixture.bytes(dir.sub("App/Documents/._" + nfd), exclude)             // NFD against NFC
         try Fixture.bytes(dir.sub("App/Library/Gone/._x.bin"), legacy)            // a folder with nothing else
         try Fixture.bytes(dir.sub("__MACOSX/App/Library/Application Support/._cache.db"), exclude) // mirror, item gone
+        try Fixture.bytes(dir.sub("App/Documents/._broken"), Array(exclude.prefix(20)))  // truncated: unreadable, no orphan
         try sh("zip -qry app.zip App __MACOSX && bsdtar -cf app.tar App", in: dir.path)
 
         let walk = try FolderWalk.read(try Container.locate(dir.sub("App")))
@@ -200,7 +201,7 @@ final class SidecarTests: XCTestCase {
         let inv = try Audit.inventory(of: dir.sub("App"))
         XCTAssertFalse(inv.entries.contains { $0.path.name.starts(with: AppleDouble.sidecarPrefix) })
         XCTAssertEqual(inv.total.size, 300)
-        XCTAssertEqual(inv.sidecarCount, 4)
+        XCTAssertEqual(inv.sidecarCount, 5)
 
         let notes = try findings(dir.sub("App"), "orphan-sidecar")
         XCTAssertEqual(notes.count, 4, "\(notes)")
@@ -217,5 +218,9 @@ final class SidecarTests: XCTestCase {
         let tarFindings = try findings(dir.sub("app.tar"), "orphan-sidecar")
         XCTAssertEqual(tarFindings, notes.filter { !$0.hasPrefix("../__MACOSX") })
         XCTAssertEqual(try Audit.inventory(of: dir.sub("app.zip")).total.size, 300)
+        let unreadable = try findings(dir.sub("App"), "unreadable-entry")
+        XCTAssertEqual(unreadable.map { $0.prefix { $0 != " " } }, ["Documents/._broken"])
+        XCTAssertEqual(try findings(dir.sub("app.zip"), "unreadable-entry").map { $0.prefix { $0 != " " } }, ["Documents/._broken"])
+        XCTAssertEqual(try findings(dir.sub("app.tar"), "unreadable-entry").map { $0.prefix { $0 != " " } }, ["Documents/._broken"])
     }
 }

@@ -421,7 +421,9 @@ public enum ArchiveWalk {
                     found.append(AttributeMark(attribute: attribute, value: a.value, source: source))
                 }
             } catch {
+                // Reported as unreadable, as the folder reading does, and not as an orphan.
                 result.problems.append(WalkProblem(path: sidecarPath, operation: "parse AppleDouble file", reason: "\(error)"))
+                continue
             }
             sidecars[ContainerPath(bytes: target), default: []].append((m.path, sidecarPath, found, m.size))
         }
