@@ -227,6 +227,12 @@ mark --legacy "$M/Library/Application Support/OfflineMaps"
 sqlite "$M/Library/Application Support/search-index.sqlite" 16384
 mark --value other "$M/Library/Application Support/search-index.sqlite"
 
+# orphan-sidecar: the index's first version was deleted by a migration, and its sidecar (the
+# exclusion in it) left behind beside the new one.
+sqlite "$M/Library/Application Support/search-index-v1.sqlite" 4096
+mark "$M/Library/Application Support/search-index-v1.sqlite"
+rm "$M/Library/Application Support/search-index-v1.sqlite"
+
 # volatile-store: the offline feed database kept in Caches, where iOS may purge it.
 sqlite "$M/Library/Caches/feed.sqlite" 8192
 

@@ -19,7 +19,7 @@ final class RuleExampleTests: XCTestCase {
         XCTAssertEqual(ids, [
             "misplaced-at-root", "oversized-backed-up-file", "unexcluded-support-data", "recreatable-in-documents",
             "excluded-user-data", "excluded-container-directory", "redundant-exclusion", "legacy-exclusion-attribute",
-            "unrecognised-exclusion-value", "stale-temporary-file", "unreadable-entry", "symlink-escapes-container",
+            "unrecognised-exclusion-value", "orphan-sidecar", "stale-temporary-file", "unreadable-entry", "symlink-escapes-container",
             "special-file", "large-user-defaults", "split-store-backup", "volatile-store", "many-backed-up-files",
             "policy-backup-excluded", "policy-backup-included", "policy-forbidden", "policy-max-size", "budget-exceeded",
         ])

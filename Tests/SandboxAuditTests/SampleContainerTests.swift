@@ -53,6 +53,7 @@ final class SampleContainerTests: XCTestCase {
         Expected("unrecognised-exclusion-value", "warning", "Library/Application Support/search-index.sqlite"),
         Expected("symlink-escapes-container", "note", "Documents/Current Project"),
         Expected("unreadable-entry", "warning", "Documents/._Recipes.pdf"),
+        Expected("orphan-sidecar", "note", "Library/Application Support/._search-index-v1.sqlite"),
         Expected("split-store-backup", "error", "Library/Application Support/Store.sqlite"),
         Expected("volatile-store", "warning", "Library/Caches/feed.sqlite"),
         Expected("large-user-defaults", "warning", "Library/Preferences/com.example.misbehaving.feedcache.plist"),
@@ -148,7 +149,7 @@ final class SampleContainerTests: XCTestCase {
         let summary = json["summary"] as? [String: Any] ?? [:]
         XCTAssertEqual(summary["error"] as? Int, 3)
         XCTAssertEqual(summary["warning"] as? Int, 10)
-        XCTAssertEqual(summary["note"] as? Int, 2)
+        XCTAssertEqual(summary["note"] as? Int, 3)
 
         // Every rule that needs no policy fires, but those git cannot carry: a file's age, a FIFO,
         // 10,000 files (kept out to keep the sample small).

@@ -177,7 +177,9 @@ public struct Container: Sendable {
 
     /// The `__MACOSX` mirror trees that may describe this data root: one inside it, and one
     /// beside it or beside the package holding it (what unzipping a Finder archive leaves).
-    /// Each is returned with its path relative to the data root's ancestors.
+    /// A mirror outside the data root is listed when its folder exists or when the data root's
+    /// own sidecar sits beside that folder (`__MACOSX/._NAME`, all a mirror holds when only the
+    /// data root carries attributes).
     public var mirrorRoots: [String] {
         var candidates: [String] = []
         var base = dataRoot
@@ -190,6 +192,10 @@ public struct Container: Sendable {
             relative.insert(url.lastPathComponent, at: 0)
             base = parent
         }
-        return candidates.filter { Container.isDirectory($0) }
+        return candidates.enumerated().filter { index, candidate in
+            if Container.isDirectory(candidate) { return true }
+            guard index > 0, let slash = candidate.lastIndex(of: "/") else { return false }
+            return Container.fileExists(candidate[..<slash] + "/._" + candidate[candidate.index(after: slash)...])
+        }.map(\.element)
     }
 }

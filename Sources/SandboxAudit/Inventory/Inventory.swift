@@ -89,6 +89,8 @@ public struct Inventory: Sendable {
     public let problems: [WalkProblem]
     public let rootMarks: [AttributeMark]
     public let sidecarCount: Int
+    /// Sidecars that describe no entry (the `orphan-sidecar` rule reports them).
+    public let orphanSidecars: [SidecarOrphan]
     /// Totals per app zone (system entries are not counted).
     public let zoneTotals: [Zone: ZoneTotals]
 
@@ -109,6 +111,7 @@ public struct Inventory: Sendable {
         self.problems = walk.problems.sorted { $0.path < $1.path }
         self.rootMarks = walk.rootMarks
         self.sidecarCount = walk.sidecarCount
+        self.orphanSidecars = walk.orphanSidecars.sorted { $0.sidecar < $1.sidecar }
         let raw = walk.entries
         let order = Inventory.pathOrder(raw)
         let n = order.count

@@ -130,6 +130,7 @@ public enum RuleCatalogue {
         RedundantExclusion(),
         LegacyExclusionAttribute(),
         UnrecognisedExclusionValue(),
+        OrphanSidecar(),
         StaleTemporaryFile(),
         UnreadableEntry(),
         SymlinkEscapesContainer(),

@@ -413,38 +413,51 @@ public enum ArchiveWalk {
         let container = Container(input: location, dataRoot: dataRoot(location, prefix: prefixBytes), kind: kind,
                                   role: chosen.0, roleSource: chosen.1, bundleIdentifier: bundle, version: version, identitySource: source)
 
-        // Sidecars: `._NAME` beside NAME, and `__MACOSX/…/._NAME` mirrors.
+        // Sidecars: `._NAME` beside NAME, and `__MACOSX/…/._NAME` mirrors, by the member path
+        // of the item they describe. Each is taken when its item is; what is left describes
+        // nothing the container holds.
         var result = WalkResult()
         result.problems = readProblems
-        var sidecarMarks: [ContainerPath: [AttributeMark]] = [:]
+        var sidecars: [ContainerPath: [(sidecar: [UInt8], sidecarPath: ContainerPath, marks: [AttributeMark], size: Int64)]] = [:]
         let mirror = Array(AppleDouble.mirrorFolder.utf8) + [UInt8(ascii: "/")]
         func isSidecar(_ m: Member) -> Bool {
             guard m.type == FileType.reg, let data = m.data, AppleDouble.hasMagic(data) else { return false }
             let start = m.path.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
             return m.path.count - start > 2 && m.path[start...].starts(with: AppleDouble.sidecarPrefix)
         }
+        /// `__MACOSX` itself and everything below it: never entries.
+        func inMirror(_ path: [UInt8]) -> Bool {
+            path.starts(with: mirror) || (path.count == mirror.count - 1 && mirror.starts(with: path))
+        }
         for m in members where isSidecar(m) {
             result.sidecarCount += 1
             var target = m.path
-            let inMirror = target.starts(with: mirror)
-            if inMirror { target.removeFirst(mirror.count) }
+            let isMirrored = target.starts(with: mirror)
+            if isMirrored { target.removeFirst(mirror.count) }
             let slash = target.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
             target.removeSubrange(slash..<(slash + 2))
-            let sidecarPath = ContainerPath(bytes: m.path)
+            let sidecarPath = SidecarOrphans.relative(m.path, toRoot: prefixBytes)
+            var found: [AttributeMark] = []
             do {
                 let parsed = try AppleDouble.parse(m.data ?? [])
+                let source: AttributeSource = isMirrored ? .macosxMirror(sidecar: ContainerPath(bytes: m.path).display) : .appleDouble(sidecar: sidecarPath)
                 for a in parsed.attributes {
                     guard let attribute = BackupAttribute(attributeName: Array(a.name.utf8)) else { continue }
-                    let source: AttributeSource = inMirror ? .macosxMirror(sidecar: sidecarPath.display) : .appleDouble(sidecar: relative(sidecarPath.bytes, prefixBytes) ?? sidecarPath)
-                    sidecarMarks[ContainerPath(bytes: target), default: []].append(AttributeMark(attribute: attribute, value: a.value, source: source))
+                    found.append(AttributeMark(attribute: attribute, value: a.value, source: source))
                 }
             } catch {
-                result.problems.append(WalkProblem(path: relative(m.path, prefixBytes) ?? sidecarPath, operation: "parse AppleDouble file", reason: "\(error)"))
+                // Reported as unreadable, as the folder reading does, and not as an orphan.
+                result.problems.append(WalkProblem(path: sidecarPath, operation: "parse AppleDouble file", reason: "\(error)"))
+                continue
             }
+            sidecars[ContainerPath(bytes: target), default: []].append((m.path, sidecarPath, found, m.size))
         }
-        func marksOf(_ m: Member) -> [AttributeMark] {
-            marks(m, sidecarMarks.isEmpty ? [] : sidecarMarks[ContainerPath(bytes: m.path)] ?? [])
+        /// The marks of the sidecars describing `path`, which they are then taken by.
+        func takeSidecars(_ path: [UInt8]) -> [AttributeMark] {
+            guard !sidecars.isEmpty, let found = sidecars.removeValue(forKey: ContainerPath(bytes: path)) else { return [] }
+            return found.count == 1 ? found[0].marks : found.flatMap(\.marks)
         }
+        func marksOf(_ m: Member) -> [AttributeMark] { marks(m, takeSidecars(m.path)) }
 
         // Entries below the data root. A hard link names a member by path: its position, then
         // the entry made of it (only archives that hold hard links need that table).
@@ -452,7 +465,7 @@ public enum ArchiveWalk {
         var entryOfPosition: [Int: Int] = [:]
         var entries: [WalkEntry] = []
         entries.reserveCapacity(members.count)
-        for (i, m) in members.enumerated() where !m.path.starts(with: mirror) && !isSidecar(m) {
+        for (i, m) in members.enumerated() where !inMirror(m.path) && !isSidecar(m) {
             if m.path.count + 1 == prefixBytes.count, prefixBytes.starts(with: m.path) {
                 result.rootMarks = marksOf(m)
                 continue
@@ -495,6 +508,8 @@ public enum ArchiveWalk {
             }
             entries.append(entry)
         }
+        // The data root's own sidecars, when the archive does not store its folder.
+        if !prefixBytes.isEmpty { result.rootMarks += takeSidecars(Array(prefixBytes.dropLast())) }
         // Folders the archive only implies. Members of one folder usually come together, so
         // the last parent checked is remembered.
         var folders = Set<ContainerPath>()
@@ -510,7 +525,7 @@ public enum ArchiveWalk {
                 entries.append(WalkEntry(path: parent, kind: .directory, special: nil, size: 0, allocated: 0, mode: 0o755,
                                          modifiedSeconds: e.modifiedSeconds, modifiedNanoseconds: 0, device: 0, inode: 0,
                                          linkCount: 1, symlinkTarget: nil, header: nil,
-                                         marks: sidecarMarks.isEmpty ? [] : sidecarMarks[ContainerPath(bytes: prefixBytes + parent.bytes)] ?? []))
+                                         marks: takeSidecars(prefixBytes + parent.bytes)))
                 guard let up = parent.parent else { break }
                 parent = up
             }
@@ -522,6 +537,16 @@ public enum ArchiveWalk {
             for i in entries.indices where entries[i].kind == .file { entries[i].linkCount = counts[entries[i].inode] ?? 1 }
         }
         result.entries = entries
+        // Sidecars left over describe nothing in the data root (those about members outside
+        // it, beside the container, are not the container's business).
+        var orphans: [SidecarOrphan] = []
+        for (target, found) in sidecars {
+            guard let rel = relative(target.bytes, prefixBytes) else { continue }
+            for s in found.sorted(by: { $0.sidecar.lexicographicallyPrecedes($1.sidecar) }) {
+                orphans.append(SidecarOrphan(sidecar: s.sidecarPath, target: rel, marks: s.marks, size: s.size))
+            }
+        }
+        SidecarOrphans.resolve(orphans, into: &result)
         return (container, result)
     }
 

@@ -1,7 +1,14 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads a container folder: the walk of its data root, with the attributes that `__MACOSX`
-/// mirror trees (what unzipping a Finder archive leaves) hold for its entries.
+/// mirror trees (what unzipping a Finder archive leaves) hold for its entries, and those the
+/// data root's own sidecars hold for it. Outside the data root only those sidecars and mirrors
+/// are read, and nothing is written.
 public enum FolderWalk {
     /// Walks `container`'s data root. Throws `InputError` when the root cannot be read.
     public static func read(_ container: Container) throws -> WalkResult {
@@ -14,15 +21,39 @@ public enum FolderWalk {
         } catch let e as SystemError {
             throw InputError("cannot read \(container.input): \(e.reason)")
         }
-        // Sidecars in __MACOSX mirrors describe the entry at the same relative path.
-        var mirrored: [ContainerPath: [AttributeMark]] = [:]
+        let root = Array(container.dataRoot.utf8)
+        // Sidecars beside nothing in the data root.
+        var orphans = walk.unmatchedSidecars.map { target, sidecar in
+            SidecarOrphan(sidecar: SidecarOrphans.sidecarPath(for: target), target: target, marks: sidecar.marks, size: sidecar.size)
+        }
+        // The data root's own sidecar beside it (`../._NAME`, as macOS tar or a copy to a
+        // foreign volume leaves it).
+        let (parent, name) = split(container.dataRoot)
+        if let parent {
+            readRootSidecar(parent + "/._" + name, root: root, mirror: false, into: &walk)
+        }
+
+        // Sidecars in __MACOSX mirrors describe the entry at the same relative path; a mirror
+        // beside the data root also holds the data root's own sidecar beside its folder.
+        var mirrored: [ContainerPath: [(sidecar: ContainerPath, marks: [AttributeMark], size: Int64)]] = [:]
         for mirror in container.mirrorRoots {
-            guard let found = try? Walker(root: mirror).walk() else { continue }
+            let inside = mirror.hasPrefix(container.dataRoot + "/")
+            let label = inside ? String(mirror.dropFirst(container.dataRoot.count + 1)) : mirror
+            if !inside {
+                let (mirrorParent, mirrorName) = split(mirror)
+                if let mirrorParent { readRootSidecar(mirrorParent + "/._" + mirrorName, root: root, mirror: true, into: &walk) }
+            }
+            var mirrorWalker = Walker(root: mirror)
+            mirrorWalker.matchSidecars = false
+            guard Container.isDirectory(mirror), let found = try? mirrorWalker.walk() else { continue }
             walk.sidecarCount += found.sidecarCount
-            let label = mirror.hasPrefix(container.dataRoot + "/") ? String(mirror.dropFirst(container.dataRoot.count + 1)) : mirror
-            for (path, marks) in found.unmatchedSidecars {
-                let sidecar = label + "/" + Self.sidecarName(for: path)
-                mirrored[path, default: []] += marks.map { AttributeMark(attribute: $0.attribute, value: $0.value, source: .macosxMirror(sidecar: sidecar)) }
+            let base = SidecarOrphans.relative(Array(mirror.utf8), toRoot: root)
+            for (path, sidecar) in found.unmatchedSidecars {
+                let name = SidecarOrphans.sidecarPath(for: path)
+                let source = AttributeSource.macosxMirror(sidecar: label + "/" + name.display)
+                mirrored[path, default: []].append((base.appending(name.bytes),
+                                                    sidecar.marks.map { AttributeMark(attribute: $0.attribute, value: $0.value, source: source) },
+                                                    sidecar.size))
             }
             walk.problems += found.problems.map {
                 WalkProblem(path: ContainerPath(label).appending($0.path.bytes), operation: $0.operation, reason: $0.reason, vanished: $0.vanished)
@@ -30,14 +61,50 @@ public enum FolderWalk {
         }
         if !mirrored.isEmpty {
             for i in walk.entries.indices {
-                if let marks = mirrored[walk.entries[i].path] { walk.entries[i].marks += marks }
+                if let found = mirrored.removeValue(forKey: walk.entries[i].path) {
+                    for s in found { walk.entries[i].marks += s.marks }
+                }
+            }
+            for (target, found) in mirrored {
+                for s in found { orphans.append(SidecarOrphan(sidecar: s.sidecar, target: target, marks: s.marks, size: s.size)) }
             }
         }
+        SidecarOrphans.resolve(orphans, into: &walk)
         return walk
     }
 
-    private static func sidecarName(for path: ContainerPath) -> String {
-        let parent = path.parent.map { $0.isRoot ? "" : $0.display + "/" } ?? ""
-        return parent + "._" + ByteText.display(path.name)
+    /// A path's parent folder (nil at `/`) and last component.
+    private static func split(_ path: String) -> (parent: String?, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let name = String(path[path.index(after: slash)...])
+        let parent = String(path[..<slash])
+        return (name.isEmpty ? nil : (parent.isEmpty ? "/" : parent), name)
+    }
+
+    /// Reads the AppleDouble file at `path` (outside the data root) as the data root's own
+    /// sidecar: its marks go to `rootMarks`. A missing file, or one that is not AppleDouble,
+    /// is no sidecar; anything else that stops the read is a problem.
+    private static func readRootSidecar(_ path: String, root: [UInt8], mirror: Bool, into walk: inout WalkResult) {
+        let relative = SidecarOrphans.relative(Array(path.utf8), toRoot: root)
+        let bytes: [UInt8]
+        do {
+            bytes = try Walker.readFile(at: AT_FDCWD, Array(path.utf8))
+        } catch let e as SystemError {
+            // Missing, a symlink, or not a regular file: not a sidecar.
+            if [ENOENT, ELOOP, EINVAL, ENOTDIR].contains(e.code) { return }
+            walk.problems.append(WalkProblem(path: relative, operation: "read AppleDouble file", reason: e.reason))
+            return
+        } catch { return }
+        guard AppleDouble.hasMagic(bytes) else { return }
+        walk.sidecarCount += 1
+        do {
+            let source: AttributeSource = mirror ? .macosxMirror(sidecar: path) : .appleDouble(sidecar: relative)
+            for a in try AppleDouble.parse(bytes).attributes {
+                guard let attribute = BackupAttribute(attributeName: Array(a.name.utf8)) else { continue }
+                walk.rootMarks.append(AttributeMark(attribute: attribute, value: a.value, source: source))
+            }
+        } catch {
+            walk.problems.append(WalkProblem(path: relative, operation: "parse AppleDouble file", reason: "\(error)"))
+        }
     }
 }

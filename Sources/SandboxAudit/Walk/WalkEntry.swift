@@ -25,7 +25,6 @@ public struct WalkEntry: Sendable {
     public var header: [UInt8]?
     /// Backup attributes found on the entry (native or from sidecars).
     public var marks: [AttributeMark]
-
     public var modifiedTime: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
 }
 
@@ -54,8 +53,50 @@ public struct WalkResult: Sendable {
     public var rootMarks: [AttributeMark] = []
     public var problems: [WalkProblem] = []
     /// Sidecars whose file was not beside them (all of them, in a `__MACOSX` mirror), by the
-    /// path of the item they describe.
-    public var unmatchedSidecars: [ContainerPath: [AttributeMark]] = [:]
+    /// path of the item they describe, relative to the walked root.
+    public var unmatchedSidecars: [ContainerPath: Sidecar] = [:]
+    /// Sidecars that describe no entry of the container, in no particular order. Their bytes
+    /// count with the sidecars, never in the app's totals.
+    public var orphanSidecars: [SidecarOrphan] = []
     /// How many AppleDouble files were read (kept out of every total).
     public var sidecarCount = 0
+}
+
+/// What one AppleDouble `._NAME` file held.
+public struct Sidecar: Sendable {
+    /// The backup attributes in it (none when it holds other attributes or Finder info only).
+    public var marks: [AttributeMark]
+    /// The sidecar file's own size.
+    public var size: Int64
+
+    public init(marks: [AttributeMark], size: Int64) {
+        self.marks = marks
+        self.size = size
+    }
+}
+
+/// An AppleDouble sidecar that describes no entry: its item is gone, or is named with other
+/// bytes (the same name in another Unicode normalisation, NFC against NFD).
+public struct SidecarOrphan: Sendable {
+    /// Where the sidecar is, relative to the data root (`../` leads out of it, to a sidecar
+    /// beside the data root or to a `__MACOSX` mirror beside it).
+    public var sidecar: ContainerPath
+    /// The item it names, relative to the data root.
+    public var target: ContainerPath
+    public var marks: [AttributeMark]
+    /// The sidecar file's size.
+    public var size: Int64
+    /// The entry in the same folder whose name equals the target's under Unicode
+    /// normalisation, else the entry there nearest by name; nil when the folder holds none.
+    public var nearest: ContainerPath?
+    /// True when `nearest` is the same name under Unicode normalisation: a Mac's file system
+    /// treats the two as one name, so the sidecar's marks were given to that entry.
+    public var sameUnderNormalisation = false
+
+    public init(sidecar: ContainerPath, target: ContainerPath, marks: [AttributeMark], size: Int64) {
+        self.sidecar = sidecar
+        self.target = target
+        self.marks = marks
+        self.size = size
+    }
 }

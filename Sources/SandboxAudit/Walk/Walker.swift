@@ -21,6 +21,12 @@ public struct Walker {
     public var root: String
     /// Names skipped at the top level (the `__MACOSX` mirror, read separately).
     public var skipAtTop: Set<[UInt8]> = []
+    /// Whether a `._NAME` sidecar gives its attributes to NAME beside it. A `__MACOSX` mirror
+    /// is walked with false: there every sidecar describes the item at the same path in the
+    /// data root, even where the mirror has a folder of that name too (as Finder and `ditto`
+    /// zips do for every folder holding a file with a sidecar), so all land in
+    /// `unmatchedSidecars`.
+    public var matchSidecars = true
     /// How many leading bytes to record of a regular file (0: none), given its path and size:
     /// the content rules' file signatures, read while the folder is open anyway.
     public var headerLength: @Sendable (ContainerPath, Int64) -> Int = { _, _ in 0 }
@@ -94,7 +100,7 @@ public struct Walker {
         for part in shared.results {
             result.entries += part.entries
             result.problems += part.problems
-            result.unmatchedSidecars.merge(part.unmatchedSidecars) { $0 + $1 }
+            result.unmatchedSidecars.merge(part.unmatchedSidecars) { a, b in Sidecar(marks: a.marks + b.marks, size: a.size + b.size) }
             result.sidecarCount += part.sidecarCount
         }
         return result
@@ -189,7 +195,7 @@ public struct Walker {
     private func readDirectory(fd: Int32, path: ContainerPath, top: Bool, into result: inout WalkResult) -> [[UInt8]] {
         var subdirectories: [[UInt8]] = []
         let firstNew = result.entries.count
-        var sidecars: [[UInt8]: [AttributeMark]] = [:]
+        var sidecars: [[UInt8]: Sidecar] = [:]
         let failure = Walker.forEachName(in: fd) { cName, name in
             if top && skipAtTop.contains(Array(name)) { return }
             let childPath = path.appending(name)
@@ -206,7 +212,7 @@ public struct Walker {
                 case .notSidecar: break
                 case .sidecar(let marks):
                     result.sidecarCount += 1
-                    sidecars[Array(name.dropFirst(2)), default: []] += marks
+                    sidecars[Array(name.dropFirst(2))] = Sidecar(marks: marks, size: Int64(st.st_size))
                     return
                 case .failed(let problem):
                     result.sidecarCount += 1
@@ -250,10 +256,12 @@ public struct Walker {
             result.problems.append(WalkProblem(path: path, operation: "read directory", reason: failure.reason))
         }
         if !sidecars.isEmpty {
-            for i in firstNew..<result.entries.count {
-                if let marks = sidecars.removeValue(forKey: Array(result.entries[i].path.name)) { result.entries[i].marks += marks }
+            if matchSidecars {
+                for i in firstNew..<result.entries.count {
+                    if let sidecar = sidecars.removeValue(forKey: Array(result.entries[i].path.name)) { result.entries[i].marks += sidecar.marks }
+                }
             }
-            for (name, marks) in sidecars { result.unmatchedSidecars[path.appending(name)] = marks }
+            for (name, sidecar) in sidecars { result.unmatchedSidecars[path.appending(name)] = sidecar }
         }
         return subdirectories
     }
