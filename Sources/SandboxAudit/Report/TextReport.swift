@@ -32,8 +32,8 @@ public struct TextReport {
         var lines: [String] = []
         var identity = c.bundleIdentifier ?? "unidentified app"
         if let v = c.version { identity += " \(v)" }
-        lines.append(bold("sandbox-audit \(Audit.toolVersion)") + ": \(identity) (\(c.kind.rawValue))")
-        lines.append("data root: \(c.dataRoot)")
+        lines.append(bold("sandbox-audit \(Audit.toolVersion)") + ": \(TerminalText.escaped(identity)) (\(c.kind.rawValue))")
+        lines.append("data root: \(TerminalText.escaped(c.dataRoot))")
         lines.append("")
 
         let header = TextReport.pad("zone", 30) + TextReport.pad("files", 8, right: true) + TextReport.pad("size", 11, right: true)
@@ -84,7 +84,7 @@ public struct TextReport {
             for (title, list, value) in [("added", c.added, { (ch: BaselineComparison.Change) in ByteSize.format(ch.after ?? 0) }),
                                          ("removed", c.removed, { ByteSize.format($0.before ?? 0) }),
                                          ("grew most", c.grew, { signed($0.delta) })] where !list.isEmpty {
-                let shown = list.prefix(n).map { "\($0.path.display) (\(value($0)))" }.joined(separator: ", ")
+                let shown = list.prefix(n).map { "\(TerminalText.escaped($0.path.display)) (\(value($0)))" }.joined(separator: ", ")
                 lines.append("  \(title) (\(list.count)): \(shown)\(list.count > n ? ", …" : "")")
             }
             lines.append("")
@@ -96,8 +96,8 @@ public struct TextReport {
             lines.append(bold("findings") + ": \(result.count(.error)) error(s), \(result.count(.warning)) warning(s), \(result.count(.note)) note(s)")
             for f in result.findings {
                 let tag = paint(TextReport.pad(f.severity.rawValue, 8), color(f.severity))
-                lines.append("\(tag)\(f.ruleId)  \(f.path?.display ?? ".")")
-                lines.append("        \(f.message)")
+                lines.append("\(tag)\(f.ruleId)  \(TerminalText.escaped(f.path?.display ?? "."))")
+                lines.append("        \(TerminalText.escaped(f.message))")
                 if let fix = RuleCatalogue.rule(id: f.ruleId)?.description.fix {
                     lines.append("        fix: \(fix)")
                 }
