@@ -400,3 +400,25 @@ final class HostileInputTests: XCTestCase {
         }
     }
 }
+
+/// docs/limits.md states the limits the code enforces.
+final class LimitsDocTests: XCTestCase {
+    func testLimitsDocumentMatchesTheCode() throws {
+        let doc = try String(contentsOfFile: DocsTests.repo + "/docs/limits.md", encoding: .utf8)
+        XCTAssertEqual(AttributeValueClass.maximumPlistSize, 64 * 1024)
+        XCTAssertEqual(ArchiveWalk.Reader.maximumAttributeValue, 64 * 1024)
+        XCTAssertTrue(doc.contains("\(ArchiveWalk.Reader.maximumAttributes) attributes kept per member"))
+        XCTAssertEqual(AppleDouble.maximumSize, 1 << 20)
+        XCTAssertTrue(doc.contains("at most \(AppleDouble.maximumEntries) entries and \(groupedDigits(Int64(AppleDouble.maximumAttributes))) attributes"))
+        XCTAssertEqual(Container.maximumIdentityPlistSize, 1 << 20)
+        XCTAssertEqual(LargeUserDefaults.maximumParsedSize, 16 << 20)
+        XCTAssertEqual(PolicyFile.maximumSize, 1 << 20)
+        XCTAssertTrue(doc.contains("deeper than \(BoundedPlist.maximumDepth)"))
+        XCTAssertEqual(BoundedPlist.maximumExpandedObjects(for: 0), 100_000)
+        XCTAssertEqual(BoundedPlist.maximumExpandedObjects(for: 4), 100_001)
+        XCTAssertEqual(BoundedPlist.maximumExpandedBytes(for: 1), (1 << 20) + 4)
+        XCTAssertTrue(doc.contains("scripts/fuzz.sh --duration"))
+        let readme = try String(contentsOfFile: DocsTests.repo + "/README.md", encoding: .utf8)
+        XCTAssertTrue(readme.contains("(docs/limits.md)"))
+    }
+}
