@@ -129,7 +129,11 @@ public enum BoundedPlist {
 
     // MARK: binary
 
-    static func checkBinary(_ b: [UInt8]) throws {
+    static func checkBinary(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBufferPointer { try checkBinary($0) }
+    }
+
+    private static func checkBinary(_ b: UnsafeBufferPointer<UInt8>) throws {
         let n = b.count
         guard n >= 8 + 1 + 32 else { throw Refusal("binary property list truncated") }
         let t = n - 32
@@ -145,11 +149,6 @@ public enum BoundedPlist {
             throw Refusal("binary property list offset table lies outside the file")
         }
         let count = Int(objectCount), table = Int(tableOffset)
-        func offset(_ i: Int) throws -> Int {
-            let o = readUInt(b, table + i * offsetSize, offsetSize)
-            guard o >= 8, o < tableOffset else { throw Refusal("binary property list object \(i) lies outside the object area") }
-            return Int(o)
-        }
         let objectEnd = table
         let maxObjects = maximumExpandedObjects(for: n), maxBytes = maximumExpandedBytes(for: n)
 
@@ -157,39 +156,44 @@ public enum BoundedPlist {
         var state = [UInt8](repeating: 0, count: count)
         var expandedObjects = [Int](repeating: 0, count: count)
         var expandedBytes = [Int](repeating: 0, count: count)
-        struct Frame { let object: Int; let children: [Int]; var next: Int; var objects: Int; var bytes: Int }
+        /// An object being walked: its references are `refCount` integers of `refSize` bytes at `refs`.
+        struct Frame { var object: Int; var refs: Int; var refCount: Int; var next: Int; var objects: Int; var bytes: Int }
         var stack: [Frame] = []
+        stack.reserveCapacity(maximumDepth + 1)
+
+        func malformed(_ object: Int, _ what: String) -> Refusal { Refusal("binary property list object \(object) \(what)") }
 
         func open(_ object: Int) throws -> Frame {
-            let start = try offset(object)
+            let o = readUInt(b, table + object * offsetSize, offsetSize)
+            guard o >= 8, o < tableOffset else { throw malformed(object, "lies outside the object area") }
+            let start = Int(o)
             let marker = b[start]
             let high = marker >> 4, low = Int(marker & 0x0F)
             var p = start + 1
             // Length of a variable-sized object: the low nibble, or a following integer object.
             func length() throws -> Int {
                 if low != 0x0F { return low }
-                guard p < objectEnd, b[p] >> 4 == 0x1 else { throw Refusal("binary property list object \(object) has a malformed length") }
+                guard p < objectEnd, b[p] >> 4 == 0x1 else { throw malformed(object, "has a malformed length") }
                 let size = 1 << Int(b[p] & 0x0F)
-                guard size <= 8, p + 1 + size <= objectEnd else { throw Refusal("binary property list object \(object) has a malformed length") }
+                guard size <= 8, p + 1 + size <= objectEnd else { throw malformed(object, "has a malformed length") }
                 let v = readUInt(b, p + 1, size)
                 p += 1 + size
-                guard v <= UInt64(n) else { throw Refusal("binary property list object \(object) claims \(v) elements") }
+                guard v <= UInt64(n) else { throw malformed(object, "claims \(v) elements") }
                 return Int(v)
             }
             func need(_ bytes: Int) throws {
-                guard bytes >= 0, p + bytes <= objectEnd else { throw Refusal("binary property list object \(object) runs past the object area") }
+                guard bytes >= 0, p + bytes <= objectEnd else { throw malformed(object, "runs past the object area") }
             }
-            var children: [Int] = []
             var payload = 0
             switch high {
             case 0x0:
-                guard [0x00, 0x08, 0x09, 0x0F].contains(low) else { throw Refusal("binary property list object \(object) has unknown marker") }
+                guard low == 0x00 || low == 0x08 || low == 0x09 || low == 0x0F else { throw malformed(object, "has an unknown marker") }
                 payload = 1
             case 0x1, 0x2:
-                guard low <= 4 else { throw Refusal("binary property list object \(object) is a number of unsupported size") }
+                guard low <= 4 else { throw malformed(object, "is a number of unsupported size") }
                 try need(1 << low); payload = 1 << low
             case 0x3:
-                guard low == 3 else { throw Refusal("binary property list object \(object) has unknown marker") }
+                guard low == 3 else { throw malformed(object, "has an unknown marker") }
                 try need(8); payload = 8
             case 0x4, 0x5:
                 let len = try length(); try need(len); payload = len
@@ -200,42 +204,34 @@ public enum BoundedPlist {
             case 0xA, 0xC, 0xD:
                 let len = try length()
                 let refs = high == 0xD ? len * 2 : len
-                guard refs <= count * 2 + 2 else { throw Refusal("binary property list object \(object) claims \(len) elements") }
                 try need(refs * refSize)
-                children.reserveCapacity(refs)
-                for k in 0..<refs {
-                    let r = readUInt(b, p + k * refSize, refSize)
-                    guard r < objectCount else { throw Refusal("binary property list object \(object) refers to a missing object") }
-                    children.append(Int(r))
-                }
-                payload = 0
+                return Frame(object: object, refs: p, refCount: refs, next: 0, objects: 1, bytes: 0)
             default:
-                throw Refusal("binary property list object \(object) has unknown marker 0x\(String(marker, radix: 16))")
+                throw malformed(object, "has an unknown marker 0x\(String(marker, radix: 16))")
             }
-            return Frame(object: object, children: children, next: 0, objects: 1, bytes: payload)
+            return Frame(object: object, refs: p, refCount: 0, next: 0, objects: 1, bytes: payload)
         }
 
+        let overLimit = Refusal("binary property list expands to more than \(maxObjects) objects or \(maxBytes) bytes (shared references)")
         state[Int(top)] = 1
         stack.append(try open(Int(top)))
-        while !stack.isEmpty {
-            let i = stack.count - 1
-            if stack[i].next < stack[i].children.count {
-                let child = stack[i].children[stack[i].next]
+        while let i = stack.indices.last {
+            if stack[i].next < stack[i].refCount {
+                let r = readUInt(b, stack[i].refs + stack[i].next * refSize, refSize)
+                guard r < objectCount else { throw malformed(stack[i].object, "refers to a missing object") }
+                let child = Int(r)
                 stack[i].next += 1
                 switch state[child] {
                 case 2:
                     stack[i].objects += expandedObjects[child]
                     stack[i].bytes += expandedBytes[child]
+                    if stack[i].objects > maxObjects || stack[i].bytes > maxBytes { throw overLimit }
                 case 1:
                     throw Refusal("binary property list contains a cycle")
                 default:
                     guard stack.count < maximumDepth else { throw Refusal("binary property list nested more than \(maximumDepth) deep") }
                     state[child] = 1
                     stack.append(try open(child))
-                    continue
-                }
-                if stack[i].objects > maxObjects || stack[i].bytes > maxBytes {
-                    throw Refusal("binary property list expands to more than \(maxObjects) objects or \(maxBytes) bytes (shared references)")
                 }
             } else {
                 let done = stack.removeLast()
@@ -245,15 +241,14 @@ public enum BoundedPlist {
                 if let parent = stack.indices.last {
                     stack[parent].objects += done.objects
                     stack[parent].bytes += done.bytes
-                    if stack[parent].objects > maxObjects || stack[parent].bytes > maxBytes {
-                        throw Refusal("binary property list expands to more than \(maxObjects) objects or \(maxBytes) bytes (shared references)")
-                    }
+                    if stack[parent].objects > maxObjects || stack[parent].bytes > maxBytes { throw overLimit }
                 }
             }
         }
     }
 
-    static func readUInt(_ b: [UInt8], _ at: Int, _ size: Int) -> UInt64 {
+    @inline(__always)
+    static func readUInt(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ size: Int) -> UInt64 {
         var v: UInt64 = 0
         for k in 0..<size { v = v << 8 | UInt64(b[at + k]) }
         return v
