@@ -422,3 +422,28 @@ final class LimitsDocTests: XCTestCase {
         XCTAssertTrue(readme.contains("(docs/limits.md)"))
     }
 }
+
+final class AppleDoubleLayoutTests: XCTestCase {
+    /// Finder info followed by bytes that are not an ATTR block: kept on a rewrite that adds
+    /// nothing, refused by one that would have to replace them.
+    func testUnknownFinderInfoTailIsKeptOrRefused() throws {
+        var p = AppleDouble.Parsed()
+        p.finderInfoTail = [9, 9, 9, 9]
+        p.resourceFork = [1, 2, 3]
+        let bytes = AppleDouble.build(p)
+        let back = try AppleDouble.parse(bytes)
+        XCTAssertEqual(back.finderInfoTail, [9, 9, 9, 9])
+        XCTAssertEqual(back.resourceFork, [1, 2, 3])
+        let dir = try TempDir()
+        try Fixture.file(dir.sub("a"), size: 1)
+        try Fixture.bytes(dir.sub("._a"), bytes)
+        XCTAssertThrowsError(try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: dir.sub("a"), carrier: .sidecar))
+        XCTAssertEqual(try Walker.readFile(at: AT_FDCWD, Array(dir.sub("._a").utf8)), bytes)
+    }
+
+    func testLongAttributeNamesRoundTrip() throws {
+        var p = AppleDouble.Parsed()
+        p.entries = [.init(name: [UInt8](repeating: 0x61, count: 254), value: [1]), .init(name: [UInt8](repeating: 0x62, count: 255), value: [2])]
+        XCTAssertEqual(try AppleDouble.parse(AppleDouble.build(p)).entries, p.entries)
+    }
+}

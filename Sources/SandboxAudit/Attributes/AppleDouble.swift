@@ -196,7 +196,8 @@ public enum AppleDouble {
         let hasAttr = !parsed.entries.isEmpty || parsed.finderInfoTail.allSatisfy { $0 == 0 }
         let attrHeader = finderInfoOffset + finderInfoSize + 2
         var entries = [UInt8]()
-        let encodedNames = parsed.entries.map { Array($0.name.prefix(254)) + [0] }
+        // A name of 255 bytes fills the length byte without its NUL (as parsed).
+        let encodedNames = parsed.entries.map { $0.name.count < 255 ? $0.name + [0] : Array($0.name.prefix(255)) }
         let entryTableEnd = attrHeader + attrHeaderSize + encodedNames.reduce(0) { $0 + ((11 + $1.count + 3) & ~3) }
         let dataOffset = entryTableEnd
         var data = [UInt8]()

@@ -77,6 +77,9 @@ public enum BackupMarker {
         case .sidecar:
             let sidecar = try sidecarPath(for: path)
             var parsed = try readSidecar(sidecar, forWriting: true) ?? AppleDouble.Parsed()
+            guard parsed.finderInfoTail.allSatisfy({ $0 == 0 }) else {
+                throw InputError("\(ByteText.display(sidecar)) holds data after its Finder info that is not an ATTR block; refusing to rewrite it")
+            }
             // Replace the first entry of this attribute in place (keeping its position and
             // flags), drop any further copies, keep everything else as it was.
             var replaced = false
