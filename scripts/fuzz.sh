@@ -47,7 +47,7 @@ while [ $# -gt 0 ]; do
         --mem-mb) mem="$2"; shift 2 ;;
         --only) only="$2"; shift 2 ;;
         --bin) bin="$2"; shift 2 ;;
-        -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
         *) echo "fuzz.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -186,6 +186,23 @@ def mutate(data, rounds=None):
             j = rng.randrange(len(b)); b[j:j + 4] = b[i:i + 4]
     return bytes(b)
 
+def mutate_fields(data, fields):
+    """Writes interesting values into known header fields: (offset from start, or negative from
+    the end, width)."""
+    b = bytearray(data)
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        off, w = rng.choice(fields)
+        i = off if off >= 0 else len(b) + off
+        if 0 <= i and i + w <= len(b):
+            b[i:i + w] = (rng.choice(INTERESTING) & ((1 << (8 * w)) - 1)).to_bytes(w, "big")
+    return bytes(b)
+
+# AppleDouble: entry count, the two entries' offset/length, the ATTR header and first entries.
+SIDECAR_FIELDS = [(24, 2), (30, 4), (34, 4), (42, 4), (46, 4), (84 + 8, 4), (84 + 12, 4), (84 + 16, 4), (84 + 34, 2),
+                  (120, 4), (124, 4), (130, 1), (180, 4), (184, 4)]
+# Binary plist trailer: offset size, ref size, object count, top object, table offset.
+BPLIST_FIELDS = [(-26, 1), (-25, 1), (-24, 8), (-20, 4), (-16, 8), (-8, 8), (-4, 4), (8, 1), (9, 1)]
+
 def hostile_plist():
     k = rng.randrange(5)
     if k == 0: return bomb(rng.randrange(18, 60))
@@ -197,7 +214,9 @@ def hostile_plist():
 def plist_case(seeds):
     r = rng.random()
     if r < 0.25: return hostile_plist()
-    return mutate(rng.choice(seeds))
+    seed = rng.choice(seeds)
+    if r < 0.45 and seed.startswith(b"bplist"): return mutate_fields(seed, BPLIST_FIELDS)
+    return mutate(seed)
 
 # ---- running -------------------------------------------------------------------------------
 
@@ -268,6 +287,7 @@ def t_sidecar(case):
     r = rng.random()
     if r < 0.15: data = appledouble([], same_range=rng.choice([100, 3000, 65535]))
     elif r < 0.3: data = appledouble([(EXCL.encode(), hostile_plist())])
+    elif r < 0.6: data = mutate_fields(sidecar_seed(), SIDECAR_FIELDS)
     else: data = mutate(sidecar_seed())
     with open(os.path.join(c, "Documents/._f"), "wb") as f: f.write(data[:1 << 20])
     scan_all(case, "sidecar", "c"); run(["attributes", "c/Documents/f"], case, "sidecar")
