@@ -13,7 +13,8 @@
 #   yaml       the .sandbox-audit.yml policy file
 # Commands run: scan (text and markdown), inventory, attributes (and exclude on sidecars).
 # A case fails when the binary is killed by a signal or exits other than 0, 1 or 2 (crash),
-# runs past --timeout (hang), or its peak RSS passes --budget-mb (over budget). Failing
+# runs past --timeout (hang), or its peak RSS passes --budget-mb (over budget); and when
+# `exclude --carrier sidecar` rewrites a sidecar losing anything but the exclude attribute. Failing
 # inputs are kept in OUT/failures/. Prints the counts; exits 1 when anything failed, 2 on a
 # usage error.
 #
@@ -220,7 +221,7 @@ def plist_case(seeds):
 
 # ---- running -------------------------------------------------------------------------------
 
-counts = {"cases": 0, "runs": 0, "crashes": 0, "hangs": 0, "over_budget": 0}
+counts = {"cases": 0, "runs": 0, "crashes": 0, "hangs": 0, "over_budget": 0, "data_loss": 0}
 per_target = {}
 worst = {"rss_mb": 0.0, "seconds": 0.0}
 
@@ -262,6 +263,7 @@ def run(args, case_dir, target):
         with open(os.path.join(keep, "WHY.txt"), "w") as f:
             f.write("args: %r\nexit: %s\nseconds: %.2f\npeak RSS MB: %.1f\nstderr: %s\n" % (args, code, elapsed, rss_mb, err))
         print("FAIL %s %s %r exit=%s %.1fs %.0fMB -> %s" % (problem, target, args, code, elapsed, rss_mb, keep), flush=True)
+    return None if problem else code
 
 def container(root, identity=None):
     for d in ("Documents", "Library/Preferences", "Library/Caches", "Library/Application Support", "tmp"):
@@ -282,6 +284,32 @@ def t_xattr(case):
     except OSError: return
     scan_all(case, "xattr", "c"); run(["attributes", "c/Documents/f"], case, "xattr")
 
+def parse_appledouble(b):
+    """What a rewrite must keep: Finder info, resource fork, other entries, attributes other than
+    the backup ones (raw name, value). None when not a plain readable sidecar."""
+    try:
+        if len(b) < 26 or struct.unpack(">I", b[:4])[0] != 0x00051607: return None
+        n = struct.unpack(">H", b[24:26])[0]; out = {"fork": b"", "other": [], "attrs": [], "finder": b"\0" * 32}
+        for k in range(n):
+            i, o, l = struct.unpack(">III", b[26 + 12 * k:38 + 12 * k])
+            if o + l > len(b): return None
+            if i == 2: out["fork"] = b[o:o + l]
+            elif i == 9:
+                out["finder"] = b[o:o + 32]
+                h = o + 34
+                if l >= 34 + 36 and b[h:h + 4] == b"ATTR":
+                    p = h + 36
+                    for _ in range(struct.unpack(">H", b[h + 34:h + 36])[0]):
+                        vo, vl, fl, nl = struct.unpack(">IIHB", b[p:p + 11])
+                        name = b[p + 11:p + 11 + nl].rstrip(b"\0")
+                        if not name.endswith(b"com.apple.metadata:com_apple_backup_excludeItem"):
+                            out["attrs"].append((name, b[vo:vo + vl]))
+                        p += (11 + nl + 3) & ~3
+            else: out["other"].append((i, b[o:o + l]))
+        return out
+    except Exception:
+        return None
+
 def t_sidecar(case):
     c = os.path.join(case, "c"); container(c)
     r = rng.random()
@@ -291,7 +319,18 @@ def t_sidecar(case):
     else: data = mutate(sidecar_seed())
     with open(os.path.join(c, "Documents/._f"), "wb") as f: f.write(data[:1 << 20])
     scan_all(case, "sidecar", "c"); run(["attributes", "c/Documents/f"], case, "sidecar")
-    run(["exclude", "--carrier", "sidecar", "c/Documents/f"], case, "sidecar")
+    sidecar = os.path.join(c, "Documents/._f")
+    before = open(sidecar, "rb").read()
+    if run(["exclude", "--carrier", "sidecar", "c/Documents/f"], case, "sidecar") == 0:
+        # The rewrite keeps everything but the exclude attribute (checked when both parse).
+        old, new = parse_appledouble(before), parse_appledouble(open(sidecar, "rb").read())
+        if old is not None and (new is None or any(old[k] != new[k] for k in ("fork", "other", "attrs", "finder"))):
+            counts["data_loss"] += 1
+            keep = os.path.join(OUT, "failures", "data_loss-sidecar-%d" % counts["runs"])
+            os.makedirs(keep)
+            open(os.path.join(keep, "before"), "wb").write(before)
+            shutil.copy(sidecar, os.path.join(keep, "after"))
+            print("FAIL data_loss sidecar -> %s" % keep, flush=True)
     run(["include", "--carrier", "sidecar", "c/Documents/f"], case, "sidecar")
 
 def t_identity(case):
@@ -379,11 +418,11 @@ while time.monotonic() < deadline:
         print("fuzz: %d cases, %d runs, %d crashes, %d hangs, %d over budget" %
               (counts["cases"], counts["runs"], counts["crashes"], counts["hangs"], counts["over_budget"]), flush=True)
 shutil.rmtree(work, ignore_errors=True)
-print("fuzz: done, seed %d: %d cases, %d runs, %d crashes, %d hangs, %d over budget; worst run %.2f s, %.0f MB peak RSS"
-      % (SEED, counts["cases"], counts["runs"], counts["crashes"], counts["hangs"], counts["over_budget"], worst["seconds"], worst["rss_mb"]))
+print("fuzz: done, seed %d: %d cases, %d runs, %d crashes, %d hangs, %d over budget, %d sidecar rewrites losing data; worst run %.2f s, %.0f MB peak RSS"
+      % (SEED, counts["cases"], counts["runs"], counts["crashes"], counts["hangs"], counts["over_budget"], counts["data_loss"], worst["seconds"], worst["rss_mb"]))
 for t in names:
     print("  %-12s %s" % (t, " ".join("%s=%d" % kv for kv in sorted(per_target.get(t, {}).items()))))
-sys.exit(1 if counts["crashes"] + counts["hangs"] + counts["over_budget"] else 0)
+sys.exit(1 if counts["crashes"] + counts["hangs"] + counts["over_budget"] + counts["data_loss"] else 0)
 PY
 rc=$?
 set -e
