@@ -295,7 +295,7 @@ def parse_appledouble(b):
             if o + l > len(b): return None
             if i == 2: out["fork"] = b[o:o + l]
             elif i == 9:
-                out["finder"] = b[o:o + 32]
+                if l >= 32: out["finder"] = b[o:o + 32]  # an entry of 0 bytes holds no Finder info
                 h = o + 34
                 if l >= 34 + 36 and b[h:h + 4] == b"ATTR":
                     p = h + 36
