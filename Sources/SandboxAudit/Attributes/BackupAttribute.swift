@@ -59,20 +59,17 @@ public enum AttributeValueClass: String, Sendable, Codable, CaseIterable {
     /// Anything else, including an empty value or the bare text `true`.
     case other
 
+    /// Values larger than this are not parsed as plists (Linux caps an attribute at 64 KiB).
+    public static let maximumPlistSize = 64 * 1024
+
     public static func classify(_ value: [UInt8]) -> AttributeValueClass {
         if value == BackupAttribute.canonicalValue { return .canonical }
         if value.elementsEqual(BackupAttribute.backupdString.utf8) { return .string }
         // Only XML and binary plists count: Foundation's OpenStep parser would take almost any
-        // bare word (`true`, even `com.apple.backupd`) as a plist string.
-        let head = value.prefix(64)
-        let looksBinary = head.starts(with: Array("bplist".utf8))
-        let looksXML = String(decoding: head, as: UTF8.self).contains("<?xml") || String(decoding: head, as: UTF8.self).contains("<plist")
-        guard looksBinary || looksXML else { return .other }
-        var format = PropertyListSerialization.PropertyListFormat.binary
-        guard let object = try? PropertyListSerialization.propertyList(from: Data(value), options: [], format: &format),
-              format == .binary || format == .xml
-        else { return .other }
-        if format == .binary, let s = object as? String, s == BackupAttribute.backupdString { return .canonical }
+        // bare word (`true`, even `com.apple.backupd`) as a plist string. BoundedPlist refuses
+        // anything else, and hostile plists (reference bombs, deep nesting) too.
+        guard case .success(let parsed) = BoundedPlist.decode(value, maximumSize: maximumPlistSize) else { return .other }
+        if parsed.format == .binary, let s = parsed.object as? String, s == BackupAttribute.backupdString { return .canonical }
         return .plistOther
     }
 }

@@ -6,6 +6,11 @@ import Darwin
 
 /// Sets, clears and reads the backup attributes on real paths: what `exclude`, `include` and
 /// `attributes` do, and how tests build fixtures. The only writer in the library.
+///
+/// Paths are raw bytes (a file name need not be UTF-8); the `String` forms take its UTF-8.
+/// A sidecar is rewritten keeping everything the tool does not change: other attributes byte
+/// for byte (raw names, flags, values), Finder info, the resource fork, other entries, and the
+/// file's owner and mode.
 public enum BackupMarker {
     public enum Carrier: String, Sendable, CaseIterable {
         /// A native extended attribute (`user.`-prefixed on Linux).
@@ -17,28 +22,77 @@ public enum BackupMarker {
 
     /// The sidecar path for `path`: `dir/._name`.
     public static func sidecarPath(for path: String) -> String {
-        let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
-        guard let slash = trimmed.lastIndex(of: "/") else { return "._" + trimmed }
-        return String(trimmed[...slash]) + "._" + trimmed[trimmed.index(after: slash)...]
+        (try? sidecarPath(for: Array(path.utf8))).map { ByteText.display($0) } ?? path
     }
 
-    private static func requireExists(_ path: String) throws {
+    /// The sidecar path for `path`: `dir/._name`. A path ending in `.` or `..` names a folder by
+    /// an alias: the sidecar is named after the folder's real name, beside it; the file system
+    /// root has no sidecar.
+    public static func sidecarPath(for path: [UInt8]) throws -> [UInt8] {
+        let slash = UInt8(ascii: "/")
+        var trimmed = path
+        while trimmed.count > 1, trimmed.last == slash { trimmed.removeLast() }
+        let last = trimmed.split(separator: slash, omittingEmptySubsequences: false).last.map(Array.init) ?? []
+        if last == [UInt8(ascii: ".")] || last == [UInt8(ascii: "."), UInt8(ascii: ".")] || trimmed == [slash] {
+            guard let real = realPath(trimmed), real != [slash] else {
+                throw InputError("\(ByteText.display(path)) is the file system root or cannot be resolved; it has no sidecar (give the folder by its name)")
+            }
+            trimmed = real
+        }
+        guard let i = trimmed.lastIndex(of: slash) else { return Array("._".utf8) + trimmed }
+        return Array(trimmed[...i]) + Array("._".utf8) + Array(trimmed[(i + 1)...])
+    }
+
+    private static func realPath(_ path: [UInt8]) -> [UInt8]? {
+        let r: UnsafeMutablePointer<CChar>? = (path + [0]).withUnsafeBufferPointer { buf in
+            buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { realpath($0, nil) }
+        }
+        guard let r else { return nil }
+        defer { free(r) }
+        return Array(UnsafeBufferPointer(start: UnsafeRawPointer(r).assumingMemoryBound(to: UInt8.self), count: strlen(r)))
+    }
+
+    private static func lstatBytes(_ path: [UInt8], _ st: inout stat) -> Int32 {
+        (path + [0]).withUnsafeBufferPointer { buf in
+            buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { lstat($0, &st) }
+        }
+    }
+
+    private static func requireExists(_ path: [UInt8]) throws {
         var st = stat()
-        guard lstat(path, &st) == 0 else {
-            throw InputError("cannot mark \(path): \(errno == ENOENT ? "no such file or directory" : String(cString: strerror(errno)))")
+        guard lstatBytes(path, &st) == 0 else {
+            throw InputError("cannot mark \(ByteText.display(path)): \(errno == ENOENT ? "no such file or directory" : String(cString: strerror(errno)))")
         }
     }
 
     public static func set(_ attribute: BackupAttribute, value: [UInt8], on path: String, carrier: Carrier) throws {
+        try set(attribute, value: value, on: Array(path.utf8), carrier: carrier)
+    }
+
+    public static func set(_ attribute: BackupAttribute, value: [UInt8], on path: [UInt8], carrier: Carrier) throws {
         try requireExists(path)
         switch carrier {
         case .native:
-            try XAttr.set(path: Array(path.utf8), name: attribute.nativeName, value: value)
+            try XAttr.set(path: path, name: attribute.nativeName, value: value)
         case .sidecar:
-            var parsed = try readSidecar(for: path) ?? AppleDouble.Parsed()
-            parsed.attributes.removeAll { BackupAttribute(attributeName: Array($0.name.utf8)) == attribute }
-            parsed.attributes.append((attribute.macName, value))
-            try AtomicFile.write(AppleDouble.build(parsed), to: sidecarPath(for: path))
+            let sidecar = try sidecarPath(for: path)
+            var parsed = try readSidecar(sidecar, forWriting: true) ?? AppleDouble.Parsed()
+            guard parsed.finderInfoTail.allSatisfy({ $0 == 0 }) else {
+                throw InputError("\(ByteText.display(sidecar)) holds data after its Finder info that is not an ATTR block; refusing to rewrite it")
+            }
+            // Replace the first entry of this attribute in place (keeping its position and
+            // flags), drop any further copies, keep everything else as it was.
+            var replaced = false
+            parsed.entries = parsed.entries.compactMap { e in
+                guard BackupAttribute(attributeName: e.name) == attribute else { return e }
+                if replaced { return nil }
+                replaced = true
+                var e = e
+                e.value = value
+                return e
+            }
+            if !replaced { parsed.entries.append(.init(name: Array(attribute.macName.utf8), value: value)) }
+            try AtomicFile.write(AppleDouble.build(parsed), to: sidecar)
         }
     }
 
@@ -46,26 +100,34 @@ public enum BackupMarker {
     /// anything was removed. A sidecar left with nothing in it is deleted.
     @discardableResult
     public static func clear(_ attribute: BackupAttribute, on path: String, carrier: Carrier) throws -> Bool {
+        try clear(attribute, on: Array(path.utf8), carrier: carrier)
+    }
+
+    @discardableResult
+    public static func clear(_ attribute: BackupAttribute, on path: [UInt8], carrier: Carrier) throws -> Bool {
         try requireExists(path)
         switch carrier {
         case .native:
             var removed = false
             for name in Set([attribute.nativeName, attribute.linuxName, attribute.macName]) {
                 do {
-                    if try XAttr.remove(path: Array(path.utf8), name: name) { removed = true }
+                    if try XAttr.remove(path: path, name: name) { removed = true }
                 } catch let e as SystemError where e.code == ENOTSUP || e.code == EOPNOTSUPP {
                     continue // a name this platform cannot hold (no namespace) is not there
                 }
             }
             return removed
         case .sidecar:
-            guard var parsed = try readSidecar(for: path) else { return false }
-            let before = parsed.attributes.count
-            parsed.attributes.removeAll { BackupAttribute(attributeName: Array($0.name.utf8)) == attribute }
-            guard parsed.attributes.count != before else { return false }
-            let sidecar = sidecarPath(for: path)
-            if parsed.attributes.isEmpty && parsed.finderInfo.allSatisfy({ $0 == 0 }) {
-                if unlink(sidecar) != 0 { throw SystemError(operation: "remove", path: sidecar) }
+            let sidecar = try sidecarPath(for: path)
+            guard var parsed = try readSidecar(sidecar, forWriting: true) else { return false }
+            let before = parsed.entries.count
+            parsed.entries.removeAll { BackupAttribute(attributeName: $0.name) == attribute }
+            guard parsed.entries.count != before else { return false }
+            if parsed.isEmpty {
+                let rc = (sidecar + [0]).withUnsafeBufferPointer { buf in
+                    buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { unlink($0) }
+                }
+                if rc != 0 { throw SystemError(operation: "remove", path: ByteText.display(sidecar)) }
             } else {
                 try AtomicFile.write(AppleDouble.build(parsed), to: sidecar)
             }
@@ -75,9 +137,15 @@ public enum BackupMarker {
 
     /// The backup attributes on `path`, native and from its `._` sidecar.
     public static func read(_ path: String) throws -> [AttributeMark] {
+        try inspect(Array(path.utf8)).marks
+    }
+
+    /// The backup attributes on `path`, native and from its `._` sidecar, and, when a `._NAME`
+    /// beside it could not be read as AppleDouble, why (reading never fails on its account).
+    public static func inspect(_ path: [UInt8]) throws -> (marks: [AttributeMark], sidecarProblem: String?) {
         try requireExists(path)
         var marks: [AttributeMark] = []
-        let target = XAttr.Target.path(Array(path.utf8))
+        let target = XAttr.Target.path(path)
         for name in try XAttr.names(target) {
             guard let attribute = BackupAttribute(attributeName: name) else { continue }
             let n = String(decoding: name, as: UTF8.self)
@@ -85,29 +153,47 @@ public enum BackupMarker {
                 marks.append(AttributeMark(attribute: attribute, value: value, source: .native(name: n)))
             }
         }
-        if let parsed = try readSidecar(for: path) {
-            let sidecar = ContainerPath(sidecarPath(for: path))
-            for a in parsed.attributes {
-                if let attribute = BackupAttribute(attributeName: Array(a.name.utf8)) {
-                    marks.append(AttributeMark(attribute: attribute, value: a.value, source: .appleDouble(sidecar: sidecar)))
+        guard let sidecar = try? sidecarPath(for: path) else { return (marks, nil) }
+        do {
+            if let parsed = try readSidecar(sidecar, forWriting: false) {
+                let where_ = ContainerPath(bytes: sidecar)
+                for a in parsed.entries {
+                    if let attribute = BackupAttribute(attributeName: a.name) {
+                        marks.append(AttributeMark(attribute: attribute, value: a.value, source: .appleDouble(sidecar: where_)))
+                    }
                 }
             }
+        } catch let e as InputError {
+            return (marks, e.message)
         }
-        return marks
+        return (marks, nil)
     }
 
-    static func readSidecar(for path: String) throws -> AppleDouble.Parsed? {
-        let sidecar = sidecarPath(for: path)
+    /// The sidecar at `sidecar`, nil when there is none. With `forWriting`, anything there that
+    /// is not a readable AppleDouble file is an error that refuses the rewrite.
+    static func readSidecar(_ sidecar: [UInt8], forWriting: Bool) throws -> AppleDouble.Parsed? {
         var st = stat()
-        guard lstat(sidecar, &st) == 0 else { return nil }
+        let shown = ByteText.display(sidecar)
+        guard lstatBytes(sidecar, &st) == 0 else { return nil }
+        let refusal = forWriting ? "; refusing to overwrite it" : "; not read"
         guard UInt32(st.st_mode) & UInt32(S_IFMT) == UInt32(S_IFREG) else {
-            throw InputError("\(sidecar) exists and is not a regular file; refusing to touch it")
+            throw InputError("\(shown) exists and is not a regular file" + (forWriting ? "; refusing to touch it" : "; not read"))
         }
-        let bytes = try Walker.readFile(at: AT_FDCWD, Array(sidecar.utf8))
+        guard Int(st.st_size) <= AppleDouble.maximumSize else {
+            throw InputError("\(shown) is \(st.st_size) bytes, over the \(AppleDouble.maximumSize)-byte limit for an AppleDouble file" + refusal)
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try BoundedRead.file(sidecar, limit: AppleDouble.maximumSize, followSymlink: false)
+        } catch let e as BoundedRead.Failure {
+            throw InputError("cannot read \(shown): \(e)" + refusal)
+        }
         do {
             return try AppleDouble.parse(bytes)
+        } catch AppleDouble.ParseError.notAppleDouble {
+            throw InputError("\(shown) exists and is not an AppleDouble file" + refusal)
         } catch {
-            throw InputError("\(sidecar) exists and is not a readable AppleDouble file (\(error)); refusing to overwrite it")
+            throw InputError("\(shown) exists and is not a readable AppleDouble file (\(error))" + refusal)
         }
     }
 }

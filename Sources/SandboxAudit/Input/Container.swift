@@ -168,11 +168,18 @@ public struct Container: Sendable {
         return lstat(path, &st) == 0 && UInt32(st.st_mode) & UInt32(S_IFMT) == UInt32(S_IFREG)
     }
 
-    /// Reads a binary or XML plist dictionary; nil when missing or unreadable (its schema is
-    /// undocumented: read what is there, tolerate what is not).
+    /// Identity plists larger than this are not read (a real one is well under 4 KiB).
+    public static let maximumIdentityPlistSize = 1 << 20
+
+    /// Reads a binary or XML plist dictionary; nil when missing, unreadable, over
+    /// `maximumIdentityPlistSize` or refused by `BoundedPlist` (its schema is undocumented: read
+    /// what is there, tolerate what is not). Opened without following a symlink, without
+    /// blocking on a FIFO and without updating its access time where permitted.
     static func readPlist(_ path: String) -> [String: Any]? {
-        guard fileExists(path), let data = FileManager.default.contents(atPath: path) else { return nil }
-        return (try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)) as? [String: Any]
+        guard fileExists(path),
+              let bytes = try? BoundedRead.file(Array(path.utf8), limit: maximumIdentityPlistSize, followSymlink: false)
+        else { return nil }
+        return BoundedPlist.dictionary(bytes, maximumSize: maximumIdentityPlistSize)
     }
 
     /// The `__MACOSX` mirror trees that may describe this data root: one inside it, and one

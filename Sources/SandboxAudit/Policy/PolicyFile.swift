@@ -25,12 +25,34 @@ public enum PolicyFile {
         }
     }
 
-    /// Loads the file at `path`.
+    /// Policy files larger than this are refused (a full one is a few kilobytes).
+    public static let maximumSize = 1 << 20
+
+    /// Loads the file at `path`. Anything but a regular file (a folder, a FIFO, a device) is
+    /// refused before it is opened, so a FIFO never blocks; the file is read through a
+    /// non-blocking descriptor and at most `maximumSize` bytes are taken.
     public static func load(_ path: String) throws -> Policy {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError("cannot read \(path): \(FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")")
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            let e = errno
+            throw InputError("cannot read \(path): \(e == ENOENT ? "no such file" : String(cString: strerror(e)))")
         }
-        guard let text = String(data: data, encoding: .utf8) else { throw InputError("\(path): not UTF-8 text") }
+        switch UInt32(st.st_mode) & UInt32(S_IFMT) {
+        case UInt32(S_IFREG): break
+        case UInt32(S_IFDIR): throw InputError("cannot read \(path): is a directory, not a policy file")
+        default: throw InputError("cannot read \(path): is not a regular file")
+        }
+        guard Int(st.st_size) <= maximumSize else {
+            throw InputError("\(path): \(st.st_size) bytes, over the \(maximumSize)-byte limit for a policy file")
+        }
+        let bytes: [UInt8]
+        do {
+            // Opened non-blocking and checked again after opening (a race cannot swap in a FIFO).
+            bytes = try BoundedRead.file(Array(path.utf8), limit: maximumSize, followSymlink: true)
+        } catch let e as BoundedRead.Failure {
+            throw InputError("cannot read \(path): \(e)")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw InputError("\(path): not UTF-8 text") }
         return try parse(text, source: path)
     }
 

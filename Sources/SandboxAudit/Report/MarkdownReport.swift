@@ -14,7 +14,9 @@ public enum MarkdownReport {
             case "|": out += "&#124;"
             case "\n", "\r": out += "<br>"
             case "\\", "`", "*", "_", "[", "]", "#", "~", "!": out += "\\" + String(ch)
-            default: out.append(ch)
+            default:
+                // Control characters from the container, as visible escapes (\x1B → \\x1B).
+                for c in TerminalText.escaped(String(ch)) { out += c == "\\" && ch != "\\" ? "\\\\" : String(c) }
             }
         }
         return out

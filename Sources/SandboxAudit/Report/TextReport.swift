@@ -31,7 +31,7 @@ public struct TextReport {
         var lines: [String] = []
         var identity = c.bundleIdentifier ?? "unidentified app"
         if let v = c.version { identity += " \(v)" }
-        lines.append(bold("sandbox-audit \(Audit.toolVersion)") + ": \(identity) (\(c.kind.rawValue))")
+        lines.append(bold("sandbox-audit \(Audit.toolVersion)") + ": \(TerminalText.escaped(identity)) (\(c.kind.rawValue))")
         if result.isMultiDomain {
             lines.append("\(result.inventories.count) containers, each its own backup domain")
         }
@@ -47,7 +47,7 @@ public struct TextReport {
         }
         for inv in result.inventories {
             let ic = inv.container
-            lines.append(bold(ic.domain) + "  \(ic.role.rawValue) container, data root: \(ic.dataRoot)")
+            lines.append(bold(TerminalText.escaped(ic.domain)) + "  \(ic.role.rawValue) container, data root: \(TerminalText.escaped(ic.dataRoot))")
             lines.append(bold(header))
             for zone in Zone.allCases where zone != .system {
                 guard let t = inv.zoneTotals[zone] else { continue }
@@ -98,7 +98,7 @@ public struct TextReport {
             for (title, list, value) in [("added", c.added, { (ch: BaselineComparison.Change) in ByteSize.format(ch.after ?? 0) }),
                                          ("removed", c.removed, { ByteSize.format($0.before ?? 0) }),
                                          ("grew most", c.grew, { signed($0.delta) })] where !list.isEmpty {
-                let shown = list.prefix(n).map { "\($0.path.display) (\(value($0)))" }.joined(separator: ", ")
+                let shown = list.prefix(n).map { "\(TerminalText.escaped($0.path.display)) (\(value($0)))" }.joined(separator: ", ")
                 lines.append("  \(title) (\(list.count)): \(shown)\(list.count > n ? ", …" : "")")
             }
             lines.append("")
@@ -110,8 +110,8 @@ public struct TextReport {
             lines.append(bold("findings") + ": \(result.count(.error)) error(s), \(result.count(.warning)) warning(s), \(result.count(.note)) note(s)")
             for f in result.findings {
                 let tag = paint(TextReport.pad(f.severity.rawValue, 8), color(f.severity))
-                lines.append("\(tag)\(f.ruleId)  \(result.place(f))")
-                lines.append("        \(f.message)")
+                lines.append("\(tag)\(f.ruleId)  \(TerminalText.escaped(result.place(f)))")
+                lines.append("        \(TerminalText.escaped(f.message))")
                 if let fix = RuleCatalogue.rule(id: f.ruleId)?.description.fix {
                     lines.append("        fix: \(fix)")
                 }

@@ -5,18 +5,34 @@ import Darwin
 #endif
 
 /// Writes a file whole or not at all: to a temporary file beside it, then renamed into place.
-/// An interrupted or failed write leaves the old file (or none), never half a file.
+/// An interrupted or failed write leaves the old file (or none), never half a file. A file that
+/// is replaced keeps its owner, group and mode (where the caller may set them).
 public enum AtomicFile {
     /// Writes `bytes` to `path`. With `overwrite` false, an existing file is an error.
     public static func write(_ bytes: [UInt8], to path: String, overwrite: Bool = true) throws {
-        if !overwrite {
-            var st = stat()
-            if lstat(path, &st) == 0 { throw InputError("\(path) exists; refusing to overwrite it") }
+        try write(bytes, to: Array(path.utf8), overwrite: overwrite)
+    }
+
+    private static func cPath<R>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
+        (path + [0]).withUnsafeBufferPointer { buf in
+            buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { body($0) }
         }
-        var template = Array((path + ".sandbox-audit-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw SystemError(operation: "create temporary file for", path: path) }
-        let tmp = String(cString: template)
+    }
+
+    /// Writes `bytes` to the file at the raw path `path`.
+    public static func write(_ bytes: [UInt8], to path: [UInt8], overwrite: Bool = true) throws {
+        let shown = ByteText.display(path)
+        var old = stat()
+        let exists = cPath(path) { lstat($0, &old) } == 0
+        if !overwrite && exists { throw InputError("\(shown) exists; refusing to overwrite it") }
+        var template = path + Array(".sandbox-audit-XXXXXX".utf8) + [0]
+        let fd = template.withUnsafeMutableBufferPointer { buf in
+            buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { mkstemp($0) }
+        }
+        guard fd >= 0 else { throw SystemError(operation: "create temporary file for", path: shown) }
+        let tmp = Array(template.dropLast())
+        let tmpShown = ByteText.display(tmp)
+        func removeTmp() { _ = cPath(tmp) { unlink($0) } }
         var written = 0
         while written < bytes.count {
             #if canImport(Glibc)
@@ -26,25 +42,31 @@ public enum AtomicFile {
             #endif
             if n < 0 {
                 if errno == EINTR { continue }
-                let e = SystemError(operation: "write", path: tmp)
-                close(fd); unlink(tmp)
+                let e = SystemError(operation: "write", path: tmpShown)
+                close(fd); removeTmp()
                 throw e
             }
             written += n
         }
-        fchmod(fd, 0o644)
+        if exists && UInt32(old.st_mode) & UInt32(S_IFMT) == UInt32(S_IFREG) {
+            // Keep the replaced file's owner and mode; set-id bits only when the owner is kept.
+            let owned = fchown(fd, old.st_uid, old.st_gid) == 0 || (old.st_uid == geteuid() && old.st_gid == getegid())
+            fchmod(fd, mode_t(UInt32(old.st_mode) & (owned ? 0o7777 : 0o777)))
+        } else {
+            fchmod(fd, 0o644)
+        }
         if fsync(fd) != 0 || close(fd) != 0 {
-            let e = SystemError(operation: "write", path: tmp)
-            unlink(tmp)
+            let e = SystemError(operation: "write", path: tmpShown)
+            removeTmp()
             throw e
         }
         // link() refuses an existing target, so "no overwrite" holds even against a race.
-        let rc = overwrite ? rename(tmp, path) : link(tmp, path)
+        let rc = cPath(tmp) { t in cPath(path) { p in overwrite ? rename(t, p) : link(t, p) } }
         if rc != 0 {
-            let e = errno == EEXIST ? InputError("\(path) exists; refusing to overwrite it") as Error : SystemError(operation: "rename into", path: path)
-            unlink(tmp)
+            let e = errno == EEXIST ? InputError("\(shown) exists; refusing to overwrite it") as Error : SystemError(operation: "rename into", path: shown)
+            removeTmp()
             throw e
         }
-        if !overwrite { unlink(tmp) }
+        if !overwrite { removeTmp() }
     }
 }

@@ -52,11 +52,23 @@ public enum ArchiveWalk {
         private let source: Source
         let location: String
 
+        #if os(Linux)
+        static let noATime: Int32 = 0o1000000 // O_NOATIME; not exported to Swift by Glibc
+        #else
+        static let noATime: Int32 = 0
+        #endif
+        /// Per-value and per-member limits on pax attribute records (Linux caps a value at 64 KiB).
+        static let maximumAttributeValue = 64 * 1024
+        static let maximumAttributes = 256
+
         init(_ location: String) throws {
             guard let a = archive_read_new() else { throw InputError("cannot read \(location): out of memory") }
             archive = a
             self.location = location
-            let fd = open(location, O_RDONLY | O_CLOEXEC)
+            // Without updating the archive's access time where permitted (Linux O_NOATIME needs
+            // the file's owner or CAP_FOWNER; EPERM otherwise, then opened plainly).
+            var fd = open(location, O_RDONLY | O_CLOEXEC | Self.noATime)
+            if fd < 0 && errno == EPERM && Self.noATime != 0 { fd = open(location, O_RDONLY | O_CLOEXEC) }
             source = Source(fd: fd)
             // On failure deinit frees the archive: it runs once every property is set.
             guard fd >= 0 else { throw InputError("cannot read \(location): \(String(cString: strerror(errno)))") }
@@ -156,11 +168,21 @@ public enum ArchiveWalk {
             var size = 0
             // bsdtar writes each attribute twice, LIBARCHIVE.xattr (base64, exact) first and
             // SCHILY.xattr second, and libarchive decodes both in that order: keep the first.
+            // Bounded (docs/limits.md): at most `maximumAttributeValue` bytes copied per value
+            // and `maximumAttributes` attributes kept per member. A backup attribute's value
+            // over the limit is kept cut one byte past it, so it is reported as unrecognised
+            // (its presence still excludes); any other oversized value is dropped (no Linux
+            // file system could hold it).
+            var seen = 0
             while archive_entry_xattr_next(e, &name, &value, &size) == ARCHIVE_OK {
                 guard let name else { continue }
+                seen += 1
                 let key = String(cString: name)
+                let isBackup = BackupAttribute(attributeName: Array(key.utf8)) != nil
+                guard isBackup || (seen <= Self.maximumAttributes && size <= Self.maximumAttributeValue) else { continue }
                 guard !member.xattrs.contains(where: { $0.0 == key }) else { continue }
-                let v = value.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
+                let kept = min(max(size, 0), Self.maximumAttributeValue + 1)
+                let v = value.map { Array(UnsafeRawBufferPointer(start: $0, count: kept)) } ?? []
                 member.xattrs.append((key, v))
             }
             let wanted = member.type == FileType.reg ? keep(member.path, member.size) : 0
@@ -390,7 +412,7 @@ public enum ArchiveWalk {
         // Identity, from the members that carry it.
         func plist(_ path: [UInt8]) -> [String: Any]? {
             guard let m = members.first(where: { $0.path == path }), let d = m.data else { return nil }
-            return (try? PropertyListSerialization.propertyList(from: Data(d), options: [], format: nil)) as? [String: Any]
+            return BoundedPlist.dictionary(d, maximumSize: Container.maximumIdentityPlistSize)
         }
         var kind = Container.Kind.directory
         var bundle: String?, version: String?, source: String?

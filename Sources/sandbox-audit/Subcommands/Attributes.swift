@@ -12,14 +12,16 @@ struct AttributesCommand: ParsableCommand {
 
     func run() throws {
         for path in paths {
-            let marks = try BackupMarker.read(path)
+            let (marks, sidecarProblem) = try BackupMarker.inspect(RawArguments.bytes(path))
+            let shown = TerminalText.escaped(RawArguments.display(path))
+            if let sidecarProblem { emit("\(shown): \(TerminalText.escaped(sidecarProblem))\n") }
             if marks.isEmpty {
-                emit("\(path): no backup attributes\n")
+                emit("\(shown): no backup attributes\n")
                 continue
             }
             for m in marks {
                 let cls = m.attribute == .exclude ? " [\(m.valueClass.rawValue)]" : " [legacy: not honoured since iOS 5.1]"
-                emit("\(path): \(m.attribute.macName)\(cls) \(m.source.kind) \(m.source.detail) = \(ByteText.hexString(m.value))\n")
+                emit("\(shown): \(m.attribute.macName)\(cls) \(m.source.kind) \(TerminalText.escaped(m.source.detail)) = \(ByteText.hexString(m.value))\n")
             }
         }
     }

@@ -36,8 +36,8 @@ struct Exclude: ParsableCommand {
     func run() throws {
         let bytes = options.legacy ? BackupAttribute.legacyValue : BackupAttribute.sampleValue(value)
         for path in options.paths {
-            try BackupMarker.set(options.attribute, value: bytes, on: path, carrier: options.carrier)
-            emit("excluded \(path) (\(options.attribute.macName), \(options.carrier.rawValue))\n")
+            try BackupMarker.set(options.attribute, value: bytes, on: RawArguments.bytes(path), carrier: options.carrier)
+            emit("excluded \(RawArguments.display(path)) (\(options.attribute.macName), \(options.carrier.rawValue))\n")
         }
     }
 }
@@ -51,8 +51,8 @@ struct Include: ParsableCommand {
 
     func run() throws {
         for path in options.paths {
-            let removed = try BackupMarker.clear(options.attribute, on: path, carrier: options.carrier)
-            emit("\(removed ? "cleared" : "not marked:") \(path) (\(options.attribute.macName), \(options.carrier.rawValue))\n")
+            let removed = try BackupMarker.clear(options.attribute, on: RawArguments.bytes(path), carrier: options.carrier)
+            emit("\(removed ? "cleared" : "not marked:") \(RawArguments.display(path)) (\(options.attribute.macName), \(options.carrier.rawValue))\n")
         }
     }
 }

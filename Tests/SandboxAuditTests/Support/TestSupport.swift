@@ -160,10 +160,14 @@ enum CLI {
     }
 
     /// Runs the CLI; `asNobody` drops root privileges through setpriv first.
-    static func run(_ arguments: [String], environment: [String: String] = [:], asNobody: Bool = false, cwd: String? = nil) throws -> Result {
+    /// `via` runs another program instead (a wrapper such as /usr/bin/time) with `arguments`.
+    static func run(_ arguments: [String], environment: [String: String] = [:], asNobody: Bool = false, cwd: String? = nil, via: String? = nil) throws -> Result {
         let process = Process()
         if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }
-        if asNobody {
+        if let via {
+            process.executableURL = URL(fileURLWithPath: via)
+            process.arguments = arguments
+        } else if asNobody {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", executable] + arguments
         } else {

@@ -75,15 +75,17 @@ public struct LargeUserDefaults: Rule {
     /// Every top-level key with its value's size re-encoded alone as a binary plist, largest
     /// first (ties by key); or, as the failure, a phrase saying why there are none.
     static func largestKeys(_ data: Data) -> Result<[(key: String, size: Int)], Unparsable> {
-        guard let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) else {
-            return .failure(Unparsable(reason: "it could not be parsed as a property list"))
+        let object: Any
+        switch BoundedPlist.decode([UInt8](data), maximumSize: Int(maximumParsedSize)) {
+        case .success(let parsed): object = parsed.object
+        case .failure(let refusal): return .failure(Unparsable(reason: "it could not be parsed as a property list (\(refusal.reason))"))
         }
         guard let dictionary = object as? [String: Any] else {
             return .failure(Unparsable(reason: "its top level is not a dictionary"))
         }
         var sizes: [(key: String, size: Int)] = []
         for (key, value) in dictionary {
-            let n = (try? PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0))?.count ?? 0
+            let n = BoundedPlist.binarySize(of: value) ?? 0
             sizes.append((key, n))
         }
         return .success(sizes.sorted { $0.size != $1.size ? $0.size > $1.size : $0.key < $1.key })

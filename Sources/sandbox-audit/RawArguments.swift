@@ -1,0 +1,43 @@
+import Foundation
+
+/// The command line's own bytes. ArgumentParser hands over Strings, in which a file name that
+/// is not UTF-8 has been repaired (each bad byte became U+FFFD) and no longer names the file:
+/// this finds the argv entry the String came from and returns its raw bytes.
+enum RawArguments {
+    static let all: [[UInt8]] = (0..<Int(CommandLine.argc)).map { i in
+        guard let p = CommandLine.unsafeArgv[i] else { return [] }
+        return Array(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p)))
+    }
+
+    /// The raw bytes of the argument that decodes to `argument` (its UTF-8 when none does).
+    static func bytes(_ argument: String) -> [UInt8] {
+        let utf8 = Array(argument.utf8)
+        if all.contains(utf8) { return utf8 }
+        return all.dropFirst().first { String(decoding: $0, as: UTF8.self) == argument } ?? utf8
+    }
+
+    /// For messages: the raw bytes shown with undecodable bytes as `\xNN`.
+    static func display(_ argument: String) -> String {
+        let raw = bytes(argument)
+        guard String(validating: raw, as: UTF8.self) == nil else { return argument }
+        var out = ""
+        var i = 0
+        while i < raw.count {
+            var j = i
+            while j < raw.count, raw[j] < 0x80 { j += 1 }
+            out += String(decoding: raw[i..<j], as: UTF8.self)
+            if j < raw.count {
+                // Keep valid multibyte sequences; show the rest as bytes.
+                var k = j + 1
+                while k < raw.count, raw[k] & 0xC0 == 0x80 { k += 1 }
+                if let s = String(validating: raw[j..<k], as: UTF8.self) { out += s } else {
+                    for b in raw[j..<k] { out += "\\x" + String(b, radix: 16, uppercase: true) }
+                }
+                i = k
+            } else {
+                i = j
+            }
+        }
+        return out
+    }
+}
