@@ -202,6 +202,34 @@ final class HostileInputTests: XCTestCase {
         XCTAssertTrue(ruleIDs(t).contains("unreadable-entry"), "\(ruleIDs(t))")
     }
 
+    /// An archive of many large sidecars costs memory for what they say, not for their size:
+    /// each is reduced to its backup attributes (or its parse error) as it is read.
+    func testManyLargeSidecarsInACompressedArchiveStayCheap() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/xz") || FileManager.default.isExecutableFile(atPath: "/bin/xz") else {
+            throw XCTSkip("xz is not installed: the compressed archive needs it")
+        }
+        let dir = try TempDir()
+        let big = AppleDouble.build(AppleDouble.Parsed(attributes: [
+            ("com.apple.quarantine", [UInt8](repeating: 0, count: 1_000_000)),
+            (BackupAttribute.exclude.macName, BackupAttribute.canonicalValue),
+        ]))
+        try Fixture.container(at: dir.sub("App"))
+        for i in 0..<300 {
+            try Fixture.file(dir.sub("App/Documents/f\(i)"), size: 1)
+            try Fixture.bytes(dir.sub("App/Documents/._f\(i)"), i % 3 == 0 ? Self.sharedRangeSidecar(count: 3000) : big)
+        }
+        let tar = Process()
+        tar.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        tar.arguments = ["tar", "-cJf", dir.sub("app.tar.xz"), "-C", dir.path, "App"]
+        try tar.run(); tar.waitUntilExit()
+        XCTAssertEqual(tar.terminationStatus, 0)
+        let m = try measure(["scan", "--format", "json", dir.sub("app.tar.xz")])
+        assertCheap(m, "300 sidecars of 1 MB in a .tar.xz")
+        XCTAssertEqual(ruleIDs(m).filter { $0 == "unreadable-entry" }.count, 100)
+        let inv = try Audit.inventory(of: dir.sub("app.tar.xz"))
+        XCTAssertEqual(inv.entries.filter { $0.excludedBy != nil && $0.path.display.hasPrefix("Documents/f") }.count, 200)
+    }
+
     func testAppleDoubleEntriesMustLieInRange() {
         var b = AppleDouble.build(.init(attributes: [("a", [1, 2, 3])]))
         XCTAssertNoThrow(try AppleDouble.parse(b))

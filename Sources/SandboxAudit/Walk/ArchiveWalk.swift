@@ -44,6 +44,25 @@ public enum ArchiveWalk {
         var xattrs: [(String, [UInt8])]
         /// Small contents kept: sidecars, identity plists; the first bytes of other files.
         var data: [UInt8]?
+        /// Why a sidecar member could not be parsed (its data is then dropped).
+        var sidecarError: String?
+    }
+
+    /// A sidecar member is reduced as soon as it is read to its backup attributes (rebuilt as
+    /// a small AppleDouble file), or to its parse error: however many the archive holds, each
+    /// costs memory for what it says, not for its size.
+    static func compactSidecar(_ m: inout Member) {
+        guard m.type == FileType.reg, let data = m.data, AppleDouble.hasMagic(data) else { return }
+        let start = m.path.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+        guard m.path.count - start > 2, m.path[start...].starts(with: AppleDouble.sidecarPrefix) else { return }
+        do {
+            let parsed = try AppleDouble.parse(data)
+            let kept = parsed.attributes.filter { BackupAttribute(attributeName: Array($0.name.utf8)) != nil }
+            m.data = AppleDouble.build(AppleDouble.Parsed(attributes: kept))
+        } catch {
+            m.sidecarError = "\(error)"
+            m.data = Array(data.prefix(4))
+        }
     }
 
     /// The one place that calls libarchive.
@@ -320,6 +339,7 @@ public enum ArchiveWalk {
             return VolatileStore.mayBeDatabase(size: size) && mayBePurgeable(path) ? headerLength : 0
         }) {
             var m = m
+            compactSidecar(&m)
             switch normalise(m.path) {
             case .root: continue
             case .unsafe:
@@ -461,6 +481,7 @@ public enum ArchiveWalk {
             let sidecarPath = SidecarOrphans.relative(m.path, toRoot: prefixBytes)
             var found: [AttributeMark] = []
             do {
+                if let reason = m.sidecarError { throw InputError(reason) }
                 let parsed = try AppleDouble.parse(m.data ?? [])
                 let source: AttributeSource = isMirrored ? .macosxMirror(sidecar: ContainerPath(bytes: m.path).display) : .appleDouble(sidecar: sidecarPath)
                 for a in parsed.attributes {
