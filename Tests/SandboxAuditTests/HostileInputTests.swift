@@ -230,6 +230,28 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(inv.entries.filter { $0.excludedBy != nil && $0.path.display.hasPrefix("Documents/f") }.count, 200)
     }
 
+    /// A 5,000-deep chain of 255-byte names (20 MB on disk) cost depth × path length (6.3 GB)
+    /// before the path limit; now the folder past it is a finding.
+    func testDeepChainOfLongNamesIsBounded() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.sub("App"))
+        var fd = open(dir.sub("App/Documents"), O_RDONLY | O_DIRECTORY)
+        let name = String(repeating: "n", count: 255)
+        for _ in 0..<5000 {
+            XCTAssertEqual(mkdirat(fd, name, 0o755), 0)
+            let next = openat(fd, name, O_RDONLY | O_DIRECTORY)
+            close(fd)
+            fd = next
+        }
+        close(fd)
+        let m = try measure(["scan", "--format", "json", dir.sub("App")])
+        assertCheap(m, "5,000-deep chain of 255-byte names")
+        let found = findings(m).filter { $0["ruleId"] as? String == "unreadable-entry" }
+        XCTAssertEqual(found.count, 1)
+        XCTAssertTrue((found.first?["message"] as? String ?? "").contains("limit"), "\(found)")
+        XCTAssertLessThan((found.first?["path"] as? String ?? "").utf8.count, Walker.maximumPathLength + 256)
+    }
+
     func testAppleDoubleEntriesMustLieInRange() {
         var b = AppleDouble.build(.init(attributes: [("a", [1, 2, 3])]))
         XCTAssertNoThrow(try AppleDouble.parse(b))
@@ -446,6 +468,7 @@ final class LimitsDocTests: XCTestCase {
         XCTAssertEqual(BoundedPlist.maximumExpandedObjects(for: 4), 100_001)
         XCTAssertEqual(BoundedPlist.maximumExpandedBytes(for: 1), (1 << 20) + 4)
         XCTAssertTrue(doc.contains("scripts/fuzz.sh --duration"))
+        XCTAssertTrue(doc.contains("at most \(groupedDigits(Int64(Walker.maximumPathLength))) bytes below the data root"))
         let readme = try String(contentsOfFile: DocsTests.repo + "/README.md", encoding: .utf8)
         XCTAssertTrue(readme.contains("(docs/limits.md)"))
     }

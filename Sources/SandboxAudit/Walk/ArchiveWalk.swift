@@ -329,6 +329,7 @@ public enum ArchiveWalk {
         var members: [Member] = []
         var numbering = MemberNumbering()
         var problems: [WalkProblem] = []
+        var tooDeepReported = Set<ContainerPath>()
         let headerLength = VolatileStore.headerLength
         while let m = try reader.next(keep: { path, size in
             let start = (path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
@@ -346,6 +347,18 @@ public enum ArchiveWalk {
                 problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "absolute path or '..' in the archive: skipped"))
                 continue
             case .path(let normal): m.path = normal
+            }
+            // As in a folder, nothing deeper than the path limit is recorded (one problem per
+            // folder whose contents are left out).
+            if m.path.count > Walker.maximumPathLength {
+                var cut = m.path.count
+                while cut > Walker.maximumPathLength, let slash = m.path[..<cut].lastIndex(of: UInt8(ascii: "/")) { cut = slash }
+                let folder = ContainerPath(bytes: Array(m.path[..<cut]))
+                if !tooDeepReported.contains(folder) {
+                    tooDeepReported.insert(folder)
+                    problems.append(Walker.tooDeep(folder))
+                }
+                continue
             }
             let (position, repeated) = numbering.number(m.path)
             if repeated {

@@ -108,6 +108,17 @@ public struct Walker {
 
     static let maximumWorkers = 2
 
+    /// The longest path (relative to the root, in bytes) whose folder is listed. Every entry
+    /// keeps its whole path, so a chain thousands of folders deep with long names would cost
+    /// depth × path length; a folder past this is recorded, its contents are not (a problem
+    /// says so). iOS's own PATH_MAX is 1,024 bytes; a 5,000-deep chain of two-byte names fits.
+    public static let maximumPathLength = 32 * 1024
+
+    static func tooDeep(_ path: ContainerPath) -> WalkProblem {
+        WalkProblem(path: path, operation: "list directory",
+                    reason: "its path is \(path.bytes.count) bytes, over the \(maximumPathLength)-byte limit: its contents are not listed")
+    }
+
     /// Walks the subtree of the open directory `fd` (which it closes), depth first, with a
     /// bounded number of open descriptors.
     private func walkSubtree(fd subtreeFD: Int32, path subtreePath: ContainerPath, into result: inout WalkResult) {
@@ -130,6 +141,10 @@ public struct Walker {
             }
             let parent = stack[top]
             let path = parent.path.appending(name)
+            if path.bytes.count >= Walker.maximumPathLength {
+                result.problems.append(Walker.tooDeep(path))
+                continue
+            }
             let fd = Walker.openDirectory(at: parent.fd, name)
             if fd < 0 {
                 let e = errno
