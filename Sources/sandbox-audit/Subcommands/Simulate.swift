@@ -44,6 +44,8 @@ struct SimulateCommand: ParsableCommand {
     }
 
     func run() throws {
+        // DIR first: nothing is scanned for a destination that would be refused.
+        if let into { try Materializer.checkDestination(into) }
         let policy = try PolicyFile.resolve(config: config)
         let inventory = try Audit.inventory(of: path)
         let events = event == .all ? SimulatedEvent.allCases : [SimulatedEvent(rawValue: event.rawValue)!]
