@@ -53,7 +53,7 @@ public enum Materializer {
         init(_ w: WalkEntry) { device = w.device; inode = w.inode }
     }
 
-    /// The data root's own mode and time, applied last, through its descriptor.
+    /// The data root's own mode and time, applied through its descriptor once the tree is at DIR.
     struct RootFinish {
         let mode: mode_t
         let times: [timespec]?
@@ -82,13 +82,14 @@ public enum Materializer {
             guard entryID(parentFD, temporary) == rootID else {
                 throw InputError("the temporary folder beside \(dest) was moved or replaced while it was written")
             }
-            // Only now may others reach into the tree: its mode and time, then its name.
-            _ = fchmod(rootFD, finish.mode)
-            if var times = finish.times { _ = futimens(rootFD, &times) }
             // renameat(2) replaces an empty directory in one step.
             guard retrying({ renameat(parentFD, temporary, parentFD, name) }) == 0 else {
                 throw SystemError(operation: "rename the finished tree to", path: dest)
             }
+            // Only now may others reach into the tree: the root's mode and time, through its
+            // descriptor (a rename in the same folder changes neither).
+            _ = fchmod(rootFD, finish.mode)
+            if var times = finish.times { _ = futimens(rootFD, &times) }
             report = Report(destination: dest, directories: report.directories, files: report.files, links: report.links,
                             symlinks: report.symlinks, fifos: report.fifos, bytes: report.bytes, skipped: report.skipped)
             return report
