@@ -85,10 +85,12 @@ extension Materializer {
                 }
                 guard fd >= 0 else { throw SystemError(operation: "create", path: target.path.display) }
                 defer { close(fd) }
+                var writer = HoleKeepingWriter(fd: fd, path: target.path)
                 try reader.readData { block, offset in
                     try checkInterrupted()
-                    try writeKeepingHoles(fd, block, at: offset, path: target.path)
+                    try writer.write(block, at: offset)
                 }
+                try writer.flush()
                 guard retrying({ ftruncate(fd, off_t(target.size)) }) == 0 else { throw SystemError(operation: "write", path: target.path.display) }
                 // All kept paths are this one file: their marks, the first path's last.
                 let marks = group.filter { simulation.kept[$0] }.reversed().flatMap { entries[$0].entry.marks }
@@ -165,23 +167,70 @@ extension Materializer {
         return at(name, { fstatat(dirFD, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 ? FileID(st) : nil
     }
 
-    /// Writes a block of a member's data at its offset, leaving out the aligned 4 KiB runs that
+    /// Writes a member's data blocks at their offsets, leaving out the aligned 4 KiB pages that
     /// are all zeros: the file is new, so they read as zeros anyway, and stay holes (libarchive
-    /// gives a sparse member's data blocks at their offsets; other members store holes as zeros).
-    static func writeKeepingHoles(_ fd: Int32, _ block: UnsafeRawBufferPointer, at offset: Int64, path: ContainerPath) throws {
-        let page = 4096
-        var start = 0 // start of the data not yet written
-        var i = 0
-        while i < block.count {
-            // The run up to the next 4 KiB boundary of the file.
-            let end = min(block.count, i + page - Int((offset + Int64(i)) % Int64(page)))
-            if end - i == page, isZero(UnsafeRawBufferPointer(rebasing: block[i..<end])) {
-                if i > start { try writeAll(fd, UnsafeRawBufferPointer(rebasing: block[start..<i]), at: offset + Int64(start), path: path) }
-                start = end
-            }
-            i = end
+    /// gives a sparse member's data blocks at their offsets; other members store holes as zeros,
+    /// in blocks of any size: a page cut between two blocks is gathered first).
+    struct HoleKeepingWriter {
+        static let page = 4096
+        let fd: Int32
+        let path: ContainerPath
+        /// The start of a page not yet complete, and its bytes so far.
+        private var pendingOffset: Int64 = 0
+        private var pending: [UInt8] = []
+
+        init(fd: Int32, path: ContainerPath) {
+            self.fd = fd
+            self.path = path
+            pending.reserveCapacity(Self.page)
         }
-        if start < block.count { try writeAll(fd, UnsafeRawBufferPointer(rebasing: block[start...]), at: offset + Int64(start), path: path) }
+
+        mutating func write(_ block: UnsafeRawBufferPointer, at offset: Int64) throws {
+            var block = block, offset = offset
+            if !pending.isEmpty {
+                if offset != pendingOffset + Int64(pending.count) { try flush() } // a hole between blocks
+                else {
+                    let take = min(block.count, Self.page - pending.count)
+                    pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: block[..<take]))
+                    block = UnsafeRawBufferPointer(rebasing: block[take...])
+                    offset += Int64(take)
+                    if pending.count == Self.page { try flush() }
+                    if block.isEmpty { return }
+                }
+            }
+            // The head up to the first page boundary, when the block starts inside a page.
+            let intoPage = Int(offset % Int64(Self.page))
+            if intoPage != 0 {
+                let head = min(block.count, Self.page - intoPage)
+                try Materializer.writeAll(fd, UnsafeRawBufferPointer(rebasing: block[..<head]), at: offset, path: path)
+                block = UnsafeRawBufferPointer(rebasing: block[head...])
+                offset += Int64(head)
+            }
+            // Whole pages: the runs that hold data are written, the zero pages skipped.
+            var start = 0, i = 0
+            while i + Self.page <= block.count {
+                if Materializer.isZero(UnsafeRawBufferPointer(rebasing: block[i..<(i + Self.page)])) {
+                    if i > start { try Materializer.writeAll(fd, UnsafeRawBufferPointer(rebasing: block[start..<i]), at: offset + Int64(start), path: path) }
+                    start = i + Self.page
+                }
+                i += Self.page
+            }
+            if i > start { try Materializer.writeAll(fd, UnsafeRawBufferPointer(rebasing: block[start..<i]), at: offset + Int64(start), path: path) }
+            // The tail: the start of a page the next block may complete.
+            if i < block.count {
+                pendingOffset = offset + Int64(i)
+                pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: block[i...]))
+            }
+        }
+
+        /// Writes the page gathered so far, unless it is all zeros.
+        mutating func flush() throws {
+            defer { pending.removeAll(keepingCapacity: true) }
+            guard !pending.isEmpty else { return }
+            try pending.withUnsafeBytes { p in
+                if !Materializer.isZero(p) { try Materializer.writeAll(fd, p, at: pendingOffset, path: path) }
+            }
+        }
     }
 
     static func isZero(_ p: UnsafeRawBufferPointer) -> Bool {
