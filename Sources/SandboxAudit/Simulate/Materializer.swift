@@ -69,6 +69,7 @@ public enum Materializer {
         defer { close(parentFD) }
         try checkSpace(simulation, on: parentFD, dest: dest, fromArchive: fromArchive)
 
+        raiseDescriptorLimit()
         // Signals are caught before the temporary tree exists, so that none can leave it behind.
         interrupted = 0
         let signals = SignalGuard()
@@ -151,6 +152,23 @@ public enum Materializer {
         }
         guard need > free else { return }
         throw InputError("not enough space for \(dest): what the \(simulation.event.rawValue) keeps needs \(ByteSize.format(need)), its file system has \(ByteSize.format(free)) free; nothing written")
+    }
+
+    /// The copy holds two descriptors per level of the folder it is in: a deep tree needs more
+    /// than the usual soft limit of 1024, so it is raised to the hard limit (at most 65,536).
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        #if os(Linux)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0 else { return }
+        let wanted = min(limit.rlim_max, 65_536)
+        if limit.rlim_cur < wanted {
+            limit.rlim_cur = wanted
+            _ = setrlimit(resource, &limit)
+        }
     }
 
     static func checkInterrupted() throws {
