@@ -207,7 +207,7 @@ public enum Materializer {
         for _ in 0..<100 {
             let suffix = String((0..<6).map { _ in letters[Int.random(in: 0..<letters.count)] })
             let temporary = "." + name + ".sandbox-audit-" + suffix
-            guard mkdirat(parentFD, temporary, 0o700) == 0 else {
+            guard retrying({ mkdirat(parentFD, temporary, 0o700) }) == 0 else {
                 if errno == EEXIST { continue }
                 throw SystemError(operation: "create a temporary folder beside", path: dest)
             }
@@ -353,7 +353,7 @@ public enum Materializer {
 
     /// Creates the folder `w` in `parent` (mode 0700 until it is finished) and opens it.
     static func makeFolder(_ w: WalkEntry, in parent: Int32) throws -> (Int32, FileID) {
-        guard at(w.path.name, { mkdirat(parent, $0, 0o700) }) == 0 else { throw SystemError(operation: "create folder", path: w.path.display) }
+        guard at(w.path.name, { n in retrying { mkdirat(parent, n, 0o700) } }) == 0 else { throw SystemError(operation: "create folder", path: w.path.display) }
         let fd = openFolder(at: parent, w.path.name, source: false)
         guard fd >= 0, let id = descriptorID(fd) else {
             let e = errno
@@ -516,7 +516,7 @@ public enum Materializer {
     /// A hard link at `w`'s name in `parent` to `firstName` in the folder `firstParent`, checked
     /// to be the file first written there.
     static func makeLink(_ w: WalkEntry, to firstName: some Collection<UInt8>, in firstParent: Int32, expect: FileID, into parent: Int32) throws {
-        let rc = at(firstName) { fp in at(w.path.name) { linkat(firstParent, fp, parent, $0, 0) } }
+        let rc = at(firstName) { fp in at(w.path.name) { n in retrying { linkat(firstParent, fp, parent, n, 0) } } }
         guard rc == 0 else { throw SystemError(operation: "link", path: w.path.display) }
         var st = stat()
         guard at(w.path.name, { fstatat(parent, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0, FileID(st) == expect else {
@@ -526,7 +526,7 @@ public enum Materializer {
 
     static func makeSymlink(_ w: WalkEntry, in parent: Int32) throws {
         guard let target = w.symlinkTarget else { throw SystemError(code: EIO, operation: "read link", path: w.path.display) }
-        guard at(target, { tp in at(w.path.name) { symlinkat(tp, parent, $0) } }) == 0 else {
+        guard at(target, { tp in at(w.path.name) { n in retrying { symlinkat(tp, parent, n) } } }) == 0 else {
             throw SystemError(operation: "create symlink", path: w.path.display)
         }
         var times = timesOf(w)
@@ -534,7 +534,7 @@ public enum Materializer {
     }
 
     static func makeFIFO(_ w: WalkEntry, in parent: Int32) throws {
-        guard at(w.path.name, { mkfifoat(parent, $0, mode_t(w.mode & 0o7777)) }) == 0 else {
+        guard at(w.path.name, { n in retrying { mkfifoat(parent, n, mode_t(w.mode & 0o7777)) } }) == 0 else {
             throw SystemError(operation: "create FIFO", path: w.path.display)
         }
         var times = timesOf(w)
