@@ -189,8 +189,10 @@ final class MaterializeRaceTests: XCTestCase {
                 if r.status != 2 || !r.stderr.contains("nothing written to \(out)") { problems.append("attempt \(i): exit \(r.status): \(r.stderr)") }
                 if FileManager.default.fileExists(atPath: out) { problems.append("attempt \(i): something at DIR after a failure") }
             }
-            let after = try snapshot(victim)
-            if after != before { problems.append("attempt \(i): the folder outside changed: \(after.filter { before[$0.key] != $0.value }.keys.sorted().prefix(5))") }
+            if i % 5 == 4 { // a change stays: checked every fifth attempt
+                let after = try snapshot(victim)
+                if after != before { problems.append("attempt \(i): the folder outside changed: \(after.filter { before[$0.key] != $0.value }.keys.sorted().prefix(5))") }
+            }
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".sandbox-audit-") }
             if !leftovers.isEmpty { problems.append("attempt \(i): temporary tree left: \(leftovers)") }
             try? FileManager.default.removeItem(atPath: out)
