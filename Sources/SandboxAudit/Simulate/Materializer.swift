@@ -38,12 +38,15 @@ public enum Materializer {
     nonisolated(unsafe) static var interrupted: sig_atomic_t = 0
 
     /// Signals whose default action ends the process: caught while the temporary tree exists,
-    /// so that it is removed first. One the caller ignores stays ignored.
+    /// so that it is removed first. One the caller ignores stays ignored; the timer and limit
+    /// signals are caught only where nothing else (a profiler, say) handles them. The first
+    /// ones are caught over any handler: the Swift runtime's for SIGQUIT ends the process.
     static let endingSignals: [(Int32, String)] = [
         (SIGHUP, "SIGHUP"), (SIGINT, "SIGINT"), (SIGQUIT, "SIGQUIT"), (SIGPIPE, "SIGPIPE"), (SIGTERM, "SIGTERM"),
-        (SIGUSR1, "SIGUSR1"), (SIGUSR2, "SIGUSR2"), (SIGALRM, "SIGALRM"), (SIGXCPU, "SIGXCPU"), (SIGXFSZ, "SIGXFSZ"),
-        (SIGVTALRM, "SIGVTALRM"), (SIGPROF, "SIGPROF"),
+        (SIGUSR1, "SIGUSR1"), (SIGUSR2, "SIGUSR2"),
+        (SIGALRM, "SIGALRM"), (SIGXCPU, "SIGXCPU"), (SIGXFSZ, "SIGXFSZ"), (SIGVTALRM, "SIGVTALRM"), (SIGPROF, "SIGPROF"),
     ]
+    static let caughtOverHandlers: Set<Int32> = [SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGUSR1, SIGUSR2]
 
     /// The device and inode of an open file.
     struct FileID: Equatable {
@@ -187,8 +190,12 @@ public enum Materializer {
             for (s, _) in Materializer.endingSignals {
                 var old = sigaction()
                 guard sigaction(s, nil, &old) == 0 else { continue }
-                let previous = signal(s) { Materializer.interrupted = $0 }
-                if unsafeBitCast(previous, to: Int.self) == 1 { _ = signal(s, SIG_IGN) } // SIG_IGN: left ignored
+                let previous = unsafeBitCast(signal(s) { Materializer.interrupted = $0 }, to: Int.self)
+                // 1: SIG_IGN, left ignored; 0: SIG_DFL.
+                if previous == 1 || (previous != 0 && !Materializer.caughtOverHandlers.contains(s)) {
+                    _ = sigaction(s, &old, nil)
+                    continue
+                }
                 saved.append((s, old))
             }
         }
