@@ -11,8 +11,7 @@ import Darwin
 public enum AppMaterializer {
     public static func write(_ simulations: [SimulationResult], into destination: String) throws -> [Materializer.Report] {
         guard simulations.count > 1 else { return try simulations.map { try Materializer.write($0, into: destination) } }
-        let dest = destination.count > 1 && destination.hasSuffix("/") ? String(destination.dropLast()) : destination
-        try Materializer.checkDestination(dest)
+        let dest = try Materializer.checkDestination(destination)
         let created = mkdir(dest, 0o700) == 0
         guard created || errno == EEXIST else { throw SystemError(operation: "create", path: dest) }
         var reports: [Materializer.Report] = []

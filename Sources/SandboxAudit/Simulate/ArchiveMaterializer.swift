@@ -14,16 +14,12 @@ import Darwin
 /// file shares the inode of the member that holds the data. A path stored twice keeps its first
 /// position and its later content, so each copy of the entry's kind is written over the last.
 extension Materializer {
-    static func buildFromArchive(_ simulation: SimulationResult, temporary: String) throws -> Report {
+    static func buildFromArchive(_ simulation: SimulationResult, root dstRoot: Int32) throws -> (Report, RootFinish) {
         let inventory = simulation.inventory
         let location = inventory.container.input
         let prefix = ArchiveWalk.memberPrefix(of: inventory.container) // members below it are entries
-        var report = Report(destination: temporary)
-        let dstRoot = Walker.openDirectory(at: AT_FDCWD, Array(temporary.utf8))
-        guard dstRoot >= 0 else { throw SystemError(operation: "open", path: temporary) }
-        defer { close(dstRoot) }
-        let dst = Opener(rootFD: dstRoot)
-        var parents = Parents(opener: dst, role: "new")
+        var report = Report(destination: "")
+        var parents = NewFolders(root: dstRoot)
         defer { parents.release() }
 
         // Every kept folder first, parents before children (inventory order), including the
@@ -39,8 +35,9 @@ extension Materializer {
             guard keep else { continue }
             switch w.kind {
             case .directory:
-                let parent = try parents.open(w.path.parent ?? .root)
-                guard at(w.path.name, { mkdirat(parent, $0, 0o700) }) == 0 else { throw SystemError(operation: "create folder", path: w.path.display) }
+                let (fd, id) = try makeFolder(w, in: try parents.open(w.path.parent ?? .root))
+                close(fd)
+                parents.ids[w.path] = id
                 directories.append(w)
             case .file:
                 if firstKept[w.inode] == nil { firstKept[w.inode] = i } else { links.append(i) }
@@ -57,7 +54,7 @@ extension Materializer {
         var numbering = ArchiveWalk.MemberNumbering()
         let reader = try ArchiveWalk.Reader(location)
         while let m = try reader.next(keep: { _, _ in 0 }) {
-            guard interrupted == 0 else { throw InputError("interrupted") }
+            try checkInterrupted()
             let p: [UInt8]
             switch ArchiveWalk.normalise(m.path) {
             case .unsafe: continue
@@ -88,17 +85,13 @@ extension Materializer {
                 }
                 guard fd >= 0 else { throw SystemError(operation: "create", path: target.path.display) }
                 defer { close(fd) }
+                var writer = HoleKeepingWriter(fd: fd, path: target.path)
                 try reader.readData { block, offset in
-                    guard interrupted == 0 else { throw InputError("interrupted") }
-                    var done = 0
-                    while done < block.count {
-                        let n = pwrite(fd, block.baseAddress! + done, block.count - done, off_t(offset) + off_t(done))
-                        if n < 0 && errno == EINTR { continue }
-                        guard n > 0 else { throw SystemError(operation: "write", path: target.path.display) }
-                        done += n
-                    }
+                    try checkInterrupted()
+                    try writer.write(block, at: offset)
                 }
-                guard ftruncate(fd, off_t(target.size)) == 0 else { throw SystemError(operation: "write", path: target.path.display) }
+                try writer.flush()
+                guard retrying({ ftruncate(fd, off_t(target.size)) }) == 0 else { throw SystemError(operation: "write", path: target.path.display) }
                 // All kept paths are this one file: their marks, the first path's last.
                 let marks = group.filter { simulation.kept[$0] }.reversed().flatMap { entries[$0].entry.marks }
                 try writeMemberAttributes(fd, m.xattrs, marks: marks, path: target.path)
@@ -138,9 +131,13 @@ extension Materializer {
             }
         }
         for i in links {
-            guard interrupted == 0 else { throw InputError("interrupted") }
+            try checkInterrupted()
             let w = entries[i].entry
-            try makeLink(w, to: entries[firstKept[w.inode]!].path, root: dstRoot, in: try parents.open(w.path.parent ?? .root))
+            let first = entries[firstKept[w.inode]!].path
+            let firstParent = try reopenNew(first.parent ?? .root, root: dstRoot, ids: { parents.ids[$0] })
+            defer { close(firstParent) }
+            guard let firstID = descriptorIDAt(firstParent, first.name) else { throw SystemError(operation: "link", path: w.path.display) }
+            try makeLink(w, to: first.name, in: firstParent, expect: firstID, into: try parents.open(w.path.parent ?? .root))
         }
         parents.release()
         report.directories = directories.count
@@ -148,19 +145,105 @@ extension Materializer {
         report.links = links.count
         report.bytes = firstKept.values.reduce(0) { $0 + entries[$1].entry.size }
 
-        // The data root takes its member's mode and time (0755 when the archive has none).
+        // Folders last, deepest first (adding their contents changed their times), each through
+        // the descriptor reached from the root.
         try writeMemberAttributes(dstRoot, rootMember?.xattrs ?? [], marks: inventory.rootMarks, path: .root)
-        if let r = rootMember {
-            fchmod(dstRoot, mode_t(r.mode & 0o7777))
-            var t = times(r.mtime, r.mtimeNanoseconds)
-            futimens(dstRoot, &t)
-        } else {
-            fchmod(dstRoot, 0o755)
-        }
-        try finishDirectories(directories, in: dst) { fd, w in
+        for w in directories.reversed() {
+            try checkInterrupted()
+            let fd = try parents.open(w.path)
             try writeMemberAttributes(fd, folderAttributes[w.path] ?? [], marks: w.marks, path: w.path)
+            finishFolder(fd, w)
         }
-        return report
+        parents.release()
+        // The data root takes its member's mode and time (0755 when the archive has none), last.
+        let finish = rootMember.map { RootFinish(mode: mode_t($0.mode & 0o7777), times: times($0.mtime, $0.mtimeNanoseconds)) }
+            ?? RootFinish(mode: 0o755, times: nil)
+        return (report, finish)
+    }
+
+    /// The device and inode of `name` in `dirFD` (not followed), or nil.
+    static func descriptorIDAt(_ dirFD: Int32, _ name: some Collection<UInt8>) -> FileID? {
+        var st = stat()
+        return at(name, { fstatat(dirFD, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 ? FileID(st) : nil
+    }
+
+    /// Writes a member's data blocks at their offsets, leaving out the aligned 4 KiB pages that
+    /// are all zeros: the file is new, so they read as zeros anyway, and stay holes (libarchive
+    /// gives a sparse member's data blocks at their offsets; other members store holes as zeros,
+    /// in blocks of any size: a page cut between two blocks is gathered first).
+    struct HoleKeepingWriter {
+        static let page = 4096
+        let fd: Int32
+        let path: ContainerPath
+        /// The start of a page not yet complete, and its bytes so far.
+        private var pendingOffset: Int64 = 0
+        private var pending: [UInt8] = []
+
+        init(fd: Int32, path: ContainerPath) {
+            self.fd = fd
+            self.path = path
+            pending.reserveCapacity(Self.page)
+        }
+
+        mutating func write(_ block: UnsafeRawBufferPointer, at offset: Int64) throws {
+            var block = block, offset = offset
+            if !pending.isEmpty {
+                if offset != pendingOffset + Int64(pending.count) { try flush() } // a hole between blocks
+                else {
+                    let take = min(block.count, Self.page - pending.count)
+                    pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: block[..<take]))
+                    block = UnsafeRawBufferPointer(rebasing: block[take...])
+                    offset += Int64(take)
+                    if pending.count == Self.page { try flush() }
+                    if block.isEmpty { return }
+                }
+            }
+            // The head up to the first page boundary, when the block starts inside a page.
+            let intoPage = Int(offset % Int64(Self.page))
+            if intoPage != 0 {
+                let head = min(block.count, Self.page - intoPage)
+                try Materializer.writeAll(fd, UnsafeRawBufferPointer(rebasing: block[..<head]), at: offset, path: path)
+                block = UnsafeRawBufferPointer(rebasing: block[head...])
+                offset += Int64(head)
+            }
+            // Whole pages: the runs that hold data are written, the zero pages skipped.
+            var start = 0, i = 0
+            while i + Self.page <= block.count {
+                if Materializer.isZero(UnsafeRawBufferPointer(rebasing: block[i..<(i + Self.page)])) {
+                    if i > start { try Materializer.writeAll(fd, UnsafeRawBufferPointer(rebasing: block[start..<i]), at: offset + Int64(start), path: path) }
+                    start = i + Self.page
+                }
+                i += Self.page
+            }
+            if i > start { try Materializer.writeAll(fd, UnsafeRawBufferPointer(rebasing: block[start..<i]), at: offset + Int64(start), path: path) }
+            // The tail: the start of a page the next block may complete.
+            if i < block.count {
+                pendingOffset = offset + Int64(i)
+                pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: block[i...]))
+            }
+        }
+
+        /// Writes the page gathered so far, unless it is all zeros.
+        mutating func flush() throws {
+            defer { pending.removeAll(keepingCapacity: true) }
+            guard !pending.isEmpty else { return }
+            try pending.withUnsafeBytes { p in
+                if !Materializer.isZero(p) { try Materializer.writeAll(fd, p, at: pendingOffset, path: path) }
+            }
+        }
+    }
+
+    static func isZero(_ p: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        while i + 8 <= p.count {
+            if p.loadUnaligned(fromByteOffset: i, as: UInt64.self) != 0 { return false }
+            i += 8
+        }
+        while i < p.count {
+            if p[i] != 0 { return false }
+            i += 1
+        }
+        return true
     }
 
     /// A member's attributes: the backup attributes as the inventory has them (`marks`, from the

@@ -11,11 +11,12 @@ struct SimulateCommand: ParsableCommand {
         discussion: """
             EVENT is update, restore, purge, or all (side by side). The source container is only read. \
             --into WRITES the container the event leaves behind as a real folder tree: DIR must not exist or \
-            must be empty; the tree is built beside it and renamed into place when complete, so a failure or \
-            an interrupt leaves nothing at DIR. From a tar or zip archive the members are read again as a \
-            stream, without extracting the archive. With several containers (--app), each backup domain is \
-            written into DIR/DOMAIN. --verify then scans DIR and checks it against the prediction, entry by \
-            entry (exit 1 when it differs).
+            must be empty, and the kept data must fit in its file system; the tree is built beside it (mode 0700) \
+            and renamed into place when complete, so a failure or a signal leaves nothing at DIR. Folders are \
+            never reached through symlinks, and a container changed during the copy is an error. From a tar or \
+            zip archive the members are read again as a stream, without extracting the archive. With several \
+            containers (--app), each backup domain is written into DIR/DOMAIN. --verify then scans DIR and \
+            checks it against the prediction, entry by entry (exit 1 when it differs).
             """)
 
     enum Event: String, ExpressibleByArgument, CaseIterable { case update, restore, purge, all }
@@ -47,6 +48,8 @@ struct SimulateCommand: ParsableCommand {
     }
 
     func run() throws {
+        // DIR first: nothing is scanned for a destination that would be refused.
+        if let into { try Materializer.checkDestination(into) }
         let policy = try PolicyFile.resolve(config: config)
         let inventories = try Audit.inventories(of: path, containers.selection(policy))
         let events = event == .all ? SimulatedEvent.allCases : [SimulatedEvent(rawValue: event.rawValue)!]
