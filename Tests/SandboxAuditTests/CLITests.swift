@@ -139,4 +139,28 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(one.stdout.contains("Triggers on:"))
         XCTAssertTrue(one.stdout.contains("domain.md"))
     }
+
+    /// SIGQUIT during a scan ends it as an interrupt (one line, exit 2), not as a crash report.
+    func testSIGQUITEndsTheScanAsAnInterrupt() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.path)
+        try Fixture.files(in: dir.sub("Documents/many"), count: 40_000, size: 0)
+        for attempt in 0..<5 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: CLI.executable)
+            p.arguments = ["scan", dir.path]
+            let err = Pipe()
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = err
+            try p.run()
+            usleep(useconds_t(20_000 + attempt * 5_000))
+            kill(p.processIdentifier, SIGQUIT)
+            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            if p.terminationStatus != 2 && attempt < 4 { continue } // the scan ended first: try again
+            XCTAssertEqual(p.terminationStatus, 2, text)
+            XCTAssertEqual(text, "sandbox-audit: error: interrupted (SIGQUIT)\n")
+            return
+        }
+    }
 }
