@@ -78,6 +78,12 @@ public enum Audit {
             known = findings.count - reported.count
         }
         var notes: [String] = []
+        for inv in inventories where inv.container.roleSource == "default" {
+            let top = Set(inv.entries.filter { $0.path.depth == 1 }.map(\.path.display))
+            if !top.contains("Documents") && !top.contains("tmp") {
+                notes.append("\(inv.container.dataRoot) has no Documents or tmp folder and no metadata saying what it is: it was read as an app's data container; if it is an App Group container, add --kind group")
+            }
+        }
         let unnamed = AppContainers.unnamedGroups(input, selection)
         if !unnamed.isEmpty {
             notes.append("App Group containers not audited (add --app-group ID or appGroups: in the policy file if the app uses them): " + unnamed.joined(separator: ", "))

@@ -135,6 +135,14 @@ final class BackupDomainTests: XCTestCase {
         XCTAssertEqual(lines.status, 0, lines.stderr)
         XCTAssertTrue(lines.stdout.contains("\"domain\":\"AppDomainGroup-unidentified\""), lines.stdout)
         XCTAssertTrue(lines.stdout.contains("\"backedUp\":true"), lines.stdout)
+        // A copy with a Library but no Documents, tmp or metadata is read as an app's container,
+        // with a note saying how to read it as a group's.
+        let copy = dir.sub("groupcopy")
+        try makeGroupContainer(copy, metadata: false)
+        try FileManager.default.removeItem(atPath: copy + "/tmp")
+        let (json, _) = try CLI.scanJSON([copy])
+        XCTAssertTrue((json["notes"] as? [String] ?? []).contains { $0.contains("--kind group") }, "\(json["notes"] ?? "")")
+        XCTAssertEqual((try CLI.scanJSON(["--kind", "group", copy]).json["notes"] as? [String]), [])
         // The folder it sits in says group.
         let placed = dir.sub("Containers/Shared/AppGroup/0A1B")
         try makeGroupContainer(placed, metadata: false)
