@@ -102,6 +102,19 @@ preferences() { # FILE, then key/value XML on standard input
     } > "$1"
 }
 
+# large_preferences FILE KEY LENGTH [XML]: a preferences plist whose KEY holds LENGTH base64
+# characters of zero bytes ("AAAA…", so git keeps it in a few kB), then XML (more keys, with
+# printf escapes).
+large_preferences() {
+    mkdir -p "$(dirname "$1")"
+    {
+        printf '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">\n'
+        printf '<plist version="1.0">\n<dict>\n\t<key>%s</key>\n\t<data>' "$2"
+        head -c "$3" /dev/zero | tr '\000' 'A'
+        printf "</data>\\n${4:-}</dict>\\n</plist>\\n"
+    } > "$1"
+}
+
 mkdir -p "$OUT"
 rm -rf "$OUT/WellBehaved" "$OUT/Misbehaving" "$OUT/MisbehavingDevice" "$OUT/Example.xcappdata" "$OUT/Example.xcappdata.tar.gz"
 
@@ -244,14 +257,8 @@ mark "$M/Library/Application Support/Store.sqlite"
 
 # large-user-defaults: a feed cached in UserDefaults: a 600,000-byte blob under one key makes
 # an 800 kB preferences plist (zeros, base64 "AAAA…", so git keeps it in a few kB).
-P="$M/Library/Preferences/com.example.misbehaving.feedcache.plist"
-mkdir -p "$(dirname "$P")"
-{
-    printf '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">\n'
-    printf '<plist version="1.0">\n<dict>\n\t<key>cachedFeed</key>\n\t<data>'
-    head -c 800000 /dev/zero | tr '\000' 'A'
-    printf '</data>\n\t<key>lastSync</key>\n\t<string>2026-11-01T08:00:00Z</string>\n</dict>\n</plist>\n'
-} > "$P"
+large_preferences "$M/Library/Preferences/com.example.misbehaving.feedcache.plist" cachedFeed 800000 \
+    '\t<key>lastSync</key>\n\t<string>2026-11-01T08:00:00Z</string>\n'
 
 # excluded-container-directory: Library/Caches itself marked (a container folder).
 sqlite "$M/Library/Caches/com.example.misbehaving/Cache.db" 4096
@@ -284,14 +291,7 @@ EOF
 G="$CONTAINERS/Shared/AppGroup/9B8A7C6D-5E4F-4A3B-2C1D-0E9F8A7B6C5D"
 container_metadata "$G" group.com.example.misbehaving 9B8A7C6D-5E4F-4A3B-2C1D-0E9F8A7B6C5D 7
 sqlite "$G/ChatStorage.sqlite" 131072
-P="$G/Library/Preferences/group.com.example.misbehaving.plist"
-mkdir -p "$(dirname "$P")"
-{
-    printf '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">\n'
-    printf '<plist version="1.0">\n<dict>\n\t<key>sharedTimeline</key>\n\t<data>'
-    head -c 700000 /dev/zero | tr '\000' 'A'
-    printf '</data>\n</dict>\n</plist>\n'
-} > "$P"
+large_preferences "$G/Library/Preferences/group.com.example.misbehaving.plist" sharedTimeline 700000
 stub "$G/Library/Caches/Thumbnails/chat-0001.jpg" 2048 '\377\330\377\340'
 
 # --- Example.xcappdata: a device download with two warnings ---------------------------------
