@@ -1,5 +1,5 @@
 /// AppleDouble files (`._NAME`, `__MACOSX/…`): how macOS carries extended attributes onto file
-/// systems and archives that lack them. Layout from xnu `bsd/vfs/vfs_xattr.c` (domain.md §2).
+/// systems and archives that lack them. Layout from xnu `bsd/vfs/vfs_xattr.c`.
 ///
 /// Written by hand: no maintained Swift or C library on Linux reads or writes the `ATTR` block.
 public enum AppleDouble {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The two exclude-from-backup attributes (domain.md §2).
+/// The two exclude-from-backup attributes (docs/what-ios-backs-up.md).
 public enum BackupAttribute: String, Sendable, CaseIterable {
     /// `com.apple.metadata:com_apple_backup_excludeItem`: what `isExcludedFromBackup` writes.
     /// Its presence excludes the item, whatever the value.
@@ -33,7 +33,7 @@ public enum BackupAttribute: String, Sendable, CaseIterable {
     }
 
     /// What `URLResourceValues.isExcludedFromBackup` writes: a binary plist holding the
-    /// string `com.apple.backupd` (61 bytes, domain.md §2).
+    /// string `com.apple.backupd` (61 bytes).
     public static let canonicalValue: [UInt8] = hexBytes(
         "62706c69737430305f1011636f6d2e6170706c652e6261636b75706408000000000000010100000000000000010000000000000000000000000000001c")
     public static let backupdString = "com.apple.backupd"

@@ -13,6 +13,7 @@ public enum SARIFReport {
             ("name", .string("sandbox-audit")),
             ("version", .string(Audit.toolVersion)),
             ("semanticVersion", .string(Audit.toolVersion)),
+            ("informationUri", .string(References.repository)),
             ("rules", .array(rules.map(rule))),
         ])
         // The app's data container is DATAROOT; its other containers are named by their domain.
@@ -70,8 +71,9 @@ public enum SARIFReport {
             ("fullDescription", .object([("text", .string(d.rationale))])),
             ("help", .object([
                 ("text", .string("Fix: \(d.fix)\n\n\(d.rationale)")),
-                ("markdown", .string("**Fix:** \(d.fix)\n\n\(d.rationale)\n\nRun `sandbox-audit rules \(d.id)` for examples.")),
+                ("markdown", .string("**Fix:** \(d.fix)\n\n\(d.rationale)\n\nRun `sandbox-audit rules \(d.id)` for examples, or see [\(d.id) in the rules catalogue](\(References.ruleHelp(d.id))).")),
             ])),
+            ("helpUri", .string(References.ruleHelp(d.id))),
             ("defaultConfiguration", .object([("level", .string(level(d.defaultSeverity)))])),
             ("properties", .object([("tags", .array([.string("ios"), .string("backup"), .string("storage")]))])),
         ])

@@ -90,7 +90,7 @@ public struct RuleDescription: Sendable {
     public let id: String
     public let name: String
     public let summary: String
-    /// Why it matters, citing domain.md.
+    /// Why it matters, citing public sources by title and URL (`References`).
     public let rationale: String
     /// How to fix what it finds, in one line.
     public let fix: String

@@ -87,7 +87,7 @@ public struct RuleExample: Sendable {
 }
 
 extension BackupAttribute {
-    /// A value of the given class, as seen in the wild (domain.md §2).
+    /// A value of the given class, as seen in the wild (docs/inventory-format.md, `valueClass`).
     public static func sampleValue(_ valueClass: AttributeValueClass) -> [UInt8] {
         switch valueClass {
         case .canonical: return canonicalValue

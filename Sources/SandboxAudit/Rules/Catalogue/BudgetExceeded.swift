@@ -7,8 +7,8 @@ public struct BudgetExceeded: Rule {
         summary: "A budget of the policy file (backup footprint, a zone, a glob, churn or growth since the baseline) is exceeded; one finding per budget, with the largest contributors.",
         rationale: """
             Every backed-up byte costs the user backup time and iCloud quota; apps that grow without bound \
-            are the ones users delete or stop backing up (domain.md §1, seed 004 "App Backup Best Practices"; \
-            Kiwix#1307 in domain.md §4). A budget turns that into a number CI can hold.
+            are the ones users delete or stop backing up (\(References.backupBestPractices); a user's 50 GB \
+            backup of one app: \(References.issue("kiwix/kiwix-apple", 1307))). A budget turns that into a number CI can hold.
             """,
         fix: "Shrink or exclude the largest contributors, or raise the budget in .sandbox-audit.yml if the growth is intended.",
         defaultSeverity: .error,

@@ -6,10 +6,10 @@ public struct ExcludedContainerDirectory: Rule {
         name: "Excluded container directory",
         summary: "The exclude attribute on Documents, Library, Library/Application Support, Library/Caches, Library/Preferences, tmp or the data root itself.",
         rationale: """
-            An exclusion on a directory covers its whole subtree (domain.md §2), so marking a container folder \
-            silently drops everything any part of the app, or a framework, ever puts there, including \
-            preferences and user data. Apple's guidance is to mark your own subfolder (domain.md §1, \
-            Application Support row).
+            An exclusion on a directory covers its whole subtree (\(References.isExcludedFromBackup)), so marking \
+            a container folder silently drops everything any part of the app, or a framework, ever puts there, \
+            including preferences and user data. Apple's guidance is to mark your own subfolder of Application \
+            Support (\(References.fileSystemBasics)).
             """,
         fix: "Clear it (sandbox-audit include PATH) and mark a subfolder of your own instead.",
         defaultSeverity: .warning,

@@ -7,9 +7,10 @@ public struct ExcludedUserData: Rule {
         summary: "An item inside Documents carries the exclude-from-backup attribute: it is lost on restore to a new device.",
         rationale: """
             Documents holds what the user created and the app cannot re-create; a restore brings back the \
-            backed-up set only, so an excluded item there is gone after a new device is set up (domain.md §1). \
-            Apple also warns that safe-save operations reset the flag, so it protects nothing the app rewrites \
-            (domain.md §2). Reported once per topmost excluded item.
+            backed-up set only, so an excluded item there is gone after a new device is set up \
+            (\(References.fileSystemBasics); \(References.whatIOSBacksUp)). Apple also warns that safe-save \
+            operations reset the flag, so it protects nothing the app rewrites (\(References.isExcludedFromBackup)). \
+            Reported once per topmost excluded item.
             """,
         fix: "If it can be re-created, move it to Library/Caches or Application Support; if not, clear the attribute (sandbox-audit include PATH).",
         defaultSeverity: .warning,

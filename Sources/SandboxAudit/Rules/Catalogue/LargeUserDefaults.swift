@@ -15,11 +15,13 @@ public struct LargeUserDefaults: Rule {
         summary: "A .plist directly in Library/Preferences of 512 KiB or more (policy: warningSize, errorSize); names its largest top-level keys.",
         rationale: """
             UserDefaults keeps its whole domain in one plist in Library/Preferences, which backup carries \
-            (domain.md §1) and the app loads into memory at launch. tvOS warns at 512 KB and terminates the \
-            app at 1 MB; on iOS 13 and later a domain of 4,194,304 bytes or more is rejected at runtime \
-            (domain.md §3), so the app's writes stop sticking. Large values (images, caches, JSON blobs) \
-            belong in files. The rule parses the plist (binary or XML) and measures each top-level value by \
-            re-encoding it alone as a binary plist; it reads a file only when it is already over the warning size.
+            (\(References.fileSystemBasics)) and the app loads into memory at launch. tvOS warns at 512 KB and \
+            terminates the app at 1 MB (\(References.sizeLimitExceeded)); on iOS 13 and later a domain of \
+            4,194,304 bytes or more is rejected at runtime, so the app's writes stop sticking (public reports: \
+            \(References.issue("tus/TUSKit", 73)), \(References.issue("j3k0/cordova-plugin-openwith", 79))). Large \
+            values (images, caches, JSON blobs) belong in files. The rule parses the plist (binary or XML) and \
+            measures each top-level value by re-encoding it alone as a binary plist; it reads a file only when it \
+            is already over the warning size.
             """,
         fix: "Move the largest values out of UserDefaults into files (Application Support, or Caches if re-creatable).",
         defaultSeverity: .warning,

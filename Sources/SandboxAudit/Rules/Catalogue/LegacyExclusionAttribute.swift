@@ -6,9 +6,9 @@ public struct LegacyExclusionAttribute: Rule {
         name: "Legacy exclusion attribute",
         summary: "com.apple.MobileBackup on an item that the modern attribute does not exclude: only iOS 5.0.1 honoured it.",
         rationale: """
-            com.apple.MobileBackup was the do-not-back-up flag of iOS 5.0.1 alone (Apple QA1719); from iOS 5.1 \
-            the attribute is com.apple.metadata:com_apple_backup_excludeItem, set through \
-            isExcludedFromBackup (domain.md §2). An item marked the old way only is backed up.
+            com.apple.MobileBackup was the do-not-back-up flag of iOS 5.0.1 alone (\(References.qa1719)); from \
+            iOS 5.1 the attribute is com.apple.metadata:com_apple_backup_excludeItem, set through \
+            isExcludedFromBackup (\(References.isExcludedFromBackup)). An item marked the old way only is backed up.
             """,
         fix: "Set isExcludedFromBackup (URLResourceValues) instead; the old attribute can go.",
         defaultSeverity: .warning,

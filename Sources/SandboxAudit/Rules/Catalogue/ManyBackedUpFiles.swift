@@ -6,12 +6,12 @@ public struct ManyBackedUpFiles: Rule {
         name: "Many backed-up files",
         summary: "A backed-up folder holding 10,000 or more backed-up regular files in its subtree; only the deepest such folders (policy: count).",
         rationale: """
-            Backup carries every file of the backed-up set one by one (domain.md §1); many small files slow \
-            every backup and every restore, however few bytes they hold, and Apple asks apps to keep backups \
-            lean (seed 004 "App Backup Best Practices"). One store (a database, an archive) serves better, or \
-            an excluded folder when the files can be re-created. A folder is reported when its subtree reaches \
-            the threshold but none of its subfolders does on its own, so the finding points at the folder that \
-            fills up, not at all its ancestors.
+            Backup carries every file of the backed-up set one by one (\(References.whatIOSBacksUp)); many \
+            small files slow every backup and every restore, however few bytes they hold, and Apple asks apps to \
+            keep backups lean (\(References.backupBestPractices)). One store (a database, an archive) serves \
+            better, or an excluded folder when the files can be re-created. A folder is reported when its subtree \
+            reaches the threshold but none of its subfolders does on its own, so the finding points at the folder \
+            that fills up, not at all its ancestors.
             """,
         fix: "Keep such items in one store (SQLite, an archive), or exclude their folder from backup if the app can re-create them.",
         defaultSeverity: .warning,

@@ -8,7 +8,9 @@ public struct OversizedBackedUpFile: Rule {
         rationale: """
             Large files in backed-up places slow every backup and eat the user's iCloud quota, which pushes \
             users to delete the app or turn its backup off; App Review rejects apps that store downloaded \
-            content where it is backed up (guideline 2.23; domain.md §1, seed 004 "App Backup Best Practices").
+            content where it is backed up (the iOS Data Storage Guidelines, once guideline 2.23: \
+            \(References.dataStorageGuidelines); \(References.reviewGuidelines); \(References.backupBestPractices); \
+            a rejection: \(References.issue("bibledit/old", 21))).
             """,
         fix: "Move re-creatable content to Library/Caches, or mark it excluded from backup (isExcludedFromBackup).",
         defaultSeverity: .error,

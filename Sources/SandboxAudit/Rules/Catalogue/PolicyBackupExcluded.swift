@@ -6,9 +6,10 @@ public struct PolicyBackupExcluded: Rule {
         name: "Policy: backup excluded",
         summary: "Content a `paths:` entry marks `backup: excluded` (re-creatable, known to the team) is backed up.",
         rationale: """
-            Whether a file is re-creatable is the app's knowledge, not the file system's (domain.md §5); the \
-            policy file is where a team writes it down. Re-creatable content that backup carries costs every \
-            user backup time and iCloud quota and invites a guideline 2.23 rejection (domain.md §1).
+            Whether a file is re-creatable is the app's knowledge, not the file system's: a copied container \
+            cannot tell, and the policy file is where a team writes it down. Re-creatable content that backup \
+            carries costs every user backup time and iCloud quota and invites an App Review rejection \
+            (\(References.dataStorageGuidelines); \(References.optimizingForICloudBackup)).
             """,
         fix: "Exclude it from backup (isExcludedFromBackup on its folder), or move it to Library/Caches.",
         defaultSeverity: .error,

@@ -10,7 +10,7 @@ public struct PolicyBackupIncluded: Rule {
             SplashBoard: Caches and tmp start empty, items at the data root outside Documents and Library are \
             never backed up, and excluded items are gone (Apple, App Backup Best Practices: \
             https://developer.apple.com/library/archive/documentation/iPhone/Conceptual/iPhoneOSProgrammingGuide/StrategiesforImplementingYourApp/StrategiesforImplementingYourApp.html; \
-            what iOS's backup carries: docs/what-ios-backs-up.md). Data the team has declared irreplaceable must be in it.
+            what iOS's backup carries: \(References.whatIOSBacksUp)). Data the team has declared irreplaceable must be in it.
             """,
         fix: "Clear the exclude attribute (on it or the folder above it), and keep it under Documents or Library, out of Library/Caches.",
         defaultSeverity: .error,

@@ -8,7 +8,7 @@ public struct PolicyForbidden: Rule {
         rationale: """
             Teams know the leftovers they never want to ship again: a debug database, an old folder an update \
             must have migrated, a download that belongs in Caches. The policy file lists them; the scan holds \
-            every build to it (domain.md §4: what users of such a tool ask for).
+            every build to it.
             """,
         fix: "Stop writing it there (or migrate it away on first launch).",
         defaultSeverity: .error,

@@ -6,8 +6,8 @@ public struct PolicyMaxSize: Rule {
         name: "Policy: maximum size",
         summary: "An item (a file, or a folder with everything in it) matching a `paths:` entry is larger than its `maxSize`.",
         rationale: """
-            Large or fast-growing stores slow backups and fill devices (domain.md §1, seed 004 "App Backup \
-            Best Practices"); a size limit per store or folder catches the growth before users do.
+            Large or fast-growing stores slow backups and fill devices (\(References.backupBestPractices)); a \
+            size limit per store or folder catches the growth before users do.
             """,
         fix: "Trim or compact it (old entries, VACUUM), or raise the limit in .sandbox-audit.yml if the growth is intended.",
         defaultSeverity: .error,

@@ -16,8 +16,8 @@ public struct RecreatableInDocuments: Rule {
         rationale: """
             Documents is for critical data the user created and the app cannot re-create; it is always backed \
             up. Caches, partial downloads and thumbnails there inflate every backup; they belong in \
-            Library/Caches (domain.md §1, seed 004 "App Backup Best Practices"). The rule judges by name only \
-            and reports the topmost matching item once.
+            Library/Caches (\(References.backupBestPractices); \(References.dataStorageGuidelines)). The rule \
+            judges by name only and reports the topmost matching item once.
             """,
         fix: "Move it to Library/Caches (or tmp for partial downloads), where backup does not carry it.",
         defaultSeverity: .warning,

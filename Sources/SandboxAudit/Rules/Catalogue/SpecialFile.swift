@@ -8,7 +8,7 @@ public struct SpecialFile: Rule {
         rationale: """
             Backup carries files and folders; a FIFO or socket left behind by a crashed process or an \
             embedded server is not data, is not restored, and trips tools that copy containers. The scan \
-            records it and never opens it (domain.md §1: what backup carries).
+            records it and never opens it (what backup carries: \(References.whatIOSBacksUp)).
             """,
         fix: "Create FIFOs and sockets in tmp and remove them when done.",
         defaultSeverity: .note,

@@ -15,10 +15,10 @@ public struct SplitStoreBackup: Rule {
             A database is its main file and its companions together: SQLite keeps committed transactions \
             in the -wal file until a checkpoint, and a -journal file holds what a crash must roll back; Realm \
             keeps its lock, notification and management files beside the .realm file. Exclusion works per \
-            item (domain.md §2), and a restore brings back the backed-up set only (domain.md §1): when some \
-            files of one store are backed up and others are not, a restore brings back a torn database, \
-            losing transactions or failing to open. Reported once per store, at the main file; only groups \
-            whose main file and at least one companion sit in the same folder.
+            item (\(References.isExcludedFromBackup)), and a restore brings back the backed-up set only \
+            (\(References.whatIOSBacksUp)): when some files of one store are backed up and others are not, a \
+            restore brings back a torn database, losing transactions or failing to open. Reported once per \
+            store, at the main file; only groups whose main file and at least one companion sit in the same folder.
             """,
         fix: "Put the store in its own folder and set isExcludedFromBackup on the folder (or on none of its files), not file by file.",
         defaultSeverity: .error,

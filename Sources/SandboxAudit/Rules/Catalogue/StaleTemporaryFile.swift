@@ -7,8 +7,8 @@ public struct StaleTemporaryFile: Rule {
         summary: "A file in tmp not modified for 3 days before the scan (threshold: --stale-tmp-age).",
         rationale: """
             Apple asks apps to delete temporary files when done; the system purges tmp only while the app is \
-            not running, and an update drops it (domain.md §1). A file that old was forgotten: it takes space \
-            meanwhile, and anything relying on it breaks on the next purge.
+            not running, and an update drops it (\(References.fileSystemBasics); \(References.filesSavedDuringUpdates)). \
+            A file that old was forgotten: it takes space meanwhile, and anything relying on it breaks on the next purge.
             """,
         fix: "Delete temporary files when the work that made them ends (or move what must stay to Caches).",
         defaultSeverity: .warning,

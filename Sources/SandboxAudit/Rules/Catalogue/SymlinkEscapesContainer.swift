@@ -7,8 +7,8 @@ public struct SymlinkEscapesContainer: Rule {
         summary: "A symlink whose target resolves outside the data root (resolved by its text, without following other links).",
         rationale: """
             Backup and restore carry the link, not what it points to, and the container moves on update and \
-            differs per device (domain.md §1): a link out of the container is broken after restore or on \
-            another device. The scan never follows links; it resolves the target's text.
+            differs per device (\(References.filesSavedDuringUpdates)): a link out of the container is broken \
+            after restore or on another device. The scan never follows links; it resolves the target's text.
             """,
         fix: "Store a path relative to the container and resolve it at run time (e.g. from FileManager.urls(for:in:)).",
         defaultSeverity: .note,

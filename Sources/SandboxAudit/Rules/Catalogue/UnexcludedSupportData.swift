@@ -7,9 +7,9 @@ public struct UnexcludedSupportData: Rule {
         summary: "A backed-up regular file of 1 MB or more in Library/Application Support (threshold: --support-data-size).",
         rationale: """
             Application Support holds files the app downloads or generates and can re-create; Apple asks that \
-            such files carry the exclude-from-backup attribute, often on a custom subfolder (domain.md §1, seed \
-            004 "App Backup Best Practices"). Whether a file is re-creatable is the app's knowledge: this rule \
-            goes by size.
+            such files carry the exclude-from-backup attribute, often on a custom subfolder \
+            (\(References.fileSystemBasics); \(References.backupBestPractices)). Whether a file is re-creatable is \
+            the app's knowledge: this rule goes by size.
             """,
         fix: "Set isExcludedFromBackup on the file or on its own subfolder (sandbox-audit exclude PATH builds a fixture).",
         defaultSeverity: .warning,

@@ -7,8 +7,7 @@ public struct UnreadableEntry: Rule {
         summary: "An entry the scan could not read (permission denied, vanished during the scan, a malformed AppleDouble sidecar): the totals leave it out.",
         rationale: """
             The audit can only vouch for what it read. An unreadable folder may hold anything backup carries, \
-            so the figures are a lower bound until it is readable (domain.md §5: a copied container cannot tell \
-            everything).
+            so the figures are a lower bound until it is readable.
             """,
         fix: "Permission denied: make the container readable to the user running the scan (chmod -R u+rX). Vanished: scan a copy taken while the app is not running. Malformed ._ sidecar: re-copy the container from macOS, or rewrite the mark (sandbox-audit exclude --carrier sidecar).",
         defaultSeverity: .warning,

@@ -7,8 +7,8 @@ public struct UnrecognisedExclusionValue: Rule {
         summary: "The exclude attribute holds a value that is neither the canonical binary plist, the plain string com.apple.backupd, nor another plist (value class `other`, e.g. empty or `true`).",
         rationale: """
             Presence alone excludes the item, whatever the value, but a value no API writes means a tool or \
-            script wrote it by hand; the next tool may read it differently (domain.md §2 lists what is seen in \
-            the wild).
+            script wrote it by hand; the next tool may read it differently (the value Apple's API writes: \
+            \(References.isExcludedFromBackup); the values seen in the wild: \(References.valueClasses)).
             """,
         fix: "Rewrite it through URLResourceValues.isExcludedFromBackup (or sandbox-audit exclude PATH).",
         defaultSeverity: .warning,

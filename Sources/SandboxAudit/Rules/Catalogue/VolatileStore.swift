@@ -24,7 +24,8 @@ public struct VolatileStore: Rule {
         summary: "A SQLite or Realm database, recognised by its header, in Library/Caches or tmp (the URL cache's Cache.db and Library/Caches/com.apple.* folders are exempt).",
         rationale: """
             The system may purge Library/Caches when storage is low, and purges tmp whenever the app is not \
-            running; neither is backed up, an update drops tmp, and a restore starts both empty (domain.md §1). \
+            running; neither is backed up, an update drops tmp, and a restore starts both empty \
+            (\(References.fileSystemBasics)). \
             A database there can vanish between launches, or with its -wal file but not its main file (or the \
             reverse). That suits a cache the app rebuilds; it loses data for anything else. Recognised by \
             content, not by name: the 16-byte `SQLite format 3` header, or a Realm file's `T-DB` mnemonic at \
