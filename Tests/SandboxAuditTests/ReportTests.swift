@@ -223,3 +223,26 @@ final class ReportTests: XCTestCase {
         XCTAssertEqual(consoleErrors, [], log)
     }
 }
+
+/// Reports that fit where they land.
+final class ReportFitTests: XCTestCase {
+    /// 3,000 findings: the Markdown stays within GitHub's comment limit, counts every rule, and
+    /// says how many findings it left out and where to find them.
+    func testMarkdownOfThousandsOfFindingsFitsAComment() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.path)
+        for i in 0..<2_000 { try Fixture.file(dir.sub("stray-file-with-a-rather-long-name-\(i).bin"), size: 10) }   // errors
+        for i in 0..<1_000 { try Fixture.file(dir.sub("Documents/download-\(i).part"), size: 10) }               // warnings
+        let r = try CLI.run(["scan", "--format", "markdown", dir.path])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        let md = r.stdout
+        XCTAssertLessThanOrEqual(md.utf8.count, MarkdownReport.maxLength)
+        XCTAssertLessThanOrEqual(md.count, 65_536)
+        XCTAssertTrue(md.contains("| [`misplaced-at-root`](\(References.ruleHelp("misplaced-at-root"))) | 2000 | 0 | 0 |"), md)
+        XCTAssertTrue(md.contains("| [`recreatable-in-documents`](\(References.ruleHelp("recreatable-in-documents"))) | 0 | 1000 | 0 |"), md)
+        let shown = md.split(separator: "\n").filter { $0.hasPrefix("| 🛑") || $0.hasPrefix("| ⚠️") }.count
+        XCTAssertGreaterThan(shown, 100)
+        XCTAssertTrue(md.contains("… \(3_000 - shown) more finding(s) — see the HTML report / SARIF"), md.suffix(600).description)
+        XCTAssertTrue(md.hasSuffix("</sub>\n"))
+    }
+}

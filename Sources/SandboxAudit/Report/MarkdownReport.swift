@@ -1,7 +1,11 @@
 /// Markdown for a pull-request comment or a GitHub job summary: headline numbers, budgets with
-/// use, baseline deltas, and the findings table (folded past the first 20).
+/// use, baseline deltas, counts by rule (each linked to its section of docs/rules.md), and the
+/// most severe findings (folded past the first 20) as many as fit in `maxLength`.
 public enum MarkdownReport {
     public static let unfolded = 20
+    /// GitHub refuses comment bodies longer than 65,536 characters; counted here in UTF-8 bytes,
+    /// which is never fewer than characters, so the whole report always fits.
+    public static let maxLength = 65_536
 
     /// Escapes text for a GitHub-flavoured Markdown table cell.
     static func cell(_ s: String) -> String {
@@ -80,25 +84,42 @@ public enum MarkdownReport {
         var notReported: [String] = []
         if result.baselineFindings > 0 { notReported.append("\(result.baselineFindings) already in the baseline") }
         if result.ignoredFindings > 0 { notReported.append("\(result.ignoredFindings) on ignored paths") }
-        if result.findings.isEmpty {
-            md += "No findings."
-        } else {
-            let header = "| severity | rule | path | finding |\n|---|---|---|---|\n"
-            func row(_ f: Finding) -> String {
-                let icon = f.severity == .error ? "🛑" : (f.severity == .warning ? "⚠️" : "ℹ️")
-                return "| \(icon) \(f.severity.rawValue) | \(cell(f.ruleId)) | \(cell(result.place(f))) | \(cell(f.message)) |\n"
-            }
-            let ordered = result.findings.enumerated().sorted { a, b in
-                a.element.severity != b.element.severity ? a.element.severity > b.element.severity : a.offset < b.offset
-            }.map(\.element)
-            md += "### Findings\n\n" + header + ordered.prefix(unfolded).map(row).joined()
-            if ordered.count > unfolded {
-                md += "\n<details><summary>\(ordered.count - unfolded) more finding(s)</summary>\n\n" + header
-                md += ordered.dropFirst(unfolded).map(row).joined() + "\n</details>\n"
-            }
+        var tail = notReported.isEmpty ? "" : "\nNot reported: " + notReported.joined(separator: ", ") + "."
+        tail += "\n\n<sub>\(ByteSize.unitsNote). sandbox-audit \(Audit.toolVersion).</sub>\n"
+        if result.findings.isEmpty { return md + "No findings." + tail }
+
+        md += "### Findings by rule\n\n| rule | errors | warnings | notes |\n|---|---:|---:|---:|\n"
+        for t in result.tallies {
+            md += "| [`\(t.ruleId)`](\(References.ruleHelp(t.ruleId))) | \(t.errors) | \(t.warnings) | \(t.notes) |\n"
         }
-        if !notReported.isEmpty { md += "\nNot reported: " + notReported.joined(separator: ", ") + "." }
-        md += "\n\n<sub>\(ByteSize.unitsNote). sandbox-audit \(Audit.toolVersion).</sub>\n"
+        md += "\n"
+
+        // The most severe findings, as many as fit: the whole comment stays within maxLength.
+        let header = "| severity | rule | path | finding |\n|---|---|---|---|\n"
+        func row(_ f: Finding) -> String {
+            let icon = f.severity == .error ? "🛑" : (f.severity == .warning ? "⚠️" : "ℹ️")
+            return "| \(icon) \(f.severity.rawValue) | \(cell(f.ruleId)) | \(cell(result.place(f))) | \(cell(f.message)) |\n"
+        }
+        let ordered = result.findingsBySeverity
+        let title = "### Most severe findings\n\n"
+        let reserve = 400 // the fold's summary and the "… N more" line
+        var room = maxLength - md.utf8.count - tail.utf8.count - title.utf8.count - 2 * header.utf8.count - reserve
+        var rows: [String] = []
+        for f in ordered {
+            let r = row(f)
+            guard r.utf8.count <= room else { break }
+            room -= r.utf8.count
+            rows.append(r)
+        }
+        md += title + header + rows.prefix(unfolded).joined()
+        if rows.count > unfolded {
+            md += "\n<details><summary>\(rows.count - unfolded) more finding(s)</summary>\n\n" + header
+            md += rows.dropFirst(unfolded).joined() + "\n</details>\n"
+        }
+        if rows.count < ordered.count {
+            md += "\n… \(ordered.count - rows.count) more finding(s) — see the HTML report / SARIF (`--output html=PATH --output sarif=PATH`).\n"
+        }
+        md += tail
         return md
     }
 }
