@@ -246,3 +246,44 @@ final class ReportFitTests: XCTestCase {
         XCTAssertTrue(md.hasSuffix("</sub>\n"))
     }
 }
+
+extension ReportFitTests {
+    /// Findings below --fail-on are skipped cases by default (Jenkins and GitLab list them), and
+    /// --junit-warnings makes them failures or passing cases.
+    func testJUnitWarningsAreVisible() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.path)
+        try Fixture.file(dir.sub("stray"), size: 10)                 // error
+        try Fixture.file(dir.sub("Documents/a.part"), size: 10)      // warning
+        let count = """
+            import sys, xml.etree.ElementTree as ET
+            root = ET.parse(sys.stdin).getroot()
+            cases = list(root.iter("testcase"))
+            f = sum(1 for c in cases if c.find("failure") is not None)
+            s = sum(1 for c in cases if c.find("skipped") is not None)
+            assert int(root.get("failures")) == f and int(root.get("skipped")) == s
+            for suite in root.iter("testsuite"):
+                assert int(suite.get("skipped")) == sum(1 for c in suite.findall("testcase") if c.find("skipped") is not None)
+            print(f, s)
+            """
+        for (mode, expected) in [(nil, "1 1"), ("skipped", "1 1"), ("failure", "2 0"), ("pass", "1 0")] {
+            let r = try CLI.run(["scan", "--format", "junit", dir.path] + (mode.map { ["--junit-warnings", $0] } ?? []))
+            XCTAssertEqual(r.status, 1, r.stderr)
+            let script = try TempDir("py")
+            try count.write(toFile: script.sub("c.py"), atomically: true, encoding: .utf8)
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            p.arguments = ["python3", script.sub("c.py")]
+            let input = Pipe(), output = Pipe()
+            p.standardInput = input; p.standardOutput = output
+            try p.run()
+            input.fileHandleForWriting.write(Data(r.stdout.utf8)); try input.fileHandleForWriting.close()
+            let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            XCTAssertEqual(out.trimmingCharacters(in: .whitespacesAndNewlines), expected, mode ?? "default")
+        }
+        let bad = try CLI.run(["scan", "--format", "junit", "--junit-warnings", "loud", dir.path])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("'failure', 'skipped' or 'pass'"), bad.stderr)
+    }
+}

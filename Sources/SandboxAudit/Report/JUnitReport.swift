@@ -1,26 +1,45 @@
+/// How JUnit shows findings below the fail level (`scan --junit-warnings`).
+public enum JUnitWarnings: String, CaseIterable, Sendable {
+    /// Every finding is a failing case, whatever its severity.
+    case failure
+    /// Findings below the fail level are skipped cases, which Jenkins and GitLab list (the default).
+    case skipped
+    /// Findings below the fail level are passing cases with the finding as their output.
+    case pass
+}
+
 /// JUnit XML, the format every CI server reads: one test suite per rule that ran, a test case
-/// per subject it reported (failed when at or above the fail level), a passing case for a rule
-/// that found nothing, and a suite of budgets with one case each.
+/// per subject it reported (failed when at or above the fail level; below it, skipped, failed
+/// or passed as `warnings` says), a passing case for a rule that found nothing, and a suite of
+/// budgets with one case each.
 public enum JUnitReport {
-    public static func render(_ result: AuditResult, failOn: Severity) -> String {
+    public static func render(_ result: AuditResult, failOn: Severity, warnings: JUnitWarnings = .skipped) -> String {
         let x = XMLText.escape
         var suites: [String] = []
-        var totalTests = 0, totalFailures = 0
+        var totalTests = 0, totalFailures = 0, totalSkipped = 0
         let byRule = Dictionary(grouping: result.findings, by: \.ruleId)
         for rule in RuleCatalogue.all where !result.context.policy.disabledRules.contains(rule.id) {
             let findings = byRule[rule.id] ?? []
             var cases: [String] = []
-            var failures = 0
+            var failures = 0, skipped = 0
             if findings.isEmpty {
                 cases.append("    <testcase classname=\"\(x(rule.id))\" name=\"container\"/>")
             }
             for f in findings {
                 let name = x(result.place(f))
-                if f.severity >= failOn {
+                if f.severity >= failOn || warnings == .failure {
                     failures += 1
                     cases.append("""
                             <testcase classname="\(x(rule.id))" name="\(name)">
                               <failure type="\(f.severity.rawValue)" message="\(x(f.message))">\(x(f.message))&#10;fix: \(x(rule.description.fix))</failure>
+                            </testcase>
+                        """)
+                } else if warnings == .skipped {
+                    skipped += 1
+                    cases.append("""
+                            <testcase classname="\(x(rule.id))" name="\(name)">
+                              <skipped message="\(x(f.severity.rawValue)): \(x(f.message))"/>
+                              <system-out>\(x(f.severity.rawValue)): \(x(f.message))&#10;fix: \(x(rule.description.fix))</system-out>
                             </testcase>
                         """)
                 } else {
@@ -33,7 +52,8 @@ public enum JUnitReport {
             }
             totalTests += cases.count
             totalFailures += failures
-            suites.append("  <testsuite name=\"\(x(rule.id))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\">\n" + cases.joined(separator: "\n") + "\n  </testsuite>")
+            totalSkipped += skipped
+            suites.append("  <testsuite name=\"\(x(rule.id))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\">\n" + cases.joined(separator: "\n") + "\n  </testsuite>")
         }
         if !result.budgets.isEmpty {
             var cases: [String] = []
@@ -53,11 +73,12 @@ public enum JUnitReport {
             let skipped = result.budgets.filter { $0.measured == nil }.count
             totalTests += cases.count
             totalFailures += failures
+            totalSkipped += skipped
             suites.append("  <testsuite name=\"budgets\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\">\n" + cases.joined(separator: "\n") + "\n  </testsuite>")
         }
         return """
             <?xml version="1.0" encoding="UTF-8"?>
-            <testsuites name="sandbox-audit" tests="\(totalTests)" failures="\(totalFailures)" errors="0">
+            <testsuites name="sandbox-audit" tests="\(totalTests)" failures="\(totalFailures)" errors="0" skipped="\(totalSkipped)">
             \(suites.joined(separator: "\n"))
             </testsuites>
 

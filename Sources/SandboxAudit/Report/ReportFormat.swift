@@ -8,11 +8,15 @@ public enum ReportFormat: String, CaseIterable, Sendable {
         /// For `github`: given a container's data root, what is prepended to its paths so
         /// annotations point at repository files.
         public var pathPrefix: @Sendable (String) -> String
+        /// For `junit`: how findings below `failOn` appear.
+        public var junitWarnings: JUnitWarnings
 
-        public init(failOn: Severity, color: Bool = false, pathPrefix: @escaping @Sendable (String) -> String = { _ in "." }) {
+        public init(failOn: Severity, color: Bool = false, pathPrefix: @escaping @Sendable (String) -> String = { _ in "." },
+                    junitWarnings: JUnitWarnings = .skipped) {
             self.failOn = failOn
             self.color = color
             self.pathPrefix = pathPrefix
+            self.junitWarnings = junitWarnings
         }
     }
 
@@ -21,7 +25,7 @@ public enum ReportFormat: String, CaseIterable, Sendable {
         case .text: return TextReport(useColor: options.color, failOn: options.failOn).render(result)
         case .json: return JSONReport.scan(result, failOn: options.failOn).pretty + "\n"
         case .sarif: return SARIFReport.render(result).pretty + "\n"
-        case .junit: return JUnitReport.render(result, failOn: options.failOn)
+        case .junit: return JUnitReport.render(result, failOn: options.failOn, warnings: options.junitWarnings)
         case .github: return GitHubReport.render(result, pathPrefix: options.pathPrefix)
         case .markdown: return MarkdownReport.render(result, failOn: options.failOn)
         case .html: return HTMLReport.render(result, failOn: options.failOn)

@@ -3,6 +3,7 @@ import Foundation
 import SandboxAudit
 
 extension ReportFormat: ExpressibleByArgument {}
+extension JUnitWarnings: ExpressibleByArgument {}
 
 /// `--output FORMAT=PATH`.
 struct OutputArgument: ExpressibleByArgument {
@@ -61,6 +62,9 @@ struct Scan: ParsableCommand {
     @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding is at or above this severity: error, warning or note (default: the policy's failOn, else error).")
     var failOn: Severity?
 
+    @Option(name: .customLong("junit-warnings"), help: "JUnit: findings below --fail-on become skipped cases (default), failure, or pass (passing cases with the finding as output).")
+    var junitWarnings: JUnitWarnings = .skipped
+
     @Option(help: "The policy file (default: .sandbox-audit.yml found from the working directory upward).")
     var config: String?
 
@@ -109,10 +113,10 @@ struct Scan: ParsableCommand {
         }
         let prefix: @Sendable (String) -> String = githubPathPrefix
         for output in outputs {
-            let text = output.format.render(result, .init(failOn: failLevel, color: false, pathPrefix: prefix))
+            let text = output.format.render(result, .init(failOn: failLevel, color: false, pathPrefix: prefix, junitWarnings: junitWarnings))
             try AtomicFile.write(Array(text.utf8), to: output.path)
         }
-        emit(format.render(result, .init(failOn: failLevel, color: colorWanted(), pathPrefix: prefix)))
+        emit(format.render(result, .init(failOn: failLevel, color: colorWanted(), pathPrefix: prefix, junitWarnings: junitWarnings)))
         if format == .github, let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
             try appendJobSummary(MarkdownReport.render(result, failOn: failLevel), to: summary)
         }
