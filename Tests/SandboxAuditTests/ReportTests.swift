@@ -287,3 +287,28 @@ extension ReportFitTests {
         XCTAssertTrue(bad.stderr.contains("'failure', 'skipped' or 'pass'"), bad.stderr)
     }
 }
+
+extension ReportFitTests {
+    /// A missing GITHUB_STEP_SUMMARY file is created; one that cannot be written is warned about
+    /// on stderr; neither changes the exit code.
+    func testJobSummaryNeverChangesTheExitCode() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.path)
+        try Fixture.file(dir.sub("stray"), size: 10)
+        let step = try TempDir("step")
+        let created = try CLI.run(["scan", "--format", "github", dir.path], environment: ["GITHUB_STEP_SUMMARY": step.sub("missing.md")])
+        XCTAssertEqual(created.status, 1, created.stderr)
+        XCTAssertEqual(created.stderr, "")
+        XCTAssertTrue(try String(contentsOfFile: step.sub("missing.md"), encoding: .utf8).hasPrefix("## sandbox-audit"))
+
+        let unwritable = step.sub("no/such/folder/summary.md")
+        let warned = try CLI.run(["scan", "--format", "github", dir.path], environment: ["GITHUB_STEP_SUMMARY": unwritable])
+        XCTAssertEqual(warned.status, 1)
+        XCTAssertTrue(warned.stderr.hasPrefix("sandbox-audit: warning: cannot write the job summary \(unwritable)"), warned.stderr)
+        XCTAssertEqual(warned.stderr.split(separator: "\n").count, 1)
+
+        try FileManager.default.removeItem(atPath: dir.sub("stray"))
+        let clean = try CLI.run(["scan", "--format", "github", dir.path], environment: ["GITHUB_STEP_SUMMARY": unwritable])
+        XCTAssertEqual(clean.status, 0, clean.stderr)
+    }
+}

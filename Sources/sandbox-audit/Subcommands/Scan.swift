@@ -30,12 +30,22 @@ func githubPathPrefix(_ dataRoot: String) -> String {
     return dataRoot.hasPrefix(cwd + "/") ? String(dataRoot.dropFirst(cwd.count + 1)) : dataRoot
 }
 
-/// Appends to the GitHub job summary file (GitHub creates it; appending is its documented use).
-func appendJobSummary(_ markdown: String, to path: String) throws {
-    guard let handle = FileHandle(forWritingAtPath: path) else { throw InputError("cannot write the job summary \(path)") }
-    defer { try? handle.close() }
-    try handle.seekToEnd()
-    try handle.write(contentsOf: Data(markdown.utf8))
+/// Appends to the GitHub job summary file (GitHub creates it; appending is its documented use),
+/// creating it when it is missing. The summary is a courtesy: when it cannot be written, one
+/// warning goes to stderr and the scan's verdict and exit code stay what they are.
+func appendJobSummary(_ markdown: String, to path: String) {
+    let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+    guard fd >= 0 else {
+        let reason = String(cString: strerror(errno))
+        FileHandle.standardError.write(Data("sandbox-audit: warning: cannot write the job summary \(path): \(reason)\n".utf8))
+        return
+    }
+    let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    do {
+        try handle.write(contentsOf: Data(markdown.utf8))
+    } catch {
+        FileHandle.standardError.write(Data("sandbox-audit: warning: cannot write the job summary \(path): \(error.localizedDescription)\n".utf8))
+    }
 }
 
 struct Scan: ParsableCommand {
@@ -118,7 +128,7 @@ struct Scan: ParsableCommand {
         }
         emit(format.render(result, .init(failOn: failLevel, color: colorWanted(), pathPrefix: prefix, junitWarnings: junitWarnings)))
         if format == .github, let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
-            try appendJobSummary(MarkdownReport.render(result, failOn: failLevel), to: summary)
+            appendJobSummary(MarkdownReport.render(result, failOn: failLevel), to: summary)
         }
         if result.fails(at: failLevel) { throw ExitCode(1) }
     }
