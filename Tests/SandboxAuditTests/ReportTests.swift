@@ -86,9 +86,11 @@ final class ReportTests: XCTestCase {
             XCTAssertTrue(md.contains("Backup footprint"), name)
             XCTAssertEqual(md.contains("<details>"), findings.count > MarkdownReport.unfolded, name)
             let html = try String(contentsOfFile: dir.sub("report.html"), encoding: .utf8)
-            for external in ["<script", "src=", "href=\"http", "@import", "url("] {
+            // Self-contained: links are fine, loading anything is not; one inline script.
+            for external in ["src=", "<link", "@import", "url(", "<script src", "<iframe", "<img"] {
                 XCTAssertFalse(html.contains(external), "\(name): the HTML report must be self-contained (\(external))")
             }
+            XCTAssertEqual(html.components(separatedBy: "<script>").count, 2, name)
             XCTAssertTrue(html.contains("<svg"), name)
             XCTAssertEqual((summary["failed"] as! Bool), md.contains("❌"), name)
         }
@@ -219,6 +221,8 @@ final class ReportTests: XCTestCase {
         p.waitUntilExit()
         XCTAssertEqual(p.terminationStatus, 0, log)
         XCTAssertTrue(dom.contains("com.example.misbehaving"), "the page rendered")
+        XCTAssertTrue(dom.contains("<th tabindex=\"0\" title=\"Sort\""), "the inline sorting script ran, offline")
+        XCTAssertTrue(dom.contains("role=\"img\" aria-label=\"Treemap: bytes by folder"), "the treemap rendered")
         let consoleErrors = log.split(separator: "\n").filter { $0.contains("CONSOLE") || $0.contains("Failed to load") || $0.contains("ERR_") }
         XCTAssertEqual(consoleErrors, [], log)
     }
@@ -310,5 +314,53 @@ extension ReportFitTests {
         try FileManager.default.removeItem(atPath: dir.sub("stray"))
         let clean = try CLI.run(["scan", "--format", "github", dir.path], environment: ["GITHUB_STEP_SUMMARY": unwritable])
         XCTAssertEqual(clean.status, 0, clean.stderr)
+    }
+}
+
+extension ReportFitTests {
+    /// The HTML report: a treemap of the footprint by folder (per domain), the scan date and
+    /// version, findings grouped by rule and folded, rules linked to docs/rules.md; the same
+    /// bytes for the same scan time.
+    func testHTMLReportTreemapAndFoldedFindings() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.path)
+        try Fixture.file(dir.sub("Documents/Big/movie.mp4"), size: 12_000_000)
+        try Fixture.file(dir.sub("Library/Caches/blob"), size: 3_000_000)
+        try Fixture.file(dir.sub("Library/Application Support/Models/m.bin"), size: 2_000_000)
+        try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Library/Application Support/Models"), carrier: .native)
+        for i in 0..<30 { try Fixture.file(dir.sub("stray-\(i)"), size: 10) }
+        let time = 1_790_000_000.0 // 2026-09-21 14:13:20 UTC
+        let result = try Audit.run(dir.path, scanTime: time)
+        let html = HTMLReport.render(result, failOn: .error)
+        XCTAssertEqual(html, HTMLReport.render(try Audit.run(dir.path, scanTime: time), failOn: .error), "deterministic")
+        XCTAssertTrue(html.contains("scanned 2026-09-21 14:13 UTC"), String(html.prefix(2000)))
+        XCTAssertTrue(html.contains("sandbox-audit \(Audit.toolVersion)"))
+        XCTAssertTrue(html.contains("<svg class=\"treemap\""))
+        XCTAssertTrue(html.contains("role=\"img\" aria-label=\"Treemap: bytes by folder of the container, coloured by backup state\""))
+        XCTAssertTrue(html.contains(">movie.mp4<"), "the largest file is labelled")
+        XCTAssertTrue(html.contains(">Documents/ 12.0 MB<"), "the largest folder is labelled")
+        for color in [HTMLReport.colors.backed, HTMLReport.colors.excluded, HTMLReport.colors.skipped] {
+            XCTAssertTrue(html.contains("fill=\"\(color)\""), color)
+        }
+        XCTAssertTrue(html.contains("<a class=\"rule\" href=\"\(References.ruleHelp("misplaced-at-root"))\">misplaced-at-root</a>"))
+        XCTAssertTrue(html.contains("<summary>25 more misplaced-at-root finding(s)</summary>"))
+        XCTAssertTrue(html.contains("id=\"rule-misplaced-at-root\""))
+
+        // The tree the treemap draws holds the container's bytes, by state.
+        let tree = result.inventory.footprintTree()
+        XCTAssertEqual(tree.size, result.inventory.total.size)
+        XCTAssertEqual(tree.backedUp, result.inventory.backupFootprint)
+        XCTAssertEqual(tree.excluded, result.inventory.total.excludedSize)
+        XCTAssertEqual(tree.children.first?.name, "Documents")
+
+        // Squarified tiles fill the area without overlap.
+        let rects = Treemap.squarify([6, 6, 4, 3, 2, 2, 1], in: .init(x: 0, y: 0, w: 600, h: 400))
+        XCTAssertEqual(rects.map { $0.w * $0.h }.reduce(0, +), 240_000, accuracy: 0.01)
+        for (i, a) in rects.enumerated() {
+            for b in rects[(i + 1)...] {
+                let overlap = max(0, min(a.x + a.w, b.x + b.w) - max(a.x, b.x)) * max(0, min(a.y + a.h, b.y + b.h) - max(a.y, b.y))
+                XCTAssertLessThan(overlap, 0.01)
+            }
+        }
     }
 }

@@ -1,7 +1,20 @@
-/// The pre-release report: one self-contained HTML file (inline CSS and SVG, no scripts, no
-/// network), readable on a phone and printed.
+import Foundation
+
+/// The pre-release report: one self-contained HTML file (inline CSS, SVG and one inline script
+/// that sorts tables; no network resource, works offline), readable on a phone and printed.
 public enum HTMLReport {
     public static let largestCount = 20
+    /// Findings of a rule shown before the fold.
+    public static let unfolded = 5
+
+    /// The scan time as the header shows it: `2026-11-23 15:04 UTC`.
+    static func scanDate(_ seconds: Double) -> String {
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = TimeZone(identifier: "UTC")!
+        let c = cal.dateComponents([.year, .month, .day, .hour, .minute], from: Date(timeIntervalSince1970: seconds))
+        func two(_ v: Int?) -> String { let n = v ?? 0; return n < 10 ? "0\(n)" : String(n) }
+        return "\(c.year ?? 1970)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)) UTC"
+    }
 
     public static func render(_ result: AuditResult, failOn: Severity) -> String {
         let x = XMLText.escape
@@ -15,11 +28,11 @@ public enum HTMLReport {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>sandbox-audit: \(x(title))</title>
-            <style>\(css)</style>
+            <style>\(css)\(Treemap.css)</style>
             </head>
             <body>
             <header>
-            <p class="kicker">sandbox-audit \(x(Audit.toolVersion)) · backup and storage report</p>
+            <p class="kicker">sandbox-audit \(x(Audit.toolVersion)) · backup and storage report · scanned \(x(scanDate(result.context.scanTime)))</p>
             <h1>\(x(title))\(c.version.map { " <span class=\"version\">\(x($0))</span>" } ?? "")</h1>
             <p class="meta">\(result.inventories.map { "\(x($0.domain)) (\(x($0.container.role.rawValue)) container, \(x($0.container.kind.rawValue))) · data root <code>\(x($0.container.dataRoot))</code>" }.joined(separator: "<br>"))\(result.context.policy.source.map { " · policy <code>\(x($0))</code>" } ?? "")</p>
             <p class="verdict \(failed ? "fail" : "pass")">\(failed ? "Fails" : "Passes") at \(x(failOn.rawValue)): \(result.count(.error)) error(s), \(result.count(.warning)) warning(s), \(result.count(.note)) note(s)</p>
@@ -29,6 +42,9 @@ public enum HTMLReport {
             \(card("Backup footprint", result.backupFootprint, result.isMultiDomain ? "what iCloud or a computer backup carries, every domain of the app" : "what iCloud or a computer backup carries", delta: result.comparison?.footprintDelta))
             \(card("Kept on update", result.keptOnUpdate, "Documents and Library (group containers whole)", delta: nil))
             \(card("Kept on restore", result.keptOnRestore, "the backed-up set, on a new device", delta: nil))
+            </section>
+            <section>
+            \(result.inventories.map { i in treemap(i, domain: result.isMultiDomain ? i.domain : nil) }.joined(separator: "\n"))
             </section>
             <section>
             \(result.inventories.map { i in "<h2>\(result.isMultiDomain ? x(i.domain) + ": f" : "F")ootprint by zone and backup state</h2>\n\(zoneChart(i))\n\(stateChart(i))" }.joined(separator: "\n"))
@@ -41,7 +57,8 @@ public enum HTMLReport {
         h += findings(result)
         h += """
             </main>
-            <footer><p>\(x(ByteSize.unitsNote)). Zones, verdicts and rules: docs/rules.md; the platform rules: Apple's App Programming Guide for iOS (App Backup Best Practices, Files Saved During App Updates).</p></footer>
+            <footer><p>\(x(ByteSize.unitsNote)). Rules: <a href="\(x(References.repositoryFile("docs/rules.md")))">the rules catalogue</a>; what iOS backs up: <a href="\(x(References.repositoryFile("docs/what-ios-backs-up.md")))">What iOS backs up</a>; the platform rules: <a href="\(x(References.appProgrammingGuideURL))">Apple's App Programming Guide for iOS</a> (App Backup Best Practices, Files Saved During App Updates). Click a column header to sort.</p></footer>
+            <script>\(script)</script>
             </body>
             </html>
 
@@ -52,6 +69,12 @@ public enum HTMLReport {
     static func card(_ title: String, _ bytes: Int64, _ note: String, delta: Int64?) -> String {
         let d = delta.map { " <span class=\"delta\">\($0 >= 0 ? "+" : "")\(XMLText.escape(ByteSize.format($0))) since the baseline</span>" } ?? ""
         return "<div class=\"card\"><h3>\(title)</h3><p class=\"big\">\(XMLText.escape(ByteSize.format(bytes)))</p><p class=\"note\">\(note)\(d)</p></div>"
+    }
+
+    /// The backup footprint by folder, as a treemap.
+    static func treemap(_ inv: Inventory, domain: String?) -> String {
+        let label = "Treemap: bytes by folder of \(domain ?? "the container"), coloured by backup state"
+        return "<h2>\(domain.map { XMLText.escape($0) + ": b" } ?? "B")ytes by folder</h2>\n" + Treemap.svg(inv.footprintTree(), label: label) + legend()
     }
 
     static let colors = (backed: "#2563eb", excluded: "#d97706", skipped: "#9ca3af")
@@ -111,7 +134,7 @@ public enum HTMLReport {
     static func fmt(_ v: Double) -> String { String(Double(Int(v * 10)) / 10) }
 
     static func budgets(_ result: AuditResult) -> String {
-        var s = "<section><h2>Budgets</h2><table><thead><tr><th>budget</th><th class=\"num\">use</th><th class=\"bar\">of limit</th><th></th></tr></thead><tbody>"
+        var s = "<section><h2>Budgets</h2><div class=\"tw\"><table class=\"sortable\"><thead><tr><th>budget</th><th class=\"num\">use</th><th class=\"bar\">of limit</th><th></th></tr></thead><tbody>"
         for r in result.budgets {
             guard let m = r.measured, let p = r.percent else {
                 s += "<tr><td>\(XMLText.escape(r.budget.name))</td><td class=\"num\">not measured</td><td></td><td>needs a baseline</td></tr>"
@@ -119,21 +142,21 @@ public enum HTMLReport {
             }
             let fill = min(100, p.isFinite ? p : 100)
             s += "<tr class=\"\(r.exceeded ? "over" : "ok")\"><td>\(XMLText.escape(r.budget.name))</td>"
-            s += "<td class=\"num\">\(XMLText.escape(ByteSize.format(m))) of \(XMLText.escape(ByteSize.format(r.limit)))</td>"
+            s += "<td class=\"num\" data-sort=\"\(m)\">\(XMLText.escape(ByteSize.format(m))) of \(XMLText.escape(ByteSize.format(r.limit)))</td>"
             s += "<td class=\"bar\"><span class=\"meter\"><span style=\"width:\(Int(fill))%\"></span></span> \(p.isFinite ? String(Int(p.rounded())) : "∞")%</td>"
             s += "<td>\(r.exceeded ? "over by " + XMLText.escape(ByteSize.format(r.overshoot)) : "within")</td></tr>"
         }
-        return s + "</tbody></table></section>\n"
+        return s + "</tbody></table></div></section>\n"
     }
 
     static func baseline(_ c: BaselineComparison) -> String {
         func signed(_ v: Int64) -> String { XMLText.escape((v >= 0 ? "+" : "") + ByteSize.format(v)) }
         var s = "<section><h2>Since the baseline</h2><p>Backup footprint \(XMLText.escape(ByteSize.format(c.footprintBefore))) → \(XMLText.escape(ByteSize.format(c.footprintAfter))) (\(signed(c.footprintDelta))). Churn: <strong>\(XMLText.escape(ByteSize.format(c.churn)))</strong> of backed-up files new or changed, what the next backup uploads.</p>"
-        s += "<table><thead><tr><th>zone (backed up)</th><th class=\"num\">before</th><th class=\"num\">after</th><th class=\"num\">change</th></tr></thead><tbody>"
+        s += "<div class=\"tw\"><table class=\"sortable\"><thead><tr><th>zone (backed up)</th><th class=\"num\">before</th><th class=\"num\">after</th><th class=\"num\">change</th></tr></thead><tbody>"
         for z in c.zones where z.before != 0 || z.after != 0 {
             s += "<tr><td>\(XMLText.escape(z.zone.title))</td><td class=\"num\">\(XMLText.escape(ByteSize.format(z.before)))</td><td class=\"num\">\(XMLText.escape(ByteSize.format(z.after)))</td><td class=\"num\">\(signed(z.after - z.before))</td></tr>"
         }
-        s += "</tbody></table>"
+        s += "</tbody></table></div>"
         for (title, list) in [("Grew most", c.grew), ("Added", c.added), ("Removed", c.removed)] where !list.isEmpty {
             s += "<h3>\(title) (\(list.count))</h3><ul class=\"paths\">"
             for ch in list.prefix(10) { s += "<li><code>\(XMLText.escape(ch.path.display))</code> \(signed(ch.delta))</li>" }
@@ -146,36 +169,83 @@ public enum HTMLReport {
         let files = inv.entries.filter { $0.countsInTotals && $0.backedUp == true && $0.entry.kind == .file }
             .sorted { $0.entry.size != $1.entry.size ? $0.entry.size > $1.entry.size : $0.path < $1.path }.prefix(largestCount)
         guard !files.isEmpty else { return "" }
-        var s = "<section><h2>\(domain.map { XMLText.escape($0) + ": t" } ?? "T")he \(files.count) largest backed-up files</h2><table><thead><tr><th>path</th><th>zone</th><th class=\"num\">size</th></tr></thead><tbody>"
+        var s = "<section><h2>\(domain.map { XMLText.escape($0) + ": t" } ?? "T")he \(files.count) largest backed-up files</h2><div class=\"tw\"><table class=\"sortable\"><thead><tr><th>path</th><th>zone</th><th class=\"num\">size</th></tr></thead><tbody>"
         for f in files {
-            s += "<tr><td class=\"path\"><code>\(XMLText.escape(f.path.display))</code></td><td>\(XMLText.escape(f.zone.title))</td><td class=\"num\">\(XMLText.escape(ByteSize.format(f.entry.size)))</td></tr>"
+            s += "<tr><td class=\"path\"><code>\(XMLText.escape(f.path.display))</code></td><td>\(XMLText.escape(f.zone.title))</td><td class=\"num\" data-sort=\"\(f.entry.size)\">\(XMLText.escape(ByteSize.format(f.entry.size)))</td></tr>"
         }
-        return s + "</tbody></table></section>\n"
+        return s + "</tbody></table></div></section>\n"
     }
 
+    /// Findings grouped by rule (most severe rules first): a table of counts, then per rule its
+    /// fix, why it matters and its findings, folded past the first `unfolded`.
     static func findings(_ result: AuditResult) -> String {
+        let x = XMLText.escape
         var s = "<section><h2>Findings</h2>"
         var notReported: [String] = []
         if result.baselineFindings > 0 { notReported.append("\(result.baselineFindings) already in the baseline") }
         if result.ignoredFindings > 0 { notReported.append("\(result.ignoredFindings) on ignored paths") }
         if !notReported.isEmpty { s += "<p class=\"note\">Not reported: \(notReported.joined(separator: ", ")).</p>" }
         if result.findings.isEmpty { return s + "<p>No findings.</p></section>\n" }
-        for severity in [Severity.error, .warning, .note] {
-            let group = result.findings.filter { $0.severity == severity }
-            guard !group.isEmpty else { continue }
-            s += "<h3>\(severity.rawValue.capitalized)s (\(group.count))</h3>"
-            for f in group {
-                let rule = RuleCatalogue.rule(id: f.ruleId)?.description
-                s += "<article class=\"finding \(severity.rawValue)\"><p class=\"head\"><span class=\"badge\">\(severity.rawValue)</span> <strong>\(XMLText.escape(rule?.name ?? f.ruleId))</strong> <span class=\"rule\">\(XMLText.escape(f.ruleId))</span></p>"
-                s += "<p class=\"path\"><code>\(XMLText.escape(result.place(f)))</code></p><p>\(XMLText.escape(f.message))</p>"
-                if let rule {
-                    s += "<p class=\"fix\"><strong>Fix:</strong> \(XMLText.escape(rule.fix))</p><p class=\"why\"><strong>Why it matters:</strong> \(XMLText.escape(rule.rationale))</p>"
-                }
-                s += "</article>"
+        let tallies = result.tallies
+        s += "<div class=\"tw\"><table class=\"sortable\"><thead><tr><th>rule</th><th class=\"num\">errors</th><th class=\"num\">warnings</th><th class=\"num\">notes</th></tr></thead><tbody>"
+        for t in tallies {
+            let name = RuleCatalogue.rule(id: t.ruleId)?.description.name ?? t.ruleId
+            s += "<tr><td><a href=\"#rule-\(x(t.ruleId))\">\(x(name))</a> <a class=\"rule\" href=\"\(x(References.ruleHelp(t.ruleId)))\">\(x(t.ruleId))</a></td>"
+            s += "<td class=\"num\">\(t.errors)</td><td class=\"num\">\(t.warnings)</td><td class=\"num\">\(t.notes)</td></tr>"
+        }
+        s += "</tbody></table></div>"
+        let byRule = Dictionary(grouping: result.findingsBySeverity, by: \.ruleId)
+        let head = "<thead><tr><th>severity</th><th>path</th><th>finding</th><th class=\"num\">size</th></tr></thead>"
+        for t in tallies {
+            let group = byRule[t.ruleId] ?? []
+            let rule = RuleCatalogue.rule(id: t.ruleId)?.description
+            let sev = t.severity.rawValue
+            s += "<article class=\"rulegroup \(sev)\" id=\"rule-\(x(t.ruleId))\"><h3><span class=\"badge\">\(sev)</span> \(x(rule?.name ?? t.ruleId)) "
+            s += "<a class=\"rule\" href=\"\(x(References.ruleHelp(t.ruleId)))\">\(x(t.ruleId))</a> <span class=\"count\">\(group.count) finding(s)</span></h3>"
+            if let rule {
+                s += "<p class=\"fix\"><strong>Fix:</strong> \(x(rule.fix))</p><details class=\"why\"><summary>Why it matters</summary><p>\(x(rule.rationale))</p></details>"
             }
+            func rows(_ list: ArraySlice<Finding>) -> String {
+                list.map { f in
+                    "<tr class=\"\(f.severity.rawValue)\"><td data-sort=\"\(Severity.allCases.firstIndex(of: f.severity)!)\"><span class=\"sev\">\(f.severity.rawValue)</span></td>"
+                        + "<td class=\"path\"><code>\(x(result.place(f)))</code></td><td>\(x(f.message))</td>"
+                        + "<td class=\"num\" data-sort=\"\(f.size ?? -1)\">\(f.size.map { x(ByteSize.format($0)) } ?? "")</td></tr>"
+                }.joined()
+            }
+            s += "<div class=\"tw\"><table class=\"sortable findings\" data-group=\"\(x(t.ruleId))\">\(head)<tbody>\(rows(group.prefix(unfolded)))</tbody></table></div>"
+            if group.count > unfolded {
+                s += "<details class=\"more\"><summary>\(group.count - unfolded) more \(x(t.ruleId)) finding(s)</summary>"
+                s += "<div class=\"tw\"><table class=\"sortable findings\" data-group=\"\(x(t.ruleId))\">\(head)<tbody>\(rows(group.dropFirst(unfolded)))</tbody></table></div></details>"
+            }
+            s += "</article>"
         }
         return s + "</section>\n"
     }
+
+    /// Sorts a table by the clicked header (again: the other way). Tables sharing a data-group
+    /// (a rule's findings, before and inside the fold) sort as one and keep their row counts.
+    static let script = """
+        (function(){
+        function key(td){if(!td)return "";var v=td.getAttribute("data-sort");if(v!==null&&v!==""&&!isNaN(v))return Number(v);return td.textContent.trim().toLowerCase();}
+        function sortBy(th){
+        var table=th.closest("table"),col=Array.prototype.indexOf.call(th.parentNode.children,th);
+        var asc=th.getAttribute("aria-sort")!=="ascending";
+        var g=table.getAttribute("data-group");
+        var tables=g?Array.prototype.filter.call(document.querySelectorAll("table[data-group]"),function(t){return t.getAttribute("data-group")===g;}):[table];
+        var rows=[],counts=[];
+        tables.forEach(function(t){var r=Array.prototype.slice.call(t.tBodies[0].rows);counts.push(r.length);rows=rows.concat(r);
+        Array.prototype.forEach.call(t.querySelectorAll("th"),function(h){h.removeAttribute("aria-sort");});
+        t.querySelectorAll("th")[col].setAttribute("aria-sort",asc?"ascending":"descending");});
+        rows.sort(function(a,b){var p=key(a.cells[col]),q=key(b.cells[col]);var c=(typeof p==="number"&&typeof q==="number")?p-q:String(p).localeCompare(String(q));return asc?c:-c;});
+        var i=0;tables.forEach(function(t,n){var body=t.tBodies[0];for(var k=0;k<counts[n];k++){body.appendChild(rows[i++]);}});
+        }
+        Array.prototype.forEach.call(document.querySelectorAll("table.sortable th"),function(th){
+        th.tabIndex=0;th.title="Sort";
+        th.addEventListener("click",function(){sortBy(th);});
+        th.addEventListener("keydown",function(e){if(e.key==="Enter"||e.key===" "){e.preventDefault();sortBy(th);}});
+        });
+        })();
+        """
 
     static let css = """
         :root{--fg:#111827;--muted:#6b7280;--line:#e5e7eb;--err:#b91c1c;--warn:#b45309;--note:#1d4ed8;--ok:#15803d}
@@ -191,17 +261,22 @@ public enum HTMLReport {
         .chart{width:100%;max-width:720px;height:auto;display:block;background:#fff;border:1px solid var(--line);border-radius:8px;padding:8px}
         .chart .label{font-size:13px;fill:var(--fg)}.chart .value{font-size:12px;fill:var(--muted)}
         .legend{font-size:13px;color:var(--muted)}.legend span{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 4px 0 10px}
-        table{width:100%;border-collapse:collapse;background:#fff;border:1px solid var(--line);border-radius:8px;display:block;overflow-x:auto}
-        thead,tbody{display:table;width:100%;table-layout:auto}th,td{text-align:left;padding:7px 10px;border-bottom:1px solid var(--line);vertical-align:top}
-        th{font-size:13px;color:var(--muted);font-weight:600}.num{text-align:right;white-space:nowrap}td.path{word-break:break-all}
+        .tw{overflow-x:auto;background:#fff;border:1px solid var(--line);border-radius:8px;margin:8px 0}
+        table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:7px 10px;border-bottom:1px solid var(--line);vertical-align:top}
+        th{font-size:13px;color:var(--muted);font-weight:600;cursor:pointer;user-select:none;white-space:nowrap}th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
+        a{color:var(--note)}.rulegroup{background:#fff;border:1px solid var(--line);border-left:4px solid var(--note);border-radius:6px;padding:10px 14px;margin:14px 0}
+        .rulegroup.error{border-left-color:var(--err)}.rulegroup.warning{border-left-color:var(--warn)}.rulegroup h3{margin:2px 0 6px}.rulegroup p{margin:4px 0}
+        .rulegroup .tw{border:none;margin:6px 0 0}.count{color:var(--muted);font-weight:400;font-size:13px}details summary{cursor:pointer;color:var(--muted);font-size:13px}
+        .sev{font-size:11px;font-weight:700;text-transform:uppercase}tr.error .sev{color:var(--err)}tr.warning .sev{color:var(--warn)}tr.note .sev{color:var(--note)}
+        table.findings td:first-child{width:80px}table.findings td.num{width:90px}table.findings td.path{width:38%;min-width:200px}.num{text-align:right;white-space:nowrap}td.path{word-break:break-all}
         tr.over td{color:var(--err)}.meter{display:inline-block;width:90px;height:8px;background:var(--line);border-radius:4px;vertical-align:middle;overflow:hidden}
         .meter span{display:block;height:100%;background:var(--ok)}tr.over .meter span{background:var(--err)}
         .finding{background:#fff;border:1px solid var(--line);border-left:4px solid var(--note);border-radius:6px;padding:10px 14px;margin:10px 0;break-inside:avoid}
         .finding.error{border-left-color:var(--err)}.finding.warning{border-left-color:var(--warn)}.finding p{margin:4px 0}
-        .badge{display:inline-block;font-size:11px;font-weight:700;text-transform:uppercase;padding:1px 6px;border-radius:4px;color:#fff;background:var(--note)}
+        .badge{display:inline-block;font-size:11px;font-weight:700;text-transform:uppercase;padding:1px 6px;border-radius:4px;color:#fff;background:var(--note);vertical-align:middle}
         .error .badge{background:var(--err)}.warning .badge{background:var(--warn)}.rule{color:var(--muted);font-size:13px}.fix{color:var(--fg)}
         .why{color:var(--muted);font-size:13px}ul.paths{padding-left:18px}footer{color:var(--muted);font-size:12px;padding:24px 20px 40px}
         @media (max-width:600px){body{font-size:14px}h1{font-size:22px}.big{font-size:22px}header,main,footer{padding:0 12px}.meter{display:none}th,td{padding:6px}}
-        @media print{body{background:#fff;font-size:12px}.card,.finding,table,.chart{border-color:#ccc}h2{break-after:avoid}.finding,tr{break-inside:avoid}}
+        @media print{body{background:#fff;font-size:12px}.card,.rulegroup,.tw,.chart,.treemap{border-color:#ccc}details.more,details.why{display:block}h2{break-after:avoid}.finding,tr{break-inside:avoid}}
         """
 }

@@ -39,3 +39,68 @@ extension AuditResult {
         }.map(\.element)
     }
 }
+
+/// The bytes of a folder (or a file) of a container, by backup state: what the HTML report's
+/// treemap draws. Built from the inventory, to a limited depth.
+public struct FootprintNode: Sendable, Equatable {
+    public let path: ContainerPath
+    /// True for a folder (or a deeper subtree summed up), false for a single file.
+    public let isFolder: Bool
+    public var backedUp: Int64 = 0
+    public var excluded: Int64 = 0
+    /// In a place backup skips (Caches, tmp, the data root …), not excluded.
+    public var notBackedUp: Int64 = 0
+    /// Largest first, then by path.
+    public var children: [FootprintNode] = []
+
+    public var size: Int64 { backedUp + excluded + notBackedUp }
+    public var name: String { path.isRoot ? "." : ByteText.display(path.name) }
+
+    public init(path: ContainerPath, isFolder: Bool) {
+        self.path = path
+        self.isFolder = isFolder
+    }
+}
+
+extension Inventory {
+    /// The container's file bytes as a tree of folders down to `depth` levels below the data
+    /// root (deeper content is summed into its ancestor at that depth), by backup state. The
+    /// same bytes as the zone totals: files and symlinks that count in totals, system paths left out.
+    public func footprintTree(depth: Int = 3) -> FootprintNode {
+        struct Sums { var backed: Int64 = 0, excluded: Int64 = 0, skipped: Int64 = 0, folder = false }
+        var sums: [ContainerPath: Sums] = [:]
+        var root = FootprintNode(path: .root, isFolder: true)
+        for item in entries where item.countsInTotals && !item.isSystem {
+            let e = item.entry
+            guard e.kind == .file || e.kind == .symlink, e.size > 0 else { continue }
+            let parts = e.path.leadingComponents(depth + 1)
+            guard !parts.isEmpty else { continue }
+            var prefix: [UInt8] = []
+            for (d, part) in parts.prefix(depth).enumerated() {
+                if d > 0 { prefix.append(UInt8(ascii: "/")) }
+                prefix += part
+                let key = ContainerPath(bytes: prefix)
+                var s = sums[key] ?? Sums()
+                if item.backedUp == true { s.backed += e.size } else if item.excludedBy != nil { s.excluded += e.size } else { s.skipped += e.size }
+                if d + 1 < parts.count { s.folder = true }
+                sums[key] = s
+            }
+            if item.backedUp == true { root.backedUp += e.size } else if item.excludedBy != nil { root.excluded += e.size } else { root.notBackedUp += e.size }
+        }
+        var byParent: [ContainerPath: [FootprintNode]] = [:]
+        for (path, s) in sums {
+            var node = FootprintNode(path: path, isFolder: s.folder)
+            node.backedUp = s.backed
+            node.excluded = s.excluded
+            node.notBackedUp = s.skipped
+            byParent[path.parent ?? .root, default: []].append(node)
+        }
+        func attach(_ node: inout FootprintNode) {
+            var kids = byParent[node.path] ?? []
+            for i in kids.indices { attach(&kids[i]) }
+            node.children = kids.sorted { $0.size != $1.size ? $0.size > $1.size : $0.path < $1.path }
+        }
+        attach(&root)
+        return root
+    }
+}
