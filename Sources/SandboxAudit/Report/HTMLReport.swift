@@ -44,7 +44,7 @@ public enum HTMLReport {
             \(card("Kept on restore", result.keptOnRestore, "the backed-up set, on a new device", delta: nil))
             </section>
             <section>
-            \(result.inventories.map { i in treemap(i, domain: result.isMultiDomain ? i.domain : nil) }.joined(separator: "\n"))
+            \(result.inventories.map { i in treemap(i, domain: result.isMultiDomain ? i.domain : nil, largest: result.inventories.map(\.total.size).max() ?? 0) }.joined(separator: "\n"))
             </section>
             <section>
             \(result.inventories.map { i in "<h2>\(result.isMultiDomain ? x(i.domain) + ": f" : "F")ootprint by zone and backup state</h2>\n\(zoneChart(i))\n\(stateChart(i))" }.joined(separator: "\n"))
@@ -72,9 +72,12 @@ public enum HTMLReport {
     }
 
     /// The backup footprint by folder, as a treemap.
-    static func treemap(_ inv: Inventory, domain: String?) -> String {
+    /// Several domains: each treemap's area follows its domain's share of the largest one.
+    static func treemap(_ inv: Inventory, domain: String?, largest: Int64) -> String {
         let label = "Treemap: bytes by folder of \(domain ?? "the container"), coloured by backup state"
-        return "<h2>\(domain.map { XMLText.escape($0) + ": b" } ?? "B")ytes by folder</h2>\n" + Treemap.svg(inv.footprintTree(), label: label) + legend()
+        let share = largest > 0 ? Double(inv.total.size) / Double(largest) : 1
+        let height = max(120, (Treemap.height * share.squareRoot()).rounded())
+        return "<h2>\(domain.map { XMLText.escape($0) + ": b" } ?? "B")ytes by folder</h2>\n" + Treemap.svg(inv.footprintTree(), label: label, height: height) + legend()
     }
 
     static let colors = (backed: "#2563eb", excluded: "#d97706", skipped: "#9ca3af")

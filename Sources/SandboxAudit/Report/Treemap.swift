@@ -69,7 +69,7 @@ enum Treemap {
         return Array(kids.prefix(maxChildren - 1)) + [rest]
     }
 
-    static func svg(_ root: FootprintNode, label: String) -> String {
+    static func svg(_ root: FootprintNode, label: String, height: Double = Treemap.height) -> String {
         let x = XMLText.escape
         guard root.size > 0 else { return "<p>No file contents.</p>" }
         var s = "<svg class=\"treemap\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"\(x(label))\">"
