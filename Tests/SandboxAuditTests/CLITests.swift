@@ -138,6 +138,7 @@ final class CLITests: XCTestCase {
         let one = try CLI.run(["rules", "excluded-user-data"])
         XCTAssertTrue(one.stdout.contains("Triggers on:"))
         XCTAssertTrue(one.stdout.contains("https://developer.apple.com/documentation/foundation/urlresourcevalues/isexcludedfrombackup"), "cites public sources by URL")
+        XCTAssertTrue(one.stdout.contains("More: \(References.ruleHelp("excluded-user-data"))"))
     }
 
     /// SIGQUIT during a scan ends it as an interrupt (one line, exit 2), not as a crash report.

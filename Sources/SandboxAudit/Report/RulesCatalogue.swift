@@ -36,6 +36,7 @@ public enum RulesCatalogueReport {
         out += "default severity: \(d.defaultSeverity.rawValue)\(d.severityNote.map { " (\($0))" } ?? "")\n"
         out += "checks: \(containers(rule))\n\n"
         out += d.summary + "\n\nWhy: " + d.rationale + "\n\nFix: " + d.fix + "\n"
+        out += "More: \(References.ruleHelp(d.id))\n"
         for (title, examples) in [("Triggers on", d.triggeringExamples), ("Does not trigger on", d.nonTriggeringExamples)] {
             out += "\n\(title):\n"
             for ex in examples {
