@@ -69,4 +69,22 @@ final class CommandLineTests: XCTestCase {
             XCTAssertFalse(r.stderr.contains("not an app data container"), r.stderr)
         }
     }
+
+    /// The walk's progress hook counts every entry and the files' bytes, folders and archives alike.
+    func testScanProgressCountsTheWalk() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.sub("c"))
+        for i in 0..<3 { try Fixture.files(in: dir.sub("c/Documents/d\(i)"), count: 3_000, size: 2) }
+        try python("import subprocess; subprocess.run('tar -czf c.tgz c', shell=True, check=True)", in: dir.path)
+        for input in [dir.sub("c"), dir.sub("c.tgz")] {
+            let progress = ScanProgress()
+            ScanProgress.current = progress
+            defer { ScanProgress.current = nil }
+            let inventory = try Audit.inventory(of: input)
+            // An archive's members: its top folder too, which becomes the data root.
+            XCTAssertTrue((0...1).contains(progress.snapshot.entries - Int64(inventory.entries.count)), "\(input): \(progress.snapshot.entries)")
+            XCTAssertEqual(progress.snapshot.bytes, 18_000, input)
+            XCTAssertFalse(progress.snapshot.folder.isEmpty, input)
+        }
+    }
 }

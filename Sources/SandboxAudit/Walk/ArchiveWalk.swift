@@ -360,6 +360,8 @@ public enum ArchiveWalk {
         var numbering = MemberNumbering()
         var problems: [WalkProblem] = []
         var tooDeepReported = Set<ContainerPath>()
+        var progress = ProgressCounter()
+        defer { progress.flush(folder: "") }
         let headerLength = VolatileStore.headerLength
         while let m = try reader.next(keep: { path, size in
             let start = (path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
@@ -370,6 +372,7 @@ public enum ArchiveWalk {
             return VolatileStore.mayBeDatabase(size: size) && mayBePurgeable(path) ? headerLength : 0
         }) {
             var m = m
+            progress.count(m.type == FileType.reg ? m.size : 0, folder: ContainerPath(bytes: Array(m.path[..<(m.path.lastIndex(of: UInt8(ascii: "/")) ?? 0)])).display)
             compactSidecar(&m)
             switch normalise(m.path) {
             case .root: continue
