@@ -26,6 +26,101 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(r.stdout, "", "\(args)", file: file, line: line)
     }
 
+    func testErrorsListWhatIsAccepted() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.path)
+        try assertRefused(["scan", "--oversized-file-size", "12XB", dir.path], ["12XB", "kB, MB, GB", "KiB, MiB, GiB"])
+        try assertRefused(["scan", "--user-defaults-error-size", "big", dir.path], ["big", "KiB, MiB, GiB"])
+        try assertRefused(["scan", "--stale-tmp-age", "soon", dir.path], ["soon", "3d, 12h, 90m"])
+        try assertRefused(["scan", "--output", "pdf=report.pdf", dir.path], ["'pdf' is not a format", "text, json, sarif, junit, github, markdown, html"])
+        try assertRefused(["scan", "--output", "json", dir.path], ["FORMAT=PATH", "sarif", "- for standard output"])
+        try assertRefused(["scan", "--output", "json=", dir.path], ["- for standard output"])
+        try assertRefused(["scan", "--color", "sometimes", dir.path], ["auto", "always", "never"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "report.pdf"))
+    }
+
+    func testConflictingOptionsAreRefused() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.sub("c"))
+        let c = dir.sub("c")
+        try assertRefused(["scan", "--force", c], ["--force", "--write-baseline"])
+        try assertRefused(["scan", "--user-defaults-warning-size", "5MiB", c], ["warning size 5.24 MB (--user-defaults-warning-size)", "error size 4.19 MB (the default)"])
+        try assertRefused(["scan", "--user-defaults-warning-size", "2MB", "--user-defaults-error-size", "1MB", c], ["--user-defaults-error-size"])
+        try assertRefused(["scan", "--output", "json=\(dir.sub("r"))", "--output", "sarif=\(dir.path)/./r", c], ["write the same file"])
+        try assertRefused(["scan", "--output", "json=r.json", "--write-baseline", "r.json", c], ["--write-baseline r.json", "same file"], cwd: dir.path)
+        try assertRefused(["scan", "--output", "json=-", "--output", "sarif=-", c], ["only one --output can go to standard output"])
+        try assertRefused(["scan", "--format", "text", "--output", "json=-", c], ["--format text", "give one of them"])
+        // A warning size above the error size from the policy file.
+        try Data("rules:\n  large-user-defaults: {warningSize: 8MiB}\n".utf8).write(to: URL(fileURLWithPath: dir.sub("policy.yml")))
+        try assertRefused(["scan", "--config", dir.sub("policy.yml"), c], ["warning size 8.39 MB (the policy file)", "the warning size must be at most the error size"])
+        try assertRefused(["scan", "--config", dir.sub("policy.yml"), "--user-defaults-error-size", "4MiB", c], ["(the policy file)", "(--user-defaults-error-size)"])
+        // Raising the error size with it is accepted.
+        XCTAssertEqual(try CLI.run(["scan", "--config", dir.sub("policy.yml"), "--user-defaults-error-size", "16MiB", c]).status, 0)
+        // Nothing was written by the refused runs.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["c", "policy.yml"])
+    }
+
+    func testDashIsStandardOutput() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.sub("c"))
+        try Fixture.file(dir.sub("c/stray"), size: 10)
+        let r = try CLI.run(["scan", "--output", "json=-", "--output", "sarif=report.sarif", dir.sub("c")], cwd: dir.path)
+        XCTAssertEqual(r.status, 1, r.stderr)
+        let json = try JSONSerialization.jsonObject(with: r.stdoutBytes) as? [String: Any]
+        XCTAssertEqual(json?["schemaVersion"] as? Int, 1, "standard output is the JSON report alone: \(r.stdout.prefix(200))")
+        XCTAssertFalse(r.stdout.contains("backup footprint"), "no text report beside it")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.sub("-")), "no file named -")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.sub("report.sarif")))
+        XCTAssertEqual(r.stderr, "")
+    }
+
+    func testColorAutoAlwaysNever() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.path)
+        try Fixture.file(dir.sub("stray"), size: 10)
+        let escape = "\u{1B}["
+        // Piped: never coloured unless asked.
+        XCTAssertFalse(try CLI.run(["scan", dir.path]).stdout.contains(escape))
+        XCTAssertFalse(try CLI.run(["scan", "--color", "auto", dir.path]).stdout.contains(escape))
+        XCTAssertTrue(try CLI.run(["scan", "--color", "always", dir.path]).stdout.contains(escape))
+        XCTAssertTrue(try CLI.run(["scan", "--color", "always", dir.path], environment: ["NO_COLOR": "1"]).stdout.contains(escape), "always wins over NO_COLOR")
+        // On a terminal: coloured unless NO_COLOR (non-empty), TERM=dumb or never.
+        let env = ["SANDBOX_AUDIT_PROGRESS_DELAY": "60"]
+        XCTAssertTrue(try onTerminal(["scan", dir.path], environment: env.merging(["TERM": "xterm"]) { $1 }).text.contains(escape))
+        XCTAssertTrue(try onTerminal(["scan", dir.path], environment: env.merging(["TERM": "xterm", "NO_COLOR": ""]) { $1 }).text.contains(escape), "an empty NO_COLOR is unset")
+        XCTAssertFalse(try onTerminal(["scan", dir.path], environment: env.merging(["TERM": "xterm", "NO_COLOR": "1"]) { $1 }).text.contains(escape))
+        XCTAssertFalse(try onTerminal(["scan", dir.path], environment: env.merging(["TERM": "dumb"]) { $1 }).text.contains(escape))
+        XCTAssertFalse(try onTerminal(["scan", "--color", "never", dir.path], environment: env.merging(["TERM": "xterm"]) { $1 }).text.contains(escape))
+        XCTAssertTrue(try onTerminal(["scan", "--color", "always", dir.path], environment: env.merging(["TERM": "dumb"]) { $1 }).text.contains(escape))
+    }
+
+    /// Help text with its line wrapping undone.
+    func flat(_ help: String) -> String {
+        help.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+    }
+
+    func testHelpShowsDefaultsExamplesAndEveryInputKind() throws {
+        for command in ["scan", "inventory", "simulate"] {
+            let r = try CLI.run([command, "--help"])
+            XCTAssertEqual(r.status, 0)
+            let text = flat(r.stdout)
+            for needle in ["Examples:", "sandbox-audit \(command) ", "data container folder", ".xcappdata", "tar.gz/tgz", "tar.xz/txz", "zip",
+                           "App Group", "extension container", "--kind", "Simulator device folder", "--app BUNDLE_ID", "progress line"] {
+                XCTAssertTrue(text.contains(needle), "\(command) --help: '\(needle)' missing")
+            }
+            XCTAssertFalse(r.stdout.contains("domain.md"))
+            // Examples fit an 80-column terminal.
+            for line in r.stdout.split(separator: "\n") where line.hasPrefix("  sandbox-audit") { XCTAssertLessThanOrEqual(line.count, 80, String(line)) }
+        }
+        let scan = flat(try CLI.run(["scan", "--help"]).stdout)
+        for needle in ["default: text", "default: auto", "else 10MB", "else 1MB", "else 3d", "else 512KiB", "else 4MiB", "else 10000",
+                       "default: the policy's failOn, else error", "--color", "PATH - is standard output"] {
+            XCTAssertTrue(scan.contains(needle), "scan --help: '\(needle)' missing")
+        }
+        XCTAssertTrue(flat(try CLI.run(["simulate", "--help"]).stdout).contains("default: text"))
+    }
+
+    /// An archive is read whatever its name, by its first bytes; a file that is no archive says so.
     func testArchivesAreRecognisedByContent() throws {
         let dir = try TempDir()
         try Fixture.container(at: dir.sub("c"))
@@ -49,6 +144,8 @@ final class CommandLineTests: XCTestCase {
         XCTAssertFalse(ArchiveWalk.hasArchiveSignature(Array("PK\u{1}\u{2}".utf8)))
     }
 
+    /// A container root or archive this user cannot read says "permission denied", not "not a
+    /// container" (run as nobody when the tests run as root).
     func testUnreadableInputsSayPermissionDenied() throws {
         let dir = try TempDir()
         try Fixture.container(at: dir.sub("c"))
@@ -68,6 +165,38 @@ final class CommandLineTests: XCTestCase {
             XCTAssertTrue(r.stderr.contains(needle), r.stderr)
             XCTAssertFalse(r.stderr.contains("not an app data container"), r.stderr)
         }
+    }
+
+    /// The progress line: on a terminal's standard error after the delay (entries, bytes, a
+    /// folder), erased before the report; never on standard error that is not a terminal.
+    func testProgressOnlyOnATerminal() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.path)
+        for i in 0..<6 { try Fixture.files(in: dir.sub("Documents/d\(i)"), count: 2_000, size: 1) }
+        let env = ["SANDBOX_AUDIT_PROGRESS_DELAY": "0", "TERM": "dumb"]
+        for command in [["scan"], ["inventory"], ["simulate", "restore"]] {
+            let piped = try CLI.run(command + [dir.path], environment: env)
+            XCTAssertEqual(piped.stderr, "", "\(command): nothing on a standard error that is not a terminal")
+        }
+        // On a terminal, with the delay at zero: at least one line, then erased.
+        var seen = false
+        for _ in 0..<3 where !seen {
+            let t = try onTerminal(["inventory", dir.path], environment: env)
+            XCTAssertEqual(t.status, 0)
+            guard let start = t.text.range(of: "\rreading: ") else { continue }
+            seen = true
+            let line = t.text[start.upperBound...].prefix { $0 != "\r" }
+            XCTAssertTrue(line.contains(" entries, "), String(line))
+            XCTAssertTrue(line.contains(" B") || line.contains(" kB"), String(line))
+            // The erase: spaces over the line, the cursor back at its start, before the first entry.
+            let erase = t.text.range(of: "\r  ")!
+            let firstEntry = t.text.range(of: "{\"domain\"")!
+            XCTAssertLessThan(erase.lowerBound, firstEntry.lowerBound)
+            XCTAssertFalse(t.text[firstEntry.lowerBound...].contains("reading: "), "no progress after the report started")
+        }
+        XCTAssertTrue(seen, "no progress line on a terminal")
+        // The default delay (one second) hides it on a quick run.
+        XCTAssertFalse(try onTerminal(["scan", dir.path], environment: ["TERM": "dumb"]).text.contains("reading: "))
     }
 
     /// The walk's progress hook counts every entry and the files' bytes, folders and archives alike.
