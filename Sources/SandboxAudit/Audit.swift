@@ -8,7 +8,7 @@ public enum Audit {
     /// a tar or zip archive of one). `role` (`--kind`) overrides what the metadata and the
     /// folder say. Throws `InputError` for input that is not a container.
     public static func inventory(of input: String, role: ContainerRole? = nil) throws -> Inventory {
-        if ArchiveWalk.isArchive(input), Container.fileExists(input) {
+        if ArchiveWalk.isArchiveInput(input) {
             let (container, walk) = try ArchiveWalk.read(input, role: role)
             return Inventory(container: container, walk: walk)
         }
@@ -19,7 +19,7 @@ public enum Audit {
     /// The inventories of every container `selection` names in `input`: the app's data
     /// container first, then its extensions', then its App Groups', each a backup domain.
     public static func inventories(of input: String, _ selection: ContainerSelection = ContainerSelection()) throws -> [Inventory] {
-        if ArchiveWalk.isArchive(input), Container.fileExists(input) {
+        if ArchiveWalk.isArchiveInput(input) {
             return [try inventory(of: input, role: selection.role)]
         }
         return try AppContainers.locate(input, selection).map { container in

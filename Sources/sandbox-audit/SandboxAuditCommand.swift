@@ -21,34 +21,51 @@ func emit(_ text: String) {
     FileHandle.standardOutput.write(Data(text.utf8))
 }
 
-/// Colour only on a terminal, never with NO_COLOR.
-func colorWanted() -> Bool {
-    if let v = ProcessInfo.processInfo.environment["NO_COLOR"], !v.isEmpty { return false }
-    return isatty(STDOUT_FILENO) == 1
+extension ColorMode: ExpressibleByArgument {}
+
+/// Whether the console report on standard output is coloured (`--color`).
+func colorWanted(_ mode: ColorMode = .auto) -> Bool {
+    mode.enabled(environment: ProcessInfo.processInfo.environment, isTerminal: isatty(STDOUT_FILENO) == 1)
 }
 
 extension Severity: ExpressibleByArgument {}
 
-/// A size option: `10MB`, `1.5MiB`, `2048`.
-struct SizeArgument: ExpressibleByArgument {
+/// A size option: `10MB`, `1.5MiB`, `2048`. Parsed by `SizeArgument.parse`, whose error says
+/// which units are accepted.
+struct SizeArgument {
     let bytes: Int64
-    init?(argument: String) {
-        guard let b = ByteSize.parse(argument) else { return nil }
-        bytes = b
+    static func parse(_ argument: String) throws -> SizeArgument {
+        guard let b = ByteSize.parse(argument) else { throw ValidationError("not a size; \(ByteSize.accepted)") }
+        return SizeArgument(bytes: b)
     }
-    static var defaultCompletionKind: CompletionKind { .default }
 }
 
 /// An age option: `3d`, `12h`, `90m`, `3600s` (or plain seconds).
-struct AgeArgument: ExpressibleByArgument {
+struct AgeArgument {
     let seconds: Double
-    init?(argument: String) {
-        guard let s = Age.parse(argument) else { return nil }
-        seconds = s
+    static func parse(_ argument: String) throws -> AgeArgument {
+        guard let s = Age.parse(argument) else { throw ValidationError("not an age; \(Age.accepted)") }
+        return AgeArgument(seconds: s)
     }
 }
 
 extension ContainerRole: ExpressibleByArgument {}
+
+/// What PATH may be, for the help of scan, inventory and simulate.
+let inputKindsHelp = """
+    PATH is one of:
+      - an app's data container folder: a Simulator container, or any copy of one;
+      - an .xcappdata package (Xcode > Devices > Download Container);
+      - a tar, tar.gz/tgz, tar.xz/txz, tar.bz2 or zip archive of either, read as a
+        stream without extracting it, recognised by its name or by its first bytes;
+      - an App Group or app extension container given alone: its role comes from
+        its metadata or the folder it sits in; --kind group|extension says it;
+      - a Simulator device folder (Devices/UDID, its data, or data/Containers) with
+        --app BUNDLE_ID: the app's data container, its extensions' and its groups'.
+    """
+
+/// PATH's own help line.
+let inputArgumentHelp = "The data container, .xcappdata package, archive of one (tar, tgz, txz, zip), App Group or extension container, or with --app a Simulator device folder."
 
 /// Which of an app's containers to read: shared by scan, inventory and simulate.
 struct ContainerOptions: ParsableArguments {

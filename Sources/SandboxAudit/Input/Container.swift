@@ -97,7 +97,16 @@ public struct Container: Sendable {
             throw InputError("cannot read \(input): it is a broken symbolic link")
         }
         guard UInt32(st.st_mode) & UInt32(S_IFMT) == UInt32(S_IFDIR) else {
-            throw InputError("\(input) is not a directory: give an app data container or an .xcappdata package")
+            if UInt32(st.st_mode) & UInt32(S_IFMT) == UInt32(S_IFREG) {
+                // A file that is not an archive (by name or by its first bytes): say which.
+                do {
+                    _ = try Walker.readFile(at: AT_FDCWD, Array(input.utf8), limit: 1)
+                } catch let e as SystemError {
+                    throw InputError("cannot read \(input): \(e.reason.lowercased())")
+                }
+                throw InputError("\(input) is not a directory, and not an archive (\(ArchiveWalk.kindsText)) by its name or its first bytes: give an app data container, an .xcappdata package or an archive of one")
+            }
+            throw InputError("\(input) is not a directory: give an app data container, an .xcappdata package or an archive of one")
         }
         // Work on the real path: the walk never follows a symlink, and a symlink's absolute
         // target is compared with it.
@@ -107,6 +116,8 @@ public struct Container: Sendable {
             free(real)
         }
 
+        // A folder this user cannot list is not "not a container": say what stops the read.
+        try requireReadable(trimmed, input: input)
         let appData = trimmed + "/AppData"
         if trimmed.hasSuffix(".xcappdata") || (isDirectory(appData) && fileExists(trimmed + "/" + appDataInfo)) {
             guard isDirectory(appData) else {
@@ -150,7 +161,16 @@ public struct Container: Sendable {
     /// Bundle id from a Simulator container's metadata plist.
     static func metadataIdentity(_ meta: [String: Any]) -> String? { meta["MCMMetadataIdentifier"] as? String }
 
+    /// Throws "cannot read INPUT: permission denied" (or the error there is) when `root` cannot be
+    /// listed or entered by this user.
+    private static func requireReadable(_ root: String, input: String) throws {
+        if access(root, R_OK | X_OK) != 0 {
+            throw InputError("cannot read \(input): \(String(cString: strerror(errno)).lowercased())")
+        }
+    }
+
     private static func requireContainerLayout(_ root: String, input: String, hint: Bool = false) throws {
+        try requireReadable(root, input: input)
         let known = ["Documents", "Library", "tmp"]
         guard known.contains(where: { isDirectory(root + "/" + $0) }) else {
             let more = hint ? " (for an App Group container, add --kind group)" : ""

@@ -134,7 +134,7 @@ public enum PolicyFile {
     static func size(_ node: Node, _ what: String) throws -> Int64 {
         let s = try string(node, what)
         guard let v = ByteSize.parse(s) else {
-            throw Failure(message: "\(what): '\(s)' is not a size; write a number with B, kB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024), e.g. 25MB", mark: node.mark)
+            throw Failure(message: "\(what): '\(s)' is not a size; \(ByteSize.accepted)", mark: node.mark)
         }
         return v
     }

@@ -62,6 +62,10 @@ public struct RuleSettings: Sendable {
     public var manyFilesThreshold: Int = 10_000
 
     public init() {}
+
+    /// The large-user-defaults warning size is above its error size: a domain between the two
+    /// would be an error without ever having been a warning, so such settings are refused.
+    public var userDefaultsSizesConflict: Bool { userDefaultsWarningSize > userDefaultsErrorSize }
 }
 
 /// What a rule sees besides the inventory.

@@ -65,7 +65,7 @@ public enum Materializer {
     public static func write(_ simulation: SimulationResult, into destination: String) throws -> Report {
         let dest = try checkDestination(destination)
         let input = simulation.inventory.container.input
-        let fromArchive = ArchiveWalk.isArchive(input) && Container.fileExists(input)
+        let fromArchive = ArchiveWalk.isArchiveInput(input)
         let (parent, name) = split(dest)
         let parentFD = parent.withCString { p in retrying { openat(AT_FDCWD, p, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } }
         guard parentFD >= 0 else { throw SystemError(operation: "open", path: parent) }

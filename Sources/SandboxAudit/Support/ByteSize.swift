@@ -52,6 +52,9 @@ public enum ByteSize {
     }
 
     public static let unitsNote = "sizes in decimal units: 1 kB = 1,000 bytes, 1 MB = 1,000,000 bytes"
+
+    /// What a size may be written as, for error messages (the policy file's and the options').
+    public static let accepted = "write a number with B, kB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024), e.g. 25MB"
 }
 
 /// "10,000": digits grouped by thousands, for exact byte and file counts in messages.
@@ -77,6 +80,9 @@ public enum Age {
         guard let v = Double(t.trimmingCharacters(in: .whitespaces)), v >= 0, v.isFinite else { return nil }
         return v * scale
     }
+
+    /// What an age may be written as, for error messages.
+    public static let accepted = "write e.g. 3d, 12h, 90m or 3600s (days, hours, minutes, seconds)"
 
     /// "7 days", "1 hour", "30 minutes".
     public static func format(_ seconds: Double) -> String {

@@ -25,6 +25,36 @@ public enum ArchiveWalk {
         return suffixes.contains { lower.hasSuffix($0) }
     }
 
+    /// The kinds of archive named in messages.
+    public static let kindsText = "tar, tar.gz/tgz, tar.xz/txz, tar.bz2, tar.zst or zip"
+
+    /// Whether `header` (a file's first bytes, 262 or more for tar) starts as an archive does:
+    /// gzip, xz, bzip2 or zstd compression (of a tar, presumably), a zip, or a POSIX tar.
+    public static func hasArchiveSignature(_ header: [UInt8]) -> Bool {
+        let signatures: [[UInt8]] = [
+            [0x1F, 0x8B],                               // gzip
+            [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00],       // xz
+            [0x50, 0x4B, 0x03, 0x04],                   // zip (local file header)
+            [0x50, 0x4B, 0x05, 0x06],                   // zip (empty archive)
+            [0x42, 0x5A, 0x68],                         // bzip2 "BZh"
+            [0x28, 0xB5, 0x2F, 0xFD],                   // zstd
+        ]
+        if signatures.contains(where: { header.starts(with: $0) }) { return true }
+        return header.count >= 262 && header[257..<262].elementsEqual("ustar".utf8)
+    }
+
+    /// How many leading bytes `hasArchiveSignature` looks at.
+    public static let signatureLength = 512
+
+    /// Whether `input` is read as an archive: a regular file (not through a symlink) whose name
+    /// ends as an archive's does or, whatever its name, whose first bytes are an archive's.
+    public static func isArchiveInput(_ input: String) -> Bool {
+        guard Container.fileExists(input) else { return false }
+        if isArchive(input) { return true }
+        guard let header = try? Walker.readFile(at: AT_FDCWD, Array(input.utf8), limit: signatureLength) else { return false }
+        return hasArchiveSignature(header)
+    }
+
     /// libarchive's AE_IF* file types (cast macros, which Swift does not import).
     enum FileType {
         static let reg: UInt32 = 0o100000, dir: UInt32 = 0o040000, lnk: UInt32 = 0o120000, fifo: UInt32 = 0o010000
@@ -330,6 +360,8 @@ public enum ArchiveWalk {
         var numbering = MemberNumbering()
         var problems: [WalkProblem] = []
         var tooDeepReported = Set<ContainerPath>()
+        var progress = ProgressCounter()
+        defer { progress.flush(folder: "") }
         let headerLength = VolatileStore.headerLength
         while let m = try reader.next(keep: { path, size in
             let start = (path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
@@ -340,6 +372,7 @@ public enum ArchiveWalk {
             return VolatileStore.mayBeDatabase(size: size) && mayBePurgeable(path) ? headerLength : 0
         }) {
             var m = m
+            progress.count(m.type == FileType.reg ? m.size : 0, folder: ContainerPath(bytes: Array(m.path[..<(m.path.lastIndex(of: UInt8(ascii: "/")) ?? 0)])).display)
             compactSidecar(&m)
             switch normalise(m.path) {
             case .root: continue

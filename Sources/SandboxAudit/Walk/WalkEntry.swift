@@ -60,6 +60,8 @@ public struct WalkResult: Sendable {
     public var orphanSidecars: [SidecarOrphan] = []
     /// How many AppleDouble files were read (kept out of every total).
     public var sidecarCount = 0
+    /// This walker's count for the progress line (nothing when nobody watches).
+    var progress = ProgressCounter()
 }
 
 /// What one AppleDouble `._NAME` file held.

@@ -95,6 +95,7 @@ public struct Walker {
                 }
                 walkSubtree(fd: fd, path: path, into: &local)
             }
+            local.progress.flush(folder: "")
             shared.store(local, at: worker)
         }
         for part in shared.results {
@@ -103,6 +104,7 @@ public struct Walker {
             result.unmatchedSidecars.merge(part.unmatchedSidecars) { a, b in Sidecar(marks: a.marks + b.marks, size: a.size + b.size) }
             result.sidecarCount += part.sidecarCount
         }
+        result.progress.flush(folder: "")
         return result
     }
 
@@ -270,6 +272,7 @@ public struct Walker {
         if let failure {
             result.problems.append(WalkProblem(path: path, operation: "read directory", reason: failure.reason))
         }
+        if result.progress.isWatched { result.progress.countFolder(result.entries[firstNew...], path) }
         if !sidecars.isEmpty {
             if matchSidecars {
                 for i in firstNew..<result.entries.count {

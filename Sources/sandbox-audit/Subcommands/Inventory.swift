@@ -7,10 +7,19 @@ struct InventoryCommand: ParsableCommand {
         commandName: "inventory",
         abstract: "Print every entry with its domain, zone and backup, update and restore verdicts, as JSON Lines.",
         discussion: """
-            One JSON object per line: each container (backup domain) in turn, the app's data container             first, and within it sorted by path bytes; fields in docs/inventory-format.md. Read-only.
+            One JSON object per line: each container (backup domain) in turn, the app's data container \
+            first, and within it sorted by path bytes; fields in docs/inventory-format.md. Read-only. \
+            A progress line is shown on standard error after one second, only when it is a terminal.
+
+            \(inputKindsHelp)
+
+            Examples:
+              sandbox-audit inventory MyApp.xcappdata > inventory.jsonl
+              sandbox-audit inventory container.tgz | jq -c 'select(.backedUp) | .path'
+              sandbox-audit inventory DEVICE_FOLDER --app com.example.app
             """)
 
-    @Argument(help: "The data container, .xcappdata package, tar or zip archive of one, or with --app a Simulator device folder.")
+    @Argument(help: ArgumentHelp(inputArgumentHelp))
     var path: String
 
     @OptionGroup var containers: ContainerOptions
@@ -20,7 +29,12 @@ struct InventoryCommand: ParsableCommand {
 
     func run() throws {
         let policy = try PolicyFile.resolve(config: config)
-        let inventories = try Audit.inventories(of: path, containers.selection(policy))
+        let progress = ProgressLine.start()
+        let inventories: [Inventory]
+        do {
+            defer { progress?.stop() }
+            inventories = try Audit.inventories(of: path, containers.selection(policy))
+        }
         var chunk: [UInt8] = []
         chunk.reserveCapacity(1 << 17)
         for inventory in inventories {

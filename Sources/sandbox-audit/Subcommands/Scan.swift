@@ -5,17 +5,28 @@ import SandboxAudit
 extension ReportFormat: ExpressibleByArgument {}
 extension JUnitWarnings: ExpressibleByArgument {}
 
-/// `--output FORMAT=PATH`.
-struct OutputArgument: ExpressibleByArgument {
+/// `--output FORMAT=PATH`; PATH `-` is standard output.
+struct OutputArgument {
     let format: ReportFormat
     let path: String
-    init?(argument: String) {
-        guard let eq = argument.firstIndex(of: "="), let f = ReportFormat(rawValue: String(argument[..<eq])) else { return nil }
+    var toStandardOutput: Bool { path == "-" }
+
+    static func parse(_ argument: String) throws -> OutputArgument {
+        let formats = ReportFormat.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let eq = argument.firstIndex(of: "=") else {
+            throw ValidationError("write FORMAT=PATH, FORMAT one of \(formats), PATH a file or - for standard output")
+        }
+        let name = String(argument[..<eq])
+        guard let f = ReportFormat(rawValue: name) else {
+            throw ValidationError("'\(name)' is not a format; formats: \(formats)")
+        }
         let p = String(argument[argument.index(after: eq)...])
-        guard !p.isEmpty else { return nil }
-        format = f
-        path = p
+        guard !p.isEmpty else { throw ValidationError("no PATH after '='; give a file, or - for standard output") }
+        return OutputArgument(format: f, path: p)
     }
+
+    /// The file the path names, for telling two spellings of one file apart.
+    var normalizedPath: String { URL(fileURLWithPath: path).standardizedFileURL.path }
 }
 
 /// The scan's result, kept so that exit does not spend time freeing hundreds of thousands of
@@ -52,21 +63,30 @@ struct Scan: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Scan a data container and report backup size, update and restore survival, budgets and findings.",
         discussion: """
-            Read-only: the scan writes nothing into the container. PATH is a data container directory or \
-            an .xcappdata package. The policy file is --config, or the first .sandbox-audit.yml found from \
-            the working directory up to the repository root; options given here win over it. \
-            --write-baseline is the only thing that writes, and it refuses to overwrite without --force.
+            \(inputKindsHelp)
+
+            Read-only: the scan writes nothing into the container. The policy file is --config, or the \
+            first .sandbox-audit.yml found from the working directory up to the repository root; options \
+            given here win over it. Only --write-baseline (which refuses to overwrite without --force) and \
+            --output write files. --output FORMAT=- writes FORMAT to standard output instead of the console \
+            format: at most one output may go there, and not with --format. While the container is read, a \
+            progress line is shown on standard error after one second, only when it is a terminal.
+
+            Examples:
+              sandbox-audit scan MyApp.xcappdata
+              sandbox-audit scan container.tgz --fail-on warning --output sarif=audit.sarif
+              sandbox-audit scan DEVICE_FOLDER --app com.example.app --output json=-
             """)
 
-    @Argument(help: "The data container, .xcappdata package, tar or zip archive of one, or with --app a Simulator device folder.")
+    @Argument(help: ArgumentHelp(inputArgumentHelp))
     var path: String
 
     @OptionGroup var containers: ContainerOptions
 
-    @Option(help: "Console format: text, json, sarif, junit, github (workflow annotations), markdown or html.")
-    var format: ReportFormat = .text
+    @Option(help: "Console format: text, json, sarif, junit, github (workflow annotations), markdown or html (default: text).")
+    var format: ReportFormat?
 
-    @Option(name: .customLong("output"), help: ArgumentHelp("WRITES: also write FORMAT to PATH, from the same scan (repeatable). Written to a temporary file renamed into place.", valueName: "FORMAT=PATH"))
+    @Option(name: .customLong("output"), help: ArgumentHelp("WRITES: also write FORMAT to PATH, from the same scan (repeatable); PATH - is standard output, in place of the console format. Each file is written to a temporary file renamed into place.", valueName: "FORMAT=PATH"), transform: OutputArgument.parse)
     var outputs: [OutputArgument] = []
 
     @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding is at or above this severity: error, warning or note (default: the policy's failOn, else error).")
@@ -75,10 +95,13 @@ struct Scan: ParsableCommand {
     @Option(name: .customLong("junit-warnings"), help: "JUnit: findings below --fail-on become skipped cases (default), failure, or pass (passing cases with the finding as output).")
     var junitWarnings: JUnitWarnings = .skipped
 
+    @Option(help: "Colour the console report: auto (only on a terminal, not with NO_COLOR set or TERM=dumb), always or never.")
+    var color: ColorMode = .auto
+
     @Option(help: "The policy file (default: .sandbox-audit.yml found from the working directory upward).")
     var config: String?
 
-    @Option(help: "Compare with this baseline: findings in it are not reported again; deltas, churn and growth are measured.")
+    @Option(help: "Compare with this baseline: findings in it are not reported again; deltas, churn and growth are measured (default: none).")
     var baseline: String?
 
     @Option(name: .customLong("write-baseline"), help: "WRITES: record this scan as a baseline file for later comparisons.")
@@ -87,47 +110,81 @@ struct Scan: ParsableCommand {
     @Flag(help: "Let --write-baseline replace an existing file.")
     var force = false
 
-    @Option(name: .customLong("oversized-file-size"), help: "oversized-backed-up-file threshold (B, kB, MB, GB, KiB, MiB, GiB).")
+    @Option(name: .customLong("oversized-file-size"), help: "oversized-backed-up-file threshold, in B, kB, MB, GB, KiB, MiB or GiB (default: the policy's, else 10MB).", transform: SizeArgument.parse)
     var oversizedFileSize: SizeArgument?
 
-    @Option(name: .customLong("support-data-size"), help: "unexcluded-support-data threshold.")
+    @Option(name: .customLong("support-data-size"), help: "unexcluded-support-data threshold (default: the policy's, else 1MB).", transform: SizeArgument.parse)
     var supportDataSize: SizeArgument?
 
-    @Option(name: .customLong("stale-tmp-age"), help: "stale-temporary-file age: 3d, 12h, 90m, 3600s.")
+    @Option(name: .customLong("stale-tmp-age"), help: "stale-temporary-file age: 3d, 12h, 90m, 3600s (default: the policy's, else 3d).", transform: AgeArgument.parse)
     var staleTmpAge: AgeArgument?
 
-    @Option(name: .customLong("user-defaults-warning-size"), help: "large-user-defaults warning threshold.")
+    @Option(name: .customLong("user-defaults-warning-size"), help: "large-user-defaults warning threshold, at most the error threshold (default: the policy's, else 512KiB).", transform: SizeArgument.parse)
     var userDefaultsWarningSize: SizeArgument?
 
-    @Option(name: .customLong("user-defaults-error-size"), help: "large-user-defaults error threshold.")
+    @Option(name: .customLong("user-defaults-error-size"), help: "large-user-defaults error threshold (default: the policy's, else 4MiB).", transform: SizeArgument.parse)
     var userDefaultsErrorSize: SizeArgument?
 
-    @Option(name: .customLong("many-files"), help: "many-backed-up-files threshold (files in one backed-up folder).")
+    @Option(name: .customLong("many-files"), help: "many-backed-up-files threshold, files in one backed-up folder (default: the policy's, else 10000).")
     var manyFiles: Int?
+
+    func validate() throws {
+        if force && writeBaseline == nil { throw ValidationError("--force only applies to --write-baseline FILE, which is not given") }
+        let toStdout = outputs.filter(\.toStandardOutput)
+        if toStdout.count > 1 {
+            throw ValidationError("only one --output can go to standard output (-); got \(toStdout.map { $0.format.rawValue + "=-" }.joined(separator: " and "))")
+        }
+        if let format, let out = toStdout.first {
+            throw ValidationError("--output \(out.format.rawValue)=- writes to standard output, where --format \(format.rawValue) goes: give one of them")
+        }
+        var seen: [String: String] = [:]
+        let files = outputs.filter { !$0.toStandardOutput }.map { ($0.normalizedPath, "--output \($0.format.rawValue)=\($0.path)") }
+            + (writeBaseline.map { [(OutputArgument(format: .json, path: $0).normalizedPath, "--write-baseline \($0)")] } ?? [])
+        for (file, option) in files {
+            if let earlier = seen[file] { throw ValidationError("\(earlier) and \(option) write the same file: give each its own path") }
+            seen[file] = option
+        }
+    }
 
     func run() throws {
         var policy = try PolicyFile.resolve(config: config)
+        let fromPolicy = policy.settings
         if let s = oversizedFileSize { policy.settings.oversizedFileSize = s.bytes }
         if let s = supportDataSize { policy.settings.supportDataSize = s.bytes }
         if let s = staleTmpAge { policy.settings.staleTemporaryAge = s.seconds }
         if let s = userDefaultsWarningSize { policy.settings.userDefaultsWarningSize = s.bytes }
         if let s = userDefaultsErrorSize { policy.settings.userDefaultsErrorSize = s.bytes }
         if let n = manyFiles { policy.settings.manyFilesThreshold = n }
+        if policy.settings.userDefaultsSizesConflict {
+            func source(_ option: SizeArgument?, _ policyValue: Int64, _ defaultValue: Int64, _ name: String) -> String {
+                option != nil ? name : policyValue != defaultValue ? "the policy file" : "the default"
+            }
+            let defaults = RuleSettings()
+            let s = policy.settings
+            throw InputError("the large-user-defaults warning size \(ByteSize.format(s.userDefaultsWarningSize)) (\(source(userDefaultsWarningSize, fromPolicy.userDefaultsWarningSize, defaults.userDefaultsWarningSize, "--user-defaults-warning-size"))) is above the error size \(ByteSize.format(s.userDefaultsErrorSize)) (\(source(userDefaultsErrorSize, fromPolicy.userDefaultsErrorSize, defaults.userDefaultsErrorSize, "--user-defaults-error-size"))): the warning size must be at most the error size")
+        }
         let failLevel = failOn ?? policy.failOn ?? .error
         let previous = try baseline.map(Baseline.load)
 
-        let result = try Audit.run(path, selection: containers.selection(policy), policy: policy, baseline: previous)
+        let progress = ProgressLine.start()
+        let result: AuditResult
+        do {
+            defer { progress?.stop() }
+            result = try Audit.run(path, selection: containers.selection(policy), policy: policy, baseline: previous)
+        }
         keptUntilExit = result
         if let target = writeBaseline {
             try AtomicFile.write(Array((Baseline(result).json.pretty + "\n").utf8), to: target, overwrite: force)
         }
         let prefix: @Sendable (String) -> String = githubPathPrefix
-        for output in outputs {
+        for output in outputs where !output.toStandardOutput {
             let text = output.format.render(result, .init(failOn: failLevel, color: false, pathPrefix: prefix, junitWarnings: junitWarnings))
             try AtomicFile.write(Array(text.utf8), to: output.path)
         }
-        emit(format.render(result, .init(failOn: failLevel, color: colorWanted(), pathPrefix: prefix, junitWarnings: junitWarnings)))
-        if format == .github, let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
+        // The console report: --format, or the one --output sent to standard output.
+        let console = outputs.first(where: \.toStandardOutput)?.format ?? format ?? .text
+        emit(console.render(result, .init(failOn: failLevel, color: colorWanted(color), pathPrefix: prefix, junitWarnings: junitWarnings)))
+        if console == .github, let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
             appendJobSummary(MarkdownReport.render(result, failOn: failLevel), to: summary)
         }
         if result.fails(at: failLevel) { throw ExitCode(1) }

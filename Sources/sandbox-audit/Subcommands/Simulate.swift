@@ -16,7 +16,15 @@ struct SimulateCommand: ParsableCommand {
             never reached through symlinks, and a container changed during the copy is an error. From a tar or \
             zip archive the members are read again as a stream, without extracting the archive. With several \
             containers (--app), each backup domain is written into DIR/DOMAIN. --verify then scans DIR and \
-            checks it against the prediction, entry by entry (exit 1 when it differs).
+            checks it against the prediction, entry by entry (exit 1 when it differs). A progress line is shown \
+            on standard error after one second while the container is read, only when it is a terminal.
+
+            \(inputKindsHelp)
+
+            Examples:
+              sandbox-audit simulate restore MyApp.xcappdata
+              sandbox-audit simulate all container.tgz --format json
+              sandbox-audit simulate update MyApp.xcappdata --into /tmp/updated --verify
             """)
 
     enum Event: String, ExpressibleByArgument, CaseIterable { case update, restore, purge, all }
@@ -25,7 +33,7 @@ struct SimulateCommand: ParsableCommand {
     @Argument(help: "update, restore, purge or all.")
     var event: Event
 
-    @Argument(help: "The data container, .xcappdata package, tar or zip archive of one, or with --app a Simulator device folder.")
+    @Argument(help: ArgumentHelp(inputArgumentHelp))
     var path: String
 
     @OptionGroup var containers: ContainerOptions
@@ -39,7 +47,7 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "text or json.")
     var format: Format = .text
 
-    @Option(help: "The policy file (its backup: included paths mark what matters when lost).")
+    @Option(help: "The policy file (its backup: included paths mark what matters when lost; default: .sandbox-audit.yml found from the working directory upward).")
     var config: String?
 
     func validate() throws {
@@ -51,7 +59,12 @@ struct SimulateCommand: ParsableCommand {
         // DIR first: nothing is scanned for a destination that would be refused.
         if let into { try Materializer.checkDestination(into) }
         let policy = try PolicyFile.resolve(config: config)
-        let inventories = try Audit.inventories(of: path, containers.selection(policy))
+        let progress = ProgressLine.start()
+        let inventories: [Inventory]
+        do {
+            defer { progress?.stop() }
+            inventories = try Audit.inventories(of: path, containers.selection(policy))
+        }
         let events = event == .all ? SimulatedEvent.allCases : [SimulatedEvent(rawValue: event.rawValue)!]
         let results = inventories.map { inventory in events.map { SimulationResult($0, inventory, policy: policy) } }
         var reports: [Materializer.Report?] = results.map { _ in nil }

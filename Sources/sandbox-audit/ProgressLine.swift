@@ -1,0 +1,90 @@
+import Foundation
+import SandboxAudit
+
+/// The progress line on standard error while a container is read: only when standard error
+/// is a terminal, first drawn after one second, redrawn four times a second (entries, bytes,
+/// the folder being read), and erased when the reading is over. Never escape sequences: a
+/// carriage return and spaces, which every terminal (TERM=dumb too) understands.
+final class ProgressLine: @unchecked Sendable {
+    /// Seconds before the line first appears (SANDBOX_AUDIT_PROGRESS_DELAY overrides it, for tests).
+    static let delay = ProcessInfo.processInfo.environment["SANDBOX_AUDIT_PROGRESS_DELAY"].flatMap(Double.init) ?? 1.0
+    static let interval = 0.25
+
+    private let progress = ScanProgress()
+    private let lock = NSLock()
+    private var stopped = false
+    private var shown = 0
+
+    /// Starts watching the walks when standard error is a terminal; nil otherwise.
+    static func start() -> ProgressLine? {
+        guard isatty(STDERR_FILENO) == 1 else { return nil }
+        let line = ProgressLine()
+        ScanProgress.current = line.progress
+        let thread = Thread { line.loop() }
+        thread.stackSize = 1 << 18
+        thread.start()
+        return line
+    }
+
+    private func loop() {
+        let started = Date()
+        var due = Self.delay
+        while true {
+            // Sleep until the next drawing is due, in short slices so that a stop is noticed.
+            while true {
+                let left = due - Date().timeIntervalSince(started)
+                if left <= 0 { break }
+                if isStopped { return }
+                usleep(useconds_t(min(left, 0.05) * 1_000_000))
+            }
+            if !draw() { return }
+            due += Self.interval
+        }
+    }
+
+    private var isStopped: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
+
+    /// Draws the line; false once stopped.
+    private func draw() -> Bool {
+        let s = progress.snapshot
+        var text = "reading: \(grouped(s.entries)) entries, \(ByteSize.format(s.bytes))"
+        if !s.folder.isEmpty { text += " - " + TerminalText.escaped(s.folder) }
+        let width = max(20, terminalColumns() - 1)
+        if text.count > width { text = String(text.prefix(width - 3)) + "..." }
+        lock.lock(); defer { lock.unlock() }
+        guard !stopped else { return false }
+        let padding = String(repeating: " ", count: max(0, shown - text.count))
+        put("\r" + text + padding + String(repeating: "\u{8}", count: padding.count))
+        shown = text.count
+        return true
+    }
+
+    /// Erases the line (when one was drawn) and stops watching.
+    func stop() {
+        lock.lock(); defer { lock.unlock() }
+        guard !stopped else { return }
+        stopped = true
+        ScanProgress.current = nil
+        if shown > 0 { put("\r" + String(repeating: " ", count: shown) + "\r") }
+    }
+
+    private func put(_ text: String) {
+        _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+    }
+
+    private func terminalColumns() -> Int {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+
+    private func grouped(_ n: Int64) -> String {
+        let digits = String(n)
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return out
+    }
+}
