@@ -11,7 +11,8 @@
 # there is not installed again, so a second run only rebuilds. Debian/Ubuntu packages:
 #   build: libattr1-dev libarchive-dev pkg-config
 #   test:  libarchive-tools (bsdtar) zip xz-utils python3-jsonschema util-linux (setpriv),
-#          and chromium when the distribution has it (the HTML report test; skipped without it)
+#          and chromium when the distribution has it (the HTML report test, which skips without
+#          it; SANDBOX_AUDIT_NO_BROWSER=1 leaves it out)
 # macOS: brew install libarchive (keg-only: PKG_CONFIG_PATH is set to it), and for the tests xz
 # and Python's jsonschema. Swift itself is not installed: https://www.swift.org/install/
 set -euo pipefail
@@ -45,7 +46,7 @@ apt_install() {   # apt_install PKG...: installs those that are not installed ye
     say "installing with apt-get: ${missing[*]}"
     local apt=(env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends)
     # A fresh machine has no package lists yet: update first then, or when the install fails.
-    if ! compgen -G '/var/lib/apt/lists/*_Packages' >/dev/null; then as_root apt-get update -q; fi
+    if ! compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null; then as_root apt-get update -q; fi
     as_root "${apt[@]}" "${missing[@]}" || { as_root apt-get update -q && as_root "${apt[@]}" "${missing[@]}"; }
 }
 
