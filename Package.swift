@@ -1,5 +1,24 @@
-// swift-tools-version:5.9
+// swift-tools-version:5.10
 import PackageDescription
+#if os(macOS)
+import Foundation
+
+/// Homebrew's libarchive is keg-only: its libarchive.pc is not on pkg-config's default path.
+/// `scripts/setup.sh` (and the formula, and action.yml) set
+/// `PKG_CONFIG_PATH="$(brew --prefix libarchive)/lib/pkgconfig"`; when that was not done, the
+/// keg's include and lib folders are passed directly, so a plain `swift build` works too.
+let libarchiveKegFlags: (swift: [SwiftSetting], linker: [LinkerSetting]) = {
+    let environment = ProcessInfo.processInfo.environment
+    if (environment["PKG_CONFIG_PATH"] ?? "").contains("libarchive") { return ([], []) }
+    let kegs = [environment["HOMEBREW_PREFIX"].map { $0 + "/opt/libarchive" }, "/opt/homebrew/opt/libarchive", "/usr/local/opt/libarchive"]
+    guard let keg = kegs.compactMap({ $0 }).first(where: { FileManager.default.fileExists(atPath: $0 + "/include/archive.h") }) else {
+        return ([], [])
+    }
+    return ([.unsafeFlags(["-Xcc", "-I" + keg + "/include"])], [.unsafeFlags(["-L" + keg + "/lib"])])
+}()
+#else
+let libarchiveKegFlags: (swift: [SwiftSetting], linker: [LinkerSetting]) = ([], [])
+#endif
 
 let package = Package(
     name: "sandbox-audit",
@@ -20,7 +39,9 @@ let package = Package(
             pkgConfig: "libattr",
             providers: [.apt(["libattr1-dev"])]
         ),
-        // libarchive (Debian libarchive-dev): tar and zip containers read as a stream.
+        // libarchive (Debian libarchive-dev, Homebrew libarchive): tar and zip containers read
+        // as a stream. Homebrew's is keg-only: pkg-config finds it with
+        // PKG_CONFIG_PATH="$(brew --prefix libarchive)/lib/pkgconfig" (see libarchiveKegFlags).
         .systemLibrary(
             name: "CLibArchive",
             pkgConfig: "libarchive",
@@ -32,7 +53,9 @@ let package = Package(
                 .target(name: "CLibAttr", condition: .when(platforms: [.linux])),
                 "CLibArchive",
                 .product(name: "Yams", package: "Yams"),
-            ]
+            ],
+            swiftSettings: libarchiveKegFlags.swift,
+            linkerSettings: libarchiveKegFlags.linker
         ),
         .executableTarget(
             name: "sandbox-audit",

@@ -1,4 +1,5 @@
 import Foundation
+import SandboxAudit
 
 /// The command line's own bytes. ArgumentParser hands over Strings, in which a file name that
 /// is not UTF-8 has been repaired (each bad byte became U+FFFD) and no longer names the file:
@@ -19,7 +20,7 @@ enum RawArguments {
     /// For messages: the raw bytes shown with undecodable bytes as `\xNN`.
     static func display(_ argument: String) -> String {
         let raw = bytes(argument)
-        guard String(validating: raw, as: UTF8.self) == nil else { return argument }
+        guard ByteText.utf8String(raw) == nil else { return argument }
         var out = ""
         var i = 0
         while i < raw.count {
@@ -30,7 +31,7 @@ enum RawArguments {
                 // Keep valid multibyte sequences; show the rest as bytes.
                 var k = j + 1
                 while k < raw.count, raw[k] & 0xC0 == 0x80 { k += 1 }
-                if let s = String(validating: raw[j..<k], as: UTF8.self) { out += s } else {
+                if let s = ByteText.utf8String(raw[j..<k]) { out += s } else {
                     for b in raw[j..<k] { out += "\\x" + String(b, radix: 16, uppercase: true) }
                 }
                 i = k

@@ -26,9 +26,9 @@ final class ArchiveMaterializeTests: XCTestCase {
         return (p.terminationStatus, String(decoding: e, as: UTF8.self))
     }
 
-    func sh(_ command: String, in dir: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    func sh(_ command: String, in dir: String) throws {
         let r = try shell(command, in: dir)
-        XCTAssertEqual(r.status, 0, "\(command): \(r.stderr)", file: file, line: line)
+        guard r.status == 0 else { throw CommandFailed(command: command, status: r.status, stderr: r.stderr) }
     }
 
     /// Excluded folders and files (natively and by sidecar), a symlink, a sparse file with data
@@ -122,7 +122,7 @@ final class ArchiveMaterializeTests: XCTestCase {
             var a = stat(), b = stat()
             lstat(fromArchive, &a); lstat(source, &b)
             XCTAssertEqual(a.st_mode, b.st_mode, "\(label) \(event): the data root keeps its mode")
-            XCTAssertEqual(a.st_mtim.tv_sec, b.st_mtim.tv_sec, "\(label) \(event): and its time")
+            XCTAssertEqual(a.mtimeSpec.tv_sec, b.mtimeSpec.tv_sec, "\(label) \(event): and its time")
             XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: fromArchive + "/Documents/latest"), "notes.txt")
             XCTAssertEqual(try XAttr.value(.path(Array((fromArchive + "/Library/Application Support/index.db").utf8)), name: Self.tag) ?? [],
                            links ? Array("blue".utf8) : [], "\(label) \(event): other attributes travel in tar only")
@@ -153,13 +153,14 @@ final class ArchiveMaterializeTests: XCTestCase {
         XCTAssertEqual(contents(archive), before, "\(label): the archive is only read")
         var after = stat()
         lstat(archive, &after)
-        XCTAssertEqual(after.st_mtim.tv_sec, archiveStat.st_mtim.tv_sec)
-        XCTAssertEqual(after.st_mtim.tv_nsec, archiveStat.st_mtim.tv_nsec)
+        XCTAssertEqual(after.mtimeSpec.tv_sec, archiveStat.mtimeSpec.tv_sec)
+        XCTAssertEqual(after.mtimeSpec.tv_nsec, archiveStat.mtimeSpec.tv_nsec)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".sandbox-audit-") }
         XCTAssertEqual(leftovers, [], "no temporary tree left")
     }
 
     func testTarArchivesMaterialiseAsTheFolderDoes() throws {
+        try Tool.require("tar", "gzip", "bsdtar", for: "the archives are made with GNU tar and bsdtar")
         let dir = try TempDir("amtar")
         try makeContainer(dir.sub("App"), links: true)
         // tmp first, so that the data of the hard-linked file is in tmp's member.
@@ -183,6 +184,7 @@ final class ArchiveMaterializeTests: XCTestCase {
     /// A Finder-style zip: the attributes are in `__MACOSX/` (made as ArchiveTests does); zip keeps
     /// no hard links, FIFOs or other attributes.
     func testZipWithMacOSXTreeMaterialisesAsTheFolderDoes() throws {
+        try Tool.require("zip", for: "the Finder-style archive is made with Info-ZIP")
         let dir = try TempDir("amzip")
         try makeContainer(dir.sub("App"), links: false)
         try Fixture.finderZipTree(in: dir.path)
@@ -227,9 +229,9 @@ final class ArchiveMaterializeTests: XCTestCase {
             var st = stat()
             lstat(out, &st)
             XCTAssertEqual(st.st_mode & 0o7777, 0o755)
-            XCTAssertEqual(st.st_mtim.tv_sec, 1_600_000_000, "the root takes the time of ./")
+            XCTAssertEqual(st.mtimeSpec.tv_sec, 1_600_000_000, "the root takes the time of ./")
             lstat(out + "/Documents/twice.txt", &st)
-            XCTAssertEqual(st.st_mtim.tv_sec, 1_650_000_100)
+            XCTAssertEqual(st.mtimeSpec.tv_sec, 1_650_000_100)
             let inventory = try CLI.inventory(out).entries
             XCTAssertEqual(Set(inventory.keys), Set(try CLI.inventory(dir.sub("twice.tar")).entries.keys.filter {
                 event == .update ? !$0.hasPrefix("tmp/") : !$0.hasPrefix("tmp/") && !$0.hasPrefix("Library/Caches/")
@@ -240,6 +242,7 @@ final class ArchiveMaterializeTests: XCTestCase {
     /// The archive scanned, then cut short (or changed) before it is read again: nothing at DIR,
     /// no temporary tree. And a truncated archive on the command line: exit 2, nothing written.
     func testFailureLeavesNothing() throws {
+        try Tool.require("tar", for: "the archives are made with tar")
         let dir = try TempDir("amfail")
         try makeContainer(dir.sub("App"), links: false)
         try Fixture.bytes(dir.sub("App/Documents/zz-last.bin"), (0..<400_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
@@ -278,6 +281,7 @@ final class ArchiveMaterializeTests: XCTestCase {
     /// A write that fails midway (the file size limit, as a full disk would) and an interrupt
     /// while the tree is being written: nothing at DIR, no temporary tree.
     func testWriteFailureAndInterruptLeaveNothing() throws {
+        try Tool.require("tar", "gzip", for: "the archive is made with tar -z")
         let dir = try TempDir("amstop")
         try makeContainer(dir.sub("App"), links: false)
         try Fixture.bytes(dir.sub("App/Documents/big.bin"), (0..<2_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
@@ -319,6 +323,7 @@ final class ArchiveMaterializeTests: XCTestCase {
     }
 
     func testRefusesANonEmptyDestination() throws {
+        try Tool.require("tar", "gzip", for: "the archive is made with tar -z")
         let dir = try TempDir("amfull")
         try makeContainer(dir.sub("App"), links: false)
         try sh("tar -czf app.tgz App", in: dir.path)

@@ -10,10 +10,6 @@ import Glibc
 final class BackupDomainTests: XCTestCase {
     static let exclude = "user.com.apple.metadata:com_apple_backup_excludeItem"
 
-    func hasTool(_ name: String) -> Bool {
-        ["/usr/bin/", "/bin/", "/usr/local/bin/", "/opt/homebrew/bin/"].contains { FileManager.default.isExecutableFile(atPath: $0 + name) }
-    }
-
     func tar(_ folder: String, into archive: String, in dir: String) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -21,7 +17,7 @@ final class BackupDomainTests: XCTestCase {
         p.currentDirectoryURL = URL(fileURLWithPath: dir)
         try p.run()
         p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "bsdtar")
+        guard p.terminationStatus == 0 else { throw CommandFailed(command: "bsdtar --xattrs -cf \(archive) \(folder)", status: p.terminationStatus, stderr: "") }
     }
 
     /// The verdicts of every entry, by path.
@@ -63,7 +59,7 @@ final class BackupDomainTests: XCTestCase {
         XCTAssertEqual(folder.keptOnRestore, 100 + 200 + 800)
         XCTAssertEqual(folder.keptOnUpdate, 100 + 200 + 300 + 400 + 500 + 600)
 
-        guard hasTool("bsdtar") else { throw XCTSkip("bsdtar is not installed: the archive half needs it") }
+        try Tool.require("bsdtar", for: "the archive half of the test makes a tar with it")
         try tar("App", into: "app.tar", in: dir.path)
         let archived = try Audit.inventory(of: dir.sub("app.tar"))
         XCTAssertEqual(verdicts(archived), v, "the archive reading gives the same verdicts")
@@ -80,7 +76,7 @@ final class BackupDomainTests: XCTestCase {
             XCTAssertEqual(e.backedUp, false, e.path.display)
         }
         XCTAssertEqual(inv.backupFootprint, 0)
-        guard hasTool("bsdtar") else { throw XCTSkip("bsdtar is not installed: the archive half needs it") }
+        try Tool.require("bsdtar", for: "the archive half of the test makes a tar with it")
         try tar("App", into: "app.tar", in: dir.path)
         let archived = try Audit.inventory(of: dir.sub("app.tar"))
         XCTAssertEqual(archived.backupFootprint, 0)
@@ -150,7 +146,7 @@ final class BackupDomainTests: XCTestCase {
         XCTAssertEqual(inv.container.role, .group)
         XCTAssertEqual(inv.container.roleSource, "folder")
         // An archive of a group container, with --kind group.
-        guard hasTool("bsdtar") else { throw XCTSkip("bsdtar is not installed: the archive half needs it") }
+        try Tool.require("bsdtar", for: "the archive half of the test makes a tar with it")
         try tar("copy", into: "group.tar", in: dir.path)
         let archived = try Audit.inventory(of: dir.sub("group.tar"), role: .group)
         XCTAssertEqual(archived.entries.map(\.path.display), ["Shared.sqlite"])

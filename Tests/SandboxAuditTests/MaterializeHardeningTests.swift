@@ -73,7 +73,7 @@ final class MaterializeHardeningTests: XCTestCase {
     /// makes folders writable before it empties them, and leaves nothing.
     func testCleanupRemovesReadOnlyFolders() throws {
         let asNobody = geteuid() == 0
-        if asNobody, !FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") { throw XCTSkip("setpriv is missing: cannot run as a user other than root") }
+        if asNobody { try Tool.require("/usr/bin/setpriv", for: "runs the tool as a user other than root") }
         let dir = try TempDir("maro")
         chmod(dir.path, 0o777)
         let root = dir.sub("App")
@@ -136,6 +136,7 @@ final class MaterializeHardeningTests: XCTestCase {
     /// Archives store holes as zeros unless they were made sparse: the materialised file leaves
     /// its all-zero runs as holes, with the same bytes.
     func testHolesFromArchivesStayHoles() throws {
+        try Tool.require("tar", "gzip", "zip", for: "the archives are made with tar and Info-ZIP")
         let dir = try TempDir("maholes")
         let root = dir.sub("App")
         try Fixture.container(at: root)
@@ -145,7 +146,8 @@ final class MaterializeHardeningTests: XCTestCase {
         _ = Array("middle".utf8).withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 1_500_000) }
         close(fd)
         for (archive, make) in [("plain.tar", "tar -cf plain.tar App"), ("plain.tgz", "tar -czf plain.tgz App"), ("app.zip", "zip -qr app.zip App")] {
-            XCTAssertEqual(try shell(make, in: dir.path).status, 0, make)
+            let made = try shell(make, in: dir.path)
+            guard made.status == 0 else { throw CommandFailed(command: make, status: made.status, stderr: made.stderr) }
             let out = dir.sub("out-" + archive)
             let r = try CLI.run(["simulate", "update", dir.sub(archive), "--into", out, "--verify"])
             XCTAssertEqual(r.status, 0, "\(archive): \(r.stderr)")

@@ -22,7 +22,7 @@ final class MaterializeRaceTests: XCTestCase {
         throw XCTSkip("the swapper runs through setpriv (Linux)")
         #else
         guard geteuid() == 0 else { throw XCTSkip("the copy must run as root and the swapper as nobody: run the tests as root") }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { throw XCTSkip("setpriv is missing: cannot run the swapper as nobody") }
+        try Tool.require("/usr/bin/setpriv", for: "runs the swapper as nobody")
         #endif
     }
 

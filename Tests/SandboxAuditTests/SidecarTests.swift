@@ -8,19 +8,6 @@ import Glibc
 /// Exclusion marks held in AppleDouble sidecars, read from real sidecars in real folders and
 /// in real zip and tar archives: the same layout gets the same verdict both ways.
 final class SidecarTests: XCTestCase {
-    func sh(_ command: String, in dir: String) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", command]
-        p.currentDirectoryURL = URL(fileURLWithPath: dir)
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "\(command): \(String(decoding: e, as: UTF8.self))")
-    }
-
     /// An AppleDouble file holding the given attributes.
     func sidecar(_ attributes: [(BackupAttribute, [UInt8])]) -> [UInt8] {
         AppleDouble.build(AppleDouble.Parsed(attributes: attributes.map { ($0.0.macName, $0.1) }))
@@ -56,6 +43,7 @@ final class SidecarTests: XCTestCase {
     /// also holds the folder `__MACOSX/…/DIR/` (Finder and ditto write it as soon as a file
     /// inside has a sidecar).
     func testMirrorFolderDoesNotHideTheFolderSidecar() throws {
+        try Tool.require("zip", for: "the Finder-style archives are made with Info-ZIP")
         let dir = try TempDir("mirrordir")
         try Fixture.container(at: dir.sub("App"))
         try Fixture.file(dir.sub("App/Documents/Drafts/a.md"), size: 40)
@@ -88,6 +76,7 @@ final class SidecarTests: XCTestCase {
     /// Issue 16.3: a zip storing the folder `__MACOSX/` itself (Info-ZIP and Finder do) at the
     /// data root: neither it nor its members are entries, and nothing is misplaced at the root.
     func testExplicitMacOSXFolderIsNoEntry() throws {
+        try Tool.require("zip", "bsdtar", for: "the archives are made with Info-ZIP and bsdtar")
         let dir = try TempDir("macosxmember")
         try Fixture.container(at: dir.sub("C"))
         try Fixture.file(dir.sub("C/Library/Application Support/big.bin"), size: 60)
@@ -109,6 +98,7 @@ final class SidecarTests: XCTestCase {
     /// (`../__MACOSX/._App`), and the mirror `../__MACOSX/App/` (an unzipped
     /// `ditto -c -k --keepParent`): read in folder mode as the archive reading reads them.
     func testSidecarsBesideTheDataRoot() throws {
+        try Tool.require("zip", "bsdtar", for: "the archives are made with Info-ZIP and bsdtar")
         // ditto --keepParent: __MACOSX/._App and __MACOSX/App/… beside App.
         let dir = try TempDir("keepparent")
         try Fixture.container(at: dir.sub("App"))
@@ -167,6 +157,7 @@ final class SidecarTests: XCTestCase {
     /// Issue 16.5: sidecars that describe no entry are reported (note), with the nearest
     /// match; one named like an entry but for Unicode normalisation gives it its marks.
     func testOrphanSidecarsAreReported() throws {
+        try Tool.require("zip", "bsdtar", for: "the archives are made with Info-ZIP and bsdtar")
         let dir = try TempDir("orphans")
         let nfc = "Caf\u{E9}.txt", nfd = "Cafe\u{301}.txt"
         XCTAssertNotEqual(Array(nfc.utf8), Array(nfd.utf8))

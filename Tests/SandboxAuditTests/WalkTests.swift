@@ -33,8 +33,8 @@ final class WalkTests: XCTestCase {
                 content = ByteText.hexString((try? Walker.readFile(at: dirFD, name)) ?? [])
                 close(dirFD)
             }
-            let atime = accessTimes && st.st_mode & S_IFMT != S_IFLNK ? "a\(st.st_atim.tv_sec).\(st.st_atim.tv_nsec)" : "a-"
-            snap.entries[path] = "\(st.st_mode) \(st.st_size) \(atime) m\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec) c\(st.st_ctim.tv_sec).\(st.st_ctim.tv_nsec) \(attrs.sorted()) \(content)"
+            let atime = accessTimes && st.st_mode & S_IFMT != S_IFLNK ? "a\(st.atimeSpec.tv_sec).\(st.atimeSpec.tv_nsec)" : "a-"
+            snap.entries[path] = "\(st.st_mode) \(st.st_size) \(atime) m\(st.mtimeSpec.tv_sec).\(st.mtimeSpec.tv_nsec) c\(st.ctimeSpec.tv_sec).\(st.ctimeSpec.tv_nsec) \(attrs.sorted()) \(content)"
             if st.st_mode & S_IFMT == S_IFDIR {
                 let fd = Walker.openDirectory(at: AT_FDCWD, Array(path.utf8))
                 defer { close(fd) }

@@ -52,7 +52,7 @@ public enum PolicyFile {
         } catch let e as BoundedRead.Failure {
             throw InputError("cannot read \(path): \(e)")
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw InputError("\(path): not UTF-8 text") }
+        guard let text = ByteText.utf8String(bytes) else { throw InputError("\(path): not UTF-8 text") }
         return try parse(text, source: path)
     }
 

@@ -99,7 +99,7 @@ public struct ContainerPath: Hashable, Comparable, Sendable, CustomStringConvert
     }
 
     /// True when the bytes are valid UTF-8.
-    public var isValidUTF8: Bool { String(validating: bytes, as: UTF8.self) != nil }
+    public var isValidUTF8: Bool { ByteText.utf8String(bytes) != nil }
 
     /// Human and JSON `path` form: the UTF-8 text, with each byte that is not part of valid
     /// UTF-8 written as `\xHH`. Ambiguous only for names that really contain `\x` followed by
@@ -133,9 +133,17 @@ extension Array where Element == UInt8 {
 
 /// Byte-string helpers shared by paths and attribute values.
 public enum ByteText {
+    /// The bytes as a String when they are valid UTF-8, nil otherwise. (`String(validating:as:)`
+    /// needs macOS 15; decoding repairs invalid bytes, so a round trip that changes nothing is
+    /// the check, available everywhere.)
+    public static func utf8String<C: Collection>(_ bytes: C) -> String? where C.Element == UInt8 {
+        let s = String(decoding: bytes, as: UTF8.self)
+        return s.utf8.elementsEqual(bytes) ? s : nil
+    }
+
     public static func display<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
         let array = Array(bytes)
-        if let s = String(validating: array, as: UTF8.self) { return s }
+        if let s = utf8String(array) { return s }
         var out = ""
         var i = 0
         while i < array.count {

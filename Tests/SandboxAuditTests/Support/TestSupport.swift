@@ -5,6 +5,97 @@ import XCTest
 import Glibc
 #endif
 
+/// The file times of a `stat`, under one name on Linux (`st_mtim`) and Darwin (`st_mtimespec`).
+extension stat {
+    #if canImport(Darwin)
+    var mtimeSpec: timespec { st_mtimespec }
+    var atimeSpec: timespec { st_atimespec }
+    var ctimeSpec: timespec { st_ctimespec }
+    #else
+    var mtimeSpec: timespec { st_mtim }
+    var atimeSpec: timespec { st_atim }
+    var ctimeSpec: timespec { st_ctim }
+    #endif
+}
+
+/// The outside tools some tests run. A test that needs one calls `Tool.require` first and skips,
+/// saying why, when it is missing (`scripts/setup.sh test` installs them all). `/bin/sh -c` and
+/// `/usr/bin/env` find a tool on the test process's PATH, so that is where `find` looks.
+enum Tool {
+    /// Where each tool comes from, for the skip message.
+    static let packages = [
+        "bsdtar": "Debian: apt-get install libarchive-tools; macOS has it",
+        "zip": "Debian: apt-get install zip; macOS has it",
+        "xz": "Debian: apt-get install xz-utils; macOS: brew install xz",
+        "tar": "Debian: apt-get install tar (GNU tar)",
+        "gzip": "Debian: apt-get install gzip",
+        "python3": "Debian: apt-get install python3",
+        "setpriv": "Debian: apt-get install util-linux (Linux only)",
+    ]
+
+    /// The tool's path: an absolute path if it is executable there, a bare name on PATH.
+    static func find(_ name: String) -> String? {
+        let fm = FileManager.default
+        if name.hasPrefix("/") { return fm.isExecutableFile(atPath: name) ? name : nil }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { fm.isExecutableFile(atPath: $0) }
+    }
+
+    /// Throws XCTSkip naming the first of `names` that is missing, and why the test needs it.
+    static func require(_ names: String..., for purpose: String) throws {
+        for name in names where find(name) == nil {
+            let bare = (name as NSString).lastPathComponent
+            let from = packages[bare].map { " (\($0); scripts/setup.sh test installs it)" } ?? ""
+            throw XCTSkip("\(bare) is not installed: \(purpose)\(from)")
+        }
+    }
+
+    /// True when `python3 -c 'import MODULE'` works.
+    static func pythonHas(_ module: String) -> Bool {
+        guard find("python3") != nil else { return false }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", "import " + module]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }
+
+    /// Throws XCTSkip when Python or one of its `modules` is missing.
+    static func requirePython(_ modules: String..., for purpose: String) throws {
+        try require("python3", for: purpose)
+        for m in modules where !pythonHas(m) {
+            throw XCTSkip("Python's \(m) is not installed: \(purpose) (Debian: apt-get install python3-\(m); or pip install \(m); scripts/setup.sh test installs it)")
+        }
+    }
+}
+
+/// A command the tests ran that failed: the test stops there, with its output.
+struct CommandFailed: Error, CustomStringConvertible {
+    let command: String
+    let status: Int32
+    let stderr: String
+    var description: String { "\(command): exit \(status): \(stderr)" }
+}
+
+/// Runs `command` with /bin/sh in `dir` (`$0` is the `sandbox-audit` executable); throws
+/// CommandFailed when it fails, so that nothing after it reads what was not made.
+func sh(_ command: String, in dir: String) throws {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/bin/sh")
+    p.arguments = ["-c", command, CLI.executable]
+    p.currentDirectoryURL = URL(fileURLWithPath: dir)
+    let err = Pipe()
+    p.standardError = err
+    p.standardOutput = FileHandle.nullDevice
+    try p.run()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    guard p.terminationStatus == 0 else { throw CommandFailed(command: command, status: p.terminationStatus, stderr: String(decoding: e, as: UTF8.self)) }
+}
+
 /// A temporary directory removed at the end of the test (made traversable by anyone, so the
 /// tests that drop privileges can reach it).
 final class TempDir {
@@ -55,7 +146,11 @@ enum Fixture {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw SystemError(operation: "create", path: path) }
         if size > 0 && size <= 64 {
+            #if canImport(Glibc)
             _ = [UInt8](repeating: UInt8(ascii: "x"), count: size).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, size) }
+            #else
+            _ = [UInt8](repeating: UInt8(ascii: "x"), count: size).withUnsafeBytes { Darwin.write(fd, $0.baseAddress, size) }
+            #endif
         } else {
             ftruncate(fd, off_t(size))
         }
@@ -202,8 +297,9 @@ enum CLI {
         var entries: [String: [String: Any]] = [:]
         var order: [String] = []
         for line in r.stdoutBytes.split(separator: UInt8(ascii: "\n")) {
-            let object = try JSONSerialization.jsonObject(with: Data(line)) as! [String: Any]
-            let p = object["path"] as! String
+            guard let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any], let p = object["path"] as? String else {
+                throw CommandFailed(command: "inventory \(path)", status: r.status, stderr: "a line that is no entry: " + String(decoding: line, as: UTF8.self))
+            }
             entries[p] = object
             order.append(p)
         }
@@ -214,8 +310,7 @@ enum CLI {
     static func scanJSON(_ arguments: [String]) throws -> (json: [String: Any], result: Result) {
         let r = try run(["scan", "--format", "json"] + arguments)
         guard let json = try? JSONSerialization.jsonObject(with: r.stdoutBytes) as? [String: Any] else {
-            XCTFail("scan --format json printed no JSON: status \(r.status), stderr \(r.stderr)")
-            return ([:], r)
+            throw CommandFailed(command: "scan --format json", status: r.status, stderr: "printed no JSON: " + r.stderr)
         }
         return (json, r)
     }
