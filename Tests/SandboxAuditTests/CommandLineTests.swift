@@ -126,10 +126,12 @@ final class CommandLineTests: XCTestCase {
         try Fixture.container(at: dir.sub("c"))
         try Fixture.file(dir.sub("c/Documents/a.txt"), size: 100)
         try Fixture.file(dir.sub("c/Library/Application Support/big.bin"), size: 2_000_000)
+        try Tool.require("tar", "gzip", for: "the archives are made with tar")
         var commands = ["tar -czf gz.upload c", "tar -cf plain.data c", "cp gz.upload named.tgz"]
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/bzip2") || FileManager.default.isExecutableFile(atPath: "/bin/bzip2") { commands.append("tar -cjf bz.upload c") }
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/xz") { commands.append("tar -cJf xz.upload c") }
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/zip") { commands.append("zip -qr zip.upload c") }
+        // The other compressors where they are installed.
+        if Tool.find("bzip2") != nil { commands.append("tar -cjf bz.upload c") }
+        if Tool.find("xz") != nil { commands.append("tar -cJf xz.upload c") }
+        if Tool.find("zip") != nil { commands.append("zip -qr zip.upload c") }
         try python("import subprocess, sys\nfor c in sys.argv[1:]: subprocess.run(c, shell=True, check=True)", commands, in: dir.path)
         let expected = try CLI.scanJSON([dir.sub("named.tgz")]).json["totals"] as? [String: Any]
         XCTAssertEqual(expected?["backupFootprint"] as? Int, 2_000_100)
