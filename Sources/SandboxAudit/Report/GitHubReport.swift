@@ -6,8 +6,14 @@ public enum GitHubReport {
 
     /// `pathPrefix` gives, for a container's data root, what is prepended to its paths so
     /// annotations point at files in the repository when the container lies inside it.
-    public static func render(_ result: AuditResult, pathPrefix: (String) -> String) -> String {
+    public static func render(_ result: AuditResult, pathPrefix: (String) -> String, allowIncomplete: Bool = false) -> String {
         var lines: [String] = []
+        // First, so GitHub's per-step limit never hides it.
+        if !result.complete {
+            let shown = result.missed.prefix(5).map { (result.isMultiDomain ? "\($0.domain): " : "") + $0.line }
+            let more = result.missed.count > shown.count ? "; … \(result.missed.count - shown.count) more" : ""
+            lines.append("::\(allowIncomplete ? "warning" : "error") title=\(property("incomplete scan (sandbox-audit)"))::\(data(result.incompleteSummary + ": " + shown.joined(separator: "; ") + more))")
+        }
         var left: [String] = []
         let ordered = result.findings.enumerated().sorted { a, b in
             if a.element.severity != b.element.severity { return a.element.severity > b.element.severity }

@@ -2,10 +2,29 @@
 /// per subject it reported (failed when at or above the fail level), a passing case for a rule
 /// that found nothing, and a suite of budgets with one case each.
 public enum JUnitReport {
-    public static func render(_ result: AuditResult, failOn: Severity) -> String {
+    public static func render(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> String {
         let x = XMLText.escape
         var suites: [String] = []
         var totalTests = 0, totalFailures = 0
+        // Completeness first: one case, failed when the scan missed something (system-err
+        // naming what when --allow-incomplete accepts it).
+        do {
+            let listText = result.missed.map { x((result.isMultiDomain ? "\($0.domain): " : "") + $0.line) }.joined(separator: "&#10;")
+            var body = ""
+            var failures = 0
+            if !result.complete {
+                if allowIncomplete {
+                    body = "\n      <system-err>\(x(result.incompleteSummary))&#10;\(listText)</system-err>\n    "
+                } else {
+                    failures = 1
+                    body = "\n      <failure type=\"incomplete\" message=\"\(x(result.incompleteSummary))\">\(listText)</failure>\n    "
+                }
+            }
+            let testcase = body.isEmpty ? "    <testcase classname=\"scan\" name=\"complete\"/>" : "    <testcase classname=\"scan\" name=\"complete\">\(body)</testcase>"
+            suites.append("  <testsuite name=\"scan\" tests=\"1\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\">\n\(testcase)\n  </testsuite>")
+            totalTests += 1
+            totalFailures += failures
+        }
         let byRule = Dictionary(grouping: result.findings, by: \.ruleId)
         for rule in RuleCatalogue.all where !result.context.policy.disabledRules.contains(rule.id) {
             let findings = byRule[rule.id] ?? []

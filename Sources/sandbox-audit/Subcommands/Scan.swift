@@ -44,7 +44,9 @@ struct Scan: ParsableCommand {
             Read-only: the scan writes nothing into the container. PATH is a data container directory or \
             an .xcappdata package. The policy file is --config, or the first .sandbox-audit.yml found from \
             the working directory up to the repository root; options given here win over it. \
-            --write-baseline is the only thing that writes, and it refuses to overwrite without --force.
+            --write-baseline is the only thing that writes, and it refuses to overwrite without --force. \
+            Exit 1 when a finding is at or above --fail-on, or when part of the container could not be read \
+            (an incomplete scan; --allow-incomplete accepts it); exit 2 for usage and input errors.
             """)
 
     @Argument(help: "The data container, .xcappdata package, tar or zip archive of one, or with --app a Simulator device folder.")
@@ -72,6 +74,9 @@ struct Scan: ParsableCommand {
 
     @Flag(help: "Let --write-baseline replace an existing file.")
     var force = false
+
+    @Flag(name: .customLong("allow-incomplete"), help: "Do not fail (exit 1) because part of the container could not be read; the reports still say the scan is incomplete and list what was missed.")
+    var allowIncomplete = false
 
     @Option(name: .customLong("oversized-file-size"), help: "oversized-backed-up-file threshold (B, kB, MB, GB, KiB, MiB, GiB).")
     var oversizedFileSize: SizeArgument?
@@ -109,13 +114,13 @@ struct Scan: ParsableCommand {
         }
         let prefix: @Sendable (String) -> String = githubPathPrefix
         for output in outputs {
-            let text = output.format.render(result, .init(failOn: failLevel, color: false, pathPrefix: prefix))
+            let text = output.format.render(result, .init(failOn: failLevel, color: false, pathPrefix: prefix, allowIncomplete: allowIncomplete))
             try AtomicFile.write(Array(text.utf8), to: output.path)
         }
-        emit(format.render(result, .init(failOn: failLevel, color: colorWanted(), pathPrefix: prefix)))
+        emit(format.render(result, .init(failOn: failLevel, color: colorWanted(), pathPrefix: prefix, allowIncomplete: allowIncomplete)))
         if format == .github, let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
             try appendJobSummary(MarkdownReport.render(result, failOn: failLevel), to: summary)
         }
-        if result.fails(at: failLevel) { throw ExitCode(1) }
+        if result.fails(at: failLevel, allowIncomplete: allowIncomplete) { throw ExitCode(1) }
     }
 }
