@@ -23,8 +23,10 @@ public enum GitHubReport {
         for severity in [Severity.error, .warning, .note] {
             let group = ordered.filter { $0.severity == severity }
             let command = severity == .note ? "notice" : severity.rawValue
-            // Notices share their 10 with the summary notice.
-            let room = severity == .note ? perKind - 1 : perKind
+            // Notices share their 10 with the summary notice; errors (warnings when accepted)
+            // with the incomplete-scan annotation.
+            let shared = !result.complete && severity == (allowIncomplete ? .warning : .error)
+            let room = severity == .note || shared ? perKind - 1 : perKind
             for f in group.prefix(room) {
                 let prefix = pathPrefix(result.inventory(of: f).container.dataRoot)
                 let file = f.path.map { $0.isRoot ? prefix : prefix + "/" + $0.display } ?? prefix
