@@ -41,7 +41,7 @@ public enum JSONReport {
         fields += path(f.path ?? .root)
         fields.append(("message", .string(f.message)))
         fields.append(("size", .optional(f.size)))
-        fields.append(("fix", .optional(RuleCatalogue.rule(id: f.ruleId)?.description.fix)))
+        fields.append(("fix", .optional(f.fixText)))
         return .object(fields)
     }
 

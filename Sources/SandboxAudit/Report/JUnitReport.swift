@@ -39,7 +39,7 @@ public enum JUnitReport {
                     failures += 1
                     cases.append("""
                             <testcase classname="\(x(rule.id))" name="\(name)">
-                              <failure type="\(f.severity.rawValue)" message="\(x(f.message))">\(x(f.message))&#10;fix: \(x(rule.description.fix))</failure>
+                              <failure type="\(f.severity.rawValue)" message="\(x(f.message))">\(x(f.message))&#10;fix: \(x(f.fixText ?? rule.description.fix))</failure>
                             </testcase>
                         """)
                 } else {

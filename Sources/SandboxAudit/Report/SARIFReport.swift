@@ -31,6 +31,7 @@ public enum SARIFReport {
             if let size = f.size { properties.append(("size", .int(size))) }
             if let b64 = f.path?.base64 { properties.append(("pathBase64", .string(b64))) }
             if let d = f.domain { properties.append(("domain", .string(d))) }
+            if let fix = f.fix { properties.append(("fix", .string(fix))) }
             if !properties.isEmpty { fields.append(("properties", .object(properties))) }
             return .object(fields)
         }

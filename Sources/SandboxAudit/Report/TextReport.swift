@@ -123,8 +123,8 @@ public struct TextReport {
                 let tag = paint(TextReport.pad(f.severity.rawValue, 8), color(f.severity))
                 lines.append("\(tag)\(f.ruleId)  \(TerminalText.escaped(result.place(f)))")
                 lines.append("        \(TerminalText.escaped(f.message))")
-                if let fix = RuleCatalogue.rule(id: f.ruleId)?.description.fix {
-                    lines.append("        fix: \(fix)")
+                if let fix = f.fixText {
+                    lines.append("        fix: \(TerminalText.escaped(fix))")
                 }
             }
         }
