@@ -231,7 +231,7 @@ public enum BackupMarker {
         try inspect(Array(path.utf8)).marks
     }
 
-    /// The backup attributes on `path`, native and from its `._` sidecar, and, when a `._NAME`
+    /// The backup attributes on `path`, native, from `__MACOSX` mirrors and from its `._` sidecar, and, when a `._NAME`
     /// beside it could not be read as AppleDouble, why (reading never fails on its account).
     public static func inspect(_ path: [UInt8]) throws -> (marks: [AttributeMark], sidecarProblem: String?) {
         try requireExists(path)
@@ -242,6 +242,15 @@ public enum BackupMarker {
             let n = String(decoding: name, as: UTF8.self)
             if let value = try XAttr.value(target, name: n) {
                 marks.append(AttributeMark(attribute: attribute, value: value, source: .native(name: n)))
+            }
+        }
+        // __MACOSX mirrors above it (an unreadable mirror sidecar holds nothing here).
+        for file in (try? mirrorSidecarPaths(for: path)) ?? [] {
+            guard let parsed = try? readSidecar(file, forWriting: false) else { continue }
+            for a in parsed.entries {
+                if let attribute = BackupAttribute(attributeName: a.name) {
+                    marks.append(AttributeMark(attribute: attribute, value: a.value, source: .macosxMirror(sidecar: ByteText.display(file))))
+                }
             }
         }
         guard let sidecar = try? sidecarPath(for: path) else { return (marks, nil) }
