@@ -85,6 +85,8 @@ final class FixCommandTests: XCTestCase {
             try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: item, carrier: carrier)
         }
         XCTAssertEqual(try BackupMarker.carriersHolding(.exclude, on: Array(item.utf8)), [.native, .sidecar, .macosx])
+        let shown = try CLI.run(["attributes", item]).stdout
+        XCTAssertTrue(shown.contains(" macosx \(root)/__MACOSX/Documents/._notes.txt = "), shown)
         var r = try CLI.run(["include", "--carrier", "macosx", item])
         XCTAssertEqual(r.stdout, "cleared \(item) (com.apple.metadata:com_apple_backup_excludeItem, macosx)\n")
         XCTAssertEqual(try BackupMarker.carriersHolding(.exclude, on: Array(item.utf8)), [.native, .sidecar])
