@@ -13,9 +13,7 @@ public enum FixCommand {
     /// names the carrier whatever the marks say.
     public static func command(_ verb: String, _ path: ContainerPath, marks: [AttributeMark], in inventory: Inventory,
                                attribute: BackupAttribute = .exclude, only: BackupMarker.Carrier? = nil) -> String? {
-        let container = inventory.container
-        guard !(ArchiveWalk.isArchive(container.input) && Container.fileExists(container.input)),
-              path.base64 == nil, Array(path.display.utf8) == path.bytes, !container.dataRoot.isEmpty else { return nil }
+        guard let target = onDisk(path, in: inventory) else { return nil }
         let carriers = Array(Set(marks.filter { $0.attribute == attribute }.map { carrier($0.source) })).sorted { $0.rawValue < $1.rawValue }
         var words = ["sandbox-audit", verb]
         if attribute == .legacy { words.append("--legacy") }
@@ -24,8 +22,18 @@ public enum FixCommand {
         } else if carriers.count == 1 {
             words += ["--carrier", carriers[0].rawValue]
         }
-        words.append(quoted(path.isRoot ? container.dataRoot : container.dataRoot + "/" + path.display))
+        words.append(target)
         return words.joined(separator: " ")
+    }
+
+    /// `path` on disk (the data root joined to it), quoted for a shell; nil when the container
+    /// is not a folder on disk, or the path is not UTF-8 or lies outside the data root.
+    public static func onDisk(_ path: ContainerPath, in inventory: Inventory) -> String? {
+        let container = inventory.container
+        guard !(ArchiveWalk.isArchive(container.input) && Container.fileExists(container.input)),
+              path.base64 == nil, Array(path.display.utf8) == path.bytes, !path.display.hasPrefix("/"),
+              !container.dataRoot.isEmpty else { return nil }
+        return quoted(path.isRoot ? container.dataRoot : container.dataRoot + "/" + path.display)
     }
 
     /// Where the scan saw a mark, as `--carrier` names it.

@@ -24,9 +24,7 @@ public struct UnreadableEntry: Rule {
         inventory.problems.map { p in
             var fix: String?
             // A malformed sidecar in the container: exclude refuses to rewrite it, so it goes first.
-            if p.operation.hasSuffix("AppleDouble file"), p.path.base64 == nil, !p.path.display.hasPrefix("/"),
-               let command = FixCommand.command("exclude", p.path, marks: [], in: inventory, only: .sidecar) {
-                let file = command.dropFirst("sandbox-audit exclude --carrier sidecar ".count)
+            if p.operation.hasSuffix("AppleDouble file"), let file = FixCommand.onDisk(p.path, in: inventory) {
                 fix = "Re-copy the container from macOS, or delete the malformed sidecar (rm -- \(file)) and mark the item again if it was excluded from backup."
             }
             return finding(p.path, p.vanished ? "vanished or moved during the scan (\(p.operation): \(p.reason))" : "could not \(p.operation): \(p.reason)", fix: fix)
