@@ -46,17 +46,45 @@ public enum Audit {
         for c in inventories.indices {
             for r in rules.indices where rules[r].roles.contains(inventories[c].container.role) { jobs.append((r, c)) }
         }
+        // An archive's content is not on disk: the walk kept the headers the rules need.
+        let onDisk = !(ArchiveWalk.isArchive(input) && Container.fileExists(input))
         let perJob = WorkerSlots<[Finding]>(count: jobs.count, initial: [])
+        let perJobMisses = WorkerSlots<[ContentMiss]>(count: jobs.count, initial: [])
         DispatchQueue.concurrentPerform(iterations: jobs.count) { i in
             let inventory = inventories[jobs[i].container]
             var own = context
             if jobs[i].container > 0 { own.budgets = [] }
-            own.content = ContentReader(dataRoot: inventory.container.dataRoot)
+            let reader = onDisk ? ContentReader(dataRoot: inventory.container.dataRoot) : nil
+            own.content = reader
             perJob.store(rules[jobs[i].rule].check(inventory, own).map { $0.with(domain: inventory.domain) }, at: i)
+            perJobMisses.store(reader?.misses ?? [], at: i)
+        }
+        // What the scan missed: every walk problem, then every content read a rule could not do,
+        // each of those also reported as an unreadable-entry finding naming what was not checked.
+        var missed: [MissedItem] = []
+        for inv in inventories {
+            missed += inv.problems.map { MissedItem(path: $0.path, domain: inv.domain, what: $0.operation, why: $0.reason) }
+        }
+        var contentFindings: [Finding] = []
+        let unreadable = UnreadableEntry()
+        for (i, misses) in perJobMisses.results.enumerated() {
+            let domain = inventories[jobs[i].container].domain
+            for m in misses {
+                missed.append(MissedItem(path: m.path, domain: domain, what: "read \(m.what): \(m.consequence)", why: m.why))
+                guard !policy.disabledRules.contains(unreadable.id) else { continue }
+                contentFindings.append(unreadable.finding(m.path, "could not read \(m.what) of \(m.path.display): \(m.consequence) (\(m.why))").with(domain: domain))
+            }
+        }
+        let domainRank = Dictionary(inventories.enumerated().map { ($1.domain, $0) }, uniquingKeysWith: { a, _ in a })
+        missed.sort { a, b in
+            let da = domainRank[a.domain] ?? 0, db = domainRank[b.domain] ?? 0
+            if da != db { return da < db }
+            if a.path != b.path { return a.path < b.path }
+            return (a.what, a.why) < (b.what, b.why)
         }
         var findings: [Finding] = []
         var ignored = 0
-        for jobFindings in perJob.results {
+        for jobFindings in perJob.results + [contentFindings] {
             for var f in jobFindings {
                 if let path = f.path, !path.isRoot, policy.isIgnored(path) { ignored += 1; continue }
                 if let s = policy.severities[f.ruleId] { f = f.with(severity: s) }
@@ -89,7 +117,7 @@ public enum Audit {
             notes.append("App Group containers not audited (add --app-group ID or appGroups: in the policy file if the app uses them): " + unnamed.joined(separator: ", "))
         }
         return AuditResult(inventories: inventories, findings: reported, allFindings: findings, context: context,
-                           ignoredFindings: ignored, baselineFindings: known, comparison: comparison, notes: notes)
+                           ignoredFindings: ignored, baselineFindings: known, comparison: comparison, notes: notes, missed: missed)
     }
 }
 
@@ -109,6 +137,22 @@ public struct AuditResult: Sendable {
     public let comparison: BaselineComparison?
     /// What the user should know about the scan itself (containers left out …).
     public let notes: [String]
+    /// What the scan could not read, in domain then path order: every walk problem of every
+    /// container and every content read a rule needed and could not do. Empty when complete.
+    public let missed: [MissedItem]
+
+    public init(inventories: [Inventory], findings: [Finding], allFindings: [Finding], context: RuleContext,
+                ignoredFindings: Int, baselineFindings: Int, comparison: BaselineComparison?, notes: [String], missed: [MissedItem] = []) {
+        self.inventories = inventories
+        self.findings = findings
+        self.allFindings = allFindings
+        self.context = context
+        self.ignoredFindings = ignoredFindings
+        self.baselineFindings = baselineFindings
+        self.comparison = comparison
+        self.notes = notes
+        self.missed = missed
+    }
 
     /// The first container: the app's data container when several were scanned.
     public var inventory: Inventory { inventories[0] }

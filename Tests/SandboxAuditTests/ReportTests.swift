@@ -74,8 +74,9 @@ final class ReportTests: XCTestCase {
             let failing = findings.filter { Severity(rawValue: $0["severity"] as! String)! >= level }.count
             let exceeded = budgets.filter { $0["exceeded"] as! Bool }.count
             XCTAssertEqual(junit.count, 3, name)
-            XCTAssertEqual(junit[1], failing + exceeded, "\(name): JUnit failures")
-            XCTAssertEqual(junit[2], RuleCatalogue.all.count + (budgets.isEmpty ? 0 : 1), "\(name): a suite per rule, and budgets")
+            let incomplete = json["complete"] as! Bool ? 0 : 1
+            XCTAssertEqual(junit[1], failing + exceeded + incomplete, "\(name): JUnit failures (the scan's completeness among them)")
+            XCTAssertEqual(junit[2], 1 + RuleCatalogue.all.count + (budgets.isEmpty ? 0 : 1), "\(name): completeness, a suite per rule, and budgets")
 
             // GitHub: at most 10 of each kind, one command per line.
             let gh = try String(contentsOfFile: dir.sub("report.github"), encoding: .utf8).split(separator: "\n")
@@ -83,7 +84,11 @@ final class ReportTests: XCTestCase {
                 XCTAssertLessThanOrEqual(gh.filter { $0.hasPrefix("::\(kind) ") }.count, 10, "\(name) \(kind)")
             }
             XCTAssertTrue(gh.allSatisfy { $0.hasPrefix("::error ") || $0.hasPrefix("::warning ") || $0.hasPrefix("::notice ") })
-            XCTAssertEqual(gh.filter { !$0.contains("title=sandbox-audit::") }.count, min(findings.count, gh.count))
+            XCTAssertEqual(gh.filter { $0.contains("title=incomplete scan (sandbox-audit)::") }.count, incomplete, name)
+            let annotations = gh.filter { !$0.contains("title=sandbox-audit::") && !$0.contains("title=incomplete scan") }
+            let summaries = gh.filter { $0.contains("title=sandbox-audit::") }.count
+            XCTAssertEqual(annotations.count, min(findings.count, gh.count - incomplete - summaries))
+            XCTAssertEqual(summaries, annotations.count < findings.count ? 1 : 0, name)
 
             // Markdown and HTML.
             let md = try String(contentsOfFile: dir.sub("report.markdown"), encoding: .utf8)

@@ -18,6 +18,76 @@ public enum BackupMarker {
         /// An AppleDouble `._NAME` file beside the item, as macOS leaves on foreign file
         /// systems; survives git and plain copies.
         case sidecar
+        /// An AppleDouble file in a `__MACOSX` mirror tree above the item
+        /// (`A/__MACOSX/B/._NAME` for `A/B/NAME`), as unzipping a Finder archive leaves it.
+        case macosx
+    }
+
+    /// The `__MACOSX` mirror sidecars of `path` that exist: for each folder above it holding a
+    /// `__MACOSX` folder, the `._NAME` at the same relative place, nearest first.
+    public static func mirrorSidecarPaths(for path: [UInt8], existingOnly: Bool = true) throws -> [[UInt8]] {
+        let slash = UInt8(ascii: "/")
+        let sidecar = try sidecarPath(for: path)
+        // Resolve the folder holding the item, so the folders above it are real ones.
+        guard let i = sidecar.lastIndex(of: slash) else { return try mirrorSidecarPaths(for: Array("./".utf8) + path, existingOnly: existingOnly) }
+        let folder = i == 0 ? [slash] : Array(sidecar[..<i])
+        guard let real = realPath(folder) else { return [] }
+        let name = Array(sidecar[(i + 1)...])
+        var found: [[UInt8]] = []
+        var above = real
+        var relative: [UInt8] = name
+        while true {
+            let mirror = (above == [slash] ? [] : above) + [slash] + Array(AppleDouble.mirrorFolder.utf8)
+            let candidate = mirror + [slash] + relative
+            var st = stat()
+            if existingOnly ? lstatBytes(candidate, &st) == 0 : lstatBytes(mirror, &st) == 0 {
+                found.append(candidate)
+            }
+            guard above != [slash], let j = above.lastIndex(of: slash) else { break }
+            relative = Array(above[(j + 1)...]) + [slash] + relative
+            above = j == 0 ? [slash] : Array(above[..<j])
+        }
+        return found
+    }
+
+    /// The carriers that hold `attribute` for `path` now (a sidecar that cannot be read holds
+    /// nothing here).
+    public static func carriersHolding(_ attribute: BackupAttribute, on path: [UInt8]) throws -> [Carrier] {
+        try requireExists(path)
+        var carriers: [Carrier] = []
+        if let names = try? XAttr.names(.path(path)), names.contains(where: { BackupAttribute(attributeName: $0) == attribute }) {
+            carriers.append(.native)
+        }
+        func holds(_ file: [UInt8]) -> Bool {
+            guard let parsed = try? readSidecar(file, forWriting: false) else { return false }
+            return parsed.entries.contains { BackupAttribute(attributeName: $0.name) == attribute }
+        }
+        if let s = try? sidecarPath(for: path), holds(s) { carriers.append(.sidecar) }
+        if try mirrorSidecarPaths(for: path).contains(where: holds) { carriers.append(.macosx) }
+        return carriers
+    }
+
+    /// Sets `attribute` to `value` where it already is (replacing each value in place, in the
+    /// carrier that holds it), or, when nowhere, in `carrier`; with `only`, in that carrier
+    /// alone. Returns the carriers written.
+    @discardableResult
+    public static func set(_ attribute: BackupAttribute, value: [UInt8], on path: [UInt8], only: Carrier?, otherwise carrier: Carrier = .native) throws -> [Carrier] {
+        let targets = try only.map { [$0] } ?? { let held = try carriersHolding(attribute, on: path); return held.isEmpty ? [carrier] : held }()
+        for c in targets { try set(attribute, value: value, on: path, carrier: c) }
+        return targets
+    }
+
+    /// Clears `attribute` wherever it is for `path` (native, under every spelling; the `._NAME`
+    /// sidecar; `__MACOSX` mirrors), or in `only`. Returns the carriers it was removed from.
+    @discardableResult
+    public static func clear(_ attribute: BackupAttribute, on path: [UInt8], only: Carrier?) throws -> [Carrier] {
+        if let only { return try clear(attribute, on: path, carrier: only) ? [only] : [] }
+        var cleared: [Carrier] = []
+        if try clear(attribute, on: path, carrier: .native) { cleared.append(.native) }
+        for c in try carriersHolding(attribute, on: path) where c != .native {
+            if try clear(attribute, on: path, carrier: c) { cleared.append(c) }
+        }
+        return cleared
     }
 
     /// The sidecar path for `path`: `dir/._name`.
@@ -75,25 +145,37 @@ public enum BackupMarker {
         case .native:
             try XAttr.set(path: path, name: attribute.nativeName, value: value)
         case .sidecar:
-            let sidecar = try sidecarPath(for: path)
-            var parsed = try readSidecar(sidecar, forWriting: true) ?? AppleDouble.Parsed()
-            guard parsed.finderInfoTail.allSatisfy({ $0 == 0 }) else {
-                throw InputError("\(ByteText.display(sidecar)) holds data after its Finder info that is not an ATTR block; refusing to rewrite it")
+            try setInSidecar(attribute, value: value, file: try sidecarPath(for: path))
+        case .macosx:
+            if let existing = try mirrorSidecarPaths(for: path).first {
+                try setInSidecar(attribute, value: value, file: existing)
+            } else if let mirror = try mirrorSidecarPaths(for: path, existingOnly: false).first {
+                try setInSidecar(attribute, value: value, file: mirror)
+            } else {
+                throw InputError("no __MACOSX folder above \(ByteText.display(path)) to hold its mirror sidecar (use --carrier native or sidecar)")
             }
-            // Replace the first entry of this attribute in place (keeping its position and
-            // flags), drop any further copies, keep everything else as it was.
-            var replaced = false
-            parsed.entries = parsed.entries.compactMap { e in
-                guard BackupAttribute(attributeName: e.name) == attribute else { return e }
-                if replaced { return nil }
-                replaced = true
-                var e = e
-                e.value = value
-                return e
-            }
-            if !replaced { parsed.entries.append(.init(name: Array(attribute.macName.utf8), value: value)) }
-            try AtomicFile.write(AppleDouble.build(parsed), to: sidecar)
         }
+    }
+
+    /// Writes `attribute` into the AppleDouble file at `sidecar`, created when missing.
+    private static func setInSidecar(_ attribute: BackupAttribute, value: [UInt8], file sidecar: [UInt8]) throws {
+        var parsed = try readSidecar(sidecar, forWriting: true) ?? AppleDouble.Parsed()
+        guard parsed.finderInfoTail.allSatisfy({ $0 == 0 }) else {
+            throw InputError("\(ByteText.display(sidecar)) holds data after its Finder info that is not an ATTR block; refusing to rewrite it")
+        }
+        // Replace the first entry of this attribute in place (keeping its position and
+        // flags), drop any further copies, keep everything else as it was.
+        var replaced = false
+        parsed.entries = parsed.entries.compactMap { e in
+            guard BackupAttribute(attributeName: e.name) == attribute else { return e }
+            if replaced { return nil }
+            replaced = true
+            var e = e
+            e.value = value
+            return e
+        }
+        if !replaced { parsed.entries.append(.init(name: Array(attribute.macName.utf8), value: value)) }
+        try AtomicFile.write(AppleDouble.build(parsed), to: sidecar)
     }
 
     /// Removes the attribute under both its names (native) or from the sidecar; returns whether
@@ -118,21 +200,30 @@ public enum BackupMarker {
             }
             return removed
         case .sidecar:
-            let sidecar = try sidecarPath(for: path)
-            guard var parsed = try readSidecar(sidecar, forWriting: true) else { return false }
-            let before = parsed.entries.count
-            parsed.entries.removeAll { BackupAttribute(attributeName: $0.name) == attribute }
-            guard parsed.entries.count != before else { return false }
-            if parsed.isEmpty {
-                let rc = (sidecar + [0]).withUnsafeBufferPointer { buf in
-                    buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { unlink($0) }
-                }
-                if rc != 0 { throw SystemError(operation: "remove", path: ByteText.display(sidecar)) }
-            } else {
-                try AtomicFile.write(AppleDouble.build(parsed), to: sidecar)
-            }
-            return true
+            return try clearInSidecar(attribute, file: try sidecarPath(for: path))
+        case .macosx:
+            var removed = false
+            for file in try mirrorSidecarPaths(for: path) where try clearInSidecar(attribute, file: file) { removed = true }
+            return removed
         }
+    }
+
+    /// Removes `attribute` from the AppleDouble file at `sidecar`, deleting it when nothing
+    /// is left; false when it was not there.
+    private static func clearInSidecar(_ attribute: BackupAttribute, file sidecar: [UInt8]) throws -> Bool {
+        guard var parsed = try readSidecar(sidecar, forWriting: true) else { return false }
+        let before = parsed.entries.count
+        parsed.entries.removeAll { BackupAttribute(attributeName: $0.name) == attribute }
+        guard parsed.entries.count != before else { return false }
+        if parsed.isEmpty {
+            let rc = (sidecar + [0]).withUnsafeBufferPointer { buf in
+                buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { unlink($0) }
+            }
+            if rc != 0 { throw SystemError(operation: "remove", path: ByteText.display(sidecar)) }
+        } else {
+            try AtomicFile.write(AppleDouble.build(parsed), to: sidecar)
+        }
+        return true
     }
 
     /// The backup attributes on `path`, native and from its `._` sidecar.
@@ -140,7 +231,7 @@ public enum BackupMarker {
         try inspect(Array(path.utf8)).marks
     }
 
-    /// The backup attributes on `path`, native and from its `._` sidecar, and, when a `._NAME`
+    /// The backup attributes on `path`, native, from `__MACOSX` mirrors and from its `._` sidecar, and, when a `._NAME`
     /// beside it could not be read as AppleDouble, why (reading never fails on its account).
     public static func inspect(_ path: [UInt8]) throws -> (marks: [AttributeMark], sidecarProblem: String?) {
         try requireExists(path)
@@ -151,6 +242,15 @@ public enum BackupMarker {
             let n = String(decoding: name, as: UTF8.self)
             if let value = try XAttr.value(target, name: n) {
                 marks.append(AttributeMark(attribute: attribute, value: value, source: .native(name: n)))
+            }
+        }
+        // __MACOSX mirrors above it (an unreadable mirror sidecar holds nothing here).
+        for file in (try? mirrorSidecarPaths(for: path)) ?? [] {
+            guard let parsed = try? readSidecar(file, forWriting: false) else { continue }
+            for a in parsed.entries {
+                if let attribute = BackupAttribute(attributeName: a.name) {
+                    marks.append(AttributeMark(attribute: attribute, value: a.value, source: .macosxMirror(sidecar: ByteText.display(file))))
+                }
             }
         }
         guard let sidecar = try? sidecarPath(for: path) else { return (marks, nil) }

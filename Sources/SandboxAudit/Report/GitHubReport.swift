@@ -6,8 +6,14 @@ public enum GitHubReport {
 
     /// `pathPrefix` gives, for a container's data root, what is prepended to its paths so
     /// annotations point at files in the repository when the container lies inside it.
-    public static func render(_ result: AuditResult, pathPrefix: (String) -> String) -> String {
+    public static func render(_ result: AuditResult, pathPrefix: (String) -> String, allowIncomplete: Bool = false) -> String {
         var lines: [String] = []
+        // First, so GitHub's per-step limit never hides it.
+        if !result.complete {
+            let shown = result.missed.prefix(5).map { (result.isMultiDomain ? "\($0.domain): " : "") + $0.line }
+            let more = result.missed.count > shown.count ? "; … \(result.missed.count - shown.count) more" : ""
+            lines.append("::\(allowIncomplete ? "warning" : "error") title=\(property("incomplete scan (sandbox-audit)"))::\(data(result.incompleteSummary + ": " + shown.joined(separator: "; ") + more))")
+        }
         var left: [String] = []
         let ordered = result.findings.enumerated().sorted { a, b in
             if a.element.severity != b.element.severity { return a.element.severity > b.element.severity }
@@ -17,8 +23,10 @@ public enum GitHubReport {
         for severity in [Severity.error, .warning, .note] {
             let group = ordered.filter { $0.severity == severity }
             let command = severity == .note ? "notice" : severity.rawValue
-            // Notices share their 10 with the summary notice.
-            let room = severity == .note ? perKind - 1 : perKind
+            // Notices share their 10 with the summary notice; errors (warnings when accepted)
+            // with the incomplete-scan annotation.
+            let shared = !result.complete && severity == (allowIncomplete ? .warning : .error)
+            let room = severity == .note || shared ? perKind - 1 : perKind
             for f in group.prefix(room) {
                 let prefix = pathPrefix(result.inventory(of: f).container.dataRoot)
                 let file = f.path.map { $0.isRoot ? prefix : prefix + "/" + $0.display } ?? prefix

@@ -16,11 +16,11 @@ public enum HTMLReport {
         return "\(c.year ?? 1970)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)) UTC"
     }
 
-    public static func render(_ result: AuditResult, failOn: Severity) -> String {
+    public static func render(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> String {
         let x = XMLText.escape
         let c = result.inventory.container
         let title = c.bundleIdentifier ?? "Unidentified app"
-        let failed = result.fails(at: failOn)
+        let failed = result.fails(at: failOn, allowIncomplete: allowIncomplete)
         var h = """
             <!DOCTYPE html>
             <html lang="en">
@@ -32,6 +32,7 @@ public enum HTMLReport {
             </head>
             <body>
             <header>
+            \(result.complete ? "" : "<p class=\"verdict fail\" role=\"alert\">\(x(result.incompleteSummary))</p>")
             <p class="kicker">sandbox-audit \(x(Audit.toolVersion)) · backup and storage report · scanned \(x(scanDate(result.context.scanTime)))</p>
             <h1>\(x(title))\(c.version.map { " <span class=\"version\">\(x($0))</span>" } ?? "")</h1>
             <p class="meta">\(result.inventories.map { "\(x($0.domain)) (\(x($0.container.role.rawValue)) container, \(x($0.container.kind.rawValue))) · data root <code>\(x($0.container.dataRoot))</code>" }.joined(separator: "<br>"))\(result.context.policy.source.map { " · policy <code>\(x($0))</code>" } ?? "")</p>

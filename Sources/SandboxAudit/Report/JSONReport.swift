@@ -41,7 +41,7 @@ public enum JSONReport {
         fields += path(f.path ?? .root)
         fields.append(("message", .string(f.message)))
         fields.append(("size", .optional(f.size)))
-        fields.append(("fix", .optional(RuleCatalogue.rule(id: f.ruleId)?.description.fix)))
+        fields.append(("fix", .optional(f.fixText)))
         return .object(fields)
     }
 
@@ -68,7 +68,7 @@ public enum JSONReport {
 
     /// The `scan --format json` document. `totals` and `zones` are the app's, over every
     /// container; `domains` has each container's own.
-    public static func scan(_ result: AuditResult, failOn: Severity) -> JSON {
+    public static func scan(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> JSON {
         let inventories = result.inventories
         let s = result.context.settings
         let zones: [JSON] = Zone.allCases.filter { $0 != .system }.map { zone in
@@ -100,6 +100,8 @@ public enum JSONReport {
                 ("unreadable", .int(Int64(inventories.reduce(0) { $0 + $1.problems.count }))),
             ])),
             ("zones", .array(zones)),
+            ("complete", .bool(result.complete)),
+            ("missed", .array(result.missed.map(missed))),
             ("notes", .array(result.notes.map { .string($0) })),
             ("policy", .object([("source", .optional(result.context.policy.source))])),
             ("budgets", .array(result.budgets.map(budget))),
@@ -111,9 +113,14 @@ public enum JSONReport {
                 ("note", .int(Int64(result.count(.note)))),
                 ("ignoredFindings", .int(Int64(result.ignoredFindings))),
                 ("baselineFindings", .int(Int64(result.baselineFindings))),
-                ("failed", .bool(result.fails(at: failOn))),
+                ("failed", .bool(result.fails(at: failOn, allowIncomplete: allowIncomplete))),
             ])),
         ])
+    }
+
+    /// One thing the scan could not read.
+    public static func missed(_ m: MissedItem) -> JSON {
+        .object(path(m.path) + [("domain", .string(m.domain)), ("what", .string(m.what)), ("why", .string(m.why))])
     }
 
     public static func budget(_ r: BudgetResult) -> JSON {

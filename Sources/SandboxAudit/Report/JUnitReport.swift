@@ -13,10 +13,29 @@ public enum JUnitWarnings: String, CaseIterable, Sendable {
 /// or passed as `warnings` says), a passing case for a rule that found nothing, and a suite of
 /// budgets with one case each.
 public enum JUnitReport {
-    public static func render(_ result: AuditResult, failOn: Severity, warnings: JUnitWarnings = .skipped) -> String {
+    public static func render(_ result: AuditResult, failOn: Severity, warnings: JUnitWarnings = .skipped, allowIncomplete: Bool = false) -> String {
         let x = XMLText.escape
         var suites: [String] = []
         var totalTests = 0, totalFailures = 0, totalSkipped = 0
+        // Completeness first: one case, failed when the scan missed something (system-err
+        // naming what when --allow-incomplete accepts it).
+        do {
+            let listText = result.missed.map { x((result.isMultiDomain ? "\($0.domain): " : "") + $0.line) }.joined(separator: "&#10;")
+            var body = ""
+            var failures = 0
+            if !result.complete {
+                if allowIncomplete {
+                    body = "\n      <system-err>\(x(result.incompleteSummary))&#10;\(listText)</system-err>\n    "
+                } else {
+                    failures = 1
+                    body = "\n      <failure type=\"incomplete\" message=\"\(x(result.incompleteSummary))\">\(listText)</failure>\n    "
+                }
+            }
+            let testcase = body.isEmpty ? "    <testcase classname=\"scan\" name=\"complete\"/>" : "    <testcase classname=\"scan\" name=\"complete\">\(body)</testcase>"
+            suites.append("  <testsuite name=\"scan\" tests=\"1\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\">\n\(testcase)\n  </testsuite>")
+            totalTests += 1
+            totalFailures += failures
+        }
         let byRule = Dictionary(grouping: result.findings, by: \.ruleId)
         for rule in RuleCatalogue.all where !result.context.policy.disabledRules.contains(rule.id) {
             let findings = byRule[rule.id] ?? []
@@ -31,7 +50,7 @@ public enum JUnitReport {
                     failures += 1
                     cases.append("""
                             <testcase classname="\(x(rule.id))" name="\(name)">
-                              <failure type="\(f.severity.rawValue)" message="\(x(f.message))">\(x(f.message))&#10;fix: \(x(rule.description.fix))</failure>
+                              <failure type="\(f.severity.rawValue)" message="\(x(f.message))">\(x(f.message))&#10;fix: \(x(f.fixText ?? rule.description.fix))</failure>
                             </testcase>
                         """)
                 } else if warnings == .skipped {
@@ -39,7 +58,7 @@ public enum JUnitReport {
                     cases.append("""
                             <testcase classname="\(x(rule.id))" name="\(name)">
                               <skipped message="\(x(f.severity.rawValue)): \(x(f.message))"/>
-                              <system-out>\(x(f.severity.rawValue)): \(x(f.message))&#10;fix: \(x(rule.description.fix))</system-out>
+                              <system-out>\(x(f.severity.rawValue)): \(x(f.message))&#10;fix: \(x(f.fixText ?? rule.description.fix))</system-out>
                             </testcase>
                         """)
                 } else {

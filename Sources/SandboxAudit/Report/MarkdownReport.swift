@@ -26,12 +26,13 @@ public enum MarkdownReport {
         return out
     }
 
-    public static func render(_ result: AuditResult, failOn: Severity) -> String {
+    public static func render(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> String {
         let c = result.inventory.container
         var identity = c.bundleIdentifier ?? "unidentified app"
         if let v = c.version { identity += " \(v)" }
-        let failed = result.fails(at: failOn)
+        let failed = result.fails(at: failOn, allowIncomplete: allowIncomplete)
         var md = "## sandbox-audit: \(cell(identity)) \(failed ? "❌" : "✅")\n\n"
+        if !result.complete { md += "> **⚠️ \(cell(result.incompleteSummary))**\n\n" }
         md += "\(result.count(.error)) error(s), \(result.count(.warning)) warning(s), \(result.count(.note)) note(s); fails at \(failOn.rawValue).\n\n"
         let delta: (Int64) -> String = { $0 == 0 ? "±0 B" : ($0 > 0 ? "+" : "") + ByteSize.format($0) }
         md += "| | size |" + (result.comparison != nil ? " since the baseline |" : "") + "\n|---|---:|" + (result.comparison != nil ? "---:|" : "") + "\n"

@@ -10,25 +10,28 @@ public enum ReportFormat: String, CaseIterable, Sendable {
         public var pathPrefix: @Sendable (String) -> String
         /// For `junit`: how findings below `failOn` appear.
         public var junitWarnings: JUnitWarnings
+        /// `--allow-incomplete`: a scan that missed something does not fail by that alone.
+        public var allowIncomplete: Bool
 
         public init(failOn: Severity, color: Bool = false, pathPrefix: @escaping @Sendable (String) -> String = { _ in "." },
-                    junitWarnings: JUnitWarnings = .skipped) {
+                    junitWarnings: JUnitWarnings = .skipped, allowIncomplete: Bool = false) {
             self.failOn = failOn
             self.color = color
             self.pathPrefix = pathPrefix
             self.junitWarnings = junitWarnings
+            self.allowIncomplete = allowIncomplete
         }
     }
 
     public func render(_ result: AuditResult, _ options: Options) -> String {
         switch self {
-        case .text: return TextReport(useColor: options.color, failOn: options.failOn).render(result)
-        case .json: return JSONReport.scan(result, failOn: options.failOn).pretty + "\n"
+        case .text: return TextReport(useColor: options.color, failOn: options.failOn, allowIncomplete: options.allowIncomplete).render(result)
+        case .json: return JSONReport.scan(result, failOn: options.failOn, allowIncomplete: options.allowIncomplete).pretty + "\n"
         case .sarif: return SARIFReport.render(result).pretty + "\n"
-        case .junit: return JUnitReport.render(result, failOn: options.failOn, warnings: options.junitWarnings)
-        case .github: return GitHubReport.render(result, pathPrefix: options.pathPrefix)
-        case .markdown: return MarkdownReport.render(result, failOn: options.failOn)
-        case .html: return HTMLReport.render(result, failOn: options.failOn)
+        case .junit: return JUnitReport.render(result, failOn: options.failOn, warnings: options.junitWarnings, allowIncomplete: options.allowIncomplete)
+        case .github: return GitHubReport.render(result, pathPrefix: options.pathPrefix, allowIncomplete: options.allowIncomplete)
+        case .markdown: return MarkdownReport.render(result, failOn: options.failOn, allowIncomplete: options.allowIncomplete)
+        case .html: return HTMLReport.render(result, failOn: options.failOn, allowIncomplete: options.allowIncomplete)
         }
     }
 }

@@ -24,7 +24,7 @@ public enum RulesCatalogueReport {
         for m in item.marks {
             let name = m.attribute == .exclude ? "exclude attribute" : "legacy com.apple.MobileBackup"
             let cls = m.attribute == .exclude ? " (\(AttributeValueClass.classify(m.value).rawValue))" : ""
-            text += ", \(name)\(cls) \(m.carrier == .native ? "as a native attribute" : "in a ._ sidecar")"
+            text += ", \(name)\(cls) \(m.carrier == .native ? "as a native attribute" : m.carrier == .sidecar ? "in a ._ sidecar" : "in a __MACOSX mirror sidecar")"
         }
         if let age = item.age { text += ", modified \(Age.format(age)) ago" }
         return text

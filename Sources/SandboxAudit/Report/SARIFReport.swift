@@ -32,6 +32,7 @@ public enum SARIFReport {
             if let size = f.size { properties.append(("size", .int(size))) }
             if let b64 = f.path?.base64 { properties.append(("pathBase64", .string(b64))) }
             if let d = f.domain { properties.append(("domain", .string(d))) }
+            if let fix = f.fix { properties.append(("fix", .string(fix))) }
             if !properties.isEmpty { fields.append(("properties", .object(properties))) }
             return .object(fields)
         }
@@ -54,6 +55,7 @@ public enum SARIFReport {
                         ("description", .object([("text", .string(i == 0 ? "The app's data root (\(c.domain))" : "The root of \(c.domain)"))])),
                     ]))
                 })),
+                ("invocations", .array([invocation(result, baseID: baseID)])),
                 ("results", .array(results)),
                 ("properties", .object(runProperties)),
             ])])),
@@ -77,6 +79,22 @@ public enum SARIFReport {
             ("defaultConfiguration", .object([("level", .string(level(d.defaultSeverity)))])),
             ("properties", .object([("tags", .array([.string("ios"), .string("backup"), .string("storage")]))])),
         ])
+    }
+
+    /// The run's one invocation: successful when the scan read everything it needed; otherwise
+    /// a notification per thing it could not read (SARIF §3.20.14, §3.20.21).
+    static func invocation(_ result: AuditResult, baseID: [String: String]) -> JSON {
+        let notifications: [JSON] = result.missed.map { m in
+            .object([
+                ("descriptor", .object([("id", .string("unreadable-entry"))])),
+                ("level", .string("error")),
+                ("message", .object([("text", .string("Not read: \(m.line); the figures and findings leave it out"))])),
+                ("locations", .array([location(m.path, base: baseID[m.domain] ?? uriBaseId)])),
+            ])
+        }
+        var fields: [(String, JSON)] = [("executionSuccessful", .bool(result.complete))]
+        if !notifications.isEmpty { fields.append(("toolExecutionNotifications", .array(notifications))) }
+        return .object(fields)
     }
 
     static func level(_ s: Severity) -> String { s.rawValue } // error, warning, note: SARIF's own names

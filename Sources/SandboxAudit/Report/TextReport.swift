@@ -2,10 +2,13 @@
 public struct TextReport {
     public var useColor: Bool
     public var failOn: Severity
+    /// `--allow-incomplete`: an incomplete scan passes when nothing else fails it.
+    public var allowIncomplete: Bool
 
-    public init(useColor: Bool, failOn: Severity) {
+    public init(useColor: Bool, failOn: Severity, allowIncomplete: Bool = false) {
         self.useColor = useColor
         self.failOn = failOn
+        self.allowIncomplete = allowIncomplete
     }
 
     private func paint(_ s: String, _ code: String) -> String { useColor ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
@@ -34,6 +37,14 @@ public struct TextReport {
         lines.append(bold("sandbox-audit \(Audit.toolVersion)") + ": \(TerminalText.escaped(identity)) (\(c.kind.rawValue))")
         if result.isMultiDomain {
             lines.append("\(result.inventories.count) containers, each its own backup domain")
+        }
+        if !result.complete {
+            lines.append(paint(result.incompleteSummary, allowIncomplete ? "33;1" : "31;1"))
+            let shown = 5
+            for m in result.missed.prefix(shown) {
+                lines.append("  not read: " + TerminalText.escaped(result.isMultiDomain ? "\(m.domain): \(m.line)" : m.line))
+            }
+            if result.missed.count > shown { lines.append("  … \(result.missed.count - shown) more (see the unreadable-entry findings)") }
         }
         lines.append("")
 
@@ -112,8 +123,8 @@ public struct TextReport {
                 let tag = paint(TextReport.pad(f.severity.rawValue, 8), color(f.severity))
                 lines.append("\(tag)\(f.ruleId)  \(TerminalText.escaped(result.place(f)))")
                 lines.append("        \(TerminalText.escaped(f.message))")
-                if let fix = RuleCatalogue.rule(id: f.ruleId)?.description.fix {
-                    lines.append("        fix: \(fix)")
+                if let fix = f.fixText {
+                    lines.append("        fix: \(TerminalText.escaped(fix))")
                 }
             }
         }
@@ -125,7 +136,14 @@ public struct TextReport {
         if let source = result.context.policy.source { lines.append("policy: \(source)") }
         lines.append(ByteSize.unitsNote)
         let failed = result.fails(at: failOn)
-        lines.append(failed ? paint("FAILED", "31;1") + ": findings at or above \(failOn.rawValue)" : paint("PASSED", "32;1") + ": nothing at or above \(failOn.rawValue)")
+        let incomplete = result.complete ? "" : "; incomplete scan: \(result.missed.count) not read"
+        if failed {
+            lines.append(paint("FAILED", "31;1") + ": findings at or above \(failOn.rawValue)" + incomplete)
+        } else if !result.complete && !allowIncomplete {
+            lines.append(paint("FAILED", "31;1") + ": incomplete scan, \(result.missed.count) not read (nothing read is at or above \(failOn.rawValue); --allow-incomplete accepts this)")
+        } else {
+            lines.append(paint("PASSED", "32;1") + ": nothing at or above \(failOn.rawValue)" + (result.complete ? "" : incomplete + ", accepted by --allow-incomplete"))
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -19,23 +19,30 @@ public struct Finding: Sendable, Hashable {
     public let size: Int64?
     /// The backup domain of the container it is about (`AppDomain-ID` …), set by the audit.
     public let domain: String?
+    /// How to fix this finding, when it can be said better than the rule's generic `fix`
+    /// (the carrier the scan saw, a command that fixes it); reports print it instead.
+    public let fix: String?
 
-    public init(ruleId: String, severity: Severity, path: ContainerPath?, message: String, size: Int64? = nil, domain: String? = nil) {
+    public init(ruleId: String, severity: Severity, path: ContainerPath?, message: String, size: Int64? = nil, domain: String? = nil, fix: String? = nil) {
         self.ruleId = ruleId
         self.severity = severity
         self.path = path
         self.message = message
         self.size = size
         self.domain = domain
+        self.fix = fix
     }
 
     public func with(severity: Severity) -> Finding {
-        Finding(ruleId: ruleId, severity: severity, path: path, message: message, size: size, domain: domain)
+        Finding(ruleId: ruleId, severity: severity, path: path, message: message, size: size, domain: domain, fix: fix)
     }
 
     public func with(domain: String) -> Finding {
-        Finding(ruleId: ruleId, severity: severity, path: path, message: message, size: size, domain: domain)
+        Finding(ruleId: ruleId, severity: severity, path: path, message: message, size: size, domain: domain, fix: fix)
     }
+
+    /// What reports print as the fix: this finding's own, else its rule's.
+    public var fixText: String? { fix ?? RuleCatalogue.rule(id: ruleId)?.description.fix }
 
     /// Byte order of the path, then rule id.
     public static func ordered(_ a: Finding, _ b: Finding) -> Bool {
@@ -117,8 +124,8 @@ extension Rule {
     public var id: String { description.id }
     public var roles: Set<ContainerRole> { Set(ContainerRole.allCases) }
 
-    func finding(_ path: ContainerPath?, _ message: String, size: Int64? = nil, severity: Severity? = nil) -> Finding {
-        Finding(ruleId: description.id, severity: severity ?? description.defaultSeverity, path: path, message: message, size: size)
+    func finding(_ path: ContainerPath?, _ message: String, size: Int64? = nil, severity: Severity? = nil, fix: String? = nil) -> Finding {
+        Finding(ruleId: description.id, severity: severity ?? description.defaultSeverity, path: path, message: message, size: size, fix: fix)
     }
 }
 

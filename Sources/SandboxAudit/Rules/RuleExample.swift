@@ -20,7 +20,9 @@ public struct RuleExample: Sendable {
     }
 
     /// How an example carries an exclude or legacy attribute.
-    public enum Carrier: String, Sendable { case native, sidecar }
+    /// `macosx`: a `._NAME` in a `__MACOSX` mirror folder at the data root, as unzipping a
+    /// Finder archive leaves it.
+    public enum Carrier: String, Sendable { case native, sidecar, macosx }
 
     public struct Mark: Sendable {
         public let attribute: BackupAttribute

@@ -16,6 +16,15 @@ public final class ContentReader: @unchecked Sendable {
     private let lock = NSLock()
     private var cachedParent: ContainerPath?
     private var cachedFD: Int32 = -1
+    private var cachedError: Int32 = 0
+    private var recorded: [ContentMiss] = []
+
+    /// The reads asked for with `for:` that failed, in the order asked.
+    public var misses: [ContentMiss] {
+        lock.lock()
+        defer { lock.unlock() }
+        return recorded
+    }
 
     public init(dataRoot: String) { self.dataRoot = dataRoot }
 
@@ -24,16 +33,41 @@ public final class ContentReader: @unchecked Sendable {
     /// Up to `limit` bytes from the start of the regular file at `path`; nil when it cannot be
     /// read (gone, not a regular file, permission denied).
     public func read(_ path: ContainerPath, limit: Int) -> [UInt8]? {
-        guard let parent = path.parent else { return nil }
+        try? attempt(path, limit: limit).get()
+    }
+
+    /// As `read`, for a rule that cannot check `path` without it: a failure is recorded in
+    /// `misses` (`what` it wanted, the `consequence`: "volatile-store not checked"), and the
+    /// audit reports it as incomplete.
+    public func read(_ path: ContainerPath, limit: Int, for ruleId: String, what: String, consequence: String) -> [UInt8]? {
+        switch attempt(path, limit: limit) {
+        case .success(let bytes): return bytes
+        case .failure(let e):
+            lock.lock()
+            recorded.append(ContentMiss(path: path, ruleId: ruleId, what: what, consequence: consequence, why: e.reason))
+            lock.unlock()
+            return nil
+        }
+    }
+
+    private func attempt(_ path: ContainerPath, limit: Int) -> Result<[UInt8], SystemError> {
+        guard let parent = path.parent else { return .failure(SystemError(code: EINVAL, operation: "open", path: path.display)) }
         lock.lock()
         defer { lock.unlock() }
         if parent != cachedParent {
             if cachedFD >= 0 { close(cachedFD) }
             cachedFD = open(parent)
+            cachedError = cachedFD >= 0 ? 0 : errno
             cachedParent = parent
         }
-        guard cachedFD >= 0 else { return nil }
-        return try? Walker.readFile(at: cachedFD, Array(path.name), limit: limit)
+        guard cachedFD >= 0 else { return .failure(SystemError(code: cachedError, operation: "open", path: parent.display)) }
+        do {
+            return .success(try Walker.readFile(at: cachedFD, Array(path.name), limit: limit))
+        } catch let e as SystemError {
+            return .failure(e)
+        } catch {
+            return .failure(SystemError(code: EIO, operation: "read", path: path.display))
+        }
     }
 
     /// Opens a folder below the data root one component at a time: no PATH_MAX limit, no
@@ -42,8 +76,10 @@ public final class ContentReader: @unchecked Sendable {
         var fd = Walker.openDirectory(at: AT_FDCWD, Array(dataRoot.utf8))
         for component in folder.leadingComponents(Int.max) where fd >= 0 {
             let next = Walker.openDirectory(at: fd, Array(component))
+            let e = errno
             close(fd)
             fd = next
+            errno = e
         }
         return fd
     }

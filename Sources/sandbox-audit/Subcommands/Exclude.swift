@@ -3,8 +3,8 @@ import SandboxAudit
 
 /// Options shared by exclude and include.
 struct MarkerOptions: ParsableArguments {
-    @Option(help: "Where the attribute lives: native (an extended attribute) or sidecar (an AppleDouble ._NAME file beside the item).")
-    var carrier: BackupMarker.Carrier = .native
+    @Option(help: "Act on one carrier only: native (an extended attribute), sidecar (an AppleDouble ._NAME file beside the item) or macosx (its ._NAME in a __MACOSX mirror folder above it). Default: exclude rewrites the attribute where it already is, else sets it natively; include clears it from every carrier.")
+    var carrier: BackupMarker.Carrier?
 
     @Flag(help: "Act on the legacy com.apple.MobileBackup attribute (iOS 5.0.1) instead.")
     var legacy = false
@@ -23,7 +23,8 @@ struct Exclude: ParsableCommand {
         abstract: "WRITES: mark paths excluded from backup (sets the exclude attribute).",
         discussion: """
             This command changes the files given: it sets com.apple.metadata:com_apple_backup_excludeItem \
-            (user.-prefixed on Linux) or writes it into a ._NAME AppleDouble sidecar. A sidecar is written to \
+            (user.-prefixed on Linux) or writes it into a ._NAME AppleDouble sidecar. Where the attribute \
+            already is (in any carrier), its value is replaced there, in place. A sidecar is written to \
             a temporary file and renamed into place; an existing ._NAME that is not AppleDouble is never \
             overwritten. --value writes the other encodings seen in the wild, to build test fixtures.
             """)
@@ -36,8 +37,8 @@ struct Exclude: ParsableCommand {
     func run() throws {
         let bytes = options.legacy ? BackupAttribute.legacyValue : BackupAttribute.sampleValue(value)
         for path in options.paths {
-            try BackupMarker.set(options.attribute, value: bytes, on: RawArguments.bytes(path), carrier: options.carrier)
-            emit("excluded \(RawArguments.display(path)) (\(options.attribute.macName), \(options.carrier.rawValue))\n")
+            let written = try BackupMarker.set(options.attribute, value: bytes, on: RawArguments.bytes(path), only: options.carrier)
+            emit("excluded \(RawArguments.display(path)) (\(options.attribute.macName), \(written.map(\.rawValue).joined(separator: ", ")))\n")
         }
     }
 }
@@ -45,14 +46,16 @@ struct Exclude: ParsableCommand {
 struct Include: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "WRITES: clear the exclude attribute from paths, so backup carries them again.",
-        discussion: "This command changes the files given: it removes the attribute (both spellings when native) or rewrites the ._NAME sidecar, deleting it when nothing else is left in it.")
+        discussion: "This command changes the files given: it removes the attribute wherever it is (native under both spellings, the ._NAME sidecar, a __MACOSX mirror sidecar; --carrier narrows it), rewriting a sidecar and deleting it when nothing else is left in it.")
 
     @OptionGroup var options: MarkerOptions
 
     func run() throws {
         for path in options.paths {
-            let removed = try BackupMarker.clear(options.attribute, on: RawArguments.bytes(path), carrier: options.carrier)
-            emit("\(removed ? "cleared" : "not marked:") \(RawArguments.display(path)) (\(options.attribute.macName), \(options.carrier.rawValue))\n")
+            let cleared = try BackupMarker.clear(options.attribute, on: RawArguments.bytes(path), only: options.carrier)
+            let looked = options.carrier.map(\.rawValue) ?? BackupMarker.Carrier.allCases.map(\.rawValue).joined(separator: ", ")
+            emit(cleared.isEmpty ? "not marked: \(RawArguments.display(path)) (\(options.attribute.macName), \(looked))\n"
+                                 : "cleared \(RawArguments.display(path)) (\(options.attribute.macName), \(cleared.map(\.rawValue).joined(separator: ", ")))\n")
         }
     }
 }

@@ -70,7 +70,9 @@ struct Scan: ParsableCommand {
             given here win over it. Only --write-baseline (which refuses to overwrite without --force) and \
             --output write files. --output FORMAT=- writes FORMAT to standard output instead of the console \
             format: at most one output may go there, and not with --format. While the container is read, a \
-            progress line is shown on standard error after one second, only when it is a terminal.
+            progress line is shown on standard error after one second, only when it is a terminal. Exit 1 \
+            when a finding is at or above --fail-on, or when part of the container could not be read (an \
+            incomplete scan; --allow-incomplete accepts it); exit 2 for usage and input errors.
 
             Examples:
               sandbox-audit scan MyApp.xcappdata
@@ -109,6 +111,9 @@ struct Scan: ParsableCommand {
 
     @Flag(help: "Let --write-baseline replace an existing file.")
     var force = false
+
+    @Flag(name: .customLong("allow-incomplete"), help: "Do not fail (exit 1) because part of the container could not be read; the reports still say the scan is incomplete and list what was missed.")
+    var allowIncomplete = false
 
     @Option(name: .customLong("oversized-file-size"), help: "oversized-backed-up-file threshold, in B, kB, MB, GB, KiB, MiB or GiB (default: the policy's, else 10MB).", transform: SizeArgument.parse)
     var oversizedFileSize: SizeArgument?
@@ -178,15 +183,15 @@ struct Scan: ParsableCommand {
         }
         let prefix: @Sendable (String) -> String = githubPathPrefix
         for output in outputs where !output.toStandardOutput {
-            let text = output.format.render(result, .init(failOn: failLevel, color: false, pathPrefix: prefix, junitWarnings: junitWarnings))
+            let text = output.format.render(result, .init(failOn: failLevel, color: false, pathPrefix: prefix, junitWarnings: junitWarnings, allowIncomplete: allowIncomplete))
             try AtomicFile.write(Array(text.utf8), to: output.path)
         }
         // The console report: --format, or the one --output sent to standard output.
         let console = outputs.first(where: \.toStandardOutput)?.format ?? format ?? .text
-        emit(console.render(result, .init(failOn: failLevel, color: colorWanted(color), pathPrefix: prefix, junitWarnings: junitWarnings)))
+        emit(console.render(result, .init(failOn: failLevel, color: colorWanted(color), pathPrefix: prefix, junitWarnings: junitWarnings, allowIncomplete: allowIncomplete)))
         if console == .github, let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
-            appendJobSummary(MarkdownReport.render(result, failOn: failLevel), to: summary)
+            appendJobSummary(MarkdownReport.render(result, failOn: failLevel, allowIncomplete: allowIncomplete), to: summary)
         }
-        if result.fails(at: failLevel) { throw ExitCode(1) }
+        if result.fails(at: failLevel, allowIncomplete: allowIncomplete) { throw ExitCode(1) }
     }
 }

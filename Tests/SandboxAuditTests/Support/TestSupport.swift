@@ -228,7 +228,13 @@ enum Fixture {
             case .files(let count, let size): try files(in: path, count: count, size: size)
             }
             for mark in item.marks {
-                try BackupMarker.set(mark.attribute, value: mark.value, on: path, carrier: mark.carrier == .native ? .native : .sidecar)
+                switch mark.carrier {
+                case .native: try BackupMarker.set(mark.attribute, value: mark.value, on: path, carrier: .native)
+                case .sidecar: try BackupMarker.set(mark.attribute, value: mark.value, on: path, carrier: .sidecar)
+                case .macosx:
+                    try mkdirs(root + "/" + AppleDouble.mirrorFolder + "/" + (item.path as NSString).deletingLastPathComponent)
+                    try BackupMarker.set(mark.attribute, value: mark.value, on: path, carrier: .macosx)
+                }
             }
             if let age = item.age { try setAge(path, age) }
         }

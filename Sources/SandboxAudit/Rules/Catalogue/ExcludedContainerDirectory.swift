@@ -27,12 +27,17 @@ public struct ExcludedContainerDirectory: Rule {
 
     public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         var out: [Finding] = []
+        func fix(_ path: ContainerPath, _ marks: [AttributeMark]) -> String? {
+            FixCommand.command("include", path, marks: marks, in: inventory).map {
+                "Clear it (held in \(FixCommand.carrierPhrase(marks))): \($0); then mark a subfolder of your own instead."
+            }
+        }
         if inventory.rootMarks.contains(where: { $0.attribute == .exclude }) {
-            out.append(finding(.root, "the data root itself is excluded from backup: nothing of the app is backed up"))
+            out.append(finding(.root, "the data root itself is excluded from backup: nothing of the app is backed up", fix: fix(.root, inventory.rootMarks)))
         }
         let folders = Set(Zone.containerDirectories)
         for e in inventory.entries where e.carriesExclude && folders.contains(e.path) {
-            out.append(finding(e.path, "a container folder carries the exclude attribute: its whole subtree is excluded"))
+            out.append(finding(e.path, "a container folder carries the exclude attribute: its whole subtree is excluded", fix: fix(e.path, e.entry.marks)))
         }
         return out
     }

@@ -18,6 +18,8 @@ public struct ExcludedUserData: Rule {
         triggeringExamples: [
             RuleExample("An excluded folder of user files", [.directory("Documents/Projects", .exclude()), .file("Documents/Projects/a.txt"), .directory("Documents/Projects/Old", .exclude())], expect: ["Documents/Projects"]),
             RuleExample("An excluded file, marked through a sidecar", [.file("Documents/journal.db", .exclude(via: .sidecar))], expect: ["Documents/journal.db"]),
+            RuleExample("An excluded folder, marked in a __MACOSX mirror (an unzipped Finder archive)", [.directory("Documents/Drafts", .exclude(via: .macosx)), .file("Documents/Drafts/a.txt")],
+                        expect: ["Documents/Drafts"]),
         ],
         nonTriggeringExamples: [
             RuleExample("Exclusion in Application Support", [.file("Library/Application Support/index.db", .exclude())]),
@@ -47,7 +49,10 @@ public struct ExcludedUserData: Rule {
         }
         return topmost.map { c in
             let size = sizes[c.path] ?? 0
-            return finding(c.path, "excluded from backup inside Documents: \(ByteSize.format(size)) of user data is lost on restore", size: size)
+            let fix = FixCommand.command("include", c, in: inventory).map {
+                "If it can be re-created, move it to Library/Caches or Application Support; if not, clear the attribute (held in \(FixCommand.carrierPhrase(c.entry.marks))): \($0)"
+            }
+            return finding(c.path, "excluded from backup inside Documents: \(ByteSize.format(size)) of user data is lost on restore", size: size, fix: fix)
         }
     }
 }

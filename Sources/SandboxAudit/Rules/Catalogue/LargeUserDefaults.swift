@@ -60,7 +60,9 @@ public struct LargeUserDefaults: Rule {
     /// The largest top-level keys, or why they are unknown.
     static func describeKeys(_ path: ContainerPath, size: Int64, _ context: RuleContext) -> String {
         guard size <= maximumParsedSize else { return "not parsed (over \(ByteSize.format(maximumParsedSize)))" }
-        guard let reader = context.content, let bytes = reader.read(path, limit: Int(size)) else {
+        guard let reader = context.content,
+              let bytes = reader.read(path, limit: Int(size), for: "large-user-defaults", what: "the contents",
+                                      consequence: "large-user-defaults could not name its largest keys") else {
             return "its contents could not be read"
         }
         switch Self.largestKeys(Data(bytes)) {

@@ -26,7 +26,10 @@ public struct LegacyExclusionAttribute: Rule {
         inventory.entries.compactMap { e in
             guard e.carriesLegacy, e.excludedBy == nil, !e.isSystem else { return nil }
             let effect = e.backedUp == true ? "it is backed up" : "\(e.zone.title) is not backed up anyway"
-            return finding(e.path, "carries only the legacy com.apple.MobileBackup attribute (iOS 5.0.1): \(effect)")
+            let fix = FixCommand.command("include", e, in: inventory, attribute: .legacy).map {
+                "Set isExcludedFromBackup (URLResourceValues) where exclusion is meant; the old attribute (in \(FixCommand.carrierPhrase(e.entry.marks, attribute: .legacy))) can go: \($0)"
+            }
+            return finding(e.path, "carries only the legacy com.apple.MobileBackup attribute (iOS 5.0.1): \(effect)", fix: fix)
         }
     }
 }

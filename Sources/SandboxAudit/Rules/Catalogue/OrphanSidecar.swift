@@ -41,7 +41,16 @@ public struct OrphanSidecar: Rule {
     static let sampleSidecar = AppleDouble.build(AppleDouble.Parsed(attributes: [(BackupAttribute.exclude.macName, BackupAttribute.canonicalValue)]))
 
     public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        inventory.orphanSidecars.map { finding($0.sidecar, message($0), size: $0.size) }
+        inventory.orphanSidecars.map { o in
+            // A sidecar that describes nothing goes with its file; under a normalisation
+            // mismatch, renaming one of the two keeps the mark.
+            let fix = FixCommand.onDisk(o.sidecar, in: inventory).map { file in
+                o.sameUnderNormalisation
+                    ? "Rename the sidecar or \(o.nearest?.display ?? "the item") so their bytes agree, or delete the sidecar (rm -- \(file)) and mark the item again if it was meant to be excluded."
+                    : "Delete the stray ._ file (rm -- \(file)), or put back the item it was meant for."
+            }
+            return finding(o.sidecar, message(o), size: o.size, fix: fix)
+        }
     }
 
     func message(_ o: SidecarOrphan) -> String {

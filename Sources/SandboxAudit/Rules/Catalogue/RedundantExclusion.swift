@@ -27,7 +27,10 @@ public struct RedundantExclusion: Rule {
         let folders = Set(Zone.containerDirectories)
         return inventory.entries.compactMap { e in
             guard e.zone == .caches || e.zone == .tmp || e.zone == .systemLibrary, e.carriesExclude, !folders.contains(e.path) else { return nil }
-            return finding(e.path, "excluded from backup inside \(e.zone.title), which backup skips anyway")
+            let fix = FixCommand.command("include", e, in: inventory).map {
+                "Drop the isExcludedFromBackup call for this path, or check that the content belongs in Caches/tmp; the mark on disk (in \(FixCommand.carrierPhrase(e.entry.marks))) goes with: \($0)"
+            }
+            return finding(e.path, "excluded from backup inside \(e.zone.title), which backup skips anyway", fix: fix)
         }
     }
 }

@@ -27,7 +27,10 @@ public struct UnexcludedSupportData: Rule {
         let limit = context.settings.supportDataSize
         return inventory.entries.compactMap { e in
             guard e.zone == .applicationSupport, e.entry.kind == .file, e.countsInTotals, e.backedUp == true, e.entry.size >= limit else { return nil }
-            return finding(e.path, "\(ByteSize.format(e.entry.size)) in Application Support is backed up: if the app can re-create it, exclude it", size: e.entry.size)
+            let fix = FixCommand.command("exclude", e, in: inventory).map {
+                "Set isExcludedFromBackup on the file or on its own subfolder; to mark this copy on disk: \($0)"
+            }
+            return finding(e.path, "\(ByteSize.format(e.entry.size)) in Application Support is backed up: if the app can re-create it, exclude it", size: e.entry.size, fix: fix)
         }
     }
 }

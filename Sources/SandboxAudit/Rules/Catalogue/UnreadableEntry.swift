@@ -9,7 +9,7 @@ public struct UnreadableEntry: Rule {
             The audit can only vouch for what it read. An unreadable folder may hold anything backup carries, \
             so the figures are a lower bound until it is readable.
             """,
-        fix: "Permission denied: make the container readable to the user running the scan (chmod -R u+rX). Vanished: scan a copy taken while the app is not running. Malformed ._ sidecar: re-copy the container from macOS, or rewrite the mark (sandbox-audit exclude --carrier sidecar).",
+        fix: "Permission denied: make the container readable to the user running the scan (chmod -R u+rX). Vanished: scan a copy taken while the app is not running. Malformed ._ sidecar: re-copy the container from macOS, or delete it and mark the item again (sandbox-audit exclude --carrier sidecar PATH).",
         defaultSeverity: .warning,
         severityNote: nil,
         triggeringExamples: [
@@ -21,7 +21,12 @@ public struct UnreadableEntry: Rule {
 
     public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         inventory.problems.map { p in
-            finding(p.path, p.vanished ? "vanished or moved during the scan (\(p.operation): \(p.reason))" : "could not \(p.operation): \(p.reason)")
+            var fix: String?
+            // A malformed sidecar in the container: exclude refuses to rewrite it, so it goes first.
+            if p.operation.hasSuffix("AppleDouble file"), let file = FixCommand.onDisk(p.path, in: inventory) {
+                fix = "Re-copy the container from macOS, or delete the malformed sidecar (rm -- \(file)) and mark the item again if it was excluded from backup."
+            }
+            return finding(p.path, p.vanished ? "vanished or moved during the scan (\(p.operation): \(p.reason))" : "could not \(p.operation): \(p.reason)", fix: fix)
         }
     }
 }

@@ -27,7 +27,11 @@ public struct UnrecognisedExclusionValue: Rule {
         func inspect(_ path: ContainerPath, _ marks: [AttributeMark]) {
             for m in marks where m.attribute == .exclude && m.valueClass == .other {
                 let shown = m.value.isEmpty ? "an empty value" : "the value \"\(ByteText.display(m.value.prefix(40)))\""
-                out.append(finding(path, "exclude attribute (\(m.source.kind) \(m.source.detail)) holds \(shown), which no API writes"))
+                let carrier = FixCommand.carrier(m.source)
+                let fix = FixCommand.command("exclude", path, marks: marks, in: inventory, only: carrier).map {
+                    "Rewrite it through URLResourceValues.isExcludedFromBackup, or replace the value in place (in \(FixCommand.carrierPhrase([m]))): \($0)"
+                }
+                out.append(finding(path, "exclude attribute (\(m.source.kind) \(m.source.detail)) holds \(shown), which no API writes", fix: fix))
             }
         }
         inspect(.root, inventory.rootMarks)

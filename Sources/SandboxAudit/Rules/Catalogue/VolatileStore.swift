@@ -53,12 +53,14 @@ public struct VolatileStore: Rule {
         ])
 
     public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        guard let reader = context.content else { return [] }
-        return inventory.entries.compactMap { e in
+        inventory.entries.compactMap { e in
             guard e.zone == .caches || e.zone == .tmp, e.entry.kind == .file,
                   Self.mayBeDatabase(size: e.entry.size), !Self.isExempt(e.path) else { return nil }
             // The walk records the header of the files this rule looks at (see wantsHeader).
-            guard let header = e.entry.header ?? reader.read(e.path, limit: Self.headerLength), let kind = Self.databaseKind(header) else { return nil }
+            // Where neither could read it, the reader records what was not checked.
+            guard let header = e.entry.header ?? context.content?.read(e.path, limit: Self.headerLength, for: id, what: "the first bytes",
+                                                                        consequence: "\(id) not checked"),
+                  let kind = Self.databaseKind(header) else { return nil }
             let place = e.zone == .caches
                 ? "Library/Caches, which the system may purge when storage is low"
                 : "tmp, which the system purges while the app is not running (and an update drops)"
