@@ -15,6 +15,13 @@ final class ProgressLine: @unchecked Sendable {
     private var stopped = false
     private var shown = 0
 
+    /// Runs `body` (a scan) with the progress line shown while it runs, erased after.
+    static func during<T>(_ body: () throws -> T) rethrows -> T {
+        let progress = start()
+        defer { progress?.stop() }
+        return try body()
+    }
+
     /// Starts watching the walks when standard error is a terminal; nil otherwise.
     static func start() -> ProgressLine? {
         guard isatty(STDERR_FILENO) == 1 else { return nil }

@@ -11,26 +11,6 @@ import Glibc
 final class ArchiveMaterializeTests: XCTestCase {
     static let tag = "user.example.tag"
 
-    /// Runs `command` with /bin/sh in `dir`; `$0` is the `sandbox-audit` executable.
-    func shell(_ command: String, in dir: String) throws -> (status: Int32, stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", command, CLI.executable]
-        p.currentDirectoryURL = URL(fileURLWithPath: dir)
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: e, as: UTF8.self))
-    }
-
-    func sh(_ command: String, in dir: String) throws {
-        let r = try shell(command, in: dir)
-        guard r.status == 0 else { throw CommandFailed(command: command, status: r.status, stderr: r.stderr) }
-    }
-
     /// Excluded folders and files (natively and by sidecar), a symlink, a sparse file with data
     /// in the middle, a file with another attribute, a root-level folder; with `links`, a file
     /// in tmp hard-linked from Documents and Library/Caches, and a FIFO.

@@ -9,21 +9,6 @@ import Glibc
 /// folders, the free-space guard, holes from archives, the error of a short write, and DIR
 /// checked before anything is done.
 final class MaterializeHardeningTests: XCTestCase {
-    /// Runs `command` with /bin/sh in `dir`; `$0` is the `sandbox-audit` executable.
-    func shell(_ command: String, in dir: String) throws -> (status: Int32, stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", command, CLI.executable]
-        p.currentDirectoryURL = URL(fileURLWithPath: dir)
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: e, as: UTF8.self))
-    }
-
     func names(_ dir: String) throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: dir).sorted() }
 
     /// Random bytes: data that takes its size on disk.

@@ -171,11 +171,8 @@ struct Scan: ParsableCommand {
         let failLevel = failOn ?? policy.failOn ?? .error
         let previous = try baseline.map(Baseline.load)
 
-        let progress = ProgressLine.start()
-        let result: AuditResult
-        do {
-            defer { progress?.stop() }
-            result = try Audit.run(path, selection: containers.selection(policy), policy: policy, baseline: previous)
+        let result = try ProgressLine.during {
+            try Audit.run(path, selection: containers.selection(policy), policy: policy, baseline: previous)
         }
         keptUntilExit = result
         if let target = writeBaseline {

@@ -80,9 +80,9 @@ struct CommandFailed: Error, CustomStringConvertible {
     var description: String { "\(command): exit \(status): \(stderr)" }
 }
 
-/// Runs `command` with /bin/sh in `dir` (`$0` is the `sandbox-audit` executable); throws
-/// CommandFailed when it fails, so that nothing after it reads what was not made.
-func sh(_ command: String, in dir: String) throws {
+/// Runs `command` with /bin/sh in `dir` (`$0` is the `sandbox-audit` executable): its exit
+/// status and standard error.
+func shell(_ command: String, in dir: String) throws -> (status: Int32, stderr: String) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/bin/sh")
     p.arguments = ["-c", command, CLI.executable]
@@ -93,7 +93,14 @@ func sh(_ command: String, in dir: String) throws {
     try p.run()
     let e = err.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
-    guard p.terminationStatus == 0 else { throw CommandFailed(command: command, status: p.terminationStatus, stderr: String(decoding: e, as: UTF8.self)) }
+    return (p.terminationStatus, String(decoding: e, as: UTF8.self))
+}
+
+/// `shell`, throwing CommandFailed when the command fails, so that nothing after it reads what
+/// was not made.
+func sh(_ command: String, in dir: String) throws {
+    let r = try shell(command, in: dir)
+    guard r.status == 0 else { throw CommandFailed(command: command, status: r.status, stderr: r.stderr) }
 }
 
 /// A temporary directory removed at the end of the test (made traversable by anyone, so the
