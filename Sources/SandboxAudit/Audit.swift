@@ -172,6 +172,10 @@ public struct AuditResult: Sendable {
         return isMultiDomain ? "\(f.domain ?? inventory.domain): \(path)" : path
     }
 
+    /// A missed item as reports show it: its line, after its domain when the app was scanned
+    /// as several containers.
+    public func place(_ m: MissedItem) -> String { isMultiDomain ? "\(m.domain): \(m.line)" : m.line }
+
     /// The container a finding is about.
     public func inventory(of f: Finding) -> Inventory {
         inventories.first { $0.domain == f.domain } ?? inventory

@@ -280,24 +280,10 @@ final class ArchiveMaterializeTests: XCTestCase {
                     for f in range(200):
                         i = tarfile.TarInfo("App/Documents/d%03d/f%03d" % (d, f)); i.size = 1; t.addfile(i, io.BytesIO(b"z"))
             """, in: dir.path)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CLI.executable)
-        p.arguments = ["simulate", "update", dir.sub("many.tar"), "--into", dir.sub("out")]
-        let err = Pipe()
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = err
-        try p.run()
-        // Once the temporary tree exists, the materialiser is writing.
-        var writing = false
-        for _ in 0..<6000 where !writing && p.isRunning {
-            writing = try FileManager.default.contentsOfDirectory(atPath: dir.path).contains { $0.hasPrefix(".out.sandbox-audit-") }
-            if !writing { usleep(5_000) }
-        }
-        XCTAssertTrue(writing, "the tree was never started")
-        kill(p.processIdentifier, SIGINT)
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 2, message)
+        let run = try interruptMaterializing(dir.sub("many.tar"), in: dir.path, with: SIGINT)
+        let message = run.stderr
+        XCTAssertTrue(run.writing, "the tree was never started")
+        XCTAssertEqual(run.status, 2, message)
         XCTAssertTrue(message.contains("nothing written to \(dir.sub("out")): interrupted"), message)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "app.tgz", "many.tar"])
     }

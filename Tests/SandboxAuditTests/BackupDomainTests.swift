@@ -11,13 +11,7 @@ final class BackupDomainTests: XCTestCase {
     static let exclude = "user.com.apple.metadata:com_apple_backup_excludeItem"
 
     func tar(_ folder: String, into archive: String, in dir: String) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "bsdtar --xattrs -cf '\(archive)' '\(folder)'"]
-        p.currentDirectoryURL = URL(fileURLWithPath: dir)
-        try p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw CommandFailed(command: "bsdtar --xattrs -cf \(archive) \(folder)", status: p.terminationStatus, stderr: "") }
+        try sh("bsdtar --xattrs -cf '\(archive)' '\(folder)'", in: dir)
     }
 
     /// The verdicts of every entry, by path.

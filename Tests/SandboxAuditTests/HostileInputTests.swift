@@ -193,11 +193,7 @@ final class HostileInputTests: XCTestCase {
         assertCheap(try measure(["attributes", dir.sub("App/Documents/a")]), "shared-range sidecar, attributes")
 
         try Tool.require("tar", for: "the archive is made with tar")
-        let tar = Process()
-        tar.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        tar.arguments = ["tar", "-cf", dir.sub("app.tar"), "-C", dir.path, "App"]
-        try tar.run(); tar.waitUntilExit()
-        guard tar.terminationStatus == 0 else { throw CommandFailed(command: "tar", status: tar.terminationStatus, stderr: "") }
+        try sh("tar -cf app.tar App", in: dir.path)
         let t = try measure(["scan", "--format", "json", dir.sub("app.tar")])
         assertCheap(t, "shared-range sidecar in a tar member")
         XCTAssertTrue(ruleIDs(t).contains("unreadable-entry"), "\(ruleIDs(t))")
@@ -217,11 +213,7 @@ final class HostileInputTests: XCTestCase {
             try Fixture.file(dir.sub("App/Documents/f\(i)"), size: 1)
             try Fixture.bytes(dir.sub("App/Documents/._f\(i)"), i % 3 == 0 ? Self.sharedRangeSidecar(count: 3000) : big)
         }
-        let tar = Process()
-        tar.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        tar.arguments = ["tar", "-cJf", dir.sub("app.tar.xz"), "-C", dir.path, "App"]
-        try tar.run(); tar.waitUntilExit()
-        guard tar.terminationStatus == 0 else { throw CommandFailed(command: "tar", status: tar.terminationStatus, stderr: "") }
+        try sh("tar -cJf app.tar.xz App", in: dir.path)
         let m = try measure(["scan", "--format", "json", dir.sub("app.tar.xz")])
         assertCheap(m, "300 sidecars of 1 MB in a .tar.xz")
         XCTAssertEqual(ruleIDs(m).filter { $0 == "unreadable-entry" }.count, 100)
@@ -430,10 +422,7 @@ final class HostileInputTests: XCTestCase {
         let plist = try PropertyListSerialization.data(fromPropertyList: ["MCMMetadataIdentifier": "com.example.app"], format: .binary, options: 0)
         try Fixture.bytes(dir.sub("App/" + Container.simulatorMetadata), [UInt8](plist))
         try Tool.require("tar", for: "the archive is made with tar")
-        let tar = Process()
-        tar.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        tar.arguments = ["tar", "-cf", dir.sub("app.tar"), "-C", dir.path, "App"]
-        try tar.run(); tar.waitUntilExit()
+        try sh("tar -cf app.tar App", in: dir.path)
         // An access time two days old: relatime would update it on any read.
         let old = time(nil) - 2 * 86_400
         for p in [dir.sub("App/" + Container.simulatorMetadata), dir.sub("app.tar")] {

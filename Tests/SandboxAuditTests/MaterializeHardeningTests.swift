@@ -30,24 +30,11 @@ final class MaterializeHardeningTests: XCTestCase {
             """, in: dir.path)
         let signals: [(Int32, String)] = [(SIGHUP, "SIGHUP"), (SIGPIPE, "SIGPIPE"), (SIGUSR1, "SIGUSR1"), (SIGQUIT, "SIGQUIT"), (SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")]
         for (signal, name) in signals {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: CLI.executable)
-            p.arguments = ["simulate", "update", dir.sub("App"), "--into", dir.sub("out")]
-            let err = Pipe()
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = err
-            try p.run()
-            var writing = false
-            for _ in 0..<6000 where !writing && p.isRunning {
-                writing = try names(dir.path).contains { $0.hasPrefix(".out.sandbox-audit-") }
-                if !writing { usleep(2_000) }
-            }
-            XCTAssertTrue(writing, "\(name): the tree was never started")
-            kill(p.processIdentifier, signal)
-            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            XCTAssertEqual(p.terminationReason, .exit, "\(name): \(message)")
-            XCTAssertEqual(p.terminationStatus, 2, "\(name): \(message)")
+            let run = try interruptMaterializing(dir.sub("App"), in: dir.path, with: signal)
+            let message = run.stderr
+            XCTAssertTrue(run.writing, "\(name): the tree was never started")
+            XCTAssertEqual(run.reason, .exit, "\(name): \(message)")
+            XCTAssertEqual(run.status, 2, "\(name): \(message)")
             XCTAssertTrue(message.contains("nothing written to \(dir.sub("out")): interrupted (\(name))"), "\(name): \(message)")
             XCTAssertEqual(message.split(separator: "\n").count, 1, message)
             XCTAssertEqual(try names(dir.path), ["App"], "\(name): no DIR, no temporary tree")

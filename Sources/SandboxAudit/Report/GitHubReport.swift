@@ -10,7 +10,7 @@ public enum GitHubReport {
         var lines: [String] = []
         // First, so GitHub's per-step limit never hides it.
         if !result.complete {
-            let shown = result.missed.prefix(5).map { (result.isMultiDomain ? "\($0.domain): " : "") + $0.line }
+            let shown = result.missed.prefix(5).map(result.place)
             let more = result.missed.count > shown.count ? "; … \(result.missed.count - shown.count) more" : ""
             lines.append("::\(allowIncomplete ? "warning" : "error") title=\(property("incomplete scan (sandbox-audit)"))::\(data(result.incompleteSummary + ": " + shown.joined(separator: "; ") + more))")
         }

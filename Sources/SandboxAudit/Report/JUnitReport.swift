@@ -20,7 +20,7 @@ public enum JUnitReport {
         // Completeness first: one case, failed when the scan missed something (system-err
         // naming what when --allow-incomplete accepts it).
         do {
-            let listText = result.missed.map { x((result.isMultiDomain ? "\($0.domain): " : "") + $0.line) }.joined(separator: "&#10;")
+            let listText = result.missed.map { x(result.place($0)) }.joined(separator: "&#10;")
             var body = ""
             var failures = 0
             if !result.complete {

@@ -42,7 +42,7 @@ public struct TextReport {
             lines.append(paint(result.incompleteSummary, allowIncomplete ? "33;1" : "31;1"))
             let shown = 5
             for m in result.missed.prefix(shown) {
-                lines.append("  not read: " + TerminalText.escaped(result.isMultiDomain ? "\(m.domain): \(m.line)" : m.line))
+                lines.append("  not read: " + TerminalText.escaped(result.place(m)))
             }
             if result.missed.count > shown { lines.append("  … \(result.missed.count - shown) more (see the unreadable-entry findings)") }
         }

@@ -66,7 +66,7 @@ public enum Materializer {
         let dest = try checkDestination(destination)
         let input = simulation.inventory.container.input
         let fromArchive = ArchiveWalk.isArchiveInput(input)
-        let (parent, name) = split(dest)
+        let (parent, name) = PathText.split(dest)
         let parentFD = parent.withCString { p in retrying { openat(AT_FDCWD, p, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } }
         guard parentFD >= 0 else { throw SystemError(operation: "open", path: parent) }
         defer { close(parentFD) }
@@ -110,7 +110,7 @@ public enum Materializer {
     public static func checkDestination(_ destination: String) throws -> String {
         var dest = destination
         while dest.count > 1 && dest.hasSuffix("/") { dest.removeLast() }
-        let name = split(dest).name
+        let name = PathText.split(dest).name
         guard !dest.isEmpty else { throw InputError("--into needs a folder name, not an empty string") }
         guard name != "." && name != ".." && name != "/" && !name.isEmpty else {
             throw InputError("--into \(destination): name the folder to create (not . or ..)")
@@ -118,7 +118,7 @@ public enum Materializer {
         var st = stat()
         guard lstat(dest, &st) == 0 else {
             guard errno == ENOENT else { throw SystemError(operation: "check", path: dest) }
-            let parent = split(dest).parent
+            let parent = PathText.split(dest).parent
             guard Container.isDirectory(parent) else { throw InputError("\(parent) is not a folder: cannot create \(dest) in it") }
             return dest
         }
@@ -128,15 +128,6 @@ public enum Materializer {
         defer { close(fd) }
         guard try Walker.listNames(fd).isEmpty else { throw InputError("\(dest) is not empty; refusing to write into it") }
         return dest
-    }
-
-    /// The parent folder and the last component. Split by hand: NSString's path methods trap on
-    /// a one-character name on Linux.
-    static func split(_ dest: String) -> (parent: String, name: String) {
-        let slash = dest.lastIndex(of: "/")
-        let parent = slash.map { $0 == dest.startIndex ? "/" : String(dest[..<$0]) } ?? "."
-        let name = slash.map { String(dest[dest.index(after: $0)...]) } ?? dest
-        return (parent, name)
     }
 
     /// Refuses, before anything is written, an event whose kept data does not fit in the free

@@ -28,8 +28,8 @@ public enum FolderWalk {
         }
         // The data root's own sidecar beside it (`../._NAME`, as macOS tar or a copy to a
         // foreign volume leaves it).
-        let (parent, name) = split(container.dataRoot)
-        if let parent {
+        let (parent, name) = PathText.split(container.dataRoot)
+        if !name.isEmpty {
             readRootSidecar(parent + "/._" + name, root: root, mirror: false, into: &walk)
         }
 
@@ -40,8 +40,8 @@ public enum FolderWalk {
             let inside = mirror.hasPrefix(container.dataRoot + "/")
             let label = inside ? String(mirror.dropFirst(container.dataRoot.count + 1)) : mirror
             if !inside {
-                let (mirrorParent, mirrorName) = split(mirror)
-                if let mirrorParent { readRootSidecar(mirrorParent + "/._" + mirrorName, root: root, mirror: true, into: &walk) }
+                let (mirrorParent, mirrorName) = PathText.split(mirror)
+                if !mirrorName.isEmpty { readRootSidecar(mirrorParent + "/._" + mirrorName, root: root, mirror: true, into: &walk) }
             }
             var mirrorWalker = Walker(root: mirror)
             mirrorWalker.matchSidecars = false
@@ -71,14 +71,6 @@ public enum FolderWalk {
         }
         SidecarOrphans.resolve(orphans, into: &walk)
         return walk
-    }
-
-    /// A path's parent folder (nil at `/`) and last component.
-    private static func split(_ path: String) -> (parent: String?, name: String) {
-        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
-        let name = String(path[path.index(after: slash)...])
-        let parent = String(path[..<slash])
-        return (name.isEmpty ? nil : (parent.isEmpty ? "/" : parent), name)
     }
 
     /// Reads the AppleDouble file at `path` (outside the data root) as the data root's own

@@ -96,6 +96,29 @@ func shell(_ command: String, in dir: String) throws -> (status: Int32, stderr: 
     return (p.terminationStatus, String(decoding: e, as: UTF8.self))
 }
 
+/// Signals `simulate EVENT SOURCE --into DIR/out` once its temporary tree exists beside
+/// `DIR/out` (the materialiser is writing then): whether it was seen, the run's standard error,
+/// and how it ended.
+func interruptMaterializing(_ source: String, in dir: String, with signal: Int32) throws
+    -> (writing: Bool, stderr: String, reason: Process.TerminationReason, status: Int32) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: CLI.executable)
+    p.arguments = ["simulate", "update", source, "--into", dir + "/out"]
+    let err = Pipe()
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = err
+    try p.run()
+    var writing = false
+    for _ in 0..<6000 where !writing && p.isRunning {
+        writing = try FileManager.default.contentsOfDirectory(atPath: dir).contains { $0.hasPrefix(".out.sandbox-audit-") }
+        if !writing { usleep(2_000) }
+    }
+    kill(p.processIdentifier, signal)
+    let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    p.waitUntilExit()
+    return (writing, message, p.terminationReason, p.terminationStatus)
+}
+
 /// `shell`, throwing CommandFailed when the command fails, so that nothing after it reads what
 /// was not made.
 func sh(_ command: String, in dir: String) throws {
