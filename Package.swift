@@ -30,6 +30,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // A backup folder's Manifest.db (SQLite; Debian libsqlite3-dev, macOS's own SQLite).
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // An encrypted backup's keys and files: PBKDF2, AES key unwrap (RFC 3394), AES-256-CBC.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // libattr (Debian libattr1-dev) and <sys/xattr.h>. Linux only: on macOS the
@@ -53,6 +57,9 @@ let package = Package(
                 .target(name: "CLibAttr", condition: .when(platforms: [.linux])),
                 "CLibArchive",
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: libarchiveKegFlags.swift,
             linkerSettings: libarchiveKegFlags.linker
@@ -67,7 +74,11 @@ let package = Package(
         .testTarget(
             name: "SandboxAuditTests",
             // The CLI tests run the built executable as a subprocess.
-            dependencies: ["SandboxAudit", "sandbox-audit"]
+            // GRDB and Crypto: the tests write backup folders (Manifest.db, encrypted backups).
+            dependencies: ["SandboxAudit", "sandbox-audit",
+                           .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "_CryptoExtras", package: "swift-crypto")]
         ),
     ]
 )

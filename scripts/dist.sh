@@ -14,7 +14,7 @@ version=$(sed -n 's/.*static let toolVersion = "\([^"]*\)".*/\1/p' Sources/Sandb
 [ -n "$version" ] || { echo "dist: no toolVersion in Sources/SandboxAudit/Audit.swift" >&2; exit 2; }
 name="sandbox-audit-$version-linux-$(uname -m)"
 
-scripts/setup.sh deps   # libattr1-dev, libarchive-dev when missing
+scripts/setup.sh deps   # libattr1-dev, libarchive-dev, libsqlite3-dev when missing
 echo "dist: swift build -c release --static-swift-stdlib"
 swift build -c release --static-swift-stdlib --scratch-path .build-dist --product sandbox-audit
 bin=".build-dist/release/sandbox-audit"

@@ -9,7 +9,7 @@
 #
 # It says what it installs and asks nothing (apt-get -y; sudo when not root). What is already
 # there is not installed again, so a second run only rebuilds. Debian/Ubuntu packages:
-#   build: libattr1-dev libarchive-dev pkg-config
+#   build: libattr1-dev libarchive-dev libsqlite3-dev pkg-config
 #   test:  libarchive-tools (bsdtar) zip xz-utils python3-jsonschema util-linux (setpriv),
 #          and chromium when the distribution has it (the HTML report test, which skips without
 #          it; SANDBOX_AUDIT_NO_BROWSER=1 leaves it out)
@@ -82,7 +82,7 @@ if [ "$os" = Darwin ]; then
         python_jsonschema
     fi
 elif command -v dpkg >/dev/null 2>&1; then
-    apt_install libattr1-dev libarchive-dev pkg-config
+    apt_install libattr1-dev libarchive-dev libsqlite3-dev pkg-config
     if [ "$mode" = test ]; then
         apt_install libarchive-tools zip xz-utils python3 util-linux
         python3 -c 'import jsonschema' 2>/dev/null || apt_install python3-jsonschema
