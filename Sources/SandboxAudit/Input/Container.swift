@@ -16,6 +16,9 @@ public struct Container: Sendable {
         case xcappdata
         /// Any other copy of a data container.
         case directory
+        /// One backup domain of a Finder or iTunes backup folder (`Manifest.db`): its entries
+        /// are what the backup holds, so every one of them is backed up by definition.
+        case backup
     }
 
     /// The path as the user gave it.
