@@ -4,10 +4,11 @@ import Foundation
 
 /// Decrypts an encrypted Finder or iTunes backup with its password, in memory.
 ///
-/// The algorithm, as the public readers implement it (iphone_backup_decrypt,
-/// https://github.com/jsharkey13/iphone_backup_decrypt/blob/master/src/iphone_backup_decrypt/google_iphone_dataprotection.py
-/// and .../iphone_backup.py; iOSbackup, https://github.com/avibrazil/iOSbackup/blob/master/iOSbackup/__init__.py;
-/// mvt, https://github.com/mvt-project/mvt/blob/main/src/mvt/ios/decrypt.py, which uses iOSbackup):
+/// The algorithm, as the public readers implement it: iphone_backup_decrypt
+/// (https://github.com/jsharkey13/iphone_backup_decrypt, its `google_iphone_dataprotection.py`
+/// and `iphone_backup.py`), iOSbackup (https://github.com/avibrazil/iOSbackup, its
+/// `iOSbackup/__init__.py`) and mvt (https://github.com/mvt-project/mvt, its
+/// `src/mvt/ios/decrypt.py`, built on iOSbackup). See docs/backup-encryption.md.
 /// 1. password key = PBKDF2-HMAC-SHA1(PBKDF2-HMAC-SHA256(password, DPSL, DPIC, 32 bytes),
 ///    SALT, ITER, 32 bytes) — the SHA-1 step alone for keybags without DPSL/DPIC (before iOS 10.2);
 /// 2. every class key whose `WRAP` has bit 2 is unwrapped (AES key wrap, RFC 3394) with the

@@ -4,9 +4,8 @@
 /// The keybag's own records come first (`VERS`, `TYPE`, `UUID`, `HMCK`, `WRAP`, `SALT`,
 /// `ITER`, `DPWT`, `DPIC`, `DPSL`); every later `UUID` starts a class key, whose `CLAS`,
 /// `WRAP`, `KTYP`, `WPKY` (and `PBKY`) records follow it. This is the layout the public readers
-/// parse: iphone_backup_decrypt
-/// (https://github.com/jsharkey13/iphone_backup_decrypt/blob/master/src/iphone_backup_decrypt/google_iphone_dataprotection.py),
-/// iOSbackup (https://github.com/avibrazil/iOSbackup/blob/master/iOSbackup/__init__.py) and
+/// parse: iphone_backup_decrypt (https://github.com/jsharkey13/iphone_backup_decrypt, its
+/// `google_iphone_dataprotection.py`), iOSbackup (https://github.com/avibrazil/iOSbackup) and
 /// pyiosbackup (https://github.com/matan1008/pyiosbackup).
 ///
 /// Parsing is bounded: at most `maximumBytes` of keybag and `maximumClassKeys` class keys, and
