@@ -28,16 +28,36 @@ public enum Audit {
     }
 
     /// Scans, checks every enabled rule, then applies the policy: severities, ignored paths,
-    /// budgets and, with a baseline, suppression of known findings and the comparison.
+    /// budgets and, with a baseline, suppression of known findings and the comparison. With
+    /// `againstBackup` (a backup folder), the prediction is held against what the backup holds
+    /// for the same app and App Groups.
     public static func run(_ input: String, selection: ContainerSelection = ContainerSelection(), policy: Policy = Policy(),
-                           baseline: Baseline? = nil, scanTime: Double = Date().timeIntervalSince1970) throws -> AuditResult {
+                           baseline: Baseline? = nil, againstBackup: String? = nil,
+                           scanTime: Double = Date().timeIntervalSince1970) throws -> AuditResult {
         var selection = selection
         selection.appGroups += policy.appGroups.filter { !selection.appGroups.contains($0) }
         let inventories = try Self.inventories(of: input, selection)
+        var backup: BackupComparison?
+        if let folder = againstBackup {
+            guard let app = selection.app ?? inventories.first?.container.bundleIdentifier else {
+                throw InputError("\(input) does not name its app's bundle identifier: add --app BUNDLE_ID to compare it with the backup \(folder)")
+            }
+            let held = try Self.inventories(of: folder, ContainerSelection(app: app, appGroups: selection.appGroups))
+            backup = BackupComparison(prediction: inventories, backup: held, folder: folder, app: app)
+        }
+        return run(input, inventories: inventories, selection: selection, policy: policy, baseline: baseline,
+                   backup: backup, scanTime: scanTime)
+    }
+
+    /// The audit of inventories already read (`backup`: the prediction already held against a backup).
+    static func run(_ input: String, inventories: [Inventory], selection: ContainerSelection, policy: Policy,
+                    baseline: Baseline?, backup: BackupComparison?, scanTime: Double) -> AuditResult {
         let comparison = baseline.map { BaselineComparison(baseline: $0, inventories: inventories) }
         var context = RuleContext(settings: policy.settings, scanTime: scanTime)
         context.policy = policy
         context.budgets = Budgets.evaluate(policy, inventories, comparison)
+        context.baseline = baseline.map { BaselineFiles($0, primaryDomain: inventories[0].domain) }
+        context.backupComparison = backup
 
         // The rules are independent: run them side by side, each with its own content reader,
         // on every container whose role they apply to. Budgets are the app's: checked once.
@@ -117,7 +137,8 @@ public enum Audit {
             notes.append("App Group containers not audited (add --app-group ID or appGroups: in the policy file if the app uses them): " + unnamed.joined(separator: ", "))
         }
         return AuditResult(inventories: inventories, findings: reported, allFindings: findings, context: context,
-                           ignoredFindings: ignored, baselineFindings: known, comparison: comparison, notes: notes, missed: missed)
+                           ignoredFindings: ignored, baselineFindings: known, comparison: comparison, notes: notes, missed: missed,
+                           backupComparison: backup)
     }
 }
 
@@ -140,9 +161,13 @@ public struct AuditResult: Sendable {
     /// What the scan could not read, in domain then path order: every walk problem of every
     /// container and every content read a rule needed and could not do. Empty when complete.
     public let missed: [MissedItem]
+    /// The prediction held against a real backup (`--against-backup`); nil when not asked.
+    public let backupComparison: BackupComparison?
 
     public init(inventories: [Inventory], findings: [Finding], allFindings: [Finding], context: RuleContext,
-                ignoredFindings: Int, baselineFindings: Int, comparison: BaselineComparison?, notes: [String], missed: [MissedItem] = []) {
+                ignoredFindings: Int, baselineFindings: Int, comparison: BaselineComparison?, notes: [String], missed: [MissedItem] = [],
+                backupComparison: BackupComparison? = nil) {
+        self.backupComparison = backupComparison
         self.inventories = inventories
         self.findings = findings
         self.allFindings = allFindings

@@ -106,6 +106,7 @@ public enum JSONReport {
             ("policy", .object([("source", .optional(result.context.policy.source))])),
             ("budgets", .array(result.budgets.map(budget))),
             ("baseline", result.comparison.map { comparison($0, suppressed: result.baselineFindings) } ?? .null),
+            ("backupComparison", result.backupComparison.map(BackupComparisonReport.json) ?? .null),
             ("findings", .array(result.findings.map(finding))),
             ("summary", .object([
                 ("error", .int(Int64(result.count(.error)))),

@@ -82,6 +82,8 @@ public enum MarkdownReport {
             }
         }
 
+        if let b = result.backupComparison { md += BackupComparisonReport.markdown(b) }
+
         var notReported: [String] = []
         if result.baselineFindings > 0 { notReported.append("\(result.baselineFindings) already in the baseline") }
         if result.ignoredFindings > 0 { notReported.append("\(result.ignoredFindings) on ignored paths") }

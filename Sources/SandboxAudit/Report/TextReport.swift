@@ -115,6 +115,8 @@ public struct TextReport {
             lines.append("")
         }
 
+        if let b = result.backupComparison { lines += BackupComparisonReport.text(b, bold: bold) }
+
         if result.findings.isEmpty {
             lines.append("no findings")
         } else {
