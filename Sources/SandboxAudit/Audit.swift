@@ -18,7 +18,9 @@ public enum Audit {
 
     /// The inventories of every container `selection` names in `input`: the app's data
     /// container first, then its extensions', then its App Groups', each a backup domain.
+    /// A backup folder (one holding Manifest.db) gives the domains it holds for the app.
     public static func inventories(of input: String, _ selection: ContainerSelection = ContainerSelection()) throws -> [Inventory] {
+        if BackupFolder.isBackup(input) { return try BackupContainers.read(input, selection).inventories }
         if ArchiveWalk.isArchiveInput(input) {
             return [try inventory(of: input, role: selection.role)]
         }
@@ -33,7 +35,15 @@ public enum Audit {
                            baseline: Baseline? = nil, scanTime: Double = Date().timeIntervalSince1970) throws -> AuditResult {
         var selection = selection
         selection.appGroups += policy.appGroups.filter { !selection.appGroups.contains($0) }
-        let inventories = try Self.inventories(of: input, selection)
+        var notes: [String] = []
+        let inventories: [Inventory]
+        if BackupFolder.isBackup(input) {
+            let read = try BackupContainers.read(input, selection)
+            inventories = read.inventories
+            notes = read.notes
+        } else {
+            inventories = try Self.inventories(of: input, selection)
+        }
         let comparison = baseline.map { BaselineComparison(baseline: $0, inventories: inventories) }
         var context = RuleContext(settings: policy.settings, scanTime: scanTime)
         context.policy = policy
@@ -54,7 +64,8 @@ public enum Audit {
             let inventory = inventories[jobs[i].container]
             var own = context
             if jobs[i].container > 0 { own.budgets = [] }
-            let reader = onDisk ? ContentReader(dataRoot: inventory.container.dataRoot) : nil
+            let reader = inventory.container.backup.map { ContentReader(backup: $0) }
+                ?? (onDisk ? ContentReader(dataRoot: inventory.container.dataRoot) : nil)
             own.content = reader
             perJob.store(rules[jobs[i].rule].check(inventory, own).map { $0.with(domain: inventory.domain) }, at: i)
             perJobMisses.store(reader?.misses ?? [], at: i)
@@ -69,7 +80,11 @@ public enum Audit {
         let unreadable = UnreadableEntry()
         for (i, misses) in perJobMisses.results.enumerated() {
             let domain = inventories[jobs[i].container].domain
+            let backup = inventories[jobs[i].container].container.backup
             for m in misses {
+                if let backup, backup.lacksBytes(m.path) {
+                    notes.append("the backup holds no bytes for \(domain): \(m.path.display) (its file is missing from the backup folder): \(m.ruleId) could not read it")
+                }
                 missed.append(MissedItem(path: m.path, domain: domain, what: "read \(m.what): \(m.consequence)", why: m.why))
                 guard !policy.disabledRules.contains(unreadable.id) else { continue }
                 contentFindings.append(unreadable.finding(m.path, "could not read \(m.what) of \(m.path.display): \(m.consequence) (\(m.why))").with(domain: domain))
@@ -105,7 +120,6 @@ public enum Audit {
             reported = findings.filter { !baseline.findings.contains(Baseline.FindingKey($0, primary: primary)) }
             known = findings.count - reported.count
         }
-        var notes: [String] = []
         for inv in inventories where inv.container.roleSource == "default" {
             let top = Set(inv.entries.filter { $0.path.depth == 1 }.map(\.path.display))
             if !top.contains("Documents") && !top.contains("tmp") {
