@@ -78,6 +78,7 @@ struct Scan: ParsableCommand {
               sandbox-audit scan MyApp.xcappdata
               sandbox-audit scan container.tgz --fail-on warning --output sarif=audit.sarif
               sandbox-audit scan DEVICE_FOLDER --app com.example.app --output json=-
+              sandbox-audit scan BACKUP_FOLDER --app com.example.app --format json
               sandbox-audit scan MyApp.xcappdata --against-backup ~/Library/Application\\ Support/MobileSync/Backup/UDID
             """)
 
