@@ -9,11 +9,11 @@ final class BackupComparisonTests: XCTestCase {
     let app = ExampleObservations.app
 
     /// A container holding what is backed up plus only what iOS does not back up.
-    func container(_ root: String) throws {
+    static func container(_ root: String) throws {
         try Fixture.container(at: root)
         try Fixture.file(root + "/Documents/notes.txt", size: 1200)
         try Fixture.file(root + "/Library/Application Support/store.sqlite", size: 40_000)
-        try Fixture.file(root + "/Library/Preferences/\(app).plist", size: 300)
+        try Fixture.file(root + "/Library/Preferences/\(ExampleObservations.app).plist", size: 300)
         try FileManager.default.createSymbolicLink(atPath: root + "/Documents/latest", withDestinationPath: "notes.txt")
         // Never backed up: caches, tmp, SplashBoard, Saved Application State, excluded items.
         try Fixture.file(root + "/Library/Caches/thumbs/a.png", size: 9000)
@@ -39,7 +39,7 @@ final class BackupComparisonTests: XCTestCase {
 
     func testFullAgreementWhenTheContainerAddsOnlyWhatIsNotBackedUp() throws {
         let dir = try TempDir()
-        try container(dir.sub("App"))
+        try Self.container(dir.sub("App"))
         let c = try compare(dir.sub("App"), [try ExampleObservations.backupSide(Self.held, at: dir.sub("backup"))])
         XCTAssertEqual(c.paths, 8)
         XCTAssertEqual(c.agreeing, 8)
@@ -53,7 +53,7 @@ final class BackupComparisonTests: XCTestCase {
     /// side (after removing what a backup does not take): the two agree on every path.
     func testAContainerAgreesWithItsOwnBackedUpCopy() throws {
         let dir = try TempDir()
-        try container(dir.sub("App"))
+        try Self.container(dir.sub("App"))
         try sh("cp -a App copy && rm -rf copy/tmp copy/Library/Caches copy/Library/SplashBoard 'copy/Library/Saved Application State' copy/Library/Application\\ Support/cache.bin copy/Library/Application\\ Support/Models", in: dir.path)
         let c = try compare(dir.sub("App"), [try ExampleObservations.relabelled(dir.sub("copy"), app: app)])
         XCTAssertEqual(c.paths, 8)
@@ -63,7 +63,7 @@ final class BackupComparisonTests: XCTestCase {
 
     func testEveryKindOfMismatchSaysWhy() throws {
         let dir = try TempDir()
-        try container(dir.sub("App"))
+        try Self.container(dir.sub("App"))
         // The backup lacks the notes, holds another size of the store, and holds what was
         // predicted not backed up: a cache, a tmp file, both excluded items, and a file the
         // container does not have.
@@ -111,7 +111,7 @@ final class BackupComparisonTests: XCTestCase {
 
     func testADomainTheBackupLacksMakesEveryPredictedPathAMismatch() throws {
         let dir = try TempDir()
-        try container(dir.sub("App"))
+        try Self.container(dir.sub("App"))
         let other = try ExampleObservations.backupSide(Self.held, at: dir.sub("backup"), app: "com.example.other")
         let c = try compare(dir.sub("App"), [other])
         XCTAssertEqual(c.missingDomains, ["AppDomain-\(app)"])
@@ -153,7 +153,7 @@ final class BackupComparisonTests: XCTestCase {
     func testEveryReportShowsTheComparisonAndEachMismatchIsAFinding() throws {
         let dir = try TempDir()
         let root = dir.sub("App")
-        try container(root)
+        try Self.container(root)
         let held = Self.held.filter { $0.path != "Documents/notes.txt" } + [.file("Library/Application Support/cache.bin", size: 8000)]
         let backup = try ExampleObservations.backupSide(held, at: dir.sub("backup"))
         let selection = ContainerSelection(app: app)
@@ -203,7 +203,7 @@ final class BackupComparisonTests: XCTestCase {
 
     func testAContainerThatNamesNoBundleNeedsApp() throws {
         let dir = try TempDir()
-        try container(dir.sub("App"))
+        try Self.container(dir.sub("App"))
         try Fixture.mkdirs(dir.sub("backup"))
         let r = try CLI.run(["scan", dir.sub("App"), "--against-backup", dir.sub("backup")])
         XCTAssertEqual(r.status, 2)

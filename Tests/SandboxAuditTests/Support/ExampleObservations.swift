@@ -61,18 +61,29 @@ enum ExampleObservations {
         }
     }
 
-    /// Writes the example's container, and what the backup holds of its app domain as a folder
-    /// of exactly those items, read as the backup reader gives a domain (a `.backup` container
-    /// of the app); then audits the container against it.
+    /// Writes the example's container and a real backup folder (BackupBuilder: Manifest.db, MBFile
+    /// blobs, XX/FILEID bytes) whose app domain holds `backup`, then audits the container
+    /// against it through the backup reader, as `scan --against-backup DIR --app ID` does.
     static func auditAgainstBackup(_ example: RuleExample, backup: [RuleExample.Item], at dir: String, policy: Policy) throws -> AuditResult {
         let root = dir + "/container"
         try Fixture.materialize(example, at: root)
-        let held = try backupSide(backup, at: dir + "/backup-domain")
-        let selection = ContainerSelection(role: example.role, app: app)
-        let inventories = try Audit.inventories(of: root, selection)
-        let comparison = BackupComparison(prediction: inventories, backup: [held], folder: dir + "/backup-domain", app: app)
-        return Audit.run(root, inventories: inventories, selection: selection, policy: policy, baseline: nil,
-                         backup: comparison, scanTime: Date().timeIntervalSince1970)
+        try builder(backup).write(to: dir + "/backup")
+        return try Audit.run(root, selection: ContainerSelection(role: example.role, app: app), policy: policy, againstBackup: dir + "/backup")
+    }
+
+    /// A backup whose `AppDomain-APP` holds `items` (and the folders on their way).
+    static func builder(_ items: [RuleExample.Item], domain: String = ContainerRole.app.domain(app)) -> BackupBuilder {
+        var b = BackupBuilder()
+        b.installedApplications = [app]
+        for item in items {
+            switch item.kind {
+            case .directory: b.directory(domain, item.path)
+            case .file(let size): b.file(domain, item.path, size: size)
+            case .symlink(let target): b.symlink(domain, item.path, to: target)
+            default: XCTFail("a backup holds files, folders and symlinks: \(item.path)")
+            }
+        }
+        return b
     }
 
     /// A folder holding exactly `items`, scanned and re-labelled as the app's backup domain.
