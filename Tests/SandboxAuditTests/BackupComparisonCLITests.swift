@@ -64,6 +64,12 @@ final class BackupComparisonCLITests: XCTestCase {
             "Library is backed up and no exclude attribute covers it; the file changed between the backup and the copy scanned",
             "Library/Caches is never backed up", "Library/Caches is never backed up", "Library/Caches is never backed up",
         ])
+        // Every key of the comparison is documented.
+        var keys = Set<String>()
+        DocsTests.keys(c, into: &keys)
+        let doc = try String(contentsOfFile: DocsTests.repo + "/docs/json-format.md", encoding: .utf8)
+        for key in keys { XCTAssertTrue(doc.contains("`\(key)`"), "docs/json-format.md does not document `\(key)`") }
+        XCTAssertEqual(keys.count, 14, "pathBase64 only for a path that is not UTF-8")
         let sizeDiffers = mismatches[2]
         XCTAssertEqual((sizeDiffers["predicted"] as? [String: Any])?["size"] as? Int, 40_000)
         XCTAssertEqual((sizeDiffers["actual"] as? [String: Any])?["size"] as? Int, 45_000)
