@@ -8,7 +8,7 @@ public struct ExclusionLost: Rule {
         rationale: """
             The exclude attribute belongs to the file, not to its path: Apple says that "some operations \
             commonly made to user documents will cause this property to be reset to false" \
-            (\(References.isExcludedFromBackup)) and to "set this property each time you save a file because \
+            (\(References.isExcludedFromBackup)), and: "Set this property each time you save a file because \
             some common file operations cause this property to reset to false" (\(References.isExcludedFromBackupKey)). \
             An atomic write or safe save writes a new file and renames it over the old one: the new file has \
             a new inode and no attribute, so what the app excluded once goes back into every backup \
