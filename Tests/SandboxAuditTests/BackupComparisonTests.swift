@@ -119,6 +119,17 @@ final class BackupComparisonTests: XCTestCase {
         XCTAssertEqual(c.agreeing, 0)
         XCTAssertEqual(Set(c.mismatches.map(\.kind)), [.predictedButAbsent])
         XCTAssertEqual(c.mismatches.first?.why, "Documents is backed up and no exclude attribute covers it; the backup holds no AppDomain-\(app) domain")
+
+        // The rule says so once for the domain, then once per predicted path; the text report too.
+        let selection = ContainerSelection(app: app)
+        let r = Audit.run(dir.sub("App"), inventories: try Audit.inventories(of: dir.sub("App"), selection), selection: selection,
+                          policy: Policy(), baseline: nil, backup: c, scanTime: Date().timeIntervalSince1970)
+        let found = r.findings.filter { $0.ruleId == "backup-prediction-mismatch" }
+        XCTAssertEqual(found.count, 1 + 8)
+        XCTAssertEqual(found.first?.path, nil)
+        XCTAssertEqual(found.first?.message, "the backup BACKUP holds no AppDomain-\(app) domain: nothing of this container was backed up")
+        XCTAssertTrue(ReportFormat.text.render(r, .init(failOn: .error)).contains(
+            "  the backup holds no AppDomain-\(app) domain: every path predicted for it is a mismatch"))
     }
 
     func testAGroupContainerIsComparedWithItsGroupDomain() throws {
