@@ -18,7 +18,9 @@ public enum Audit {
 
     /// The inventories of every container `selection` names in `input`: the app's data
     /// container first, then its extensions', then its App Groups', each a backup domain.
+    /// A backup folder (one holding Manifest.db) gives the domains it holds for the app.
     public static func inventories(of input: String, _ selection: ContainerSelection = ContainerSelection()) throws -> [Inventory] {
+        if BackupFolder.isBackup(input) { return try BackupContainers.read(input, selection).inventories }
         if ArchiveWalk.isArchiveInput(input) {
             return [try inventory(of: input, role: selection.role)]
         }
@@ -28,16 +30,53 @@ public enum Audit {
     }
 
     /// Scans, checks every enabled rule, then applies the policy: severities, ignored paths,
-    /// budgets and, with a baseline, suppression of known findings and the comparison.
+    /// budgets and, with a baseline, suppression of known findings and the comparison. With
+    /// `againstBackup` (a backup folder), the prediction is held against what the backup holds
+    /// for the same app and App Groups.
     public static func run(_ input: String, selection: ContainerSelection = ContainerSelection(), policy: Policy = Policy(),
-                           baseline: Baseline? = nil, scanTime: Double = Date().timeIntervalSince1970) throws -> AuditResult {
+                           baseline: Baseline? = nil, againstBackup: String? = nil,
+                           scanTime: Double = Date().timeIntervalSince1970) throws -> AuditResult {
         var selection = selection
         selection.appGroups += policy.appGroups.filter { !selection.appGroups.contains($0) }
-        let inventories = try Self.inventories(of: input, selection)
+        var notes: [String] = []
+        let inventories: [Inventory]
+        if BackupFolder.isBackup(input) {
+            let read = try BackupContainers.read(input, selection)
+            inventories = read.inventories
+            notes = read.notes
+        } else {
+            inventories = try Self.inventories(of: input, selection)
+        }
+        var backup: BackupComparison?
+        if let folder = againstBackup {
+            guard let app = selection.app ?? inventories.first?.container.bundleIdentifier else {
+                throw InputError("\(input) does not name its app's bundle identifier: add --app BUNDLE_ID to compare it with the backup \(folder)")
+            }
+            guard BackupFolder.isBackup(folder) else {
+                throw InputError("\(folder) is not a device backup folder: it holds no \(BackupFolder.manifestDatabase) (give the folder named by the device's UDID)")
+            }
+            // The backup side: the same app and App Groups, and the same password.
+            var side = selection
+            side.role = nil
+            side.app = app
+            let held = try BackupContainers.read(folder, side).inventories
+            backup = BackupComparison(prediction: inventories, backup: held, folder: folder, app: app)
+        }
+        return run(input, inventories: inventories, selection: selection, policy: policy, baseline: baseline,
+                   backup: backup, notes: notes, scanTime: scanTime)
+    }
+
+    /// The audit of inventories already read (`backup`: the prediction already held against a
+    /// backup; `notes`: what reading the input had to say).
+    static func run(_ input: String, inventories: [Inventory], selection: ContainerSelection, policy: Policy,
+                    baseline: Baseline?, backup: BackupComparison?, notes: [String] = [], scanTime: Double) -> AuditResult {
+        var notes = notes
         let comparison = baseline.map { BaselineComparison(baseline: $0, inventories: inventories) }
         var context = RuleContext(settings: policy.settings, scanTime: scanTime)
         context.policy = policy
         context.budgets = Budgets.evaluate(policy, inventories, comparison)
+        context.baseline = baseline.map { BaselineFiles($0, primaryDomain: inventories[0].domain) }
+        context.backupComparison = backup
 
         // The rules are independent: run them side by side, each with its own content reader,
         // on every container whose role they apply to. Budgets are the app's: checked once.
@@ -54,7 +93,8 @@ public enum Audit {
             let inventory = inventories[jobs[i].container]
             var own = context
             if jobs[i].container > 0 { own.budgets = [] }
-            let reader = onDisk ? ContentReader(dataRoot: inventory.container.dataRoot) : nil
+            let reader = inventory.container.backup.map { ContentReader(backup: $0) }
+                ?? (onDisk ? ContentReader(dataRoot: inventory.container.dataRoot) : nil)
             own.content = reader
             perJob.store(rules[jobs[i].rule].check(inventory, own).map { $0.with(domain: inventory.domain) }, at: i)
             perJobMisses.store(reader?.misses ?? [], at: i)
@@ -69,7 +109,11 @@ public enum Audit {
         let unreadable = UnreadableEntry()
         for (i, misses) in perJobMisses.results.enumerated() {
             let domain = inventories[jobs[i].container].domain
+            let backup = inventories[jobs[i].container].container.backup
             for m in misses {
+                if let backup, backup.lacksBytes(m.path) {
+                    notes.append("the backup holds no bytes for \(domain): \(m.path.display) (its file is missing from the backup folder): \(m.ruleId) could not read it")
+                }
                 missed.append(MissedItem(path: m.path, domain: domain, what: "read \(m.what): \(m.consequence)", why: m.why))
                 guard !policy.disabledRules.contains(unreadable.id) else { continue }
                 contentFindings.append(unreadable.finding(m.path, "could not read \(m.what) of \(m.path.display): \(m.consequence) (\(m.why))").with(domain: domain))
@@ -105,7 +149,6 @@ public enum Audit {
             reported = findings.filter { !baseline.findings.contains(Baseline.FindingKey($0, primary: primary)) }
             known = findings.count - reported.count
         }
-        var notes: [String] = []
         for inv in inventories where inv.container.roleSource == "default" {
             let top = Set(inv.entries.filter { $0.path.depth == 1 }.map(\.path.display))
             if !top.contains("Documents") && !top.contains("tmp") {
@@ -117,7 +160,8 @@ public enum Audit {
             notes.append("App Group containers not audited (add --app-group ID or appGroups: in the policy file if the app uses them): " + unnamed.joined(separator: ", "))
         }
         return AuditResult(inventories: inventories, findings: reported, allFindings: findings, context: context,
-                           ignoredFindings: ignored, baselineFindings: known, comparison: comparison, notes: notes, missed: missed)
+                           ignoredFindings: ignored, baselineFindings: known, comparison: comparison, notes: notes, missed: missed,
+                           backupComparison: backup)
     }
 }
 
@@ -140,9 +184,13 @@ public struct AuditResult: Sendable {
     /// What the scan could not read, in domain then path order: every walk problem of every
     /// container and every content read a rule needed and could not do. Empty when complete.
     public let missed: [MissedItem]
+    /// The prediction held against a real backup (`--against-backup`); nil when not asked.
+    public let backupComparison: BackupComparison?
 
     public init(inventories: [Inventory], findings: [Finding], allFindings: [Finding], context: RuleContext,
-                ignoredFindings: Int, baselineFindings: Int, comparison: BaselineComparison?, notes: [String], missed: [MissedItem] = []) {
+                ignoredFindings: Int, baselineFindings: Int, comparison: BaselineComparison?, notes: [String], missed: [MissedItem] = [],
+                backupComparison: BackupComparison? = nil) {
+        self.backupComparison = backupComparison
         self.inventories = inventories
         self.findings = findings
         self.allFindings = allFindings

@@ -61,25 +61,29 @@ let inputKindsHelp = """
       - an App Group or app extension container given alone: its role comes from
         its metadata or the folder it sits in; --kind group|extension says it;
       - a Simulator device folder (Devices/UDID, its data, or data/Containers) with
-        --app BUNDLE_ID: the app's data container, its extensions' and its groups'.
+        --app BUNDLE_ID: the app's data container, its extensions' and its groups';
+      - a Finder or iTunes backup folder (the one holding Manifest.db) with
+        --app BUNDLE_ID: the app's backup domains as the backup holds them
+        (AppDomain-ID, AppDomainPlugin-ID.*, and AppDomainGroup-GID for each
+        --app-group GID); everything listed is backed up by definition.
     """
 
 /// PATH's own help line.
-let inputArgumentHelp = "The data container, .xcappdata package, archive of one (tar, tgz, txz, zip), App Group or extension container, or with --app a Simulator device folder."
+let inputArgumentHelp = "The data container, .xcappdata package, archive of one (tar, tgz, txz, zip), App Group or extension container, or with --app a Simulator device folder or a Finder/iTunes backup folder."
 
 /// Which of an app's containers to read: shared by scan, inventory and simulate.
 struct ContainerOptions: ParsableArguments {
     @Option(help: "The role of a container given alone: app, extension or group (default: from its metadata or the folder it sits in, else app).")
     var kind: ContainerRole?
 
-    @Option(help: ArgumentHelp("With a Simulator device folder (…/Devices/UDID, its data, or data/Containers): audit this app's data container and its extensions' containers.", valueName: "BUNDLE_ID"))
+    @Option(help: ArgumentHelp("With a Simulator device folder (…/Devices/UDID, its data, or data/Containers): audit this app's data container and its extensions' containers. With a backup folder (required there): audit its AppDomain-BUNDLE_ID and AppDomainPlugin-BUNDLE_ID.* domains.", valueName: "BUNDLE_ID"))
     var app: String?
 
-    @Option(name: .customLong("app-group"), help: ArgumentHelp("With --app: also audit this App Group's container (repeatable; adds to the policy's appGroups).", valueName: "GROUP_ID"))
+    @Option(name: .customLong("app-group"), help: ArgumentHelp("With --app: also audit this App Group's container, or in a backup its AppDomainGroup-GROUP_ID domain (repeatable; adds to the policy's appGroups).", valueName: "GROUP_ID"))
     var appGroups: [String] = []
 
     func validate() throws {
-        if !appGroups.isEmpty && app == nil { throw ValidationError("--app-group needs --app BUNDLE_ID and a Simulator device folder") }
+        if !appGroups.isEmpty && app == nil { throw ValidationError("--app-group needs --app BUNDLE_ID and a Simulator device folder or a backup folder") }
         if kind != nil && app != nil { throw ValidationError("--kind is for a container given alone, not with --app") }
     }
 

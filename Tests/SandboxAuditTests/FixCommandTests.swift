@@ -25,7 +25,9 @@ final class FixCommandTests: XCTestCase {
         var fixedRules: Set<String> = []
         var ran = 0
         for rule in RuleCatalogue.all {
-            for example in rule.description.triggeringExamples {
+            // A baseline or a backup is the second observation those examples need; their fixes
+            // name no command.
+            for example in rule.description.triggeringExamples where example.before == nil && example.backup == nil {
                 let dir = try TempDir("fix")
                 let root = dir.sub("App")
                 try Fixture.materialize(example, at: root)

@@ -22,15 +22,25 @@ final class RuleExampleTests: XCTestCase {
             "unrecognised-exclusion-value", "orphan-sidecar", "stale-temporary-file", "unreadable-entry", "symlink-escapes-container",
             "special-file", "large-user-defaults", "split-store-backup", "volatile-store", "many-backed-up-files",
             "policy-backup-excluded", "policy-backup-included", "policy-forbidden", "policy-max-size", "budget-exceeded",
+            "exclusion-lost", "backup-prediction-mismatch",
         ])
     }
 
-    /// Builds an example on disk, scans it under its policy, and returns the rule's findings.
+    /// Builds an example on disk, scans it under its policy (with a baseline of its `before`
+    /// state, or against a backup of what `backup` says), and returns the rule's findings.
     func scan(_ example: RuleExample, for rule: any Rule) throws -> [Finding] {
         let dir = try TempDir("example")
-        try Fixture.materialize(example, at: dir.path)
         let policy = try example.policy.map { try PolicyFile.parse($0, source: "example") } ?? Policy()
-        return try audit(dir.path, policy: policy, role: example.role).findings.filter { $0.ruleId == rule.id }
+        let result: AuditResult
+        if let before = example.before {
+            result = try ExampleObservations.auditWithBaseline(example, before: before, at: dir.path, policy: policy)
+        } else if let backup = example.backup {
+            result = try ExampleObservations.auditAgainstBackup(example, backup: backup, at: dir.path, policy: policy)
+        } else {
+            try Fixture.materialize(example, at: dir.path)
+            result = try audit(dir.path, policy: policy, role: example.role)
+        }
+        return result.findings.filter { $0.ruleId == rule.id }
     }
 
     func testTriggeringExamplesReportExactlyTheExpectedPaths() throws {

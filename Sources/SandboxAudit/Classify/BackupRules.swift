@@ -72,6 +72,17 @@ public struct BackupPathSets: Sendable {
             keptOnUpdate: keptOnUpdate.contains { BackupPathSets.covers($0, path) })
     }
 
+    /// Which of the sets decided whether backup takes `path` (exclusion comes on top): the
+    /// skip that covers it, else the backed-up root it lies in, else none of the roots.
+    public func decision(for path: ContainerPath) -> PathDecision {
+        if let skip = notBackedUp.first(where: { BackupPathSets.covers($0, path) }),
+           backedUpRoots.contains(where: { BackupPathSets.covers($0, path) }) {
+            return .skipped(skip)
+        }
+        if let root = backedUpRoots.first(where: { BackupPathSets.covers($0, path) }) { return .inRoot(root) }
+        return .outsideRoots(backedUpRoots)
+    }
+
     /// `prefix` is `path` or one of its ancestors (the empty prefix covers everything).
     static func covers(_ prefix: ContainerPath, _ path: ContainerPath) -> Bool {
         let p = prefix.bytes, b = path.bytes
@@ -86,4 +97,32 @@ public struct Placement: Sendable, Equatable {
     public let backedUp: Bool
     public let restored: Bool
     public let keptOnUpdate: Bool
+}
+
+/// The set of `BackupPathSets` that decided a path's fate, in words a user understands.
+public enum PathDecision: Sendable, Equatable {
+    /// Backed up: the path lies in this root (the empty path: the whole container).
+    case inRoot(ContainerPath)
+    /// Never backed up: this skip covers the path.
+    case skipped(ContainerPath)
+    /// Not backed up: the path lies in none of these roots.
+    case outsideRoots([ContainerPath])
+
+    public var backedUp: Bool { if case .inRoot = self { return true } else { return false } }
+
+    /// "Library/Caches is never backed up", "Documents is backed up", "tmp is not backed up:
+    /// backup takes only Documents, Library and GeoJSON".
+    public func text(for path: ContainerPath) -> String {
+        switch self {
+        case .inRoot(let root):
+            return root.isRoot ? "an App Group container is backed up whole" : "\(root.display) is backed up"
+        case .skipped(let skip):
+            return "\(skip.display) is never backed up"
+        case .outsideRoots(let roots):
+            let top = path.leadingComponents(1).first.map { ByteText.display(Array($0)) } ?? path.display
+            let names = roots.map(\.display)
+            let list = names.count > 1 ? names.dropLast().joined(separator: ", ") + " and " + names.last! : names.joined()
+            return "\(top) is not backed up: backup takes only \(list)"
+        }
+    }
 }

@@ -8,11 +8,14 @@ public struct ContainerSelection: Sendable {
     public var app: String?
     /// `--app-group ID` (repeatable) and the policy's `appGroups:`.
     public var appGroups: [String] = []
+    /// Decrypts an encrypted backup folder; without one, such a backup is refused.
+    public var cipher: (any BackupCipher)?
 
-    public init(role: ContainerRole? = nil, app: String? = nil, appGroups: [String] = []) {
+    public init(role: ContainerRole? = nil, app: String? = nil, appGroups: [String] = [], cipher: (any BackupCipher)? = nil) {
         self.role = role
         self.app = app
         self.appGroups = appGroups
+        self.cipher = cipher
     }
 }
 
@@ -95,10 +98,14 @@ public enum AppContainers {
     /// the user may have meant to add with --app-group.
     public static func unnamedGroups(_ input: String, _ selection: ContainerSelection) -> [String] {
         guard let app = selection.app, let containers = containersFolder(input) else { return [] }
+        return unnamedGroups(list(containers, "Shared/AppGroup").map(\.identifier), app: app, named: selection.appGroups)
+    }
+
+    /// Of `groups`, those not `named` whose identifier shares `app`'s prefix
+    /// (`group.com.example…` for `com.example.app`), sorted.
+    public static func unnamedGroups(_ groups: [String], app: String, named: [String]) -> [String] {
         let parts = app.split(separator: ".")
         let stem = parts.count > 2 ? parts.dropLast().joined(separator: ".") : app
-        return list(containers, "Shared/AppGroup").map(\.identifier)
-            .filter { !selection.appGroups.contains($0) && $0.hasPrefix("group." + stem) }
-            .sorted()
+        return groups.filter { !named.contains($0) && $0.hasPrefix("group." + stem) }.sorted()
     }
 }

@@ -36,12 +36,15 @@ public struct Container: Sendable {
     public let version: String?
     /// The file the identity came from, relative to the input.
     public let identitySource: String?
+    /// A backup domain (`kind` `.backup`): the backup folder, and where the domain's files'
+    /// bytes are. Nil for every other kind.
+    public let backup: BackupSource?
 
     public static let simulatorMetadata = ".com.apple.mobile_container_manager.metadata.plist"
     public static let appDataInfo = "AppDataInfo.plist"
 
     public init(input: String, dataRoot: String, kind: Kind, role: ContainerRole = .app, roleSource: String = "default",
-                bundleIdentifier: String?, version: String?, identitySource: String?) {
+                bundleIdentifier: String?, version: String?, identitySource: String?, backup: BackupSource? = nil) {
         self.input = input
         self.dataRoot = dataRoot
         self.kind = kind
@@ -50,7 +53,12 @@ public struct Container: Sendable {
         self.bundleIdentifier = bundleIdentifier
         self.version = version
         self.identitySource = identitySource
+        self.backup = backup
     }
+
+    /// What the reports say the input is: the kind, or for a backup domain "backup of DEVICE,
+    /// iOS VERSION, DATE" as far as the backup's plists tell.
+    public var kindDescription: String { backup?.folder.identity.summary ?? kind.rawValue }
 
     /// The backup domain this container is (`AppDomain-ID`, `AppDomainPlugin-ID`, `AppDomainGroup-ID`).
     public var domain: String { role.domain(bundleIdentifier) }
@@ -58,7 +66,7 @@ public struct Container: Sendable {
     /// The same container seen in another role (`--kind`).
     func with(role: ContainerRole, source: String) -> Container {
         Container(input: input, dataRoot: dataRoot, kind: kind, role: role, roleSource: source,
-                  bundleIdentifier: bundleIdentifier, version: version, identitySource: identitySource)
+                  bundleIdentifier: bundleIdentifier, version: version, identitySource: identitySource, backup: backup)
     }
 
     /// The role the container-manager metadata gives: `MCMMetadataContentClass` 2 is an app's

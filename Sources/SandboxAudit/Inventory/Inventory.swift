@@ -119,6 +119,7 @@ public struct Inventory: Sendable {
         // One pass in path order. Exclusion flows down: a parent sorts before its children.
         let role = container.role
         let sets = role.pathSets
+        let fromBackup = container.kind == .backup
         var zones = [Zone](repeating: .root, count: n)
         var placements = [Placement](repeating: Placement(backedUp: false, restored: false, keptOnUpdate: false), count: n)
         var excludedBy = [ContainerPath?](repeating: nil, count: n)
@@ -143,7 +144,11 @@ public struct Inventory: Sendable {
                     parentPlacement = lastParent.bytes.contains(UInt8(ascii: "/")) ? sets.placement(of: lastParent) : nil
                 }
                 let zone = Zone.of(path, role: role)
-                let placement = parentPlacement ?? sets.placement(of: path)
+                var placement = parentPlacement ?? sets.placement(of: path)
+                // A backup's entries are what the backup holds: backed up by definition.
+                if fromBackup && !placement.backedUp {
+                    placement = Placement(backedUp: true, restored: placement.restored, keptOnUpdate: placement.keptOnUpdate)
+                }
                 let by = w[i].marks.contains { $0.attribute == .exclude } ? path : lastInherited
                 zones[pos] = zone
                 placements[pos] = placement

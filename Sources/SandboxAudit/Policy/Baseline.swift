@@ -4,13 +4,19 @@ import Foundation
 /// size, modification time and backup state. Paths are relative to the data root and the file
 /// is sorted, so it is the same on every machine and checkout. Format: docs/baseline-format.md.
 public struct Baseline: Sendable {
-    public static let schemaVersion: Int64 = 1
+    public static let schemaVersion: Int64 = 2
+    /// Versions `load` reads: version 1 files have no `inode` and `excluded` keys.
+    public static let readableVersions: [Int64] = [1, 2]
 
     public struct File: Sendable, Equatable {
         public var size: Int64
         public var mtime: Int64
         public var zone: Zone
         public var backedUp: Bool
+        /// The file's inode number when recorded (nil in a version 1 baseline).
+        public var inode: UInt64?
+        /// The file carried or inherited the exclude attribute (nil in a version 1 baseline).
+        public var excluded: Bool?
     }
 
     public struct FindingKey: Hashable, Sendable {
@@ -56,7 +62,8 @@ public struct Baseline: Sendable {
         for (index, i) in result.inventories.enumerated() {
             for e in i.entries where e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) {
                 files[Baseline.qualified(e.path, domain: index == 0 ? nil : i.domain)] =
-                    File(size: e.entry.size, mtime: e.entry.modifiedSeconds, zone: e.zone, backedUp: e.backedUp == true)
+                    File(size: e.entry.size, mtime: e.entry.modifiedSeconds, zone: e.zone, backedUp: e.backedUp == true,
+                         inode: e.entry.inode, excluded: e.excludedBy != nil)
             }
         }
         self.files = files
@@ -82,8 +89,11 @@ public struct Baseline: Sendable {
                 .object([("ruleId", .string($0.ruleId))] + path($0.path))
             })),
             ("files", .array(files.keys.sorted().map { p in
-                let f = files[p]!
-                return .object(path(p) + [("size", .int(f.size)), ("mtime", .int(f.mtime)), ("zone", .string(f.zone.rawValue)), ("backedUp", .bool(f.backedUp))])
+                guard let f = files[p] else { return .null }
+                var fields = path(p) + [("size", .int(f.size)), ("mtime", .int(f.mtime)), ("zone", .string(f.zone.rawValue)), ("backedUp", .bool(f.backedUp))]
+                if let inode = f.inode { fields.append(("inode", .int(Int64(bitPattern: inode)))) }
+                if let excluded = f.excluded { fields.append(("excluded", .bool(excluded))) }
+                return .object(fields)
             })),
         ])
     }
@@ -95,8 +105,8 @@ public struct Baseline: Sendable {
               root["kind"] as? String == "sandbox-audit-baseline" else {
             throw InputError("\(location) is not a sandbox-audit baseline (write one with --write-baseline)")
         }
-        guard let v = root["schemaVersion"] as? Int, v == Int(schemaVersion) else {
-            throw InputError("\(location): baseline schemaVersion \(root["schemaVersion"] ?? "missing") is not supported (expected \(schemaVersion))")
+        guard let v = root["schemaVersion"] as? Int, readableVersions.contains(Int64(v)) else {
+            throw InputError("\(location): baseline schemaVersion \(root["schemaVersion"] ?? "missing") is not supported (expected \(readableVersions.map(String.init).joined(separator: " or ")))")
         }
         func path(_ o: [String: Any]) throws -> ContainerPath {
             if let b = o["pathBase64"] as? String, let d = Data(base64Encoded: b) { return ContainerPath(bytes: Array(d)) }
@@ -123,7 +133,10 @@ public struct Baseline: Sendable {
             guard let size = f["size"] as? Int, let zone = (f["zone"] as? String).flatMap(Zone.init(rawValue:)) else {
                 throw InputError("\(location): a file entry lacks size or zone")
             }
-            b.files[try path(f)] = File(size: Int64(size), mtime: Int64(f["mtime"] as? Int ?? 0), zone: zone, backedUp: f["backedUp"] as? Bool ?? false)
+            // Nothing is inferred for a key a file lacks (version 1): the rules that need it stay silent.
+            let inode = (f["inode"] as? NSNumber).map { UInt64(bitPattern: $0.int64Value) }
+            b.files[try path(f)] = File(size: Int64(size), mtime: Int64(f["mtime"] as? Int ?? 0), zone: zone, backedUp: f["backedUp"] as? Bool ?? false,
+                                        inode: inode, excluded: f["excluded"] as? Bool)
         }
         return b
     }
@@ -133,6 +146,23 @@ public struct Baseline: Sendable {
         zones = [:]
         findings = []
         files = [:]
+    }
+}
+
+/// The baseline as the rules see it: the last scan's record of a file, found by the path and
+/// domain of a container of this scan.
+public struct BaselineFiles: Sendable {
+    public let baseline: Baseline
+    /// The domain of this scan's first container: its paths are recorded unqualified.
+    public let primaryDomain: String
+
+    public init(_ baseline: Baseline, primaryDomain: String) {
+        self.baseline = baseline
+        self.primaryDomain = primaryDomain
+    }
+
+    public func file(_ path: ContainerPath, domain: String) -> Baseline.File? {
+        baseline.files[Baseline.qualified(path, domain: domain == primaryDomain ? nil : domain)]
     }
 }
 

@@ -11,7 +11,7 @@ public enum JSONReport {
     }
 
     public static func container(_ c: Container) -> JSON {
-        .object([
+        var fields: [(String, JSON)] = [
             ("input", .string(c.input)),
             ("dataRoot", .string(c.dataRoot)),
             ("kind", .string(c.kind.rawValue)),
@@ -21,7 +21,18 @@ public enum JSONReport {
             ("bundleIdentifier", .optional(c.bundleIdentifier)),
             ("version", .optional(c.version)),
             ("identitySource", .optional(c.identitySource)),
-        ])
+        ]
+        if let b = c.backup {
+            let i = b.folder.identity
+            fields.append(("backup", .object([
+                ("folder", .string(b.folder.path)),
+                ("deviceName", .optional(i.deviceName)),
+                ("productVersion", .optional(i.productVersion)),
+                ("date", .optional(i.date)),
+                ("encrypted", .bool(i.isEncrypted)),
+            ])))
+        }
+        return .object(fields)
     }
 
     public static func zoneTotals(_ t: ZoneTotals) -> [(String, JSON)] {
@@ -106,6 +117,7 @@ public enum JSONReport {
             ("policy", .object([("source", .optional(result.context.policy.source))])),
             ("budgets", .array(result.budgets.map(budget))),
             ("baseline", result.comparison.map { comparison($0, suppressed: result.baselineFindings) } ?? .null),
+            ("backupComparison", result.backupComparison.map(BackupComparisonReport.json) ?? .null),
             ("findings", .array(result.findings.map(finding))),
             ("summary", .object([
                 ("error", .int(Int64(result.count(.error)))),

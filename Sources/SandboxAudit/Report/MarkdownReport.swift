@@ -32,6 +32,7 @@ public enum MarkdownReport {
         if let v = c.version { identity += " \(v)" }
         let failed = result.fails(at: failOn, allowIncomplete: allowIncomplete)
         var md = "## sandbox-audit: \(cell(identity)) \(failed ? "❌" : "✅")\n\n"
+        if let b = c.backup { md += "Read from a \(cell(b.folder.identity.summary)).\n\n" }
         if !result.complete { md += "> **⚠️ \(cell(result.incompleteSummary))**\n\n" }
         md += "\(result.count(.error)) error(s), \(result.count(.warning)) warning(s), \(result.count(.note)) note(s); fails at \(failOn.rawValue).\n\n"
         let delta: (Int64) -> String = { $0 == 0 ? "±0 B" : ($0 > 0 ? "+" : "") + ByteSize.format($0) }
@@ -81,6 +82,8 @@ public enum MarkdownReport {
                 md += ". Added: \(cmp.added.count) file(s), removed: \(cmp.removed.count).\n\n"
             }
         }
+
+        if let b = result.backupComparison { md += BackupComparisonReport.markdown(b) }
 
         var notReported: [String] = []
         if result.baselineFindings > 0 { notReported.append("\(result.baselineFindings) already in the baseline") }

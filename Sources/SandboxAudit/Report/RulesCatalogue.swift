@@ -40,13 +40,23 @@ public enum RulesCatalogueReport {
         for (title, examples) in [("Triggers on", d.triggeringExamples), ("Does not trigger on", d.nonTriggeringExamples)] {
             out += "\n\(title):\n"
             for ex in examples {
-                out += "  - \(ex.title): " + ex.items.map(describe).joined(separator: "; ")
+                out += "  - \(ex.title): " + ex.items.map(describe).joined(separator: "; ") + observed(ex)
                 if !ex.expectedPaths.isEmpty { out += " ⇒ reports " + ex.expectedPaths.map { "`\($0)`" }.joined(separator: ", ") }
                 out += "\n"
                 if let policy = ex.policy { out += policyBlock(policy, indent: "      ") }
             }
         }
         return out
+    }
+
+    /// An example's second observation, for the rules that compare two: the container when
+    /// the baseline was written (and what an atomic write re-created since), or the backup.
+    static func observed(_ ex: RuleExample) -> String {
+        var parts: [String] = []
+        if let before = ex.before { parts.append("at the baseline: " + before.map(describe).joined(separator: "; ")) }
+        if !ex.recreated.isEmpty { parts.append("re-created since by an atomic write: " + ex.recreated.map { "`\($0)`" }.joined(separator: ", ")) }
+        if let backup = ex.backup { parts.append("the backup's app domain holds: " + backup.map(describe).joined(separator: "; ")) }
+        return parts.map { " — " + $0 }.joined()
     }
 
     /// The containers a rule checks, in words.
@@ -86,13 +96,13 @@ public enum RulesCatalogueReport {
             out += "- Fix: \(d.fix)\n\n"
             out += "Triggers on:\n\n"
             for ex in d.triggeringExamples {
-                out += "- \(ex.title)\(ex.role == .app ? "" : " (\(ex.role.rawValue) container)"): " + ex.items.map(describe).joined(separator: "; ")
+                out += "- \(ex.title)\(ex.role == .app ? "" : " (\(ex.role.rawValue) container)"): " + ex.items.map(describe).joined(separator: "; ") + observed(ex)
                 out += " ⇒ reports " + ex.expectedPaths.map { "`\($0)`" }.joined(separator: ", ") + "\n"
                 if let policy = ex.policy { out += "\n  ```yaml\n" + policyBlock(policy, indent: "  ") + "  ```\n" }
             }
             out += "\nDoes not trigger on:\n\n"
             for ex in d.nonTriggeringExamples {
-                out += "- \(ex.title)\(ex.role == .app ? "" : " (\(ex.role.rawValue) container)"): " + ex.items.map(describe).joined(separator: "; ") + "\n"
+                out += "- \(ex.title)\(ex.role == .app ? "" : " (\(ex.role.rawValue) container)"): " + ex.items.map(describe).joined(separator: "; ") + observed(ex) + "\n"
                 if let policy = ex.policy { out += "\n  ```yaml\n" + policyBlock(policy, indent: "  ") + "  ```\n" }
             }
         }

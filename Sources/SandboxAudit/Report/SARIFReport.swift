@@ -44,6 +44,8 @@ public enum SARIFReport {
             ("domains", .array(result.inventories.map { .string($0.domain) })),
         ]
         if let id = inv.container.bundleIdentifier { runProperties.append(("bundleIdentifier", .string(id))) }
+        // A backup's domains are no folders: their paths are the backup's relativePaths.
+        if let b = inv.container.backup { runProperties.append(("backup", .string(b.folder.identity.summary))) }
         return .object([
             ("$schema", .string("https://json.schemastore.org/sarif-2.1.0.json")),
             ("version", .string("2.1.0")),

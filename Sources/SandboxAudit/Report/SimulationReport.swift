@@ -13,7 +13,7 @@ public enum SimulationReport {
 
     public static func text(_ s: SimulationResult, materialized: Materializer.Report? = nil, mismatches: [Verification.Mismatch]? = nil) -> String {
         let c = s.inventory.container
-        var out = "sandbox-audit \(Audit.toolVersion): \(c.domain)\(c.version.map { " \($0)" } ?? "") (\(c.role.rawValue) container, \(c.kind.rawValue)), \(title(s.event))\n\n"
+        var out = "sandbox-audit \(Audit.toolVersion): \(c.domain)\(c.version.map { " \($0)" } ?? "") (\(c.role.rawValue) container, \(c.kindDescription)), \(title(s.event))\n\n"
         out += TextReport.pad("zone", 30) + TextReport.pad("files kept", 12, right: true) + TextReport.pad("kept", 11, right: true)
             + TextReport.pad("files lost", 12, right: true) + TextReport.pad("lost", 11, right: true) + "\n"
         for z in s.zones {
@@ -50,7 +50,7 @@ public enum SimulationReport {
     public static func table(_ results: [SimulationResult]) -> String {
         guard let first = results.first else { return "" }
         let c = first.inventory.container
-        var out = "sandbox-audit \(Audit.toolVersion): \(c.domain) (\(c.role.rawValue) container, \(c.kind.rawValue)), bytes kept per zone\n\n"
+        var out = "sandbox-audit \(Audit.toolVersion): \(c.domain) (\(c.role.rawValue) container, \(c.kindDescription)), bytes kept per zone\n\n"
         out += TextReport.pad("zone", 30) + TextReport.pad("now", 11, right: true)
         for r in results { out += TextReport.pad("after \(r.event.rawValue)", 16, right: true) }
         out += "\n"

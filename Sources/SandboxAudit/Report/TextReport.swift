@@ -34,7 +34,7 @@ public struct TextReport {
         var lines: [String] = []
         var identity = c.bundleIdentifier ?? "unidentified app"
         if let v = c.version { identity += " \(v)" }
-        lines.append(bold("sandbox-audit \(Audit.toolVersion)") + ": \(TerminalText.escaped(identity)) (\(c.kind.rawValue))")
+        lines.append(bold("sandbox-audit \(Audit.toolVersion)") + ": \(TerminalText.escaped(identity)) (\(TerminalText.escaped(c.kindDescription)))")
         if result.isMultiDomain {
             lines.append("\(result.inventories.count) containers, each its own backup domain")
         }
@@ -58,7 +58,7 @@ public struct TextReport {
         }
         for inv in result.inventories {
             let ic = inv.container
-            lines.append(bold(TerminalText.escaped(ic.domain)) + "  \(ic.role.rawValue) container, data root: \(TerminalText.escaped(ic.dataRoot))")
+            lines.append(bold(TerminalText.escaped(ic.domain)) + "  \(ic.role.rawValue) container, \(ic.kind == .backup ? "in the backup folder" : "data root"): \(TerminalText.escaped(ic.dataRoot))")
             lines.append(bold(header))
             for zone in Zone.allCases where zone != .system {
                 guard let t = inv.zoneTotals[zone] else { continue }
@@ -114,6 +114,8 @@ public struct TextReport {
             }
             lines.append("")
         }
+
+        if let b = result.backupComparison { lines += BackupComparisonReport.text(b, bold: bold) }
 
         if result.findings.isEmpty {
             lines.append("no findings")

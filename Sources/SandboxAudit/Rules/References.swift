@@ -21,6 +21,7 @@ public enum References {
     static let filesSavedDuringUpdates = "Apple, App Programming Guide for iOS, Files Saved During App Updates: \(appProgrammingGuideURL)"
     static let qa1719 = "Apple, Technical Q&A QA1719, How do I prevent files from being backed up to iCloud and iTunes?: https://developer.apple.com/library/archive/qa/qa1719/_index.html"
     static let isExcludedFromBackup = "Apple, URLResourceValues.isExcludedFromBackup: https://developer.apple.com/documentation/foundation/urlresourcevalues/isexcludedfrombackup"
+    static let isExcludedFromBackupKey = "Apple, URLResourceKey.isExcludedFromBackupKey: https://developer.apple.com/documentation/foundation/urlresourcekey/isexcludedfrombackupkey"
     static let sizeLimitExceeded = "Apple, UserDefaults.sizeLimitExceededNotification: https://developer.apple.com/documentation/foundation/userdefaults/sizelimitexceedednotification"
     static let reviewGuidelines = "App Store Review Guidelines: https://developer.apple.com/app-store/review/guidelines/"
 

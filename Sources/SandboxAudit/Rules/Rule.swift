@@ -87,6 +87,10 @@ public struct RuleContext: Sendable {
     public var policy = Policy()
     /// Budgets measured for this scan (budget-exceeded reports the exceeded ones).
     public var budgets: [BudgetResult] = []
+    /// The last release's files (`--baseline`), for the rules that compare two observations.
+    public var baseline: BaselineFiles?
+    /// The prediction held against a real backup (`--against-backup`).
+    public var backupComparison: BackupComparison?
 
     public init(settings: RuleSettings = RuleSettings(), scanTime: Double = Date().timeIntervalSince1970, content: ContentReader? = nil) {
         self.settings = settings
@@ -155,6 +159,8 @@ public enum RuleCatalogue {
         PolicyForbidden(),
         PolicyMaxSize(),
         BudgetExceeded(),
+        ExclusionLost(),
+        BackupPredictionMismatch(),
     ]
 
     public static func rule(id: String) -> (any Rule)? { byID[id] }

@@ -10,13 +10,29 @@ public struct RuleExample: Sendable {
     public let policy: String?
     /// The container the example is (`--kind`): an app's data container unless said.
     public let role: ContainerRole
+    /// For the rules that compare two observations of the container: its items when the
+    /// baseline was written. The harness writes them, records a baseline from a real scan, then
+    /// changes the container in place into `items` and scans it with that baseline.
+    public let before: [Item]?
+    /// Paths of `before` that an atomic write replaced (a new file renamed over the old one: a
+    /// new inode, no attributes) on the way to `items`; every other path is kept and changed in
+    /// place (its size, and its attributes set or removed).
+    public let recreated: [String]
+    /// For the rules that hold the prediction against a real backup: what the backup holds of
+    /// the app's domain (paths relative to the domain root, kinds, sizes). The harness builds a
+    /// real backup folder of it and scans the example with `--against-backup`.
+    public let backup: [Item]?
 
-    public init(_ title: String, _ items: [Item], expect: [String] = [], policy: String? = nil, role: ContainerRole = .app) {
+    public init(_ title: String, _ items: [Item], expect: [String] = [], policy: String? = nil, role: ContainerRole = .app,
+                before: [Item]? = nil, recreated: [String] = [], backup: [Item]? = nil) {
         self.title = title
         self.items = items
         self.expectedPaths = expect
         self.policy = policy
         self.role = role
+        self.before = before
+        self.recreated = recreated
+        self.backup = backup
     }
 
     /// How an example carries an exclude or legacy attribute.

@@ -11,8 +11,14 @@ import Darwin
 ///
 /// Rules read in path order, so siblings come together: the reader keeps the last parent
 /// directory open and opens each file relative to it.
+///
+/// A backup domain has no data root: its files' bytes are read from the backup folder
+/// (`XX/FILEID`, decrypted in memory when the backup is encrypted) through its `BackupSource`.
 public final class ContentReader: @unchecked Sendable {
+    /// The data root; for a backup domain, the backup folder.
     public let dataRoot: String
+    /// Set for a backup domain: where its files' bytes are.
+    public let backup: BackupSource?
     private let lock = NSLock()
     private var cachedParent: ContainerPath?
     private var cachedFD: Int32 = -1
@@ -26,7 +32,16 @@ public final class ContentReader: @unchecked Sendable {
         return recorded
     }
 
-    public init(dataRoot: String) { self.dataRoot = dataRoot }
+    public init(dataRoot: String) {
+        self.dataRoot = dataRoot
+        self.backup = nil
+    }
+
+    /// Reads a backup domain's files from the backup folder.
+    public init(backup: BackupSource) {
+        self.dataRoot = backup.folder.path
+        self.backup = backup
+    }
 
     deinit { if cachedFD >= 0 { close(cachedFD) } }
 
@@ -50,7 +65,18 @@ public final class ContentReader: @unchecked Sendable {
         }
     }
 
-    private func attempt(_ path: ContainerPath, limit: Int) -> Result<[UInt8], SystemError> {
+    private func attempt(_ path: ContainerPath, limit: Int) -> Result<[UInt8], ReadFailure> {
+        if let backup {
+            return backup.read(path, limit: limit).mapError { ReadFailure(reason: $0.reason) }
+        }
+        return attemptOnDisk(path, limit: limit).mapError { ReadFailure(reason: $0.reason) }
+    }
+
+    struct ReadFailure: Error {
+        let reason: String
+    }
+
+    private func attemptOnDisk(_ path: ContainerPath, limit: Int) -> Result<[UInt8], SystemError> {
         guard let parent = path.parent else { return .failure(SystemError(code: EINVAL, operation: "open", path: path.display)) }
         lock.lock()
         defer { lock.unlock() }

@@ -17,6 +17,7 @@ struct InventoryCommand: ParsableCommand {
               sandbox-audit inventory MyApp.xcappdata > inventory.jsonl
               sandbox-audit inventory container.tgz | jq -c 'select(.backedUp) | .path'
               sandbox-audit inventory DEVICE_FOLDER --app com.example.app
+              sandbox-audit inventory BACKUP_FOLDER --app com.example.app --app-group group.com.example
             """)
 
     @Argument(help: ArgumentHelp(inputArgumentHelp))

@@ -78,6 +78,8 @@ struct Scan: ParsableCommand {
               sandbox-audit scan MyApp.xcappdata
               sandbox-audit scan container.tgz --fail-on warning --output sarif=audit.sarif
               sandbox-audit scan DEVICE_FOLDER --app com.example.app --output json=-
+              sandbox-audit scan BACKUP_FOLDER --app com.example.app --format json
+              sandbox-audit scan MyApp.xcappdata --against-backup ~/Library/Application\\ Support/MobileSync/Backup/UDID
             """)
 
     @Argument(help: ArgumentHelp(inputArgumentHelp))
@@ -105,6 +107,9 @@ struct Scan: ParsableCommand {
 
     @Option(help: "Compare with this baseline: findings in it are not reported again; deltas, churn and growth are measured (default: none).")
     var baseline: String?
+
+    @Option(name: .customLong("against-backup"), help: ArgumentHelp("Hold the prediction against a real device backup (a Finder or idevicebackup2 folder holding Manifest.db): for every domain scanned, the paths predicted backed up and the paths the backup holds are compared, and each mismatch is reported (backup-prediction-mismatch) with why it was predicted. The backup side is the app's domain (--app when the container does not name its bundle) and the same --app-group domains.", valueName: "BACKUP_DIR"))
+    var againstBackup: String?
 
     @Option(name: .customLong("write-baseline"), help: "WRITES: record this scan as a baseline file for later comparisons.")
     var writeBaseline: String?
@@ -172,7 +177,7 @@ struct Scan: ParsableCommand {
         let previous = try baseline.map(Baseline.load)
 
         let result = try ProgressLine.during {
-            try Audit.run(path, selection: containers.selection(policy), policy: policy, baseline: previous)
+            try Audit.run(path, selection: containers.selection(policy), policy: policy, baseline: previous, againstBackup: againstBackup)
         }
         keptUntilExit = result
         if let target = writeBaseline {

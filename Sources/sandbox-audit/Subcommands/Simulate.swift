@@ -15,7 +15,9 @@ struct SimulateCommand: ParsableCommand {
             and renamed into place when complete, so a failure or a signal leaves nothing at DIR. Folders are \
             never reached through symlinks, and a container changed during the copy is an error. From a tar or \
             zip archive the members are read again as a stream, without extracting the archive. With several \
-            containers (--app), each backup domain is written into DIR/DOMAIN. --verify then scans DIR and \
+            containers (--app), each backup domain is written into DIR/DOMAIN. A backup folder (with --app) \
+            is simulated on what the backup holds (what a restore or an update would carry); --into is refused \
+            for it. --verify then scans DIR and \
             checks it against the prediction, entry by entry (exit 1 when it differs). A progress line is shown \
             on standard error after one second while the container is read, only when it is a terminal.
 
@@ -25,6 +27,7 @@ struct SimulateCommand: ParsableCommand {
               sandbox-audit simulate restore MyApp.xcappdata
               sandbox-audit simulate all container.tgz --format json
               sandbox-audit simulate update MyApp.xcappdata --into /tmp/updated --verify
+              sandbox-audit simulate restore BACKUP_FOLDER --app com.example.app
             """)
 
     enum Event: String, ExpressibleByArgument, CaseIterable { case update, restore, purge, all }
@@ -57,6 +60,9 @@ struct SimulateCommand: ParsableCommand {
 
     func run() throws {
         // DIR first: nothing is scanned for a destination that would be refused.
+        if into != nil && BackupFolder.isBackup(path) {
+            throw InputError("simulate --into cannot write from a backup folder (\(path)): it predicts from the backup's inventory only; leave out --into")
+        }
         if let into { try Materializer.checkDestination(into) }
         let policy = try PolicyFile.resolve(config: config)
         let inventories = try ProgressLine.during { try Audit.inventories(of: path, containers.selection(policy)) }

@@ -1,0 +1,107 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where one backup domain's files' bytes are: `XX/FILEID` below the backup folder, decrypted
+/// in memory by the backup's cipher when it is encrypted. What the walk's headers and the
+/// content rules read instead of a data root.
+public final class BackupSource: Sendable {
+    /// One file row: where its bytes are and what decrypts them.
+    public struct Stored: Sendable {
+        public let fileID: String
+        public let size: Int64
+        public let encryptionKey: [UInt8]?
+    }
+
+    /// Why bytes could not be read: a phrase for the scan's list of what it missed.
+    public struct Failure: Error, Sendable {
+        public let reason: String
+        /// True when the backup has no bytes for the file (no `XX/FILEID`).
+        public let absent: Bool
+    }
+
+    public let folder: BackupFolder
+    public let domain: String
+    let cipher: (any BackupCipher)?
+    let files: [ContainerPath: Stored]
+
+    /// An encrypted file larger than this is not decrypted (it is decrypted whole, in memory).
+    public static let maximumDecryptedSize = 256 << 20
+
+    init(folder: BackupFolder, domain: String, cipher: (any BackupCipher)?, files: [ContainerPath: Stored]) {
+        self.folder = folder
+        self.domain = domain
+        self.cipher = cipher
+        self.files = files
+    }
+
+    /// True when the backup lists `path` as a file but holds no bytes for it.
+    public func lacksBytes(_ path: ContainerPath) -> Bool {
+        guard let stored = files[path] else { return false }
+        if case .failure(let f) = open(stored) { return f.absent }
+        return false
+    }
+
+    /// Up to `limit` bytes from the start of the file at `path` (relative to the domain root).
+    public func read(_ path: ContainerPath, limit: Int) -> Result<[UInt8], Failure> {
+        guard let stored = files[path] else {
+            return .failure(Failure(reason: "the backup lists no file at this path with bytes to read", absent: false))
+        }
+        let fd: Int32
+        switch open(stored) {
+        case .failure(let f): return .failure(f)
+        case .success(let opened): fd = opened
+        }
+        defer { close(fd) }
+        let encrypted = folder.isEncrypted
+        if encrypted && stored.size > Int64(Self.maximumDecryptedSize) {
+            return .failure(Failure(reason: "it is \(ByteSize.format(stored.size)), over the \(ByteSize.format(Int64(Self.maximumDecryptedSize))) decrypted in memory", absent: false))
+        }
+        // Encrypted: the whole file (AES-CBC with padding: at most 16 bytes past Size), then
+        // decrypted; else only what is asked.
+        let want = encrypted ? Int(stored.size) + 32 : limit
+        let bytes: [UInt8]
+        do {
+            bytes = try Walker.readFile(at: fd, Array(stored.fileID.utf8), limit: want)
+        } catch let e as SystemError {
+            return .failure(Failure(reason: "\(stored.fileID.prefix(2))/\(stored.fileID): \(e.reason)", absent: false))
+        } catch {
+            return .failure(Failure(reason: "\(error)", absent: false))
+        }
+        guard encrypted else { return .success(bytes) }
+        guard let cipher else { return .failure(Failure(reason: "the backup is encrypted and no password was given", absent: false)) }
+        guard let key = stored.encryptionKey else {
+            return .failure(Failure(reason: "its MBFile has no EncryptionKey to decrypt it with", absent: false))
+        }
+        do {
+            return .success(Array(try cipher.file(bytes, encryptionKey: key, size: stored.size).prefix(limit)))
+        } catch {
+            return .failure(Failure(reason: "it could not be decrypted (\(error))", absent: false))
+        }
+    }
+
+    /// The `XX` folder holding the file, opened below the backup folder without following a
+    /// symlink at any step: a link planted there cannot lead the read out of the folder.
+    private func open(_ stored: Stored) -> Result<Int32, Failure> {
+        let name = "\(stored.fileID.prefix(2))/\(stored.fileID)"
+        let root = Walker.openDirectory(at: AT_FDCWD, Array(folder.path.utf8))
+        guard root >= 0 else { return .failure(Failure(reason: "cannot open the backup folder: \(String(cString: strerror(errno)))", absent: false)) }
+        let sub = Walker.openDirectory(at: root, Array(stored.fileID.prefix(2).utf8))
+        let subError = errno
+        close(root)
+        guard sub >= 0 else {
+            return .failure(subError == ENOENT
+                ? Failure(reason: "the backup holds no bytes for it (\(name) is missing)", absent: true)
+                : Failure(reason: "\(name): \(String(cString: strerror(subError)))", absent: false))
+        }
+        var st = stat()
+        if fstatat(sub, stored.fileID, &st, AT_SYMLINK_NOFOLLOW) != 0, errno == ENOENT {
+            close(sub)
+            return .failure(Failure(reason: "the backup holds no bytes for it (\(name) is missing)", absent: true))
+        }
+        return .success(sub)
+    }
+}

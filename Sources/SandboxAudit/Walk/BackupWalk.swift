@@ -1,0 +1,89 @@
+import Foundation
+
+/// Turns one backup domain's `Manifest.db` rows into a walk: each row an entry at its
+/// `relativePath` below the domain root, its kind from `flags` (1 file, 2 directory,
+/// 4 symlink), size, mode, times and inode from its MBFile, a symlink's target, and the first
+/// bytes of the files the rules want them of (`Walker.headerLength`'s choice, as the folder
+/// walk makes it), read from `XX/FILEID`. No marks: the exclusion attribute is not in a backup
+/// (an excluded file is simply absent).
+///
+/// The domain root (relativePath "") is the root, not an entry. A row whose path is absolute,
+/// has `.`, `..` or empty components, or repeats another row's path; a blob that is not an
+/// MBFile; or a file whose fileID is not 40 hex digits (its bytes are then never looked for)
+/// is a walk problem: reported, never followed.
+public enum BackupWalk {
+    public static func read(_ rows: [ManifestRow], domain: String, folder: BackupFolder,
+                            cipher: (any BackupCipher)?) -> (walk: WalkResult, source: BackupSource) {
+        var walk = WalkResult()
+        var files: [ContainerPath: BackupSource.Stored] = [:]
+        var seen = Set<ContainerPath>()
+        seen.reserveCapacity(rows.count)
+        walk.entries.reserveCapacity(rows.count)
+        for row in rows {
+            if row.relativePath.isEmpty { continue }
+            let path = ContainerPath(row.relativePath)
+            func problem(_ reason: String) {
+                walk.problems.append(WalkProblem(path: path, operation: "read Manifest.db row \(row.fileID.prefix(40))", reason: reason))
+            }
+            if let why = unsafePath(row.relativePath) {
+                problem("its relativePath \(why): not read")
+                continue
+            }
+            guard seen.insert(path).inserted else {
+                problem("another row of the domain has the same relativePath: this one is not read")
+                continue
+            }
+            guard let blob = row.file else {
+                problem(row.blobSize > 0 ? "its MBFile blob is \(row.blobSize) bytes, over \(MBFile.maximumBlobSize): not read" : "it has no MBFile blob: its size and times are unknown")
+                continue
+            }
+            let mb: MBFile
+            switch MBFile.decode(blob) {
+            case .success(let decoded): mb = decoded
+            case .failure(let refusal):
+                problem(refusal.reason)
+                continue
+            }
+            let kind: WalkEntry.Kind
+            switch row.flags {
+            case 1: kind = .file
+            case 2: kind = .directory
+            case 4: kind = .symlink
+            default:
+                problem("its flags \(row.flags) are none of 1 (file), 2 (directory), 4 (symlink): not read")
+                continue
+            }
+            let size = kind == .directory ? 0 : (mb.size ?? Int64(mb.target?.count ?? 0))
+            let defaultMode: UInt32 = kind == .file ? 0o100644 : kind == .directory ? 0o40755 : 0o120755
+            walk.entries.append(WalkEntry(
+                path: path, kind: kind, special: nil, size: size, allocated: size, mode: mb.mode ?? defaultMode,
+                modifiedSeconds: mb.lastModified ?? 0, modifiedNanoseconds: 0, device: 0, inode: mb.inode ?? 0,
+                linkCount: 1, symlinkTarget: kind == .symlink ? (mb.target ?? []) : nil, header: nil, marks: []))
+            if kind == .file {
+                if BackupFolder.isFileID(row.fileID) {
+                    files[path] = BackupSource.Stored(fileID: row.fileID, size: size, encryptionKey: mb.encryptionKey)
+                } else {
+                    problem("its fileID is not 40 hexadecimal digits: its bytes are not looked for")
+                }
+            }
+        }
+        let source = BackupSource(folder: folder, domain: domain, cipher: cipher, files: files)
+        for i in walk.entries.indices where walk.entries[i].kind == .file {
+            let e = walk.entries[i]
+            let wanted = VolatileStore.wantsHeader(e.path, size: e.size) ? VolatileStore.headerLength : 0
+            if wanted > 0, case .success(let bytes) = source.read(e.path, limit: wanted) { walk.entries[i].header = bytes }
+        }
+        return (walk, source)
+    }
+
+    /// Why a relativePath cannot be taken below the domain root, or nil when it can.
+    static func unsafePath(_ path: String) -> String? {
+        if path.hasPrefix("/") { return "is absolute" }
+        if path.utf8.contains(0) { return "holds a NUL byte" }
+        for component in path.split(separator: "/", omittingEmptySubsequences: false) {
+            if component == ".." { return "leads out of the domain with .." }
+            if component == "." || component.isEmpty { return "has an empty or . component" }
+        }
+        return nil
+    }
+}
