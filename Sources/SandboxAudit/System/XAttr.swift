@@ -1,6 +1,7 @@
 #if canImport(CLibAttr)
 import CLibAttr
 #endif
+import CSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
