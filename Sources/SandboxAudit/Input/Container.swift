@@ -102,9 +102,7 @@ public struct Container: Sendable {
         guard UInt32(st.st_mode) & UInt32(S_IFMT) == UInt32(S_IFDIR) else {
             if UInt32(st.st_mode) & UInt32(S_IFMT) == UInt32(S_IFREG) {
                 // A file that is not an archive (by name or by its first bytes): say which.
-                do {
-                    _ = try Walker.readFile(at: AT_FDCWD, Array(input.utf8), limit: 1)
-                } catch let e as SystemError {
+                if case .failure(let e) = Result(catching: { () throws(SystemError) in try FileDescriptor.currentDirectory.readFile(input.utf8, limit: 1) }) {
                     throw InputError("cannot read \(input): \(e.reason.lowercased())")
                 }
                 throw InputError("\(input) is not a directory, and not an archive (\(ArchiveWalk.kindsText)) by its name or its first bytes: give an app data container, an .xcappdata package or an archive of one")

@@ -74,12 +74,14 @@ extension FileDescriptor {
     /// The target of the symlink `name` here, as stored; `size` is its `st_size` (a first guess:
     /// the buffer grows to 1 MiB when the link changed meanwhile).
     func readLink(_ name: some Collection<UInt8>, size: Int) throws(Errno) -> [UInt8] {
+        try withCString(name) { cName throws(Errno) in try readLink(cString: cName, size: size) }
+    }
+
+    func readLink(cString cName: UnsafePointer<CChar>, size: Int) throws(Errno) -> [UInt8] {
         var capacity = max(size + 1, 256)
         while capacity <= 1 << 20 {
             var buffer = [UInt8](repeating: 0, count: capacity)
-            let n = withCString(name) { cName in
-                buffer.withUnsafeMutableBytes { readlinkat(rawValue, cName, $0.baseAddress!.assumingMemoryBound(to: CChar.self), capacity) }
-            }
+            let n = buffer.withUnsafeMutableBytes { readlinkat(rawValue, cName, $0.baseAddress!.assumingMemoryBound(to: CChar.self), capacity) }
             if n < 0 { throw Errno.current }
             if n < capacity { return Array(buffer[0..<n]) }
             capacity *= 2

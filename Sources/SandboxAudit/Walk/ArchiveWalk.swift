@@ -51,7 +51,7 @@ public enum ArchiveWalk {
     public static func isArchiveInput(_ input: String) -> Bool {
         guard Container.fileExists(input) else { return false }
         if isArchive(input) { return true }
-        guard let header = try? Walker.readFile(at: AT_FDCWD, Array(input.utf8), limit: signatureLength) else { return false }
+        guard let header = try? FileDescriptor.currentDirectory.readFile(input.utf8, limit: signatureLength) else { return false }
         return hasArchiveSignature(header)
     }
 
