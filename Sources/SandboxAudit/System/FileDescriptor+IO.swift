@@ -24,6 +24,20 @@ extension FileDescriptor {
         return out
     }
 
+    /// Reads into `buffer` at the current offset; the count read (0 at the end).
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        let n = retryOnInterrupt { systemRead(rawValue, buffer.baseAddress!, buffer.count) }
+        guard n >= 0 else { throw Errno.current }
+        return n
+    }
+
+    /// lseek(2): the new offset. `whence` is SEEK_SET, SEEK_CUR or SEEK_END.
+    func seek(_ offset: Int64, from whence: Int32) throws(Errno) -> Int64 {
+        let r = lseek(rawValue, off_t(offset), whence)
+        guard r >= 0 else { throw Errno.current }
+        return Int64(r)
+    }
+
     /// Reads into `buffer` at `offset`; the count read (0 at the end).
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(Errno) -> Int {
         let n = retryOnInterrupt { pread(rawValue, buffer.baseAddress, buffer.count, off_t(offset)) }

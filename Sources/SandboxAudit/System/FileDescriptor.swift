@@ -86,10 +86,16 @@ struct FileDescriptor: Hashable, Sendable {
         try withCString(name) { cName throws(Errno) in try status(ofCString: cName) }
     }
 
-    func status(ofCString cName: UnsafePointer<CChar>) throws(Errno) -> FileStatus {
+    func status(ofCString cName: UnsafePointer<CChar>, followSymlink: Bool = false) throws(Errno) -> FileStatus {
         var st = stat()
-        guard fstatat(rawValue, cName, &st, AT_SYMLINK_NOFOLLOW) == 0 else { throw Errno.current }
+        guard fstatat(rawValue, cName, &st, followSymlink ? 0 : AT_SYMLINK_NOFOLLOW) == 0 else { throw Errno.current }
         return FileStatus(st)
+    }
+
+    /// `fstatat` of `name` here, following a symlink at its last component (an input the user
+    /// named may be a symlink to it).
+    func status(following name: some Collection<UInt8>) throws(Errno) -> FileStatus {
+        try withCString(name) { cName throws(Errno) in try status(ofCString: cName, followSymlink: true) }
     }
 
     /// Sets the permission bits (best effort where said).

@@ -1,13 +1,5 @@
 import CLibArchive
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// read(2), named apart from the methods called `read` around it.
-func readBytes(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { read(fd, buffer, count) }
 
 /// Reads an app data container out of a tar or zip archive, as a stream: nothing is extracted,
 /// and memory grows with the number of entries, not with the archive's size. The result is the
@@ -101,11 +93,6 @@ public enum ArchiveWalk {
         private let source: Source
         let location: String
 
-        #if os(Linux)
-        static let noATime: Int32 = 0o1000000 // O_NOATIME; not exported to Swift by Glibc
-        #else
-        static let noATime: Int32 = 0
-        #endif
         /// Per-value and per-member limits on pax attribute records (Linux caps a value at 64 KiB).
         static let maximumAttributeValue = 64 * 1024
         static let maximumAttributes = 256
@@ -116,11 +103,12 @@ public enum ArchiveWalk {
             self.location = location
             // Without updating the archive's access time where permitted (Linux O_NOATIME needs
             // the file's owner or CAP_FOWNER; EPERM otherwise, then opened plainly).
-            var fd = open(location, O_RDONLY | O_CLOEXEC | Self.noATime)
-            if fd < 0 && errno == EPERM && Self.noATime != 0 { fd = open(location, O_RDONLY | O_CLOEXEC) }
-            source = Source(fd: fd)
+            let opened = Result { () throws(Errno) in
+                try FileDescriptor.currentDirectory.open(location.utf8, .readingFollowingSymlink, keepAccessTime: true)
+            }
+            source = Source(fd: try? opened.get())
             // On failure deinit frees the archive: it runs once every property is set.
-            guard fd >= 0 else { throw InputError("cannot read \(location): \(String(cString: strerror(errno)))") }
+            if case .failure(let e) = opened { throw InputError("cannot read \(location): \(errorText(e.code))") }
             archive_read_support_filter_all(a)
             archive_read_support_format_tar(a)
             archive_read_support_format_gnutar(a)
@@ -138,7 +126,7 @@ public enum ArchiveWalk {
         /// header of an uncompressed tar (about 1.7 GB copied to list a 2 GB archive of 20 kB
         /// files), where a header needs 512 bytes; compressed streams still get large reads.
         final class Source {
-            let fd: Int32
+            let fd: FileDescriptor?
             static let smallest = 1024, largest = 1 << 20
             var blockSize = smallest
             var failure: Int32 = 0
@@ -147,22 +135,25 @@ public enum ArchiveWalk {
             let size: Int64
             var position: Int64 = 0
 
-            init(fd: Int32) {
+            init(fd: FileDescriptor?) {
                 self.fd = fd
-                var st = stat()
-                size = fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG ? Int64(st.st_size) : -1
+                let status = try? fd?.status()
+                size = status?.kind == .regular ? status!.size : -1
             }
             deinit {
                 buffer.deallocate()
-                if fd >= 0 { close(fd) }
+                fd?.close()
             }
 
             static func of(_ client: UnsafeMutableRawPointer?) -> Source { Unmanaged<Source>.fromOpaque(client!).takeUnretainedValue() }
 
             func read(_ out: UnsafeMutablePointer<UnsafeRawPointer?>?) -> Int {
-                var n: Int
-                repeat { n = readBytes(fd, buffer, blockSize) } while n < 0 && errno == EINTR
-                if n < 0 { failure = errno; return -1 }
+                guard let fd else { failure = EBADF; return -1 }
+                let n: Int
+                switch Result(catching: { () throws(Errno) in try fd.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: blockSize)) }) {
+                case .success(let count): n = count
+                case .failure(let e): failure = e.code; return -1
+                }
                 position += Int64(n)
                 out?.pointee = UnsafeRawPointer(buffer)
                 blockSize = min(blockSize * 2, Source.largest)
@@ -174,22 +165,21 @@ public enum ArchiveWalk {
             /// the file cannot seek.
             func skip(_ request: Int64) -> Int64 {
                 blockSize = Source.smallest
-                guard size >= 0, request <= size - position, lseek(fd, off_t(request), SEEK_CUR) >= 0 else { return 0 }
+                guard size >= 0, request <= size - position, (try? fd?.seek(request, from: SEEK_CUR)) != nil else { return 0 }
                 position += request
                 return request
             }
 
             func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
                 blockSize = Source.smallest
-                let r = lseek(fd, off_t(offset), whence)
-                guard r >= 0 else { return Int64(ARCHIVE_FATAL) }
-                position = Int64(r)
-                return Int64(r)
+                guard let r = try? fd?.seek(offset, from: whence) else { return Int64(ARCHIVE_FATAL) }
+                position = r
+                return r
             }
         }
 
         var errorString: String {
-            if source.failure != 0 { return String(cString: strerror(source.failure)) }
+            if source.failure != 0 { return errorText(source.failure) }
             return archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
         }
 
