@@ -195,10 +195,7 @@ public enum BackupMarker {
         parsed.entries.removeAll { BackupAttribute(attributeName: $0.name) == attribute }
         guard parsed.entries.count != before else { return false }
         if parsed.isEmpty {
-            let rc = (sidecar + [0]).withUnsafeBufferPointer { buf in
-                buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { unlink($0) }
-            }
-            if rc != 0 { throw SystemError(operation: "remove", path: ByteText.display(sidecar)) }
+            try attempt("remove", ByteText.display(sidecar)) { () throws(Errno) in try FileDescriptor.currentDirectory.remove(sidecar, isDirectory: false) }
         } else {
             try AtomicFile.write(AppleDouble.build(parsed), to: sidecar)
         }
