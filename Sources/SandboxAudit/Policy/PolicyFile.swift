@@ -53,7 +53,7 @@ public enum PolicyFile {
 
     // MARK: the schema
 
-    enum Value { case size, age, count, severityOrOff }
+    enum Value { case size, age, count }
 
     /// Threshold keys per rule, and which `RuleSettings` field each sets.
     static let ruleOptions: [String: [(key: String, set: (inout RuleSettings, Double) -> Void, kind: Value, get: (RuleSettings) -> Double)]] = [
@@ -227,7 +227,6 @@ public enum PolicyFile {
                     let s = try string(ov, what)
                     guard let n = Int(s), n > 0 else { throw Failure(message: "\(what): '\(s)' is not a positive whole number", mark: ov.mark) }
                     option.set(&policy.settings, Double(n))
-                case .severityOrOff: break
                 }
             }
         }

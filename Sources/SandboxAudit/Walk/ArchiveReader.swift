@@ -4,10 +4,12 @@ import Foundation
 /// The archive as libarchive reads it: members with their headers and the bytes kept of them.
 /// What the members mean (the data root, sidecars, the container) is ArchiveWalk's.
 extension ArchiveWalk {
-    /// libarchive's AE_IF* file types (cast macros, which Swift does not import).
+    /// libarchive's AE_IF* file types (from its header, through the shim: cast macros, which
+    /// Swift does not import).
     enum FileType {
-        static let reg: UInt32 = 0o100000, dir: UInt32 = 0o040000, lnk: UInt32 = 0o120000, fifo: UInt32 = 0o010000
-        static let sock: UInt32 = 0o140000, chr: UInt32 = 0o020000, blk: UInt32 = 0o060000
+        static let reg = UInt32(sandbox_audit_ae_ifreg), dir = UInt32(sandbox_audit_ae_ifdir), lnk = UInt32(sandbox_audit_ae_iflnk)
+        static let fifo = UInt32(sandbox_audit_ae_ififo), sock = UInt32(sandbox_audit_ae_ifsock)
+        static let chr = UInt32(sandbox_audit_ae_ifchr), blk = UInt32(sandbox_audit_ae_ifblk)
     }
 
     /// One archive member, as read.
