@@ -14,11 +14,10 @@ enum Platform {
 
     static func modified(_ st: stat) -> timespec { st.st_mtimespec }
 
-    /// The extended attributes a copy leaves out: those the system sets or owns
-    /// (`com.apple.quarantine`, `com.apple.provenance`, `com.apple.rootless` and the
-    /// resource fork and Finder info that copyfile(3) handles itself); the backup attributes
-    /// `com.apple.metadata:com_apple_backup_excludeItem` and `com.apple.MobileBackup` are copied.
-    static let attributeCopySkipPrefixes = ["com.apple.quarantine", "com.apple.provenance", "com.apple.rootless",
-                                            "com.apple.ResourceFork", "com.apple.FinderInfo"]
+    /// The extended attributes a copy leaves out: those the system sets and owns, which a copy
+    /// may not write (`com.apple.provenance`, `com.apple.rootless`) or should not carry
+    /// (`com.apple.quarantine`). Everything else is copied, the backup attributes
+    /// `com.apple.metadata:com_apple_backup_excludeItem` and `com.apple.MobileBackup` among them.
+    static let attributeCopySkipPrefixes = ["com.apple.quarantine", "com.apple.provenance", "com.apple.rootless"]
 }
 #endif
