@@ -211,33 +211,16 @@ public enum BackupMarker {
     /// beside it could not be read as AppleDouble, why (reading never fails on its account).
     public static func inspect(_ path: [UInt8]) throws -> (marks: [AttributeMark], sidecarProblem: String?) {
         try requireExists(path)
-        var marks: [AttributeMark] = []
-        let target = XAttr.Target.path(path)
-        for name in try XAttr.names(target) {
-            guard let attribute = BackupAttribute(attributeName: name) else { continue }
-            let n = String(decoding: name, as: UTF8.self)
-            if let value = try XAttr.value(target, name: n) {
-                marks.append(AttributeMark(attribute: attribute, value: value, source: .native(name: n)))
-            }
-        }
+        var marks = try AttributeMark.nativeMarks(.path(path))
         // __MACOSX mirrors above it (an unreadable mirror sidecar holds nothing here).
         for file in (try? mirrorSidecarPaths(for: path)) ?? [] {
             guard let parsed = try? readSidecar(file, forWriting: false) else { continue }
-            for a in parsed.entries {
-                if let attribute = BackupAttribute(attributeName: a.name) {
-                    marks.append(AttributeMark(attribute: attribute, value: a.value, source: .macosxMirror(sidecar: ByteText.display(file))))
-                }
-            }
+            marks += AttributeMark.marks(in: parsed, source: .macosxMirror(sidecar: ByteText.display(file)))
         }
         guard let sidecar = try? sidecarPath(for: path) else { return (marks, nil) }
         do {
             if let parsed = try readSidecar(sidecar, forWriting: false) {
-                let where_ = ContainerPath(bytes: sidecar)
-                for a in parsed.entries {
-                    if let attribute = BackupAttribute(attributeName: a.name) {
-                        marks.append(AttributeMark(attribute: attribute, value: a.value, source: .appleDouble(sidecar: where_)))
-                    }
-                }
+                marks += AttributeMark.marks(in: parsed, source: .appleDouble(sidecar: ContainerPath(bytes: sidecar)))
             }
         } catch let e as InputError {
             return (marks, e.message)

@@ -65,10 +65,7 @@ extension ArchiveWalk {
                 if let reason = m.sidecarError { throw InputError(reason) }
                 let parsed = try AppleDouble.parse(m.data ?? [])
                 let source: AttributeSource = isMirrored ? .macosxMirror(sidecar: ContainerPath(bytes: m.path).display) : .appleDouble(sidecar: sidecarPath)
-                for a in parsed.attributes {
-                    guard let attribute = BackupAttribute(attributeName: Array(a.name.utf8)) else { continue }
-                    found.append(AttributeMark(attribute: attribute, value: a.value, source: source))
-                }
+                found = AttributeMark.marks(in: parsed, source: source)
             } catch {
                 // Reported as unreadable, as the folder reading does, and not as an orphan.
                 result.problems.append(WalkProblem(path: sidecarPath, operation: "parse AppleDouble file", reason: "\(error)"))

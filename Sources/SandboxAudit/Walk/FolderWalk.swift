@@ -86,10 +86,7 @@ public enum FolderWalk {
         walk.sidecarCount += 1
         do {
             let source: AttributeSource = mirror ? .macosxMirror(sidecar: path) : .appleDouble(sidecar: relative)
-            for a in try AppleDouble.parse(bytes).attributes {
-                guard let attribute = BackupAttribute(attributeName: Array(a.name.utf8)) else { continue }
-                walk.rootMarks.append(AttributeMark(attribute: attribute, value: a.value, source: source))
-            }
+            walk.rootMarks += AttributeMark.marks(in: try AppleDouble.parse(bytes), source: source)
         } catch {
             walk.problems.append(WalkProblem(path: relative, operation: "parse AppleDouble file", reason: "\(error)"))
         }

@@ -44,7 +44,7 @@ public struct Walker {
         defer { rootFD.close() }
         _ = try attempt("stat", root) { () throws(Errno) in try rootFD.status() }
         do {
-            result.rootMarks = try readMarks(.descriptor(rootFD.rawValue))
+            result.rootMarks = try AttributeMark.nativeMarks(.descriptor(rootFD.rawValue))
         } catch let e as SystemError {
             result.problems.append(WalkProblem(path: .root, operation: "read attributes", reason: e.reason))
         }
@@ -227,7 +227,7 @@ public struct Walker {
             case .unknown: break
             }
             do {
-                entry.marks = try readMarks(.child(directory: fd.rawValue, name: cName, root: root, path: childPath))
+                entry.marks = try AttributeMark.nativeMarks(.child(directory: fd.rawValue, name: cName, root: root, path: childPath))
             } catch let e as SystemError {
                 result.problems.append(WalkProblem(path: childPath, operation: "read attributes", reason: e.reason, vanished: e.code == ENOENT))
             } catch {}
@@ -248,18 +248,6 @@ public struct Walker {
         return subdirectories
     }
 
-    private func readMarks(_ target: XAttr.Target) throws -> [AttributeMark] {
-        var marks: [AttributeMark] = []
-        for name in try XAttr.names(target) {
-            guard let attribute = BackupAttribute(attributeName: name) else { continue }
-            let nameString = String(decoding: name, as: UTF8.self)
-            if let value = try XAttr.value(target, name: nameString) {
-                marks.append(AttributeMark(attribute: attribute, value: value, source: .native(name: nameString)))
-            }
-        }
-        return marks
-    }
-
     private enum SidecarRead { case notSidecar, sidecar([AttributeMark]), failed(WalkProblem) }
 
     private func readSidecar(fd: FileDescriptor, cName: UnsafePointer<CChar>, path: ContainerPath) -> SidecarRead {
@@ -270,12 +258,7 @@ public struct Walker {
         }
         guard AppleDouble.hasMagic(bytes) else { return .notSidecar }
         do {
-            let parsed = try AppleDouble.parse(bytes)
-            return .sidecar(parsed.attributes.compactMap { attr in
-                BackupAttribute(attributeName: Array(attr.name.utf8)).map {
-                    AttributeMark(attribute: $0, value: attr.value, source: .appleDouble(sidecar: path))
-                }
-            })
+            return .sidecar(AttributeMark.marks(in: try AppleDouble.parse(bytes), source: .appleDouble(sidecar: path)))
         } catch {
             return .failed(WalkProblem(path: path, operation: "parse AppleDouble file", reason: "\(error)"))
         }
