@@ -51,9 +51,13 @@ let package = Package(
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
         ),
+        // What Swift cannot reach of the system's C interface (constants under _GNU_SOURCE,
+        // copy_file_range, listxattrat): Sources/SandboxAudit/System uses it, nothing else.
+        .target(name: "CSystem"),
         .target(
             name: "SandboxAudit",
             dependencies: [
+                "CSystem",
                 .target(name: "CLibAttr", condition: .when(platforms: [.linux])),
                 "CLibArchive",
                 .product(name: "Yams", package: "Yams"),

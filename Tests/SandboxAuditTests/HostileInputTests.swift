@@ -279,7 +279,7 @@ final class HostileInputTests: XCTestCase {
 
         let ex = try CLI.run(["exclude", "--carrier", "sidecar", file])
         XCTAssertEqual(ex.status, 0, ex.stderr)
-        var after = try AppleDouble.parse(try Walker.readFile(at: AT_FDCWD, Array(sidecar.utf8)))
+        var after = try AppleDouble.parse(try FileDescriptor.currentDirectory.readFile(sidecar.utf8, limit: AppleDouble.maximumSize))
         XCTAssertEqual(after.entries.filter { BackupAttribute(attributeName: $0.name) == .exclude }.map(\.value), [BackupAttribute.canonicalValue])
         after.entries.removeAll { BackupAttribute(attributeName: $0.name) == .exclude }
         XCTAssertEqual(after, original)
@@ -295,7 +295,7 @@ final class HostileInputTests: XCTestCase {
         let inc = try CLI.run(["include", "--carrier", "sidecar", file])
         XCTAssertEqual(inc.status, 0, inc.stderr)
         XCTAssertTrue(inc.stdout.contains("cleared"), inc.stdout)
-        let restored = try AppleDouble.parse(try Walker.readFile(at: AT_FDCWD, Array(sidecar.utf8)))
+        let restored = try AppleDouble.parse(try FileDescriptor.currentDirectory.readFile(sidecar.utf8, limit: AppleDouble.maximumSize))
         XCTAssertEqual(restored, original)
         XCTAssertEqual(lstat(sidecar, &st), 0)
         XCTAssertEqual(st.st_uid, 65534)
@@ -331,7 +331,7 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(ex.status, 0, ex.stderr)
         XCTAssertTrue(ex.stdout.contains("\\xFF\\xFE"), ex.stdout)
         let sidecar = Array(dir.sub("._").utf8) + [0xFF, 0xFE]
-        XCTAssertNoThrow(try AppleDouble.parse(try Walker.readFile(at: AT_FDCWD, sidecar)))
+        XCTAssertNoThrow(try AppleDouble.parse(try FileDescriptor.currentDirectory.readFile(sidecar, limit: AppleDouble.maximumSize)))
         let native = try sh("exclude --carrier native") // without --carrier, exclude rewrites the sidecar mark in place
         XCTAssertEqual(native.status, 0, native.stderr)
         let at = try sh("attributes")
@@ -478,7 +478,7 @@ final class AppleDoubleLayoutTests: XCTestCase {
         try Fixture.file(dir.sub("a"), size: 1)
         try Fixture.bytes(dir.sub("._a"), bytes)
         XCTAssertThrowsError(try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: dir.sub("a"), carrier: .sidecar))
-        XCTAssertEqual(try Walker.readFile(at: AT_FDCWD, Array(dir.sub("._a").utf8)), bytes)
+        XCTAssertEqual(try FileDescriptor.currentDirectory.readFile(dir.sub("._a").utf8, limit: AppleDouble.maximumSize), bytes)
     }
 
     func testLongAttributeNamesRoundTrip() throws {

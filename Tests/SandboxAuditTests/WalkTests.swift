@@ -29,16 +29,17 @@ final class WalkTests: XCTestCase {
             var content = ""
             let parent = (path as NSString).deletingLastPathComponent, name = Array((path as NSString).lastPathComponent.utf8)
             if st.st_mode & S_IFMT == S_IFREG {
-                let dirFD = Walker.openDirectory(at: AT_FDCWD, Array(parent.utf8))
-                content = ByteText.hexString((try? Walker.readFile(at: dirFD, name)) ?? [])
-                close(dirFD)
+                if let dirFD = try? FileDescriptor.currentDirectory.openDirectory(parent.utf8) {
+                    content = ByteText.hexString((try? dirFD.readFile(name, limit: AppleDouble.maximumSize)) ?? [])
+                    dirFD.close()
+                }
             }
             let atime = accessTimes && st.st_mode & S_IFMT != S_IFLNK ? "a\(st.atimeSpec.tv_sec).\(st.atimeSpec.tv_nsec)" : "a-"
             snap.entries[path] = "\(st.st_mode) \(st.st_size) \(atime) m\(st.mtimeSpec.tv_sec).\(st.mtimeSpec.tv_nsec) c\(st.ctimeSpec.tv_sec).\(st.ctimeSpec.tv_nsec) \(attrs.sorted()) \(content)"
             if st.st_mode & S_IFMT == S_IFDIR {
-                let fd = Walker.openDirectory(at: AT_FDCWD, Array(path.utf8))
-                defer { close(fd) }
-                for child in try Walker.listNames(fd) { try visit(path + "/" + String(decoding: child, as: UTF8.self)) }
+                let fd = try FileDescriptor.currentDirectory.openDirectory(path.utf8)
+                defer { fd.close() }
+                for child in try fd.names() { try visit(path + "/" + String(decoding: child, as: UTF8.self)) }
             }
         }
         try visit(root)

@@ -116,3 +116,25 @@ public struct AttributeMark: Hashable, Sendable {
     /// The value's encoding; meaningful for the exclude attribute.
     public var valueClass: AttributeValueClass { AttributeValueClass.classify(value) }
 }
+
+extension AttributeMark {
+    /// The backup attributes among an AppleDouble file's, as marks that came from `source`.
+    static func marks(in sidecar: AppleDouble.Parsed, source: AttributeSource) -> [AttributeMark] {
+        sidecar.entries.compactMap { a in
+            BackupAttribute(attributeName: a.name).map { AttributeMark(attribute: $0, value: a.value, source: source) }
+        }
+    }
+
+    /// The backup attributes among an entry's native extended attributes (others are not read).
+    static func nativeMarks(_ target: XAttr.Target) throws -> [AttributeMark] {
+        var marks: [AttributeMark] = []
+        for name in try XAttr.names(target) {
+            guard let attribute = BackupAttribute(attributeName: name) else { continue }
+            let n = String(decoding: name, as: UTF8.self)
+            if let value = try XAttr.value(target, name: n) {
+                marks.append(AttributeMark(attribute: attribute, value: value, source: .native(name: n)))
+            }
+        }
+        return marks
+    }
+}

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Sets, clears and reads the backup attributes on real paths: what `exclude`, `include` and
 /// `attributes` do, and how tests build fixtures. The only writer in the library.
@@ -31,7 +27,7 @@ public enum BackupMarker {
         // Resolve the folder holding the item, so the folders above it are real ones.
         guard let i = sidecar.lastIndex(of: slash) else { return try mirrorSidecarPaths(for: Array("./".utf8) + path, existingOnly: existingOnly) }
         let folder = i == 0 ? [slash] : Array(sidecar[..<i])
-        guard let real = realPath(folder) else { return [] }
+        guard let real = Paths.real(folder) else { return [] }
         let name = Array(sidecar[(i + 1)...])
         var found: [[UInt8]] = []
         var above = real
@@ -39,8 +35,7 @@ public enum BackupMarker {
         while true {
             let mirror = (above == [slash] ? [] : above) + [slash] + Array(AppleDouble.mirrorFolder.utf8)
             let candidate = mirror + [slash] + relative
-            var st = stat()
-            if existingOnly ? lstatBytes(candidate, &st) == 0 : lstatBytes(mirror, &st) == 0 {
+            if (try? FileDescriptor.currentDirectory.status(of: existingOnly ? candidate : mirror)) != nil {
                 found.append(candidate)
             }
             guard above != [slash], let j = above.lastIndex(of: slash) else { break }
@@ -104,7 +99,7 @@ public enum BackupMarker {
         while trimmed.count > 1, trimmed.last == slash { trimmed.removeLast() }
         let last = trimmed.split(separator: slash, omittingEmptySubsequences: false).last.map(Array.init) ?? []
         if last == [UInt8(ascii: ".")] || last == [UInt8(ascii: "."), UInt8(ascii: ".")] || trimmed == [slash] {
-            guard let real = realPath(trimmed), real != [slash] else {
+            guard let real = Paths.real(trimmed), real != [slash] else {
                 throw InputError("\(ByteText.display(path)) is the file system root or cannot be resolved; it has no sidecar (give the folder by its name)")
             }
             trimmed = real
@@ -113,25 +108,9 @@ public enum BackupMarker {
         return Array(trimmed[...i]) + Array("._".utf8) + Array(trimmed[(i + 1)...])
     }
 
-    private static func realPath(_ path: [UInt8]) -> [UInt8]? {
-        let r: UnsafeMutablePointer<CChar>? = (path + [0]).withUnsafeBufferPointer { buf in
-            buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { realpath($0, nil) }
-        }
-        guard let r else { return nil }
-        defer { free(r) }
-        return Array(UnsafeBufferPointer(start: UnsafeRawPointer(r).assumingMemoryBound(to: UInt8.self), count: strlen(r)))
-    }
-
-    private static func lstatBytes(_ path: [UInt8], _ st: inout stat) -> Int32 {
-        (path + [0]).withUnsafeBufferPointer { buf in
-            buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { lstat($0, &st) }
-        }
-    }
-
     private static func requireExists(_ path: [UInt8]) throws {
-        var st = stat()
-        guard lstatBytes(path, &st) == 0 else {
-            throw InputError("cannot mark \(ByteText.display(path)): \(errno == ENOENT ? "no such file or directory" : String(cString: strerror(errno)))")
+        if case .failure(let e) = Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.status(of: path) }) {
+            throw InputError("cannot mark \(ByteText.display(path)): \(e.code == ENOENT ? "no such file or directory" : errorText(e.code))")
         }
     }
 
@@ -216,10 +195,7 @@ public enum BackupMarker {
         parsed.entries.removeAll { BackupAttribute(attributeName: $0.name) == attribute }
         guard parsed.entries.count != before else { return false }
         if parsed.isEmpty {
-            let rc = (sidecar + [0]).withUnsafeBufferPointer { buf in
-                buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { unlink($0) }
-            }
-            if rc != 0 { throw SystemError(operation: "remove", path: ByteText.display(sidecar)) }
+            try attempt("remove", ByteText.display(sidecar)) { () throws(Errno) in try FileDescriptor.currentDirectory.remove(sidecar, isDirectory: false) }
         } else {
             try AtomicFile.write(AppleDouble.build(parsed), to: sidecar)
         }
@@ -235,33 +211,16 @@ public enum BackupMarker {
     /// beside it could not be read as AppleDouble, why (reading never fails on its account).
     public static func inspect(_ path: [UInt8]) throws -> (marks: [AttributeMark], sidecarProblem: String?) {
         try requireExists(path)
-        var marks: [AttributeMark] = []
-        let target = XAttr.Target.path(path)
-        for name in try XAttr.names(target) {
-            guard let attribute = BackupAttribute(attributeName: name) else { continue }
-            let n = String(decoding: name, as: UTF8.self)
-            if let value = try XAttr.value(target, name: n) {
-                marks.append(AttributeMark(attribute: attribute, value: value, source: .native(name: n)))
-            }
-        }
+        var marks = try AttributeMark.nativeMarks(.path(path))
         // __MACOSX mirrors above it (an unreadable mirror sidecar holds nothing here).
         for file in (try? mirrorSidecarPaths(for: path)) ?? [] {
             guard let parsed = try? readSidecar(file, forWriting: false) else { continue }
-            for a in parsed.entries {
-                if let attribute = BackupAttribute(attributeName: a.name) {
-                    marks.append(AttributeMark(attribute: attribute, value: a.value, source: .macosxMirror(sidecar: ByteText.display(file))))
-                }
-            }
+            marks += AttributeMark.marks(in: parsed, source: .macosxMirror(sidecar: ByteText.display(file)))
         }
         guard let sidecar = try? sidecarPath(for: path) else { return (marks, nil) }
         do {
             if let parsed = try readSidecar(sidecar, forWriting: false) {
-                let where_ = ContainerPath(bytes: sidecar)
-                for a in parsed.entries {
-                    if let attribute = BackupAttribute(attributeName: a.name) {
-                        marks.append(AttributeMark(attribute: attribute, value: a.value, source: .appleDouble(sidecar: where_)))
-                    }
-                }
+                marks += AttributeMark.marks(in: parsed, source: .appleDouble(sidecar: ContainerPath(bytes: sidecar)))
             }
         } catch let e as InputError {
             return (marks, e.message)
@@ -272,15 +231,14 @@ public enum BackupMarker {
     /// The sidecar at `sidecar`, nil when there is none. With `forWriting`, anything there that
     /// is not a readable AppleDouble file is an error that refuses the rewrite.
     static func readSidecar(_ sidecar: [UInt8], forWriting: Bool) throws -> AppleDouble.Parsed? {
-        var st = stat()
         let shown = ByteText.display(sidecar)
-        guard lstatBytes(sidecar, &st) == 0 else { return nil }
+        guard let st = try? FileDescriptor.currentDirectory.status(of: sidecar) else { return nil }
         let refusal = forWriting ? "; refusing to overwrite it" : "; not read"
-        guard UInt32(st.st_mode) & UInt32(S_IFMT) == UInt32(S_IFREG) else {
+        guard st.kind == .regular else {
             throw InputError("\(shown) exists and is not a regular file" + (forWriting ? "; refusing to touch it" : "; not read"))
         }
-        guard Int(st.st_size) <= AppleDouble.maximumSize else {
-            throw InputError("\(shown) is \(st.st_size) bytes, over the \(AppleDouble.maximumSize)-byte limit for an AppleDouble file" + refusal)
+        guard st.size <= Int64(AppleDouble.maximumSize) else {
+            throw InputError("\(shown) is \(st.size) bytes, over the \(AppleDouble.maximumSize)-byte limit for an AppleDouble file" + refusal)
         }
         let bytes: [UInt8]
         do {

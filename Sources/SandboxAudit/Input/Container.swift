@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One of an app's containers as given on the command line (its data container, an extension's
 /// or an App Group's): where its data root is, which role it plays, and who it belongs to when
@@ -98,21 +93,23 @@ public struct Container: Sendable {
     /// Resolves `input` to a container, or throws an `InputError` saying what is wrong.
     /// `role` (from `--kind`) overrides what the metadata and the folder say.
     public static func locate(_ input: String, role: ContainerRole? = nil) throws -> Container {
-        var st = stat()
-        guard lstat(input, &st) == 0 || stat(input, &st) == 0 else {
-            let reason = errno == ENOENT ? "no such file or directory" : String(cString: strerror(errno))
+        let cwd = FileDescriptor.currentDirectory
+        var st: FileStatus
+        switch Result(catching: { () throws(Errno) in try cwd.status(of: input.utf8) }) {
+        case .success(let s): st = s
+        case .failure(let e):
+            let reason = e.code == ENOENT ? "no such file or directory" : errorText(e.code)
             throw InputError("cannot read \(input): \(reason)")
         }
         // The input may itself be a symlink to a container (a Simulator path alias): follow that one.
-        if UInt32(st.st_mode) & UInt32(S_IFMT) == UInt32(S_IFLNK), stat(input, &st) != 0 {
-            throw InputError("cannot read \(input): it is a broken symbolic link")
+        if st.kind == .symlink {
+            guard let target = try? cwd.status(following: input.utf8) else { throw InputError("cannot read \(input): it is a broken symbolic link") }
+            st = target
         }
-        guard UInt32(st.st_mode) & UInt32(S_IFMT) == UInt32(S_IFDIR) else {
-            if UInt32(st.st_mode) & UInt32(S_IFMT) == UInt32(S_IFREG) {
+        guard st.kind == .directory else {
+            if st.kind == .regular {
                 // A file that is not an archive (by name or by its first bytes): say which.
-                do {
-                    _ = try Walker.readFile(at: AT_FDCWD, Array(input.utf8), limit: 1)
-                } catch let e as SystemError {
+                if case .failure(let e) = Result(catching: { () throws(SystemError) in try FileDescriptor.currentDirectory.readFile(input.utf8, limit: 1) }) {
                     throw InputError("cannot read \(input): \(e.reason.lowercased())")
                 }
                 throw InputError("\(input) is not a directory, and not an archive (\(ArchiveWalk.kindsText)) by its name or its first bytes: give an app data container, an .xcappdata package or an archive of one")
@@ -122,10 +119,7 @@ public struct Container: Sendable {
         // Work on the real path: the walk never follows a symlink, and a symlink's absolute
         // target is compared with it.
         var trimmed = input.count > 1 && input.hasSuffix("/") ? String(input.dropLast()) : input
-        if let real = realpath(trimmed, nil) {
-            trimmed = String(cString: real)
-            free(real)
-        }
+        if let real = Paths.real(trimmed.utf8) { trimmed = String(decoding: real, as: UTF8.self) }
 
         // A folder this user cannot list is not "not a container": say what stops the read.
         try requireReadable(trimmed, input: input)
@@ -175,8 +169,8 @@ public struct Container: Sendable {
     /// Throws "cannot read INPUT: permission denied" (or the error there is) when `root` cannot be
     /// listed or entered by this user.
     private static func requireReadable(_ root: String, input: String) throws {
-        if access(root, R_OK | X_OK) != 0 {
-            throw InputError("cannot read \(input): \(String(cString: strerror(errno)).lowercased())")
+        if let e = Paths.cannotList(root) {
+            throw InputError("cannot read \(input): \(errorText(e.code).lowercased())")
         }
     }
 
@@ -190,13 +184,11 @@ public struct Container: Sendable {
     }
 
     static func isDirectory(_ path: String) -> Bool {
-        var st = stat()
-        return lstat(path, &st) == 0 && UInt32(st.st_mode) & UInt32(S_IFMT) == UInt32(S_IFDIR)
+        (try? FileDescriptor.currentDirectory.status(of: path.utf8).kind) == .directory
     }
 
     static func fileExists(_ path: String) -> Bool {
-        var st = stat()
-        return lstat(path, &st) == 0 && UInt32(st.st_mode) & UInt32(S_IFMT) == UInt32(S_IFREG)
+        (try? FileDescriptor.currentDirectory.status(of: path.utf8).kind) == .regular
     }
 
     /// Identity plists larger than this are not read (a real one is well under 4 KiB).

@@ -34,6 +34,11 @@ public final class InventoryEntry: Sendable {
     /// (Saved Application State, SplashBoard).
     public var survivesRestore: Bool? { isSystem ? nil : placement.restored && excludedBy == nil }
 
+    /// Content that counts in the totals: a file's or symlink's bytes, once per hard-linked file.
+    public var countsAsContent: Bool { countsInTotals && entry.holdsContent }
+    /// The bytes this entry adds to the totals (0 when it adds none).
+    public var countedSize: Int64 { countsAsContent ? entry.size : 0 }
+
     public var carriesExclude: Bool { entry.marks.contains { $0.attribute == .exclude } }
     public var carriesLegacy: Bool { entry.marks.contains { $0.attribute == .legacy } }
 }
@@ -63,7 +68,7 @@ public struct ZoneTotals: Sendable, Equatable {
         case .symlink: symlinks += 1
         case .other: others += 1
         }
-        let content: Int64 = (e.kind == .file || e.kind == .symlink) ? e.size : 0
+        let content = e.contentSize
         size += content
         allocated += e.allocated
         if item.backedUp == true { backedUpSize += content }
@@ -266,8 +271,7 @@ public struct Inventory: Sendable {
         for e in entries {
             guard let first = e.path.leadingComponents(1).first else { continue }
             let top = ContainerPath(bytes: Array(first))
-            let content: Int64 = e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) ? e.entry.size : 0
-            sizes[top, default: 0] += content
+            sizes[top, default: 0] += e.countedSize
         }
         return sizes
     }

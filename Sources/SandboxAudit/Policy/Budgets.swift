@@ -26,7 +26,7 @@ public enum Budgets {
         if let g = policy.growth {
             budgets.append(Budget(scope: .growth, limit: comparison.map { g.allowance(baseline: $0.footprintBefore) } ?? g.minimum))
         }
-        let files = inventories.flatMap { inv in inv.entries.filter { $0.countsInTotals && ($0.entry.kind == .file || $0.entry.kind == .symlink) } }
+        let files = inventories.flatMap { inv in inv.entries.filter(\.countsAsContent) }
         func top(_ items: [(ContainerPath, Int64)]) -> [(path: ContainerPath, size: Int64)] {
             items.filter { $0.1 > 0 }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }.prefix(contributorCount).map { ($0.0, $0.1) }
         }
@@ -47,7 +47,7 @@ public enum Budgets {
                 return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
             case .domain(let d):
                 let own = inventories.filter { $0.domain == d }.flatMap { inv in
-                    inv.entries.filter { $0.countsInTotals && ($0.entry.kind == .file || $0.entry.kind == .symlink) }
+                    inv.entries.filter(\.countsAsContent)
                 }
                 let (m, c) = sum(own, b.measure)
                 return BudgetResult(budget: b, measured: inventories.contains { $0.domain == d } ? m : nil, limit: b.limit, contributors: c)

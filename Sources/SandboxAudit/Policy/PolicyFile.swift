@@ -1,10 +1,5 @@
 import Foundation
 import Yams
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads and validates `.sandbox-audit.yml`. Every error names the file, line and column and,
 /// for a misspelt key or rule id, the nearest valid one.
@@ -32,18 +27,18 @@ public enum PolicyFile {
     /// refused before it is opened, so a FIFO never blocks; the file is read through a
     /// non-blocking descriptor and at most `maximumSize` bytes are taken.
     public static func load(_ path: String) throws -> Policy {
-        var st = stat()
-        guard stat(path, &st) == 0 else {
-            let e = errno
-            throw InputError("cannot read \(path): \(e == ENOENT ? "no such file" : String(cString: strerror(e)))")
+        let st: FileStatus
+        switch Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.status(following: path.utf8) }) {
+        case .success(let s): st = s
+        case .failure(let e): throw InputError("cannot read \(path): \(e.code == ENOENT ? "no such file" : errorText(e.code))")
         }
-        switch UInt32(st.st_mode) & UInt32(S_IFMT) {
-        case UInt32(S_IFREG): break
-        case UInt32(S_IFDIR): throw InputError("cannot read \(path): is a directory, not a policy file")
+        switch st.kind {
+        case .regular: break
+        case .directory: throw InputError("cannot read \(path): is a directory, not a policy file")
         default: throw InputError("cannot read \(path): is not a regular file")
         }
-        guard Int(st.st_size) <= maximumSize else {
-            throw InputError("\(path): \(st.st_size) bytes, over the \(maximumSize)-byte limit for a policy file")
+        guard st.size <= Int64(maximumSize) else {
+            throw InputError("\(path): \(st.size) bytes, over the \(maximumSize)-byte limit for a policy file")
         }
         let bytes: [UInt8]
         do {
@@ -58,7 +53,7 @@ public enum PolicyFile {
 
     // MARK: the schema
 
-    enum Value { case size, age, count, severityOrOff }
+    enum Value { case size, age, count }
 
     /// Threshold keys per rule, and which `RuleSettings` field each sets.
     static let ruleOptions: [String: [(key: String, set: (inout RuleSettings, Double) -> Void, kind: Value, get: (RuleSettings) -> Double)]] = [
@@ -232,7 +227,6 @@ public enum PolicyFile {
                     let s = try string(ov, what)
                     guard let n = Int(s), n > 0 else { throw Failure(message: "\(what): '\(s)' is not a positive whole number", mark: ov.mark) }
                     option.set(&policy.settings, Double(n))
-                case .severityOrOff: break
                 }
             }
         }

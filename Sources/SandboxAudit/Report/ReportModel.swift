@@ -72,7 +72,7 @@ extension Inventory {
         var root = FootprintNode(path: .root, isFolder: true)
         for item in entries where item.countsInTotals && !item.isSystem {
             let e = item.entry
-            guard e.kind == .file || e.kind == .symlink, e.size > 0 else { continue }
+            guard e.holdsContent, e.size > 0 else { continue }
             let parts = e.path.leadingComponents(depth + 1)
             guard !parts.isEmpty else { continue }
             var prefix: [UInt8] = []

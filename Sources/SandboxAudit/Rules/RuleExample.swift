@@ -38,7 +38,7 @@ public struct RuleExample: Sendable {
     /// How an example carries an exclude or legacy attribute.
     /// `macosx`: a `._NAME` in a `__MACOSX` mirror folder at the data root, as unzipping a
     /// Finder archive leaves it.
-    public enum Carrier: String, Sendable { case native, sidecar, macosx }
+    public typealias Carrier = BackupMarker.Carrier
 
     public struct Mark: Sendable {
         public let attribute: BackupAttribute

@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Materialising from an archive: the archive is read again as a stream through
 /// `ArchiveWalk.Reader`, nothing is extracted anywhere else, and each member the event keeps is
@@ -14,7 +9,7 @@ import Darwin
 /// file shares the inode of the member that holds the data. A path stored twice keeps its first
 /// position and its later content, so each copy of the entry's kind is written over the last.
 extension Materializer {
-    static func buildFromArchive(_ simulation: SimulationResult, root dstRoot: Int32) throws -> (Report, RootFinish) {
+    static func buildFromArchive(_ simulation: SimulationResult, root dstRoot: FileDescriptor) throws -> (Report, RootFinish) {
         let inventory = simulation.inventory
         let location = inventory.container.input
         let prefix = ArchiveWalk.memberPrefix(of: inventory.container) // members below it are entries
@@ -36,7 +31,7 @@ extension Materializer {
             switch w.kind {
             case .directory:
                 let (fd, id) = try makeFolder(w, in: try parents.open(w.path.parent ?? .root))
-                close(fd)
+                fd.close()
                 parents.ids[w.path] = id
                 directories.append(w)
             case .file:
@@ -78,26 +73,28 @@ extension Materializer {
                 guard let first = firstKept[w.inode] else { continue }
                 let target = entries[first].entry
                 let parent = try parents.open(target.path.parent ?? .root)
-                var fd = createFile(target.path.name, in: parent)
-                if fd < 0 && errno == EEXIST { // a path stored twice: the later copy counts
-                    _ = at(target.path.name) { unlinkat(parent, $0, 0) }
-                    fd = createFile(target.path.name, in: parent)
+                let fd = try attempt("create", target.path.display) { () throws(Errno) in
+                    switch Result(catching: { () throws(Errno) in try parent.open(target.path.name, .newFile) }) {
+                    case .success(let fd): return fd
+                    case .failure(let e) where e.code == EEXIST: // a path stored twice: the later copy counts
+                        try? parent.remove(target.path.name, isDirectory: false)
+                        return try parent.open(target.path.name, .newFile)
+                    case .failure(let e): throw e
+                    }
                 }
-                guard fd >= 0 else { throw SystemError(operation: "create", path: target.path.display) }
-                defer { close(fd) }
+                defer { fd.close() }
                 var writer = HoleKeepingWriter(fd: fd, path: target.path)
                 try reader.readData { block, offset in
                     try checkInterrupted()
                     try writer.write(block, at: offset)
                 }
                 try writer.flush()
-                guard retrying({ ftruncate(fd, off_t(target.size)) }) == 0 else { throw SystemError(operation: "write", path: target.path.display) }
+                try attempt("write", target.path.display) { () throws(Errno) in try fd.truncate(to: target.size) }
                 // All kept paths are this one file: their marks, the first path's last.
                 let marks = group.filter { simulation.kept[$0] }.reversed().flatMap { entries[$0].entry.marks }
                 try writeMemberAttributes(fd, m.xattrs, marks: marks, path: target.path)
-                fchmod(fd, mode_t(target.mode & 0o7777))
-                var times = timesOf(target)
-                futimens(fd, &times)
+                try? fd.setPermissions(mode_t(target.mode & 0o7777))
+                try? fd.setTimes(target.times)
                 written.insert(first)
             case (ArchiveWalk.FileType.dir, .directory):
                 guard simulation.kept[group[0]] else { continue }
@@ -105,7 +102,7 @@ extension Materializer {
             case (ArchiveWalk.FileType.lnk, .symlink), (ArchiveWalk.FileType.fifo, .other):
                 guard w.kind == .symlink || w.special == .fifo, simulation.kept[group[0]] else { continue }
                 let parent = try parents.open(w.path.parent ?? .root)
-                if written.contains(group[0]) { _ = at(w.path.name) { unlinkat(parent, $0, 0) } }
+                if written.contains(group[0]) { try? parent.remove(w.path.name, isDirectory: false) }
                 if w.kind == .symlink { try makeSymlink(w, in: parent) } else { try makeFIFO(w, in: parent) }
                 written.insert(group[0])
             default:
@@ -135,8 +132,8 @@ extension Materializer {
             let w = entries[i].entry
             let first = entries[firstKept[w.inode]!].path
             let firstParent = try reopenNew(first.parent ?? .root, root: dstRoot, ids: { parents.ids[$0] })
-            defer { close(firstParent) }
-            guard let firstID = descriptorIDAt(firstParent, first.name) else { throw SystemError(operation: "link", path: w.path.display) }
+            defer { firstParent.close() }
+            let firstID = try attempt("link", w.path.display) { () throws(Errno) in try firstParent.status(of: first.name).identity }
             try makeLink(w, to: first.name, in: firstParent, expect: firstID, into: try parents.open(w.path.parent ?? .root))
         }
         parents.release()
@@ -156,15 +153,9 @@ extension Materializer {
         }
         parents.release()
         // The data root takes its member's mode and time (0755 when the archive has none), last.
-        let finish = rootMember.map { RootFinish(mode: mode_t($0.mode & 0o7777), times: times($0.mtime, $0.mtimeNanoseconds)) }
+        let finish = rootMember.map { RootFinish(mode: mode_t($0.mode & 0o7777), times: FileTimes(seconds: $0.mtime, nanoseconds: $0.mtimeNanoseconds)) }
             ?? RootFinish(mode: 0o755, times: nil)
         return (report, finish)
-    }
-
-    /// The device and inode of `name` in `dirFD` (not followed), or nil.
-    static func descriptorIDAt(_ dirFD: Int32, _ name: some Collection<UInt8>) -> FileID? {
-        var st = stat()
-        return at(name, { fstatat(dirFD, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 ? FileID(st) : nil
     }
 
     /// Writes a member's data blocks at their offsets, leaving out the aligned 4 KiB pages that
@@ -173,13 +164,13 @@ extension Materializer {
     /// in blocks of any size: a page cut between two blocks is gathered first).
     struct HoleKeepingWriter {
         static let page = 4096
-        let fd: Int32
+        let fd: FileDescriptor
         let path: ContainerPath
         /// The start of a page not yet complete, and its bytes so far.
         private var pendingOffset: Int64 = 0
         private var pending: [UInt8] = []
 
-        init(fd: Int32, path: ContainerPath) {
+        init(fd: FileDescriptor, path: ContainerPath) {
             self.fd = fd
             self.path = path
             pending.reserveCapacity(Self.page)
@@ -248,10 +239,10 @@ extension Materializer {
 
     /// A member's attributes: the backup attributes as the inventory has them (`marks`, from the
     /// member's records or its sidecars), the others as stored where this platform holds them.
-    static func writeMemberAttributes(_ fd: Int32, _ xattrs: [(String, [UInt8])], marks: [AttributeMark], path: ContainerPath) throws {
+    static func writeMemberAttributes(_ fd: FileDescriptor, _ xattrs: [(String, [UInt8])], marks: [AttributeMark], path: ContainerPath) throws {
         for (name, value) in xattrs where BackupAttribute(attributeName: Array(name.utf8)) == nil && heldHere(name) {
             do {
-                try XAttr.set(descriptor: fd, name: name, value: value, path: path.display)
+                try XAttr.set(descriptor: fd.rawValue, name: name, value: value, path: path.display)
             } catch let e as SystemError where [EPERM, EINVAL, ENOTSUP, EOPNOTSUPP, ERANGE, E2BIG].contains(e.code) {
                 continue // a name or value this file system refuses
             }

@@ -85,7 +85,7 @@ public struct SimulationResult: Sendable {
             kept.append(keep)
             guard !e.isSystem, e.countsInTotals else { continue }
             var line = lines[e.zone.ordinal] ?? ZoneLine(zone: e.zone)
-            let isContent = e.entry.kind == .file || e.entry.kind == .symlink
+            let isContent = e.entry.holdsContent
             let bytes: Int64 = isContent ? e.entry.size : 0
             if keep {
                 if e.entry.kind == .file { line.keptFiles += 1 }

@@ -17,7 +17,7 @@ public enum Verification {
     static func signature(_ e: InventoryEntry) -> Signature {
         let w = e.entry
         let marks = Set(w.marks.map { "\($0.attribute.rawValue)=\(ByteText.hexString($0.value))" }).sorted()
-        return Signature(kind: w.kind, size: w.kind == .file || w.kind == .symlink ? w.size : nil, marks: marks)
+        return Signature(kind: w.kind, size: w.holdsContent ? w.size : nil, marks: marks)
     }
 
     /// Empty when the tree at `materialized` is what `simulation` predicted.

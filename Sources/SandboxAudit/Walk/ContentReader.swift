@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Read-only access to file contents for the rules that look inside (a database header, a
 /// preferences plist). Opens regular files only, without following symlinks, without updating
@@ -21,8 +16,7 @@ public final class ContentReader: @unchecked Sendable {
     public let backup: BackupSource?
     private let lock = NSLock()
     private var cachedParent: ContainerPath?
-    private var cachedFD: Int32 = -1
-    private var cachedError: Int32 = 0
+    private var cached: Result<FileDescriptor, Errno>?
     private var recorded: [ContentMiss] = []
 
     /// The reads asked for with `for:` that failed, in the order asked.
@@ -43,7 +37,7 @@ public final class ContentReader: @unchecked Sendable {
         self.backup = backup
     }
 
-    deinit { if cachedFD >= 0 { close(cachedFD) } }
+    deinit { if case .success(let fd) = cached { fd.close() } }
 
     /// Up to `limit` bytes from the start of the regular file at `path`; nil when it cannot be
     /// read (gone, not a regular file, permission denied).
@@ -80,32 +74,25 @@ public final class ContentReader: @unchecked Sendable {
         guard let parent = path.parent else { return .failure(SystemError(code: EINVAL, operation: "open", path: path.display)) }
         lock.lock()
         defer { lock.unlock() }
-        if parent != cachedParent {
-            if cachedFD >= 0 { close(cachedFD) }
-            cachedFD = open(parent)
-            cachedError = cachedFD >= 0 ? 0 : errno
+        if parent != cachedParent || cached == nil {
+            if case .success(let fd) = cached { fd.close() }
+            cached = Result { () throws(Errno) in try open(parent) }
             cachedParent = parent
         }
-        guard cachedFD >= 0 else { return .failure(SystemError(code: cachedError, operation: "open", path: parent.display)) }
-        do {
-            return .success(try Walker.readFile(at: cachedFD, Array(path.name), limit: limit))
-        } catch let e as SystemError {
-            return .failure(e)
-        } catch {
-            return .failure(SystemError(code: EIO, operation: "read", path: path.display))
+        switch cached! {
+        case .failure(let e): return .failure(e.labelled("open", parent.display))
+        case .success(let fd): return Result { () throws(SystemError) in try fd.readFile(path.name, limit: limit) }
         }
     }
 
     /// Opens a folder below the data root one component at a time: no PATH_MAX limit, no
     /// symlink followed.
-    private func open(_ folder: ContainerPath) -> Int32 {
-        var fd = Walker.openDirectory(at: AT_FDCWD, Array(dataRoot.utf8))
-        for component in folder.leadingComponents(Int.max) where fd >= 0 {
-            let next = Walker.openDirectory(at: fd, Array(component))
-            let e = errno
-            close(fd)
-            fd = next
-            errno = e
+    private func open(_ folder: ContainerPath) throws(Errno) -> FileDescriptor {
+        var fd = try FileDescriptor.currentDirectory.openDirectory(dataRoot.utf8)
+        for component in folder.leadingComponents(Int.max) {
+            let next = Result { () throws(Errno) in try fd.openDirectory(component) }
+            fd.close()
+            fd = try next.get()
         }
         return fd
     }

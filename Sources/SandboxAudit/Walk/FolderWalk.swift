@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads a container folder: the walk of its data root, with the attributes that `__MACOSX`
 /// mirror trees (what unzipping a Finder archive leaves) hold for its entries, and those the
@@ -80,21 +75,18 @@ public enum FolderWalk {
         let relative = SidecarOrphans.relative(Array(path.utf8), toRoot: root)
         let bytes: [UInt8]
         do {
-            bytes = try Walker.readFile(at: AT_FDCWD, Array(path.utf8))
-        } catch let e as SystemError {
+            bytes = try FileDescriptor.currentDirectory.readFile(path.utf8, limit: AppleDouble.maximumSize)
+        } catch {
             // Missing, a symlink, or not a regular file: not a sidecar.
-            if [ENOENT, ELOOP, EINVAL, ENOTDIR].contains(e.code) { return }
-            walk.problems.append(WalkProblem(path: relative, operation: "read AppleDouble file", reason: e.reason))
+            if [ENOENT, ELOOP, EINVAL, ENOTDIR].contains(error.code) { return }
+            walk.problems.append(WalkProblem(path: relative, operation: "read AppleDouble file", reason: error.reason))
             return
-        } catch { return }
+        }
         guard AppleDouble.hasMagic(bytes) else { return }
         walk.sidecarCount += 1
         do {
             let source: AttributeSource = mirror ? .macosxMirror(sidecar: path) : .appleDouble(sidecar: relative)
-            for a in try AppleDouble.parse(bytes).attributes {
-                guard let attribute = BackupAttribute(attributeName: Array(a.name.utf8)) else { continue }
-                walk.rootMarks.append(AttributeMark(attribute: attribute, value: a.value, source: source))
-            }
+            walk.rootMarks += AttributeMark.marks(in: try AppleDouble.parse(bytes), source: source)
         } catch {
             walk.problems.append(WalkProblem(path: relative, operation: "parse AppleDouble file", reason: "\(error)"))
         }

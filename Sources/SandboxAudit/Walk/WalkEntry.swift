@@ -26,6 +26,10 @@ public struct WalkEntry: Sendable {
     /// Backup attributes found on the entry (native or from sidecars).
     public var marks: [AttributeMark]
     public var modifiedTime: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
+    /// Files and symlinks hold content (a symlink: its target); folders and special files do not.
+    public var holdsContent: Bool { kind == .file || kind == .symlink }
+    /// The bytes of content: `size` for a file or symlink, 0 for the rest.
+    public var contentSize: Int64 { holdsContent ? size : 0 }
 }
 
 /// Something the walk could not read. The walk records it and goes on.

@@ -53,7 +53,7 @@ enum PolicyTotals {
         var sums: [ContainerPath: Int64] = [:]
         for (e, owner) in zip(inventory.entries, glob.owners(in: inventory)) {
             guard let owner else { continue }
-            let bytes: Int64 = e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) ? e.entry.size : 0
+            let bytes = e.countedSize
             sums[owner, default: 0] += bytes
         }
         return sums.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }

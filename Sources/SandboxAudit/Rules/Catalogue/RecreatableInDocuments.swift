@@ -62,7 +62,7 @@ public struct RecreatableInDocuments: Rule {
         for e in inventory.entries where e.zone == .documents && e.path.depth >= 2 {
             if !owner.isEmpty, let folder = e.path.parent.flatMap({ owner[$0] }) {
                 if e.entry.kind == .directory { owner[e.path] = folder }
-                if e.countsInTotals, e.entry.kind == .file || e.entry.kind == .symlink { sizes[folder, default: 0] += e.entry.size }
+                sizes[folder, default: 0] += e.countedSize
                 continue
             }
             guard e.backedUp == true, let why = RecreatableInDocuments.matches(e.entry) else { continue }

@@ -4,7 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A failed system call, with the call and the path it was about.
+/// A failed system call: the call (or the step it served, "open directory"), the path it was
+/// about, and errno. The one error type of the system layer.
 public struct SystemError: Error, CustomStringConvertible, Sendable {
     public let code: Int32
     public let operation: String
@@ -18,12 +19,4 @@ public struct SystemError: Error, CustomStringConvertible, Sendable {
 
     public var reason: String { String(cString: strerror(code)) }
     public var description: String { "\(operation) \(path): \(reason)" }
-}
-
-/// A problem with what the user asked for: a missing path, a file that is not a container,
-/// a malformed option. The CLI prints it on one line and exits 2.
-public struct InputError: Error, CustomStringConvertible, Sendable {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
 }

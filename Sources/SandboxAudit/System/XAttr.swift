@@ -1,6 +1,7 @@
 #if canImport(CLibAttr)
 import CLibAttr
 #endif
+import CSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -180,8 +181,9 @@ public enum XAttr {
     }
 
     /// Copies every extended attribute from one open file to another: libattr's
-    /// `attr_copy_fd`, with its own filter of what not to copy (/etc/xattr.conf: ACL-like and
-    /// file-system-specific names). The paths only label error messages.
+    /// `attr_copy_fd` on Linux, with its own filter of what not to copy (/etc/xattr.conf: ACL-like
+    /// and file-system-specific names); on macOS, each attribute but those the system owns
+    /// (`Platform.attributeCopySkipPrefixes`). The paths only label error messages.
     public static func copyAll(from source: Int32, sourcePath: String, to destination: Int32, destinationPath: String) throws {
         #if canImport(CLibAttr)
         if attr_copy_fd(sourcePath, source, destinationPath, destination, nil, nil) != 0 {
@@ -190,8 +192,10 @@ public enum XAttr {
             throw SystemError(code: e, operation: "copy attributes to", path: destinationPath)
         }
         #else
+        // What libattr's filter does on Linux: the attributes the system owns are left out.
         for name in try names(.descriptor(source)) {
             let n = String(decoding: name, as: UTF8.self)
+            if Platform.attributeCopySkipPrefixes.contains(where: { n.hasPrefix($0) }) { continue }
             if let v = try value(.descriptor(source), name: n) { try set(descriptor: destination, name: n, value: v, path: destinationPath) }
         }
         #endif

@@ -1,0 +1,26 @@
+#ifndef SANDBOX_AUDIT_CSYSTEM_H
+#define SANDBOX_AUDIT_CSYSTEM_H
+/* What Swift cannot reach of the system's C interface: constants defined only under
+   _GNU_SOURCE or as expressions the importer skips, and calls that are variadic or have no libc
+   wrapper yet. Each is read from the platform's own headers in CSystem.c, never written here
+   as a number. The Swift side is Sources/SandboxAudit/System/Platform+*.swift. */
+#include <sys/types.h>
+
+/* O_NOATIME (Linux; 0 where the system has none). */
+extern const int sandbox_audit_o_noatime;
+/* UTIME_NOW and UTIME_OMIT for utimensat(2) and futimens(2). */
+extern const long sandbox_audit_utime_now;
+extern const long sandbox_audit_utime_omit;
+/* lseek(2) whences for sparse files; -1 where the system has none. */
+extern const int sandbox_audit_seek_data;
+extern const int sandbox_audit_seek_hole;
+
+/* copy_file_range(2) (Linux): -1 with errno ENOSYS elsewhere. */
+ssize_t sandbox_audit_copy_file_range(int in, off_t *in_off, int out, off_t *out_off, size_t len);
+
+/* listxattrat(2) (Linux 6.13 and later): the attribute names of NAME inside the open directory
+   DIRFD, not following a symlink. glibc has no wrapper yet and Swift cannot call the variadic
+   syscall(2). -1 with errno ENOSYS on older kernels and elsewhere. */
+ssize_t sandbox_audit_listxattrat(int dirfd, const char *name, char *list, size_t size);
+
+#endif
