@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What a backup's plists say about it, for the reports' identity line. Every field is
 /// optional: `Manifest.plist`, `Info.plist` and `Status.plist` are read when present, never

@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Where one backup domain's files' bytes are: `XX/FILEID` below the backup folder, decrypted
 /// in memory by the backup's cipher when it is encrypted. What the walk's headers and the
@@ -50,12 +45,12 @@ public final class BackupSource: Sendable {
         guard let stored = files[path] else {
             return .failure(Failure(reason: "the backup lists no file at this path with bytes to read", absent: false))
         }
-        let fd: Int32
+        let fd: FileDescriptor
         switch open(stored) {
         case .failure(let f): return .failure(f)
         case .success(let opened): fd = opened
         }
-        defer { close(fd) }
+        defer { fd.close() }
         let encrypted = folder.isEncrypted
         if encrypted && stored.size > Int64(Self.maximumDecryptedSize) {
             return .failure(Failure(reason: "it is \(ByteSize.format(stored.size)), over the \(ByteSize.format(Int64(Self.maximumDecryptedSize))) decrypted in memory", absent: false))
@@ -64,12 +59,9 @@ public final class BackupSource: Sendable {
         // decrypted; else only what is asked.
         let want = encrypted ? Int(stored.size) + 32 : limit
         let bytes: [UInt8]
-        do {
-            bytes = try Walker.readFile(at: fd, Array(stored.fileID.utf8), limit: want)
-        } catch let e as SystemError {
-            return .failure(Failure(reason: "\(stored.fileID.prefix(2))/\(stored.fileID): \(e.reason)", absent: false))
-        } catch {
-            return .failure(Failure(reason: "\(error)", absent: false))
+        switch Result(catching: { () throws(SystemError) in try fd.readFile(stored.fileID.utf8, limit: want) }) {
+        case .success(let read): bytes = read
+        case .failure(let e): return .failure(Failure(reason: "\(stored.fileID.prefix(2))/\(stored.fileID): \(e.reason)", absent: false))
         }
         guard encrypted else { return .success(bytes) }
         guard let cipher else { return .failure(Failure(reason: "the backup is encrypted and no password was given", absent: false)) }
@@ -85,22 +77,24 @@ public final class BackupSource: Sendable {
 
     /// The `XX` folder holding the file, opened below the backup folder without following a
     /// symlink at any step: a link planted there cannot lead the read out of the folder.
-    private func open(_ stored: Stored) -> Result<Int32, Failure> {
+    private func open(_ stored: Stored) -> Result<FileDescriptor, Failure> {
         let name = "\(stored.fileID.prefix(2))/\(stored.fileID)"
-        let root = Walker.openDirectory(at: AT_FDCWD, Array(folder.path.utf8))
-        guard root >= 0 else { return .failure(Failure(reason: "cannot open the backup folder: \(String(cString: strerror(errno)))", absent: false)) }
-        let sub = Walker.openDirectory(at: root, Array(stored.fileID.prefix(2).utf8))
-        let subError = errno
-        close(root)
-        guard sub >= 0 else {
-            return .failure(subError == ENOENT
-                ? Failure(reason: "the backup holds no bytes for it (\(name) is missing)", absent: true)
-                : Failure(reason: "\(name): \(String(cString: strerror(subError)))", absent: false))
+        let missing = Failure(reason: "the backup holds no bytes for it (\(name) is missing)", absent: true)
+        let root: FileDescriptor
+        switch Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.openDirectory(folder.path.utf8) }) {
+        case .success(let fd): root = fd
+        case .failure(let e): return .failure(Failure(reason: "cannot open the backup folder: \(errorText(e.code))", absent: false))
         }
-        var st = stat()
-        if fstatat(sub, stored.fileID, &st, AT_SYMLINK_NOFOLLOW) != 0, errno == ENOENT {
-            close(sub)
-            return .failure(Failure(reason: "the backup holds no bytes for it (\(name) is missing)", absent: true))
+        let opened = Result { () throws(Errno) in try root.openDirectory(stored.fileID.prefix(2).utf8) }
+        root.close()
+        let sub: FileDescriptor
+        switch opened {
+        case .success(let fd): sub = fd
+        case .failure(let e): return .failure(e.code == ENOENT ? missing : Failure(reason: "\(name): \(errorText(e.code))", absent: false))
+        }
+        if case .failure(let e) = Result(catching: { () throws(Errno) in try sub.status(of: stored.fileID.utf8) }), e.code == ENOENT {
+            sub.close()
+            return .failure(missing)
         }
         return .success(sub)
     }

@@ -3,11 +3,6 @@ import GRDB
 // The SQLite module GRDB itself imports under SwiftPM (its system library target):
 // sqlite3_deserialize and its flags.
 import GRDBSQLite
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One row of `Manifest.db`'s `Files` table (`fileID TEXT PRIMARY KEY, domain TEXT,
 /// relativePath TEXT, flags INTEGER, file BLOB`), its blob left undecoded.
@@ -45,10 +40,9 @@ public final class ManifestDatabase {
         if folder.isEncrypted && cipher == nil { throw folder.encryptedError }
         let path = folder.path + "/" + BackupFolder.manifestDatabase
         var bytes: [UInt8]
-        do {
-            bytes = try Walker.readFile(at: AT_FDCWD, Array(path.utf8), limit: Self.maximumSize + 1)
-        } catch let e as SystemError {
-            throw InputError("cannot read \(label): \(e.reason)")
+        switch Result(catching: { () throws(SystemError) in try FileDescriptor.currentDirectory.readFile(path.utf8, limit: Self.maximumSize + 1) }) {
+        case .success(let read): bytes = read
+        case .failure(let e): throw InputError("cannot read \(label): \(e.reason)")
         }
         guard bytes.count <= Self.maximumSize else {
             throw InputError("cannot read \(label): it is larger than \(ByteSize.format(Int64(Self.maximumSize)))")
