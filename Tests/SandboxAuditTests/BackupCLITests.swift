@@ -52,6 +52,11 @@ final class BackupCLITests: XCTestCase {
         XCTAssertEqual(backup["productVersion"] as? String, "17.5.1")
         XCTAssertEqual(backup["date"] as? String, "2024-11-07T17:20:00Z")
         XCTAssertEqual(backup["encrypted"] as? Bool, false)
+        // Every key of a backup scan's JSON is documented, as DocsTests checks a container's.
+        var keys = Set<String>()
+        DocsTests.keys(json, into: &keys)
+        let doc = try String(contentsOfFile: DocsTests.repo + "/docs/json-format.md", encoding: .utf8)
+        for key in keys { XCTAssertTrue(doc.contains("`\(key)`"), "docs/json-format.md does not document `\(key)`") }
         let findings = try XCTUnwrap(json["findings"] as? [[String: Any]])
         XCTAssertTrue(findings.contains { $0["ruleId"] as? String == "large-user-defaults" })
 

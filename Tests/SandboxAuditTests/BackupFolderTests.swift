@@ -169,6 +169,19 @@ final class BackupFolderTests: XCTestCase {
         }
     }
 
+    func testADatabaseLastWrittenInWALModeIsReadWithoutAFileBesideIt() throws {
+        let dir = try TempDir("backup")
+        try Self.standard().write(to: dir.sub("B"))
+        try python("import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); print(c.execute('PRAGMA journal_mode=WAL').fetchone()[0]); c.close()",
+                   [dir.sub("B/Manifest.db")])
+        let header = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir.sub("B/Manifest.db"))).prefix(20))
+        XCTAssertEqual(header[18], 2)
+        let before = try FolderSnapshot(dir.sub("B"))
+        let result = try Audit.run(dir.sub("B"), selection: ContainerSelection(app: Self.app))
+        XCTAssertEqual(result.inventory.entries.count, 8)
+        XCTAssertEqual(try FolderSnapshot(dir.sub("B")), before)
+    }
+
     func testHostileRowsAreReportedAndNeverReadOutsideTheFolder() throws {
         let dir = try TempDir("backup")
         try Data("secret".utf8).write(to: URL(fileURLWithPath: dir.sub("outside.plist")))

@@ -60,10 +60,13 @@ public struct MBFile: Sendable, Equatable {
             if let u = uid(v) { return resolve(u, objects) }
             return v
         }
+        // Numbers are stored inline, never behind a UID: read them directly (a scan decodes one
+        // blob per row, and every dynamic cast costs).
         func integer(_ key: String) -> Int64? {
-            if let n = value(key) as? Int64 { return n }
-            if let n = value(key) as? Int { return Int64(n) }
-            return (value(key) as? NSNumber)?.int64Value
+            guard let v = root[key] else { return nil }
+            if let n = v as? Int { return Int64(n) }
+            if let n = v as? Int64 { return n }
+            return (v as? NSNumber)?.int64Value
         }
         var f = MBFile()
         f.size = integer("Size").flatMap { $0 >= 0 ? $0 : nil }
@@ -107,16 +110,15 @@ public struct MBFile: Sendable, Equatable {
     /// `{value = N}`. An XML plist's `{CF$UID: N}` dictionary is one too.
     static func uid(_ value: Any?) -> Int? {
         guard let value else { return nil }
+        if String(describing: type(of: value)).contains("KeyedArchiverUID") {
+            for child in Mirror(reflecting: value).children where child.label == "value" {
+                if let n = child.value as? UInt32 { return Int(n) }
+            }
+            let text = String(describing: value)
+            guard let open = text.range(of: "{value = "), let close = text[open.upperBound...].firstIndex(of: "}") else { return nil }
+            return Int(text[open.upperBound..<close])
+        }
         if let d = value as? [String: Any], d.count == 1, let n = d["CF$UID"] as? Int { return n }
-        if value is String || value is Data || value is NSNumber || value is [Any] || value is [String: Any] || value is Date {
-            return nil
-        }
-        for child in Mirror(reflecting: value).children where child.label == "value" {
-            if let n = child.value as? UInt32 { return Int(n) }
-        }
-        let text = String(describing: value)
-        guard text.contains("KeyedArchiverUID"), let open = text.range(of: "{value = "),
-              let close = text[open.upperBound...].firstIndex(of: "}") else { return nil }
-        return Int(text[open.upperBound..<close])
+        return nil
     }
 }

@@ -27,7 +27,7 @@ public struct ManifestRow: Sendable {
 /// open of a database whose header asks for WAL would try to), and a file changed while the
 /// scan runs cannot be seen half-written.
 public final class ManifestDatabase {
-    /// A Manifest.db larger than this is refused (one of 100,000 files is about 40 MiB).
+    /// A Manifest.db larger than this is refused (one of 107,000 rows is about 83 MB).
     public static let maximumSize = 2 << 30
     let queue: DatabaseQueue
     let label: String
@@ -58,6 +58,12 @@ public final class ManifestDatabase {
         }
         guard bytes.starts(with: Array("SQLite format 3\0".utf8)) else {
             throw InputError("cannot read \(label): it is not a SQLite database" + (folder.isEncrypted ? " once decrypted" : ""))
+        }
+        // A database last written in WAL mode says so in its header (bytes 18 and 19 = 2): an
+        // in-memory copy cannot have a WAL, so this copy is marked as a rollback-journal one.
+        if bytes.count > 19, bytes[18] == 2 || bytes[19] == 2 {
+            bytes[18] = 1
+            bytes[19] = 1
         }
         var configuration = Configuration()
         configuration.label = "Manifest.db"
