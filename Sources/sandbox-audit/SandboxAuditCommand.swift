@@ -82,12 +82,17 @@ struct ContainerOptions: ParsableArguments {
     @Option(name: .customLong("app-group"), help: ArgumentHelp("With --app: also audit this App Group's container, or in a backup its AppDomainGroup-GROUP_ID domain (repeatable; adds to the policy's appGroups).", valueName: "GROUP_ID"))
     var appGroups: [String] = []
 
+    @Option(name: .customLong("password-file"), help: ArgumentHelp("An encrypted backup folder's password: the first line of FILE (default: the environment variable \(BackupPassword.environmentVariable)). Decrypted bytes stay in memory.", valueName: "FILE"))
+    var passwordFile: String?
+
     func validate() throws {
         if !appGroups.isEmpty && app == nil { throw ValidationError("--app-group needs --app BUNDLE_ID and a Simulator device folder or a backup folder") }
         if kind != nil && app != nil { throw ValidationError("--kind is for a container given alone, not with --app") }
     }
 
-    func selection(_ policy: Policy = Policy()) -> ContainerSelection {
-        ContainerSelection(role: kind, app: app, appGroups: appGroups + policy.appGroups.filter { !appGroups.contains($0) })
+    /// What to audit; throws `InputError` for an unreadable password file.
+    func selection(_ policy: Policy = Policy()) throws -> ContainerSelection {
+        ContainerSelection(role: kind, app: app, appGroups: appGroups + policy.appGroups.filter { !appGroups.contains($0) },
+                           password: try BackupPassword.resolve(passwordFile: passwordFile, environment: ProcessInfo.processInfo.environment))
     }
 }

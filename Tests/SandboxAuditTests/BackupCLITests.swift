@@ -120,11 +120,43 @@ final class BackupCLITests: XCTestCase {
         let dir = try TempDir("backup-cli")
         var b = BackupBuilder()
         b.file(T.appDomain, "Documents/a.txt", size: 10)
-        try b.write(to: dir.sub("B"), encryption: XORCipher.encryption)
+        try b.write(to: dir.sub("B"), encryption: TestBackupEncryptor(password: "pw").builderEncryption)
         for command in ["scan", "inventory"] {
             let r = try CLI.run([command, dir.sub("B"), "--app", T.app])
             XCTAssertEqual(r.status, 2)
             XCTAssertEqual(r.stderr, "sandbox-audit: error: \(dir.sub("B")) is an encrypted backup: give its password with --password-file FILE or in the environment variable SANDBOX_AUDIT_BACKUP_PASSWORD\n")
         }
+    }
+
+    /// Decrypted with the right password from a file or the environment, refused in one line
+    /// with a wrong one; no byte is written anywhere (the backup folder and a private TMPDIR are
+    /// as they were), whether the scan succeeds or fails.
+    func testAnEncryptedBackupIsDecryptedInMemoryWithItsPassword() throws {
+        let dir = try TempDir("backup-cli")
+        var b = BackupBuilder()
+        b.file(T.appDomain, "Documents/a.txt", size: 10)
+        b.file(T.appDomain, "Library/Preferences/\(T.app).plist", try BackupFolderTests.largePreferences())
+        try b.write(to: dir.sub("B"), encryption: TestBackupEncryptor(password: "s3cret pass").builderEncryption)
+        try "s3cret pass\n".write(toFile: dir.sub("pw"), atomically: true, encoding: .utf8)
+        try "s3cret pasS\n".write(toFile: dir.sub("wrong"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: dir.sub("tmp"), withIntermediateDirectories: false)
+        let before = try FolderSnapshot(dir.sub("B"))
+        let env = ["TMPDIR": dir.sub("tmp")]
+
+        let viaFile = try CLI.run(["scan", dir.sub("B"), "--app", T.app, "--format", "json", "--password-file", dir.sub("pw")], environment: env)
+        XCTAssertEqual(viaFile.status, 0, viaFile.stderr) // large-user-defaults is a warning here
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(viaFile.stdout.utf8)) as? [String: Any])
+        let findings = json["findings"] as? [[String: Any]] ?? []
+        XCTAssertTrue(findings.contains { $0["ruleId"] as? String == "large-user-defaults" && ($0["message"] as? String ?? "").contains("avatarImage") })
+        let inventory = try CLI.run(["inventory", dir.sub("B"), "--app", T.app], environment: env.merging(["SANDBOX_AUDIT_BACKUP_PASSWORD": "s3cret pass"]) { $1 })
+        XCTAssertEqual(inventory.status, 0, inventory.stderr)
+        XCTAssertTrue(inventory.stdout.contains("Documents/a.txt"))
+
+        let wrong = try CLI.run(["scan", dir.sub("B"), "--app", T.app, "--password-file", dir.sub("wrong")], environment: env)
+        XCTAssertEqual(wrong.status, 2)
+        XCTAssertEqual(wrong.stderr, "sandbox-audit: error: \(dir.sub("B")): wrong password for the encrypted backup\n")
+        XCTAssertFalse(wrong.stderr.contains("pasS"))
+        XCTAssertEqual(try FolderSnapshot(dir.sub("B")), before)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.sub("tmp")), [])
     }
 }

@@ -122,17 +122,20 @@ final class BackupFolderTests: XCTestCase {
         XCTAssertTrue(result.findings.contains { $0.ruleId == "large-user-defaults" })
     }
 
-    func testAnEncryptedBackupNeedsACipherAndIsReadInMemoryWithOne() throws {
+    func testAnEncryptedBackupNeedsItsPasswordAndIsReadInMemoryWithIt() throws {
         let dir = try TempDir("backup")
         var b = BackupBuilder()
         b.file(Self.appDomain, "Library/Preferences/com.example.app.plist", try Self.largePreferences())
         b.file(Self.appDomain, "Documents/a.txt", size: 33)
-        try b.write(to: dir.sub("B"), encryption: XORCipher.encryption)
+        try b.write(to: dir.sub("B"), encryption: TestBackupEncryptor(password: "correct horse").builderEncryption)
         XCTAssertThrowsError(try Audit.run(dir.sub("B"), selection: ContainerSelection(app: Self.app))) { error in
             XCTAssertEqual("\(error)", "\(dir.sub("B")) is an encrypted backup: give its password with --password-file FILE or in the environment variable SANDBOX_AUDIT_BACKUP_PASSWORD")
         }
         let before = try FolderSnapshot(dir.sub("B"))
-        let result = try Audit.run(dir.sub("B"), selection: ContainerSelection(app: Self.app, cipher: XORCipher()))
+        XCTAssertThrowsError(try Audit.run(dir.sub("B"), selection: ContainerSelection(app: Self.app, password: "correct hors"))) { error in
+            XCTAssertEqual("\(error)", "\(dir.sub("B")): wrong password for the encrypted backup")
+        }
+        let result = try Audit.run(dir.sub("B"), selection: ContainerSelection(app: Self.app, password: "correct horse"))
         XCTAssertEqual(result.inventory.entries.first { $0.path.display == "Documents/a.txt" }?.entry.size, 33)
         XCTAssertTrue(result.inventory.container.kindDescription.hasSuffix(", encrypted"))
         let f = try XCTUnwrap(result.findings.first { $0.ruleId == "large-user-defaults" })
@@ -225,23 +228,6 @@ final class BackupFolderTests: XCTestCase {
         XCTAssertFalse(result.complete)
         let f = try XCTUnwrap(result.findings.first { $0.ruleId == "large-user-defaults" })
         XCTAssertFalse(f.message.contains("avatarImage"), f.message)
-    }
-}
-
-/// A stand-in for the backup's real cipher, through the builder's encryption hook: every byte
-/// XORed with 0x5A, each file's key its protection class then 40 bytes. It exercises the seam
-/// (Manifest.db decrypted in memory, file bytes decrypted on read); the real decryption is
-/// `BackupCipher`'s other implementation.
-struct XORCipher: BackupCipher {
-    static func xor(_ b: [UInt8]) -> [UInt8] { b.map { $0 ^ 0x5A } }
-    static let encryption = BackupBuilder.Encryption(
-        manifestPlist: ["ManifestKey": Data([3, 0, 0, 0] + Array(repeating: 1, count: 40))],
-        database: { xor($0) },
-        file: { (xor($0), [3, 0, 0, 0] + Array(repeating: 2, count: 40)) })
-    func manifestDatabase(_ encrypted: [UInt8]) throws -> [UInt8] { Self.xor(encrypted) }
-    func file(_ encrypted: [UInt8], encryptionKey: [UInt8], size: Int64) throws -> [UInt8] {
-        guard encryptionKey.count == 44 else { throw InputError("bad key") }
-        return Array(Self.xor(encrypted).prefix(Int(size)))
     }
 }
 

@@ -8,14 +8,15 @@ public struct ContainerSelection: Sendable {
     public var app: String?
     /// `--app-group ID` (repeatable) and the policy's `appGroups:`.
     public var appGroups: [String] = []
-    /// Decrypts an encrypted backup folder; without one, such a backup is refused.
-    public var cipher: (any BackupCipher)?
+    /// The password of an encrypted backup folder (`--password-file`,
+    /// `SANDBOX_AUDIT_BACKUP_PASSWORD`); without it, such a backup is refused.
+    public var password: String?
 
-    public init(role: ContainerRole? = nil, app: String? = nil, appGroups: [String] = [], cipher: (any BackupCipher)? = nil) {
+    public init(role: ContainerRole? = nil, app: String? = nil, appGroups: [String] = [], password: String? = nil) {
         self.role = role
         self.app = app
         self.appGroups = appGroups
-        self.cipher = cipher
+        self.password = password
     }
 }
 

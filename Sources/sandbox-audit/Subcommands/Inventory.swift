@@ -30,7 +30,7 @@ struct InventoryCommand: ParsableCommand {
 
     func run() throws {
         let policy = try PolicyFile.resolve(config: config)
-        let inventories = try ProgressLine.during { try Audit.inventories(of: path, containers.selection(policy)) }
+        let inventories = try ProgressLine.during { try Audit.inventories(of: path, try containers.selection(policy)) }
         var chunk: [UInt8] = []
         chunk.reserveCapacity(1 << 17)
         for inventory in inventories {

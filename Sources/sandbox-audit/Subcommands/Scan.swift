@@ -177,7 +177,7 @@ struct Scan: ParsableCommand {
         let previous = try baseline.map(Baseline.load)
 
         let result = try ProgressLine.during {
-            try Audit.run(path, selection: containers.selection(policy), policy: policy, baseline: previous, againstBackup: againstBackup)
+            try Audit.run(path, selection: try containers.selection(policy), policy: policy, baseline: previous, againstBackup: againstBackup)
         }
         keptUntilExit = result
         if let target = writeBaseline {

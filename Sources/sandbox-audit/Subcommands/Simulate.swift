@@ -65,7 +65,7 @@ struct SimulateCommand: ParsableCommand {
         }
         if let into { try Materializer.checkDestination(into) }
         let policy = try PolicyFile.resolve(config: config)
-        let inventories = try ProgressLine.during { try Audit.inventories(of: path, containers.selection(policy)) }
+        let inventories = try ProgressLine.during { try Audit.inventories(of: path, try containers.selection(policy)) }
         let events = event == .all ? SimulatedEvent.allCases : [SimulatedEvent(rawValue: event.rawValue)!]
         let results = inventories.map { inventory in events.map { SimulationResult($0, inventory, policy: policy) } }
         var reports: [Materializer.Report?] = results.map { _ in nil }

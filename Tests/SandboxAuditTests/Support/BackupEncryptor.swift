@@ -92,3 +92,13 @@ struct TestBackupEncryptor {
     static func le32(_ n: UInt32) -> [UInt8] { [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: n >> $0) } }
     static func random(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8.random(in: 0...255) } }
 }
+
+extension TestBackupEncryptor {
+    /// The builder's encryption hook: Manifest.plist's keys, Manifest.db and every file
+    /// encrypted as a device does.
+    var builderEncryption: BackupBuilder.Encryption {
+        BackupBuilder.Encryption(manifestPlist: manifestPlistEntries,
+                                 database: { encryptManifestDatabase($0) },
+                                 file: { encryptFile($0) })
+    }
+}

@@ -15,7 +15,8 @@ public enum BackupContainers {
     /// (listing what it holds).
     public static func read(_ input: String, _ selection: ContainerSelection) throws -> Read {
         let folder = try BackupFolder.open(input)
-        let database = try ManifestDatabase(folder, cipher: selection.cipher)
+        let cipher = try folder.cipher(password: selection.password)
+        let database = try ManifestDatabase(folder, cipher: cipher)
         let domains = try database.domains()
         let apps = folder.apps(domains: domains)
         let holds = apps.isEmpty ? "it holds no app domain" : "it holds " + apps.joined(separator: ", ")
@@ -46,7 +47,7 @@ public enum BackupContainers {
         }
         let inventories = chosen.map { role, id in
             let domain = role.domain(id)
-            let (walk, source) = BackupWalk.read(byDomain[domain] ?? [], domain: domain, folder: folder, cipher: selection.cipher)
+            let (walk, source) = BackupWalk.read(byDomain[domain] ?? [], domain: domain, folder: folder, cipher: cipher)
             let container = Container(input: input, dataRoot: folder.path, kind: .backup, role: role, roleSource: "domain",
                                       bundleIdentifier: id, version: nil, identitySource: BackupFolder.manifestDatabase, backup: source)
             return Inventory(container: container, walk: walk)

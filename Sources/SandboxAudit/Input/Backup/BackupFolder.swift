@@ -41,6 +41,9 @@ public struct BackupFolder: Sendable {
     /// Info.plist "Installed Applications": the apps the device had, for error messages.
     public let installedApplications: [String]
     public var isEncrypted: Bool { identity.isEncrypted }
+    /// Manifest.plist `BackupKeyBag` and `ManifestKey`: what the password unlocks.
+    let keyBag: [UInt8]?
+    let manifestKey: [UInt8]?
 
     public static let manifestDatabase = "Manifest.db"
 
@@ -52,9 +55,7 @@ public struct BackupFolder: Sendable {
 
     /// The real path of a folder (the input may be a symlink to it).
     static func resolved(_ path: String) -> String {
-        guard let real = realpath(path, nil) else { return path }
-        defer { free(real) }
-        return String(cString: real)
+        Paths.real(path.utf8).map { String(decoding: $0, as: UTF8.self) } ?? path
     }
 
     /// Opens the backup folder at `input`; throws `InputError` when it is not one.
@@ -62,8 +63,8 @@ public struct BackupFolder: Sendable {
         guard isBackup(input) else { throw InputError("\(input) is not a backup folder: it holds no Manifest.db") }
         let trimmed = input.count > 1 && input.hasSuffix("/") ? String(input.dropLast()) : input
         let path = resolved(trimmed)
-        if access(path, R_OK | X_OK) != 0 {
-            throw InputError("cannot read \(input): \(String(cString: strerror(errno)).lowercased())")
+        if let e = Paths.cannotList(path) {
+            throw InputError("cannot read \(input): \(errorText(e.code).lowercased())")
         }
         let manifest = Container.readPlist(path + "/Manifest.plist") ?? [:]
         let info = Container.readPlist(path + "/Info.plist") ?? [:]
@@ -77,7 +78,24 @@ public struct BackupFolder: Sendable {
         let encrypted = manifest["IsEncrypted"]
         identity.isEncrypted = (encrypted as? Bool) ?? ((encrypted as? NSNumber)?.boolValue ?? false)
         let installed = (info["Installed Applications"] as? [Any] ?? []).compactMap { $0 as? String }
-        return BackupFolder(input: input, path: path, identity: identity, installedApplications: installed)
+        return BackupFolder(input: input, path: path, identity: identity, installedApplications: installed,
+                            keyBag: (manifest["BackupKeyBag"] as? Data).map { Array($0) },
+                            manifestKey: (manifest["ManifestKey"] as? Data).map { Array($0) })
+    }
+
+    /// What decrypts this backup with `password`: nil when it is not encrypted, or when no
+    /// password was given (reading it then fails with `encryptedError`). A wrong password, a
+    /// missing or malformed keybag: one-line `InputError`s.
+    public func cipher(password: String?) throws -> (any BackupCipher)? {
+        guard isEncrypted, let password else { return nil }
+        var entries: [String: Any] = [:]
+        if let keyBag { entries["BackupKeyBag"] = Data(keyBag) }
+        if let manifestKey { entries["ManifestKey"] = Data(manifestKey) }
+        do {
+            return try BackupDecryption(manifestPlist: entries, password: password)
+        } catch let e as InputError {
+            throw InputError("\(input): \(e.message)")
+        }
     }
 
     /// Where a row's bytes are: `XX/FILEID`, below the backup folder. Nil for a fileID that is
