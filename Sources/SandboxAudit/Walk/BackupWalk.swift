@@ -11,62 +11,82 @@ import Foundation
 /// has `.`, `..` or empty components, or repeats another row's path; a blob that is not an
 /// MBFile; or a file whose fileID is not 40 hex digits (its bytes are then never looked for)
 /// is a walk problem: reported, never followed.
-public enum BackupWalk {
+public struct BackupWalk {
+    public let domain: String
+    let folder: BackupFolder
+    let cipher: (any BackupCipher)?
+    private var walk = WalkResult()
+    private var files: [ContainerPath: BackupSource.Stored] = [:]
+    private var seen = Set<ContainerPath>()
+
+    public init(domain: String, folder: BackupFolder, cipher: (any BackupCipher)?) {
+        self.domain = domain
+        self.folder = folder
+        self.cipher = cipher
+    }
+
+    /// The walk of `rows` (all of one domain), and where its files' bytes are.
     public static func read(_ rows: [ManifestRow], domain: String, folder: BackupFolder,
                             cipher: (any BackupCipher)?) -> (walk: WalkResult, source: BackupSource) {
-        var walk = WalkResult()
-        var files: [ContainerPath: BackupSource.Stored] = [:]
-        var seen = Set<ContainerPath>()
-        seen.reserveCapacity(rows.count)
-        walk.entries.reserveCapacity(rows.count)
-        for row in rows {
-            if row.relativePath.isEmpty { continue }
-            let path = ContainerPath(row.relativePath)
-            func problem(_ reason: String) {
-                walk.problems.append(WalkProblem(path: path, operation: "read Manifest.db row \(row.fileID.prefix(40))", reason: reason))
-            }
-            if let why = unsafePath(row.relativePath) {
-                problem("its relativePath \(why): not read")
-                continue
-            }
-            guard seen.insert(path).inserted else {
-                problem("another row of the domain has the same relativePath: this one is not read")
-                continue
-            }
-            guard let blob = row.file else {
-                problem(row.blobSize > 0 ? "its MBFile blob is \(row.blobSize) bytes, over \(MBFile.maximumBlobSize): not read" : "it has no MBFile blob: its size and times are unknown")
-                continue
-            }
-            let mb: MBFile
-            switch MBFile.decode(blob) {
-            case .success(let decoded): mb = decoded
-            case .failure(let refusal):
-                problem(refusal.reason)
-                continue
-            }
-            let kind: WalkEntry.Kind
-            switch row.flags {
-            case 1: kind = .file
-            case 2: kind = .directory
-            case 4: kind = .symlink
-            default:
-                problem("its flags \(row.flags) are none of 1 (file), 2 (directory), 4 (symlink): not read")
-                continue
-            }
-            let size = kind == .directory ? 0 : (mb.size ?? Int64(mb.target?.count ?? 0))
-            let defaultMode: UInt32 = kind == .file ? 0o100644 : kind == .directory ? 0o40755 : 0o120755
-            walk.entries.append(WalkEntry(
-                path: path, kind: kind, special: nil, size: size, allocated: size, mode: mb.mode ?? defaultMode,
-                modifiedSeconds: mb.lastModified ?? 0, modifiedNanoseconds: 0, device: 0, inode: mb.inode ?? 0,
-                linkCount: 1, symlinkTarget: kind == .symlink ? (mb.target ?? []) : nil, header: nil, marks: []))
-            if kind == .file {
-                if BackupFolder.isFileID(row.fileID) {
-                    files[path] = BackupSource.Stored(fileID: row.fileID, size: size, encryptionKey: mb.encryptionKey)
-                } else {
-                    problem("its fileID is not 40 hexadecimal digits: its bytes are not looked for")
-                }
+        var w = BackupWalk(domain: domain, folder: folder, cipher: cipher)
+        for row in rows { w.add(row) }
+        return w.finish()
+    }
+
+    /// Adds one row of the domain: rows are taken as the database gives them, so that their
+    /// blobs are decoded and dropped one at a time.
+    public mutating func add(_ row: ManifestRow) {
+        if row.relativePath.isEmpty { return }
+        let path = ContainerPath(row.relativePath)
+        func problem(_ reason: String) {
+            walk.problems.append(WalkProblem(path: path, operation: "read Manifest.db row \(row.fileID.prefix(40))", reason: reason))
+        }
+        if let why = Self.unsafePath(row.relativePath) {
+            problem("its relativePath \(why): not read")
+            return
+        }
+        guard seen.insert(path).inserted else {
+            problem("another row of the domain has the same relativePath: this one is not read")
+            return
+        }
+        guard let blob = row.file else {
+            problem(row.blobSize > 0 ? "its MBFile blob is \(row.blobSize) bytes, over \(MBFile.maximumBlobSize): not read" : "it has no MBFile blob: its size and times are unknown")
+            return
+        }
+        let mb: MBFile
+        switch MBFile.decode(blob) {
+        case .success(let decoded): mb = decoded
+        case .failure(let refusal):
+            problem(refusal.reason)
+            return
+        }
+        let kind: WalkEntry.Kind
+        switch row.flags {
+        case 1: kind = .file
+        case 2: kind = .directory
+        case 4: kind = .symlink
+        default:
+            problem("its flags \(row.flags) are none of 1 (file), 2 (directory), 4 (symlink): not read")
+            return
+        }
+        let size = kind == .directory ? 0 : (mb.size ?? Int64(mb.target?.count ?? 0))
+        let defaultMode: UInt32 = kind == .file ? 0o100644 : kind == .directory ? 0o40755 : 0o120755
+        walk.entries.append(WalkEntry(
+            path: path, kind: kind, special: nil, size: size, allocated: size, mode: mb.mode ?? defaultMode,
+            modifiedSeconds: mb.lastModified ?? 0, modifiedNanoseconds: 0, device: 0, inode: mb.inode ?? 0,
+            linkCount: 1, symlinkTarget: kind == .symlink ? (mb.target ?? []) : nil, header: nil, marks: []))
+        if kind == .file {
+            if BackupFolder.isFileID(row.fileID) {
+                files[path] = BackupSource.Stored(fileID: row.fileID, size: size, encryptionKey: mb.encryptionKey)
+            } else {
+                problem("its fileID is not 40 hexadecimal digits: its bytes are not looked for")
             }
         }
+    }
+
+    /// The walk, with the first bytes of the files the rules want them of.
+    public func finish() -> (walk: WalkResult, source: BackupSource) {
+        var walk = walk
         let source = BackupSource(folder: folder, domain: domain, cipher: cipher, files: files)
         for i in walk.entries.indices where walk.entries[i].kind == .file {
             let e = walk.entries[i]

@@ -41,13 +41,13 @@ public enum BackupContainers {
             }
             chosen.append((.group, id))
         }
-        var byDomain: [String: [ManifestRow]] = [:]
-        for row in try database.rows(domains: chosen.map { $0.role.domain($0.id) }) {
-            byDomain[row.domain, default: []].append(row)
-        }
+        // One pass over the rows, each decoded as it is read: the blobs are never all held.
+        var walks: [String: BackupWalk] = [:]
+        for (role, id) in chosen { walks[role.domain(id)] = BackupWalk(domain: role.domain(id), folder: folder, cipher: cipher) }
+        try database.forEachRow(domains: chosen.map { $0.role.domain($0.id) }) { row in walks[row.domain]?.add(row) }
         let inventories = chosen.map { role, id in
             let domain = role.domain(id)
-            let (walk, source) = BackupWalk.read(byDomain[domain] ?? [], domain: domain, folder: folder, cipher: cipher)
+            let (walk, source) = walks[domain]?.finish() ?? BackupWalk(domain: domain, folder: folder, cipher: cipher).finish()
             let container = Container(input: input, dataRoot: folder.path, kind: .backup, role: role, roleSource: "domain",
                                       bundleIdentifier: id, version: nil, identitySource: BackupFolder.manifestDatabase, backup: source)
             return Inventory(container: container, walk: walk)

@@ -108,26 +108,31 @@ public final class ManifestDatabase {
         try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT domain FROM Files WHERE domain IS NOT NULL ORDER BY domain") }
     }
 
-    /// The rows of `domains`, in no particular order. Text columns that are not text are
+    /// The rows of `domains`, in no particular order (`forEachRow` without holding them).
+    public func rows(domains: [String]) throws -> [ManifestRow] {
+        var rows: [ManifestRow] = []
+        try forEachRow(domains: domains) { rows.append($0) }
+        return rows
+    }
+
+    /// Hands each row of `domains` to `body` as it is read, in no particular order. Text columns that are not text are
     /// read as text, and flags as an integer (GRDB stops the process on a value it cannot
     /// convert: every column is cast in SQL first); a blob over `MBFile.maximumBlobSize` is not loaded.
-    public func rows(domains: [String]) throws -> [ManifestRow] {
-        guard !domains.isEmpty else { return [] }
+    public func forEachRow(domains: [String], _ body: (ManifestRow) -> Void) throws {
+        guard !domains.isEmpty else { return }
         let marks = Array(repeating: "?", count: domains.count).joined(separator: ", ")
         let sql = """
             SELECT CAST(fileID AS TEXT), CAST(domain AS TEXT), CAST(relativePath AS TEXT), CAST(flags AS INTEGER),
                    CASE WHEN length(file) <= \(MBFile.maximumBlobSize) THEN CAST(file AS BLOB) END, length(file)
             FROM Files WHERE domain IN (\(marks))
             """
-        return try read { db in
-            var rows: [ManifestRow] = []
+        try read { db in
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(domains))
             while let row = try cursor.next() {
                 let blob: Data? = row[4]
-                rows.append(ManifestRow(fileID: row[0] ?? "", domain: row[1] ?? "", relativePath: row[2] ?? "",
-                                        flags: (row[3] as Int64?) ?? 0, file: blob.map { [UInt8]($0) }, blobSize: row[5] ?? 0))
+                body(ManifestRow(fileID: row[0] ?? "", domain: row[1] ?? "", relativePath: row[2] ?? "",
+                                 flags: (row[3] as Int64?) ?? 0, file: blob.map { [UInt8]($0) }, blobSize: row[5] ?? 0))
             }
-            return rows
         }
     }
 }
