@@ -106,7 +106,6 @@ public enum Audit {
             missed += inv.problems.map { MissedItem(path: $0.path, domain: inv.domain, what: $0.operation, why: $0.reason) }
         }
         var contentFindings: [Finding] = []
-        let unreadable = UnreadableEntry()
         for (i, misses) in perJobMisses.results.enumerated() {
             let domain = inventories[jobs[i].container].domain
             let backup = inventories[jobs[i].container].container.backup
@@ -115,8 +114,8 @@ public enum Audit {
                     notes.append("the backup holds no bytes for \(domain): \(m.path.display) (its file is missing from the backup folder): \(m.ruleId) could not read it")
                 }
                 missed.append(MissedItem(path: m.path, domain: domain, what: "read \(m.what): \(m.consequence)", why: m.why))
-                guard !policy.disabledRules.contains(unreadable.id) else { continue }
-                contentFindings.append(unreadable.finding(m.path, "could not read \(m.what) of \(m.path.display): \(m.consequence) (\(m.why))").with(domain: domain))
+                guard !policy.disabledRules.contains(RuleCatalogue.unreadableEntryID) else { continue }
+                contentFindings.append(RuleCatalogue.unreadContentFinding(m).with(domain: domain))
             }
         }
         let domainRank = Dictionary(inventories.enumerated().map { ($1.domain, $0) }, uniquingKeysWith: { a, _ in a })
@@ -240,4 +239,9 @@ public struct AuditResult: Sendable {
 
     /// True when a finding is at or above `level`.
     public func fails(at level: Severity) -> Bool { findings.indices.contains { findings[$0].severity >= level } }
+}
+
+extension Baseline {
+    /// Records an audit: its containers and its findings before any baseline suppression.
+    public init(_ result: AuditResult) { self.init(inventories: result.inventories, findings: result.allFindings) }
 }

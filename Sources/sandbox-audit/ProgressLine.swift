@@ -24,7 +24,7 @@ final class ProgressLine: @unchecked Sendable {
 
     /// Starts watching the walks when standard error is a terminal; nil otherwise.
     static func start() -> ProgressLine? {
-        guard isatty(STDERR_FILENO) == 1 else { return nil }
+        guard Terminal.isTerminal(.error) else { return nil }
         let line = ProgressLine()
         ScanProgress.current = line.progress
         let thread = Thread { line.loop() }
@@ -42,7 +42,7 @@ final class ProgressLine: @unchecked Sendable {
                 let left = due - Date().timeIntervalSince(started)
                 if left <= 0 { break }
                 if isStopped { return }
-                usleep(useconds_t(min(left, 0.05) * 1_000_000))
+                Thread.sleep(forTimeInterval: min(left, 0.05))
             }
             if !draw() { return }
             due += Self.interval
@@ -56,7 +56,7 @@ final class ProgressLine: @unchecked Sendable {
         let s = progress.snapshot
         var text = "reading: \(grouped(s.entries)) entries, \(ByteSize.format(s.bytes))"
         if !s.folder.isEmpty { text += " - " + TerminalText.escaped(s.folder) }
-        let width = max(20, terminalColumns() - 1)
+        let width = max(20, (Terminal.columns(.error) ?? 80) - 1)
         if text.count > width { text = String(text.prefix(width - 3)) + "..." }
         lock.lock(); defer { lock.unlock() }
         guard !stopped else { return false }
@@ -75,15 +75,7 @@ final class ProgressLine: @unchecked Sendable {
         if shown > 0 { put("\r" + String(repeating: " ", count: shown) + "\r") }
     }
 
-    private func put(_ text: String) {
-        _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
-    }
-
-    private func terminalColumns() -> Int {
-        var size = winsize()
-        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
-        return Int(size.ws_col)
-    }
+    private func put(_ text: String) { Terminal.write(text, to: .error) }
 
     private func grouped(_ n: Int64) -> String {
         let digits = String(n)

@@ -25,7 +25,7 @@ extension ColorMode: ExpressibleByArgument {}
 
 /// Whether the console report on standard output is coloured (`--color`).
 func colorWanted(_ mode: ColorMode = .auto) -> Bool {
-    mode.enabled(environment: ProcessInfo.processInfo.environment, isTerminal: isatty(STDOUT_FILENO) == 1)
+    mode.enabled(environment: ProcessInfo.processInfo.environment, isTerminal: Terminal.isTerminal(.output))
 }
 
 extension Severity: ExpressibleByArgument {}

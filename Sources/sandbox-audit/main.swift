@@ -11,11 +11,7 @@ func fail(_ message: String) -> Never {
 
 // SIGQUIT (Ctrl-backslash) ends the run as an interrupt: one line and exit 2, not the Swift runtime's
 // crash report. (While `simulate --into` writes, its own handler removes the temporary tree first.)
-signal(SIGQUIT) { _ in
-    let line = "sandbox-audit: error: interrupted (SIGQUIT)\n"
-    _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
-    _exit(2)
-}
+Terminal.quitAsInterrupt()
 
 do {
     var command = try SandboxAuditCommand.parseAsRoot()

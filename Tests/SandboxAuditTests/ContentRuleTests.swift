@@ -130,7 +130,7 @@ final class ContentRuleTests: XCTestCase {
         try Fixture.container(at: dir.path)
         try Fixture.file(dir.sub("Library/Caches/fake.sqlite"), size: 5_000_000) // zeros: no header
         try Fixture.bytes(dir.sub("Library/Caches/fake.realm"), Array("not a realm file at all, really".utf8))
-        try Fixture.bytes(dir.sub("Library/Caches/data.bin"), VolatileStore.sqliteHeader + [UInt8](repeating: 0, count: 600))
+        try Fixture.bytes(dir.sub("Library/Caches/data.bin"), StoreSignature.sqliteHeader + [UInt8](repeating: 0, count: 600))
         try Fixture.bytes(dir.sub("tmp/blob"), VolatileStore.sampleRealmFile)
         try Fixture.bytes(dir.sub("tmp/short"), Array("SQLite format".utf8)) // under 16 bytes: never read
         let f = try findings(dir, "volatile-store")
@@ -140,8 +140,8 @@ final class ContentRuleTests: XCTestCase {
         XCTAssertTrue(f.last?.message.hasPrefix("Realm database") ?? false, f.last?.message ?? "")
         XCTAssertTrue(f.last?.message.contains("tmp") ?? false)
         XCTAssertEqual(f.map(\.severity), [.warning, .warning])
-        XCTAssertEqual(VolatileStore.databaseKind(Array(VolatileStore.sqliteHeader.prefix(15))), nil)
-        XCTAssertEqual(VolatileStore.databaseKind(Array(VolatileStore.sampleRealmHeader.prefix(20))), "Realm")
+        XCTAssertEqual(StoreSignature.databaseKind(Array(StoreSignature.sqliteHeader.prefix(15))), nil)
+        XCTAssertEqual(StoreSignature.databaseKind(Array(VolatileStore.sampleRealmHeader.prefix(20))), "Realm")
     }
 
     func testSystemCachesAreExempt() throws {

@@ -51,16 +51,18 @@ public struct Baseline: Sendable {
     public var files: [ContainerPath: File]
 
     /// Records an audit (its findings before any baseline suppression).
-    public init(_ result: AuditResult) {
-        let inv = result.inventory
+    /// Records the app's containers (its data container first) and `findings`, the findings
+    /// before any baseline suppression.
+    public init(inventories: [Inventory], findings: [Finding]) {
+        let inv = inventories[0]
         bundleIdentifier = inv.container.bundleIdentifier
         version = inv.container.version
-        backupFootprint = result.backupFootprint
-        zones = result.inventories.reduce(into: [:]) { all, i in all.merge(i.zoneTotals) { $0 + $1 } }
-        findings = Set(result.allFindings.map { FindingKey($0, primary: inv.domain) })
+        backupFootprint = inventories.reduce(0) { $0 + $1.backupFootprint }
+        zones = inventories.reduce(into: [:]) { all, i in all.merge(i.zoneTotals) { $0 + $1 } }
+        self.findings = Set(findings.map { FindingKey($0, primary: inv.domain) })
         var files: [ContainerPath: File] = [:]
-        for (index, i) in result.inventories.enumerated() {
-            for e in i.entries where e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) {
+        for (index, i) in inventories.enumerated() {
+            for e in i.entries where e.countsAsContent {
                 files[Baseline.qualified(e.path, domain: index == 0 ? nil : i.domain)] =
                     File(size: e.entry.size, mtime: e.entry.modifiedSeconds, zone: e.zone, backedUp: e.backedUp == true,
                          inode: e.entry.inode, excluded: e.excludedBy != nil)
@@ -201,7 +203,7 @@ public struct BaselineComparison: Sendable {
         var seen = Set<ContainerPath>()
         var churn: Int64 = 0
         for (index, inventory) in inventories.enumerated() {
-          for e in inventory.entries where e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) {
+          for e in inventory.entries where e.countsAsContent {
             let path = Baseline.qualified(e.path, domain: index == 0 ? nil : inventory.domain)
             seen.insert(path)
             let size = e.entry.size

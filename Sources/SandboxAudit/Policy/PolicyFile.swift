@@ -53,20 +53,6 @@ public enum PolicyFile {
 
     // MARK: the schema
 
-    enum Value { case size, age, count }
-
-    /// Threshold keys per rule, and which `RuleSettings` field each sets.
-    static let ruleOptions: [String: [(key: String, set: (inout RuleSettings, Double) -> Void, kind: Value, get: (RuleSettings) -> Double)]] = [
-        "oversized-backed-up-file": [("size", { $0.oversizedFileSize = Int64($1) }, .size, { Double($0.oversizedFileSize) })],
-        "unexcluded-support-data": [("size", { $0.supportDataSize = Int64($1) }, .size, { Double($0.supportDataSize) })],
-        "stale-temporary-file": [("age", { $0.staleTemporaryAge = $1 }, .age, { $0.staleTemporaryAge })],
-        "large-user-defaults": [
-            ("warningSize", { $0.userDefaultsWarningSize = Int64($1) }, .size, { Double($0.userDefaultsWarningSize) }),
-            ("errorSize", { $0.userDefaultsErrorSize = Int64($1) }, .size, { Double($0.userDefaultsErrorSize) }),
-        ],
-        "many-backed-up-files": [("count", { $0.manyFilesThreshold = Int($1) }, .count, { Double($0.manyFilesThreshold) })],
-    ]
-
     static let topKeys = ["failOn", "rules", "ignore", "paths", "budgets", "growth", "appGroups"]
     static let pathKeys = ["path", "backup", "forbidden", "maxSize"]
     static let budgetKeys = ["backup", "churn", "zones", "paths", "domains"]
@@ -206,7 +192,7 @@ public enum PolicyFile {
                 if let s = try severity(v, "rules.\(id)", allowOff: true) { policy.severities[id] = s } else { policy.disabledRules.insert(id) }
                 continue
             }
-            let options = ruleOptions[id] ?? []
+            let options = RuleSettings.thresholds[id] ?? []
             let rm = try mapping(v, "rules.\(id)")
             try checkKeys(rm, allowed: ["severity"] + options.map(\.key), in: "rules.\(id)")
             for (ok, ov) in rm {

@@ -72,7 +72,7 @@ extension PolicyFile {
             var fields: [(String, Node)] = []
             let severity = policy.disabledRules.contains(rule.id) ? "off" : (policy.severities[rule.id]?.rawValue ?? "default (\(rule.description.defaultSeverity.rawValue))")
             fields.append(("severity", scalar(severity)))
-            for option in ruleOptions[rule.id] ?? [] {
+            for option in RuleSettings.thresholds[rule.id] ?? [] {
                 let v = option.get(policy.settings)
                 switch option.kind {
                 case .size: fields.append((option.key, size(Int64(v))))

@@ -53,28 +53,6 @@ public struct Finding: Sendable, Hashable {
     }
 }
 
-/// The thresholds rules take; `scan` options set them.
-public struct RuleSettings: Sendable {
-    /// `oversized-backed-up-file`: files this large or larger.
-    public var oversizedFileSize: Int64 = 10_000_000
-    /// `unexcluded-support-data`: files this large or larger.
-    public var supportDataSize: Int64 = 1_000_000
-    /// `stale-temporary-file`: files in tmp not modified for this many seconds.
-    public var staleTemporaryAge: Double = 3 * 86_400
-    /// `large-user-defaults`: a preferences plist this large is a warning (tvOS warns at 512 KiB).
-    public var userDefaultsWarningSize: Int64 = 512 * 1024
-    /// `large-user-defaults`: this large is an error (iOS 13+ rejects a domain of 4 MiB or more).
-    public var userDefaultsErrorSize: Int64 = 4 * 1024 * 1024
-    /// `many-backed-up-files`: a backed-up folder holding this many files or more.
-    public var manyFilesThreshold: Int = 10_000
-
-    public init() {}
-
-    /// The large-user-defaults warning size is above its error size: a domain between the two
-    /// would be an error without ever having been a warning, so such settings are refused.
-    public var userDefaultsSizesConflict: Bool { userDefaultsWarningSize > userDefaultsErrorSize }
-}
-
 /// What a rule sees besides the inventory.
 public struct RuleContext: Sendable {
     public var settings: RuleSettings

@@ -94,10 +94,10 @@ public struct SimulationResult: Sendable {
                 if e.entry.kind == .file { line.lostFiles += 1 }
                 line.lostBytes += bytes
                 // Known system caches (the URL cache …) are meant to go.
-                if e.entry.kind == .file, !VolatileStore.isExempt(e.path) {
+                if e.entry.kind == .file, !StoreSignature.isSystemStore(e.path) {
                     let name = String(decoding: e.path.name, as: UTF8.self).lowercased()
                     var kinds: [String] = []
-                    if let header = e.entry.header, let db = VolatileStore.databaseKind(header) {
+                    if let header = e.entry.header, let db = StoreSignature.databaseKind(header) {
                         kinds.append("\(db) store")
                     } else if Self.storeSuffixes.contains(where: { name.hasSuffix($0) }) {
                         kinds.append("store")

@@ -117,7 +117,7 @@ extension ArchiveWalk {
                 case FileType.reg:
                     entry.kind = .file
                     if hasHardLinks { entryOfPosition[i] = entries.count }
-                    if VolatileStore.wantsHeader(rel, size: m.size) { entry.header = m.data }
+                    if StoreSignature.wantsHeader(rel, size: m.size) { entry.header = m.data }
                 case FileType.dir: entry.kind = .directory; entry.size = 0
                 case FileType.lnk: entry.kind = .symlink; entry.symlinkTarget = m.symlink; entry.size = Int64(m.symlink?.count ?? 0)
                 case FileType.fifo: entry.special = .fifo

@@ -76,14 +76,14 @@ public enum ArchiveWalk {
         var tooDeepReported = Set<ContainerPath>()
         var progress = ProgressCounter()
         defer { progress.flush(folder: "") }
-        let headerLength = VolatileStore.headerLength
+        let headerLength = StoreSignature.headerLength
         while let m = try reader.next(keep: { path, size in
             let start = (path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
             let name = path[start...]
             if name.starts(with: AppleDouble.sidecarPrefix) || identityNames.contains(where: { name.elementsEqual($0) }) {
                 return Int(min(size, Int64(AppleDouble.maximumSize)))
             }
-            return VolatileStore.mayBeDatabase(size: size) && mayBePurgeable(path) ? headerLength : 0
+            return StoreSignature.mayBeDatabase(size: size) && mayBePurgeable(path) ? headerLength : 0
         }) {
             var m = m
             progress.count(m.type == FileType.reg ? m.size : 0, folder: ContainerPath(bytes: Array(m.path[..<(m.path.lastIndex(of: UInt8(ascii: "/")) ?? 0)])).display)

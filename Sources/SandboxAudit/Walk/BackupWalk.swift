@@ -90,7 +90,7 @@ public struct BackupWalk {
         let source = BackupSource(folder: folder, domain: domain, cipher: cipher, files: files)
         for i in walk.entries.indices where walk.entries[i].kind == .file {
             let e = walk.entries[i]
-            let wanted = VolatileStore.wantsHeader(e.path, size: e.size) ? VolatileStore.headerLength : 0
+            let wanted = StoreSignature.headerLength(e.path, size: e.size)
             if wanted > 0, case .success(let bytes) = source.read(e.path, limit: wanted) { walk.entries[i].header = bytes }
         }
         return (walk, source)

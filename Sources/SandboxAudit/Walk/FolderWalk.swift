@@ -9,7 +9,7 @@ public enum FolderWalk {
     public static func read(_ container: Container) throws -> WalkResult {
         var walker = Walker(root: container.dataRoot)
         walker.skipAtTop = [Array(AppleDouble.mirrorFolder.utf8)]
-        walker.headerLength = { path, size in VolatileStore.wantsHeader(path, size: size) ? VolatileStore.headerLength : 0 }
+        walker.headerLength = { path, size in StoreSignature.headerLength(path, size: size) }
         var walk: WalkResult
         do {
             walk = try walker.walk()

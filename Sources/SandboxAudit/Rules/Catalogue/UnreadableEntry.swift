@@ -29,4 +29,18 @@ public struct UnreadableEntry: Rule {
             return finding(p.path, p.vanished ? "vanished or moved during the scan (\(p.operation): \(p.reason))" : "could not \(p.operation): \(p.reason)", fix: fix)
         }
     }
+
+    /// The finding for a content read a rule needed and could not do (`ContentReader.misses`):
+    /// what was not checked, and why.
+    public func finding(for miss: ContentMiss) -> Finding {
+        finding(miss.path, "could not read \(miss.what) of \(miss.path.display): \(miss.consequence) (\(miss.why))")
+    }
+}
+
+extension RuleCatalogue {
+    /// `unreadable-entry`'s id, for the findings of content reads that failed.
+    public static let unreadableEntryID = UnreadableEntry().id
+
+    /// The `unreadable-entry` finding for a content read a rule could not do.
+    public static func unreadContentFinding(_ miss: ContentMiss) -> Finding { UnreadableEntry().finding(for: miss) }
 }
