@@ -15,7 +15,6 @@ const int sandbox_audit_o_noatime = 0;
 #endif
 
 const long sandbox_audit_utime_now = UTIME_NOW;
-const long sandbox_audit_utime_omit = UTIME_OMIT;
 
 #ifdef SEEK_DATA
 const int sandbox_audit_seek_data = SEEK_DATA;

@@ -8,9 +8,8 @@
 
 /* O_NOATIME (Linux; 0 where the system has none). */
 extern const int sandbox_audit_o_noatime;
-/* UTIME_NOW and UTIME_OMIT for utimensat(2) and futimens(2). */
+/* UTIME_NOW for utimensat(2) and futimens(2). */
 extern const long sandbox_audit_utime_now;
-extern const long sandbox_audit_utime_omit;
 /* lseek(2) whences for sparse files; -1 where the system has none. */
 extern const int sandbox_audit_seek_data;
 extern const int sandbox_audit_seek_hole;

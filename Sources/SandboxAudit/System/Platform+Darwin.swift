@@ -1,15 +1,8 @@
 #if canImport(Darwin)
 import Darwin
-import CSystem
 
-/// macOS's constants and structure layouts for the system layer (see Platform+Linux.swift).
+/// What differs on macOS (the constants both platforms read alike are in Platform.swift).
 enum Platform {
-    /// macOS has no O_NOATIME: opens never ask for it.
-    static let noAccessTime = Int32(sandbox_audit_o_noatime)
-    static let timeNow = Int(sandbox_audit_utime_now)
-    static let timeOmit = Int(sandbox_audit_utime_omit)
-    static let seekData = Int32(sandbox_audit_seek_data)
-    static let seekHole = Int32(sandbox_audit_seek_hole)
     static let descriptorLimit = RLIMIT_NOFILE
 
     static func modified(_ st: stat) -> timespec { st.st_mtimespec }

@@ -27,10 +27,8 @@ public struct PolicyBackupExcluded: Rule {
         ])
 
     public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        context.policy.paths.filter { $0.backup == .excluded }.flatMap { policy in
-            PolicyTotals.byOwner(inventory, policy.glob) { $0.backedUp == true }.map { owner, size in
-                finding(owner, "\(ByteSize.format(size)) backed up, but the policy says '\(policy.glob.pattern)' is re-creatable (backup: excluded)", size: size)
-            }
+        PolicyTotals.findings(self, inventory, context, expecting: .excluded, where: { $0.backedUp == true }) { size, pattern in
+            "\(ByteSize.format(size)) backed up, but the policy says '\(pattern)' is re-creatable (backup: excluded)"
         }
     }
 }
@@ -46,6 +44,17 @@ enum PolicyTotals {
             sums[owner, default: 0] += e.entry.kind == .other ? 0 : e.entry.size
         }
         return sums.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// One finding per topmost match of each path policy saying `backup: expecting` that holds
+    /// files for which `violates` is true, with their bytes, worded by `message(size, pattern)`.
+    static func findings(_ rule: some Rule, _ inventory: Inventory, _ context: RuleContext, expecting: PathPolicy.Backup,
+                         where violates: (InventoryEntry) -> Bool, _ message: (Int64, String) -> String) -> [Finding] {
+        context.policy.paths.filter { $0.backup == expecting }.flatMap { policy in
+            byOwner(inventory, policy.glob, where: violates).map { owner, size in
+                rule.finding(owner, message(size, policy.glob.pattern), size: size)
+            }
+        }
     }
 
     /// The topmost matches themselves, with the bytes beneath them.

@@ -32,10 +32,8 @@ public struct PolicyBackupIncluded: Rule {
         ])
 
     public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        context.policy.paths.filter { $0.backup == .included }.flatMap { policy in
-            PolicyTotals.byOwner(inventory, policy.glob) { $0.survivesRestore == false }.map { owner, size in
-                finding(owner, "\(ByteSize.format(size)) not brought back by a restore (excluded, or where backup or restore does not reach), but the policy says '\(policy.glob.pattern)' must survive a restore (backup: included)", size: size)
-            }
+        PolicyTotals.findings(self, inventory, context, expecting: .included, where: { $0.survivesRestore == false }) { size, pattern in
+            "\(ByteSize.format(size)) not brought back by a restore (excluded, or where backup or restore does not reach), but the policy says '\(pattern)' must survive a restore (backup: included)"
         }
     }
 }
