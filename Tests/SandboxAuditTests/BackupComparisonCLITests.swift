@@ -33,6 +33,25 @@ final class BackupComparisonCLITests: XCTestCase {
         XCTAssertTrue(text.stdout.contains("against the backup \(dir.sub("B")): 8 path(s) compared, 8 agreeing, 0 mismatch(es)"), text.stdout)
     }
 
+    /// An encrypted backup is compared as a plain one once its password is given; without it,
+    /// the comparison stops in one line.
+    func testAgreementWithAnEncryptedBackup() throws {
+        let dir = try TempDir("against")
+        try BackupComparisonTests.container(dir.sub("App"))
+        try ExampleObservations.builder(BackupComparisonTests.held)
+            .write(to: dir.sub("B"), encryption: TestBackupEncryptor(password: "hunter2").builderEncryption)
+        try "hunter2\n".write(toFile: dir.sub("pw"), atomically: true, encoding: .utf8)
+        let args = [dir.sub("App"), "--against-backup", dir.sub("B"), "--app", app, "--fail-on", "warning"]
+        let (json, r) = try CLI.scanJSON(args + ["--password-file", dir.sub("pw")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let c = try comparison(json)
+        XCTAssertEqual(c["paths"] as? Int, 8)
+        XCTAssertEqual(c["agreeing"] as? Int, 8)
+        let refused = try CLI.run(["scan"] + args)
+        XCTAssertEqual(refused.status, 2)
+        XCTAssertEqual(refused.stderr, "sandbox-audit: error: \(dir.sub("B")) is an encrypted backup: give its password with --password-file FILE or in the environment variable SANDBOX_AUDIT_BACKUP_PASSWORD\n")
+    }
+
     func testEachMismatchIsAFindingAndFailsOnWarning() throws {
         let dir = try TempDir("against")
         try BackupComparisonTests.container(dir.sub("App"))
