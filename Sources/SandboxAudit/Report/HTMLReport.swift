@@ -18,8 +18,8 @@ public enum HTMLReport {
 
     public static func render(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> String {
         let x = XMLText.escape
-        let c = result.inventory.container
-        let title = c.bundleIdentifier ?? "Unidentified app"
+        let summary = result.summary
+        let title = summary.heading
         let failed = result.fails(at: failOn, allowIncomplete: allowIncomplete)
         var h = """
             <!DOCTYPE html>
@@ -34,9 +34,9 @@ public enum HTMLReport {
             <header>
             \(result.complete ? "" : "<p class=\"verdict fail\" role=\"alert\">\(x(result.incompleteSummary))</p>")
             <p class="kicker">sandbox-audit \(x(Audit.toolVersion)) · backup and storage report · scanned \(x(scanDate(result.context.scanTime)))</p>
-            <h1>\(x(title))\(c.version.map { " <span class=\"version\">\(x($0))</span>" } ?? "")</h1>
+            <h1>\(x(title))\(summary.version.map { " <span class=\"version\">\(x($0))</span>" } ?? "")</h1>
             <p class="meta">\(result.inventories.map { "\(x($0.domain)) (\(x($0.container.role.rawValue)) container, \(x($0.container.kindDescription))) · data root <code>\(x($0.container.dataRoot))</code>" }.joined(separator: "<br>"))\(result.context.policy.source.map { " · policy <code>\(x($0))</code>" } ?? "")</p>
-            <p class="verdict \(failed ? "fail" : "pass")">\(failed ? "Fails" : "Passes") at \(x(failOn.rawValue)): \(result.count(.error)) error(s), \(result.count(.warning)) warning(s), \(result.count(.note)) note(s)</p>
+            <p class="verdict \(failed ? "fail" : "pass")">\(failed ? "Fails" : "Passes") at \(x(failOn.rawValue)): \(x(summary.counts))</p>
             </header>
             <main>
             <section class="cards">
@@ -56,7 +56,7 @@ public enum HTMLReport {
         if let cmp = result.comparison { h += baseline(cmp) }
         if let b = result.backupComparison { h += BackupComparisonReport.html(b) }
         for i in result.inventories { h += largest(i, domain: result.isMultiDomain ? i.domain : nil) }
-        h += findings(result)
+        h += findings(result, summary)
         h += """
             </main>
             <footer><p>\(x(ByteSize.unitsNote)). Rules: <a href="\(x(References.repositoryFile("docs/rules.md")))">the rules catalogue</a>; what iOS backs up: <a href="\(x(References.repositoryFile("docs/what-ios-backs-up.md")))">What iOS backs up</a>; the platform rules: <a href="\(x(References.appProgrammingGuideURL))">Apple's App Programming Guide for iOS</a> (App Backup Best Practices, Files Saved During App Updates). Click a column header to sort.</p></footer>
@@ -183,13 +183,10 @@ public enum HTMLReport {
 
     /// Findings grouped by rule (most severe rules first): a table of counts, then per rule its
     /// fix, why it matters and its findings, folded past the first `unfolded`.
-    static func findings(_ result: AuditResult) -> String {
+    static func findings(_ result: AuditResult, _ summary: ReportSummary) -> String {
         let x = XMLText.escape
         var s = "<section><h2>Findings</h2>"
-        var notReported: [String] = []
-        if result.baselineFindings > 0 { notReported.append("\(result.baselineFindings) already in the baseline") }
-        if result.ignoredFindings > 0 { notReported.append("\(result.ignoredFindings) on ignored paths") }
-        if !notReported.isEmpty { s += "<p class=\"note\">Not reported: \(notReported.joined(separator: ", ")).</p>" }
+        if !summary.notReported.isEmpty { s += "<p class=\"note\">Not reported: \(summary.notReported.joined(separator: ", ")).</p>" }
         if result.findings.isEmpty { return s + "<p>No findings.</p></section>\n" }
         let tallies = result.tallies
         s += "<div class=\"tw\"><table class=\"sortable\"><thead><tr><th>rule</th><th class=\"num\">errors</th><th class=\"num\">warnings</th><th class=\"num\">notes</th></tr></thead><tbody>"

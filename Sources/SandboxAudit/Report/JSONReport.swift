@@ -82,6 +82,7 @@ public enum JSONReport {
     public static func scan(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> JSON {
         let inventories = result.inventories
         let s = result.context.settings
+        let summary = result.summary
         let zones: [JSON] = Zone.allCases.filter { $0 != .system }.map { zone in
             let t = inventories.reduce(ZoneTotals()) { $0 + ($1.zoneTotals[zone] ?? ZoneTotals()) }
             return .object([("zone", .string(zone.rawValue)), ("title", .string(zone.title))] + zoneTotals(t))
@@ -116,15 +117,15 @@ public enum JSONReport {
             ("notes", .array(result.notes.map { .string($0) })),
             ("policy", .object([("source", .optional(result.context.policy.source))])),
             ("budgets", .array(result.budgets.map(budget))),
-            ("baseline", result.comparison.map { comparison($0, suppressed: result.baselineFindings) } ?? .null),
+            ("baseline", result.comparison.map { comparison($0, suppressed: summary.baselineFindings) } ?? .null),
             ("backupComparison", result.backupComparison.map(BackupComparisonReport.json) ?? .null),
             ("findings", .array(result.findings.map(finding))),
             ("summary", .object([
-                ("error", .int(Int64(result.count(.error)))),
-                ("warning", .int(Int64(result.count(.warning)))),
-                ("note", .int(Int64(result.count(.note)))),
-                ("ignoredFindings", .int(Int64(result.ignoredFindings))),
-                ("baselineFindings", .int(Int64(result.baselineFindings))),
+                ("error", .int(Int64(summary.errors))),
+                ("warning", .int(Int64(summary.warnings))),
+                ("note", .int(Int64(summary.notes))),
+                ("ignoredFindings", .int(Int64(summary.ignoredFindings))),
+                ("baselineFindings", .int(Int64(summary.baselineFindings))),
                 ("failed", .bool(result.fails(at: failOn, allowIncomplete: allowIncomplete))),
             ])),
         ])

@@ -37,7 +37,7 @@ public enum JUnitReport {
             totalFailures += failures
         }
         let byRule = Dictionary(grouping: result.findings, by: \.ruleId)
-        for rule in RuleCatalogue.all where !result.context.policy.disabledRules.contains(rule.id) {
+        for rule in result.summary.rulesRun.compactMap(RuleCatalogue.rule(id:)) {
             let findings = byRule[rule.id] ?? []
             var cases: [String] = []
             var failures = 0, skipped = 0

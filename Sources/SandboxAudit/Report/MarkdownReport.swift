@@ -27,14 +27,12 @@ public enum MarkdownReport {
     }
 
     public static func render(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> String {
-        let c = result.inventory.container
-        var identity = c.bundleIdentifier ?? "unidentified app"
-        if let v = c.version { identity += " \(v)" }
+        let summary = result.summary
         let failed = result.fails(at: failOn, allowIncomplete: allowIncomplete)
-        var md = "## sandbox-audit: \(cell(identity)) \(failed ? "❌" : "✅")\n\n"
-        if let b = c.backup { md += "Read from a \(cell(b.folder.identity.summary)).\n\n" }
+        var md = "## sandbox-audit: \(cell(summary.identity)) \(failed ? "❌" : "✅")\n\n"
+        if let b = summary.backup { md += "Read from a \(cell(b)).\n\n" }
         if !result.complete { md += "> **⚠️ \(cell(result.incompleteSummary))**\n\n" }
-        md += "\(result.count(.error)) error(s), \(result.count(.warning)) warning(s), \(result.count(.note)) note(s); fails at \(failOn.rawValue).\n\n"
+        md += "\(summary.counts); fails at \(failOn.rawValue).\n\n"
         let delta: (Int64) -> String = { $0 == 0 ? "±0 B" : ($0 > 0 ? "+" : "") + ByteSize.format($0) }
         md += "| | size |" + (result.comparison != nil ? " since the baseline |" : "") + "\n|---|---:|" + (result.comparison != nil ? "---:|" : "") + "\n"
         md += "| Backup footprint\(result.isMultiDomain ? " (\(result.inventories.count) domains)" : "") | **\(ByteSize.format(result.backupFootprint))** |" + (result.comparison.map { " \(delta($0.footprintDelta)) |" } ?? "") + "\n"
@@ -85,10 +83,7 @@ public enum MarkdownReport {
 
         if let b = result.backupComparison { md += BackupComparisonReport.markdown(b) }
 
-        var notReported: [String] = []
-        if result.baselineFindings > 0 { notReported.append("\(result.baselineFindings) already in the baseline") }
-        if result.ignoredFindings > 0 { notReported.append("\(result.ignoredFindings) on ignored paths") }
-        var tail = notReported.isEmpty ? "" : "\nNot reported: " + notReported.joined(separator: ", ") + "."
+        var tail = summary.notReported.isEmpty ? "" : "\nNot reported: " + summary.notReported.joined(separator: ", ") + "."
         tail += "\n\n<sub>\(ByteSize.unitsNote). sandbox-audit \(Audit.toolVersion).</sub>\n"
         if result.findings.isEmpty { return md + "No findings." + tail }
 

@@ -7,7 +7,8 @@ public enum SARIFReport {
     public static let fingerprintKey = "sandboxAudit/v1"
 
     public static func render(_ result: AuditResult) -> JSON {
-        let rules = RuleCatalogue.all.filter { !result.context.policy.disabledRules.contains($0.id) }
+        let summary = result.summary
+        let rules = summary.rulesRun.compactMap(RuleCatalogue.rule(id:))
         let index = Dictionary(uniqueKeysWithValues: rules.enumerated().map { ($1.id, $0) })
         let driver: JSON = .object([
             ("name", .string("sandbox-audit")),
@@ -36,16 +37,15 @@ public enum SARIFReport {
             if !properties.isEmpty { fields.append(("properties", .object(properties))) }
             return .object(fields)
         }
-        let inv = result.inventory
         var runProperties: [(String, JSON)] = [
             ("backupFootprint", .int(result.backupFootprint)),
             ("keptOnUpdate", .int(result.keptOnUpdate)),
             ("keptOnRestore", .int(result.keptOnRestore)),
             ("domains", .array(result.inventories.map { .string($0.domain) })),
         ]
-        if let id = inv.container.bundleIdentifier { runProperties.append(("bundleIdentifier", .string(id))) }
+        if let id = summary.bundleIdentifier { runProperties.append(("bundleIdentifier", .string(id))) }
         // A backup's domains are no folders: their paths are the backup's relativePaths.
-        if let b = inv.container.backup { runProperties.append(("backup", .string(b.folder.identity.summary))) }
+        if let b = summary.backup { runProperties.append(("backup", .string(b))) }
         return .object([
             ("$schema", .string("https://json.schemastore.org/sarif-2.1.0.json")),
             ("version", .string("2.1.0")),

@@ -30,11 +30,22 @@ public struct TextReport {
     }
 
     public func render(_ result: AuditResult) -> String {
+        let summary = result.summary
+        var lines = header(result, summary)
+        lines += zoneTables(result)
+        lines += headlineNumbers(result)
+        lines += budgets(result)
+        lines += baselineComparison(result)
+        if let b = result.backupComparison { lines += BackupComparisonReport.text(b, bold: bold) }
+        lines += findings(result, summary)
+        lines += verdict(result)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The tool and the app, how many containers, and what the scan could not read.
+    private func header(_ result: AuditResult, _ summary: ReportSummary) -> [String] {
         let c = result.inventory.container
-        var lines: [String] = []
-        var identity = c.bundleIdentifier ?? "unidentified app"
-        if let v = c.version { identity += " \(v)" }
-        lines.append(bold("sandbox-audit \(Audit.toolVersion)") + ": \(TerminalText.escaped(identity)) (\(TerminalText.escaped(c.kindDescription)))")
+        var lines = [bold("sandbox-audit \(Audit.toolVersion)") + ": \(TerminalText.escaped(summary.identity)) (\(TerminalText.escaped(c.kindDescription)))"]
         if result.isMultiDomain {
             lines.append("\(result.inventories.count) containers, each its own backup domain")
         }
@@ -46,8 +57,11 @@ public struct TextReport {
             }
             if result.missed.count > shown { lines.append("  … \(result.missed.count - shown) more (see the unreadable-entry findings)") }
         }
-        lines.append("")
+        return lines + [""]
+    }
 
+    /// Per container: its files and bytes by zone, then its total.
+    private func zoneTables(_ result: AuditResult) -> [String] {
         let header = TextReport.pad("zone", 30) + TextReport.pad("files", 8, right: true) + TextReport.pad("size", 11, right: true)
             + TextReport.pad("backed up", 12, right: true) + TextReport.pad("excluded", 11, right: true)
         func row(_ title: String, _ t: ZoneTotals) -> String {
@@ -56,6 +70,7 @@ public struct TextReport {
                 + TextReport.pad(ByteSize.format(t.backedUpSize), 12, right: true)
                 + TextReport.pad(ByteSize.format(t.excludedSize), 11, right: true)
         }
+        var lines: [String] = []
         for inv in result.inventories {
             let ic = inv.container
             lines.append(bold(TerminalText.escaped(ic.domain)) + "  \(ic.role.rawValue) container, \(ic.kind == .backup ? "in the backup folder" : "data root"): \(TerminalText.escaped(ic.dataRoot))")
@@ -72,55 +87,69 @@ public struct TextReport {
             }
             lines.append("")
         }
+        return lines
+    }
+
+    /// Backup footprint, kept on update, kept on restore, and the scan's notes.
+    private func headlineNumbers(_ result: AuditResult) -> [String] {
         let scope = result.isMultiDomain ? "  (the app: every domain)" : ""
-        lines.append("backup footprint  " + TextReport.pad(ByteSize.format(result.backupFootprint), 10, right: true) + "  what iCloud or a computer backup carries" + scope)
-        lines.append("kept on update    " + TextReport.pad(ByteSize.format(result.keptOnUpdate), 10, right: true) + "  Documents and Library (group containers whole)")
-        lines.append("kept on restore   " + TextReport.pad(ByteSize.format(result.keptOnRestore), 10, right: true) + "  the backed-up set, on a new device")
+        var lines = [
+            "backup footprint  " + TextReport.pad(ByteSize.format(result.backupFootprint), 10, right: true) + "  what iCloud or a computer backup carries" + scope,
+            "kept on update    " + TextReport.pad(ByteSize.format(result.keptOnUpdate), 10, right: true) + "  Documents and Library (group containers whole)",
+            "kept on restore   " + TextReport.pad(ByteSize.format(result.keptOnRestore), 10, right: true) + "  the backed-up set, on a new device",
+        ]
         for note in result.notes { lines.append("note: \(note)") }
-        lines.append("")
+        return lines + [""]
+    }
 
-        if !result.budgets.isEmpty {
-            lines.append(bold("budgets"))
-            let width = result.budgets.map(\.budget.name.count).max() ?? 0
-            for r in result.budgets {
-                let name = TextReport.pad(r.budget.name, width + 2)
-                guard let measured = r.measured, let percent = r.percent else {
-                    if case .domain = r.budget.scope {
-                        lines.append(name + "not measured: that domain was not scanned")
-                    } else {
-                        lines.append(name + "not measured: needs --baseline")
-                    }
-                    continue
+    /// Each budget's use against its limit (nothing when the policy sets none).
+    private func budgets(_ result: AuditResult) -> [String] {
+        guard !result.budgets.isEmpty else { return [] }
+        var lines = [bold("budgets")]
+        let width = result.budgets.map(\.budget.name.count).max() ?? 0
+        for r in result.budgets {
+            let name = TextReport.pad(r.budget.name, width + 2)
+            guard let measured = r.measured, let percent = r.percent else {
+                if case .domain = r.budget.scope {
+                    lines.append(name + "not measured: that domain was not scanned")
+                } else {
+                    lines.append(name + "not measured: needs --baseline")
                 }
-                let use = "\(ByteSize.format(measured)) of \(ByteSize.format(r.limit)), " + (percent.isFinite ? "\(Int(percent.rounded()))%" : "∞")
-                lines.append(name + TextReport.pad(use, 28) + (r.exceeded ? paint("EXCEEDED by \(ByteSize.format(r.overshoot))", "31") : "ok"))
+                continue
             }
-            lines.append("")
+            let use = "\(ByteSize.format(measured)) of \(ByteSize.format(r.limit)), " + (percent.isFinite ? "\(Int(percent.rounded()))%" : "∞")
+            lines.append(name + TextReport.pad(use, 28) + (r.exceeded ? paint("EXCEEDED by \(ByteSize.format(r.overshoot))", "31") : "ok"))
         }
-        if let c = result.comparison {
-            func signed(_ v: Int64) -> String { (v >= 0 ? "+" : "") + ByteSize.format(v) }
-            lines.append(bold("since the baseline") + ": backup footprint \(ByteSize.format(c.footprintBefore)) → \(ByteSize.format(c.footprintAfter)) (\(signed(c.footprintDelta)))")
-            let moved = c.zones.filter { $0.before != $0.after }
-            if !moved.isEmpty {
-                lines.append("  backed up per zone: " + moved.map { "\($0.zone.title) \(signed($0.after - $0.before))" }.joined(separator: ", "))
-            }
-            lines.append("  churn: \(ByteSize.format(c.churn)) of backed-up files new or changed (what the next backup uploads)")
-            let n = 5
-            for (title, list, value) in [("added", c.added, { (ch: BaselineComparison.Change) in ByteSize.format(ch.after ?? 0) }),
-                                         ("removed", c.removed, { ByteSize.format($0.before ?? 0) }),
-                                         ("grew most", c.grew, { signed($0.delta) })] where !list.isEmpty {
-                let shown = list.prefix(n).map { "\(TerminalText.escaped($0.path.display)) (\(value($0)))" }.joined(separator: ", ")
-                lines.append("  \(title) (\(list.count)): \(shown)\(list.count > n ? ", …" : "")")
-            }
-            lines.append("")
+        return lines + [""]
+    }
+
+    /// What changed since the baseline (nothing without one).
+    private func baselineComparison(_ result: AuditResult) -> [String] {
+        guard let c = result.comparison else { return [] }
+        func signed(_ v: Int64) -> String { (v >= 0 ? "+" : "") + ByteSize.format(v) }
+        var lines = [bold("since the baseline") + ": backup footprint \(ByteSize.format(c.footprintBefore)) → \(ByteSize.format(c.footprintAfter)) (\(signed(c.footprintDelta)))"]
+        let moved = c.zones.filter { $0.before != $0.after }
+        if !moved.isEmpty {
+            lines.append("  backed up per zone: " + moved.map { "\($0.zone.title) \(signed($0.after - $0.before))" }.joined(separator: ", "))
         }
+        lines.append("  churn: \(ByteSize.format(c.churn)) of backed-up files new or changed (what the next backup uploads)")
+        let n = 5
+        for (title, list, value) in [("added", c.added, { (ch: BaselineComparison.Change) in ByteSize.format(ch.after ?? 0) }),
+                                     ("removed", c.removed, { ByteSize.format($0.before ?? 0) }),
+                                     ("grew most", c.grew, { signed($0.delta) })] where !list.isEmpty {
+            let shown = list.prefix(n).map { "\(TerminalText.escaped($0.path.display)) (\(value($0)))" }.joined(separator: ", ")
+            lines.append("  \(title) (\(list.count)): \(shown)\(list.count > n ? ", …" : "")")
+        }
+        return lines + [""]
+    }
 
-        if let b = result.backupComparison { lines += BackupComparisonReport.text(b, bold: bold) }
-
+    /// The findings with their fixes, then what was found but not reported.
+    private func findings(_ result: AuditResult, _ summary: ReportSummary) -> [String] {
+        var lines: [String] = []
         if result.findings.isEmpty {
             lines.append("no findings")
         } else {
-            lines.append(bold("findings") + ": \(result.count(.error)) error(s), \(result.count(.warning)) warning(s), \(result.count(.note)) note(s)")
+            lines.append(bold("findings") + ": " + summary.counts)
             for f in result.findings {
                 let tag = paint(TextReport.pad(f.severity.rawValue, 8), color(f.severity))
                 lines.append("\(tag)\(f.ruleId)  \(TerminalText.escaped(result.place(f)))")
@@ -130,11 +159,13 @@ public struct TextReport {
                 }
             }
         }
-        var suppressed: [String] = []
-        if result.baselineFindings > 0 { suppressed.append("\(result.baselineFindings) already in the baseline") }
-        if result.ignoredFindings > 0 { suppressed.append("\(result.ignoredFindings) on ignored paths") }
-        if !suppressed.isEmpty { lines.append("not reported: " + suppressed.joined(separator: ", ")) }
-        lines.append("")
+        if !summary.notReported.isEmpty { lines.append("not reported: " + summary.notReported.joined(separator: ", ")) }
+        return lines + [""]
+    }
+
+    /// The policy, the units, and PASSED or FAILED with why.
+    private func verdict(_ result: AuditResult) -> [String] {
+        var lines: [String] = []
         if let source = result.context.policy.source { lines.append("policy: \(source)") }
         lines.append(ByteSize.unitsNote)
         let failed = result.fails(at: failOn)
@@ -146,6 +177,6 @@ public struct TextReport {
         } else {
             lines.append(paint("PASSED", "32;1") + ": nothing at or above \(failOn.rawValue)" + (result.complete ? "" : incomplete + ", accepted by --allow-incomplete"))
         }
-        return lines.joined(separator: "\n") + "\n"
+        return lines
     }
 }

@@ -9,43 +9,79 @@ import Foundation
 /// file shares the inode of the member that holds the data. A path stored twice keeps its first
 /// position and its later content, so each copy of the entry's kind is written over the last.
 extension Materializer {
+    /// The kept entries the tree gets, by what each needs: the folders (made first), the file
+    /// paths that receive the data, and the others of a hard-linked file (linked last).
+    private struct ArchivePlan {
+        /// Every inventory entry of an inode (every path of a hard-linked file).
+        var byInode: [UInt64: [Int]] = [:]
+        /// The kept path of each file that gets the data.
+        var firstKept: [UInt64: Int] = [:]
+        var links: [Int] = []
+        var directories: [WalkEntry] = []
+    }
+
+    /// What reading the archive again wrote, and what it keeps for the folders' finish.
+    private struct ArchiveWritten {
+        var written = Set<Int>()
+        var folderAttributes: [ContainerPath: [(String, [UInt8])]] = [:]
+        var rootMember: ArchiveWalk.Member?
+    }
+
     static func buildFromArchive(_ simulation: SimulationResult, root dstRoot: FileDescriptor) throws -> (Report, RootFinish) {
-        let inventory = simulation.inventory
-        let location = inventory.container.input
-        let prefix = ArchiveWalk.memberPrefix(of: inventory.container) // members below it are entries
+        let entries = simulation.inventory.entries
         var report = Report(destination: "")
         var parents = NewFolders(root: dstRoot)
         defer { parents.release() }
 
-        // Every kept folder first, parents before children (inventory order), including the
-        // folders the archive only implies.
-        let entries = inventory.entries
-        var byInode: [UInt64: [Int]] = [:]
-        var firstKept: [UInt64: Int] = [:] // the kept path of each file that gets the data
-        var links: [Int] = []
-        var directories: [WalkEntry] = []
-        for (i, (e, keep)) in zip(entries, simulation.kept).enumerated() {
+        let plan = try makeKeptFolders(simulation, parents: &parents, report: &report)
+        let written = try writeMembers(simulation, plan, parents: &parents)
+        try checkEveryKeptCame(simulation, plan, written, report: &report)
+        try linkPaths(entries, plan, root: dstRoot, parents: &parents)
+        parents.release()
+        report.directories = plan.directories.count
+        report.files = plan.firstKept.count
+        report.links = plan.links.count
+        report.bytes = plan.firstKept.values.reduce(0) { $0 + entries[$1].entry.size }
+        try finishFolders(simulation.inventory, plan, written, root: dstRoot, parents: &parents)
+        parents.release()
+        // The data root takes its member's mode and time (0755 when the archive has none), last.
+        let finish = written.rootMember.map { RootFinish(mode: mode_t($0.mode & 0o7777), times: FileTimes(seconds: $0.mtime, nanoseconds: $0.mtimeNanoseconds)) }
+            ?? RootFinish(mode: 0o755, times: nil)
+        return (report, finish)
+    }
+
+    /// Every kept folder first, parents before children (inventory order), including the
+    /// folders the archive only implies; the plan of the rest.
+    private static func makeKeptFolders(_ simulation: SimulationResult, parents: inout NewFolders, report: inout Report) throws -> ArchivePlan {
+        var plan = ArchivePlan()
+        for (i, (e, keep)) in zip(simulation.inventory.entries, simulation.kept).enumerated() {
             let w = e.entry
-            if w.inode != 0 { byInode[w.inode, default: []].append(i) }
+            if w.inode != 0 { plan.byInode[w.inode, default: []].append(i) }
             guard keep else { continue }
             switch w.kind {
             case .directory:
                 let (fd, id) = try makeFolder(w, in: try parents.open(w.path.parent ?? .root))
                 fd.close()
                 parents.ids[w.path] = id
-                directories.append(w)
+                plan.directories.append(w)
             case .file:
-                if firstKept[w.inode] == nil { firstKept[w.inode] = i } else { links.append(i) }
+                if plan.firstKept[w.inode] == nil { plan.firstKept[w.inode] = i } else { plan.links.append(i) }
             case .other where w.special != .fifo:
                 report.skipped.append(w.path)
             default:
                 break
             }
         }
+        return plan
+    }
 
-        var written = Set<Int>()
-        var folderAttributes: [ContainerPath: [(String, [UInt8])]] = [:]
-        var rootMember: ArchiveWalk.Member?
+    /// Reads the archive again as a stream and writes each kept file, symlink and FIFO where the
+    /// inventory puts it; keeps the folders' attributes and the data root's member for the end.
+    private static func writeMembers(_ simulation: SimulationResult, _ plan: ArchivePlan, parents: inout NewFolders) throws -> ArchiveWritten {
+        let entries = simulation.inventory.entries
+        let location = simulation.inventory.container.input
+        let prefix = ArchiveWalk.memberPrefix(of: simulation.inventory.container) // members below it are entries
+        var done = ArchiveWritten()
         var numbering = ArchiveWalk.MemberNumbering()
         let reader = try ArchiveWalk.Reader(location)
         while let m = try reader.next(keep: { _, _ in 0 }) {
@@ -54,108 +90,116 @@ extension Materializer {
             switch ArchiveWalk.normalise(m.path) {
             case .unsafe: continue
             case .root:
-                if prefix.isEmpty, m.type == ArchiveWalk.FileType.dir { rootMember = m }
+                if prefix.isEmpty, m.type == ArchiveWalk.FileType.dir { done.rootMember = m }
                 continue
             case .path(let normal): p = normal
             }
             let position = numbering.number(p).position
             if p.count + 1 == prefix.count, prefix.starts(with: p) {
-                if m.type == ArchiveWalk.FileType.dir { rootMember = m }
+                if m.type == ArchiveWalk.FileType.dir { done.rootMember = m }
                 continue
             }
-            guard m.hardlink == nil, let group = byInode[UInt64(position + 1)] else { continue }
+            guard m.hardlink == nil, let group = plan.byInode[UInt64(position + 1)] else { continue }
             guard p.count > prefix.count, p.starts(with: prefix), group.contains(where: { entries[$0].path.bytes.elementsEqual(p[prefix.count...]) }) else {
                 throw InputError("\(location) does not read as it did when it was scanned: \(ByteText.display(p))")
             }
             let w = entries[group[0]].entry
             switch (m.type, w.kind) {
             case (ArchiveWalk.FileType.reg, .file):
-                guard let first = firstKept[w.inode] else { continue }
-                let target = entries[first].entry
-                let parent = try parents.open(target.path.parent ?? .root)
-                let fd = try attempt("create", target.path.display) { () throws(Errno) in
-                    switch Result(catching: { () throws(Errno) in try parent.open(target.path.name, .newFile) }) {
-                    case .success(let fd): return fd
-                    case .failure(let e) where e.code == EEXIST: // a path stored twice: the later copy counts
-                        try? parent.remove(target.path.name, isDirectory: false)
-                        return try parent.open(target.path.name, .newFile)
-                    case .failure(let e): throw e
-                    }
-                }
-                defer { fd.close() }
-                var writer = HoleKeepingWriter(fd: fd, path: target.path)
-                try reader.readData { block, offset in
-                    try checkInterrupted()
-                    try writer.write(block, at: offset)
-                }
-                try writer.flush()
-                try attempt("write", target.path.display) { () throws(Errno) in try fd.truncate(to: target.size) }
-                // All kept paths are this one file: their marks, the first path's last.
-                let marks = group.filter { simulation.kept[$0] }.reversed().flatMap { entries[$0].entry.marks }
-                try writeMemberAttributes(fd, m.xattrs, marks: marks, path: target.path)
-                try? fd.setPermissions(mode_t(target.mode & 0o7777))
-                try? fd.setTimes(target.times)
-                written.insert(first)
+                guard let first = plan.firstKept[w.inode] else { continue }
+                try writeFile(m, from: reader, to: entries[first].entry, marks: group.filter { simulation.kept[$0] }.reversed().flatMap { entries[$0].entry.marks },
+                              parents: &parents)
+                done.written.insert(first)
             case (ArchiveWalk.FileType.dir, .directory):
                 guard simulation.kept[group[0]] else { continue }
-                folderAttributes[w.path] = m.xattrs
+                done.folderAttributes[w.path] = m.xattrs
             case (ArchiveWalk.FileType.lnk, .symlink), (ArchiveWalk.FileType.fifo, .other):
                 guard w.kind == .symlink || w.special == .fifo, simulation.kept[group[0]] else { continue }
                 let parent = try parents.open(w.path.parent ?? .root)
-                if written.contains(group[0]) { try? parent.remove(w.path.name, isDirectory: false) }
+                if done.written.contains(group[0]) { try? parent.remove(w.path.name, isDirectory: false) }
                 if w.kind == .symlink { try makeSymlink(w, in: parent) } else { try makeFIFO(w, in: parent) }
-                written.insert(group[0])
+                done.written.insert(group[0])
             default:
                 continue // an earlier copy of a path stored twice, or a kind not recreated
             }
         }
+        return done
+    }
 
-        // The archive may have changed since the scan: every kept file, symlink and FIFO came.
+    /// One file's data from the member being read, then its attributes (`marks`: all kept paths
+    /// are this one file, the first path's last), mode and times.
+    private static func writeFile(_ m: ArchiveWalk.Member, from reader: ArchiveWalk.Reader, to target: WalkEntry, marks: [AttributeMark],
+                                  parents: inout NewFolders) throws {
+        let parent = try parents.open(target.path.parent ?? .root)
+        let fd = try attempt("create", target.path.display) { () throws(Errno) in
+            switch Result(catching: { () throws(Errno) in try parent.open(target.path.name, .newFile) }) {
+            case .success(let fd): return fd
+            case .failure(let e) where e.code == EEXIST: // a path stored twice: the later copy counts
+                try? parent.remove(target.path.name, isDirectory: false)
+                return try parent.open(target.path.name, .newFile)
+            case .failure(let e): throw e
+            }
+        }
+        defer { fd.close() }
+        var writer = HoleKeepingWriter(fd: fd, path: target.path)
+        try reader.readData { block, offset in
+            try checkInterrupted()
+            try writer.write(block, at: offset)
+        }
+        try writer.flush()
+        try attempt("write", target.path.display) { () throws(Errno) in try fd.truncate(to: target.size) }
+        try writeMemberAttributes(fd, m.xattrs, marks: marks, path: target.path)
+        try? fd.setPermissions(mode_t(target.mode & 0o7777))
+        try? fd.setTimes(target.times)
+    }
+
+    /// The archive may have changed since the scan: every kept file, symlink and FIFO came.
+    /// Counts the symlinks and FIFOs made.
+    private static func checkEveryKeptCame(_ simulation: SimulationResult, _ plan: ArchivePlan, _ done: ArchiveWritten, report: inout Report) throws {
+        let entries = simulation.inventory.entries
         for (i, keep) in simulation.kept.enumerated() where keep {
             let w = entries[i].entry
             let missing: Bool
             switch w.kind {
-            case .file: missing = !written.contains(firstKept[w.inode] ?? i)
-            case .symlink: missing = !written.contains(i)
-            case .other: missing = w.special == .fifo && !written.contains(i)
+            case .file: missing = !done.written.contains(plan.firstKept[w.inode] ?? i)
+            case .symlink: missing = !done.written.contains(i)
+            case .other: missing = w.special == .fifo && !done.written.contains(i)
             case .directory: missing = false
             }
-            if missing { throw InputError("\(location) does not read as it did when it was scanned: \(w.path.display) is not in it") }
+            if missing { throw InputError("\(simulation.inventory.container.input) does not read as it did when it was scanned: \(w.path.display) is not in it") }
             switch w.kind {
             case .symlink: report.symlinks += 1
             case .other where w.special == .fifo: report.fifos += 1
             default: break
             }
         }
-        for i in links {
+    }
+
+    /// The other kept paths of each hard-linked file, linked to the path that got the data.
+    private static func linkPaths(_ entries: [InventoryEntry], _ plan: ArchivePlan, root dstRoot: FileDescriptor, parents: inout NewFolders) throws {
+        for i in plan.links {
             try checkInterrupted()
             let w = entries[i].entry
-            let first = entries[firstKept[w.inode]!].path
-            let firstParent = try reopenNew(first.parent ?? .root, root: dstRoot, ids: { parents.ids[$0] })
+            let first = entries[plan.firstKept[w.inode]!].path
+            let ids = parents.ids
+            let firstParent = try reopenNew(first.parent ?? .root, root: dstRoot, ids: { ids[$0] })
             defer { firstParent.close() }
             let firstID = try attempt("link", w.path.display) { () throws(Errno) in try firstParent.status(of: first.name).identity }
             try makeLink(w, to: first.name, in: firstParent, expect: firstID, into: try parents.open(w.path.parent ?? .root))
         }
-        parents.release()
-        report.directories = directories.count
-        report.files = firstKept.count
-        report.links = links.count
-        report.bytes = firstKept.values.reduce(0) { $0 + entries[$1].entry.size }
+    }
 
-        // Folders last, deepest first (adding their contents changed their times), each through
-        // the descriptor reached from the root.
-        try writeMemberAttributes(dstRoot, rootMember?.xattrs ?? [], marks: inventory.rootMarks, path: .root)
-        for w in directories.reversed() {
+    /// Folders last, deepest first (adding their contents changed their times), each through
+    /// the descriptor reached from the root; the data root's attributes first.
+    private static func finishFolders(_ inventory: Inventory, _ plan: ArchivePlan, _ done: ArchiveWritten, root dstRoot: FileDescriptor,
+                                      parents: inout NewFolders) throws {
+        try writeMemberAttributes(dstRoot, done.rootMember?.xattrs ?? [], marks: inventory.rootMarks, path: .root)
+        for w in plan.directories.reversed() {
             try checkInterrupted()
             let fd = try parents.open(w.path)
-            try writeMemberAttributes(fd, folderAttributes[w.path] ?? [], marks: w.marks, path: w.path)
+            try writeMemberAttributes(fd, done.folderAttributes[w.path] ?? [], marks: w.marks, path: w.path)
             finishFolder(fd, w)
         }
-        parents.release()
-        // The data root takes its member's mode and time (0755 when the archive has none), last.
-        let finish = rootMember.map { RootFinish(mode: mode_t($0.mode & 0o7777), times: FileTimes(seconds: $0.mtime, nanoseconds: $0.mtimeNanoseconds)) }
-            ?? RootFinish(mode: 0o755, times: nil)
-        return (report, finish)
     }
 
     /// Writes a member's data blocks at their offsets, leaving out the aligned 4 KiB pages that

@@ -7,10 +7,26 @@ extension ArchiveWalk {
         guard let prefixBytes = dataRootPrefix(members) ?? (role == .group ? groupRootPrefix(members) : nil) else {
             throw InputError("\(location) holds no app data container: no Documents, Library or tmp at its root, in a single top folder, or in NAME.xcappdata/AppData (for an App Group container, add --kind group)")
         }
+        let container = identify(location, members, prefix: prefixBytes, role: role)
+        var result = WalkResult()
+        result.problems = readProblems
+        var sidecars = readSidecars(members, prefix: prefixBytes, into: &result)
+        let hasHardLinks = members.contains { $0.hardlink != nil }
+        var entries = memberEntries(members, numbering, prefix: prefixBytes, hasHardLinks: hasHardLinks, sidecars: &sidecars, into: &result)
+        // The data root's own sidecars, when the archive does not store its folder.
+        if !prefixBytes.isEmpty { result.rootMarks += sidecars.take(Array(prefixBytes.dropLast())) }
+        addImpliedFolders(&entries, prefix: prefixBytes, sidecars: &sidecars)
+        if hasHardLinks { shareLinkCounts(&entries) }
+        result.entries = entries
+        SidecarOrphans.resolve(sidecars.orphans(below: prefixBytes), into: &result)
+        return (container, result)
+    }
+
+    /// The container's kind, identity and role, from the members that carry them (the package's
+    /// AppDataInfo.plist, the Simulator's metadata plist).
+    private static func identify(_ location: String, _ members: [Member], prefix prefixBytes: [UInt8], role: ContainerRole?) -> Container {
         let prefix = String(decoding: prefixBytes, as: UTF8.self)
         let packagePrefix = prefix.hasSuffix("/AppData/") ? Array(prefixBytes.dropLast(appDataName.count + 1)) : prefixBytes
-
-        // Identity, from the members that carry it.
         func plist(_ path: [UInt8]) -> [String: Any]? {
             guard let m = members.first(where: { $0.path == path }), let d = m.data else { return nil }
             return BoundedPlist.dictionary(d, maximumSize: Container.maximumIdentityPlistSize)
@@ -33,30 +49,20 @@ extension ArchiveWalk {
            let r = Container.metadataRole(meta) {
             chosen = (r, meta["MCMMetadataContentClass"] != nil ? "metadata" : "identifier")
         }
-        let container = Container(input: location, dataRoot: dataRoot(location, prefix: prefixBytes), kind: kind,
-                                  role: chosen.0, roleSource: chosen.1, bundleIdentifier: bundle, version: version, identitySource: source)
+        return Container(input: location, dataRoot: dataRoot(location, prefix: prefixBytes), kind: kind,
+                         role: chosen.0, roleSource: chosen.1, bundleIdentifier: bundle, version: version, identitySource: source)
+    }
 
-        // Sidecars: `._NAME` beside NAME, and `__MACOSX/…/._NAME` mirrors, by the member path
-        // of the item they describe. Each is taken when its item is; what is left describes
-        // nothing the container holds.
-        var result = WalkResult()
-        result.problems = readProblems
-        var sidecars: [ContainerPath: [(sidecar: [UInt8], sidecarPath: ContainerPath, marks: [AttributeMark], size: Int64)]] = [:]
-        let mirror = Array(AppleDouble.mirrorFolder.utf8) + [UInt8(ascii: "/")]
-        func isSidecar(_ m: Member) -> Bool {
-            guard m.type == FileType.reg, let data = m.data, AppleDouble.hasMagic(data) else { return false }
-            let start = m.path.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
-            return m.path.count - start > 2 && m.path[start...].starts(with: AppleDouble.sidecarPrefix)
-        }
-        /// `__MACOSX` itself and everything below it: never entries.
-        func inMirror(_ path: [UInt8]) -> Bool {
-            path.starts(with: mirror) || (path.count == mirror.count - 1 && mirror.starts(with: path))
-        }
-        for m in members where isSidecar(m) {
+    /// Sidecars: `._NAME` beside NAME, and `__MACOSX/…/._NAME` mirrors, by the member path of
+    /// the item they describe. One that does not parse is reported as unreadable, as the folder
+    /// reading does, and not as an orphan.
+    private static func readSidecars(_ members: [Member], prefix prefixBytes: [UInt8], into result: inout WalkResult) -> ArchiveSidecars {
+        var sidecars = ArchiveSidecars()
+        for m in members where ArchiveSidecars.isSidecar(m) {
             result.sidecarCount += 1
             var target = m.path
-            let isMirrored = target.starts(with: mirror)
-            if isMirrored { target.removeFirst(mirror.count) }
+            let isMirrored = target.starts(with: ArchiveSidecars.mirror)
+            if isMirrored { target.removeFirst(ArchiveSidecars.mirror.count) }
             let slash = target.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
             target.removeSubrange(slash..<(slash + 2))
             let sidecarPath = SidecarOrphans.relative(m.path, toRoot: prefixBytes)
@@ -67,35 +73,32 @@ extension ArchiveWalk {
                 let source: AttributeSource = isMirrored ? .macosxMirror(sidecar: ContainerPath(bytes: m.path).display) : .appleDouble(sidecar: sidecarPath)
                 found = AttributeMark.marks(in: parsed, source: source)
             } catch {
-                // Reported as unreadable, as the folder reading does, and not as an orphan.
                 result.problems.append(WalkProblem(path: sidecarPath, operation: "parse AppleDouble file", reason: "\(error)"))
                 continue
             }
-            sidecars[ContainerPath(bytes: target), default: []].append((m.path, sidecarPath, found, m.size))
+            sidecars.byTarget[ContainerPath(bytes: target), default: []].append((m.path, sidecarPath, found, m.size))
         }
-        /// The marks of the sidecars describing `path`, which they are then taken by.
-        func takeSidecars(_ path: [UInt8]) -> [AttributeMark] {
-            guard !sidecars.isEmpty, let found = sidecars.removeValue(forKey: ContainerPath(bytes: path)) else { return [] }
-            return found.count == 1 ? found[0].marks : found.flatMap(\.marks)
-        }
-        func marksOf(_ m: Member) -> [AttributeMark] { marks(m, takeSidecars(m.path)) }
+        return sidecars
+    }
 
-        // Entries below the data root. A hard link names a member by path: its position, then
-        // the entry made of it (only archives that hold hard links need that table).
-        let hasHardLinks = members.contains { $0.hardlink != nil }
+    /// An entry for each member below the data root (the root member gives the root's marks).
+    /// A hard link names a member by path: its position, then the entry made of it (only
+    /// archives that hold hard links need that table).
+    private static func memberEntries(_ members: [Member], _ numbering: MemberNumbering, prefix prefixBytes: [UInt8], hasHardLinks: Bool,
+                                      sidecars: inout ArchiveSidecars, into result: inout WalkResult) -> [WalkEntry] {
         var entryOfPosition: [Int: Int] = [:]
         var entries: [WalkEntry] = []
         entries.reserveCapacity(members.count)
-        for (i, m) in members.enumerated() where !inMirror(m.path) && !isSidecar(m) {
+        for (i, m) in members.enumerated() where !ArchiveSidecars.inMirror(m.path) && !ArchiveSidecars.isSidecar(m) {
             if m.path.count + 1 == prefixBytes.count, prefixBytes.starts(with: m.path) {
-                result.rootMarks = marksOf(m)
+                result.rootMarks = marks(m, sidecars.take(m.path))
                 continue
             }
             guard let rel = relative(m.path, prefixBytes) else { continue }
             var entry = WalkEntry(path: rel, kind: .other, special: nil, size: m.size, allocated: 0, mode: m.mode,
                                   modifiedSeconds: m.mtime, modifiedNanoseconds: m.mtimeNanoseconds,
                                   device: 0, inode: UInt64(i + 1), linkCount: 1, symlinkTarget: nil, header: nil,
-                                  marks: marksOf(m))
+                                  marks: marks(m, sidecars.take(m.path)))
             if let target = m.hardlink {
                 var t = target[...]
                 while t.starts(with: [UInt8(ascii: "."), UInt8(ascii: "/")]) { t = t.dropFirst(2) }
@@ -103,36 +106,48 @@ extension ArchiveWalk {
                     result.problems.append(WalkProblem(path: rel, operation: "read archive entry", reason: "hard link to \(ByteText.display(target)), which the archive does not hold before it"))
                     continue
                 }
-                entry.kind = .file
-                entry.size = original.size
-                entry.inode = original.inode
-                entry.header = original.header
-                // Attributes belong to the file, not the path: GNU tar records them only on the
-                // first path of a hard-linked file.
-                if !entry.marks.contains(where: { if case .native = $0.source { return true } else { return false } }) {
-                    entry.marks += original.marks.filter { if case .native = $0.source { return true } else { return false } }
-                }
+                linkEntry(&entry, to: original)
             } else {
-                switch m.type {
-                case FileType.reg:
-                    entry.kind = .file
-                    if hasHardLinks { entryOfPosition[i] = entries.count }
-                    if StoreSignature.wantsHeader(rel, size: m.size) { entry.header = m.data }
-                case FileType.dir: entry.kind = .directory; entry.size = 0
-                case FileType.lnk: entry.kind = .symlink; entry.symlinkTarget = m.symlink; entry.size = Int64(m.symlink?.count ?? 0)
-                case FileType.fifo: entry.special = .fifo
-                case FileType.sock: entry.special = .socket
-                case FileType.chr: entry.special = .characterDevice
-                case FileType.blk: entry.special = .blockDevice
-                default: break
-                }
+                if m.type == FileType.reg, hasHardLinks { entryOfPosition[i] = entries.count }
+                setKind(&entry, of: m, path: rel)
             }
             entries.append(entry)
         }
-        // The data root's own sidecars, when the archive does not store its folder.
-        if !prefixBytes.isEmpty { result.rootMarks += takeSidecars(Array(prefixBytes.dropLast())) }
-        // Folders the archive only implies. Members of one folder usually come together, so
-        // the last parent checked is remembered.
+        return entries
+    }
+
+    /// A hard link's entry: the file of the member it names, whose attributes it shares.
+    private static func linkEntry(_ entry: inout WalkEntry, to original: WalkEntry) {
+        entry.kind = .file
+        entry.size = original.size
+        entry.inode = original.inode
+        entry.header = original.header
+        // Attributes belong to the file, not the path: GNU tar records them only on the
+        // first path of a hard-linked file.
+        if !entry.marks.contains(where: { if case .native = $0.source { return true } else { return false } }) {
+            entry.marks += original.marks.filter { if case .native = $0.source { return true } else { return false } }
+        }
+    }
+
+    /// The entry's kind (and what goes with it) from the member's type.
+    private static func setKind(_ entry: inout WalkEntry, of m: Member, path rel: ContainerPath) {
+        switch m.type {
+        case FileType.reg:
+            entry.kind = .file
+            if StoreSignature.wantsHeader(rel, size: m.size) { entry.header = m.data }
+        case FileType.dir: entry.kind = .directory; entry.size = 0
+        case FileType.lnk: entry.kind = .symlink; entry.symlinkTarget = m.symlink; entry.size = Int64(m.symlink?.count ?? 0)
+        case FileType.fifo: entry.special = .fifo
+        case FileType.sock: entry.special = .socket
+        case FileType.chr: entry.special = .characterDevice
+        case FileType.blk: entry.special = .blockDevice
+        default: break
+        }
+    }
+
+    /// Folders the archive only implies. Members of one folder usually come together, so the
+    /// last parent checked is remembered.
+    private static func addImpliedFolders(_ entries: inout [WalkEntry], prefix prefixBytes: [UInt8], sidecars: inout ArchiveSidecars) {
         var folders = Set<ContainerPath>()
         for e in entries where e.kind == .directory { folders.insert(e.path) }
         var lastChecked = ContainerPath.root
@@ -146,28 +161,56 @@ extension ArchiveWalk {
                 entries.append(WalkEntry(path: parent, kind: .directory, special: nil, size: 0, allocated: 0, mode: 0o755,
                                          modifiedSeconds: e.modifiedSeconds, modifiedNanoseconds: 0, device: 0, inode: 0,
                                          linkCount: 1, symlinkTarget: nil, header: nil,
-                                         marks: takeSidecars(prefixBytes + parent.bytes)))
+                                         marks: sidecars.take(prefixBytes + parent.bytes)))
                 guard let up = parent.parent else { break }
                 parent = up
             }
         }
-        // Hard links: every path of a file shares its inode and its count.
-        if hasHardLinks {
-            var counts: [UInt64: UInt64] = [:]
-            for e in entries where e.kind == .file { counts[e.inode, default: 0] += 1 }
-            for i in entries.indices where entries[i].kind == .file { entries[i].linkCount = counts[entries[i].inode] ?? 1 }
-        }
-        result.entries = entries
-        // Sidecars left over describe nothing in the data root (those about members outside
-        // it, beside the container, are not the container's business).
+    }
+
+    /// Hard links: every path of a file shares its inode and its count.
+    private static func shareLinkCounts(_ entries: inout [WalkEntry]) {
+        var counts: [UInt64: UInt64] = [:]
+        for e in entries where e.kind == .file { counts[e.inode, default: 0] += 1 }
+        for i in entries.indices where entries[i].kind == .file { entries[i].linkCount = counts[entries[i].inode] ?? 1 }
+    }
+}
+
+/// An archive's AppleDouble sidecars by the member path of the item they describe. Each is taken
+/// when its item is; what is left describes nothing the container holds.
+private struct ArchiveSidecars {
+    typealias Found = (sidecar: [UInt8], sidecarPath: ContainerPath, marks: [AttributeMark], size: Int64)
+    var byTarget: [ContainerPath: [Found]] = [:]
+
+    static let mirror = Array(AppleDouble.mirrorFolder.utf8) + [UInt8(ascii: "/")]
+
+    static func isSidecar(_ m: ArchiveWalk.Member) -> Bool {
+        guard m.type == ArchiveWalk.FileType.reg, let data = m.data, AppleDouble.hasMagic(data) else { return false }
+        let start = m.path.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+        return m.path.count - start > 2 && m.path[start...].starts(with: AppleDouble.sidecarPrefix)
+    }
+
+    /// `__MACOSX` itself and everything below it: never entries.
+    static func inMirror(_ path: [UInt8]) -> Bool {
+        path.starts(with: mirror) || (path.count == mirror.count - 1 && mirror.starts(with: path))
+    }
+
+    /// The marks of the sidecars describing `path`, which they are then taken by.
+    mutating func take(_ path: [UInt8]) -> [AttributeMark] {
+        guard !byTarget.isEmpty, let found = byTarget.removeValue(forKey: ContainerPath(bytes: path)) else { return [] }
+        return found.count == 1 ? found[0].marks : found.flatMap(\.marks)
+    }
+
+    /// The sidecars left over that describe nothing in the data root (those about members
+    /// outside it, beside the container, are not the container's business).
+    func orphans(below prefixBytes: [UInt8]) -> [SidecarOrphan] {
         var orphans: [SidecarOrphan] = []
-        for (target, found) in sidecars {
-            guard let rel = relative(target.bytes, prefixBytes) else { continue }
+        for (target, found) in byTarget {
+            guard let rel = ArchiveWalk.relative(target.bytes, prefixBytes) else { continue }
             for s in found.sorted(by: { $0.sidecar.lexicographicallyPrecedes($1.sidecar) }) {
                 orphans.append(SidecarOrphan(sidecar: s.sidecarPath, target: rel, marks: s.marks, size: s.size))
             }
         }
-        SidecarOrphans.resolve(orphans, into: &result)
-        return (container, result)
+        return orphans
     }
 }
