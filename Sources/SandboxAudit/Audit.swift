@@ -20,13 +20,19 @@ public enum Audit {
     /// container first, then its extensions', then its App Groups', each a backup domain.
     /// A backup folder (one holding Manifest.db) gives the domains it holds for the app.
     public static func inventories(of input: String, _ selection: ContainerSelection = ContainerSelection()) throws -> [Inventory] {
-        if BackupFolder.isBackup(input) { return try BackupContainers.read(input, selection).inventories }
+        if BackupFolder.isBackup(input) { return try backupInventories(input, selection).inventories }
         if ArchiveWalk.isArchiveInput(input) {
             return [try inventory(of: input, role: selection.role)]
         }
         return try AppContainers.locate(input, selection).map { container in
             Inventory(container: container, walk: try FolderWalk.read(container))
         }
+    }
+
+    /// A backup folder's domains for the app, and what the choice of domains had to say.
+    static func backupInventories(_ input: String, _ selection: ContainerSelection) throws -> (inventories: [Inventory], notes: [String]) {
+        let choice = try BackupContainers.read(input, selection)
+        return (try BackupWalk.read(choice).map { Inventory(container: $0, walk: $1) }, choice.notes)
     }
 
     /// Scans, checks every enabled rule, then applies the policy: severities, ignored paths,
@@ -41,9 +47,7 @@ public enum Audit {
         var notes: [String] = []
         let inventories: [Inventory]
         if BackupFolder.isBackup(input) {
-            let read = try BackupContainers.read(input, selection)
-            inventories = read.inventories
-            notes = read.notes
+            (inventories, notes) = try backupInventories(input, selection)
         } else {
             inventories = try Self.inventories(of: input, selection)
         }
@@ -59,7 +63,7 @@ public enum Audit {
             var side = selection
             side.role = nil
             side.app = app
-            let held = try BackupContainers.read(folder, side).inventories
+            let held = try backupInventories(folder, side).inventories
             backup = BackupComparison(prediction: inventories, backup: held, folder: folder, app: app)
         }
         return run(input, inventories: inventories, selection: selection, policy: policy, baseline: baseline,
@@ -73,8 +77,8 @@ public enum Audit {
         var notes = notes
         let comparison = baseline.map { BaselineComparison(baseline: $0, inventories: inventories) }
         var context = RuleContext(settings: policy.settings, scanTime: scanTime)
-        context.policy = policy
-        context.budgets = Budgets.evaluate(policy, inventories, comparison)
+        context.paths = policy.paths
+        context.budgets = Budgets.evaluate(policy.budgets, growth: policy.growth, inventories, comparison)
         context.baseline = baseline.map { BaselineFiles($0, primaryDomain: inventories[0].domain) }
         context.backupComparison = backup
 
@@ -160,7 +164,7 @@ public enum Audit {
         }
         return AuditResult(inventories: inventories, findings: reported, allFindings: findings, context: context,
                            ignoredFindings: ignored, baselineFindings: known, comparison: comparison, notes: notes, missed: missed,
-                           backupComparison: backup)
+                           backupComparison: backup, policy: policy)
     }
 }
 
@@ -185,11 +189,14 @@ public struct AuditResult: Sendable {
     public let missed: [MissedItem]
     /// The prediction held against a real backup (`--against-backup`); nil when not asked.
     public let backupComparison: BackupComparison?
+    /// The policy the audit ran with (its file, the rules it turned off).
+    public let policy: Policy
 
     public init(inventories: [Inventory], findings: [Finding], allFindings: [Finding], context: RuleContext,
                 ignoredFindings: Int, baselineFindings: Int, comparison: BaselineComparison?, notes: [String], missed: [MissedItem] = [],
-                backupComparison: BackupComparison? = nil) {
+                backupComparison: BackupComparison? = nil, policy: Policy = Policy()) {
         self.backupComparison = backupComparison
+        self.policy = policy
         self.inventories = inventories
         self.findings = findings
         self.allFindings = allFindings

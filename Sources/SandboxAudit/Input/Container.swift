@@ -36,6 +36,8 @@ public struct Container: Sendable {
     public let backup: BackupSource?
 
     public static let simulatorMetadata = ".com.apple.mobile_container_manager.metadata.plist"
+    /// The kinds of archive a container may come in, as messages name them.
+    public static let archiveKinds = "tar, tar.gz/tgz, tar.xz/txz, tar.bz2, tar.zst or zip"
     public static let appDataInfo = "AppDataInfo.plist"
 
     public init(input: String, dataRoot: String, kind: Kind, role: ContainerRole = .app, roleSource: String = "default",
@@ -112,7 +114,7 @@ public struct Container: Sendable {
                 if case .failure(let e) = Result(catching: { () throws(SystemError) in try FileDescriptor.currentDirectory.readFile(input.utf8, limit: 1) }) {
                     throw InputError("cannot read \(input): \(e.reason.lowercased())")
                 }
-                throw InputError("\(input) is not a directory, and not an archive (\(ArchiveWalk.kindsText)) by its name or its first bytes: give an app data container, an .xcappdata package or an archive of one")
+                throw InputError("\(input) is not a directory, and not an archive (\(Container.archiveKinds)) by its name or its first bytes: give an app data container, an .xcappdata package or an archive of one")
             }
             throw InputError("\(input) is not a directory: give an app data container, an .xcappdata package or an archive of one")
         }

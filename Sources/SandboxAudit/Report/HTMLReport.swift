@@ -35,7 +35,7 @@ public enum HTMLReport {
             \(result.complete ? "" : "<p class=\"verdict fail\" role=\"alert\">\(x(result.incompleteSummary))</p>")
             <p class="kicker">sandbox-audit \(x(Audit.toolVersion)) · backup and storage report · scanned \(x(scanDate(result.context.scanTime)))</p>
             <h1>\(x(title))\(summary.version.map { " <span class=\"version\">\(x($0))</span>" } ?? "")</h1>
-            <p class="meta">\(result.inventories.map { "\(x($0.domain)) (\(x($0.container.role.rawValue)) container, \(x($0.container.kindDescription))) · data root <code>\(x($0.container.dataRoot))</code>" }.joined(separator: "<br>"))\(result.context.policy.source.map { " · policy <code>\(x($0))</code>" } ?? "")</p>
+            <p class="meta">\(result.inventories.map { "\(x($0.domain)) (\(x($0.container.role.rawValue)) container, \(x($0.container.kindDescription))) · data root <code>\(x($0.container.dataRoot))</code>" }.joined(separator: "<br>"))\(result.policy.source.map { " · policy <code>\(x($0))</code>" } ?? "")</p>
             <p class="verdict \(failed ? "fail" : "pass")">\(failed ? "Fails" : "Passes") at \(x(failOn.rawValue)): \(x(summary.counts))</p>
             </header>
             <main>

@@ -115,7 +115,7 @@ public enum JSONReport {
             ("complete", .bool(result.complete)),
             ("missed", .array(result.missed.map(missed))),
             ("notes", .array(result.notes.map { .string($0) })),
-            ("policy", .object([("source", .optional(result.context.policy.source))])),
+            ("policy", .object([("source", .optional(result.policy.source))])),
             ("budgets", .array(result.budgets.map(budget))),
             ("baseline", result.comparison.map { comparison($0, suppressed: summary.baselineFindings) } ?? .null),
             ("backupComparison", result.backupComparison.map(BackupComparisonReport.json) ?? .null),

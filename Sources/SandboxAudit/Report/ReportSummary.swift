@@ -51,7 +51,7 @@ public struct ReportSummary: Sendable, Equatable {
         notes = counted[.note] ?? 0
         ignoredFindings = result.ignoredFindings
         baselineFindings = result.baselineFindings
-        let disabled = result.context.policy.disabledRules
+        let disabled = result.policy.disabledRules
         rulesRun = RuleCatalogue.all.map(\.id).filter { !disabled.contains($0) }
     }
 }

@@ -166,7 +166,7 @@ public struct TextReport {
     /// The policy, the units, and PASSED or FAILED with why.
     private func verdict(_ result: AuditResult) -> [String] {
         var lines: [String] = []
-        if let source = result.context.policy.source { lines.append("policy: \(source)") }
+        if let source = result.policy.source { lines.append("policy: \(source)") }
         lines.append(ByteSize.unitsNote)
         let failed = result.fails(at: failOn)
         let incomplete = result.complete ? "" : "; incomplete scan: \(result.missed.count) not read"

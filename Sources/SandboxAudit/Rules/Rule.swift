@@ -61,8 +61,8 @@ public struct RuleContext: Sendable {
     /// File contents, for the rules that look inside (nil when the inventory has no data
     /// root on disk to read from).
     public var content: ContentReader?
-    /// The policy file's path policies (the policy rules read them).
-    public var policy = Policy()
+    /// The policy file's path entries (the policy rules check them).
+    public var paths: [PathPolicy] = []
     /// Budgets measured for this scan (budget-exceeded reports the exceeded ones).
     public var budgets: [BudgetResult] = []
     /// The last release's files (`--baseline`), for the rules that compare two observations.

@@ -17,7 +17,7 @@ public enum ArchiveWalk {
     }
 
     /// The kinds of archive named in messages.
-    public static let kindsText = "tar, tar.gz/tgz, tar.xz/txz, tar.bz2, tar.zst or zip"
+    public static let kindsText = Container.archiveKinds
 
     /// Whether `header` (a file's first bytes, 262 or more for tar) starts as an archive does:
     /// gzip, xz, bzip2 or zstd compression (of a tar, presumably), a zip, or a POSIX tar.

@@ -107,3 +107,22 @@ public struct BackupWalk {
         return nil
     }
 }
+
+extension BackupWalk {
+    /// The chosen domains' rows, one pass over `Manifest.db`, each row decoded as it is read (the
+    /// blobs are never all held): a container per domain and the walk of what it holds.
+    public static func read(_ choice: BackupContainers.Read) throws -> [(Container, WalkResult)] {
+        var walks: [String: BackupWalk] = [:]
+        for (role, id) in choice.domains {
+            walks[role.domain(id)] = BackupWalk(domain: role.domain(id), folder: choice.folder, cipher: choice.cipher)
+        }
+        try choice.database.forEachRow(domains: choice.domains.map { $0.role.domain($0.id) }) { row in walks[row.domain]?.add(row) }
+        return choice.domains.map { role, id in
+            let domain = role.domain(id)
+            let (walk, source) = walks[domain]?.finish() ?? BackupWalk(domain: domain, folder: choice.folder, cipher: choice.cipher).finish()
+            let container = Container(input: choice.input, dataRoot: choice.folder.path, kind: .backup, role: role, roleSource: "domain",
+                                      bundleIdentifier: id, version: nil, identitySource: BackupFolder.manifestDatabase, backup: source)
+            return (container, walk)
+        }
+    }
+}

@@ -1,16 +1,21 @@
 import Foundation
 
-/// The backup domains of one app in a backup folder, as containers with their inventories:
-/// `AppDomain-ID`, every `AppDomainPlugin-ID.*`, and `AppDomainGroup-GID` for each App Group
-/// the selection names. The inventories are what the backup holds.
+/// The backup domains of one app in a backup folder: `AppDomain-ID`, every
+/// `AppDomainPlugin-ID.*`, and `AppDomainGroup-GID` for each App Group the selection names.
+/// What they hold is read by `BackupWalk.read(_:)`.
 public enum BackupContainers {
-    /// The inventories, the app's domain first, and what the user should know about the choice.
-    public struct Read: Sendable {
-        public let inventories: [Inventory]
+    /// The domains chosen, the app's first, with the open database they are read from and what
+    /// the user should know about the choice.
+    public struct Read {
+        public let input: String
+        public let folder: BackupFolder
+        let database: ManifestDatabase
+        let cipher: (any BackupCipher)?
+        public let domains: [(role: ContainerRole, id: String)]
         public let notes: [String]
     }
 
-    /// Reads `input`, a backup folder. Throws `InputError` for an encrypted backup without a
+    /// Opens `input`, a backup folder, and chooses the app's domains. Throws `InputError` for an encrypted backup without a
     /// cipher, an unreadable Manifest.db, no `--app` or an app or group the backup does not hold
     /// (listing what it holds).
     public static func read(_ input: String, _ selection: ContainerSelection) throws -> Read {
@@ -41,23 +46,12 @@ public enum BackupContainers {
             }
             chosen.append((.group, id))
         }
-        // One pass over the rows, each decoded as it is read: the blobs are never all held.
-        var walks: [String: BackupWalk] = [:]
-        for (role, id) in chosen { walks[role.domain(id)] = BackupWalk(domain: role.domain(id), folder: folder, cipher: cipher) }
-        try database.forEachRow(domains: chosen.map { $0.role.domain($0.id) }) { row in walks[row.domain]?.add(row) }
-        let inventories = chosen.map { role, id in
-            let domain = role.domain(id)
-            let (walk, source) = walks[domain]?.finish() ?? BackupWalk(domain: domain, folder: folder, cipher: cipher).finish()
-            let container = Container(input: input, dataRoot: folder.path, kind: .backup, role: role, roleSource: "domain",
-                                      bundleIdentifier: id, version: nil, identitySource: BackupFolder.manifestDatabase, backup: source)
-            return Inventory(container: container, walk: walk)
-        }
         var notes: [String] = []
         let unnamed = AppContainers.unnamedGroups(groupIDs, app: app, named: selection.appGroups)
         if !unnamed.isEmpty {
             notes.append("App Group domains in the backup not audited (add --app-group ID or appGroups: in the policy file if the app uses them): "
                 + unnamed.map { groupPrefix + $0 }.joined(separator: ", "))
         }
-        return Read(inventories: inventories, notes: notes)
+        return Read(input: input, folder: folder, database: database, cipher: cipher, domains: chosen, notes: notes)
     }
 }

@@ -50,7 +50,7 @@ enum PolicyTotals {
     /// files for which `violates` is true, with their bytes, worded by `message(size, pattern)`.
     static func findings(_ rule: some Rule, _ inventory: Inventory, _ context: RuleContext, expecting: PathPolicy.Backup,
                          where violates: (InventoryEntry) -> Bool, _ message: (Int64, String) -> String) -> [Finding] {
-        context.policy.paths.filter { $0.backup == expecting }.flatMap { policy in
+        context.paths.filter { $0.backup == expecting }.flatMap { policy in
             byOwner(inventory, policy.glob, where: violates).map { owner, size in
                 rule.finding(owner, message(size, policy.glob.pattern), size: size)
             }

@@ -25,7 +25,7 @@ public struct PolicyForbidden: Rule {
         ])
 
     public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        context.policy.paths.filter(\.forbidden).flatMap { policy in
+        context.paths.filter(\.forbidden).flatMap { policy in
             PolicyTotals.matches(inventory, policy.glob).map { path, size in
                 finding(path, "forbidden by the policy ('\(policy.glob.pattern)'), yet present (\(ByteSize.format(size)))", size: size)
             }

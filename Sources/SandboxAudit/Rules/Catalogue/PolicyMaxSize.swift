@@ -22,7 +22,7 @@ public struct PolicyMaxSize: Rule {
         ])
 
     public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        context.policy.paths.compactMap { p in p.maxSize.map { (p, $0) } }.flatMap { policy, limit in
+        context.paths.compactMap { p in p.maxSize.map { (p, $0) } }.flatMap { policy, limit in
             PolicyTotals.matches(inventory, policy.glob).filter { $0.1 > limit }.map { path, size in
                 finding(path, "\(ByteSize.format(size)), over the policy's maxSize of \(ByteSize.format(limit)) for '\(policy.glob.pattern)' by \(ByteSize.format(size - limit))", size: size)
             }

@@ -21,9 +21,9 @@ public enum Budgets {
     public static let contributorCount = 5
 
     /// Budgets are the app's: every container counts, except in a domain's own budget.
-    public static func evaluate(_ policy: Policy, _ inventories: [Inventory], _ comparison: BaselineComparison?) -> [BudgetResult] {
-        var budgets = policy.budgets
-        if let g = policy.growth {
+    public static func evaluate(_ budgets: [Budget], growth: GrowthBudget?, _ inventories: [Inventory], _ comparison: BaselineComparison?) -> [BudgetResult] {
+        var budgets = budgets
+        if let g = growth {
             budgets.append(Budget(scope: .growth, limit: comparison.map { g.allowance(baseline: $0.footprintBefore) } ?? g.minimum))
         }
         let files = inventories.flatMap { inv in inv.entries.filter(\.countsAsContent) }

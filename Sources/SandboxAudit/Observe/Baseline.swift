@@ -29,10 +29,6 @@ public struct Baseline: Sendable {
             self.path = path
         }
 
-        /// The key of a finding of an audit whose first container is `primary`.
-        public init(_ f: Finding, primary: String?) {
-            self.init(ruleId: f.ruleId, path: Baseline.qualified(f.path ?? .root, domain: f.domain == primary ? nil : f.domain))
-        }
     }
 
     /// Paths of the app's data container (the first scanned) stay as they are; paths of its
@@ -51,26 +47,6 @@ public struct Baseline: Sendable {
     public var files: [ContainerPath: File]
 
     /// Records an audit (its findings before any baseline suppression).
-    /// Records the app's containers (its data container first) and `findings`, the findings
-    /// before any baseline suppression.
-    public init(inventories: [Inventory], findings: [Finding]) {
-        let inv = inventories[0]
-        bundleIdentifier = inv.container.bundleIdentifier
-        version = inv.container.version
-        backupFootprint = inventories.reduce(0) { $0 + $1.backupFootprint }
-        zones = inventories.reduce(into: [:]) { all, i in all.merge(i.zoneTotals) { $0 + $1 } }
-        self.findings = Set(findings.map { FindingKey($0, primary: inv.domain) })
-        var files: [ContainerPath: File] = [:]
-        for (index, i) in inventories.enumerated() {
-            for e in i.entries where e.countsAsContent {
-                files[Baseline.qualified(e.path, domain: index == 0 ? nil : i.domain)] =
-                    File(size: e.entry.size, mtime: e.entry.modifiedSeconds, zone: e.zone, backedUp: e.backedUp == true,
-                         inode: e.entry.inode, excluded: e.excludedBy != nil)
-            }
-        }
-        self.files = files
-    }
-
     public var json: JSON {
         func path(_ p: ContainerPath) -> [(String, JSON)] {
             var f: [(String, JSON)] = [("path", .string(p.display))]
