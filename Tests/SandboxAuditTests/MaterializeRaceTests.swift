@@ -148,9 +148,7 @@ final class MaterializeRaceTests: XCTestCase {
                 }
                 if FileManager.default.fileExists(atPath: out) { problems.append("attempt \(i): something at DIR after a failure") }
             }
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".sandbox-audit-") }
-            if !leftovers.isEmpty { problems.append("attempt \(i): temporary tree left: \(leftovers)") }
-            try? FileManager.default.removeItem(atPath: out)
+            problems += try leftovers(in: dir.path, attempt: i, out: out)
         }
         let (tried, made) = finish()
         print("source race: \(Self.attempts) attempts, \(succeeded) succeeded, \(failed) failed naming the path; swapper made \(made) swaps (\(tried) tried)")
@@ -193,14 +191,19 @@ final class MaterializeRaceTests: XCTestCase {
                 let after = try snapshot(victim)
                 if after != before { problems.append("attempt \(i): the folder outside changed: \(after.filter { before[$0.key] != $0.value }.keys.sorted().prefix(5))") }
             }
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".sandbox-audit-") }
-            if !leftovers.isEmpty { problems.append("attempt \(i): temporary tree left: \(leftovers)") }
-            try? FileManager.default.removeItem(atPath: out)
+            problems += try leftovers(in: dir.path, attempt: i, out: out)
         }
         let (tried, made) = finish()
         print("destination race: \(Self.attempts) attempts, \(succeeded) succeeded, \(failed) failed; swapper tried \(tried) swaps in the temporary trees, made \(made)")
         XCTAssertEqual(problems, [])
         XCTAssertGreaterThan(tried, 0, "the swapper never saw a temporary tree: the test proves nothing")
+    }
+
+    /// A temporary tree left beside the attempts' destinations, as a problem; removes `out`.
+    func leftovers(in folder: String, attempt i: Int, out: String) throws -> [String] {
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains(".sandbox-audit-") }
+        try? FileManager.default.removeItem(atPath: out)
+        return left.isEmpty ? [] : ["attempt \(i): temporary tree left: \(left)"]
     }
 
     /// Mode, modification time, attributes and contents of everything below `path`.

@@ -33,20 +33,10 @@ public enum AtomicFile {
         let tmp = Array(template.dropLast())
         let tmpShown = ByteText.display(tmp)
         func removeTmp() { _ = cPath(tmp) { unlink($0) } }
-        var written = 0
-        while written < bytes.count {
-            #if canImport(Glibc)
-            let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            #else
-            let n = bytes[written...].withUnsafeBytes { Darwin.write(fd, $0.baseAddress, $0.count) }
-            #endif
-            if n < 0 {
-                if errno == EINTR { continue }
-                let e = SystemError(operation: "write", path: tmpShown)
-                close(fd); removeTmp()
-                throw e
-            }
-            written += n
+        let written = bytes.withUnsafeBytes { b in Result { () throws(Errno) in try FileDescriptor(rawValue: fd).writeAll(b) } }
+        if case .failure(let e) = written {
+            close(fd); removeTmp()
+            throw e.labelled("write", tmpShown)
         }
         if exists && UInt32(old.st_mode) & UInt32(S_IFMT) == UInt32(S_IFREG) {
             // Keep the replaced file's owner and mode; set-id bits only when the owner is kept.

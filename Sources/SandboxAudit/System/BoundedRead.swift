@@ -9,12 +9,6 @@ import Darwin
 /// file after opening, without updating the access time where permitted (Linux O_NOATIME),
 /// and never more than `limit` + 1 bytes read (so the caller can tell "over the limit").
 public enum BoundedRead {
-    #if os(Linux)
-    static let noATime: Int32 = 0o1000000 // O_NOATIME; not exported to Swift by Glibc
-    #else
-    static let noATime: Int32 = 0
-    #endif
-
     public enum Failure: Error, CustomStringConvertible {
         case open(Int32)
         case notRegular(isDirectory: Bool)
@@ -32,35 +26,28 @@ public enum BoundedRead {
     /// The file's bytes; throws `Failure` when it cannot be opened, is not a regular file or is
     /// larger than `limit`.
     public static func file(_ path: [UInt8], limit: Int, followSymlink: Bool) throws -> [UInt8] {
-        var flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC
-        if !followSymlink { flags |= O_NOFOLLOW }
-        let fd: Int32 = (path + [0]).withUnsafeBufferPointer { buf in
-            buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { p in
-                var fd = open(p, flags | noATime)
-                if fd < 0 && errno == EPERM && noATime != 0 { fd = open(p, flags) }
-                return fd
-            }
+        let cwd = FileDescriptor.currentDirectory
+        let fd: FileDescriptor
+        switch Result(catching: { () throws(Errno) in
+            try cwd.open(path, followSymlink ? .readingFollowingSymlink : .reading, keepAccessTime: true)
+        }) {
+        case .success(let opened): fd = opened
+        case .failure(let e): throw Failure.open(e.code)
         }
-        guard fd >= 0 else { throw Failure.open(errno) }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw Failure.read(errno) }
-        let type = UInt32(st.st_mode) & UInt32(S_IFMT)
-        guard type == UInt32(S_IFREG) else { throw Failure.notRegular(isDirectory: type == UInt32(S_IFDIR)) }
-        guard Int64(st.st_size) <= Int64(limit) else { throw Failure.tooLarge(Int64(st.st_size)) }
-        var out = [UInt8](repeating: 0, count: limit + 1)
-        var got = 0
-        while got < out.count {
-            let n = out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, $0.count - got) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Failure.read(errno)
-            }
-            if n == 0 { break }
-            got += n
+        defer { fd.close() }
+        let status: FileStatus
+        switch Result(catching: { () throws(Errno) in try fd.status() }) {
+        case .success(let s): status = s
+        case .failure(let e): throw Failure.read(e.code)
         }
-        guard got <= limit else { throw Failure.tooLarge(Int64(got)) }
-        out.removeLast(out.count - got)
-        return out
+        guard status.kind == .regular else { throw Failure.notRegular(isDirectory: status.kind == .directory) }
+        guard status.size <= Int64(limit) else { throw Failure.tooLarge(status.size) }
+        let bytes: [UInt8]
+        switch Result(catching: { () throws(Errno) in try fd.read(upTo: limit + 1, expectedSize: status.size) }) {
+        case .success(let b): bytes = b
+        case .failure(let e): throw Failure.read(e.code)
+        }
+        guard bytes.count <= limit else { throw Failure.tooLarge(Int64(bytes.count)) }
+        return bytes
     }
 }
