@@ -82,7 +82,9 @@ let package = Package(
             dependencies: ["SandboxAudit", "sandbox-audit",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "_CryptoExtras", package: "swift-crypto")]
+                           .product(name: "_CryptoExtras", package: "swift-crypto")],
+            // Read by path (the SARIF schema the reports are validated against), not a resource.
+            exclude: ["Fixtures"]
         ),
     ]
 )
