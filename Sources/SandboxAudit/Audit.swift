@@ -175,24 +175,24 @@ public struct AuditResult: Sendable {
     /// The findings to report: after rule switches, severities, ignored paths and the baseline.
     public let findings: [Finding]
     /// Before baseline suppression: what a new baseline records.
-    public let allFindings: [Finding]
-    public let context: RuleContext
+    let allFindings: [Finding]
+    let context: RuleContext
     /// Findings dropped because their path is in `ignore`.
-    public let ignoredFindings: Int
+    let ignoredFindings: Int
     /// Findings already in the baseline, not reported again.
-    public let baselineFindings: Int
-    public let comparison: BaselineComparison?
+    let baselineFindings: Int
+    let comparison: BaselineComparison?
     /// What the user should know about the scan itself (containers left out …).
     public let notes: [String]
     /// What the scan could not read, in domain then path order: every walk problem of every
     /// container and every content read a rule needed and could not do. Empty when complete.
-    public let missed: [MissedItem]
+    let missed: [MissedItem]
     /// The prediction held against a real backup (`--against-backup`); nil when not asked.
-    public let backupComparison: BackupComparison?
+    let backupComparison: BackupComparison?
     /// The policy the audit ran with (its file, the rules it turned off).
-    public let policy: Policy
+    let policy: Policy
 
-    public init(inventories: [Inventory], findings: [Finding], allFindings: [Finding], context: RuleContext,
+    init(inventories: [Inventory], findings: [Finding], allFindings: [Finding], context: RuleContext,
                 ignoredFindings: Int, baselineFindings: Int, comparison: BaselineComparison?, notes: [String], missed: [MissedItem] = [],
                 backupComparison: BackupComparison? = nil, policy: Policy = Policy()) {
         self.backupComparison = backupComparison
@@ -209,36 +209,36 @@ public struct AuditResult: Sendable {
     }
 
     /// The first container: the app's data container when several were scanned.
-    public var inventory: Inventory { inventories[0] }
+    var inventory: Inventory { inventories[0] }
     /// Totals over every container of the app.
-    public var total: ZoneTotals { inventories.reduce(ZoneTotals()) { $0 + $1.total } }
+    var total: ZoneTotals { inventories.reduce(ZoneTotals()) { $0 + $1.total } }
     /// Bytes an iCloud or computer backup carries for the app: every domain.
     public var backupFootprint: Int64 { inventories.reduce(0) { $0 + $1.backupFootprint } }
     public var keptOnUpdate: Int64 { inventories.reduce(0) { $0 + $1.keptOnUpdate } }
     public var keptOnRestore: Int64 { inventories.reduce(0) { $0 + $1.keptOnRestore } }
     /// More than one container: reports name each finding's domain.
-    public var isMultiDomain: Bool { inventories.count > 1 }
+    var isMultiDomain: Bool { inventories.count > 1 }
 
     /// Where a finding is, as reports show it: its path, after its domain when the app was
     /// scanned as several containers.
-    public func place(_ f: Finding) -> String {
+    func place(_ f: Finding) -> String {
         let path = f.path?.display ?? "."
         return isMultiDomain ? "\(f.domain ?? inventory.domain): \(path)" : path
     }
 
     /// A missed item as reports show it: its line, after its domain when the app was scanned
     /// as several containers.
-    public func place(_ m: MissedItem) -> String { isMultiDomain ? "\(m.domain): \(m.line)" : m.line }
+    func place(_ m: MissedItem) -> String { isMultiDomain ? "\(m.domain): \(m.line)" : m.line }
 
     /// The container a finding is about.
-    public func inventory(of f: Finding) -> Inventory {
+    func inventory(of f: Finding) -> Inventory {
         inventories.first { $0.domain == f.domain } ?? inventory
     }
 
-    public var budgets: [BudgetResult] { context.budgets }
+    var budgets: [BudgetResult] { context.budgets }
 
     // By index: iterating would copy every finding (tens of thousands on large containers).
-    public func count(_ severity: Severity) -> Int {
+    func count(_ severity: Severity) -> Int {
         var n = 0
         for i in findings.indices where findings[i].severity == severity { n += 1 }
         return n

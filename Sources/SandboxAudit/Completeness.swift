@@ -3,16 +3,16 @@ import Foundation
 /// Something the scan could not read: a folder it could not list, an entry whose attributes it
 /// could not read, or the content a rule needed. The figures and the rule checks leave it out,
 /// so a scan that missed anything is incomplete.
-public struct MissedItem: Sendable, Hashable {
-    public let path: ContainerPath
+struct MissedItem: Sendable, Hashable {
+    let path: ContainerPath
     /// The backup domain of the container it is in.
-    public let domain: String
+    let domain: String
     /// What was not done ("open directory", "read the first bytes: volatile-store not checked").
-    public let what: String
+    let what: String
     /// Why ("Permission denied").
-    public let why: String
+    let why: String
 
-    public init(path: ContainerPath, domain: String, what: String, why: String) {
+    init(path: ContainerPath, domain: String, what: String, why: String) {
         self.path = path
         self.domain = domain
         self.what = what
@@ -20,24 +20,24 @@ public struct MissedItem: Sendable, Hashable {
     }
 
     /// One line: "Library: open directory (Permission denied)".
-    public var line: String { "\(path.display): \(what) (\(why))" }
+    var line: String { "\(path.display): \(what) (\(why))" }
 }
 
 /// A read a rule needed and could not do, recorded by the `ContentReader`.
-public struct ContentMiss: Sendable, Hashable {
-    public let path: ContainerPath
+struct ContentMiss: Sendable, Hashable {
+    let path: ContainerPath
     /// The rule that needed it.
-    public let ruleId: String
+    let ruleId: String
     /// What it wanted ("the first bytes", "the contents").
-    public let what: String
+    let what: String
     /// What was not checked because of it ("volatile-store not checked").
-    public let consequence: String
-    public let why: String
+    let consequence: String
+    let why: String
 }
 
 extension AuditResult {
     /// True when the scan read everything it needed: no walk problem, no content read missed.
-    public var complete: Bool { missed.isEmpty }
+    var complete: Bool { missed.isEmpty }
 
     /// The verdict: findings at or above `level`, or an incomplete scan unless it is accepted.
     public func fails(at level: Severity, allowIncomplete: Bool) -> Bool {
@@ -45,7 +45,7 @@ extension AuditResult {
     }
 
     /// One line for the banners of every report: how much was missed, and what it means.
-    public var incompleteSummary: String {
+    var incompleteSummary: String {
         let n = missed.count
         return "INCOMPLETE SCAN: \(n) \(n == 1 ? "item" : "items") could not be read; the figures and findings leave \(n == 1 ? "it" : "them") out (see unreadable-entry)"
     }

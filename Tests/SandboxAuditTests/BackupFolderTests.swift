@@ -1,5 +1,5 @@
 import Foundation
-import SandboxAudit
+@testable import SandboxAudit
 import XCTest
 
 /// A backup folder as input, read through the library: real Manifest.db files, real MBFile

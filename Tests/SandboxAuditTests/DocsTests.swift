@@ -48,4 +48,32 @@ final class DocsTests: XCTestCase {
         let scanDoc = try read("docs/json-format.md")
         for key in scanKeys { XCTAssertTrue(scanDoc.contains("`\(key)`"), "docs/json-format.md does not document `\(key)`") }
     }
+
+    /// The library's public surface is what docs/ARCHITECTURE.md lists: every public type named
+    /// there, and each stage small enough to read on one screen.
+    func testPublicSurfaceIsTheDocumentedOne() throws {
+        let doc = try read("docs/ARCHITECTURE.md")
+        let rest = doc[try XCTUnwrap(doc.range(of: "## The public surface")).upperBound...]
+        let table = rest.range(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest
+        let sources = Self.repo + "/Sources/SandboxAudit"
+        let declaration = try NSRegularExpression(pattern: #"^\s*(@\w+ )*(nonisolated\(unsafe\) )?public (final |indirect )?(\w+) ?(\w*)"#, options: .anchorsMatchLines)
+        var perStage: [String: Int] = [:]
+        let files = try XCTUnwrap(FileManager.default.subpathsOfDirectory(atPath: sources)).filter { $0.hasSuffix(".swift") }
+        for file in files {
+            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+            let stage = file.contains("/") ? String(file.prefix { $0 != "/" }) : file
+            for m in declaration.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                perStage[stage, default: 0] += 1
+                let keyword = String(text[Range(m.range(at: 4), in: text)!])
+                let name = String(text[Range(m.range(at: 5), in: text)!])
+                if ["struct", "enum", "class", "protocol"].contains(keyword) {
+                    XCTAssertTrue(table.contains("`\(name)`"), "\(file): public \(keyword) \(name) is not listed in docs/ARCHITECTURE.md, The public surface")
+                }
+            }
+        }
+        XCTAssertGreaterThan(perStage.count, 5, "no public declarations found under \(sources)")
+        for (stage, count) in perStage.sorted(by: { $0.key < $1.key }) {
+            XCTAssertLessThanOrEqual(count, 40, "\(stage) has \(count) public declarations")
+        }
+    }
 }

@@ -2,9 +2,9 @@
 /// systems and archives that lack them. Layout from xnu `bsd/vfs/vfs_xattr.c`.
 ///
 /// Written by hand: no maintained Swift or C library on Linux reads or writes the `ATTR` block.
-public enum AppleDouble {
-    public static let magic: UInt32 = 0x0005_1607
-    public static let version: UInt32 = 0x0002_0000
+enum AppleDouble {
+    static let magic: UInt32 = 0x0005_1607
+    static let version: UInt32 = 0x0002_0000
     static let attrMagic: UInt32 = 0x4154_5452 // "ATTR"
     static let finderInfoID: UInt32 = 9
     static let resourceForkID: UInt32 = 2
@@ -13,23 +13,23 @@ public enum AppleDouble {
     static let attrHeaderSize = 36      // magic … num_attrs, after the Finder info and its pad
     /// Files larger than this are not sidecars (xnu caps attribute data at 128 KiB each and the
     /// header at 64 KiB; a few attributes fit well within 1 MiB).
-    public static let maximumSize = 1 << 20
+    static let maximumSize = 1 << 20
 
     /// The name prefix of a sidecar beside its file.
-    public static let sidecarPrefix: [UInt8] = Array("._".utf8)
-    public static let mirrorFolder = "__MACOSX"
+    static let sidecarPrefix: [UInt8] = Array("._".utf8)
+    static let mirrorFolder = "__MACOSX"
 
     /// At most this many entries in the header (macOS writes 2; AppleSingle defines 15 ids).
-    public static let maximumEntries = 64
+    static let maximumEntries = 64
     /// At most this many attributes in the `ATTR` block (each takes at least 12 bytes anyway).
-    public static let maximumAttributes = 4096
+    static let maximumAttributes = 4096
 
     /// One attribute as stored: its name's raw bytes (no trailing NUL), its flags and value.
-    public struct Attribute: Equatable, Sendable {
-        public var name: [UInt8]
-        public var value: [UInt8]
-        public var flags: UInt16
-        public init(name: [UInt8], value: [UInt8], flags: UInt16 = 0) {
+    struct Attribute: Equatable, Sendable {
+        var name: [UInt8]
+        var value: [UInt8]
+        var flags: UInt16
+        init(name: [UInt8], value: [UInt8], flags: UInt16 = 0) {
             self.name = name
             self.value = value
             self.flags = flags
@@ -37,49 +37,49 @@ public enum AppleDouble {
     }
 
     /// A sidecar's contents: everything a writer needs to keep what it does not change.
-    public struct Parsed: Equatable, Sendable {
-        public var finderInfo: [UInt8]
+    struct Parsed: Equatable, Sendable {
+        var finderInfo: [UInt8]
         /// The attributes, byte for byte.
-        public var entries: [Attribute]
+        var entries: [Attribute]
         /// The resource fork (entry 2), kept whole.
-        public var resourceFork: [UInt8] = []
+        var resourceFork: [UInt8] = []
         /// Other AppleSingle entries (comments, dates …), kept whole by id.
-        public var otherEntries: [(id: UInt32, bytes: [UInt8])] = []
+        var otherEntries: [(id: UInt32, bytes: [UInt8])] = []
         /// The 16 filler bytes after the version ("Mac OS X        " from macOS).
-        public var filler: [UInt8] = [UInt8](repeating: 0, count: 16)
+        var filler: [UInt8] = [UInt8](repeating: 0, count: 16)
         /// Bytes of the Finder info entry after its 32 bytes when it holds no `ATTR` block.
-        public var finderInfoTail: [UInt8] = []
+        var finderInfoTail: [UInt8] = []
         /// The `ATTR` header's debug tag and flags.
-        public var attrDebugTag: UInt32 = 0
-        public var attrFlags: UInt16 = 0
+        var attrDebugTag: UInt32 = 0
+        var attrFlags: UInt16 = 0
 
-        public init(finderInfo: [UInt8] = [UInt8](repeating: 0, count: 32), attributes: [(name: String, value: [UInt8])] = []) {
+        init(finderInfo: [UInt8] = [UInt8](repeating: 0, count: 32), attributes: [(name: String, value: [UInt8])] = []) {
             self.finderInfo = finderInfo
             self.entries = attributes.map { Attribute(name: Array($0.name.utf8), value: $0.value) }
         }
 
         /// The attributes with names as text (undecodable bytes shown as `\xNN`).
-        public var attributes: [(name: String, value: [UInt8])] {
+        var attributes: [(name: String, value: [UInt8])] {
             get { entries.map { (ByteText.display($0.name), $0.value) } }
             set { entries = newValue.map { Attribute(name: Array($0.name.utf8), value: $0.value) } }
         }
 
         /// True when nothing but (zeroed) Finder info would be left.
-        public var isEmpty: Bool {
+        var isEmpty: Bool {
             entries.isEmpty && resourceFork.isEmpty && otherEntries.isEmpty && finderInfo.allSatisfy { $0 == 0 }
                 && finderInfoTail.allSatisfy { $0 == 0 }
         }
 
-        public static func == (a: Parsed, b: Parsed) -> Bool {
+        static func == (a: Parsed, b: Parsed) -> Bool {
             a.finderInfo == b.finderInfo && a.entries == b.entries && a.resourceFork == b.resourceFork
                 && a.otherEntries.elementsEqual(b.otherEntries) { $0.id == $1.id && $0.bytes == $1.bytes }
         }
     }
 
-    public enum ParseError: Error, CustomStringConvertible, Equatable {
+    enum ParseError: Error, CustomStringConvertible, Equatable {
         case notAppleDouble
         case malformed(String)
-        public var description: String {
+        var description: String {
             switch self {
             case .notAppleDouble: return "not an AppleDouble file (no 0x00051607 magic)"
             case .malformed(let why): return "malformed AppleDouble file: \(why)"
@@ -88,7 +88,7 @@ public enum AppleDouble {
     }
 
     /// True when the bytes start with the AppleDouble magic.
-    public static func hasMagic(_ bytes: [UInt8]) -> Bool {
+    static func hasMagic(_ bytes: [UInt8]) -> Bool {
         bytes.count >= 4 && be32(bytes, 0) == magic
     }
 
@@ -103,7 +103,7 @@ public enum AppleDouble {
     /// Parses a sidecar. A file with Finder info and no `ATTR` block parses to no attributes.
     /// Every entry and attribute value must lie inside the file without overlapping another, so
     /// the values parsed never add up to more than the file's size.
-    public static func parse(_ b: [UInt8]) throws -> Parsed {
+    static func parse(_ b: [UInt8]) throws -> Parsed {
         guard hasMagic(b) else { throw ParseError.notAppleDouble }
         guard b.count >= headerSize else { throw ParseError.malformed("header truncated at \(b.count) bytes") }
         guard b.count <= maximumSize else { throw ParseError.malformed("\(b.count) bytes, over the \(maximumSize)-byte limit") }
@@ -190,7 +190,7 @@ public enum AppleDouble {
     /// Builds a sidecar holding `parsed`, laid out as macOS writes it: a Finder info entry that
     /// holds the `ATTR` block, any other entries, then the resource fork. Names, values, flags,
     /// Finder info, filler, other entries and the resource fork are written as parsed.
-    public static func build(_ parsed: Parsed) -> [UInt8] {
+    static func build(_ parsed: Parsed) -> [UInt8] {
         let entryCount = 2 + parsed.otherEntries.count
         let finderInfoOffset = headerSize + entryCount * 12
         let hasAttr = !parsed.entries.isEmpty || parsed.finderInfoTail.allSatisfy { $0 == 0 }

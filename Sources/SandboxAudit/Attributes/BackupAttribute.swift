@@ -12,10 +12,10 @@ public enum BackupAttribute: String, Sendable, CaseIterable {
     public var macName: String { rawValue }
     /// The Linux name: Linux keeps attributes in namespaces, so copies from macOS
     /// (`rsync -X`, GNU tar) carry the name under `user.`.
-    public var linuxName: String { "user." + rawValue }
+    var linuxName: String { "user." + rawValue }
 
     /// The name this platform's file system takes when writing natively.
-    public var nativeName: String {
+    var nativeName: String {
         #if os(Linux)
         return linuxName
         #else
@@ -24,7 +24,7 @@ public enum BackupAttribute: String, Sendable, CaseIterable {
     }
 
     /// Recognises either spelling of either attribute.
-    public init?(attributeName name: [UInt8]) {
+    init?(attributeName name: [UInt8]) {
         for a in BackupAttribute.allCases where name.elementsEqual(a.macName.utf8) || name.elementsEqual(a.linuxName.utf8) {
             self = a
             return
@@ -34,9 +34,9 @@ public enum BackupAttribute: String, Sendable, CaseIterable {
 
     /// What `URLResourceValues.isExcludedFromBackup` writes: a binary plist holding the
     /// string `com.apple.backupd` (61 bytes).
-    public static let canonicalValue: [UInt8] = hexBytes(
+    static let canonicalValue: [UInt8] = hexBytes(
         "62706c69737430305f1011636f6d2e6170706c652e6261636b75706408000000000000010100000000000000010000000000000000000000000000001c")
-    public static let backupdString = "com.apple.backupd"
+    static let backupdString = "com.apple.backupd"
     /// The legacy attribute's documented value.
     public static let legacyValue: [UInt8] = [0x01]
 
@@ -60,9 +60,9 @@ public enum AttributeValueClass: String, Sendable, Codable, CaseIterable {
     case other
 
     /// Values larger than this are not parsed as plists (Linux caps an attribute at 64 KiB).
-    public static let maximumPlistSize = 64 * 1024
+    static let maximumPlistSize = 64 * 1024
 
-    public static func classify(_ value: [UInt8]) -> AttributeValueClass {
+    static func classify(_ value: [UInt8]) -> AttributeValueClass {
         if value == BackupAttribute.canonicalValue { return .canonical }
         if value.elementsEqual(BackupAttribute.backupdString.utf8) { return .string }
         // Only XML and binary plists count: Foundation's OpenStep parser would take almost any
@@ -107,7 +107,7 @@ public struct AttributeMark: Hashable, Sendable {
     public let value: [UInt8]
     public let source: AttributeSource
 
-    public init(attribute: BackupAttribute, value: [UInt8], source: AttributeSource) {
+    init(attribute: BackupAttribute, value: [UInt8], source: AttributeSource) {
         self.attribute = attribute
         self.value = value
         self.source = source
@@ -136,5 +136,25 @@ extension AttributeMark {
             }
         }
         return marks
+    }
+}
+
+extension BackupAttribute {
+    /// A value of the given class, as seen in the wild (docs/inventory-format.md, `valueClass`).
+    public static func sampleValue(_ valueClass: AttributeValueClass) -> [UInt8] {
+        switch valueClass {
+        case .canonical: return canonicalValue
+        case .string: return Array(backupdString.utf8)
+        case .plistOther:
+            return Array("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <string>com.apple.backupd</string>
+            </plist>
+
+            """.utf8)
+        case .other: return Array("true".utf8)
+        }
     }
 }

@@ -21,7 +21,7 @@ public enum BackupMarker {
 
     /// The `__MACOSX` mirror sidecars of `path` that exist: for each folder above it holding a
     /// `__MACOSX` folder, the `._NAME` at the same relative place, nearest first.
-    public static func mirrorSidecarPaths(for path: [UInt8], existingOnly: Bool = true) throws -> [[UInt8]] {
+    static func mirrorSidecarPaths(for path: [UInt8], existingOnly: Bool = true) throws -> [[UInt8]] {
         let slash = UInt8(ascii: "/")
         let sidecar = try sidecarPath(for: path)
         // Resolve the folder holding the item, so the folders above it are real ones.
@@ -47,7 +47,7 @@ public enum BackupMarker {
 
     /// The carriers that hold `attribute` for `path` now (a sidecar that cannot be read holds
     /// nothing here).
-    public static func carriersHolding(_ attribute: BackupAttribute, on path: [UInt8]) throws -> [Carrier] {
+    static func carriersHolding(_ attribute: BackupAttribute, on path: [UInt8]) throws -> [Carrier] {
         try requireExists(path)
         var carriers: [Carrier] = []
         if let names = try? XAttr.names(.path(path)), names.contains(where: { BackupAttribute(attributeName: $0) == attribute }) {
@@ -86,14 +86,14 @@ public enum BackupMarker {
     }
 
     /// The sidecar path for `path`: `dir/._name`.
-    public static func sidecarPath(for path: String) -> String {
+    static func sidecarPath(for path: String) -> String {
         (try? sidecarPath(for: Array(path.utf8))).map { ByteText.display($0) } ?? path
     }
 
     /// The sidecar path for `path`: `dir/._name`. A path ending in `.` or `..` names a folder by
     /// an alias: the sidecar is named after the folder's real name, beside it; the file system
     /// root has no sidecar.
-    public static func sidecarPath(for path: [UInt8]) throws -> [UInt8] {
+    static func sidecarPath(for path: [UInt8]) throws -> [UInt8] {
         let slash = UInt8(ascii: "/")
         var trimmed = path
         while trimmed.count > 1, trimmed.last == slash { trimmed.removeLast() }
@@ -114,11 +114,11 @@ public enum BackupMarker {
         }
     }
 
-    public static func set(_ attribute: BackupAttribute, value: [UInt8], on path: String, carrier: Carrier) throws {
+    static func set(_ attribute: BackupAttribute, value: [UInt8], on path: String, carrier: Carrier) throws {
         try set(attribute, value: value, on: Array(path.utf8), carrier: carrier)
     }
 
-    public static func set(_ attribute: BackupAttribute, value: [UInt8], on path: [UInt8], carrier: Carrier) throws {
+    static func set(_ attribute: BackupAttribute, value: [UInt8], on path: [UInt8], carrier: Carrier) throws {
         try requireExists(path)
         switch carrier {
         case .native:
@@ -160,12 +160,12 @@ public enum BackupMarker {
     /// Removes the attribute under both its names (native) or from the sidecar; returns whether
     /// anything was removed. A sidecar left with nothing in it is deleted.
     @discardableResult
-    public static func clear(_ attribute: BackupAttribute, on path: String, carrier: Carrier) throws -> Bool {
+    static func clear(_ attribute: BackupAttribute, on path: String, carrier: Carrier) throws -> Bool {
         try clear(attribute, on: Array(path.utf8), carrier: carrier)
     }
 
     @discardableResult
-    public static func clear(_ attribute: BackupAttribute, on path: [UInt8], carrier: Carrier) throws -> Bool {
+    static func clear(_ attribute: BackupAttribute, on path: [UInt8], carrier: Carrier) throws -> Bool {
         try requireExists(path)
         switch carrier {
         case .native:
@@ -203,7 +203,7 @@ public enum BackupMarker {
     }
 
     /// The backup attributes on `path`, native and from its `._` sidecar.
-    public static func read(_ path: String) throws -> [AttributeMark] {
+    static func read(_ path: String) throws -> [AttributeMark] {
         try inspect(Array(path.utf8)).marks
     }
 

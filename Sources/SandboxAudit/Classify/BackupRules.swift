@@ -8,7 +8,7 @@ public enum ContainerRole: String, CaseIterable, Sendable {
     case group
 
     /// The backup domain's prefix, as a device backup's `Manifest.db` names it.
-    public var domainPrefix: String {
+    var domainPrefix: String {
         switch self {
         case .app: return "AppDomain-"
         case .extension: return "AppDomainPlugin-"
@@ -17,10 +17,10 @@ public enum ContainerRole: String, CaseIterable, Sendable {
     }
 
     /// The backup domain of the container with this identifier.
-    public func domain(_ identifier: String?) -> String { domainPrefix + (identifier ?? "unidentified") }
+    func domain(_ identifier: String?) -> String { domainPrefix + (identifier ?? "unidentified") }
 
     /// The path sets iOS's backup applies to containers of this role.
-    public var pathSets: BackupPathSets { self == .group ? .group : .appData }
+    var pathSets: BackupPathSets { self == .group ? .group : .appData }
 }
 
 /// What iOS's backup (MobileBackup) does with a container, as path sets relative to its root.
@@ -32,28 +32,28 @@ public enum ContainerRole: String, CaseIterable, Sendable {
 /// (github.com/EthanArbuckle/iPhone18-3_26.1_23B85_Restore,
 /// github.com/EthanArbuckle/iPad_10.2_18.0_22A3354_Restore), confirmed by the paths a real
 /// device backup's Manifest.db holds. docs/what-ios-backs-up.md says the same for users.
-public struct BackupPathSets: Sendable {
+struct BackupPathSets: Sendable {
     /// Backup walks only these (the empty path: the whole container).
-    public let backedUpRoots: [ContainerPath]
+    let backedUpRoots: [ContainerPath]
     /// Inside those, never backed up.
-    public let notBackedUp: [ContainerPath]
+    let notBackedUp: [ContainerPath]
     /// Backed up, but not put back by a restore.
-    public let notRestored: [ContainerPath]
+    let notRestored: [ContainerPath]
     /// An app update keeps these (the empty path: everything).
-    public let keptOnUpdate: [ContainerPath]
+    let keptOnUpdate: [ContainerPath]
 
     static let systemSkips = ["SystemData/com.apple.AuthenticationServices", "SystemData/com.apple.chrono"]
     static let libraryNotBackedUp = ["Library/Caches", "Library/SyncedPreferences", "Library/Saved Application State", "Library/SplashBoard"]
 
     /// App and app extension data containers.
-    public static let appData = BackupPathSets(
+    static let appData = BackupPathSets(
         backedUpRoots: paths(["Documents", "Library", "GeoJSON"]),
         notBackedUp: paths(libraryNotBackedUp + systemSkips),
         notRestored: paths(["NewsstandArtwork", "Library/Saved Application State", "Library/SplashBoard"] + systemSkips),
         keptOnUpdate: paths(["Documents", "Library"]))
 
     /// App Group containers: the whole container, less the app's skips and the metadata plist.
-    public static let group = BackupPathSets(
+    static let group = BackupPathSets(
         backedUpRoots: [.root],
         notBackedUp: paths(libraryNotBackedUp + systemSkips + [Container.simulatorMetadata]),
         notRestored: paths(["NewsstandArtwork", "Library/Saved Application State", "Library/SplashBoard"] + systemSkips),
@@ -62,7 +62,7 @@ public struct BackupPathSets: Sendable {
     static func paths(_ list: [String]) -> [ContainerPath] { list.map { ContainerPath($0) } }
 
     /// The verdicts of a path by place alone (exclusion comes on top).
-    public func placement(of path: ContainerPath) -> Placement {
+    func placement(of path: ContainerPath) -> Placement {
         let inRoots = backedUpRoots.contains { BackupPathSets.covers($0, path) }
         let skipped = notBackedUp.contains { BackupPathSets.covers($0, path) }
         let backedUp = inRoots && !skipped
@@ -74,7 +74,7 @@ public struct BackupPathSets: Sendable {
 
     /// Which of the sets decided whether backup takes `path` (exclusion comes on top): the
     /// skip that covers it, else the backed-up root it lies in, else none of the roots.
-    public func decision(for path: ContainerPath) -> PathDecision {
+    func decision(for path: ContainerPath) -> PathDecision {
         if let skip = notBackedUp.first(where: { BackupPathSets.covers($0, path) }),
            backedUpRoots.contains(where: { BackupPathSets.covers($0, path) }) {
             return .skipped(skip)
@@ -93,14 +93,14 @@ public struct BackupPathSets: Sendable {
 }
 
 /// What backup, restore and update do with a path because of where it is.
-public struct Placement: Sendable, Equatable {
-    public let backedUp: Bool
-    public let restored: Bool
-    public let keptOnUpdate: Bool
+struct Placement: Sendable, Equatable {
+    let backedUp: Bool
+    let restored: Bool
+    let keptOnUpdate: Bool
 }
 
 /// The set of `BackupPathSets` that decided a path's fate, in words a user understands.
-public enum PathDecision: Sendable, Equatable {
+enum PathDecision: Sendable, Equatable {
     /// Backed up: the path lies in this root (the empty path: the whole container).
     case inRoot(ContainerPath)
     /// Never backed up: this skip covers the path.
@@ -108,11 +108,11 @@ public enum PathDecision: Sendable, Equatable {
     /// Not backed up: the path lies in none of these roots.
     case outsideRoots([ContainerPath])
 
-    public var backedUp: Bool { if case .inRoot = self { return true } else { return false } }
+    var backedUp: Bool { if case .inRoot = self { return true } else { return false } }
 
     /// "Library/Caches is never backed up", "Documents is backed up", "tmp is not backed up:
     /// backup takes only Documents, Library and GeoJSON".
-    public func text(for path: ContainerPath) -> String {
+    func text(for path: ContainerPath) -> String {
         switch self {
         case .inRoot(let root):
             return root.isRoot ? "an App Group container is backed up whole" : "\(root.display) is backed up"

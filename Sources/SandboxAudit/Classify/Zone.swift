@@ -1,7 +1,7 @@
 /// Where an entry sits in its container: the folder Apple defines for it. What backup, restore
 /// and update do with it comes from `BackupPathSets` (the zone alone does not decide: `GeoJSON`
 /// at an app's root is backed up, a group container's root is).
-public enum Zone: String, CaseIterable, Sendable, Comparable {
+enum Zone: String, CaseIterable, Sendable, Comparable {
     case documents
     case applicationSupport
     case caches
@@ -18,11 +18,11 @@ public enum Zone: String, CaseIterable, Sendable, Comparable {
     /// `SystemData/` and the container-manager metadata plist: managed by the system.
     case system
 
-    public static func < (a: Zone, b: Zone) -> Bool { a.ordinal < b.ordinal }
+    static func < (a: Zone, b: Zone) -> Bool { a.ordinal < b.ordinal }
 
     /// The zone of a path relative to the data root. Compares bytes only: it runs for every
     /// entry of the container.
-    public static func of(_ path: ContainerPath, role: ContainerRole = .app) -> Zone {
+    static func of(_ path: ContainerPath, role: ContainerRole = .app) -> Zone {
         path.bytes.withUnsafeBufferPointer { b in
             var end = 0
             while end < b.count, b[end] != UInt8(ascii: "/") { end += 1 }
@@ -54,7 +54,7 @@ public enum Zone: String, CaseIterable, Sendable, Comparable {
     static let systemLibraryNames = ["SplashBoard", "Saved Application State", "SyncedPreferences"].map { Array($0.utf8) }
 
     /// Position in `allCases`, for arrays indexed by zone.
-    public var ordinal: Int {
+    var ordinal: Int {
         switch self {
         case .documents: return 0
         case .applicationSupport: return 1
@@ -69,12 +69,12 @@ public enum Zone: String, CaseIterable, Sendable, Comparable {
     }
 
     /// The folders Apple defines; marking one of them excludes a whole zone.
-    public static let containerDirectories: [ContainerPath] = [
+    static let containerDirectories: [ContainerPath] = [
         "Documents", "Library", "Library/Application Support", "Library/Caches", "Library/Preferences", "tmp",
     ].map { ContainerPath($0) }
 
     /// The folder that holds the zone (nil for the root's other items and system items).
-    public var folder: ContainerPath? {
+    var folder: ContainerPath? {
         switch self {
         case .documents: return ContainerPath("Documents")
         case .applicationSupport: return ContainerPath("Library/Application Support")
@@ -86,7 +86,7 @@ public enum Zone: String, CaseIterable, Sendable, Comparable {
         }
     }
 
-    public var title: String {
+    var title: String {
         switch self {
         case .documents: return "Documents"
         case .applicationSupport: return "Library/Application Support"

@@ -3,14 +3,14 @@ import Foundation
 /// Which containers to audit, from the command line and the policy file.
 public struct ContainerSelection: Sendable {
     /// `--kind`: the role of a container given alone (overrides its metadata and folder).
-    public var role: ContainerRole?
+    var role: ContainerRole?
     /// `--app BUNDLE_ID`: the app whose containers a Simulator device folder holds.
-    public var app: String?
+    var app: String?
     /// `--app-group ID` (repeatable) and the policy's `appGroups:`.
-    public var appGroups: [String] = []
+    var appGroups: [String] = []
     /// The password of an encrypted backup folder (`--password-file`,
     /// `SANDBOX_AUDIT_BACKUP_PASSWORD`); without it, such a backup is refused.
-    public var password: String?
+    var password: String?
 
     public init(role: ContainerRole? = nil, app: String? = nil, appGroups: [String] = [], password: String? = nil) {
         self.role = role
@@ -23,10 +23,10 @@ public struct ContainerSelection: Sendable {
 /// An app's containers: its data container, its extensions' and its App Groups', each a
 /// backup domain of its own. Found in a Simulator device folder by their container-manager
 /// metadata; other apps' containers are identified by that file alone and never read.
-public enum AppContainers {
+enum AppContainers {
     /// The Containers folder of a Simulator device: `DEVICE/data/Containers`, given the
     /// device folder, its `data`, or that folder itself. Nil when `path` is none of these.
-    public static func containersFolder(_ path: String) -> String? {
+    static func containersFolder(_ path: String) -> String? {
         let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         for candidate in [trimmed, trimmed + "/Containers", trimmed + "/data/Containers"] {
             if Container.isDirectory(candidate + "/Data/Application") || Container.isDirectory(candidate + "/Shared/AppGroup") {
@@ -57,7 +57,7 @@ public enum AppContainers {
     /// The containers to audit for `input`: the app's containers when `input` is a Simulator
     /// device folder and `selection.app` names the app; else the one container `input` is.
     /// Throws `InputError` when the app or a named group is not there (listing what is).
-    public static func locate(_ input: String, _ selection: ContainerSelection) throws -> [Container] {
+    static func locate(_ input: String, _ selection: ContainerSelection) throws -> [Container] {
         guard let app = selection.app else {
             if AppContainers.containersFolder(input) != nil, !Container.isDirectory(input + "/Documents") {
                 throw InputError("\(input) is a Simulator device folder: name the app with --app BUNDLE_ID")
@@ -97,14 +97,14 @@ public enum AppContainers {
     /// App Group containers in the device folder that the selection did not name but whose
     /// identifier shares the app's prefix (`group.com.example…` for `com.example.app`): what
     /// the user may have meant to add with --app-group.
-    public static func unnamedGroups(_ input: String, _ selection: ContainerSelection) -> [String] {
+    static func unnamedGroups(_ input: String, _ selection: ContainerSelection) -> [String] {
         guard let app = selection.app, let containers = containersFolder(input) else { return [] }
         return unnamedGroups(list(containers, "Shared/AppGroup").map(\.identifier), app: app, named: selection.appGroups)
     }
 
     /// Of `groups`, those not `named` whose identifier shares `app`'s prefix
     /// (`group.com.example…` for `com.example.app`), sorted.
-    public static func unnamedGroups(_ groups: [String], app: String, named: [String]) -> [String] {
+    static func unnamedGroups(_ groups: [String], app: String, named: [String]) -> [String] {
         let parts = app.split(separator: ".")
         let stem = parts.count > 2 ? parts.dropLast().joined(separator: ".") : app
         return groups.filter { !named.contains($0) && $0.hasPrefix("group." + stem) }.sorted()

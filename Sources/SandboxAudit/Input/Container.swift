@@ -4,7 +4,7 @@ import Foundation
 /// or an App Group's): where its data root is, which role it plays, and who it belongs to when
 /// the metadata says.
 public struct Container: Sendable {
-    public enum Kind: String, Sendable {
+    enum Kind: String, Sendable {
         /// A Simulator data container (it has the container-manager metadata plist).
         case simulator
         /// An `.xcappdata` package downloaded from a device; the data root is `AppData/`.
@@ -17,30 +17,30 @@ public struct Container: Sendable {
     }
 
     /// The path as the user gave it.
-    public let input: String
+    let input: String
     /// The data root: the directory holding Documents, Library and tmp.
-    public let dataRoot: String
-    public let kind: Kind
+    let dataRoot: String
+    let kind: Kind
     /// App, extension or group container: decides the backup rules that apply.
     public let role: ContainerRole
     /// How the role was decided: `option` (--kind), `metadata` (MCMMetadataContentClass),
     /// `folder` (the folder it sits in), `identifier` (a `group.` identifier) or `default`.
-    public let roleSource: String
+    let roleSource: String
     /// The bundle identifier (app, extension) or the App Group identifier (group).
     public let bundleIdentifier: String?
-    public let version: String?
+    let version: String?
     /// The file the identity came from, relative to the input.
-    public let identitySource: String?
+    let identitySource: String?
     /// A backup domain (`kind` `.backup`): the backup folder, and where the domain's files'
     /// bytes are. Nil for every other kind.
-    public let backup: BackupSource?
+    let backup: BackupSource?
 
-    public static let simulatorMetadata = ".com.apple.mobile_container_manager.metadata.plist"
+    static let simulatorMetadata = ".com.apple.mobile_container_manager.metadata.plist"
     /// The kinds of archive a container may come in, as messages name them.
-    public static let archiveKinds = "tar, tar.gz/tgz, tar.xz/txz, tar.bz2, tar.zst or zip"
-    public static let appDataInfo = "AppDataInfo.plist"
+    static let archiveKinds = "tar, tar.gz/tgz, tar.xz/txz, tar.bz2, tar.zst or zip"
+    static let appDataInfo = "AppDataInfo.plist"
 
-    public init(input: String, dataRoot: String, kind: Kind, role: ContainerRole = .app, roleSource: String = "default",
+    init(input: String, dataRoot: String, kind: Kind, role: ContainerRole = .app, roleSource: String = "default",
                 bundleIdentifier: String?, version: String?, identitySource: String?, backup: BackupSource? = nil) {
         self.input = input
         self.dataRoot = dataRoot
@@ -55,7 +55,7 @@ public struct Container: Sendable {
 
     /// What the reports say the input is: the kind, or for a backup domain "backup of DEVICE,
     /// iOS VERSION, DATE" as far as the backup's plists tell.
-    public var kindDescription: String { backup?.folder.identity.summary ?? kind.rawValue }
+    var kindDescription: String { backup?.folder.identity.summary ?? kind.rawValue }
 
     /// The backup domain this container is (`AppDomain-ID`, `AppDomainPlugin-ID`, `AppDomainGroup-ID`).
     public var domain: String { role.domain(bundleIdentifier) }
@@ -94,7 +94,7 @@ public struct Container: Sendable {
 
     /// Resolves `input` to a container, or throws an `InputError` saying what is wrong.
     /// `role` (from `--kind`) overrides what the metadata and the folder say.
-    public static func locate(_ input: String, role: ContainerRole? = nil) throws -> Container {
+    static func locate(_ input: String, role: ContainerRole? = nil) throws -> Container {
         let cwd = FileDescriptor.currentDirectory
         var st: FileStatus
         switch Result(catching: { () throws(Errno) in try cwd.status(of: input.utf8) }) {
@@ -194,7 +194,7 @@ public struct Container: Sendable {
     }
 
     /// Identity plists larger than this are not read (a real one is well under 4 KiB).
-    public static let maximumIdentityPlistSize = 1 << 20
+    static let maximumIdentityPlistSize = 1 << 20
 
     /// Reads a binary or XML plist dictionary; nil when missing, unreadable, over
     /// `maximumIdentityPlistSize` or refused by `BoundedPlist` (its schema is undocumented: read
@@ -212,7 +212,7 @@ public struct Container: Sendable {
     /// A mirror outside the data root is listed when its folder exists or when the data root's
     /// own sidecar sits beside that folder (`__MACOSX/._NAME`, all a mirror holds when only the
     /// data root carries attributes).
-    public var mirrorRoots: [String] {
+    var mirrorRoots: [String] {
         var candidates: [String] = []
         var base = dataRoot
         var relative: [String] = []

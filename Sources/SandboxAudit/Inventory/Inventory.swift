@@ -3,17 +3,17 @@ import Foundation
 /// One entry with its zone and verdicts: the model every output is built from. A class, so
 /// that the rules' passes over hundreds of thousands of entries share rather than copy them.
 public final class InventoryEntry: Sendable {
-    public let entry: WalkEntry
-    public let zone: Zone
+    let entry: WalkEntry
+    let zone: Zone
     /// The nearest path carrying the exclude attribute: the entry itself or its closest marked
     /// ancestor. Nil when not excluded.
-    public let excludedBy: ContainerPath?
+    let excludedBy: ContainerPath?
     /// False for the second and later paths of a hard-linked file, and for system entries:
     /// their bytes are not added to any total.
-    public let countsInTotals: Bool
+    let countsInTotals: Bool
     /// What backup, restore and update do with the entry because of where it is
     /// (`BackupPathSets` of its container's role); exclusion comes on top.
-    public let placement: Placement
+    let placement: Placement
 
     init(entry: WalkEntry, zone: Zone, placement: Placement, excludedBy: ContainerPath?, countsInTotals: Bool) {
         self.entry = entry
@@ -24,7 +24,7 @@ public final class InventoryEntry: Sendable {
     }
 
     public var path: ContainerPath { entry.path }
-    public var isSystem: Bool { zone == .system }
+    var isSystem: Bool { zone == .system }
     /// Nil for system entries, as are the verdicts below.
     public var excluded: Bool? { isSystem ? nil : excludedBy != nil }
     /// Backup carries it: its place is backed up and it is not excluded.
@@ -35,29 +35,29 @@ public final class InventoryEntry: Sendable {
     public var survivesRestore: Bool? { isSystem ? nil : placement.restored && excludedBy == nil }
 
     /// Content that counts in the totals: a file's or symlink's bytes, once per hard-linked file.
-    public var countsAsContent: Bool { countsInTotals && entry.holdsContent }
+    var countsAsContent: Bool { countsInTotals && entry.holdsContent }
     /// The bytes this entry adds to the totals (0 when it adds none).
     public var countedSize: Int64 { countsAsContent ? entry.size : 0 }
 
-    public var carriesExclude: Bool { entry.marks.contains { $0.attribute == .exclude } }
-    public var carriesLegacy: Bool { entry.marks.contains { $0.attribute == .legacy } }
+    var carriesExclude: Bool { entry.marks.contains { $0.attribute == .exclude } }
+    var carriesLegacy: Bool { entry.marks.contains { $0.attribute == .legacy } }
 }
 
 /// Counts and sizes for one zone. Sizes are apparent sizes of file contents (regular files and
 /// symlinks); `allocated` is what the entries occupy on disk, directories included.
-public struct ZoneTotals: Sendable, Equatable {
-    public var files = 0
-    public var directories = 0
-    public var symlinks = 0
-    public var others = 0
-    public var size: Int64 = 0
-    public var allocated: Int64 = 0
-    public var backedUpSize: Int64 = 0
-    public var excludedSize: Int64 = 0
-    public var survivesUpdateSize: Int64 = 0
-    public var survivesRestoreSize: Int64 = 0
+struct ZoneTotals: Sendable, Equatable {
+    var files = 0
+    var directories = 0
+    var symlinks = 0
+    var others = 0
+    var size: Int64 = 0
+    var allocated: Int64 = 0
+    var backedUpSize: Int64 = 0
+    var excludedSize: Int64 = 0
+    var survivesUpdateSize: Int64 = 0
+    var survivesRestoreSize: Int64 = 0
 
-    public init() {}
+    init() {}
 
     /// Counts one entry that counts in totals.
     mutating func add(_ item: InventoryEntry) {
@@ -77,7 +77,7 @@ public struct ZoneTotals: Sendable, Equatable {
         if item.survivesRestore == true { survivesRestoreSize += content }
     }
 
-    public static func + (a: ZoneTotals, b: ZoneTotals) -> ZoneTotals {
+    static func + (a: ZoneTotals, b: ZoneTotals) -> ZoneTotals {
         var t = a
         t.files += b.files; t.directories += b.directories; t.symlinks += b.symlinks; t.others += b.others
         t.size += b.size; t.allocated += b.allocated; t.backedUpSize += b.backedUpSize
@@ -91,15 +91,15 @@ public struct ZoneTotals: Sendable, Equatable {
 public struct Inventory: Sendable {
     public let container: Container
     public let entries: [InventoryEntry]
-    public let problems: [WalkProblem]
-    public let rootMarks: [AttributeMark]
-    public let sidecarCount: Int
+    let problems: [WalkProblem]
+    let rootMarks: [AttributeMark]
+    let sidecarCount: Int
     /// Sidecars that describe no entry (the `orphan-sidecar` rule reports them).
-    public let orphanSidecars: [SidecarOrphan]
+    let orphanSidecars: [SidecarOrphan]
     /// Totals per app zone (system entries are not counted).
-    public let zoneTotals: [Zone: ZoneTotals]
+    let zoneTotals: [Zone: ZoneTotals]
 
-    public var total: ZoneTotals { zoneTotals.values.reduce(ZoneTotals(), +) }
+    var total: ZoneTotals { zoneTotals.values.reduce(ZoneTotals(), +) }
     /// Bytes an iCloud or computer backup carries.
     public var backupFootprint: Int64 { total.backedUpSize }
     /// Bytes an app update keeps (Documents and Library; all of a group container).
@@ -111,7 +111,7 @@ public struct Inventory: Sendable {
 
     /// Classifies a walk. Hard-linked files count once: at their first backed-up path in byte
     /// order, or their first path when no link is backed up.
-    public init(container: Container, walk: WalkResult) {
+    init(container: Container, walk: WalkResult) {
         self.container = container
         self.problems = walk.problems.sorted { $0.path < $1.path }
         self.rootMarks = walk.rootMarks
@@ -256,7 +256,7 @@ public struct Inventory: Sendable {
     }
 
     /// The entry at `path`, found by binary search (entries are in path-byte order).
-    public func entry(at path: ContainerPath) -> InventoryEntry? {
+    func entry(at path: ContainerPath) -> InventoryEntry? {
         var low = 0, high = entries.count
         while low < high {
             let mid = (low + high) / 2
@@ -266,7 +266,7 @@ public struct Inventory: Sendable {
     }
 
     /// The subtree size (content bytes that count) under each top-level item.
-    public func topLevelSizes() -> [ContainerPath: Int64] {
+    func topLevelSizes() -> [ContainerPath: Int64] {
         var sizes: [ContainerPath: Int64] = [:]
         for e in entries {
             guard let first = e.path.leadingComponents(1).first else { continue }

@@ -1,8 +1,8 @@
 /// The scan's prediction held against a real backup: for every domain of the scan, the paths
 /// predicted backed up and the paths the backup holds, and where the two disagree, why the
 /// model predicted what it did.
-public struct BackupComparison: Sendable {
-    public enum Kind: String, Sendable, CaseIterable {
+struct BackupComparison: Sendable {
+    enum Kind: String, Sendable, CaseIterable {
         /// Predicted backed up; the backup does not hold it.
         case predictedButAbsent = "predicted-but-absent"
         /// The backup holds it; predicted not backed up (or not in the container at all).
@@ -13,30 +13,30 @@ public struct BackupComparison: Sendable {
 
     /// One side of a path: whether it is there (predicted backed up, or held by the backup),
     /// and its size (files and symlinks; nil for folders and for what is not there).
-    public struct Side: Sendable, Equatable {
-        public let present: Bool
-        public let size: Int64?
+    struct Side: Sendable, Equatable {
+        let present: Bool
+        let size: Int64?
 
-        public init(present: Bool, size: Int64?) {
+        init(present: Bool, size: Int64?) {
             self.present = present
             self.size = size
         }
     }
 
-    public struct Mismatch: Sendable {
-        public let path: ContainerPath
+    struct Mismatch: Sendable {
+        let path: ContainerPath
         /// The backup domain (`AppDomain-ID` …).
-        public let domain: String
-        public let kind: Kind
+        let domain: String
+        let kind: Kind
         /// Predicted backed up or not, with the container's size.
-        public let predicted: Side
+        let predicted: Side
         /// In the backup or not, with the backup's size.
-        public let actual: Side
+        let actual: Side
         /// Why the model predicted what it did.
-        public let why: String
+        let why: String
 
         /// One line for the reports and the finding.
-        public var line: String {
+        var line: String {
             func size(_ s: Side) -> String { s.size.map { " (\(ByteSize.format($0)))" } ?? "" }
             switch kind {
             case .predictedButAbsent:
@@ -50,26 +50,26 @@ public struct BackupComparison: Sendable {
     }
 
     /// A domain of the scan and the backup domain it was compared with.
-    public struct DomainPair: Sendable, Equatable {
-        public let scan: String
-        public let backup: String
+    struct DomainPair: Sendable, Equatable {
+        let scan: String
+        let backup: String
     }
 
     /// The backup folder.
-    public let backup: String
-    public let domains: [DomainPair]
+    let backup: String
+    let domains: [DomainPair]
     /// The union compared: paths predicted backed up or held by the backup.
-    public let paths: Int
+    let paths: Int
     /// Paths in both (files of the same size).
-    public let agreeing: Int
+    let agreeing: Int
     /// Sorted by domain, then path bytes.
-    public let mismatches: [Mismatch]
+    let mismatches: [Mismatch]
     /// Backup domains of the scan that the backup does not hold at all.
-    public let missingDomains: [String]
+    let missingDomains: [String]
 
     /// Compares the scan's inventories (the prediction) with the backup's. The scan's app
     /// container that names no bundle identifier is compared with `AppDomain-APP`.
-    public init(prediction: [Inventory], backup: [Inventory], folder: String, app: String?) {
+    init(prediction: [Inventory], backup: [Inventory], folder: String, app: String?) {
         self.backup = folder
         var pairs: [DomainPair] = [], mismatches: [Mismatch] = [], missing: [String] = []
         var paths = 0, agreeing = 0
@@ -118,16 +118,16 @@ public struct BackupComparison: Sendable {
     }
 
     /// The backup domain a scanned container is compared with.
-    public static func backupDomain(of container: Container, app: String?) -> String {
+    static func backupDomain(of container: Container, app: String?) -> String {
         if container.role == .app, container.bundleIdentifier == nil, let app { return ContainerRole.app.domain(app) }
         return container.domain
     }
 
     /// The backup domain compared with the scan's domain `scan`.
-    public func backupDomain(ofScan scan: String) -> String? { domains.first { $0.scan == scan }?.backup }
+    func backupDomain(ofScan scan: String) -> String? { domains.first { $0.scan == scan }?.backup }
 
     /// The mismatches of one backup domain.
-    public func mismatches(in domain: String) -> [Mismatch] { mismatches.filter { $0.domain == domain } }
+    func mismatches(in domain: String) -> [Mismatch] { mismatches.filter { $0.domain == domain } }
 
     static func size(_ e: InventoryEntry) -> Int64? {
         e.entry.kind == .file || e.entry.kind == .symlink ? e.entry.size : nil

@@ -4,27 +4,27 @@ import Foundation
 /// size, modification time and backup state. Paths are relative to the data root and the file
 /// is sorted, so it is the same on every machine and checkout. Format: docs/baseline-format.md.
 public struct Baseline: Sendable {
-    public static let schemaVersion: Int64 = 2
+    static let schemaVersion: Int64 = 2
     /// Versions `load` reads: version 1 files have no `inode` and `excluded` keys.
-    public static let readableVersions: [Int64] = [1, 2]
+    static let readableVersions: [Int64] = [1, 2]
 
-    public struct File: Sendable, Equatable {
-        public var size: Int64
-        public var mtime: Int64
-        public var zone: Zone
-        public var backedUp: Bool
+    struct File: Sendable, Equatable {
+        var size: Int64
+        var mtime: Int64
+        var zone: Zone
+        var backedUp: Bool
         /// The file's inode number when recorded (nil in a version 1 baseline).
-        public var inode: UInt64?
+        var inode: UInt64?
         /// The file carried or inherited the exclude attribute (nil in a version 1 baseline).
-        public var excluded: Bool?
+        var excluded: Bool?
     }
 
-    public struct FindingKey: Hashable, Sendable {
-        public let ruleId: String
+    struct FindingKey: Hashable, Sendable {
+        let ruleId: String
         /// Qualified: see `Baseline.qualified`.
-        public let path: ContainerPath
+        let path: ContainerPath
 
-        public init(ruleId: String, path: ContainerPath) {
+        init(ruleId: String, path: ContainerPath) {
             self.ruleId = ruleId
             self.path = path
         }
@@ -34,17 +34,17 @@ public struct Baseline: Sendable {
     /// Paths of the app's data container (the first scanned) stay as they are; paths of its
     /// other containers (extensions, App Groups) are written `DOMAIN/PATH`, so one baseline
     /// holds the whole app.
-    public static func qualified(_ path: ContainerPath, domain: String?) -> ContainerPath {
+    static func qualified(_ path: ContainerPath, domain: String?) -> ContainerPath {
         guard let domain else { return path }
         return path.isRoot ? ContainerPath(domain) : ContainerPath(domain).appending(path.bytes)
     }
 
-    public var bundleIdentifier: String?
-    public var version: String?
-    public var backupFootprint: Int64
-    public var zones: [Zone: ZoneTotals]
-    public var findings: Set<FindingKey>
-    public var files: [ContainerPath: File]
+    var bundleIdentifier: String?
+    var version: String?
+    var backupFootprint: Int64
+    var zones: [Zone: ZoneTotals]
+    var findings: Set<FindingKey>
+    var files: [ContainerPath: File]
 
     /// Records an audit (its findings before any baseline suppression).
     public var json: JSON {
@@ -129,47 +129,47 @@ public struct Baseline: Sendable {
 
 /// The baseline as the rules see it: the last scan's record of a file, found by the path and
 /// domain of a container of this scan.
-public struct BaselineFiles: Sendable {
-    public let baseline: Baseline
+struct BaselineFiles: Sendable {
+    let baseline: Baseline
     /// The domain of this scan's first container: its paths are recorded unqualified.
-    public let primaryDomain: String
+    let primaryDomain: String
 
-    public init(_ baseline: Baseline, primaryDomain: String) {
+    init(_ baseline: Baseline, primaryDomain: String) {
         self.baseline = baseline
         self.primaryDomain = primaryDomain
     }
 
-    public func file(_ path: ContainerPath, domain: String) -> Baseline.File? {
+    func file(_ path: ContainerPath, domain: String) -> Baseline.File? {
         baseline.files[Baseline.qualified(path, domain: domain == primaryDomain ? nil : domain)]
     }
 }
 
 /// One release against the last.
-public struct BaselineComparison: Sendable {
-    public struct Change: Sendable {
-        public let path: ContainerPath
-        public let before: Int64?
-        public let after: Int64?
-        public var delta: Int64 { (after ?? 0) - (before ?? 0) }
+struct BaselineComparison: Sendable {
+    struct Change: Sendable {
+        let path: ContainerPath
+        let before: Int64?
+        let after: Int64?
+        var delta: Int64 { (after ?? 0) - (before ?? 0) }
     }
 
-    public let footprintBefore: Int64
-    public let footprintAfter: Int64
+    let footprintBefore: Int64
+    let footprintAfter: Int64
     /// Per zone: backed-up bytes before and after.
-    public let zones: [(zone: Zone, before: Int64, after: Int64)]
-    public let added: [Change]
-    public let removed: [Change]
+    let zones: [(zone: Zone, before: Int64, after: Int64)]
+    let added: [Change]
+    let removed: [Change]
     /// Files present in both whose size grew, largest growth first.
-    public let grew: [Change]
+    let grew: [Change]
     /// Backed-up bytes new or changed (size or modification time) since the baseline, or newly
     /// backed up: what the next incremental backup uploads.
-    public let churn: Int64
-    public let churnContributors: [Change]
+    let churn: Int64
+    let churnContributors: [Change]
 
-    public var footprintDelta: Int64 { footprintAfter - footprintBefore }
+    var footprintDelta: Int64 { footprintAfter - footprintBefore }
 
     /// Compares the app's containers (the first is its data container) with the baseline.
-    public init(baseline: Baseline, inventories: [Inventory]) {
+    init(baseline: Baseline, inventories: [Inventory]) {
         footprintBefore = baseline.backupFootprint
         footprintAfter = inventories.reduce(0) { $0 + $1.backupFootprint }
         zones = Zone.allCases.filter { $0 != .system }.map { z in

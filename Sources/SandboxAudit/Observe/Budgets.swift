@@ -1,27 +1,27 @@
 /// A budget and how much of it is used.
-public struct BudgetResult: Sendable {
-    public let budget: Budget
+struct BudgetResult: Sendable {
+    let budget: Budget
     /// Nil when the budget cannot be measured (churn and growth need a baseline).
-    public let measured: Int64?
-    public let limit: Int64
+    let measured: Int64?
+    let limit: Int64
     /// The largest contributors, largest first.
-    public let contributors: [(path: ContainerPath, size: Int64)]
+    let contributors: [(path: ContainerPath, size: Int64)]
 
-    public var exceeded: Bool { (measured ?? 0) > limit }
-    public var overshoot: Int64 { max(0, (measured ?? 0) - limit) }
+    var exceeded: Bool { (measured ?? 0) > limit }
+    var overshoot: Int64 { max(0, (measured ?? 0) - limit) }
     /// Use as a percentage of the limit.
-    public var percent: Double? {
+    var percent: Double? {
         guard let m = measured else { return nil }
         return limit > 0 ? Double(m) * 100 / Double(limit) : (m > 0 ? .infinity : 0)
     }
 }
 
 /// Measures every budget of a policy against an inventory (and a baseline, for growth and churn).
-public enum Budgets {
-    public static let contributorCount = 5
+enum Budgets {
+    static let contributorCount = 5
 
     /// Budgets are the app's: every container counts, except in a domain's own budget.
-    public static func evaluate(_ budgets: [Budget], growth: GrowthBudget?, _ inventories: [Inventory], _ comparison: BaselineComparison?) -> [BudgetResult] {
+    static func evaluate(_ budgets: [Budget], growth: GrowthBudget?, _ inventories: [Inventory], _ comparison: BaselineComparison?) -> [BudgetResult] {
         var budgets = budgets
         if let g = growth {
             budgets.append(Budget(scope: .growth, limit: comparison.map { g.allowance(baseline: $0.footprintBefore) } ?? g.minimum))

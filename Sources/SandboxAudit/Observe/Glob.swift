@@ -10,15 +10,15 @@
 ///
 /// A glob that names a folder applies to everything beneath it, in the policies that say so.
 /// Written by hand: Foundation has no glob matcher on Linux, and fnmatch(3) knows no `**`.
-public struct Glob: Hashable, Sendable, CustomStringConvertible {
-    public let pattern: String
+struct Glob: Hashable, Sendable, CustomStringConvertible {
+    let pattern: String
     private let components: [[UInt8]]
 
-    public enum ParseError: Error, CustomStringConvertible, Equatable {
+    enum ParseError: Error, CustomStringConvertible, Equatable {
         case empty
         case unclosedBracket
         case doubleStarInComponent(String)
-        public var description: String {
+        var description: String {
             switch self {
             case .empty: return "an empty glob matches nothing"
             case .unclosedBracket: return "unclosed '[' in glob"
@@ -27,7 +27,7 @@ public struct Glob: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public init(_ pattern: String) throws {
+    init(_ pattern: String) throws {
         var p = pattern
         while p.hasPrefix("/") { p.removeFirst() }
         while p.hasSuffix("/") && p.count > 1 { p.removeLast() }
@@ -47,11 +47,11 @@ public struct Glob: Hashable, Sendable, CustomStringConvertible {
         self.components = parts
     }
 
-    public var description: String { pattern }
+    var description: String { pattern }
 
     /// For each entry (by index), the topmost path among it and its ancestors that the glob
     /// matches: the item a policy on this glob is about. One pass, as parents sort first.
-    public func owners(in inventory: Inventory) -> [ContainerPath?] {
+    func owners(in inventory: Inventory) -> [ContainerPath?] {
         var directoryOwner: [ContainerPath: ContainerPath] = [:]
         return inventory.entries.map { e in
             let inherited = e.path.parent.flatMap { directoryOwner[$0] }
@@ -62,7 +62,7 @@ public struct Glob: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// True when the glob matches `path` itself.
-    public func matches(_ path: ContainerPath) -> Bool {
+    func matches(_ path: ContainerPath) -> Bool {
         // Without `**` a match needs exactly as many components: read one more at most.
         let hasDoubleStar = components.contains(Glob.doubleStar)
         let parts = path.leadingComponents(hasDoubleStar ? Int.max : components.count + 1).map(Array.init)
@@ -71,7 +71,7 @@ public struct Glob: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// True when the glob matches `path` or one of its ancestors.
-    public func covers(_ path: ContainerPath) -> Bool {
+    func covers(_ path: ContainerPath) -> Bool {
         let parts = path.leadingComponents(Int.max).map(Array.init)
         for n in stride(from: parts.count, through: 1, by: -1) where Glob.match(components[...], parts[0..<n]) {
             return true

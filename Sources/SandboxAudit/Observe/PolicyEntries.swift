@@ -3,23 +3,23 @@
 /// them; the rules read them.
 
 /// A policy on the paths a glob matches.
-public struct PathPolicy: Sendable {
-    public enum Backup: String, Sendable { case excluded, included }
-    public var glob: Glob
+struct PathPolicy: Sendable {
+    enum Backup: String, Sendable { case excluded, included }
+    var glob: Glob
     /// `excluded`: re-creatable content; a finding when any of it is backed up.
     /// `included`: data that must survive a restore; a finding when any of it is not backed up.
-    public var backup: Backup?
+    var backup: Backup?
     /// Must not exist.
-    public var forbidden = false
+    var forbidden = false
     /// Each matching item (a folder with everything in it) may not be larger.
-    public var maxSize: Int64?
+    var maxSize: Int64?
 
-    public init(glob: Glob) { self.glob = glob }
+    init(glob: Glob) { self.glob = glob }
 }
 
 /// A limit on bytes.
-public struct Budget: Sendable {
-    public enum Scope: Sendable, Hashable {
+struct Budget: Sendable {
+    enum Scope: Sendable, Hashable {
         /// The backup footprint.
         case backup
         /// Backed-up bytes new or changed since the baseline.
@@ -32,20 +32,20 @@ public struct Budget: Sendable {
         case growth
     }
     /// Which bytes count: what backup carries, or every byte.
-    public enum Measure: String, Sendable { case backedUp, size }
+    enum Measure: String, Sendable { case backedUp, size }
 
-    public var scope: Scope
-    public var measure: Measure
-    public var limit: Int64
+    var scope: Scope
+    var measure: Measure
+    var limit: Int64
 
-    public init(scope: Scope, measure: Measure = .backedUp, limit: Int64) {
+    init(scope: Scope, measure: Measure = .backedUp, limit: Int64) {
         self.scope = scope
         self.measure = measure
         self.limit = limit
     }
 
     /// How the budget is named in reports and findings.
-    public var name: String {
+    var name: String {
         switch scope {
         case .backup: return "backup footprint"
         case .churn: return "backup churn"
@@ -59,16 +59,16 @@ public struct Budget: Sendable {
 
 /// Growth of the backup footprint since the baseline: relative, with an absolute floor.
 /// `growth: {backup: "10%", min: "1 MB"}` allows max(10% of the baseline footprint, 1 MB).
-public struct GrowthBudget: Sendable {
-    public var percent: Double
-    public var minimum: Int64
+struct GrowthBudget: Sendable {
+    var percent: Double
+    var minimum: Int64
 
-    public init(percent: Double, minimum: Int64) {
+    init(percent: Double, minimum: Int64) {
         self.percent = percent
         self.minimum = minimum
     }
 
-    public func allowance(baseline: Int64) -> Int64 {
+    func allowance(baseline: Int64) -> Int64 {
         max(Int64((Double(baseline) * percent / 100).rounded(.down)), minimum)
     }
 }

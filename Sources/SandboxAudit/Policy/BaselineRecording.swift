@@ -2,7 +2,7 @@
 /// baseline records findings; reading one and comparing with it come before (Observe/).
 extension Baseline.FindingKey {
     /// The key of a finding of an audit whose first container is `primary`.
-    public init(_ f: Finding, primary: String?) {
+    init(_ f: Finding, primary: String?) {
         self.init(ruleId: f.ruleId, path: Baseline.qualified(f.path ?? .root, domain: f.domain == primary ? nil : f.domain))
     }
 }
@@ -10,7 +10,7 @@ extension Baseline.FindingKey {
 extension Baseline {
     /// Records the app's containers (its data container first) and `findings`, the findings
     /// before any baseline suppression.
-    public init(inventories: [Inventory], findings: [Finding]) {
+    init(inventories: [Inventory], findings: [Finding]) {
         let inv = inventories[0]
         bundleIdentifier = inv.container.bundleIdentifier
         version = inv.container.version

@@ -8,7 +8,7 @@ public enum PolicyFile {
 
     /// The policy file for `directory`: the first `.sandbox-audit.yml` found from it upward, up
     /// to the repository root (the first folder holding `.git`) or the file system root.
-    public static func find(from directory: String) -> String? {
+    static func find(from directory: String) -> String? {
         var dir = URL(fileURLWithPath: directory).standardizedFileURL
         while true {
             let candidate = dir.appendingPathComponent(fileName).path
@@ -21,12 +21,12 @@ public enum PolicyFile {
     }
 
     /// Policy files larger than this are refused (a full one is a few kilobytes).
-    public static let maximumSize = 1 << 20
+    static let maximumSize = 1 << 20
 
     /// Loads the file at `path`. Anything but a regular file (a folder, a FIFO, a device) is
     /// refused before it is opened, so a FIFO never blocks; the file is read through a
     /// non-blocking descriptor and at most `maximumSize` bytes are taken.
-    public static func load(_ path: String) throws -> Policy {
+    static func load(_ path: String) throws -> Policy {
         let st: FileStatus
         switch Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.status(following: path.utf8) }) {
         case .success(let s): st = s
@@ -64,7 +64,7 @@ public enum PolicyFile {
 
     struct Failure: Error { let message: String; let mark: Mark? }
 
-    public static func parse(_ text: String, source: String) throws -> Policy {
+    static func parse(_ text: String, source: String) throws -> Policy {
         var policy = Policy()
         policy.source = source
         do {

@@ -1,10 +1,10 @@
 /// The "against the backup" section of every report format (`scan --against-backup`): the
 /// counts, the domains the backup lacks, then every mismatch in domain then path order.
 /// Documented in docs/json-format.md (`backupComparison`).
-public enum BackupComparisonReport {
+enum BackupComparisonReport {
     /// The Markdown section lists this many mismatches (a pull-request comment has a size limit);
     /// every one is also a `backup-prediction-mismatch` finding and in the JSON report.
-    public static let markdownRows = 50
+    static let markdownRows = 50
 
     static func headline(_ c: BackupComparison) -> String {
         "\(c.paths) path(s) compared, \(c.agreeing) agreeing, \(c.mismatches.count) mismatch(es)"
@@ -14,7 +14,7 @@ public enum BackupComparisonReport {
         "the backup holds no \(domain) domain: every path predicted for it is a mismatch"
     }
 
-    public static func text(_ c: BackupComparison, bold: (String) -> String) -> [String] {
+    static func text(_ c: BackupComparison, bold: (String) -> String) -> [String] {
         var lines = [bold("against the backup") + " \(TerminalText.escaped(c.backup)): " + headline(c)]
         for d in c.missingDomains { lines.append("  " + TerminalText.escaped(missingLine(d))) }
         for m in c.mismatches {
@@ -24,7 +24,7 @@ public enum BackupComparisonReport {
         return lines + [""]
     }
 
-    public static func markdown(_ c: BackupComparison) -> String {
+    static func markdown(_ c: BackupComparison) -> String {
         let cell = MarkdownReport.cell
         var md = "### Against the backup\n\n\(cell(c.backup)): " + headline(c) + ".\n\n"
         for d in c.missingDomains { md += "- \(cell(missingLine(d)))\n" }
@@ -40,7 +40,7 @@ public enum BackupComparisonReport {
         return md + "\n"
     }
 
-    public static func html(_ c: BackupComparison) -> String {
+    static func html(_ c: BackupComparison) -> String {
         let x = XMLText.escape
         var s = "<section><h2>Against the backup</h2><p><code>\(x(c.backup))</code>: \(x(headline(c))).</p>"
         if !c.missingDomains.isEmpty {
@@ -56,7 +56,7 @@ public enum BackupComparisonReport {
         return s + "</section>\n"
     }
 
-    public static func json(_ c: BackupComparison) -> JSON {
+    static func json(_ c: BackupComparison) -> JSON {
         .object([
             ("backup", .string(c.backup)),
             ("paths", .int(Int64(c.paths))),

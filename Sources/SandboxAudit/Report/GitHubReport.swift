@@ -1,12 +1,12 @@
 /// GitHub Actions workflow commands: one annotation per finding, most severe first. GitHub shows
 /// at most 10 errors, 10 warnings and 10 notices per step, so the rest of each kind is summed up
 /// in one notice.
-public enum GitHubReport {
-    public static let perKind = 10
+enum GitHubReport {
+    static let perKind = 10
 
     /// `pathPrefix` gives, for a container's data root, what is prepended to its paths so
     /// annotations point at files in the repository when the container lies inside it.
-    public static func render(_ result: AuditResult, pathPrefix: (String) -> String, allowIncomplete: Bool = false) -> String {
+    static func render(_ result: AuditResult, pathPrefix: (String) -> String, allowIncomplete: Bool = false) -> String {
         var lines: [String] = []
         // First, so GitHub's per-step limit never hides it.
         if !result.complete {

@@ -2,10 +2,10 @@ import Foundation
 
 /// The pre-release report: one self-contained HTML file (inline CSS, SVG and one inline script
 /// that sorts tables; no network resource, works offline), readable on a phone and printed.
-public enum HTMLReport {
-    public static let largestCount = 20
+enum HTMLReport {
+    static let largestCount = 20
     /// Findings of a rule shown before the fold.
-    public static let unfolded = 5
+    static let unfolded = 5
 
     /// The scan time as the header shows it: `2026-11-23 15:04 UTC`.
     static func scanDate(_ seconds: Double) -> String {
@@ -16,7 +16,7 @@ public enum HTMLReport {
         return "\(c.year ?? 1970)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)) UTC"
     }
 
-    public static func render(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> String {
+    static func render(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> String {
         let x = XMLText.escape
         let summary = result.summary
         let title = summary.heading

@@ -2,7 +2,7 @@
 /// docs/inventory-format.md. Printers decide nothing: every figure comes from the model.
 public enum JSONReport {
     /// Bumped on any change that could break a reader.
-    public static let schemaVersion: Int64 = 1
+    static let schemaVersion: Int64 = 1
 
     static func path(_ p: ContainerPath) -> [(String, JSON)] {
         var fields: [(String, JSON)] = [("path", .string(p.display))]
@@ -10,7 +10,7 @@ public enum JSONReport {
         return fields
     }
 
-    public static func container(_ c: Container) -> JSON {
+    static func container(_ c: Container) -> JSON {
         var fields: [(String, JSON)] = [
             ("input", .string(c.input)),
             ("dataRoot", .string(c.dataRoot)),
@@ -35,7 +35,7 @@ public enum JSONReport {
         return .object(fields)
     }
 
-    public static func zoneTotals(_ t: ZoneTotals) -> [(String, JSON)] {
+    static func zoneTotals(_ t: ZoneTotals) -> [(String, JSON)] {
         [
             ("files", .int(Int64(t.files))), ("directories", .int(Int64(t.directories))),
             ("symlinks", .int(Int64(t.symlinks))), ("others", .int(Int64(t.others))),
@@ -46,7 +46,7 @@ public enum JSONReport {
         ]
     }
 
-    public static func finding(_ f: Finding) -> JSON {
+    static func finding(_ f: Finding) -> JSON {
         var fields: [(String, JSON)] = [("ruleId", .string(f.ruleId)), ("severity", .string(f.severity.rawValue))]
         fields.append(("domain", .optional(f.domain)))
         fields += path(f.path ?? .root)
@@ -79,7 +79,7 @@ public enum JSONReport {
 
     /// The `scan --format json` document. `totals` and `zones` are the app's, over every
     /// container; `domains` has each container's own.
-    public static func scan(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> JSON {
+    static func scan(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> JSON {
         let inventories = result.inventories
         let s = result.context.settings
         let summary = result.summary
@@ -132,11 +132,11 @@ public enum JSONReport {
     }
 
     /// One thing the scan could not read.
-    public static func missed(_ m: MissedItem) -> JSON {
+    static func missed(_ m: MissedItem) -> JSON {
         .object(path(m.path) + [("domain", .string(m.domain)), ("what", .string(m.what)), ("why", .string(m.why))])
     }
 
-    public static func budget(_ r: BudgetResult) -> JSON {
+    static func budget(_ r: BudgetResult) -> JSON {
         var scope: [(String, JSON)]
         switch r.budget.scope {
         case .backup: scope = [("scope", .string("backup"))]
@@ -158,9 +158,9 @@ public enum JSONReport {
     }
 
     /// How many of each list the reports carry.
-    public static let changeListLength = 10
+    static let changeListLength = 10
 
-    public static func comparison(_ c: BaselineComparison, suppressed: Int) -> JSON {
+    static func comparison(_ c: BaselineComparison, suppressed: Int) -> JSON {
         func changes(_ list: [BaselineComparison.Change]) -> JSON {
             .array(list.prefix(changeListLength).map { ch in
                 .object(path(ch.path) + [("before", .optional(ch.before)), ("after", .optional(ch.after)), ("delta", .int(ch.delta))])
@@ -183,8 +183,26 @@ public enum JSONReport {
         ])
     }
 
+    /// The `inventory` output, JSON Lines: every entry of each inventory in turn, handed to
+    /// `write` in chunks of about 64 KiB so that a large container streams.
+    public static func inventoryLines(_ inventories: [Inventory], write: ([UInt8]) -> Void) {
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(1 << 17)
+        for inventory in inventories {
+            for entry in inventory.entries {
+                self.entry(entry, domain: inventory.domain).appendCompact(to: &chunk)
+                chunk.append(UInt8(ascii: "\n"))
+                if chunk.count >= 1 << 16 {
+                    write(chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+        write(chunk)
+    }
+
     /// One `inventory` line.
-    public static func entry(_ e: InventoryEntry, domain: String) -> JSON {
+    static func entry(_ e: InventoryEntry, domain: String) -> JSON {
         let w = e.entry
         var fields: [(String, JSON)] = [("domain", .string(domain))]
         fields += path(e.path)
@@ -214,7 +232,7 @@ public enum JSONReport {
         return .object(fields)
     }
 
-    public static func mark(_ m: AttributeMark) -> JSON {
+    static func mark(_ m: AttributeMark) -> JSON {
         var fields: [(String, JSON)] = [
             ("attribute", .string(m.attribute.macName)),
             ("source", .string(m.source.kind)),

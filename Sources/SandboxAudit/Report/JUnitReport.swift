@@ -12,8 +12,8 @@ public enum JUnitWarnings: String, CaseIterable, Sendable {
 /// per subject it reported (failed when at or above the fail level; below it, skipped, failed
 /// or passed as `warnings` says), a passing case for a rule that found nothing, and a suite of
 /// budgets with one case each.
-public enum JUnitReport {
-    public static func render(_ result: AuditResult, failOn: Severity, warnings: JUnitWarnings = .skipped, allowIncomplete: Bool = false) -> String {
+enum JUnitReport {
+    static func render(_ result: AuditResult, failOn: Severity, warnings: JUnitWarnings = .skipped, allowIncomplete: Bool = false) -> String {
         let x = XMLText.escape
         var suites: [String] = []
         var totalTests = 0, totalFailures = 0, totalSkipped = 0

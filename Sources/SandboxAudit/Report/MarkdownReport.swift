@@ -2,10 +2,10 @@
 /// use, baseline deltas, counts by rule (each linked to its section of docs/rules.md), and the
 /// most severe findings (folded past the first 20) as many as fit in `maxLength`.
 public enum MarkdownReport {
-    public static let unfolded = 20
+    static let unfolded = 20
     /// GitHub refuses comment bodies longer than 65,536 characters; counted here in UTF-8 bytes,
     /// which is never fewer than characters, so the whole report always fits.
-    public static let maxLength = 65_536
+    static let maxLength = 65_536
 
     /// Escapes text for a GitHub-flavoured Markdown table cell.
     static func cell(_ s: String) -> String {

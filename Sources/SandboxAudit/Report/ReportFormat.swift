@@ -3,15 +3,15 @@ public enum ReportFormat: String, CaseIterable, Sendable {
     case text, json, sarif, junit, github, markdown, html
 
     public struct Options: Sendable {
-        public var failOn: Severity
-        public var color: Bool
+        var failOn: Severity
+        var color: Bool
         /// For `github`: given a container's data root, what is prepended to its paths so
         /// annotations point at repository files.
-        public var pathPrefix: @Sendable (String) -> String
+        var pathPrefix: @Sendable (String) -> String
         /// For `junit`: how findings below `failOn` appear.
-        public var junitWarnings: JUnitWarnings
+        var junitWarnings: JUnitWarnings
         /// `--allow-incomplete`: a scan that missed something does not fail by that alone.
-        public var allowIncomplete: Bool
+        var allowIncomplete: Bool
 
         public init(failOn: Severity, color: Bool = false, pathPrefix: @escaping @Sendable (String) -> String = { _ in "." },
                     junitWarnings: JUnitWarnings = .skipped, allowIncomplete: Bool = false) {

@@ -1,18 +1,18 @@
 /// Figures the reports share, computed once from the audit result so that printers only lay
 /// them out.
-public struct RuleTally: Sendable, Equatable {
-    public let ruleId: String
-    public var errors = 0, warnings = 0, notes = 0
-    public var total: Int { errors + warnings + notes }
+struct RuleTally: Sendable, Equatable {
+    let ruleId: String
+    var errors = 0, warnings = 0, notes = 0
+    var total: Int { errors + warnings + notes }
     /// The most severe level among the rule's findings.
-    public var severity: Severity { errors > 0 ? .error : (warnings > 0 ? .warning : .note) }
+    var severity: Severity { errors > 0 ? .error : (warnings > 0 ? .warning : .note) }
 
-    public init(ruleId: String) { self.ruleId = ruleId }
+    init(ruleId: String) { self.ruleId = ruleId }
 }
 
 extension AuditResult {
     /// The findings per rule that reported any, most severe rules first, then catalogue order.
-    public var tallies: [RuleTally] {
+    var tallies: [RuleTally] {
         var byRule: [String: RuleTally] = [:]
         for i in findings.indices {
             let f = findings[i]
@@ -33,7 +33,7 @@ extension AuditResult {
     }
 
     /// The findings, most severe first; within a severity, in report order (stable).
-    public var findingsBySeverity: [Finding] {
+    var findingsBySeverity: [Finding] {
         findings.enumerated().sorted { a, b in
             a.element.severity != b.element.severity ? a.element.severity > b.element.severity : a.offset < b.offset
         }.map(\.element)
@@ -42,21 +42,21 @@ extension AuditResult {
 
 /// The bytes of a folder (or a file) of a container, by backup state: what the HTML report's
 /// treemap draws. Built from the inventory, to a limited depth.
-public struct FootprintNode: Sendable, Equatable {
-    public let path: ContainerPath
+struct FootprintNode: Sendable, Equatable {
+    let path: ContainerPath
     /// True for a folder (or a deeper subtree summed up), false for a single file.
-    public let isFolder: Bool
-    public var backedUp: Int64 = 0
-    public var excluded: Int64 = 0
+    let isFolder: Bool
+    var backedUp: Int64 = 0
+    var excluded: Int64 = 0
     /// In a place backup skips (Caches, tmp, the data root …), not excluded.
-    public var notBackedUp: Int64 = 0
+    var notBackedUp: Int64 = 0
     /// Largest first, then by path.
-    public var children: [FootprintNode] = []
+    var children: [FootprintNode] = []
 
-    public var size: Int64 { backedUp + excluded + notBackedUp }
-    public var name: String { path.isRoot ? "." : ByteText.display(path.name) }
+    var size: Int64 { backedUp + excluded + notBackedUp }
+    var name: String { path.isRoot ? "." : ByteText.display(path.name) }
 
-    public init(path: ContainerPath, isFolder: Bool) {
+    init(path: ContainerPath, isFolder: Bool) {
         self.path = path
         self.isFolder = isFolder
     }
@@ -66,7 +66,7 @@ extension Inventory {
     /// The container's file bytes as a tree of folders down to `depth` levels below the data
     /// root (deeper content is summed into its ancestor at that depth), by backup state. The
     /// same bytes as the zone totals: files and symlinks that count in totals, system paths left out.
-    public func footprintTree(depth: Int = 3) -> FootprintNode {
+    func footprintTree(depth: Int = 3) -> FootprintNode {
         struct Sums { var backed: Int64 = 0, excluded: Int64 = 0, skipped: Int64 = 0, folder = false }
         var sums: [ContainerPath: Sums] = [:]
         var root = FootprintNode(path: .root, isFolder: true)

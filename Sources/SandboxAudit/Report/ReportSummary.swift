@@ -1,45 +1,45 @@
 /// What every report states about the scan as a whole, decided once from the audit result so
 /// that each format only lays it out: who the container belongs to, how many findings of each
 /// severity, what was found but not reported, and which rules ran.
-public struct ReportSummary: Sendable, Equatable {
+struct ReportSummary: Sendable, Equatable {
     /// The app's bundle identifier, when the container names it.
-    public let bundleIdentifier: String?
+    let bundleIdentifier: String?
     /// The app's version, when the container names it.
-    public let version: String?
+    let version: String?
     /// The backup folder the container was read from, as one line (nil for a folder or an archive).
-    public let backup: String?
-    public let errors: Int
-    public let warnings: Int
-    public let notes: Int
+    let backup: String?
+    let errors: Int
+    let warnings: Int
+    let notes: Int
     /// Findings on paths the policy ignores.
-    public let ignoredFindings: Int
+    let ignoredFindings: Int
     /// Findings the baseline already holds.
-    public let baselineFindings: Int
+    let baselineFindings: Int
     /// The ids of the rules that ran: the catalogue without the rules the policy turns off, in
     /// catalogue order.
-    public let rulesRun: [String]
+    let rulesRun: [String]
 
     /// The bundle identifier and version ("unidentified app" without one): `com.example.app 2.3 (41)`.
-    public var identity: String {
+    var identity: String {
         (bundleIdentifier ?? "unidentified app") + (version.map { " \($0)" } ?? "")
     }
 
     /// The app's name as a heading: the bundle identifier, or "Unidentified app".
-    public var heading: String { bundleIdentifier ?? "Unidentified app" }
+    var heading: String { bundleIdentifier ?? "Unidentified app" }
 
     /// `2 error(s), 1 warning(s), 0 note(s)`.
-    public var counts: String { "\(errors) error(s), \(warnings) warning(s), \(notes) note(s)" }
+    var counts: String { "\(errors) error(s), \(warnings) warning(s), \(notes) note(s)" }
 
     /// The findings left out, each as a phrase (`3 already in the baseline`, `1 on ignored
     /// paths`); empty when every finding is reported.
-    public var notReported: [String] {
+    var notReported: [String] {
         var parts: [String] = []
         if baselineFindings > 0 { parts.append("\(baselineFindings) already in the baseline") }
         if ignoredFindings > 0 { parts.append("\(ignoredFindings) on ignored paths") }
         return parts
     }
 
-    public init(_ result: AuditResult) {
+    init(_ result: AuditResult) {
         let c = result.inventory.container
         bundleIdentifier = c.bundleIdentifier
         version = c.version
@@ -58,5 +58,5 @@ public struct ReportSummary: Sendable, Equatable {
 
 extension AuditResult {
     /// The figures every report's header and footer state.
-    public var summary: ReportSummary { ReportSummary(self) }
+    var summary: ReportSummary { ReportSummary(self) }
 }

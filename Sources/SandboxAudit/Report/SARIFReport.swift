@@ -1,12 +1,12 @@
 /// SARIF 2.1.0 (OASIS), for GitHub code scanning and other SARIF consumers. Validated against
 /// the official schema by the tests.
-public enum SARIFReport {
+enum SARIFReport {
     /// The `uriBaseId` under which result locations are given; `originalUriBaseIds` maps it to
     /// the data root.
-    public static let uriBaseId = "DATAROOT"
-    public static let fingerprintKey = "sandboxAudit/v1"
+    static let uriBaseId = "DATAROOT"
+    static let fingerprintKey = "sandboxAudit/v1"
 
-    public static func render(_ result: AuditResult) -> JSON {
+    static func render(_ result: AuditResult) -> JSON {
         let summary = result.summary
         let rules = summary.rulesRun.compactMap(RuleCatalogue.rule(id:))
         let index = Dictionary(uniqueKeysWithValues: rules.enumerated().map { ($1.id, $0) })
@@ -110,7 +110,7 @@ public enum SARIFReport {
 
     /// Percent-encodes a relative path for a URI (RFC 3986: unreserved characters and `/`
     /// stay; every other byte, including those of non-UTF-8 names, becomes %XX).
-    public static func relativeURI(_ bytes: [UInt8]) -> String {
+    static func relativeURI(_ bytes: [UInt8]) -> String {
         var out = ""
         for b in bytes {
             switch b {
@@ -130,7 +130,7 @@ public enum SARIFReport {
 
     /// Stable across runs and machines for the same finding: the rule and the path relative to
     /// the data root, hashed (not the message, which carries sizes).
-    public static func fingerprint(_ f: Finding) -> String {
+    static func fingerprint(_ f: Finding) -> String {
         // The app's own domain adds nothing, so fingerprints of single-container scans stay as
         // they were; an extension's or group's domain tells its findings apart.
         var domain: [UInt8] = []

@@ -1,7 +1,18 @@
 /// Text and JSON for `simulate`: kept and lost files and bytes per zone, the lost items that
 /// matter most, and what was materialised and verified.
 public enum SimulationReport {
-    public static let notableShown = 20
+    static let notableShown = 20
+
+    /// The text of a run: one event in full, or every event side by side, per container.
+    public static func text(_ run: SimulationRun) -> String {
+        run.results.indices.map { i in
+            run.results[i].count > 1 ? table(run.results[i]) : text(run.results[i][0], materialized: run.materialized[i], mismatches: run.mismatches[i])
+        }.joined(separator: "\n")
+    }
+
+    public static func json(_ run: SimulationRun) -> JSON {
+        json(run.results, materialized: run.materialized, mismatches: run.mismatches)
+    }
 
     static func title(_ event: SimulatedEvent) -> String {
         switch event {
@@ -11,7 +22,7 @@ public enum SimulationReport {
         }
     }
 
-    public static func text(_ s: SimulationResult, materialized: Materializer.Report? = nil, mismatches: [Verification.Mismatch]? = nil) -> String {
+    static func text(_ s: SimulationResult, materialized: Materializer.Report? = nil, mismatches: [Verification.Mismatch]? = nil) -> String {
         let c = s.inventory.container
         var out = "sandbox-audit \(Audit.toolVersion): \(c.domain)\(c.version.map { " \($0)" } ?? "") (\(c.role.rawValue) container, \(c.kindDescription)), \(title(s.event))\n\n"
         out += TextReport.pad("zone", 30) + TextReport.pad("files kept", 12, right: true) + TextReport.pad("kept", 11, right: true)
@@ -47,7 +58,7 @@ public enum SimulationReport {
     }
 
     /// Every event side by side: bytes per zone now and after each event.
-    public static func table(_ results: [SimulationResult]) -> String {
+    static func table(_ results: [SimulationResult]) -> String {
         guard let first = results.first else { return "" }
         let c = first.inventory.container
         var out = "sandbox-audit \(Audit.toolVersion): \(c.domain) (\(c.role.rawValue) container, \(c.kindDescription)), bytes kept per zone\n\n"
@@ -72,7 +83,7 @@ public enum SimulationReport {
 
     /// One list of events per container (backup domain), the app's data container first. The
     /// top-level `container` and `events` are the first domain's; `domains` has every one.
-    public static func json(_ perDomain: [[SimulationResult]], materialized: [Materializer.Report?] = [], mismatches: [[Verification.Mismatch]?] = []) -> JSON {
+    static func json(_ perDomain: [[SimulationResult]], materialized: [Materializer.Report?] = [], mismatches: [[Verification.Mismatch]?] = []) -> JSON {
         let domains: [JSON] = perDomain.indices.map { i in
             .object([("domain", .string(perDomain[i].first?.inventory.domain ?? ""))]
                 + domainFields(perDomain[i], materialized: i < materialized.count ? materialized[i] : nil,

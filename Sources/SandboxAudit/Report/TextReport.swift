@@ -1,11 +1,11 @@
 /// The human report of `scan`: zones, the three headline numbers, then findings with a fix.
-public struct TextReport {
-    public var useColor: Bool
-    public var failOn: Severity
+struct TextReport {
+    var useColor: Bool
+    var failOn: Severity
     /// `--allow-incomplete`: an incomplete scan passes when nothing else fails it.
-    public var allowIncomplete: Bool
+    var allowIncomplete: Bool
 
-    public init(useColor: Bool, failOn: Severity, allowIncomplete: Bool = false) {
+    init(useColor: Bool, failOn: Severity, allowIncomplete: Bool = false) {
         self.useColor = useColor
         self.failOn = failOn
         self.allowIncomplete = allowIncomplete
@@ -29,7 +29,7 @@ public struct TextReport {
         return right ? space + s : s + space
     }
 
-    public func render(_ result: AuditResult) -> String {
+    func render(_ result: AuditResult) -> String {
         let summary = result.summary
         var lines = header(result, summary)
         lines += zoneTables(result)

@@ -1,17 +1,17 @@
 /// The `sandbox-audit include` / `exclude` command that fixes a finding on disk, as a finding's
 /// own fix text names it: the carrier the scan saw and the item's path, quoted for a shell.
-public enum FixCommand {
+enum FixCommand {
     /// `sandbox-audit VERB [--legacy] [--carrier C] 'DATAROOT/PATH'`, where C is the one carrier
     /// of `attribute` the scan saw on `entry` (none when it saw several: the command then acts on
     /// all of them). Nil when the container is not a folder on disk (an archive) or the path is
     /// not UTF-8 (a shell command could not name it reliably).
-    public static func command(_ verb: String, _ entry: InventoryEntry, in inventory: Inventory, attribute: BackupAttribute = .exclude) -> String? {
+    static func command(_ verb: String, _ entry: InventoryEntry, in inventory: Inventory, attribute: BackupAttribute = .exclude) -> String? {
         command(verb, entry.path, marks: entry.entry.marks, in: inventory, attribute: attribute)
     }
 
     /// As above for a path and its marks (the data root's own: `.root`, `rootMarks`); `only`
     /// names the carrier whatever the marks say.
-    public static func command(_ verb: String, _ path: ContainerPath, marks: [AttributeMark], in inventory: Inventory,
+    static func command(_ verb: String, _ path: ContainerPath, marks: [AttributeMark], in inventory: Inventory,
                                attribute: BackupAttribute = .exclude, only: BackupMarker.Carrier? = nil) -> String? {
         guard let target = onDisk(path, in: inventory) else { return nil }
         let carriers = Array(Set(marks.filter { $0.attribute == attribute }.map { carrier($0.source) })).sorted { $0.rawValue < $1.rawValue }
@@ -28,7 +28,7 @@ public enum FixCommand {
 
     /// `path` on disk (the data root joined to it), quoted for a shell; nil when the container
     /// is not a folder on disk, or the path is not UTF-8 or lies outside the data root.
-    public static func onDisk(_ path: ContainerPath, in inventory: Inventory) -> String? {
+    static func onDisk(_ path: ContainerPath, in inventory: Inventory) -> String? {
         let container = inventory.container
         guard !(ArchiveWalk.isArchive(container.input) && Container.fileExists(container.input)),
               path.base64 == nil, Array(path.display.utf8) == path.bytes, !path.display.hasPrefix("/"),
@@ -37,7 +37,7 @@ public enum FixCommand {
     }
 
     /// Where the scan saw a mark, as `--carrier` names it.
-    public static func carrier(_ source: AttributeSource) -> BackupMarker.Carrier {
+    static func carrier(_ source: AttributeSource) -> BackupMarker.Carrier {
         switch source {
         case .native: return .native
         case .appleDouble: return .sidecar
@@ -46,7 +46,7 @@ public enum FixCommand {
     }
 
     /// "native", "a ._ sidecar", "a __MACOSX mirror sidecar": for fix texts.
-    public static func carrierPhrase(_ marks: [AttributeMark], attribute: BackupAttribute = .exclude) -> String {
+    static func carrierPhrase(_ marks: [AttributeMark], attribute: BackupAttribute = .exclude) -> String {
         let carriers = Set(marks.filter { $0.attribute == attribute }.map { carrier($0.source) })
         let phrases: [String] = BackupMarker.Carrier.allCases.filter(carriers.contains).map {
             switch $0 {

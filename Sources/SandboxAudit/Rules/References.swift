@@ -1,16 +1,16 @@
 /// The public sources rule rationales cite, by title and URL, and where the project's own
 /// documentation lives. User-facing text cites these, never a file users do not have.
-public enum References {
+enum References {
     /// The project's repository. Every link to the documentation (SARIF `helpUri`, the driver's
     /// `informationUri`, the rule links of the HTML and Markdown reports) is built from it: change
     /// it here for a fork or a mirror.
-    public static let repository = "https://github.com/sandbox-audit/sandbox-audit"
+    static let repository = "https://github.com/sandbox-audit/sandbox-audit"
 
     /// A file of the repository's default branch, as a browsable URL.
-    public static func repositoryFile(_ path: String) -> String { "\(repository)/blob/main/\(path)" }
+    static func repositoryFile(_ path: String) -> String { "\(repository)/blob/main/\(path)" }
 
     /// The rule's section of docs/rules.md.
-    public static func ruleHelp(_ id: String) -> String { repositoryFile("docs/rules.md") + "#" + id }
+    static func ruleHelp(_ id: String) -> String { repositoryFile("docs/rules.md") + "#" + id }
 
     // Apple's documentation.
     static let optimizingForICloudBackup = "Apple, Optimizing Your App's Data for iCloud Backup: https://developer.apple.com/documentation/foundation/optimizing-your-app-s-data-for-icloud-backup"

@@ -23,7 +23,7 @@ public struct Finding: Sendable, Hashable {
     /// (the carrier the scan saw, a command that fixes it); reports print it instead.
     public let fix: String?
 
-    public init(ruleId: String, severity: Severity, path: ContainerPath?, message: String, size: Int64? = nil, domain: String? = nil, fix: String? = nil) {
+    init(ruleId: String, severity: Severity, path: ContainerPath?, message: String, size: Int64? = nil, domain: String? = nil, fix: String? = nil) {
         self.ruleId = ruleId
         self.severity = severity
         self.path = path
@@ -33,11 +33,11 @@ public struct Finding: Sendable, Hashable {
         self.fix = fix
     }
 
-    public func with(severity: Severity) -> Finding {
+    func with(severity: Severity) -> Finding {
         Finding(ruleId: ruleId, severity: severity, path: path, message: message, size: size, domain: domain, fix: fix)
     }
 
-    public func with(domain: String) -> Finding {
+    func with(domain: String) -> Finding {
         Finding(ruleId: ruleId, severity: severity, path: path, message: message, size: size, domain: domain, fix: fix)
     }
 
@@ -45,7 +45,7 @@ public struct Finding: Sendable, Hashable {
     public var fixText: String? { fix ?? RuleCatalogue.rule(id: ruleId)?.description.fix }
 
     /// Byte order of the path, then rule id.
-    public static func ordered(_ a: Finding, _ b: Finding) -> Bool {
+    static func ordered(_ a: Finding, _ b: Finding) -> Bool {
         let pa = a.path ?? .root, pb = b.path ?? .root
         if pa != pb { return pa < pb }
         if a.ruleId != b.ruleId { return a.ruleId < b.ruleId }
@@ -55,22 +55,22 @@ public struct Finding: Sendable, Hashable {
 
 /// What a rule sees besides the inventory.
 public struct RuleContext: Sendable {
-    public var settings: RuleSettings
+    var settings: RuleSettings
     /// When the scan started (seconds since 1970).
-    public var scanTime: Double
+    var scanTime: Double
     /// File contents, for the rules that look inside (nil when the inventory has no data
     /// root on disk to read from).
-    public var content: ContentReader?
+    var content: ContentReader?
     /// The policy file's path entries (the policy rules check them).
-    public var paths: [PathPolicy] = []
+    var paths: [PathPolicy] = []
     /// Budgets measured for this scan (budget-exceeded reports the exceeded ones).
-    public var budgets: [BudgetResult] = []
+    var budgets: [BudgetResult] = []
     /// The last release's files (`--baseline`), for the rules that compare two observations.
-    public var baseline: BaselineFiles?
+    var baseline: BaselineFiles?
     /// The prediction held against a real backup (`--against-backup`).
-    public var backupComparison: BackupComparison?
+    var backupComparison: BackupComparison?
 
-    public init(settings: RuleSettings = RuleSettings(), scanTime: Double = Date().timeIntervalSince1970, content: ContentReader? = nil) {
+    init(settings: RuleSettings = RuleSettings(), scanTime: Double = Date().timeIntervalSince1970, content: ContentReader? = nil) {
         self.settings = settings
         self.scanTime = scanTime
         self.content = content
@@ -89,9 +89,9 @@ public struct RuleDescription: Sendable {
     public let fix: String
     public let defaultSeverity: Severity
     /// Where the rule uses more than one severity, what decides ("error outside Documents …").
-    public let severityNote: String?
-    public let triggeringExamples: [RuleExample]
-    public let nonTriggeringExamples: [RuleExample]
+    let severityNote: String?
+    let triggeringExamples: [RuleExample]
+    let nonTriggeringExamples: [RuleExample]
 }
 
 public protocol Rule: Sendable {
@@ -104,7 +104,7 @@ public protocol Rule: Sendable {
 
 extension Rule {
     public var id: String { description.id }
-    public var roles: Set<ContainerRole> { Set(ContainerRole.allCases) }
+    var roles: Set<ContainerRole> { Set(ContainerRole.allCases) }
 
     func finding(_ path: ContainerPath?, _ message: String, size: Int64? = nil, severity: Severity? = nil, fix: String? = nil) -> Finding {
         Finding(ruleId: description.id, severity: severity ?? description.defaultSeverity, path: path, message: message, size: size, fix: fix)

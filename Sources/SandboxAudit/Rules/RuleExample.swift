@@ -1,29 +1,29 @@
 /// A small container that shows a rule firing or not: what the catalogue documents and what
 /// the test suite builds on disk (real files, real attributes) and scans.
-public struct RuleExample: Sendable {
-    public let title: String
-    public let items: [Item]
+struct RuleExample: Sendable {
+    let title: String
+    let items: [Item]
     /// For triggering examples: the paths the rule must report ("." for the container).
-    public let expectedPaths: [String]
+    let expectedPaths: [String]
 
     /// A policy file (YAML) the example is scanned with, for the rules that need one.
-    public let policy: String?
+    let policy: String?
     /// The container the example is (`--kind`): an app's data container unless said.
-    public let role: ContainerRole
+    let role: ContainerRole
     /// For the rules that compare two observations of the container: its items when the
     /// baseline was written. The harness writes them, records a baseline from a real scan, then
     /// changes the container in place into `items` and scans it with that baseline.
-    public let before: [Item]?
+    let before: [Item]?
     /// Paths of `before` that an atomic write replaced (a new file renamed over the old one: a
     /// new inode, no attributes) on the way to `items`; every other path is kept and changed in
     /// place (its size, and its attributes set or removed).
-    public let recreated: [String]
+    let recreated: [String]
     /// For the rules that hold the prediction against a real backup: what the backup holds of
     /// the app's domain (paths relative to the domain root, kinds, sizes). The harness builds a
     /// real backup folder of it and scans the example with `--against-backup`.
-    public let backup: [Item]?
+    let backup: [Item]?
 
-    public init(_ title: String, _ items: [Item], expect: [String] = [], policy: String? = nil, role: ContainerRole = .app,
+    init(_ title: String, _ items: [Item], expect: [String] = [], policy: String? = nil, role: ContainerRole = .app,
                 before: [Item]? = nil, recreated: [String] = [], backup: [Item]? = nil) {
         self.title = title
         self.items = items
@@ -38,26 +38,26 @@ public struct RuleExample: Sendable {
     /// How an example carries an exclude or legacy attribute.
     /// `macosx`: a `._NAME` in a `__MACOSX` mirror folder at the data root, as unzipping a
     /// Finder archive leaves it.
-    public typealias Carrier = BackupMarker.Carrier
+    typealias Carrier = BackupMarker.Carrier
 
-    public struct Mark: Sendable {
-        public let attribute: BackupAttribute
-        public let value: [UInt8]
-        public let carrier: Carrier
+    struct Mark: Sendable {
+        let attribute: BackupAttribute
+        let value: [UInt8]
+        let carrier: Carrier
 
-        public static func exclude(_ valueClass: AttributeValueClass = .canonical, via carrier: Carrier = .native) -> Mark {
+        static func exclude(_ valueClass: AttributeValueClass = .canonical, via carrier: Carrier = .native) -> Mark {
             Mark(attribute: .exclude, value: BackupAttribute.sampleValue(valueClass), carrier: carrier)
         }
-        public static func legacy(via carrier: Carrier = .native) -> Mark {
+        static func legacy(via carrier: Carrier = .native) -> Mark {
             Mark(attribute: .legacy, value: BackupAttribute.legacyValue, carrier: carrier)
         }
-        public static func raw(_ bytes: [UInt8], via carrier: Carrier = .native) -> Mark {
+        static func raw(_ bytes: [UInt8], via carrier: Carrier = .native) -> Mark {
             Mark(attribute: .exclude, value: bytes, carrier: carrier)
         }
     }
 
-    public struct Item: Sendable {
-        public enum Kind: Sendable {
+    struct Item: Sendable {
+        enum Kind: Sendable {
             case file(size: Int)
             case directory
             case symlink(target: String)
@@ -72,54 +72,34 @@ public struct RuleExample: Sendable {
             /// A folder holding `count` regular files of `size` bytes each, named `file-00000` …
             case files(count: Int, size: Int)
         }
-        public let path: String
-        public let kind: Kind
-        public let marks: [Mark]
+        let path: String
+        let kind: Kind
+        let marks: [Mark]
         /// Modification time this many seconds before now.
-        public let age: Double?
+        let age: Double?
 
-        public static func file(_ path: String, size: Int = 16, _ marks: Mark..., age: Double? = nil) -> Item {
+        static func file(_ path: String, size: Int = 16, _ marks: Mark..., age: Double? = nil) -> Item {
             Item(path: path, kind: .file(size: size), marks: marks, age: age)
         }
-        public static func directory(_ path: String, _ marks: Mark...) -> Item {
+        static func directory(_ path: String, _ marks: Mark...) -> Item {
             Item(path: path, kind: .directory, marks: marks, age: nil)
         }
-        public static func symlink(_ path: String, to target: String) -> Item {
+        static func symlink(_ path: String, to target: String) -> Item {
             Item(path: path, kind: .symlink(target: target), marks: [], age: nil)
         }
-        public static func fifo(_ path: String) -> Item { Item(path: path, kind: .fifo, marks: [], age: nil) }
-        public static func hardLink(_ path: String, to other: String) -> Item {
+        static func fifo(_ path: String) -> Item { Item(path: path, kind: .fifo, marks: [], age: nil) }
+        static func hardLink(_ path: String, to other: String) -> Item {
             Item(path: path, kind: .hardLink(to: other), marks: [], age: nil)
         }
-        public static func bytes(_ path: String, _ content: [UInt8]) -> Item {
+        static func bytes(_ path: String, _ content: [UInt8]) -> Item {
             Item(path: path, kind: .bytes(content), marks: [], age: nil)
         }
-        public static func plist(_ path: String, keys: [(String, Int)]) -> Item {
+        static func plist(_ path: String, keys: [(String, Int)]) -> Item {
             Item(path: path, kind: .plist(keys: keys.map { (key: $0.0, size: $0.1) }), marks: [], age: nil)
         }
         /// Marks apply to the folder.
-        public static func files(_ folder: String, count: Int, size: Int = 0, _ marks: Mark...) -> Item {
+        static func files(_ folder: String, count: Int, size: Int = 0, _ marks: Mark...) -> Item {
             Item(path: folder, kind: .files(count: count, size: size), marks: marks, age: nil)
-        }
-    }
-}
-
-extension BackupAttribute {
-    /// A value of the given class, as seen in the wild (docs/inventory-format.md, `valueClass`).
-    public static func sampleValue(_ valueClass: AttributeValueClass) -> [UInt8] {
-        switch valueClass {
-        case .canonical: return canonicalValue
-        case .string: return Array(backupdString.utf8)
-        case .plistOther:
-            return Array("""
-            <?xml version="1.0" encoding="UTF-8"?>
-            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <plist version="1.0">
-            <string>com.apple.backupd</string>
-            </plist>
-
-            """.utf8)
-        case .other: return Array("true".utf8)
         }
     }
 }

@@ -23,16 +23,16 @@ public struct RuleSettings: Sendable {
     /// of value it takes, and the field it sets. Declared here, beside the fields: a new
     /// threshold is a field and a line of `thresholds`; the policy file, its starter and its
     /// validation read this table.
-    public struct Threshold: Sendable {
-        public enum Kind: Sendable { case size, age, count }
-        public let key: String
-        public let kind: Kind
+    struct Threshold: Sendable {
+        enum Kind: Sendable { case size, age, count }
+        let key: String
+        let kind: Kind
         let set: @Sendable (inout RuleSettings, Double) -> Void
         let get: @Sendable (RuleSettings) -> Double
     }
 
     /// The thresholds, by rule id.
-    public static let thresholds: [String: [Threshold]] = [
+    static let thresholds: [String: [Threshold]] = [
         "oversized-backed-up-file": [Threshold(key: "size", kind: .size, set: { $0.oversizedFileSize = Int64($1) }, get: { Double($0.oversizedFileSize) })],
         "unexcluded-support-data": [Threshold(key: "size", kind: .size, set: { $0.supportDataSize = Int64($1) }, get: { Double($0.supportDataSize) })],
         "stale-temporary-file": [Threshold(key: "age", kind: .age, set: { $0.staleTemporaryAge = $1 }, get: { $0.staleTemporaryAge })],

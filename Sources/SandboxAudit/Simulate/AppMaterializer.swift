@@ -3,8 +3,8 @@ import Foundation
 /// Materialises an event for an app made of several containers: each backup domain into
 /// `DIR/DOMAIN`, each built beside its place and renamed in as `Materializer.write` does. A
 /// failure removes what this call wrote, so DIR is left as it was found.
-public enum AppMaterializer {
-    public static func write(_ simulations: [SimulationResult], into destination: String) throws -> [Materializer.Report] {
+enum AppMaterializer {
+    static func write(_ simulations: [SimulationResult], into destination: String) throws -> [Materializer.Report] {
         guard simulations.count > 1 else { return try simulations.map { try Materializer.write($0, into: destination) } }
         let dest = try Materializer.checkDestination(destination)
         let cwd = FileDescriptor.currentDirectory

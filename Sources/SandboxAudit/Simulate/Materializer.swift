@@ -17,13 +17,13 @@ import Foundation
 /// the new tree, is opened from its parent's descriptor with O_NOFOLLOW, and checked against the
 /// device and inode the scan (or the folder's creation) recorded, so that a folder swapped for a
 /// symlink or for another folder while the copy runs is an error naming it, never followed.
-public enum Materializer {
-    public struct Report: Sendable {
-        public let destination: String
-        public var directories = 0, files = 0, links = 0, symlinks = 0, fifos = 0
-        public var bytes: Int64 = 0
+enum Materializer {
+    struct Report: Sendable {
+        let destination: String
+        var directories = 0, files = 0, links = 0, symlinks = 0, fifos = 0
+        var bytes: Int64 = 0
         /// Entries that cannot be recreated (sockets, devices).
-        public var skipped: [ContainerPath] = []
+        var skipped: [ContainerPath] = []
     }
 
     /// The data root's own mode and time, applied through its descriptor once the tree is at DIR.
@@ -32,7 +32,7 @@ public enum Materializer {
         let times: FileTimes?
     }
 
-    public static func write(_ simulation: SimulationResult, into destination: String) throws -> Report {
+    static func write(_ simulation: SimulationResult, into destination: String) throws -> Report {
         let dest = try checkDestination(destination)
         let input = simulation.inventory.container.input
         let fromArchive = ArchiveWalk.isArchiveInput(input)
@@ -75,7 +75,7 @@ public enum Materializer {
     /// Checks DIR before anything is read or written: a name (not empty, not `.` or `..`) of a
     /// folder that does not exist, or is empty. Returns it without trailing slashes.
     @discardableResult
-    public static func checkDestination(_ destination: String) throws -> String {
+    static func checkDestination(_ destination: String) throws -> String {
         var dest = destination
         while dest.count > 1 && dest.hasSuffix("/") { dest.removeLast() }
         let name = PathText.split(dest).name

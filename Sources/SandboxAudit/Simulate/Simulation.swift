@@ -12,39 +12,39 @@ public enum SimulatedEvent: String, CaseIterable, Sendable {
     case update, restore, purge
 }
 
-public struct SimulationResult: Sendable {
-    public struct Lost: Sendable {
-        public let path: ContainerPath
-        public let size: Int64
+struct SimulationResult: Sendable {
+    struct Lost: Sendable {
+        let path: ContainerPath
+        let size: Int64
         /// What makes it matter: "SQLite store", "large file", "policy: backup included".
-        public let kind: String
-        public let why: String
+        let kind: String
+        let why: String
     }
 
-    public struct ZoneLine: Sendable {
-        public let zone: Zone
-        public var keptFiles = 0, lostFiles = 0
-        public var keptBytes: Int64 = 0, lostBytes: Int64 = 0
+    struct ZoneLine: Sendable {
+        let zone: Zone
+        var keptFiles = 0, lostFiles = 0
+        var keptBytes: Int64 = 0, lostBytes: Int64 = 0
     }
 
-    public let event: SimulatedEvent
-    public let inventory: Inventory
+    let event: SimulatedEvent
+    let inventory: Inventory
     /// Per inventory entry (same order): does the event keep it?
-    public let kept: [Bool]
+    let kept: [Bool]
     /// Per app zone that has entries.
-    public let zones: [ZoneLine]
+    let zones: [ZoneLine]
     /// The lost items that matter most (stores, large files, policy `backup: included`),
     /// largest first.
-    public let notable: [Lost]
+    let notable: [Lost]
 
-    public var keptBytes: Int64 { zones.reduce(0) { $0 + $1.keptBytes } }
-    public var lostBytes: Int64 { zones.reduce(0) { $0 + $1.lostBytes } }
+    var keptBytes: Int64 { zones.reduce(0) { $0 + $1.keptBytes } }
+    var lostBytes: Int64 { zones.reduce(0) { $0 + $1.lostBytes } }
 
     /// Files at least this large are "large" among the lost.
-    public static let largeFile: Int64 = 1_000_000
+    static let largeFile: Int64 = 1_000_000
     static let storeSuffixes = [".sqlite", ".sqlite3", ".db", ".realm", ".store"]
 
-    public init(_ event: SimulatedEvent, _ inventory: Inventory, policy: Policy = Policy()) {
+    init(_ event: SimulatedEvent, _ inventory: Inventory, policy: Policy = Policy()) {
         self.event = event
         self.inventory = inventory
         // The folders Apple defines stay, empty if need be (in a group container, only Library's).

@@ -1,11 +1,11 @@
 /// Compares a materialised container with the simulation's prediction, entry by entry: the
 /// same paths, kinds, sizes and backup attributes (by name and value: sidecar marks become
 /// native attributes in the copy).
-public enum Verification {
-    public struct Mismatch: Sendable, CustomStringConvertible {
-        public let path: ContainerPath
-        public let problem: String
-        public var description: String { "\(path.display): \(problem)" }
+enum Verification {
+    struct Mismatch: Sendable, CustomStringConvertible {
+        let path: ContainerPath
+        let problem: String
+        var description: String { "\(path.display): \(problem)" }
     }
 
     struct Signature: Equatable {
@@ -21,7 +21,7 @@ public enum Verification {
     }
 
     /// Empty when the tree at `materialized` is what `simulation` predicted.
-    public static func compare(_ simulation: SimulationResult, materialized: Inventory, skipped: [ContainerPath]) -> [Mismatch] {
+    static func compare(_ simulation: SimulationResult, materialized: Inventory, skipped: [ContainerPath]) -> [Mismatch] {
         let skippedSet = Set(skipped)
         var expected: [ContainerPath: Signature] = [:]
         for (e, keep) in zip(simulation.inventory.entries, simulation.kept) where keep && !skippedSet.contains(e.path) {

@@ -14,27 +14,27 @@ import Foundation
 /// - anything else (OpenStep text, other binary versions) is refused.
 ///
 /// Limits are documented in docs/limits.md.
-public enum BoundedPlist {
-    public enum Format: Sendable { case binary, xml }
+enum BoundedPlist {
+    enum Format: Sendable { case binary, xml }
 
     /// Why a plist was not parsed: a one-line phrase.
-    public struct Refusal: Error, CustomStringConvertible, Sendable {
-        public let reason: String
-        public init(_ reason: String) { self.reason = reason }
-        public var description: String { reason }
+    struct Refusal: Error, CustomStringConvertible, Sendable {
+        let reason: String
+        init(_ reason: String) { self.reason = reason }
+        var description: String { reason }
     }
 
     /// The default size cap (the largest plist the tool parses anywhere: a Preferences plist).
-    public static let defaultMaximumSize = 16 * 1024 * 1024
+    static let defaultMaximumSize = 16 * 1024 * 1024
     /// Nesting of arrays and dictionaries.
-    public static let maximumDepth = 256
+    static let maximumDepth = 256
     /// Objects in the expanded graph: 100,000, plus one per 4 bytes of input.
-    public static func maximumExpandedObjects(for byteCount: Int) -> Int { 100_000 + byteCount / 4 }
+    static func maximumExpandedObjects(for byteCount: Int) -> Int { 100_000 + byteCount / 4 }
     /// Payload bytes (strings, data, numbers) in the expanded graph: 1 MiB plus 4 × the input.
-    public static func maximumExpandedBytes(for byteCount: Int) -> Int { (1 << 20) + 4 * byteCount }
+    static func maximumExpandedBytes(for byteCount: Int) -> Int { (1 << 20) + 4 * byteCount }
 
     /// Parses `bytes` after checking them; never expands more than the limits allow.
-    public static func decode(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) -> Result<(object: Any, format: Format), Refusal> {
+    static func decode(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) -> Result<(object: Any, format: Format), Refusal> {
         let format: Format
         do { format = try check(bytes, maximumSize: maximumSize) } catch let r as Refusal { return .failure(r) } catch { return .failure(Refusal("\(error)")) }
         do {
@@ -46,25 +46,25 @@ public enum BoundedPlist {
     }
 
     /// The object, or nil when refused or unparsable.
-    public static func object(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) -> Any? {
+    static func object(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) -> Any? {
         if case .success(let r) = decode(bytes, maximumSize: maximumSize) { return r.object }
         return nil
     }
 
     /// A dictionary plist (identity plists), or nil.
-    public static func dictionary(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) -> [String: Any]? {
+    static func dictionary(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) -> [String: Any]? {
         object(bytes, maximumSize: maximumSize) as? [String: Any]
     }
 
     /// The size of `value` encoded alone as a binary plist; `value` must come from `decode`
     /// (so it is already bounded). Nil when it cannot be encoded.
-    public static func binarySize(of value: Any) -> Int? {
+    static func binarySize(of value: Any) -> Int? {
         (try? PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0))?.count
     }
 
     /// Checks structure and cost; returns the format or throws a `Refusal`.
     @discardableResult
-    public static func check(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) throws -> Format {
+    static func check(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) throws -> Format {
         guard bytes.count <= maximumSize else {
             throw Refusal("property list of \(bytes.count) bytes is over the \(maximumSize)-byte limit")
         }
@@ -82,7 +82,7 @@ public enum BoundedPlist {
 
     /// True when the first bytes (after a UTF-8 byte-order mark and white space) open an XML
     /// document or a `<plist>` element.
-    public static func looksXML(_ bytes: [UInt8]) -> Bool {
+    static func looksXML(_ bytes: [UInt8]) -> Bool {
         var i = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }

@@ -51,7 +51,7 @@ public enum ByteSize {
         }
     }
 
-    public static let unitsNote = "sizes in decimal units: 1 kB = 1,000 bytes, 1 MB = 1,000,000 bytes"
+    static let unitsNote = "sizes in decimal units: 1 kB = 1,000 bytes, 1 MB = 1,000,000 bytes"
 
     /// What a size may be written as, for error messages (the policy file's and the options').
     public static let accepted = "write a number with B, kB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024), e.g. 25MB"
@@ -85,7 +85,7 @@ public enum Age {
     public static let accepted = "write e.g. 3d, 12h, 90m or 3600s (days, hours, minutes, seconds)"
 
     /// "7 days", "1 hour", "30 minutes".
-    public static func format(_ seconds: Double) -> String {
+    static func format(_ seconds: Double) -> String {
         if seconds >= 86_400 { let d = Int((seconds / 86_400).rounded()); return "\(d) day\(d == 1 ? "" : "s")" }
         if seconds >= 3_600 { let h = Int((seconds / 3_600).rounded()); return "\(h) hour\(h == 1 ? "" : "s")" }
         let m = Int((seconds / 60).rounded())
@@ -93,7 +93,7 @@ public enum Age {
     }
 
     /// The shortest exact form: `3d`, `12h`, `90m`, `45s`.
-    public static func compact(_ seconds: Double) -> String {
+    static func compact(_ seconds: Double) -> String {
         for (unit, scale) in [("d", 86_400.0), ("h", 3600), ("m", 60)] where seconds >= scale && seconds.truncatingRemainder(dividingBy: scale) == 0 {
             return "\(Int(seconds / scale))\(unit)"
         }

@@ -7,23 +7,23 @@ import Foundation
 /// invalid bytes as `\xHH`, and `base64` carries the exact bytes for machine formats.
 /// The empty path is the data root itself.
 public struct ContainerPath: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public let bytes: [UInt8]
+    let bytes: [UInt8]
 
-    public init(bytes: [UInt8]) { self.bytes = bytes }
-    public init(_ string: String) { self.bytes = Array(string.utf8) }
+    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(_ string: String) { self.bytes = Array(string.utf8) }
 
-    public static let root = ContainerPath(bytes: [])
+    static let root = ContainerPath(bytes: [])
 
-    public var isRoot: Bool { bytes.isEmpty }
+    var isRoot: Bool { bytes.isEmpty }
 
     /// The path components (the root has none).
-    public var components: [ArraySlice<UInt8>] {
+    var components: [ArraySlice<UInt8>] {
         bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
     }
 
     /// The first `n` components (fewer when the path is shorter), without splitting the rest:
     /// paths in deep trees run to many kilobytes.
-    public func leadingComponents(_ n: Int) -> [ArraySlice<UInt8>] {
+    func leadingComponents(_ n: Int) -> [ArraySlice<UInt8>] {
         var out: [ArraySlice<UInt8>] = []
         var start = bytes.startIndex
         while out.count < n, start < bytes.endIndex {
@@ -35,7 +35,7 @@ public struct ContainerPath: Hashable, Comparable, Sendable, CustomStringConvert
     }
 
     /// The number of components.
-    public var depth: Int {
+    var depth: Int {
         if isRoot { return 0 }
         return bytes.withUnsafeBufferPointer { b in
             var n = 1
@@ -58,7 +58,7 @@ public struct ContainerPath: Hashable, Comparable, Sendable, CustomStringConvert
     }
 
     /// The last component's bytes.
-    public var name: ArraySlice<UInt8> {
+    var name: ArraySlice<UInt8> {
         guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return bytes[...] }
         return bytes[(slash + 1)...]
     }
@@ -66,7 +66,7 @@ public struct ContainerPath: Hashable, Comparable, Sendable, CustomStringConvert
     /// True when `parent` is this path's parent folder (the root for a top-level item). Compares
     /// bytes in place, without making the parent path: passes in path order check each entry
     /// against the last parent they saw, as siblings come together.
-    public func isChild(of parent: ContainerPath) -> Bool {
+    func isChild(of parent: ContainerPath) -> Bool {
         let cut = bytes.lastIndex(of: UInt8(ascii: "/")) ?? 0
         guard !isRoot, cut == parent.bytes.count else { return false }
         return cut == 0 || bytes.withUnsafeBufferPointer { b in
@@ -74,13 +74,13 @@ public struct ContainerPath: Hashable, Comparable, Sendable, CustomStringConvert
         }
     }
 
-    public var parent: ContainerPath? {
+    var parent: ContainerPath? {
         if isRoot { return nil }
         guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return .root }
         return ContainerPath(bytes: Array(bytes[..<slash]))
     }
 
-    public func appending<C: Collection>(_ name: C) -> ContainerPath where C.Element == UInt8 {
+    func appending<C: Collection>(_ name: C) -> ContainerPath where C.Element == UInt8 {
         if isRoot { return ContainerPath(bytes: Array(name)) }
         var b = bytes
         b.reserveCapacity(bytes.count + 1 + name.count)
@@ -89,17 +89,17 @@ public struct ContainerPath: Hashable, Comparable, Sendable, CustomStringConvert
         return ContainerPath(bytes: b)
     }
 
-    public func appending(_ name: String) -> ContainerPath { appending(Array(name.utf8)) }
+    func appending(_ name: String) -> ContainerPath { appending(Array(name.utf8)) }
 
     /// True when `self` is `other` or lies beneath it.
-    public func isWithin(_ other: ContainerPath) -> Bool {
+    func isWithin(_ other: ContainerPath) -> Bool {
         if other.isRoot { return true }
         guard bytes.count >= other.bytes.count, bytes.starts(with: other.bytes) else { return false }
         return bytes.count == other.bytes.count || bytes[other.bytes.count] == UInt8(ascii: "/")
     }
 
     /// True when the bytes are valid UTF-8.
-    public var isValidUTF8: Bool { ByteText.utf8String(bytes) != nil }
+    var isValidUTF8: Bool { ByteText.utf8String(bytes) != nil }
 
     /// Human and JSON `path` form: the UTF-8 text, with each byte that is not part of valid
     /// UTF-8 written as `\xHH`. Ambiguous only for names that really contain `\x` followed by
@@ -108,7 +108,7 @@ public struct ContainerPath: Hashable, Comparable, Sendable, CustomStringConvert
 
     /// Base64 of the raw bytes, for machine formats when `display` is not exact: the path is
     /// not valid UTF-8, or it holds a backslash (a literal `\x41` reads like an escaped byte).
-    public var base64: String? {
+    var base64: String? {
         isValidUTF8 && !bytes.contains(UInt8(ascii: "\\")) ? nil : ByteText.base64(bytes)
     }
 
@@ -141,7 +141,7 @@ public enum ByteText {
         return s.utf8.elementsEqual(bytes) ? s : nil
     }
 
-    public static func display<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+    static func display<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
         let array = Array(bytes)
         if let s = utf8String(array) { return s }
         var out = ""
@@ -168,7 +168,7 @@ public enum ByteText {
         bytes.map { hex($0).lowercased() }.joined()
     }
 
-    public static func base64<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+    static func base64<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
         Data(bytes).base64EncodedString()
     }
 

@@ -12,19 +12,19 @@ public indirect enum JSON: Sendable {
     case array([JSON])
     case object([(String, JSON)])
 
-    public static func optional(_ s: String?) -> JSON { s.map { .string($0) } ?? .null }
-    public static func optional(_ b: Bool?) -> JSON { b.map { .bool($0) } ?? .null }
-    public static func optional(_ i: Int64?) -> JSON { i.map { .int($0) } ?? .null }
+    static func optional(_ s: String?) -> JSON { s.map { .string($0) } ?? .null }
+    static func optional(_ b: Bool?) -> JSON { b.map { .bool($0) } ?? .null }
+    static func optional(_ i: Int64?) -> JSON { i.map { .int($0) } ?? .null }
 
     /// Compact serialisation (one line).
-    public var compact: String {
+    var compact: String {
         var out: [UInt8] = []
         write(into: &out, indent: nil, level: 0)
         return String(decoding: out, as: UTF8.self)
     }
 
     /// Appends the compact form to a byte buffer (JSON Lines are written this way).
-    public func appendCompact(to out: inout [UInt8]) {
+    func appendCompact(to out: inout [UInt8]) {
         write(into: &out, indent: nil, level: 0)
     }
 

@@ -20,7 +20,7 @@ public enum AtomicFile {
     }
 
     /// Writes `bytes` to the file at the raw path `path`.
-    public static func write(_ bytes: [UInt8], to path: [UInt8], overwrite: Bool = true) throws {
+    static func write(_ bytes: [UInt8], to path: [UInt8], overwrite: Bool = true) throws {
         let shown = ByteText.display(path)
         var old = stat()
         let exists = cPath(path) { lstat($0, &old) } == 0
@@ -58,5 +58,20 @@ public enum AtomicFile {
             throw e
         }
         if !overwrite { removeTmp() }
+    }
+}
+
+/// Adds to the end of a file that others write too (GitHub's job summary): each call is one
+/// append, the file created mode 0644 when missing. Not atomic: the file is shared by design.
+public enum AppendedFile {
+    public static func append(_ bytes: [UInt8], to path: String) throws(SystemError) {
+        let fd: FileDescriptor
+        switch Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.open(path.utf8, .appending, mode: 0o644) }) {
+        case .success(let opened): fd = opened
+        case .failure(let e): throw e.labelled("open", path)
+        }
+        defer { fd.close() }
+        let written = bytes.withUnsafeBytes { b in Result { () throws(Errno) in try fd.writeAll(b) } }
+        if case .failure(let e) = written { throw e.labelled("write", path) }
     }
 }

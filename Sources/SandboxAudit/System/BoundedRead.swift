@@ -8,13 +8,13 @@ import Darwin
 /// opened non-blocking (a FIFO put in place never hangs the tool), refused unless a regular
 /// file after opening, without updating the access time where permitted (Linux O_NOATIME),
 /// and never more than `limit` + 1 bytes read (so the caller can tell "over the limit").
-public enum BoundedRead {
-    public enum Failure: Error, CustomStringConvertible {
+enum BoundedRead {
+    enum Failure: Error, CustomStringConvertible {
         case open(Int32)
         case notRegular(isDirectory: Bool)
         case tooLarge(Int64)
         case read(Int32)
-        public var description: String {
+        var description: String {
             switch self {
             case .open(let e), .read(let e): return String(cString: strerror(e))
             case .notRegular(let dir): return dir ? "is a directory" : "is not a regular file"
@@ -25,7 +25,7 @@ public enum BoundedRead {
 
     /// The file's bytes; throws `Failure` when it cannot be opened, is not a regular file or is
     /// larger than `limit`.
-    public static func file(_ path: [UInt8], limit: Int, followSymlink: Bool) throws -> [UInt8] {
+    static func file(_ path: [UInt8], limit: Int, followSymlink: Bool) throws -> [UInt8] {
         let cwd = FileDescriptor.currentDirectory
         let fd: FileDescriptor
         switch Result(catching: { () throws(Errno) in

@@ -40,6 +40,8 @@ struct FileDescriptor: Hashable, Sendable {
         static let readingFollowingSymlink = Access(rawValue: O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         /// A new file only this user can read, for writing: never an existing one.
         static let newFile = Access(rawValue: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
+        /// A file others append to as well (a CI job summary): created when missing.
+        static let appending = Access(rawValue: O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC)
     }
 
     /// Opens `name` in this directory. `keepAccessTime` asks the system not to update the

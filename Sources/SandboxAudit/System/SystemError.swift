@@ -7,16 +7,17 @@ import Darwin
 /// A failed system call: the call (or the step it served, "open directory"), the path it was
 /// about, and errno. The one error type of the system layer.
 public struct SystemError: Error, CustomStringConvertible, Sendable {
-    public let code: Int32
-    public let operation: String
-    public let path: String
+    let code: Int32
+    let operation: String
+    let path: String
 
-    public init(code: Int32 = errno, operation: String, path: String) {
+    init(code: Int32 = errno, operation: String, path: String) {
         self.code = code
         self.operation = operation
         self.path = path
     }
 
+    /// What went wrong, as the system says it (`strerror`).
     public var reason: String { String(cString: strerror(code)) }
     public var description: String { "\(operation) \(path): \(reason)" }
 }

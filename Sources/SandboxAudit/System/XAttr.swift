@@ -16,9 +16,9 @@ import Darwin
 /// `/proc/self/fd/N/NAME`: the path stays short however deep the tree is (PATH_MAX never
 /// bites) and the `l` calls do not follow a symlink at NAME. Where `/proc` is missing the full
 /// path is used instead.
-public enum XAttr {
+enum XAttr {
     /// Where the attributes are read or written.
-    public enum Target {
+    enum Target {
         /// A path (absolute or relative to the working directory).
         case path([UInt8])
         /// An open file descriptor (a directory the walker holds open).
@@ -120,7 +120,7 @@ public enum XAttr {
     // MARK: public surface
 
     /// The attribute names on the target (empty where the file system keeps none).
-    public static func names(_ target: Target) throws -> [[UInt8]] {
+    static func names(_ target: Target) throws -> [[UInt8]] {
         func split(_ list: UnsafeBufferPointer<CChar>) -> [[UInt8]] {
             list.split(separator: 0).map { $0.map { UInt8(bitPattern: $0) } }
         }
@@ -146,7 +146,7 @@ public enum XAttr {
     }
 
     /// The value of `name`, or nil when the target does not carry it.
-    public static func value(_ target: Target, name: String) throws -> [UInt8]? {
+    static func value(_ target: Target, name: String) throws -> [UInt8]? {
         var capacity = 256
         while true {
             var buffer = [UInt8](repeating: 0, count: capacity)
@@ -167,7 +167,7 @@ public enum XAttr {
     }
 
     /// Sets `name` to `value` on the entry at `path` (not following a symlink).
-    public static func set(path: [UInt8], name: String, value: [UInt8]) throws {
+    static func set(path: [UInt8], name: String, value: [UInt8]) throws {
         let rc = withPath(.path(path)) { p in
             value.withUnsafeBytes { v in
                 #if canImport(Darwin)
@@ -184,7 +184,7 @@ public enum XAttr {
     /// `attr_copy_fd` on Linux, with its own filter of what not to copy (/etc/xattr.conf: ACL-like
     /// and file-system-specific names); on macOS, each attribute but those the system owns
     /// (`Platform.attributeCopySkipPrefixes`). The paths only label error messages.
-    public static func copyAll(from source: Int32, sourcePath: String, to destination: Int32, destinationPath: String) throws {
+    static func copyAll(from source: Int32, sourcePath: String, to destination: Int32, destinationPath: String) throws {
         #if canImport(CLibAttr)
         if attr_copy_fd(sourcePath, source, destinationPath, destination, nil, nil) != 0 {
             let e = errno
@@ -202,7 +202,7 @@ public enum XAttr {
     }
 
     /// Sets `name` on an open file.
-    public static func set(descriptor fd: Int32, name: String, value: [UInt8], path: String) throws {
+    static func set(descriptor fd: Int32, name: String, value: [UInt8], path: String) throws {
         let rc = value.withUnsafeBytes { v in
             #if canImport(Darwin)
             return fsetxattr(fd, name, v.baseAddress, v.count, 0, 0)
@@ -215,7 +215,7 @@ public enum XAttr {
 
     /// Removes `name` from the entry at `path`; returns false when it was not there.
     @discardableResult
-    public static func remove(path: [UInt8], name: String) throws -> Bool {
+    static func remove(path: [UInt8], name: String) throws -> Bool {
         let rc = withPath(.path(path)) { p in
             #if canImport(Darwin)
             return removexattr(p, name, XATTR_NOFOLLOW)

@@ -8,20 +8,20 @@ import Foundation
 /// `LIBARCHIVE.xattr.*` records), from `._NAME` AppleDouble members (macOS tar) and from
 /// `__MACOSX/` members (Finder zips, `ditto -c -k --sequesterRsrc`). The data root is the archive
 /// root, a single top-level folder, or `NAME.xcappdata/AppData`.
-public enum ArchiveWalk {
-    public static let suffixes = [".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".zip"]
+enum ArchiveWalk {
+    static let suffixes = [".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".zip"]
 
-    public static func isArchive(_ path: String) -> Bool {
+    static func isArchive(_ path: String) -> Bool {
         let lower = path.lowercased()
         return suffixes.contains { lower.hasSuffix($0) }
     }
 
     /// The kinds of archive named in messages.
-    public static let kindsText = Container.archiveKinds
+    static let kindsText = Container.archiveKinds
 
     /// Whether `header` (a file's first bytes, 262 or more for tar) starts as an archive does:
     /// gzip, xz, bzip2 or zstd compression (of a tar, presumably), a zip, or a POSIX tar.
-    public static func hasArchiveSignature(_ header: [UInt8]) -> Bool {
+    static func hasArchiveSignature(_ header: [UInt8]) -> Bool {
         let signatures: [[UInt8]] = [
             [0x1F, 0x8B],                               // gzip
             [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00],       // xz
@@ -35,11 +35,11 @@ public enum ArchiveWalk {
     }
 
     /// How many leading bytes `hasArchiveSignature` looks at.
-    public static let signatureLength = 512
+    static let signatureLength = 512
 
     /// Whether `input` is read as an archive: a regular file (not through a symlink) whose name
     /// ends as an archive's does or, whatever its name, whose first bytes are an archive's.
-    public static func isArchiveInput(_ input: String) -> Bool {
+    static func isArchiveInput(_ input: String) -> Bool {
         guard Container.fileExists(input) else { return false }
         if isArchive(input) { return true }
         guard let header = try? FileDescriptor.currentDirectory.readFile(input.utf8, limit: signatureLength) else { return false }
@@ -68,7 +68,7 @@ public enum ArchiveWalk {
     /// Reads the archive and returns the container and the walk of its data root.
     /// `role` (`--kind`) overrides what the metadata says; `group` also lets the data root be
     /// a folder without Documents, Library or tmp (the archive root, or its one top folder).
-    public static func read(_ location: String, role: ContainerRole? = nil) throws -> (Container, WalkResult) {
+    static func read(_ location: String, role: ContainerRole? = nil) throws -> (Container, WalkResult) {
         let reader = try Reader(location)
         var members: [Member] = []
         var numbering = MemberNumbering()

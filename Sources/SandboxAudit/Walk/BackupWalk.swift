@@ -11,22 +11,22 @@ import Foundation
 /// has `.`, `..` or empty components, or repeats another row's path; a blob that is not an
 /// MBFile; or a file whose fileID is not 40 hex digits (its bytes are then never looked for)
 /// is a walk problem: reported, never followed.
-public struct BackupWalk {
-    public let domain: String
+struct BackupWalk {
+    let domain: String
     let folder: BackupFolder
     let cipher: (any BackupCipher)?
     private var walk = WalkResult()
     private var files: [ContainerPath: BackupSource.Stored] = [:]
     private var seen = Set<ContainerPath>()
 
-    public init(domain: String, folder: BackupFolder, cipher: (any BackupCipher)?) {
+    init(domain: String, folder: BackupFolder, cipher: (any BackupCipher)?) {
         self.domain = domain
         self.folder = folder
         self.cipher = cipher
     }
 
     /// The walk of `rows` (all of one domain), and where its files' bytes are.
-    public static func read(_ rows: [ManifestRow], domain: String, folder: BackupFolder,
+    static func read(_ rows: [ManifestRow], domain: String, folder: BackupFolder,
                             cipher: (any BackupCipher)?) -> (walk: WalkResult, source: BackupSource) {
         var w = BackupWalk(domain: domain, folder: folder, cipher: cipher)
         for row in rows { w.add(row) }
@@ -35,7 +35,7 @@ public struct BackupWalk {
 
     /// Adds one row of the domain: rows are taken as the database gives them, so that their
     /// blobs are decoded and dropped one at a time.
-    public mutating func add(_ row: ManifestRow) {
+    mutating func add(_ row: ManifestRow) {
         if row.relativePath.isEmpty { return }
         let path = ContainerPath(row.relativePath)
         func problem(_ reason: String) {
@@ -85,7 +85,7 @@ public struct BackupWalk {
     }
 
     /// The walk, with the first bytes of the files the rules want them of.
-    public func finish() -> (walk: WalkResult, source: BackupSource) {
+    func finish() -> (walk: WalkResult, source: BackupSource) {
         var walk = walk
         let source = BackupSource(folder: folder, domain: domain, cipher: cipher, files: files)
         for i in walk.entries.indices where walk.entries[i].kind == .file {
@@ -111,7 +111,7 @@ public struct BackupWalk {
 extension BackupWalk {
     /// The chosen domains' rows, one pass over `Manifest.db`, each row decoded as it is read (the
     /// blobs are never all held): a container per domain and the walk of what it holds.
-    public static func read(_ choice: BackupContainers.Read) throws -> [(Container, WalkResult)] {
+    static func read(_ choice: BackupContainers.Read) throws -> [(Container, WalkResult)] {
         var walks: [String: BackupWalk] = [:]
         for (role, id) in choice.domains {
             walks[role.domain(id)] = BackupWalk(domain: role.domain(id), folder: choice.folder, cipher: choice.cipher)

@@ -9,30 +9,30 @@ import Foundation
 ///
 /// A backup domain has no data root: its files' bytes are read from the backup folder
 /// (`XX/FILEID`, decrypted in memory when the backup is encrypted) through its `BackupSource`.
-public final class ContentReader: @unchecked Sendable {
+final class ContentReader: @unchecked Sendable {
     /// The data root; for a backup domain, the backup folder.
-    public let dataRoot: String
+    let dataRoot: String
     /// Set for a backup domain: where its files' bytes are.
-    public let backup: BackupSource?
+    let backup: BackupSource?
     private let lock = NSLock()
     private var cachedParent: ContainerPath?
     private var cached: Result<FileDescriptor, Errno>?
     private var recorded: [ContentMiss] = []
 
     /// The reads asked for with `for:` that failed, in the order asked.
-    public var misses: [ContentMiss] {
+    var misses: [ContentMiss] {
         lock.lock()
         defer { lock.unlock() }
         return recorded
     }
 
-    public init(dataRoot: String) {
+    init(dataRoot: String) {
         self.dataRoot = dataRoot
         self.backup = nil
     }
 
     /// Reads a backup domain's files from the backup folder.
-    public init(backup: BackupSource) {
+    init(backup: BackupSource) {
         self.dataRoot = backup.folder.path
         self.backup = backup
     }
@@ -41,14 +41,14 @@ public final class ContentReader: @unchecked Sendable {
 
     /// Up to `limit` bytes from the start of the regular file at `path`; nil when it cannot be
     /// read (gone, not a regular file, permission denied).
-    public func read(_ path: ContainerPath, limit: Int) -> [UInt8]? {
+    func read(_ path: ContainerPath, limit: Int) -> [UInt8]? {
         try? attempt(path, limit: limit).get()
     }
 
     /// As `read`, for a rule that cannot check `path` without it: a failure is recorded in
     /// `misses` (`what` it wanted, the `consequence`: "volatile-store not checked"), and the
     /// audit reports it as incomplete.
-    public func read(_ path: ContainerPath, limit: Int, for ruleId: String, what: String, consequence: String) -> [UInt8]? {
+    func read(_ path: ContainerPath, limit: Int, for ruleId: String, what: String, consequence: String) -> [UInt8]? {
         switch attempt(path, limit: limit) {
         case .success(let bytes): return bytes
         case .failure(let e):

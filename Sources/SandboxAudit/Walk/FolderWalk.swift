@@ -4,9 +4,9 @@ import Foundation
 /// mirror trees (what unzipping a Finder archive leaves) hold for its entries, and those the
 /// data root's own sidecars hold for it. Outside the data root only those sidecars and mirrors
 /// are read, and nothing is written.
-public enum FolderWalk {
+enum FolderWalk {
     /// Walks `container`'s data root. Throws `InputError` when the root cannot be read.
-    public static func read(_ container: Container) throws -> WalkResult {
+    static func read(_ container: Container) throws -> WalkResult {
         var walker = Walker(root: container.dataRoot)
         walker.skipAtTop = [Array(AppleDouble.mirrorFolder.utf8)]
         walker.headerLength = { path, size in StoreSignature.headerLength(path, size: size) }

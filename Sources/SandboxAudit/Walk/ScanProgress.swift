@@ -13,7 +13,7 @@ public final class ScanProgress: @unchecked Sendable {
     }
 
     /// Entries a walker counts on its own before it reports them.
-    public static let batch = 4096
+    static let batch = 4096
 
     /// Where walks report, when someone watches (the command line sets it on a terminal).
     nonisolated(unsafe) public static var current: ScanProgress?
@@ -24,7 +24,7 @@ public final class ScanProgress: @unchecked Sendable {
     public init() {}
 
     /// Adds a batch of entries and bytes; `folder` is where the walker is now.
-    public func add(entries: Int, bytes: Int64, folder: @autoclosure () -> String) {
+    func add(entries: Int, bytes: Int64, folder: @autoclosure () -> String) {
         let name = folder()
         lock.lock(); defer { lock.unlock() }
         state.entries += Int64(entries)

@@ -12,22 +12,22 @@ import Foundation
 ///   times alone; it writes nothing.
 /// - AppleDouble `._NAME` files are read and their attributes given to NAME; the sidecars
 ///   themselves are not entries.
-public struct Walker {
-    public var root: String
+struct Walker {
+    var root: String
     /// Names skipped at the top level (the `__MACOSX` mirror, read separately).
-    public var skipAtTop: Set<[UInt8]> = []
+    var skipAtTop: Set<[UInt8]> = []
     /// Whether a `._NAME` sidecar gives its attributes to NAME beside it. A `__MACOSX` mirror
     /// is walked with false: there every sidecar describes the item at the same path in the
     /// data root, even where the mirror has a folder of that name too (as Finder and `ditto`
     /// zips do for every folder holding a file with a sidecar), so all land in
     /// `unmatchedSidecars`.
-    public var matchSidecars = true
+    var matchSidecars = true
     /// How many leading bytes to record of a regular file (0: none), given its path and size:
     /// the content rules' file signatures, read while the folder is open anyway.
-    public var headerLength: @Sendable (ContainerPath, Int64) -> Int = { _, _ in 0 }
-    public var maximumOpenDirectories = 64
+    var headerLength: @Sendable (ContainerPath, Int64) -> Int = { _, _ in 0 }
+    var maximumOpenDirectories = 64
 
-    public init(root: String) { self.root = root }
+    init(root: String) { self.root = root }
 
     private struct Frame {
         var path: ContainerPath
@@ -38,7 +38,7 @@ public struct Walker {
         var pending: [[UInt8]]
     }
 
-    public func walk() throws -> WalkResult {
+    func walk() throws -> WalkResult {
         var result = WalkResult()
         let rootFD = try attempt("open directory", root) { () throws(Errno) in try FileDescriptor.currentDirectory.openDirectory(root.utf8) }
         defer { rootFD.close() }
@@ -96,7 +96,7 @@ public struct Walker {
     /// keeps its whole path, so a chain thousands of folders deep with long names would cost
     /// depth × path length; a folder past this is recorded, its contents are not (a problem
     /// says so). iOS's own PATH_MAX is 1,024 bytes; a 5,000-deep chain of two-byte names fits.
-    public static let maximumPathLength = 32 * 1024
+    static let maximumPathLength = 32 * 1024
 
     static func openFailed(_ path: ContainerPath, _ e: Errno) -> WalkProblem {
         WalkProblem(path: path, operation: "open directory", reason: errorText(e.code), vanished: e.code == ENOENT)

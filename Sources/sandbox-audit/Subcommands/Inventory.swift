@@ -31,18 +31,6 @@ struct InventoryCommand: ParsableCommand {
     func run() throws {
         let policy = try PolicyFile.resolve(config: config)
         let inventories = try ProgressLine.during { try Audit.inventories(of: path, try containers.selection(policy)) }
-        var chunk: [UInt8] = []
-        chunk.reserveCapacity(1 << 17)
-        for inventory in inventories {
-          for entry in inventory.entries {
-            JSONReport.entry(entry, domain: inventory.domain).appendCompact(to: &chunk)
-            chunk.append(UInt8(ascii: "\n"))
-            if chunk.count >= 1 << 16 {
-                FileHandle.standardOutput.write(Data(chunk))
-                chunk.removeAll(keepingCapacity: true)
-            }
-          }
-        }
-        FileHandle.standardOutput.write(Data(chunk))
+        JSONReport.inventoryLines(inventories) { FileHandle.standardOutput.write(Data($0)) }
     }
 }

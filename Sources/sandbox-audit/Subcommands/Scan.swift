@@ -45,17 +45,10 @@ func githubPathPrefix(_ dataRoot: String) -> String {
 /// creating it when it is missing. The summary is a courtesy: when it cannot be written, one
 /// warning goes to stderr and the scan's verdict and exit code stay what they are.
 func appendJobSummary(_ markdown: String, to path: String) {
-    let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-    guard fd >= 0 else {
-        let reason = String(cString: strerror(errno))
-        FileHandle.standardError.write(Data("sandbox-audit: warning: cannot write the job summary \(path): \(reason)\n".utf8))
-        return
-    }
-    let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     do {
-        try handle.write(contentsOf: Data(markdown.utf8))
+        try AppendedFile.append(Array(markdown.utf8), to: path)
     } catch {
-        FileHandle.standardError.write(Data("sandbox-audit: warning: cannot write the job summary \(path): \(error.localizedDescription)\n".utf8))
+        FileHandle.standardError.write(Data("sandbox-audit: warning: cannot write the job summary \(path): \(error.reason)\n".utf8))
     }
 }
 
@@ -90,7 +83,7 @@ struct Scan: ParsableCommand {
     @Option(help: "Console format: text, json, sarif, junit, github (workflow annotations), markdown or html (default: text).")
     var format: ReportFormat?
 
-    @Option(name: .customLong("output"), help: ArgumentHelp("WRITES: also write FORMAT to PATH, from the same scan (repeatable); PATH - is standard output, in place of the console format. Each file is written to a temporary file renamed into place.", valueName: "FORMAT=PATH"), transform: OutputArgument.parse)
+    @Option(name: .customLong("output"), help: ArgumentHelp("WRITES: also write FORMAT to PATH, from the same scan (repeatable); PATH - is standard output, in place of the console format. Each file is written to a temporary file renamed into place.", valueName: "FORMAT=PATH"), transform: { try OutputArgument.parse($0) })
     var outputs: [OutputArgument] = []
 
     @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding is at or above this severity: error, warning or note (default: the policy's failOn, else error).")
@@ -120,19 +113,19 @@ struct Scan: ParsableCommand {
     @Flag(name: .customLong("allow-incomplete"), help: "Do not fail (exit 1) because part of the container could not be read; the reports still say the scan is incomplete and list what was missed.")
     var allowIncomplete = false
 
-    @Option(name: .customLong("oversized-file-size"), help: "oversized-backed-up-file threshold, in B, kB, MB, GB, KiB, MiB or GiB (default: the policy's, else 10MB).", transform: SizeArgument.parse)
+    @Option(name: .customLong("oversized-file-size"), help: "oversized-backed-up-file threshold, in B, kB, MB, GB, KiB, MiB or GiB (default: the policy's, else 10MB).", transform: { try SizeArgument.parse($0) })
     var oversizedFileSize: SizeArgument?
 
-    @Option(name: .customLong("support-data-size"), help: "unexcluded-support-data threshold (default: the policy's, else 1MB).", transform: SizeArgument.parse)
+    @Option(name: .customLong("support-data-size"), help: "unexcluded-support-data threshold (default: the policy's, else 1MB).", transform: { try SizeArgument.parse($0) })
     var supportDataSize: SizeArgument?
 
-    @Option(name: .customLong("stale-tmp-age"), help: "stale-temporary-file age: 3d, 12h, 90m, 3600s (default: the policy's, else 3d).", transform: AgeArgument.parse)
+    @Option(name: .customLong("stale-tmp-age"), help: "stale-temporary-file age: 3d, 12h, 90m, 3600s (default: the policy's, else 3d).", transform: { try AgeArgument.parse($0) })
     var staleTmpAge: AgeArgument?
 
-    @Option(name: .customLong("user-defaults-warning-size"), help: "large-user-defaults warning threshold, at most the error threshold (default: the policy's, else 512KiB).", transform: SizeArgument.parse)
+    @Option(name: .customLong("user-defaults-warning-size"), help: "large-user-defaults warning threshold, at most the error threshold (default: the policy's, else 512KiB).", transform: { try SizeArgument.parse($0) })
     var userDefaultsWarningSize: SizeArgument?
 
-    @Option(name: .customLong("user-defaults-error-size"), help: "large-user-defaults error threshold (default: the policy's, else 4MiB).", transform: SizeArgument.parse)
+    @Option(name: .customLong("user-defaults-error-size"), help: "large-user-defaults error threshold (default: the policy's, else 4MiB).", transform: { try SizeArgument.parse($0) })
     var userDefaultsErrorSize: SizeArgument?
 
     @Option(name: .customLong("many-files"), help: "many-backed-up-files threshold, files in one backed-up folder (default: the policy's, else 10000).")
@@ -183,7 +176,7 @@ struct Scan: ParsableCommand {
         if let target = writeBaseline {
             try AtomicFile.write(Array((Baseline(result).json.pretty + "\n").utf8), to: target, overwrite: force)
         }
-        let prefix: @Sendable (String) -> String = githubPathPrefix
+        let prefix: @Sendable (String) -> String = { githubPathPrefix($0) }
         for output in outputs where !output.toStandardOutput {
             let text = output.format.render(result, .init(failOn: failLevel, color: false, pathPrefix: prefix, junitWarnings: junitWarnings, allowIncomplete: allowIncomplete))
             try AtomicFile.write(Array(text.utf8), to: output.path)

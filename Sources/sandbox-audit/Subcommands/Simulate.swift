@@ -60,33 +60,15 @@ struct SimulateCommand: ParsableCommand {
 
     func run() throws {
         // DIR first: nothing is scanned for a destination that would be refused.
-        if into != nil && BackupFolder.isBackup(path) {
-            throw InputError("simulate --into cannot write from a backup folder (\(path)): it predicts from the backup's inventory only; leave out --into")
-        }
-        if let into { try Materializer.checkDestination(into) }
+        if let into { try SimulationRun.checkDestination(into, input: path) }
         let policy = try PolicyFile.resolve(config: config)
         let inventories = try ProgressLine.during { try Audit.inventories(of: path, try containers.selection(policy)) }
         let events = event == .all ? SimulatedEvent.allCases : [SimulatedEvent(rawValue: event.rawValue)!]
-        let results = inventories.map { inventory in events.map { SimulationResult($0, inventory, policy: policy) } }
-        var reports: [Materializer.Report?] = results.map { _ in nil }
-        var mismatches: [[Verification.Mismatch]?] = results.map { _ in nil }
-        if let into {
-            let written = try AppMaterializer.write(results.map { $0[0] }, into: into)
-            for (i, report) in written.enumerated() {
-                reports[i] = report
-                if verify {
-                    let copy = try Audit.inventory(of: report.destination, role: results[i][0].inventory.container.role)
-                    mismatches[i] = Verification.compare(results[i][0], materialized: copy, skipped: report.skipped)
-                }
-            }
-        }
+        let run = try SimulationRun(inventories, events: events, policy: policy, into: into, verify: verify)
         switch format {
-        case .json: emit(SimulationReport.json(results, materialized: reports, mismatches: mismatches).pretty + "\n")
-        case .text:
-            emit(results.indices.map { i in
-                event == .all ? SimulationReport.table(results[i]) : SimulationReport.text(results[i][0], materialized: reports[i], mismatches: mismatches[i])
-            }.joined(separator: "\n"))
+        case .json: emit(SimulationReport.json(run).pretty + "\n")
+        case .text: emit(SimulationReport.text(run))
         }
-        if mismatches.contains(where: { !($0 ?? []).isEmpty }) { throw ExitCode(1) }
+        if run.failedVerification { throw ExitCode(1) }
     }
 }

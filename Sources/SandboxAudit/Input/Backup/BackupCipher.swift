@@ -5,7 +5,7 @@
 /// The format, as the public readers implement it: iOSbackup
 /// (https://github.com/avibrazil/iOSbackup), pymobiledevice3
 /// (https://github.com/doronz88/pymobiledevice3), mvt (https://github.com/mvt-project/mvt).
-public protocol BackupCipher: Sendable {
+protocol BackupCipher: Sendable {
     /// The plain bytes of the backup's encrypted `Manifest.db`.
     func manifestDatabase(_ encrypted: [UInt8]) throws -> [UInt8]
     /// The plain bytes of one file of the backup. `encryptionKey` is its `MBFile`'s

@@ -3,22 +3,22 @@ import Foundation
 /// The backup domains of one app in a backup folder: `AppDomain-ID`, every
 /// `AppDomainPlugin-ID.*`, and `AppDomainGroup-GID` for each App Group the selection names.
 /// What they hold is read by `BackupWalk.read(_:)`.
-public enum BackupContainers {
+enum BackupContainers {
     /// The domains chosen, the app's first, with the open database they are read from and what
     /// the user should know about the choice.
-    public struct Read {
-        public let input: String
-        public let folder: BackupFolder
+    struct Read {
+        let input: String
+        let folder: BackupFolder
         let database: ManifestDatabase
         let cipher: (any BackupCipher)?
-        public let domains: [(role: ContainerRole, id: String)]
-        public let notes: [String]
+        let domains: [(role: ContainerRole, id: String)]
+        let notes: [String]
     }
 
     /// Opens `input`, a backup folder, and chooses the app's domains. Throws `InputError` for an encrypted backup without a
     /// cipher, an unreadable Manifest.db, no `--app` or an app or group the backup does not hold
     /// (listing what it holds).
-    public static func read(_ input: String, _ selection: ContainerSelection) throws -> Read {
+    static func read(_ input: String, _ selection: ContainerSelection) throws -> Read {
         let folder = try BackupFolder.open(input)
         let cipher = try folder.cipher(password: selection.password)
         let database = try ManifestDatabase(folder, cipher: cipher)

@@ -20,7 +20,7 @@ import Foundation
 ///    zero IV, cut to the `MBFile`'s `Size`.
 ///
 /// Only swift-crypto's primitives are used (`AES.KeyWrap`, `KDF.Insecure.PBKDF2`, `AES._CBC`).
-public struct BackupDecryption: BackupCipher {
+struct BackupDecryption: BackupCipher {
     /// The unwrapped class keys' bytes, by protection class (bytes: swift-crypto's
     /// `SymmetricKey` is not `Sendable` on every platform).
     let classKeys: [UInt32: [UInt8]]
@@ -28,11 +28,11 @@ public struct BackupDecryption: BackupCipher {
     let manifestKey: [UInt8]
 
     /// The error a wrong password gives, word for word.
-    public static let wrongPassword = "wrong password for the encrypted backup"
+    static let wrongPassword = "wrong password for the encrypted backup"
 
     /// Reads `BackupKeyBag` and `ManifestKey` from `Manifest.plist` (as
     /// `PropertyListSerialization` returns it) and unlocks them with `password`.
-    public init(manifestPlist: [String: Any], password: String) throws {
+    init(manifestPlist: [String: Any], password: String) throws {
         guard let bag = manifestPlist["BackupKeyBag"] else {
             throw InputError("Manifest.plist: the backup is encrypted but has no BackupKeyBag")
         }
@@ -50,7 +50,7 @@ public struct BackupDecryption: BackupCipher {
 
     /// Unlocks `keybag` with `password` and unwraps `manifestKey` (`Manifest.plist`'s
     /// `ManifestKey` bytes) with its class key.
-    public init(keybag: BackupKeybag, manifestKey: [UInt8], password: String) throws {
+    init(keybag: BackupKeybag, manifestKey: [UInt8], password: String) throws {
         let passwordKey = try Self.passwordKey(password, keybag: keybag)
         var unwrapped: [UInt32: [UInt8]] = [:]
         for classKey in keybag.classKeys where classKey.wrap & 2 != 0 {
@@ -70,7 +70,7 @@ public struct BackupDecryption: BackupCipher {
     /// The key the class keys are wrapped with: PBKDF2-HMAC-SHA256 (DPSL, DPIC) then
     /// PBKDF2-HMAC-SHA1 (SALT, ITER), 32 bytes each. Real backups use DPIC 10,000,000 and ITER
     /// 10,000, below swift-crypto's checked minimum, hence `unsafeUncheckedRounds`.
-    public static func passwordKey(_ password: String, keybag: BackupKeybag) throws -> SymmetricKey {
+    static func passwordKey(_ password: String, keybag: BackupKeybag) throws -> SymmetricKey {
         var secret = [UInt8](password.utf8)
         if let salt = keybag.doubleProtectionSalt, let rounds = keybag.doubleProtectionIterations {
             let first = try KDF.Insecure.PBKDF2.deriveKey(from: secret, salt: salt, using: .sha256,
@@ -81,7 +81,7 @@ public struct BackupDecryption: BackupCipher {
                                                  outputByteCount: 32, unsafeUncheckedRounds: keybag.iterations)
     }
 
-    public func manifestDatabase(_ encrypted: [UInt8]) throws -> [UInt8] {
+    func manifestDatabase(_ encrypted: [UInt8]) throws -> [UInt8] {
         var plain = try Self.decryptCBC(encrypted, key: SymmetricKey(data: manifestKey), what: "Manifest.db")
         // PKCS#7 padding, removed when it is there. An SQLite file is a whole number of pages
         // (512 bytes at least), so a ciphertext of such a length carries no padding at all.
@@ -92,7 +92,7 @@ public struct BackupDecryption: BackupCipher {
         return plain
     }
 
-    public func file(_ encrypted: [UInt8], encryptionKey: [UInt8], size: Int64) throws -> [UInt8] {
+    func file(_ encrypted: [UInt8], encryptionKey: [UInt8], size: Int64) throws -> [UInt8] {
         guard size >= 0 else { throw InputError("backup file: MBFile Size is negative (\(size))") }
         let key = try Self.unwrap(encryptionKey, with: classKeys, what: "MBFile EncryptionKey")
         var plain = try Self.decryptCBC(encrypted, key: SymmetricKey(data: key), what: "backup file")

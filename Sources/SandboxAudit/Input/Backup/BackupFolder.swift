@@ -3,16 +3,16 @@ import Foundation
 /// What a backup's plists say about it, for the reports' identity line. Every field is
 /// optional: `Manifest.plist`, `Info.plist` and `Status.plist` are read when present, never
 /// required.
-public struct BackupIdentity: Sendable, Equatable {
-    public var deviceName: String?
+struct BackupIdentity: Sendable, Equatable {
+    var deviceName: String?
     /// The iOS version the device ran (`Lockdown` `ProductVersion`).
-    public var productVersion: String?
+    var productVersion: String?
     /// When the backup was made, ISO 8601 (Manifest.plist `Date`, else Status.plist's, else
     /// Info.plist's `Last Backup Date`).
-    public var date: String?
-    public var isEncrypted = false
+    var date: String?
+    var isEncrypted = false
 
-    public init(deviceName: String? = nil, productVersion: String? = nil, date: String? = nil, isEncrypted: Bool = false) {
+    init(deviceName: String? = nil, productVersion: String? = nil, date: String? = nil, isEncrypted: Bool = false) {
         self.deviceName = deviceName
         self.productVersion = productVersion
         self.date = date
@@ -20,7 +20,7 @@ public struct BackupIdentity: Sendable, Equatable {
     }
 
     /// "backup of NAME, iOS VERSION, DATE" with what is known; "encrypted" when it is.
-    public var summary: String {
+    var summary: String {
         var parts = ["backup" + (deviceName.map { " of \($0)" } ?? "")]
         if let v = productVersion { parts.append("iOS \(v)") }
         if let d = date { parts.append(d) }
@@ -32,23 +32,23 @@ public struct BackupIdentity: Sendable, Equatable {
 /// A Finder or iTunes backup folder (`~/Library/Application Support/MobileSync/Backup/UDID`):
 /// a directory holding `Manifest.db`. Nothing in it is written; the plists are read bounded,
 /// as a container's identity plists are.
-public struct BackupFolder: Sendable {
+struct BackupFolder: Sendable {
     /// The path as the user gave it.
-    public let input: String
+    let input: String
     /// Its real path: every file read lies below it.
-    public let path: String
-    public let identity: BackupIdentity
+    let path: String
+    let identity: BackupIdentity
     /// Info.plist "Installed Applications": the apps the device had, for error messages.
-    public let installedApplications: [String]
-    public var isEncrypted: Bool { identity.isEncrypted }
+    let installedApplications: [String]
+    var isEncrypted: Bool { identity.isEncrypted }
     /// Manifest.plist `BackupKeyBag` and `ManifestKey`: what the password unlocks.
     let keyBag: [UInt8]?
     let manifestKey: [UInt8]?
 
-    public static let manifestDatabase = "Manifest.db"
+    static let manifestDatabase = "Manifest.db"
 
     /// True when `input` is a directory holding a `Manifest.db` regular file.
-    public static func isBackup(_ input: String) -> Bool {
+    static func isBackup(_ input: String) -> Bool {
         let trimmed = input.count > 1 && input.hasSuffix("/") ? String(input.dropLast()) : input
         return Container.isDirectory(resolved(trimmed)) && Container.fileExists(resolved(trimmed) + "/" + manifestDatabase)
     }
@@ -59,7 +59,7 @@ public struct BackupFolder: Sendable {
     }
 
     /// Opens the backup folder at `input`; throws `InputError` when it is not one.
-    public static func open(_ input: String) throws -> BackupFolder {
+    static func open(_ input: String) throws -> BackupFolder {
         guard isBackup(input) else { throw InputError("\(input) is not a backup folder: it holds no Manifest.db") }
         let trimmed = input.count > 1 && input.hasSuffix("/") ? String(input.dropLast()) : input
         let path = resolved(trimmed)
@@ -86,7 +86,7 @@ public struct BackupFolder: Sendable {
     /// What decrypts this backup with `password`: nil when it is not encrypted, or when no
     /// password was given (reading it then fails with `encryptedError`). A wrong password, a
     /// missing or malformed keybag: one-line `InputError`s.
-    public func cipher(password: String?) throws -> (any BackupCipher)? {
+    func cipher(password: String?) throws -> (any BackupCipher)? {
         guard isEncrypted, let password else { return nil }
         var entries: [String: Any] = [:]
         if let keyBag { entries["BackupKeyBag"] = Data(keyBag) }
@@ -100,26 +100,26 @@ public struct BackupFolder: Sendable {
 
     /// Where a row's bytes are: `XX/FILEID`, below the backup folder. Nil for a fileID that is
     /// not 40 hexadecimal digits, which could name a path anywhere.
-    public func filePath(_ fileID: String) -> String? {
+    func filePath(_ fileID: String) -> String? {
         guard Self.isFileID(fileID) else { return nil }
         return path + "/" + fileID.prefix(2) + "/" + fileID
     }
 
     /// 40 hexadecimal digits: a SHA-1, as every fileID is.
-    public static func isFileID(_ s: String) -> Bool {
+    static func isFileID(_ s: String) -> Bool {
         s.utf8.count == 40 && s.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) || (65...70).contains($0) }
     }
 
     /// The apps the backup holds, for an error: Info.plist "Installed Applications" and the
     /// identifiers of the `AppDomain-*` domains.
-    public func apps(domains: [String]) -> [String] {
+    func apps(domains: [String]) -> [String] {
         let prefix = ContainerRole.app.domainPrefix
         let fromDomains = domains.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
         return Array(Set(installedApplications + fromDomains)).sorted()
     }
 
     /// The one-line error for an encrypted backup read without a cipher.
-    public var encryptedError: InputError {
+    var encryptedError: InputError {
         InputError("\(input) is an encrypted backup: give its password with --password-file FILE or in the environment variable SANDBOX_AUDIT_BACKUP_PASSWORD")
     }
 }

@@ -12,48 +12,48 @@
 /// iteration counts above `maximumSHA256Rounds` / `maximumSHA1Rounds` are refused before any
 /// key derivation runs (a hostile keybag must not keep the tool busy for hours). Every refusal
 /// is a one-line `InputError`.
-public struct BackupKeybag: Sendable {
+struct BackupKeybag: Sendable {
     /// One protection class's key, still wrapped.
-    public struct ClassKey: Sendable {
+    struct ClassKey: Sendable {
         /// The protection class (`CLAS`): 1…11 in the backups the public readers decode.
-        public let protectionClass: UInt32
+        let protectionClass: UInt32
         /// `WRAP`: bit 2 set means wrapped with the key derived from the backup password.
-        public let wrap: UInt32
+        let wrap: UInt32
         /// `KTYP`: 0 AES, 1 Curve25519; nil when the record is absent.
-        public let keyType: UInt32?
+        let keyType: UInt32?
         /// `WPKY`: the wrapped key (RFC 3394, 40 bytes for a 32-byte key); nil when absent.
-        public let wrappedKey: [UInt8]?
+        let wrappedKey: [UInt8]?
     }
 
     /// A real backup's keybag is about 2 KB; more than 64 KiB is refused.
-    public static let maximumBytes = 65_536
+    static let maximumBytes = 65_536
     /// A real backup's keybag holds 10 or 11 class keys; more than 64 is refused.
-    public static let maximumClassKeys = 64
+    static let maximumClassKeys = 64
     /// Real backups use `DPIC` 10,000,000 (PBKDF2-HMAC-SHA256); above 50,000,000 is refused.
-    public static let maximumSHA256Rounds = 50_000_000
+    static let maximumSHA256Rounds = 50_000_000
     /// Real backups use `ITER` 10,000 (PBKDF2-HMAC-SHA1); above 10,000,000 is refused.
-    public static let maximumSHA1Rounds = 10_000_000
+    static let maximumSHA1Rounds = 10_000_000
     /// Salts (`SALT`, `DPSL`) are 20 bytes in real backups; longer than 1 KiB is refused.
-    public static let maximumSaltBytes = 1024
+    static let maximumSaltBytes = 1024
 
     /// `VERS`, `TYPE` (1 is a backup keybag) and the keybag's own `UUID`, when present.
-    public let version: UInt32?
-    public let type: UInt32?
-    public let uuid: [UInt8]?
+    let version: UInt32?
+    let type: UInt32?
+    let uuid: [UInt8]?
     /// `SALT` and `ITER`: the PBKDF2-HMAC-SHA1 step.
-    public let salt: [UInt8]
-    public let iterations: Int
+    let salt: [UInt8]
+    let iterations: Int
     /// `DPSL` and `DPIC`: the PBKDF2-HMAC-SHA256 step that comes first (iOS 10.2 and later);
     /// nil in older keybags, whose password key is the SHA-1 step alone.
-    public let doubleProtectionSalt: [UInt8]?
-    public let doubleProtectionIterations: Int?
+    let doubleProtectionSalt: [UInt8]?
+    let doubleProtectionIterations: Int?
     /// The class keys, in keybag order.
-    public let classKeys: [ClassKey]
+    let classKeys: [ClassKey]
 
     static let classKeyTags: Set<String> = ["CLAS", "WRAP", "KTYP", "WPKY", "PBKY"]
 
     /// Parses the keybag; `place` names it in errors ("Manifest.plist BackupKeyBag").
-    public init(_ bytes: [UInt8], place: String = "Manifest.plist BackupKeyBag") throws {
+    init(_ bytes: [UInt8], place: String = "Manifest.plist BackupKeyBag") throws {
         func refuse(_ what: String) -> InputError { InputError("\(place): \(what)") }
         guard !bytes.isEmpty else { throw refuse("is empty") }
         guard bytes.count <= Self.maximumBytes else {

@@ -6,7 +6,7 @@ public enum BackupPassword {
     /// The environment variable read when no password file is given.
     public static let environmentVariable = "SANDBOX_AUDIT_BACKUP_PASSWORD"
     /// A password file larger than this (4 KiB) is refused unread.
-    public static let maximumFileBytes = 4096
+    static let maximumFileBytes = 4096
 
     /// The password: the first line of `passwordFile` (its line ending dropped) when one is
     /// given, else the environment variable's value when set and not empty, else nil.

@@ -3,28 +3,28 @@ import Foundation
 /// Where one backup domain's files' bytes are: `XX/FILEID` below the backup folder, decrypted
 /// in memory by the backup's cipher when it is encrypted. What the walk's headers and the
 /// content rules read instead of a data root.
-public final class BackupSource: Sendable {
+final class BackupSource: Sendable {
     /// One file row: where its bytes are and what decrypts them.
-    public struct Stored: Sendable {
-        public let fileID: String
-        public let size: Int64
-        public let encryptionKey: [UInt8]?
+    struct Stored: Sendable {
+        let fileID: String
+        let size: Int64
+        let encryptionKey: [UInt8]?
     }
 
     /// Why bytes could not be read: a phrase for the scan's list of what it missed.
-    public struct Failure: Error, Sendable {
-        public let reason: String
+    struct Failure: Error, Sendable {
+        let reason: String
         /// True when the backup has no bytes for the file (no `XX/FILEID`).
-        public let absent: Bool
+        let absent: Bool
     }
 
-    public let folder: BackupFolder
-    public let domain: String
+    let folder: BackupFolder
+    let domain: String
     let cipher: (any BackupCipher)?
     let files: [ContainerPath: Stored]
 
     /// An encrypted file larger than this is not decrypted (it is decrypted whole, in memory).
-    public static let maximumDecryptedSize = 256 << 20
+    static let maximumDecryptedSize = 256 << 20
 
     init(folder: BackupFolder, domain: String, cipher: (any BackupCipher)?, files: [ContainerPath: Stored]) {
         self.folder = folder
@@ -34,14 +34,14 @@ public final class BackupSource: Sendable {
     }
 
     /// True when the backup lists `path` as a file but holds no bytes for it.
-    public func lacksBytes(_ path: ContainerPath) -> Bool {
+    func lacksBytes(_ path: ContainerPath) -> Bool {
         guard let stored = files[path] else { return false }
         if case .failure(let f) = open(stored) { return f.absent }
         return false
     }
 
     /// Up to `limit` bytes from the start of the file at `path` (relative to the domain root).
-    public func read(_ path: ContainerPath, limit: Int) -> Result<[UInt8], Failure> {
+    func read(_ path: ContainerPath, limit: Int) -> Result<[UInt8], Failure> {
         guard let stored = files[path] else {
             return .failure(Failure(reason: "the backup lists no file at this path with bytes to read", absent: false))
         }

@@ -7,39 +7,39 @@ import Foundation
 /// undocumented: read what is there). Keys as the public readers decode them: mvt
 /// (https://github.com/mvt-project/mvt/blob/main/src/mvt/ios/modules/backup/manifest.py),
 /// iphonebackuptools (https://github.com/richinfante/iphonebackuptools).
-public struct MBFile: Sendable, Equatable {
-    public var size: Int64?
-    public var mode: UInt32?
+struct MBFile: Sendable, Equatable {
+    var size: Int64?
+    var mode: UInt32?
     /// Seconds since 1970.
-    public var lastModified: Int64?
-    public var lastStatusChange: Int64?
-    public var birth: Int64?
-    public var inode: UInt64?
-    public var userID: Int64?
-    public var groupID: Int64?
-    public var protectionClass: Int64?
-    public var flags: Int64?
-    public var relativePath: String?
+    var lastModified: Int64?
+    var lastStatusChange: Int64?
+    var birth: Int64?
+    var inode: UInt64?
+    var userID: Int64?
+    var groupID: Int64?
+    var protectionClass: Int64?
+    var flags: Int64?
+    var relativePath: String?
     /// A symlink's target, as archived.
-    public var target: [UInt8]?
+    var target: [UInt8]?
     /// An encrypted backup's wrapped file key (with its 4-byte protection class in front).
-    public var encryptionKey: [UInt8]?
+    var encryptionKey: [UInt8]?
 
-    public init() {}
+    init() {}
 
     /// A blob larger than this is not decoded (a real one is well under 1 KiB).
-    public static let maximumBlobSize = 64 * 1024
+    static let maximumBlobSize = 64 * 1024
     /// UIDs followed from the root object to a value: the root, the data object, its bytes.
     static let maximumHops = 4
 
     /// Why a blob gave no MBFile: a one-line phrase.
-    public struct Refusal: Error, Sendable, CustomStringConvertible {
-        public let reason: String
-        public var description: String { reason }
+    struct Refusal: Error, Sendable, CustomStringConvertible {
+        let reason: String
+        var description: String { reason }
     }
 
     /// Decodes `bytes`, or says why it cannot.
-    public static func decode(_ bytes: [UInt8]) -> Result<MBFile, Refusal> {
+    static func decode(_ bytes: [UInt8]) -> Result<MBFile, Refusal> {
         guard bytes.count <= maximumBlobSize else {
             return .failure(Refusal(reason: "its MBFile blob is \(bytes.count) bytes, over \(maximumBlobSize)"))
         }

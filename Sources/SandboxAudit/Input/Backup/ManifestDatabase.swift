@@ -6,16 +6,16 @@ import GRDBSQLite
 
 /// One row of `Manifest.db`'s `Files` table (`fileID TEXT PRIMARY KEY, domain TEXT,
 /// relativePath TEXT, flags INTEGER, file BLOB`), its blob left undecoded.
-public struct ManifestRow: Sendable {
-    public var fileID: String
-    public var domain: String
-    public var relativePath: String
+struct ManifestRow: Sendable {
+    var fileID: String
+    var domain: String
+    var relativePath: String
     /// 1 file, 2 directory, 4 symlink.
-    public var flags: Int64
+    var flags: Int64
     /// The MBFile blob; nil when the row has none, or one over `MBFile.maximumBlobSize`
     /// (`blobSize` then says how large).
-    public var file: [UInt8]?
-    public var blobSize: Int64
+    var file: [UInt8]?
+    var blobSize: Int64
 }
 
 /// A backup's `Manifest.db`, read in memory through GRDB.
@@ -26,16 +26,16 @@ public struct ManifestRow: Sendable {
 /// file itself, so no journal, `-wal` or `-shm` file can be created beside it (a read-only
 /// open of a database whose header asks for WAL would try to), and a file changed while the
 /// scan runs cannot be seen half-written.
-public final class ManifestDatabase {
+final class ManifestDatabase {
     /// A Manifest.db larger than this is refused (one of 107,000 rows is about 83 MB).
-    public static let maximumSize = 2 << 30
+    static let maximumSize = 2 << 30
     let queue: DatabaseQueue
     let label: String
 
     /// Reads `folder`'s Manifest.db, decrypted by `cipher` when the backup is encrypted.
     /// Throws `InputError` (one line) for an encrypted backup without a cipher, a file too
     /// large, or one that is not a SQLite database with a `Files` table.
-    public init(_ folder: BackupFolder, cipher: (any BackupCipher)?) throws {
+    init(_ folder: BackupFolder, cipher: (any BackupCipher)?) throws {
         label = folder.input + "/" + BackupFolder.manifestDatabase
         if folder.isEncrypted && cipher == nil { throw folder.encryptedError }
         let path = folder.path + "/" + BackupFolder.manifestDatabase
@@ -104,12 +104,12 @@ public final class ManifestDatabase {
     }
 
     /// Every domain the backup holds, sorted.
-    public func domains() throws -> [String] {
+    func domains() throws -> [String] {
         try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT domain FROM Files WHERE domain IS NOT NULL ORDER BY domain") }
     }
 
     /// The rows of `domains`, in no particular order (`forEachRow` without holding them).
-    public func rows(domains: [String]) throws -> [ManifestRow] {
+    func rows(domains: [String]) throws -> [ManifestRow] {
         var rows: [ManifestRow] = []
         try forEachRow(domains: domains) { rows.append($0) }
         return rows
@@ -118,7 +118,7 @@ public final class ManifestDatabase {
     /// Hands each row of `domains` to `body` as it is read, in no particular order. Text columns that are not text are
     /// read as text, and flags as an integer (GRDB stops the process on a value it cannot
     /// convert: every column is cast in SQL first); a blob over `MBFile.maximumBlobSize` is not loaded.
-    public func forEachRow(domains: [String], _ body: (ManifestRow) -> Void) throws {
+    func forEachRow(domains: [String], _ body: (ManifestRow) -> Void) throws {
         guard !domains.isEmpty else { return }
         let marks = Array(repeating: "?", count: domains.count).joined(separator: ", ")
         let sql = """

@@ -1,8 +1,8 @@
 /// `backup-prediction-mismatch`: with --against-backup, a path where the prediction and the real
 /// backup disagree.
-public struct BackupPredictionMismatch: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct BackupPredictionMismatch: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "backup-prediction-mismatch",
         name: "Backup prediction mismatch",
         summary: "With --against-backup: a path predicted backed up that the backup does not hold, a path the backup holds that was predicted not backed up, or a file of another size; one finding per path, and one per domain the backup lacks.",
@@ -38,7 +38,7 @@ public struct BackupPredictionMismatch: Rule {
     /// What a backup holds of an example's empty container: its backed-up folders.
     static let folders: [RuleExample.Item] = ["Documents", "Library", "Library/Application Support", "Library/Preferences"].map { .directory($0) }
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         guard let comparison = context.backupComparison, let domain = comparison.backupDomain(ofScan: inventory.domain) else { return [] }
         var findings: [Finding] = []
         if comparison.missingDomains.contains(domain) {

@@ -1,7 +1,7 @@
 /// `budget-exceeded`: a size budget of the policy file is exceeded.
-public struct BudgetExceeded: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct BudgetExceeded: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "budget-exceeded",
         name: "Budget exceeded",
         summary: "A budget of the policy file (backup footprint, a zone, a glob, churn or growth since the baseline) is exceeded; one finding per budget, with the largest contributors.",
@@ -30,7 +30,7 @@ public struct BudgetExceeded: Rule {
         return .root
     }
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         context.budgets.filter(\.exceeded).map { r in
             let largest = r.contributors.map { "\($0.path.display) (\(ByteSize.format($0.size)))" }.joined(separator: ", ")
             let percent = r.percent.map { $0.isFinite ? String(Int($0.rounded())) + "%" : "∞" } ?? "?"

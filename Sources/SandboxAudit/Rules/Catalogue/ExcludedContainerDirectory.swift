@@ -1,7 +1,7 @@
 /// `excluded-container-directory`: the attribute on one of the folders Apple defines.
-public struct ExcludedContainerDirectory: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct ExcludedContainerDirectory: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "excluded-container-directory",
         name: "Excluded container directory",
         summary: "The exclude attribute on Documents, Library, Library/Application Support, Library/Caches, Library/Preferences, tmp or the data root itself.",
@@ -23,9 +23,9 @@ public struct ExcludedContainerDirectory: Rule {
         ])
 
     /// A group container has no folders Apple defines but Library's.
-    public var roles: Set<ContainerRole> { [.app, .extension] }
+    var roles: Set<ContainerRole> { [.app, .extension] }
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         var out: [Finding] = []
         func fix(_ path: ContainerPath, _ marks: [AttributeMark]) -> String? {
             FixCommand.command("include", path, marks: marks, in: inventory).map {

@@ -1,7 +1,7 @@
 /// `excluded-user-data`: an exclusion inside Documents.
-public struct ExcludedUserData: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct ExcludedUserData: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "excluded-user-data",
         name: "Excluded user data",
         summary: "An item inside Documents carries the exclude-from-backup attribute: it is lost on restore to a new device.",
@@ -26,7 +26,7 @@ public struct ExcludedUserData: Rule {
             RuleExample("Documents itself excluded (another rule's finding)", [.directory("Documents", .exclude()), .file("Documents/a.txt")]),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let carriers = inventory.entries.filter { $0.carriesExclude && $0.zone == .documents && $0.path.depth >= 2 }
         guard !carriers.isEmpty else { return [] }
         // Each carrier's topmost carrier: its own, or that of the nearest carrier above it

@@ -1,7 +1,7 @@
 /// `exclusion-lost`: with a baseline, a file excluded from backup then and backed up now.
-public struct ExclusionLost: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct ExclusionLost: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "exclusion-lost",
         name: "Exclusion lost",
         summary: "With --baseline: a file that was excluded from backup in the baseline is backed up now; the message says whether the file was replaced (new inode) or the attribute removed.",
@@ -36,7 +36,7 @@ public struct ExclusionLost: Rule {
                         before: [.file("Documents/notes.txt", size: 80)]),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         guard let baseline = context.baseline else { return [] }
         var findings: [Finding] = []
         for e in inventory.entries where e.backedUp == true && e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) {

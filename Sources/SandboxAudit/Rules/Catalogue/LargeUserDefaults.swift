@@ -1,15 +1,15 @@
 import Foundation
 
 /// `large-user-defaults`: a UserDefaults domain (a preferences plist) grown too large.
-public struct LargeUserDefaults: Rule {
-    public init() {}
+struct LargeUserDefaults: Rule {
+    init() {}
 
     /// How many top-level keys the message names.
-    public static let keysListed = 3
+    static let keysListed = 3
     /// Plists larger than this are reported by size alone, without reading them.
-    public static let maximumParsedSize: Int64 = 16 * 1024 * 1024
+    static let maximumParsedSize: Int64 = 16 * 1024 * 1024
 
-    public let description = RuleDescription(
+    let description = RuleDescription(
         id: "large-user-defaults",
         name: "Large UserDefaults domain",
         summary: "A .plist directly in Library/Preferences of 512 KiB or more (policy: warningSize, errorSize); names its largest top-level keys.",
@@ -39,7 +39,7 @@ public struct LargeUserDefaults: Rule {
             RuleExample("A large non-plist file in Preferences", [.file("Library/Preferences/blob.bin", size: 600_000)]),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let warning = context.settings.userDefaultsWarningSize
         let error = context.settings.userDefaultsErrorSize
         return inventory.entries.compactMap { e in

@@ -1,7 +1,7 @@
 /// `legacy-exclusion-attribute`: `com.apple.MobileBackup` without the modern attribute.
-public struct LegacyExclusionAttribute: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct LegacyExclusionAttribute: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "legacy-exclusion-attribute",
         name: "Legacy exclusion attribute",
         summary: "com.apple.MobileBackup on an item that the modern attribute does not exclude: only iOS 5.0.1 honoured it.",
@@ -22,7 +22,7 @@ public struct LegacyExclusionAttribute: Rule {
             RuleExample("Inside an excluded folder", [.directory("Library/Application Support/Packs", .exclude()), .file("Library/Application Support/Packs/a.zip", .legacy())]),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         inventory.entries.compactMap { e in
             guard e.carriesLegacy, e.excludedBy == nil, !e.isSystem else { return nil }
             let effect = e.backedUp == true ? "it is backed up" : "\(e.zone.title) is not backed up anyway"

@@ -1,7 +1,7 @@
 /// `many-backed-up-files`: a folder whose subtree puts many files into every backup.
-public struct ManyBackedUpFiles: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct ManyBackedUpFiles: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "many-backed-up-files",
         name: "Many backed-up files",
         summary: "A backed-up folder holding 10,000 or more backed-up regular files in its subtree; only the deepest such folders (policy: count).",
@@ -33,7 +33,7 @@ public struct ManyBackedUpFiles: Rule {
         mutating func add(_ other: Tally) { files += other.files; bytes += other.bytes }
     }
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let threshold = context.settings.manyFilesThreshold
         // Backed-up regular files per folder, then summed up the tree, deepest folders first.
         // Siblings come in runs (path order): count a run, then add it to its folder.

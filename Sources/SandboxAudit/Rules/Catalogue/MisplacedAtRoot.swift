@@ -1,8 +1,8 @@
 /// `misplaced-at-root`: an item the app wrote at the data root outside Documents, Library, tmp
 /// and GeoJSON.
-public struct MisplacedAtRoot: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct MisplacedAtRoot: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "misplaced-at-root",
         name: "Misplaced at the data root",
         summary: "An item at the data root outside Documents, Library and tmp: backup does not carry it, so a restore loses it, and an app update may not keep it.",
@@ -32,13 +32,13 @@ public struct MisplacedAtRoot: Rule {
             RuleExample("A shared store at an App Group container's root", [.file("ChatStorage.sqlite"), .directory("Library")], role: .group),
         ])
 
-    public var roles: Set<ContainerRole> { [.app, .extension] }
+    var roles: Set<ContainerRole> { [.app, .extension] }
 
     /// Root items the app did not write: Finder's folder settings, and the receipt folder the
     /// system writes when an iOS app runs on a Mac.
     static let notTheApps: [[UInt8]] = [".DS_Store", "StoreKit", "GeoJSON"].map { Array($0.utf8) }
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let top = inventory.entries.filter { e in
             e.zone == .root && e.path.depth == 1 && !MisplacedAtRoot.notTheApps.contains { e.path.bytes == $0 }
         }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// `orphan-sidecar`: an AppleDouble `._NAME` sidecar that describes no entry of the container.
-public struct OrphanSidecar: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct OrphanSidecar: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "orphan-sidecar",
         name: "Orphan AppleDouble sidecar",
         summary: "An AppleDouble ._NAME sidecar (beside its item or in a __MACOSX folder) whose item is not in the container, or is named the same only under another Unicode normalisation.",
@@ -40,7 +40,7 @@ public struct OrphanSidecar: Rule {
     /// An AppleDouble file holding the canonical exclude attribute.
     static let sampleSidecar = AppleDouble.build(AppleDouble.Parsed(attributes: [(BackupAttribute.exclude.macName, BackupAttribute.canonicalValue)]))
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         inventory.orphanSidecars.map { o in
             // A sidecar that describes nothing goes with its file; under a normalisation
             // mismatch, renaming one of the two keeps the mark.

@@ -1,7 +1,7 @@
 /// `oversized-backed-up-file`: a large file that backup carries.
-public struct OversizedBackedUpFile: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct OversizedBackedUpFile: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "oversized-backed-up-file",
         name: "Oversized backed-up file",
         summary: "A backed-up regular file of 10 MB or more (threshold: --oversized-file-size).",
@@ -26,7 +26,7 @@ public struct OversizedBackedUpFile: Rule {
             RuleExample("Just under the threshold", [.file("Documents/clip.mov", size: 9_999_999)]),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let limit = context.settings.oversizedFileSize
         return inventory.entries.compactMap { e in
             guard e.entry.kind == .file, e.countsInTotals, e.backedUp == true, e.entry.size >= limit else { return nil }

@@ -1,7 +1,7 @@
 /// `policy-backup-excluded`: content the policy file says backup must not carry.
-public struct PolicyBackupExcluded: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct PolicyBackupExcluded: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "policy-backup-excluded",
         name: "Policy: backup excluded",
         summary: "Content a `paths:` entry marks `backup: excluded` (re-creatable, known to the team) is backed up.",
@@ -26,7 +26,7 @@ public struct PolicyBackupExcluded: Rule {
                         policy: "paths:\n  - path: \"**/Models\"\n    backup: excluded\n"),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         PolicyTotals.findings(self, inventory, context, expecting: .excluded, where: { $0.backedUp == true }) { size, pattern in
             "\(ByteSize.format(size)) backed up, but the policy says '\(pattern)' is re-creatable (backup: excluded)"
         }

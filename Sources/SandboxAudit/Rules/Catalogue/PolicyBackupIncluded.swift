@@ -1,7 +1,7 @@
 /// `policy-backup-included`: data the policy file says must survive a restore, and would not.
-public struct PolicyBackupIncluded: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct PolicyBackupIncluded: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "policy-backup-included",
         name: "Policy: backup included",
         summary: "Content a `paths:` entry marks `backup: included` (must survive a restore) is excluded, or sits where a restore does not bring it back (Caches, tmp, the system-written Library folders, the data root's other items).",
@@ -31,7 +31,7 @@ public struct PolicyBackupIncluded: Rule {
                         policy: "paths:\n  - path: \"**/user.sqlite\"\n    backup: included\n"),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         PolicyTotals.findings(self, inventory, context, expecting: .included, where: { $0.survivesRestore == false }) { size, pattern in
             "\(ByteSize.format(size)) not brought back by a restore (excluded, or where backup or restore does not reach), but the policy says '\(pattern)' must survive a restore (backup: included)"
         }

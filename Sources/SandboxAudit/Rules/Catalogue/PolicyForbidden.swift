@@ -1,7 +1,7 @@
 /// `policy-forbidden`: something the policy file says must not exist.
-public struct PolicyForbidden: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct PolicyForbidden: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "policy-forbidden",
         name: "Policy: forbidden path",
         summary: "An item matches a `paths:` entry with `forbidden: true`.",
@@ -24,7 +24,7 @@ public struct PolicyForbidden: Rule {
                         policy: "paths:\n  - path: \"Documents/*.log\"\n    forbidden: true\n  - path: \"tmp/**\"\n    forbidden: true\n"),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         context.paths.filter(\.forbidden).flatMap { policy in
             PolicyTotals.matches(inventory, policy.glob).map { path, size in
                 finding(path, "forbidden by the policy ('\(policy.glob.pattern)'), yet present (\(ByteSize.format(size)))", size: size)

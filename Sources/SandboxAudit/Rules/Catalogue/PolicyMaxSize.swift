@@ -1,7 +1,7 @@
 /// `policy-max-size`: an item larger than the policy file allows.
-public struct PolicyMaxSize: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct PolicyMaxSize: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "policy-max-size",
         name: "Policy: maximum size",
         summary: "An item (a file, or a folder with everything in it) matching a `paths:` entry is larger than its `maxSize`.",
@@ -21,7 +21,7 @@ public struct PolicyMaxSize: Rule {
                         policy: "paths:\n  - path: \"Documents/*.sqlite\"\n    maxSize: 2MB\n"),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         context.paths.compactMap { p in p.maxSize.map { (p, $0) } }.flatMap { policy, limit in
             PolicyTotals.matches(inventory, policy.glob).filter { $0.1 > limit }.map { path, size in
                 finding(path, "\(ByteSize.format(size)), over the policy's maxSize of \(ByteSize.format(limit)) for '\(policy.glob.pattern)' by \(ByteSize.format(size - limit))", size: size)

@@ -1,15 +1,15 @@
 /// `recreatable-in-documents`: content that looks like a cache, by its name, in Documents.
-public struct RecreatableInDocuments: Rule {
-    public init() {}
+struct RecreatableInDocuments: Rule {
+    init() {}
 
     /// File name endings (compared case-insensitively).
-    public static let fileSuffixes = [".cache", ".tmp", ".temp", ".part", ".partial", ".download", ".crdownload", ".swp"]
+    static let fileSuffixes = [".cache", ".tmp", ".temp", ".part", ".partial", ".download", ".crdownload", ".swp"]
     /// Folder names (case-insensitively).
-    public static let folderNames: Set<String> = ["tmp", "temp", ".tmp", "thumbnails", ".thumbnails", "thumbs"]
+    static let folderNames: Set<String> = ["tmp", "temp", ".tmp", "thumbnails", ".thumbnails", "thumbs"]
     /// Folder name endings (case-insensitively): `Cache`, `ImageCache`, `url_caches` …
-    public static let folderSuffixes = ["cache", "caches"]
+    static let folderSuffixes = ["cache", "caches"]
 
-    public let description = RuleDescription(
+    let description = RuleDescription(
         id: "recreatable-in-documents",
         name: "Re-creatable content in Documents",
         summary: "Cache-like content in Documents, by name: *.cache, *.tmp, *.temp, *.part, *.partial, *.download, *.crdownload, *.swp files; tmp, temp, thumbnails, thumbs and *cache / *caches folders.",
@@ -53,7 +53,7 @@ public struct RecreatableInDocuments: Rule {
     static let folderNameBytes = Set(folderNames.map { Array($0.utf8) })
     static let folderSuffixBytes = folderSuffixes.map { Array($0.utf8) }
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         var flagged: [ContainerPath] = []
         var reasons: [ContainerPath: String] = [:]
         var sizes: [ContainerPath: Int64] = [:]

@@ -1,7 +1,7 @@
 /// `redundant-exclusion`: the attribute where backup never goes anyway.
-public struct RedundantExclusion: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct RedundantExclusion: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "redundant-exclusion",
         name: "Redundant exclusion",
         summary: "The exclude attribute on an item inside Library/Caches, tmp or the system-written Library folders, which backup skips anyway.",
@@ -23,7 +23,7 @@ public struct RedundantExclusion: Rule {
             RuleExample("A marked support file", [.file("Library/Application Support/feed.json", .exclude())]),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let folders = Set(Zone.containerDirectories)
         return inventory.entries.compactMap { e in
             guard e.zone == .caches || e.zone == .tmp || e.zone == .systemLibrary, e.carriesExclude, !folders.contains(e.path) else { return nil }

@@ -1,7 +1,7 @@
 /// `special-file`: a FIFO, socket or device node.
-public struct SpecialFile: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct SpecialFile: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "special-file",
         name: "Special file",
         summary: "A FIFO, socket or device node in the container.",
@@ -20,7 +20,7 @@ public struct SpecialFile: Rule {
             RuleExample("Files and a symlink", [.file("Documents/a"), .symlink("Documents/b", to: "a")]),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         inventory.entries.compactMap { e in
             guard e.entry.kind == .other, !e.isSystem else { return nil }
             return finding(e.path, "\(e.entry.special?.rawValue ?? "special file") in the container: it is not data and backup does not carry it")

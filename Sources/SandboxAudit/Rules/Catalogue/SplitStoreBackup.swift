@@ -1,13 +1,13 @@
 /// `split-store-backup`: the files of one database that backup treats differently.
-public struct SplitStoreBackup: Rule {
-    public init() {}
+struct SplitStoreBackup: Rule {
+    init() {}
 
     /// Companion name suffixes, appended to the main file's name. SQLite: any main file (the
     /// companions are regular files); Realm: a main file named `*.realm` (`.management` is a folder).
-    public static let sqliteMembers = ["-wal", "-shm", "-journal"]
-    public static let realmMembers = [".lock", ".note", ".management"]
+    static let sqliteMembers = ["-wal", "-shm", "-journal"]
+    static let realmMembers = [".lock", ".note", ".management"]
 
-    public let description = RuleDescription(
+    let description = RuleDescription(
         id: "split-store-backup",
         name: "Database split by backup",
         summary: "A database whose files differ in backup state: SQLite X with X-wal, X-shm, X-journal; Realm X.realm with X.realm.lock, X.realm.note, X.realm.management/.",
@@ -46,7 +46,7 @@ public struct SplitStoreBackup: Rule {
             RuleExample("A WAL with no main file beside it", [.file("Documents/orphan.db-wal", .exclude()), .file("Documents/Other/orphan.db")]),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         // Companions first, keyed by the main file they belong to; then the main files.
         var members: [ContainerPath: [InventoryEntry]] = [:]
         var realm: Set<ContainerPath> = []

@@ -1,7 +1,7 @@
 /// `stale-temporary-file`: a file left in tmp.
-public struct StaleTemporaryFile: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct StaleTemporaryFile: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "stale-temporary-file",
         name: "Stale temporary file",
         summary: "A file in tmp not modified for 3 days before the scan (threshold: --stale-tmp-age).",
@@ -21,7 +21,7 @@ public struct StaleTemporaryFile: Rule {
             RuleExample("An old cache file", [.file("Library/Caches/old.json", age: 30 * 86_400)]),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let limit = context.settings.staleTemporaryAge
         return inventory.entries.compactMap { e in
             guard e.zone == .tmp, e.entry.kind == .file else { return nil }

@@ -1,7 +1,7 @@
 /// `symlink-escapes-container`: a symlink that points outside the data root.
-public struct SymlinkEscapesContainer: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct SymlinkEscapesContainer: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "symlink-escapes-container",
         name: "Symlink escapes container",
         summary: "A symlink whose target resolves outside the data root (resolved by its text, without following other links).",
@@ -23,7 +23,7 @@ public struct SymlinkEscapesContainer: Rule {
 
     /// Where `target` of the link at `path` lands, relative to the data root, or nil when it
     /// leaves it. `dataRoot` is the absolute data root, for absolute targets.
-    public static func resolve(_ target: [UInt8], at path: ContainerPath, dataRoot: String) -> [ArraySlice<UInt8>]? {
+    static func resolve(_ target: [UInt8], at path: ContainerPath, dataRoot: String) -> [ArraySlice<UInt8>]? {
         var parts: [ArraySlice<UInt8>]
         var rest = target[...]
         if target.first == UInt8(ascii: "/") {
@@ -46,7 +46,7 @@ public struct SymlinkEscapesContainer: Rule {
         return parts
     }
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         inventory.entries.compactMap { e in
             guard e.entry.kind == .symlink, let target = e.entry.symlinkTarget else { return nil }
             guard SymlinkEscapesContainer.resolve(target, at: e.path, dataRoot: inventory.container.dataRoot) == nil else { return nil }

@@ -1,7 +1,7 @@
 /// `unexcluded-support-data`: a sizeable file in Application Support that backup carries.
-public struct UnexcludedSupportData: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct UnexcludedSupportData: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "unexcluded-support-data",
         name: "Unexcluded support data",
         summary: "A backed-up regular file of 1 MB or more in Library/Application Support (threshold: --support-data-size).",
@@ -23,7 +23,7 @@ public struct UnexcludedSupportData: Rule {
             RuleExample("Large file in Documents", [.file("Documents/book.epub", size: 1_500_000)]),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let limit = context.settings.supportDataSize
         return inventory.entries.compactMap { e in
             guard e.zone == .applicationSupport, e.entry.kind == .file, e.countsInTotals, e.backedUp == true, e.entry.size >= limit else { return nil }

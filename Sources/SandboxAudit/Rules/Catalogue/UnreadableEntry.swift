@@ -1,7 +1,7 @@
 /// `unreadable-entry`: what the scan could not read.
-public struct UnreadableEntry: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct UnreadableEntry: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "unreadable-entry",
         name: "Unreadable entry",
         summary: "An entry the scan could not read (permission denied, vanished during the scan, a malformed AppleDouble sidecar): the totals leave it out.",
@@ -19,7 +19,7 @@ public struct UnreadableEntry: Rule {
             RuleExample("A file named like a sidecar that is not one", [.bytes("Documents/._notes", Array("plain text".utf8))]),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         inventory.problems.map { p in
             var fix: String?
             // A malformed sidecar in the container: exclude refuses to rewrite it, so it goes first.
@@ -32,15 +32,15 @@ public struct UnreadableEntry: Rule {
 
     /// The finding for a content read a rule needed and could not do (`ContentReader.misses`):
     /// what was not checked, and why.
-    public func finding(for miss: ContentMiss) -> Finding {
+    func finding(for miss: ContentMiss) -> Finding {
         finding(miss.path, "could not read \(miss.what) of \(miss.path.display): \(miss.consequence) (\(miss.why))")
     }
 }
 
 extension RuleCatalogue {
     /// `unreadable-entry`'s id, for the findings of content reads that failed.
-    public static let unreadableEntryID = UnreadableEntry().id
+    static let unreadableEntryID = UnreadableEntry().id
 
     /// The `unreadable-entry` finding for a content read a rule could not do.
-    public static func unreadContentFinding(_ miss: ContentMiss) -> Finding { UnreadableEntry().finding(for: miss) }
+    static func unreadContentFinding(_ miss: ContentMiss) -> Finding { UnreadableEntry().finding(for: miss) }
 }

@@ -1,7 +1,7 @@
 /// `unrecognised-exclusion-value`: an exclude attribute whose value is none of the known encodings.
-public struct UnrecognisedExclusionValue: Rule {
-    public init() {}
-    public let description = RuleDescription(
+struct UnrecognisedExclusionValue: Rule {
+    init() {}
+    let description = RuleDescription(
         id: "unrecognised-exclusion-value",
         name: "Unrecognised exclusion value",
         summary: "The exclude attribute holds a value that is neither the canonical binary plist, the plain string com.apple.backupd, nor another plist (value class `other`, e.g. empty or `true`).",
@@ -22,7 +22,7 @@ public struct UnrecognisedExclusionValue: Rule {
             RuleExample("Plain string and XML plist", [.file("Library/Application Support/b", .exclude(.string)), .file("Library/Application Support/c", .exclude(.plistOther))]),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         var out: [Finding] = []
         func inspect(_ path: ContainerPath, _ marks: [AttributeMark]) {
             for m in marks where m.attribute == .exclude && m.valueClass == .other {

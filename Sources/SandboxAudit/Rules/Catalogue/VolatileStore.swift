@@ -1,14 +1,14 @@
 /// `volatile-store`: a database, known by its header, where the system may delete it.
-public struct VolatileStore: Rule {
-    public init() {}
+struct VolatileStore: Rule {
+    init() {}
 
     /// A Realm file's first 24 bytes as the examples write them (empty top refs, format 23).
-    public static let sampleRealmHeader: [UInt8] = [UInt8](repeating: 0, count: 16) + StoreSignature.realmMnemonic + [23, 23, 0, 0]
+    static let sampleRealmHeader: [UInt8] = [UInt8](repeating: 0, count: 16) + StoreSignature.realmMnemonic + [23, 23, 0, 0]
     /// One 4 KiB page behind each header: the smallest real files of each kind, for examples.
-    public static let sampleSQLiteFile: [UInt8] = StoreSignature.sqliteHeader + [0x10, 0x00, 0x01, 0x01] + [UInt8](repeating: 0, count: 4076)
-    public static let sampleRealmFile: [UInt8] = sampleRealmHeader + [UInt8](repeating: 0, count: 4072)
+    static let sampleSQLiteFile: [UInt8] = StoreSignature.sqliteHeader + [0x10, 0x00, 0x01, 0x01] + [UInt8](repeating: 0, count: 4076)
+    static let sampleRealmFile: [UInt8] = sampleRealmHeader + [UInt8](repeating: 0, count: 4072)
 
-    public let description = RuleDescription(
+    let description = RuleDescription(
         id: "volatile-store",
         name: "Database in a purgeable folder",
         summary: "A SQLite or Realm database, recognised by its header, in Library/Caches or tmp (the URL cache's Cache.db and Library/Caches/com.apple.* folders are exempt).",
@@ -42,7 +42,7 @@ public struct VolatileStore: Rule {
             RuleExample("A SQLite header on a file of a size no database has", [.bytes("Library/Caches/partial.sqlite", Array(VolatileStore.sampleSQLiteFile.dropLast(3)))]),
         ])
 
-    public func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         inventory.entries.compactMap { e in
             guard e.zone == .caches || e.zone == .tmp, e.entry.kind == .file,
                   StoreSignature.mayBeDatabase(size: e.entry.size), !StoreSignature.isSystemStore(e.path) else { return nil }
