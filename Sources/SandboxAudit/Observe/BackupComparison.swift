@@ -16,11 +16,6 @@ struct BackupComparison: Sendable {
     struct Side: Sendable, Equatable {
         let present: Bool
         let size: Int64?
-
-        init(present: Bool, size: Int64?) {
-            self.present = present
-            self.size = size
-        }
     }
 
     struct Mismatch: Sendable {
