@@ -252,6 +252,33 @@ final class BackupDomainTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/AppDomainPlugin-com.example.app.ShareExtension/Library/Application Support/share.log"))
     }
 
+    /// A domain that fails after others were written: the domains already at DIR are removed
+    /// through descriptors (read-only folders made writable first, as a user other than root
+    /// must), and so is the DIR this run made. Nothing is left.
+    func testSimulateIntoRemovesTheWrittenDomainsWhenALaterOneFails() throws {
+        let asNobody = geteuid() == 0
+        if asNobody { try Tool.require("/usr/bin/setpriv", for: "runs the tool as a user other than root") }
+        let dir = try TempDir("simfail")
+        chmod(dir.path, 0o777)
+        let device = dir.sub("Devices/ABCD")
+        try makeDevice(device)
+        let app = device + "/data/Containers/Data/Application/1111"
+        for f in 0..<3 { try Fixture.file(app + "/Documents/ro/sub/f\(f)", size: 10) }
+        chmod(app + "/Documents/ro/sub", 0o555)
+        chmod(app + "/Documents/ro", 0o555)
+        let unreadable = device + "/data/Containers/Shared/AppGroup/3333/zz-unreadable.bin"
+        try Fixture.file(unreadable, size: 10)
+        chmod(unreadable, 0)
+        let out = dir.sub("out")
+        let r = try CLI.run(["simulate", "update", "--app", "com.example.app", "--app-group", "group.com.example.shared",
+                             device, "--into", out], asNobody: asNobody)
+        XCTAssertEqual(r.status, 2, r.stdout + r.stderr)
+        // The group is written last: the app's and the extension's domains were at DIR before it failed.
+        XCTAssertTrue(r.stderr.contains("nothing written to \(out)/AppDomainGroup-group.com.example.shared")
+                      && r.stderr.contains("zz-unreadable.bin"), r.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["Devices"], "no DIR, no domain, no temporary tree")
+    }
+
     func testExcludedByHasAnExactForm() throws {
         let dir = try TempDir("exact")
         let root = dir.sub("App")

@@ -24,7 +24,12 @@ enum AppMaterializer {
             }
             return reports
         } catch {
-            for r in reports { try? FileManager.default.removeItem(atPath: r.destination) }
+            // Through descriptors, as a failed tree is removed: never following a link, and
+            // making read-only folders writable first.
+            if let fd = try? cwd.openDirectory(dest.utf8) {
+                for s in simulations.prefix(reports.count) { Materializer.removeTree(s.inventory.domain, in: fd) }
+                fd.close()
+            }
             if created { try? cwd.remove(dest.utf8, isDirectory: true) }
             throw error
         }

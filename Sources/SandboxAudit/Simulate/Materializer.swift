@@ -66,7 +66,7 @@ enum Materializer {
                             symlinks: report.symlinks, fifos: report.fifos, bytes: report.bytes, skipped: report.skipped)
             return report
         } catch {
-            removeTemporary(temporary, in: parentFD, root: rootFD, id: rootID)
+            removeTree(temporary, in: parentFD, root: rootFD, id: rootID)
             if let e = error as? InputError { throw InputError("nothing written to \(dest): \(e.message)") }
             throw InputError("nothing written to \(dest): \(error)")
         }
@@ -153,11 +153,19 @@ enum Materializer {
         throw SystemError(code: EEXIST, operation: "create a temporary folder beside", path: dest)
     }
 
-    /// Removes the temporary tree through its descriptor (folders made writable first), then its
-    /// now empty folder, if the name still holds it.
-    static func removeTemporary(_ temporary: String, in parentFD: FileDescriptor, root: FileDescriptor, id: FileIdentity) {
+    /// Removes a tree this run wrote through its descriptor (folders made writable first), then
+    /// its now empty folder, if the name still holds it.
+    static func removeTree(_ name: String, in parentFD: FileDescriptor, root: FileDescriptor, id: FileIdentity) {
         removeContents(of: root)
-        if (try? parentFD.status(of: temporary.utf8).identity) == id { try? parentFD.remove(temporary.utf8, isDirectory: true) }
+        if (try? parentFD.status(of: name.utf8).identity) == id { try? parentFD.remove(name.utf8, isDirectory: true) }
+    }
+
+    /// The folder `name` in `parentFD` and all it holds, opened without following a link.
+    static func removeTree(_ name: String, in parentFD: FileDescriptor) {
+        guard let fd = try? parentFD.openDirectory(name.utf8) else { return }
+        defer { fd.close() }
+        guard let id = try? fd.status().identity else { return }
+        removeTree(name, in: parentFD, root: fd, id: id)
     }
 
     static func removeContents(of fd: FileDescriptor) {
