@@ -336,10 +336,16 @@ final class PolicyTests: XCTestCase {
         let dir = try TempDir()
         try Fixture.container(at: dir.path)
         try "{}".write(toFile: dir.sub("x.json"), atomically: true, encoding: .utf8)
-        for (file, needle) in [(dir.sub("x.json"), "not a sandbox-audit baseline"), (dir.sub("missing.json"), "cannot read baseline")] {
+        XCTAssertEqual(mkfifo(dir.sub("fifo.json"), 0o644), 0)
+        for (file, needle) in [(dir.sub("x.json"), "not a sandbox-audit baseline"),
+                               (dir.sub("missing.json"), "cannot read baseline \(dir.sub("missing.json")): No such file or directory"),
+                               (dir.path, "cannot read baseline \(dir.path): is a directory"),
+                               // Opened non-blocking: a FIFO never hangs the scan.
+                               (dir.sub("fifo.json"), "cannot read baseline \(dir.sub("fifo.json")): is not a regular file")] {
             let r = try CLI.run(["scan", "--baseline", file, dir.path])
             XCTAssertEqual(r.status, 2)
             XCTAssertTrue(r.stderr.contains(needle), r.stderr)
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
         }
     }
 

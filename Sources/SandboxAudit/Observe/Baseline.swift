@@ -7,6 +7,8 @@ public struct Baseline: Sendable {
     static let schemaVersion: Int64 = 2
     /// Versions `load` reads: version 1 files have no `inode` and `excluded` keys.
     static let readableVersions: [Int64] = [1, 2]
+    /// The largest baseline read (a 200,000-file container's is 45 MB).
+    static let maximumSize = 1 << 30
 
     struct File: Sendable, Equatable {
         var size: Int64
@@ -78,8 +80,13 @@ public struct Baseline: Sendable {
 
     /// Reads a baseline file; an `InputError` says what is wrong with it.
     public static func load(_ location: String) throws -> Baseline {
-        guard let data = FileManager.default.contents(atPath: location) else { throw InputError("cannot read baseline \(location)") }
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+        let bytes: [UInt8]
+        do {
+            bytes = try BoundedRead.file(Array(location.utf8), limit: maximumSize, followSymlink: true)
+        } catch let failure as BoundedRead.Failure {
+            throw InputError("cannot read baseline \(location): \(failure)")
+        }
+        guard let root = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
               root["kind"] as? String == "sandbox-audit-baseline" else {
             throw InputError("\(location) is not a sandbox-audit baseline (write one with --write-baseline)")
         }
