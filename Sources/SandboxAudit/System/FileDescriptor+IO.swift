@@ -7,19 +7,24 @@ import CSystem
 
 /// Reading and writing an open file's bytes.
 extension FileDescriptor {
-    /// Up to `limit` bytes from the current offset (to the end when shorter), read straight into
-    /// the result at most 64 KiB a call.
+    /// Up to `limit` bytes from the current offset (to the end when shorter), read in place into
+    /// the result: the expected size and one byte more (to see the end) in the first call, then
+    /// at most 64 KiB a call.
     func read(upTo limit: Int, expectedSize: Int64 = 0) throws(Errno) -> [UInt8] {
+        let chunk = 64 * 1024
+        let expected = expectedSize < Int64(limit) ? Int(max(expectedSize, 0)) + 1 : limit
         var out = [UInt8]()
-        out.reserveCapacity(min(limit, max(Int(clamping: expectedSize), 0), 1 << 20))
+        var failure: Errno?
         while out.count < limit {
-            let want = min(64 * 1024, limit - out.count)
-            let before = out.count
-            out.append(contentsOf: repeatElement(0, count: want))
-            let n = out.withUnsafeMutableBytes { buffer in retryOnInterrupt { systemRead(rawValue, buffer.baseAddress! + before, want) } }
-            out.removeLast(want - max(n, 0))
-            if n < 0 { throw Errno.current }
-            if n == 0 { break }
+            let want = min(limit - out.count, out.isEmpty ? max(expected, chunk) : chunk)
+            let piece = [UInt8](unsafeUninitializedCapacity: want) { buffer, count in
+                let n = retryOnInterrupt { systemRead(rawValue, buffer.baseAddress!, want) }
+                if n < 0 { failure = Errno.current }
+                count = max(n, 0)
+            }
+            if let failure { throw failure }
+            if piece.isEmpty { break }
+            if out.isEmpty { out = piece } else { out.append(contentsOf: piece) }
         }
         return out
     }
