@@ -19,7 +19,7 @@ echo "dist: swift build -c release --static-swift-stdlib"
 swift build -c release --static-swift-stdlib --scratch-path .build-dist --product sandbox-audit
 bin=".build-dist/release/sandbox-audit"
 
-if ldd "$bin" | grep -q 'libswift\|libFoundation\|libdispatch'; then
+if ldd "$bin" | grep 'libswift\|libFoundation\|libdispatch' >/dev/null; then  # not -q: see setup.sh
     ldd "$bin" >&2; echo "dist: the binary still needs the Swift runtime" >&2; exit 1
 fi
 

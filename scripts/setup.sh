@@ -40,7 +40,7 @@ as_root() {
 apt_install() {   # apt_install PKG...: installs those that are not installed yet
     local missing=() p
     for p in "$@"; do
-        dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed' || missing+=("$p")
+        dpkg -s "$p" 2>/dev/null | grep '^Status: install ok installed' >/dev/null || missing+=("$p")
     done
     [ "${#missing[@]}" -eq 0 ] && return 0
     say "installing with apt-get: ${missing[*]}"
@@ -50,7 +50,9 @@ apt_install() {   # apt_install PKG...: installs those that are not installed ye
     as_root "${apt[@]}" "${missing[@]}" || { as_root apt-get update -q && as_root "${apt[@]}" "${missing[@]}"; }
 }
 
-apt_has_candidate() { apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [0-9]'; }
+# grep without -q here and above: under pipefail, grep -q quitting at the first match can kill
+# the command before it with SIGPIPE and turn a match into a failure.
+apt_has_candidate() { apt-cache policy "$1" 2>/dev/null | grep 'Candidate: [0-9]' >/dev/null; }
 
 # --- macOS: Homebrew ---------------------------------------------------------------------------
 brew_install() {  # brew_install FORMULA...
