@@ -39,7 +39,7 @@ while [ $# -gt 0 ]; do
 done
 
 for tool in python3 du getfattr /usr/bin/time; do
-    command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 2; }
+    command -v "$tool" >/dev/null || { echo "missing: $tool (Debian: apt-get install python3 coreutils attr time)" >&2; exit 2; }
 done
 if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then
     export PATH="/opt/swift/usr/bin:$PATH"
