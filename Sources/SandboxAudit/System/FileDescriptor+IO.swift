@@ -8,22 +8,25 @@ import CSystem
 /// Reading and writing an open file's bytes.
 extension FileDescriptor {
     /// Up to `limit` bytes from the current offset (to the end when shorter), read in place into
-    /// the result: the expected size and one byte more (to see the end) in the first call, then
-    /// at most 64 KiB a call.
+    /// the result: a buffer of the expected size and one byte more (to see the end), filled until
+    /// the end, then 64 KiB more at a time while the file goes on.
     func read(upTo limit: Int, expectedSize: Int64 = 0) throws(Errno) -> [UInt8] {
         let chunk = 64 * 1024
         let expected = expectedSize < Int64(limit) ? Int(max(expectedSize, 0)) + 1 : limit
         var out = [UInt8]()
         var failure: Errno?
-        while out.count < limit {
+        var atEnd = false
+        while out.count < limit, !atEnd {
             let want = min(limit - out.count, out.isEmpty ? max(expected, chunk) : chunk)
             let piece = [UInt8](unsafeUninitializedCapacity: want) { buffer, count in
-                let n = retryOnInterrupt { systemRead(rawValue, buffer.baseAddress!, want) }
-                if n < 0 { failure = Errno.current }
-                count = max(n, 0)
+                while count < want {
+                    let n = retryOnInterrupt { systemRead(rawValue, buffer.baseAddress! + count, want - count) }
+                    if n < 0 { failure = Errno.current; return }
+                    if n == 0 { atEnd = true; return }
+                    count += n
+                }
             }
             if let failure { throw failure }
-            if piece.isEmpty { break }
             if out.isEmpty { out = piece } else { out.append(contentsOf: piece) }
         }
         return out
