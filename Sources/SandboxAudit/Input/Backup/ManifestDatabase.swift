@@ -29,7 +29,8 @@ struct ManifestRow: Sendable {
 /// journal, `-wal` or `-shm` file can be created beside it. A `Manifest.db-wal` left by a
 /// backup still being written is applied in memory (`ManifestWAL`).
 ///
-/// Only a real `Files` table is read (not a view), and SQLite's work is capped: at most
+/// Only a real `Files` table is read (not a view, a virtual table or one with generated
+/// columns: nothing the file holds runs as SQL), and SQLite's work is capped as well: at most
 /// `operationsPerByte` virtual-machine steps per byte of the file (plus `baseOperations`) for
 /// the whole run, and no string or blob over `maximumValueLength`.
 final class ManifestDatabase {
@@ -61,26 +62,28 @@ final class ManifestDatabase {
         var plain: UnsafeMutableRawBufferPointer
         var length: Int
         if folder.isEncrypted, let cipher {
-            // The first block says whether the rest is worth decrypting (a size that is not
-            // whole blocks is refused at once, unread).
+            // The first blocks say whether the rest is worth decrypting, and how much of it
+            // the database holds (a size that is not whole blocks is refused at once, unread).
             let first = try Self.decrypting(label) {
-                let probe = UnsafeMutableRawBufferPointer.allocate(byteCount: 16, alignment: 16)
+                let probe = UnsafeMutableRawBufferPointer.allocate(byteCount: 112, alignment: 16)
                 defer { probe.deallocate() }
-                let n = try cipher.manifestDatabase(size: size % 16 == 0 ? min(size, 16) : size, what: label, read: file.read, into: probe)
+                let n = try cipher.manifestDatabase(size: size % 16 == 0 ? min(size, 112) : size, what: label, read: file.read, into: probe)
                 return Array(probe.prefix(n))
             }
             try Self.checkHeader(first, label: label, encrypted: true)
-            plain = try Self.allocate(size, label: label)
+            let wanted = Self.declaredSize(first).map { min($0, size) } ?? size
+            plain = try Self.allocate(wanted, label: label)
             do {
-                length = try Self.decrypting(label) { try cipher.manifestDatabase(size: size, what: label, read: file.read, into: plain) }
+                length = try Self.decrypting(label) { try cipher.manifestDatabase(size: wanted, what: label, read: file.read, into: plain) }
             } catch {
                 sqlite3_free(plain.baseAddress)
                 throw error
             }
         } else {
-            try Self.checkHeader(try file.read(0, 100), label: label, encrypted: false)
-            plain = try Self.allocate(size, label: label)
-            length = size
+            let header = try file.read(0, 100)
+            try Self.checkHeader(header, label: label, encrypted: false)
+            length = Self.declaredSize(header).map { min($0, size) } ?? size
+            plain = try Self.allocate(length, label: label)
             do { try file.fill(plain) } catch {
                 sqlite3_free(plain.baseAddress)
                 throw error
@@ -133,7 +136,14 @@ final class ManifestDatabase {
         if let kind = kinds.first, kind.0 != "table" || kind.1.uppercased().hasPrefix("CREATE VIRTUAL") {
             throw InputError("cannot read \(label): its Files is \(kind.0 == "table" ? "a virtual table" : "a \(kind.0)"), not a table (only a table is read)")
         }
-        let columns = try read { db in try Row.fetchAll(db, sql: "PRAGMA table_info(Files)").compactMap { $0["name"] as String? } }
+        // table_xinfo's `hidden`: 2 and 3 are generated columns, computed by SQL the file holds.
+        let described = try read { db in
+            try Row.fetchAll(db, sql: "SELECT CAST(name AS TEXT), hidden FROM pragma_table_xinfo('Files')").map { (($0[0] as String?) ?? "", ($0[1] as Int64?) ?? 0) }
+        }
+        if let generated = described.first(where: { $0.1 == 2 || $0.1 == 3 }) {
+            throw InputError("cannot read \(label): its Files column \(generated.0) is computed by SQL (a generated column), which no backup's is")
+        }
+        let columns = described.map(\.0)
         let missing = ["fileID", "domain", "relativePath", "flags", "file"].filter { !columns.contains($0) }
         if !missing.isEmpty {
             throw InputError("cannot read \(label): " + (columns.isEmpty ? "it has no Files table" : "its Files table has no \(missing.joined(separator: ", ")) column"))

@@ -33,7 +33,8 @@ struct ManifestFile {
         }
         guard status.size <= Int64(limit) else {
             descriptor.close()
-            throw InputError("cannot read \(label): it is \(ByteSize.format(status.size)), over the \(ByteSize.format(Int64(limit))) limit for a backup's Manifest.db (see docs/limits.md)")
+            let limitText = limit % (1 << 30) == 0 ? "\(limit >> 30) GiB" : ByteSize.format(Int64(limit))
+            throw InputError("cannot read \(label): it is \(ByteSize.format(status.size)) (\(status.size) bytes), over the \(limitText) limit for a backup's Manifest.db (see docs/limits.md)")
         }
         size = status.size
     }
@@ -45,13 +46,13 @@ struct ManifestFile {
         }
     }
 
-    /// Fills `buffer` (`size` bytes) from the start of the file.
+    /// Fills `buffer` from the start of the file.
     func fill(_ buffer: UnsafeMutableRawBufferPointer) throws {
         let n: Int
-        do { n = try descriptor.read(filling: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(size)]), at: 0) } catch {
+        do { n = try descriptor.read(filling: buffer, at: 0) } catch {
             throw InputError("cannot read \(label): \(errorText(error.code).lowercased())")
         }
-        guard n == Int(size) else { throw InputError("cannot read \(label): it was cut to \(n) bytes while it was read") }
+        guard n == buffer.count else { throw InputError("cannot read \(label): it was cut to \(n) bytes while it was read") }
     }
 }
 
@@ -69,6 +70,19 @@ extension ManifestDatabase {
         guard bytes.starts(with: Array("SQLite format 3\0".utf8)) else {
             throw InputError("cannot read \(label): it is not a SQLite database" + (encrypted ? " once decrypted" : ""))
         }
+    }
+
+    /// The database's size as its header says it (page size × "in-header database size"),
+    /// when that field is valid (its "version-valid-for" number equals the change counter):
+    /// SQLite reads no further, so neither does this. Nil when the header does not say. The
+    /// layout: "Database File Format", section 1.3, https://www.sqlite.org/fileformat2.html.
+    static func declaredSize(_ header: [UInt8]) -> Int? {
+        guard header.count >= 100, header[24..<28].elementsEqual(header[92..<96]) else { return nil }
+        let pageField = Int(header[16]) << 8 | Int(header[17])
+        let pageSize = pageField == 1 ? 65536 : pageField
+        let pages = header[28..<32].reduce(0) { $0 << 8 | Int($1) }
+        guard pageSize >= 512, pages > 0 else { return nil }
+        return pages * pageSize
     }
 
     /// A cipher's failure as one line naming the file (its own errors already do).
@@ -107,7 +121,7 @@ extension ManifestDatabase {
         let commit: ManifestWAL.Commit
         switch ManifestWAL.commit(bytes, pageSize: pageSize) {
         case .failure(let refusal): return skipped("it is not a WAL of this database: \(refusal.reason)")
-        case .success(nil): return (plain, length)
+        case .success(nil): return skipped("it holds no valid committed frame")
         case .success(let found?): commit = found
         }
         // Every page lies in the database or the WAL: a commit may not claim more.
