@@ -122,7 +122,7 @@ final class BackupHostileTests: XCTestCase {
 
         // A WAL whose frame does not match its checksum holds nothing committed: said, not silent.
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir.sub("B/Manifest.db-wal"))))
-        bytes[ManifestWAL.headerSize + ManifestWAL.frameHeaderSize + 100] ^= 0xFF
+        bytes[32 + 24 + 100] ^= 0xFF // the WAL header, the first frame's header, into its page
         try Data(bytes).write(to: URL(fileURLWithPath: dir.sub("B/Manifest.db-wal")))
         let garbled = try Audit.run(dir.sub("B"), selection: ContainerSelection(app: Self.app))
         XCTAssertNil(garbled.inventory.entry(at: ContainerPath("Documents/only-in-wal.txt")))

@@ -36,9 +36,9 @@ public enum BackupPassword {
             return password
         }
         if let password = environment[environmentVariable], !password.isEmpty {
-            // The environment is bytes; Foundation's dictionary repairs what is not UTF-8. A
-            // backup password is text (its key is derived from its UTF-8 bytes), so a value that
-            // is not UTF-8 is no backup's password: refused, as a password file's would be.
+            // The environment is bytes; Foundation's dictionary repairs what is not UTF-8. The
+            // password is taken as UTF-8 text (the key comes from its UTF-8 bytes), and a
+            // repaired one could only give a wrong key: refused, as a password file's would be.
             if let raw = Environment.bytes(environmentVariable), ByteText.utf8String(raw) == nil,
                String(decoding: raw, as: UTF8.self) == password {
                 throw InputError("the environment variable \(environmentVariable) is not UTF-8 text: a backup password is text, and its key is derived from its UTF-8 bytes")
