@@ -71,13 +71,15 @@ final class ArchiveTests: XCTestCase {
     }
 
     func testTarArchivesEqualTheDirectory() throws {
-        try Tool.require("tar", "gzip", "xz", "bsdtar", for: "the archives are made with GNU tar (gzip, xz) and bsdtar")
+        try Tool.require("gzip", "xz", "bsdtar", for: "the archives are made with GNU tar where there is one (gzip, xz) and bsdtar")
         let dir = try TempDir("tar")
         try makeContainer(dir.sub("App"), links: true)
         let direct = try model(dir.sub("App"), mtime: true)
-        try sh("tar --xattrs --xattrs-include='*' -cf gnu.tar App", in: dir.path)
-        try sh("tar --xattrs --xattrs-include='*' -czf gnu.tar.gz App", in: dir.path)
-        try sh("tar --xattrs --xattrs-include='*' -cJf gnu.tar.xz App", in: dir.path)
+        // GNU tar where there is one; otherwise (macOS) bsdtar makes the compressed archives too.
+        let tar = GNUTar.command.map { "\($0) --xattrs --xattrs-include='*'" } ?? "bsdtar --xattrs"
+        try sh("\(tar) -cf gnu.tar App", in: dir.path)
+        try sh("\(tar) -czf gnu.tar.gz App", in: dir.path)
+        try sh("\(tar) -cJf gnu.tar.xz App", in: dir.path)
         try sh("bsdtar --xattrs -cf bsd.tar App", in: dir.path)
         for archive in ["gnu.tar", "gnu.tar.gz", "gnu.tar.xz", "bsd.tar"] {
             assertSameModel(try model(dir.sub(archive), mtime: true), direct, archive)
