@@ -59,8 +59,8 @@ class SandboxAudit < Formula
     return if OS.mac? || build.head?
 
     <<~EOS
-      The Linux binary uses the system's libattr, libarchive and SQLite:
-        Debian/Ubuntu: sudo apt-get install -y libattr1 libarchive13 libsqlite3-0
+      The Linux binary uses the system's libattr, libarchive and SQLite. Debian/Ubuntu:
+        sudo apt-get install -y libc6 libgcc-s1 libstdc++6 libattr1 libarchive13 libsqlite3-0
     EOS
   end
 

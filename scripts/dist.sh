@@ -36,8 +36,9 @@ name="sandbox-audit-$version-$platform"
 
 sha256() { if command -v sha256sum >/dev/null 2>&1; then sha256sum "$@"; else shasum -a 256 "$@"; fi; }
 
+stage=
 package() {  # package BINARY OUTDIR
-    local bin="$1" out="$2" stage
+    local bin="$1" out="$2"
     [ -x "$bin" ] || die "$bin is not an executable"
     stage=$(mktemp -d)
     trap 'rm -rf "$stage"' EXIT

@@ -9,7 +9,7 @@
 # DIR/sandbox-audit (default ~/.local/bin) by renaming it into place, so DIR never holds half a
 # binary. Any CI, in one line (curl and tar; sha256sum or shasum):
 #
-#   curl -fsSL https://raw.githubusercontent.com/sandbox-audit/sandbox-audit/v0.1.0/scripts/install.sh | sh -s -- 0.1.0
+#   curl -fsSL https://raw.githubusercontent.com/sandbox-audit/sandbox-audit/vVERSION/scripts/install.sh | sh -s -- VERSION
 #
 # Linux binaries need the packages of scripts/runtime-packages.txt (README, Install).
 # Exit status: 0 installed; 1 the checksum did not match or the tarball is not a release's

@@ -4,8 +4,9 @@
 #
 #   scripts/stamp-version.sh VERSION        Project.version in Sources/SandboxAudit/Support/Project.swift
 #                                           (what --version prints and the reports name)
-#   scripts/stamp-version.sh VERSION DIST   the same, and Formula/sandbox-audit.rb: its version and
-#                                           each platform's sha256, read from DIST/*.tar.gz.sha256
+#   scripts/stamp-version.sh VERSION DIST   the same, and Formula/sandbox-audit.rb (its version,
+#                                           urls and each platform's sha256, read from
+#                                           DIST/*.tar.gz.sha256) and the README's install lines
 set -euo pipefail
 cd "$(dirname "$0")/.."
 die() { echo "stamp-version: $*" >&2; exit 2; }
@@ -33,3 +34,10 @@ for platform in macos-universal linux-x86_64 linux-aarch64; do
 done
 rm -f "$formula.bak"
 echo "stamp-version: $formula says $version, with the sha256 of each release tarball"
+# The README's install lines and Action references name the release too.
+v='[0-9][0-9A-Za-z.+]*'
+sed -i.bak -E -e "s#(sandbox-audit/sandbox-audit/)v$v(/scripts/install\.sh \| sh -s -- )$v#\1v$version\2$version#g" \
+    -e "s#(sandbox-audit/sandbox-audit@v)$v#\1$version#g" \
+    -e "s#sandbox-audit-$v(-linux-x86_64|-linux-aarch64|-macos-universal)#sandbox-audit-$version\1#g" README.md
+rm -f README.md.bak
+echo "stamp-version: README.md names $version"
