@@ -56,7 +56,7 @@ class SandboxAudit < Formula
   end
 
   def caveats
-    return if OS.mac? || build.head?
+    return if OS.mac? || version.head?
 
     <<~EOS
       The Linux binary uses the system's libattr, libarchive and SQLite. Debian/Ubuntu:
@@ -65,7 +65,7 @@ class SandboxAudit < Formula
   end
 
   test do
-    if build.head?
+    if version.head?
       assert_match(/\A\d+\.\d+\.\d+/, shell_output("#{bin}/sandbox-audit --version"))
     else
       assert_equal version.to_s, shell_output("#{bin}/sandbox-audit --version").strip

@@ -20,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 die() { echo "dist: $*" >&2; exit 2; }
 
-version=$(sed -n 's/^ *public static let version = "\([^"]*\)".*/\1/p' Sources/SandboxAudit/Support/Project.swift)
+version=$(sed -n 's/^ *static let version = "\([^"]*\)".*/\1/p' Sources/SandboxAudit/Support/Project.swift)
 [ -n "$version" ] || die "no version in Sources/SandboxAudit/Support/Project.swift"
 case "$(uname -s)" in
     Linux)

@@ -15,8 +15,8 @@ version="${1#v}"
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$ ]] || die "not a version: $1"
 
 project=Sources/SandboxAudit/Support/Project.swift
-sed -i.bak "s/^\( *public static let version = \)\"[^\"]*\"/\1\"$version\"/" "$project" && rm -f "$project.bak"
-grep "public static let version = \"$version\"" "$project" >/dev/null || die "could not stamp $project"
+sed -i.bak "s/^\( *static let version = \)\"[^\"]*\"/\1\"$version\"/" "$project" && rm -f "$project.bak"
+grep "static let version = \"$version\"" "$project" >/dev/null || die "could not stamp $project"
 echo "stamp-version: $project says $version"
 
 [ $# -eq 2 ] || exit 0

@@ -4,11 +4,11 @@
 /// `v*` tag with scripts/stamp-version.sh; scripts/dist.sh, scripts/install.sh's default
 /// download URL, action.yml and the Homebrew formula read or are checked against these lines
 /// (DistributionTests), so keep each on one line as written.
-public enum Project {
+enum Project {
     /// The release version, without the tag's `v`.
-    public static let version = "0.1.0"
+    static let version = "0.1.0"
     /// The canonical GitHub repository, `owner/name`. A fork changes it here.
-    public static let repository = "sandbox-audit/sandbox-audit"
+    static let repository = "sandbox-audit/sandbox-audit"
     /// The repository's web address.
-    public static var repositoryURL: String { "https://github.com/" + repository }
+    static var repositoryURL: String { "https://github.com/" + repository }
 }
