@@ -30,11 +30,14 @@ name=$(basename "$tarball" .tar.gz)
 
 work=$(mktemp -d)
 root="$work/root"
-trap 'rm -rf "$work"' EXIT
+cleanup() { umount "$root/proc" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
 say "debootstrap --variant=minbase $suite ($mirror)"
 debootstrap --variant=minbase "$suite" "$root" "$mirror" > "$work/debootstrap.log" 2>&1 \
     || { tail -20 "$work/debootstrap.log" >&2; die "debootstrap failed"; }
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# /proc as on any running system: the Swift runtime reads the command line from it.
+mount -t proc proc "$root/proc"
 
 tar -xzf "$tarball" -C "$root/opt"
 [ -x "$root/opt/$name/sandbox-audit" ] || die "$tarball holds no $name/sandbox-audit"
@@ -54,13 +57,17 @@ in_root apt-get update -q > "$work/apt.log" 2>&1 || { tail -20 "$work/apt.log" >
 in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${packages[@]}" >> "$work/apt.log" 2>&1 \
     || { tail -20 "$work/apt.log" >&2; die "apt-get install failed"; }
 
+expected=${name#sandbox-audit-}
+expected=${expected%-linux-*}
 version=$(in_root "/opt/$name/sandbox-audit" --version) || die "the binary does not run with the listed packages"
+[ "$version" = "$expected" ] || die "--version printed '$version', not $expected"
 say "sandbox-audit --version: $version"
 for input in /tmp/WellBehaved /tmp/WellBehaved.tar.gz; do
     status=0
     in_root "/opt/$name/sandbox-audit" scan --config /tmp/WellBehaved.sandbox-audit.yml "$input" > "$work/scan.txt" 2>&1 || status=$?
     [ "$status" = 0 ] || { cat "$work/scan.txt" >&2; die "scan $input exited $status"; }
-    say "scan $input: exit 0"
+    grep "^sandbox-audit $expected: " "$work/scan.txt" >/dev/null || { cat "$work/scan.txt" >&2; die "scan $input wrote no report"; }
+    say "scan $input: exit 0, $(head -1 "$work/scan.txt")"
 done
 in_root "/opt/$name/sandbox-audit" scan --format json --config /tmp/WellBehaved.sandbox-audit.yml /tmp/WellBehaved \
     | grep '"backupFootprint"' >/dev/null || die "scan --format json wrote no report"
