@@ -112,6 +112,25 @@ final class DistributionTests: XCTestCase {
         XCTAssertTrue(try Self.text("docs/distribution.md").contains("`" + listed.joined(separator: " ") + "`"))
     }
 
+    /// The workflows, the action and every whole workflow the README shows validate against
+    /// GitHub's published schemas (check-jsonschema's vendored copies, offline).
+    func testWorkflowsAndActionMatchGitHubsSchemas() throws {
+        try Tool.require("check-jsonschema", for: "GitHub's workflow and action schemas (pip install check-jsonschema)")
+        let dir = try TempDir("workflows")
+        let readme = try Self.text("README.md")
+        var workflows = [".github/workflows/ci.yml", ".github/workflows/release.yml"].map { DocsTests.repo + "/" + $0 }
+        for (i, block) in try Self.captures(#"```yaml\n(name: [\s\S]*?)```"#, in: readme).enumerated() {
+            try Fixture.bytes(dir.sub("readme-\(i).yml"), Array(block.utf8))
+            workflows.append(dir.sub("readme-\(i).yml"))
+        }
+        XCTAssertGreaterThanOrEqual(workflows.count, 4, "the README's GitHub recipe and baseline recipe are whole workflows")
+        let check = Tool.find("check-jsonschema")!
+        let w = try CLI.run(["--builtin-schema", "vendor.github-workflows"] + workflows, via: check)
+        XCTAssertEqual(w.status, 0, w.stdout + w.stderr)
+        let a = try CLI.run(["--builtin-schema", "vendor.github-actions", DocsTests.repo + "/action.yml"], via: check)
+        XCTAssertEqual(a.status, 0, a.stdout + a.stderr)
+    }
+
     /// scripts/check-dist-deps.sh on a tarball `make dist` builds: minutes (a release build, then
     /// debootstrap), so opt-in: SANDBOX_AUDIT_CHECK_DIST_DEPS=1. Needs Linux, root, debootstrap
     /// and the Debian mirror.

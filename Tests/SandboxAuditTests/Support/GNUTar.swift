@@ -1,13 +1,13 @@
 import Foundation
 
-/// GNU tar, where there is one: `tar` on Linux, Homebrew's `gtar` on macOS (whose own `tar` is
-/// bsdtar and knows neither `--xattrs-include` nor `--sparse`). nil where there is none: the
-/// archive tests then make their archives with bsdtar's `--xattrs` alone.
+/// GNU tar, on Linux, where the archive tests make their GNU-format archives with it
+/// (`--xattrs-include`, `--sparse`). nil elsewhere (macOS's tar is bsdtar, and Homebrew's gtar
+/// reads no Darwin attributes): those tests then make the same archives with bsdtar's `--xattrs`.
 enum GNUTar {
     static let command: String? = {
-        for name in ["tar", "gtar"] where Tool.find(name) != nil {
-            if let r = try? shell("\(name) --version | grep '^tar (GNU tar)' >/dev/null", in: "/"), r.status == 0 { return name }
-        }
+        #if os(Linux)
+        if Tool.find("tar") != nil, let r = try? shell("tar --version | grep '^tar (GNU tar)' >/dev/null", in: "/"), r.status == 0 { return "tar" }
+        #endif
         return nil
     }()
 }
