@@ -42,7 +42,8 @@ enum XAttr {
 
     #if canImport(Darwin)
     /// `body` on a descriptor of the entry `.child` names, opened relative to its directory and
-    /// closed after; nil (errno untouched) when the target is no child or cannot be opened.
+    /// closed after (keeping `body`'s errno); nil when the target is no child or cannot be
+    /// opened, and the caller falls back to the path.
     private static func onChildDescriptor(_ target: Target, _ body: (Int32) -> Int) -> Int? {
         guard case .child(let dir, let name, _, _) = target else { return nil }
         let fd = openat(dir, name, O_RDONLY | O_SYMLINK | O_NONBLOCK | O_CLOEXEC)
