@@ -127,6 +127,9 @@ final class ArchiveTests: XCTestCase {
             import tarfile, io, sys
             def add(t, name, data=b"x", kind=tarfile.REGTYPE, link=""):
                 i = tarfile.TarInfo(name); i.type = kind; i.linkname = link; i.size = len(data) if kind == tarfile.REGTYPE else 0
+                # A folder as real archives store it: TarInfo's default 0o644 would leave it
+                # unreadable to a user other than root once materialised, and --verify says so.
+                if kind == tarfile.DIRTYPE: i.mode = 0o755
                 t.addfile(i, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
             with tarfile.open("evil.tar", "w") as t:
                 add(t, "App/Documents/", kind=tarfile.DIRTYPE)
