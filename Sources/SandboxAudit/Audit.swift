@@ -2,7 +2,8 @@ import Foundation
 
 /// The pipeline in one call: input → walk → classify → inventory → rules.
 public enum Audit {
-    public static let toolVersion = "0.1.0"
+    /// The tool's version (`Project.version`, which the release stamps from its tag).
+    public static var toolVersion: String { Project.version }
 
     /// Walks and classifies the container at `input` (a data container, an `.xcappdata`, or
     /// a tar or zip archive of one). `role` (`--kind`) overrides what the metadata and the
