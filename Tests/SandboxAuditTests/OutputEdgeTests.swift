@@ -142,6 +142,8 @@ final class OutputEdgeTests: XCTestCase {
         let sarif = try JSONSerialization.jsonObject(with: Data(try read("sarif").utf8)) as! [String: Any]
         let results = ((sarif["runs"] as! [[String: Any]])[0]["results"] as! [[String: Any]]).filter { $0["ruleId"] as? String == "budget-exceeded" }
         XCTAssertEqual(results.count, 3)
+        let fingerprints = Set(results.map { ($0["partialFingerprints"] as? [String: String])?[SARIFReport.fingerprintKey] })
+        XCTAssertEqual(fingerprints.count, 3, "one alert per budget: \(fingerprints)")
 
         // JUnit: each budget once, in the budgets suite; no case named `.`.
         let junit = try python("""

@@ -147,7 +147,9 @@ enum SARIFReport {
     }
 
     /// Stable across runs and machines for the same finding: the rule and the path relative to
-    /// the data root, hashed (not the message, which carries sizes).
+    /// the data root, hashed (not the message, which carries sizes). A budget's finding has no
+    /// path: the budget's name, which begins its message (`backup footprint: 3.00 kB of …`),
+    /// tells one budget from another.
     static func fingerprint(_ f: Finding) -> String {
         // The app's own domain adds nothing, so fingerprints of single-container scans stay as
         // they were; an extension's or group's domain tells its findings apart.
@@ -157,6 +159,9 @@ enum SARIFReport {
         bytes.append(0)
         bytes += (f.path ?? .root).bytes
         bytes += domain
+        if f.path == nil, f.ruleId == "budget-exceeded", let name = f.message.components(separatedBy: ": ").first {
+            bytes += [0] + Array(name.utf8)
+        }
         return StableHash.hex(bytes)
     }
 }
