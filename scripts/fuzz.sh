@@ -452,7 +452,10 @@ GROUP = "group.com.example.shared"
 EVENTS = ["update", "restore", "purge"]
 
 def mbfile(path, size, mode, inode, target=None, key=None, protection=3):
-    objects = ["$null", None, {"$classname": "MBFile", "$classes": ["MBFile", "NSObject"]}, path]
+    # A plist holds Unicode only: a path of bytes that are not UTF-8 (surrogate escapes) is
+    # written there with U+FFFD, and as its raw bytes in the row.
+    shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    objects = ["$null", None, {"$classname": "MBFile", "$classes": ["MBFile", "NSObject"]}, shown]
     root = {"$class": plistlib.UID(2), "RelativePath": plistlib.UID(3), "Size": size, "Mode": mode,
             "LastModified": 1_700_000_000, "LastStatusChange": 1_700_000_000, "Birth": 1_699_000_000,
             "InodeNumber": inode, "UserID": 501, "GroupID": 501, "ProtectionClass": protection, "Flags": 0}
@@ -533,7 +536,9 @@ def write_backup(folder, rows, enc=None, sql=None, size_of=None, blob_of=None, i
         blob = mbfile(path, size, mode, 1000 + i, target, key)
         if blob_of: blob = blob_of(i, rows[i], blob)
         try:
-            db.execute("INSERT OR REPLACE INTO Files VALUES (?, ?, ?, ?, ?)", (fid, domain, path, flags, blob))
+            # CAST(bytes AS TEXT) stores the path's bytes as they are, UTF-8 or not.
+            db.execute("INSERT OR REPLACE INTO Files VALUES (?, ?, CAST(? AS TEXT), ?, ?)",
+                       (fid, domain, path.encode("utf-8", "surrogateescape"), flags, blob))
         except (sqlite3.Error, ValueError, UnicodeEncodeError):
             pass
     for s in sql or []:
