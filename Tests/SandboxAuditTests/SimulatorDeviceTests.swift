@@ -249,6 +249,49 @@ final class SimulatorDeviceTests: XCTestCase {
         }
     }
 
+    /// Where `xcrun` is on PATH, `simctl listapps` names the groups the app uses; a failing or
+    /// silent one changes nothing.
+    func testListappsNamesTheAppsGroupsWhenXcrunIsThere() throws {
+        let dir = try TempDir("sim")
+        let home = try Self.home(dir)
+        let bin = dir.sub("bin")
+        try Fixture.mkdirs(bin)
+        let listapps = """
+            {
+                "com.example.app" = {
+                    CFBundleIdentifier = "com.example.app";
+                    GroupContainers = {
+                        "group.com.example.shared" = "file:///x/";
+                        "group.org.partner.sync" = "file:///y/";
+                    };
+                };
+                "org.other.app" = { CFBundleIdentifier = "org.other.app"; };
+            }
+            """
+        try Fixture.bytes(dir.sub("listapps.txt"), Array(listapps.utf8))
+        func xcrun(_ body: String) throws {
+            try Fixture.bytes(bin + "/xcrun", Array("#!/bin/sh\necho \"$@\" > '\(dir.sub("args"))'\n\(body)\n".utf8))
+            chmod(bin + "/xcrun", 0o755)
+        }
+        let env = ["HOME": home, "PATH": bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
+        try xcrun("cat '\(dir.sub("listapps.txt"))'")
+        let r = try CLI.run(["scan", "--format", "json", "--simulator", "booted", "--app", Self.app], environment: env)
+        XCTAssertTrue([0, 1].contains(r.status), r.stderr)
+        let notes = (try JSONSerialization.jsonObject(with: r.stdoutBytes) as! [String: Any])["notes"] as! [String]
+        XCTAssertTrue(notes.contains { $0.contains("(xcrun simctl listapps) not audited") && $0.contains("group.com.example.shared, group.org.partner.sync") }, "\(notes)")
+        XCTAssertFalse(notes.contains { $0.contains("group.com.example.widgets") }, "the app's own list replaces the guess by prefix")
+        let args = try String(contentsOfFile: dir.sub("args"), encoding: .utf8)
+        XCTAssertEqual(args, "simctl --set \(home)/Library/Developer/CoreSimulator/Devices listapps \(Self.booted)\n")
+
+        for body in ["exit 1", "echo 'not a plist {'"] {
+            try xcrun(body)
+            let r = try CLI.run(["scan", "--format", "json", "--simulator", "booted", "--app", Self.app], environment: env)
+            XCTAssertTrue([0, 1].contains(r.status), r.stderr)
+            let notes = (try JSONSerialization.jsonObject(with: r.stdoutBytes) as! [String: Any])["notes"] as! [String]
+            XCTAssertTrue(notes.contains { $0.contains("App Group containers not audited") && $0.contains("group.com.example.shared, group.com.example.widgets") }, "\(body): \(notes)")
+        }
+    }
+
     /// A device set of many devices and hostile device.plists: each costs at most its plist's
     /// bound, and the choice stays exact.
     func testHostileDevicePlistsAreSkipped() throws {

@@ -79,7 +79,8 @@ enum AppContainers {
             guard let containers = containersFolder(device.folder) else {
                 throw InputError("\(place) holds no app containers (no data/Containers/Data/Application in \(device.folder)): install and run the app on it first")
             }
-            var found = try appContainers(containers, app: app, groups: selection.appGroups, place: place)
+            var found = try appContainers(containers, app: app, groups: selection.appGroups, place: place,
+                                          uses: SimulatorApps.groups(of: app, on: device))
             found.notes.insert("audited \(device.line)", at: 0)
             if device.isClone {
                 found.notes.insert("\(place) is a parallel-testing clone: xcodebuild deletes it when the test run ends (audit inside the test job, or test with -parallel-testing-enabled NO)", at: 1)
@@ -140,8 +141,8 @@ enum AppContainers {
 
     /// The app's containers in a device's `Containers` folder: its data container, its
     /// extensions' and the `groups` named, each found by its metadata. `place` names the
-    /// device in errors.
-    static func appContainers(_ containers: String, app: String, groups: [String], place: String) throws -> Located {
+    /// device in errors; `uses`, the groups `simctl listapps` says the app uses, when it said.
+    static func appContainers(_ containers: String, app: String, groups: [String], place: String, uses: [String]? = nil) throws -> Located {
         let apps = list(containers, "Data/Application")
         guard let data = apps.first(where: { $0.identifier == app }) else {
             let known = apps.map(\.identifier).sorted()
@@ -155,8 +156,9 @@ enum AppContainers {
         let present = list(containers, "Shared/AppGroup")
         result += try named(Array(Set(groups)).sorted(), in: present, place: place)
         var notes: [String] = []
-        let unnamed = unnamedGroups(present.map(\.identifier), app: app, named: groups)
-        if !unnamed.isEmpty {
+        if let uses, case let unnamed = uses.filter({ !groups.contains($0) }), !unnamed.isEmpty {
+            notes.append("App Groups the app uses (xcrun simctl listapps) not audited (add --app-group ID or appGroups: in the policy file): " + unnamed.joined(separator: ", "))
+        } else if uses == nil, case let unnamed = unnamedGroups(present.map(\.identifier), app: app, named: groups), !unnamed.isEmpty {
             notes.append("App Group containers not audited (add --app-group ID or appGroups: in the policy file if the app uses them): " + unnamed.joined(separator: ", "))
         }
         return Located(containers: result, notes: notes)
