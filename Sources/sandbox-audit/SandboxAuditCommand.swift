@@ -70,13 +70,14 @@ let inputKindsHelp = """
         (AppDomain-ID, AppDomainPlugin-ID.*, and AppDomainGroup-GID for each
         --app-group GID); everything listed is backed up by definition.
     Or, in place of PATH, --simulator DEVICE with --app BUNDLE_ID: DEVICE is
-    booted, a UDID or a device name, found in ~/Library/Developer/CoreSimulator/
-    Devices and ~/Library/Developer/XCTestDevices (parallel-testing clones, which
-    xcodebuild deletes when the test run ends), or in the --device-set folders;
-    the app's data container, its extensions' and its --app-group containers are
-    audited. Every container named (--app, --app-group, the policy's appGroups)
-    is audited, or the run fails (exit 2) saying what is there. See
-    docs/simulator.md.
+    booted, a UDID or a device name, found in the device sets
+      ~/Library/Developer/CoreSimulator/Devices
+      ~/Library/Developer/XCTestDevices (parallel-testing clones, which
+        xcodebuild deletes when the test run ends)
+    or in the --device-set folders; the app's data container, its extensions'
+    and its --app-group containers are audited. Every container named (--app,
+    --app-group, the policy's appGroups) is audited, or the run fails (exit 2)
+    saying what is there. See docs/simulator.md.
     """
 
 /// PATH's own help line.

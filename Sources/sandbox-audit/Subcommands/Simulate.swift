@@ -28,7 +28,9 @@ struct SimulateCommand: ParsableCommand {
               sandbox-audit simulate all container.tgz --format json
               sandbox-audit simulate update MyApp.xcappdata --into /tmp/updated --verify
               sandbox-audit simulate restore BACKUP_FOLDER --app com.example.app
-              sandbox-audit simulate restore --simulator booted --app com.example.app --into Restored.xcappdata
+              sandbox-audit simulate update --simulator booted --app com.example.app
+              sandbox-audit simulate restore DATA_CONTAINER --into Restored.xcappdata
+                (a package for xcrun simctl install_app_data: docs/simulator.md)
             """)
 
     enum Event: String, ExpressibleByArgument, CaseIterable { case update, restore, purge, all }
