@@ -186,7 +186,14 @@ final class SimulatorDeviceTests: XCTestCase {
         chmod(shared, 0o711)
         let unlisted = try CLI.run(["inventory", "--simulator", "booted", "--app", Self.app, "--app-group", Self.group], environment: env, asNobody: true)
         XCTAssertEqual(unlisted.status, 2, unlisted.stdout)
-        XCTAssertTrue(unlisted.stderr.contains("no App Group container \(Self.group) in Simulator device"), unlisted.stderr)
+        XCTAssertTrue(unlisted.stderr.contains("cannot read \(shared): permission denied"), unlisted.stderr)
+        // A device set this user cannot list: the device wanted may be there.
+        chmod(shared, 0o755)
+        let devices = home + "/Library/Developer/CoreSimulator/Devices"
+        chmod(devices, 0o700)
+        let set = try CLI.run(["scan", "--simulator", "booted", "--app", Self.app], environment: env, asNobody: true)
+        XCTAssertEqual(set.status, 2, set.stdout)
+        XCTAssertTrue(set.stderr.contains("cannot read \(devices): permission denied"), set.stderr)
     }
 
     /// Point 2: a data container as PATH (as `simctl get_app_container … data` prints it) with
@@ -303,7 +310,7 @@ final class SimulatorDeviceTests: XCTestCase {
         try Fixture.mkdirs(set + "/X3/device.plist") // a folder
         try Self.plist(set + "/X4/device.plist", ["name": "no UDID", "state": 3])
         XCTAssertEqual(mkfifo(set + "/X5", 0o644), 0)
-        let devices = SimulatorDevices.devices(in: set)
+        let devices = try SimulatorDevices.devices(in: set)
         XCTAssertEqual(devices.map(\.udid), [Self.booted])
         let found = try SimulatorDevices.find("booted", in: [set])
         XCTAssertEqual(found.folder, set + "/" + Self.booted)

@@ -51,9 +51,9 @@ enum AppContainers {
 
     /// The containers under `Containers/FOLDER/*` with their metadata identifiers, by path
     /// (the folder listed once through a descriptor, as `SimulatorDevices.subfolders` does).
-    static func list(_ containers: String, _ folder: String) -> [Found] {
+    static func list(_ containers: String, _ folder: String) throws -> [Found] {
         let base = containers + "/" + folder
-        return SimulatorDevices.subfolders(of: base).compactMap { name in
+        return try SimulatorDevices.subfolders(of: base).compactMap { name in
             let path = base + "/" + name
             guard let meta = Container.readPlist(path + "/" + Container.simulatorMetadata),
                   let id = Container.metadataIdentity(meta) else { return nil }
@@ -117,7 +117,7 @@ enum AppContainers {
         guard !groups.isEmpty else { return Located(containers: [one]) }
         guard let containers = containersAbove(one.dataRoot) else { throw loneGroupError(groups, input) }
         var result = [one]
-        result += try named(groups, in: list(containers, "Shared/AppGroup"), place: containers)
+        result += try named(groups, in: try list(containers, "Shared/AppGroup"), place: containers)
         return Located(containers: result)
     }
 
@@ -143,17 +143,19 @@ enum AppContainers {
     /// extensions' and the `groups` named, each found by its metadata. `place` names the
     /// device in errors; `uses`, the groups `simctl listapps` says the app uses, when it said.
     static func appContainers(_ containers: String, app: String, groups: [String], place: String, uses: [String]? = nil) throws -> Located {
-        let apps = list(containers, "Data/Application")
+        let apps = try list(containers, "Data/Application")
         guard let data = apps.first(where: { $0.identifier == app }) else {
             let known = apps.map(\.identifier).sorted()
             throw InputError("no data container of \(app) in \(place)"
-                + (known.isEmpty ? ": it holds no app's" : ": it holds \(known.joined(separator: ", "))"))
+                + (known.isEmpty ? ": it holds no app data container" : ": it holds \(known.joined(separator: ", "))"))
         }
         var result = [try Container.locate(data.path, role: .app)]
-        for plugin in list(containers, "Data/PluginKitPlugin") where plugin.identifier.hasPrefix(app + ".") {
+        for plugin in try list(containers, "Data/PluginKitPlugin") where plugin.identifier.hasPrefix(app + ".") {
             result.append(try Container.locate(plugin.path, role: .extension))
         }
-        let present = list(containers, "Shared/AppGroup")
+        // Only for the note when no group is named: a folder that cannot be listed fails the run
+        // only when a named group may be in it.
+        let present = groups.isEmpty ? ((try? list(containers, "Shared/AppGroup")) ?? []) : try list(containers, "Shared/AppGroup")
         result += try named(Array(Set(groups)).sorted(), in: present, place: place)
         var notes: [String] = []
         if let uses, case let unnamed = uses.filter({ !groups.contains($0) }), !unnamed.isEmpty {
@@ -171,7 +173,7 @@ enum AppContainers {
             guard let g = present.first(where: { $0.identifier == id }) else {
                 let known = present.map(\.identifier).sorted()
                 throw InputError("no App Group container \(id) in \(place)"
-                    + (known.isEmpty ? ": it holds none" : ": it holds \(known.joined(separator: ", "))"))
+                    + (known.isEmpty ? ": it holds no App Group container" : ": it holds \(known.joined(separator: ", "))"))
             }
             return try Container.locate(g.path, role: .group)
         }

@@ -76,9 +76,10 @@ enum SimulatorDevices {
     }
 
     /// The devices of `set`, sorted by name then UDID. A folder without a readable
-    /// `device.plist` naming a UDID is not a device; a set that is missing holds none.
-    static func devices(in set: String) -> [SimulatorDevice] {
-        subfolders(of: set).compactMap { name in
+    /// `device.plist` naming a UDID is not a device; a set that is missing holds none; a set
+    /// that cannot be listed is an error (the device wanted may be there).
+    static func devices(in set: String) throws -> [SimulatorDevice] {
+        try subfolders(of: set).compactMap { name in
             let folder = set + "/" + name
             guard let info = Container.readPlist(folder + "/" + deviceInfo), let udid = info["UDID"] as? String else { return nil }
             let state = (info["state"] as? Int) ?? (info["state"] as? NSNumber)?.intValue ?? -1
@@ -91,7 +92,7 @@ enum SimulatorDevices {
     /// `InputError` listing the candidates when several match, and the devices there are
     /// when none does.
     static func find(_ spec: String, in sets: [String]) throws -> SimulatorDevice {
-        let all = sets.flatMap { devices(in: $0) }
+        let all = try sets.flatMap { try devices(in: $0) }
         let matches: [SimulatorDevice]
         let what: String
         if spec.lowercased() == "booted" {
@@ -119,14 +120,20 @@ enum SimulatorDevices {
 
     /// The names of the folders in `path`, sorted by bytes: listed through one descriptor,
     /// without updating the access time where permitted, never through a symlink below `path`.
-    /// Empty when `path` cannot be listed.
-    static func subfolders(of path: String) -> [String] {
-        guard let fd = try? FileDescriptor.currentDirectory.open(path.utf8, .namedDirectory, keepAccessTime: true) else { return [] }
+    /// Empty when `path` does not exist; throws `InputError` when it cannot be listed.
+    static func subfolders(of path: String) throws -> [String] {
+        let fd: FileDescriptor
+        switch Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.open(path.utf8, .namedDirectory, keepAccessTime: true) }) {
+        case .success(let opened): fd = opened
+        case .failure(let e) where e.code == ENOENT: return []
+        case .failure(let e): throw InputError("cannot read \(path): \(errorText(e.code).lowercased())")
+        }
         defer { fd.close() }
         var names: [[UInt8]] = []
-        fd.forEachName { cName, name in
+        let failure = fd.forEachName { cName, name in
             if (try? fd.status(ofCString: cName))?.kind == .directory { names.append(Array(name)) }
         }
+        if let failure { throw InputError("cannot read \(path): \(errorText(failure.code).lowercased())") }
         // A name that is not UTF-8 is no UUID: no device or container has it.
         return names.sorted { $0.lexicographicallyPrecedes($1) }.compactMap { String(bytes: $0, encoding: .utf8) }
     }

@@ -29,7 +29,7 @@ enum AppDataPackage {
         }
         let container = simulations[0].inventory.container
         guard container.role == .app else {
-            throw InputError("--into \(destination): an .xcappdata package holds an app's data container, and \(container.input) is \(container.role.rawValue == "group" ? "an App Group" : "an extension") container; give a folder name")
+            throw InputError("--into \(destination): an .xcappdata package holds an app's data container, and \(container.input) is \(container.role == .group ? "an App Group" : "an extension") container; give a folder name")
         }
         guard let bundle = container.bundleIdentifier else {
             throw InputError("--into \(destination): \(container.input) does not name its app (no container metadata or AppDataInfo.plist), and an .xcappdata package must; give a Simulator data container, an .xcappdata package, --simulator, or a folder name")
