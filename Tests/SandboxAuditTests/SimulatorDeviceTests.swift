@@ -143,6 +143,9 @@ final class SimulatorDeviceTests: XCTestCase {
             (["--simulator", "booted", "--app", Self.app, dir.sub("set")], "give PATH or --simulator DEVICE, not both"),
             ([], "missing PATH (or --simulator DEVICE with --app BUNDLE_ID)"),
         ]
+        let noHome = try CLI.run(["scan", "--simulator", "booted", "--app", Self.app], environment: ["HOME": ""])
+        XCTAssertEqual(noHome.status, 2)
+        XCTAssertTrue(noHome.stderr.contains("HOME is not set: give --device-set DIR"), noHome.stderr)
         for (arguments, message) in cases {
             for command in ["scan", "inventory"] {
                 let r = try CLI.run([command] + arguments, environment: ["HOME": dir.sub("elsewhere")])

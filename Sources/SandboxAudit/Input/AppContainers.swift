@@ -67,8 +67,12 @@ enum AppContainers {
         var notes: [String] = []
     }
 
-    /// The containers to audit for `input` (`locate`'s), and the notes: the device audited,
-    /// a parallel-testing clone, App Group containers that share the app's prefix and were not named.
+    /// The containers to audit for `input`: with `selection.simulator`, the app's containers on
+    /// the device found; the app's containers when `input` is a Simulator device folder and
+    /// `selection.app` names the app; else the one container `input` is, with the named App
+    /// Groups found in the device folder above it. Throws `InputError` when the app or a named
+    /// group is not there (listing what is). The notes: the device audited, a parallel-testing
+    /// clone, App Groups the app may use that were not named.
     static func resolve(_ input: String, _ selection: ContainerSelection) throws -> Located {
         if let spec = selection.simulator {
             guard let app = selection.app else {
@@ -81,7 +85,7 @@ enum AppContainers {
             }
             var found = try appContainers(containers, app: app, groups: selection.appGroups, place: place,
                                           uses: SimulatorApps.groups(of: app, on: device))
-            found.notes.insert("audited \(device.line)", at: 0)
+            found.notes.insert("Simulator device audited: \(device.line)", at: 0)
             if device.isClone {
                 found.notes.insert("\(place) is a parallel-testing clone: xcodebuild deletes it when the test run ends (audit inside the test job, or test with -parallel-testing-enabled NO)", at: 1)
             }
@@ -95,14 +99,6 @@ enum AppContainers {
         }
         guard let containers = containersFolder(input) else { return try lone(input, selection) }
         return try appContainers(containers, app: app, groups: selection.appGroups, place: containers)
-    }
-
-    /// The containers to audit for `input`: the app's containers when `input` is a Simulator
-    /// device folder and `selection.app` names the app; else the one container `input` is,
-    /// with the named App Groups found in the device folder above it.
-    /// Throws `InputError` when the app or a named group is not there (listing what is).
-    static func locate(_ input: String, _ selection: ContainerSelection) throws -> [Container] {
-        try resolve(input, selection).containers
     }
 
     /// A container given alone: it must be the app's. App Groups named with it are found in
