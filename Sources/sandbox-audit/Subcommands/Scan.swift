@@ -74,12 +74,13 @@ struct Scan: ParsableCommand {
               sandbox-audit scan MyApp.xcappdata
               sandbox-audit scan container.tgz --fail-on warning --output sarif=audit.sarif
               sandbox-audit scan DEVICE_FOLDER --app com.example.app --output json=-
+              sandbox-audit scan --simulator booted --app com.example.app --app-group group.com.example
               sandbox-audit scan BACKUP_FOLDER --app com.example.app --format json
               sandbox-audit scan MyApp.xcappdata --against-backup ~/Library/Application\\ Support/MobileSync/Backup/UDID
             """)
 
     @Argument(help: ArgumentHelp(inputArgumentHelp))
-    var path: String
+    var path: String?
 
     @OptionGroup var containers: ContainerOptions
 
@@ -184,7 +185,7 @@ struct Scan: ParsableCommand {
         }
 
         let result = try ProgressLine.during {
-            try Audit.run(path, selection: try containers.selection(policy), policy: policy, baseline: previous, againstBackup: againstBackup)
+            try Audit.run(try containers.input(path), selection: try containers.selection(policy), policy: policy, baseline: previous, againstBackup: againstBackup)
         }
         keptUntilExit = result
         let baselineText = writeBaseline.map { _ in Baseline(result).json.pretty + "\n" }
