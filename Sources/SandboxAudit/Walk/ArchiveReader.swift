@@ -27,6 +27,8 @@ extension ArchiveWalk {
         var data: [UInt8]?
         /// Why a sidecar member could not be parsed (its data is then dropped).
         var sidecarError: String?
+        /// Why the member has no name (it cannot be placed: the walk reports it).
+        var nameless: String?
     }
 
     /// The one place that calls libarchive.
@@ -38,6 +40,22 @@ extension ArchiveWalk {
         /// Per-value and per-member limits on pax attribute records (Linux caps a value at 64 KiB).
         static let maximumAttributeValue = 64 * 1024
         static let maximumAttributes = 256
+
+        /// The archive file as opened: a second reading (simulate --into) must find the same
+        /// file, not whatever the name leads to by then.
+        var snapshot: ArchiveSnapshot? { source.snapshot }
+
+        /// Names stored as UTF-8 are read in a UTF-8 locale (this thread's only, while
+        /// libarchive runs): see `sandbox_audit_utf8_ctype_locale`.
+        nonisolated(unsafe) static let utf8Locale = sandbox_audit_utf8_ctype_locale()
+
+        /// Runs `body` with this thread's character type UTF-8, as libarchive's conversions need.
+        func inUTF8<T>(_ body: () throws -> T) rethrows -> T {
+            guard let locale = Reader.utf8Locale else { return try body() }
+            let previous = uselocale(locale)
+            defer { uselocale(previous) }
+            return try body()
+        }
 
         init(_ location: String) throws {
             guard let a = archive_read_new() else { throw InputError("cannot read \(location): out of memory") }
@@ -56,9 +74,9 @@ extension ArchiveWalk {
             archive_read_support_format_gnutar(a)
             archive_read_support_format_zip(a)
             archive_read_set_seek_callback(a) { _, client, offset, whence in Source.of(client).seek(offset, whence) }
-            guard archive_read_open2(a, Unmanaged.passUnretained(source).toOpaque(), nil,
+            guard inUTF8({ archive_read_open2(a, Unmanaged.passUnretained(source).toOpaque(), nil,
                                      { _, client, out in Source.of(client).read(out) },
-                                     { _, client, request in Source.of(client).skip(request) }, nil) == ARCHIVE_OK else {
+                                     { _, client, request in Source.of(client).skip(request) }, nil) }) == ARCHIVE_OK else {
                 throw InputError("cannot read \(location) as a tar or zip archive: \(errorString)")
             }
         }
@@ -77,10 +95,13 @@ extension ArchiveWalk {
             let size: Int64
             var position: Int64 = 0
 
+            let snapshot: ArchiveSnapshot?
+
             init(fd: FileDescriptor?) {
                 self.fd = fd
                 let status = try? fd?.status()
                 size = status?.kind == .regular ? status!.size : -1
+                snapshot = status.map(ArchiveSnapshot.init)
             }
             deinit {
                 buffer.deallocate()
@@ -128,6 +149,10 @@ extension ArchiveWalk {
         /// The next member's header, with up to `keep(path, size)` bytes of its data; nil at the
         /// end. Throws on a corrupt or truncated archive.
         func next(keep: ([UInt8], Int64) -> Int) throws -> Member? {
+            try inUTF8 { try nextMember(keep: keep) }
+        }
+
+        private func nextMember(keep: ([UInt8], Int64) -> Int) throws -> Member? {
             var entry: OpaquePointer?
             let rc = archive_read_next_header(archive, &entry)
             if rc == ARCHIVE_EOF { return nil }
@@ -137,12 +162,19 @@ extension ArchiveWalk {
             func bytes(_ p: UnsafePointer<CChar>?) -> [UInt8]? {
                 p.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) }
             }
+            // A name is taken as stored (the locale's form, which for a tar is its bytes); one
+            // stored as UTF-8 that the process locale cannot hold (a zip's UTF-8 flag, a pax
+            // `hdrcharset`) gives NULL there and is taken in UTF-8 instead. A member with no
+            // name either way is reported (`nameless`), never dropped in silence.
+            let path = bytes(archive_entry_pathname(e)) ?? bytes(archive_entry_pathname_utf8(e))
             var member = Member(
-                path: bytes(archive_entry_pathname(e)) ?? [], type: UInt32(archive_entry_filetype(e)),
+                path: path ?? [], type: UInt32(archive_entry_filetype(e)),
                 size: Int64(archive_entry_size(e)), mode: UInt32(archive_entry_perm(e)),
                 mtime: Int64(archive_entry_mtime(e)), mtimeNanoseconds: Int32(archive_entry_mtime_nsec(e)),
-                symlink: bytes(archive_entry_symlink(e)), hardlink: bytes(archive_entry_hardlink(e)),
+                symlink: bytes(archive_entry_symlink(e)) ?? bytes(archive_entry_symlink_utf8(e)),
+                hardlink: bytes(archive_entry_hardlink(e)) ?? bytes(archive_entry_hardlink_utf8(e)),
                 xattrs: [], data: nil)
+            if path == nil || path!.isEmpty { member.nameless = rc == ARCHIVE_WARN ? errorString : "the member has no name" }
             archive_entry_xattr_reset(e)
             var name: UnsafePointer<CChar>?
             var value: UnsafeRawPointer?
@@ -185,6 +217,10 @@ extension ArchiveWalk {
         /// with their offsets in the file; sparse members skip their holes. Throws on a corrupt
         /// or truncated archive.
         func readData(_ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
+            try inUTF8 { try readBlocks(body) }
+        }
+
+        private func readBlocks(_ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
             var buffer: UnsafeRawPointer?
             var size = 0
             var offset: la_int64_t = 0
@@ -197,5 +233,17 @@ extension ArchiveWalk {
                 if size > 0 { try body(UnsafeRawBufferPointer(start: buffer, count: size), Int64(offset)) }
             }
         }
+    }
+}
+
+/// An archive file's device, inode, size and modification time when it was opened: two readings
+/// that find the same are readings of one unchanged file.
+struct ArchiveSnapshot: Sendable, Equatable {
+    let device: UInt64, inode: UInt64
+    let size: Int64
+    let modifiedSeconds: Int64, modifiedNanoseconds: Int32
+
+    init(_ s: FileStatus) {
+        (device, inode, size, modifiedSeconds, modifiedNanoseconds) = (s.device, s.inode, s.size, s.modifiedSeconds, s.modifiedNanoseconds)
     }
 }
