@@ -36,8 +36,8 @@ public final class InventoryEntry: Sendable {
 
     /// Content that counts in the totals: a file's or symlink's bytes, once per hard-linked file.
     var countsAsContent: Bool { countsInTotals && entry.holdsContent }
-    /// The bytes this entry adds to the totals (0 when it adds none).
-    public var countedSize: Int64 { countsAsContent ? entry.size : 0 }
+    /// The bytes this entry adds to the totals (0 when it adds none; a symlink adds none).
+    public var countedSize: Int64 { countsInTotals ? entry.contentSize : 0 }
 
     var carriesExclude: Bool { entry.marks.contains { $0.attribute == .exclude } }
     var carriesLegacy: Bool { entry.marks.contains { $0.attribute == .legacy } }
@@ -69,20 +69,20 @@ struct ZoneTotals: Sendable, Equatable {
         case .other: others += 1
         }
         let content = e.contentSize
-        size += content
-        allocated += e.allocated
-        if item.backedUp == true { backedUpSize += content }
-        if item.excludedBy != nil { excludedSize += content }
-        if item.survivesUpdate == true { survivesUpdateSize += content }
-        if item.survivesRestore == true { survivesRestoreSize += content }
+        size +|= content
+        allocated +|= e.allocated
+        if item.backedUp == true { backedUpSize +|= content }
+        if item.excludedBy != nil { excludedSize +|= content }
+        if item.survivesUpdate == true { survivesUpdateSize +|= content }
+        if item.survivesRestore == true { survivesRestoreSize +|= content }
     }
 
     static func + (a: ZoneTotals, b: ZoneTotals) -> ZoneTotals {
         var t = a
         t.files += b.files; t.directories += b.directories; t.symlinks += b.symlinks; t.others += b.others
-        t.size += b.size; t.allocated += b.allocated; t.backedUpSize += b.backedUpSize
-        t.excludedSize += b.excludedSize; t.survivesUpdateSize += b.survivesUpdateSize
-        t.survivesRestoreSize += b.survivesRestoreSize
+        t.size +|= b.size; t.allocated +|= b.allocated; t.backedUpSize +|= b.backedUpSize
+        t.excludedSize +|= b.excludedSize; t.survivesUpdateSize +|= b.survivesUpdateSize
+        t.survivesRestoreSize +|= b.survivesRestoreSize
         return t
     }
 }
@@ -96,6 +96,8 @@ public struct Inventory: Sendable {
     let sidecarCount: Int
     /// Sidecars that describe no entry (the `orphan-sidecar` rule reports them).
     let orphanSidecars: [SidecarOrphan]
+    /// The archive the inventory was read from, as it was opened (nil for a folder or backup).
+    let archive: ArchiveSnapshot?
     /// Totals per app zone (system entries are not counted).
     let zoneTotals: [Zone: ZoneTotals]
 
@@ -113,11 +115,14 @@ public struct Inventory: Sendable {
     /// order, or their first path when no link is backed up.
     init(container: Container, walk: WalkResult) {
         self.container = container
-        self.problems = walk.problems.sorted { $0.path < $1.path }
+        var problems = walk.problems
+        var raw = Inventory.boundedSizes(walk.entries, problems: &problems)
+        Inventory.shareLinkMarks(&raw)
+        self.problems = problems.sorted { $0.path < $1.path }
         self.rootMarks = walk.rootMarks
         self.sidecarCount = walk.sidecarCount
+        self.archive = walk.archive
         self.orphanSidecars = walk.orphanSidecars.sorted { $0.sidecar < $1.sidecar }
-        let raw = walk.entries
         let order = Inventory.pathOrder(raw)
         let n = order.count
 
@@ -157,7 +162,8 @@ public struct Inventory: Sendable {
                 let by = w[i].marks.contains { $0.attribute == .exclude } ? path : lastInherited
                 zones[pos] = zone
                 placements[pos] = placement
-                excludedBy[pos] = by
+                // System entries have no verdicts: nothing excludes them (format: null).
+                excludedBy[pos] = zone == .system ? nil : by
                 if w[i].kind == .directory, let by { excludedFolders[path] = by }
                 if w[i].kind == .file, w[i].linkCount > 1, zone != .system {
                     let key = HardLinkKey(device: w[i].device, inode: w[i].inode)
@@ -205,6 +211,60 @@ public struct Inventory: Sendable {
             if !parts.isEmpty { byZone[zone] = parts.reduce(ZoneTotals(), +) }
         }
         self.zoneTotals = byZone
+    }
+
+    /// The most bytes one inventory's sizes may add up to (sizes and allocated sizes apart):
+    /// 64 PiB, far past any device, and small enough that no sum over the entries of fewer
+    /// than 128 inventories can overflow, whatever the input claims (docs/limits.md).
+    static let maximumTotal: Int64 = 1 << 56
+
+    /// The entries with every size made possible: a negative size is 0, and once the sizes (or
+    /// allocated sizes) add up to `maximumTotal`, the rest count as 0, with one problem.
+    static func boundedSizes(_ entries: [WalkEntry], problems: inout [WalkProblem]) -> [WalkEntry] {
+        var sized: Int64 = 0, allocated: Int64 = 0
+        var out = entries
+        var reported = false
+        for i in entries.indices {
+            let e = entries[i]
+            let size = min(max(e.size, 0), maximumTotal - sized)
+            let blocks = min(max(e.allocated, 0), maximumTotal - allocated)
+            sized += size
+            allocated += blocks
+            guard size != e.size || blocks != e.allocated else { continue }
+            out[i].size = size
+            out[i].allocated = blocks
+            if !reported || e.size < 0 || e.allocated < 0 {
+                reported = true
+                let why = e.size < 0 || e.allocated < 0
+                    ? "its size (\(e.size) bytes) is negative: counted as 0"
+                    : "the container's sizes add up to more than \(ByteSize.format(maximumTotal)), more than any device holds: this entry and the rest count as what is left (0)"
+                problems.append(WalkProblem(path: e.path, operation: "size", reason: why))
+            }
+        }
+        return out
+    }
+
+    /// Attributes belong to a file, not to one of its names: a sidecar's marks on one path of a
+    /// hard-linked file are every path's (unpacked on a device, the attribute lands on the one
+    /// inode, so backup excludes every name of it). Native marks are each path's already.
+    static func shareLinkMarks(_ entries: inout [WalkEntry]) {
+        var byFile: [HardLinkKey: [Int]] = [:]
+        for (i, e) in entries.enumerated() where e.kind == .file && e.linkCount > 1 && !e.marks.isEmpty {
+            byFile[HardLinkKey(device: e.device, inode: e.inode), default: []].append(i)
+        }
+        guard !byFile.isEmpty else { return }
+        var sidecarMarks: [HardLinkKey: [AttributeMark]] = [:]
+        for (key, paths) in byFile {
+            var seen = Set<AttributeMark>()
+            let marks = paths.flatMap { entries[$0].marks.filter { if case .native = $0.source { false } else { true } } }.filter { seen.insert($0).inserted }
+            if !marks.isEmpty { sidecarMarks[key] = marks }
+        }
+        guard !sidecarMarks.isEmpty else { return }
+        for i in entries.indices where entries[i].kind == .file && entries[i].linkCount > 1 {
+            guard let marks = sidecarMarks[HardLinkKey(device: entries[i].device, inode: entries[i].inode)] else { continue }
+            let own = Set(entries[i].marks)
+            entries[i].marks += marks.filter { !own.contains($0) }
+        }
     }
 
     /// The entries' positions in path-byte order. The paths are copied into one buffer first,
@@ -271,7 +331,7 @@ public struct Inventory: Sendable {
         for e in entries {
             guard let first = e.path.leadingComponents(1).first else { continue }
             let top = ContainerPath(bytes: Array(first))
-            sizes[top, default: 0] += e.countedSize
+            sizes[top, default: 0] +|= e.countedSize
         }
         return sizes
     }

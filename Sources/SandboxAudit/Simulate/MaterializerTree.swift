@@ -189,7 +189,7 @@ extension Materializer {
                 let id = try copyFile(w, srcParent: srcParent, dstParent: dstParent, source: source)
                 if w.linkCount > 1 { firstLink[key] = (w.path, id) }
                 report.files += 1
-                report.bytes += w.size
+                report.bytes +|= w.size
             case .symlink:
                 try makeSymlink(w, in: dstParent)
                 report.symlinks += 1
