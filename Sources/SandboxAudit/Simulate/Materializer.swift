@@ -24,6 +24,8 @@ enum Materializer {
         var bytes: Int64 = 0
         /// Entries that cannot be recreated (sockets, devices).
         var skipped: [ContainerPath] = []
+        /// Attributes the destination's file system refused ("PATH: NAME (reason)").
+        var attributesNotCopied: [String] = []
     }
 
     /// The data root's own mode and time, applied through its descriptor once the tree is at DIR.
@@ -62,7 +64,8 @@ enum Materializer {
             try? rootFD.setPermissions(finish.mode)
             if let times = finish.times { try? rootFD.setTimes(times) }
             report = Report(destination: dest, directories: report.directories, files: report.files, links: report.links,
-                            symlinks: report.symlinks, fifos: report.fifos, bytes: report.bytes, skipped: report.skipped)
+                            symlinks: report.symlinks, fifos: report.fifos, bytes: report.bytes, skipped: report.skipped,
+                            attributesNotCopied: report.attributesNotCopied)
             return report
         } catch {
             removeTree(temporary, in: parentFD, root: rootFD, id: rootID)

@@ -45,13 +45,17 @@ extension ArchiveWalk {
         /// file, not whatever the name leads to by then.
         var snapshot: ArchiveSnapshot? { source.snapshot }
 
-        /// Names stored as UTF-8 are read in a UTF-8 locale (this thread's only, while
-        /// libarchive runs): see `sandbox_audit_utf8_ctype_locale`.
+        /// A zip's names flagged UTF-8 are read in a UTF-8 locale (this thread's only, while
+        /// libarchive runs): in the "C" locale libarchive gives NULL for every non-ASCII one
+        /// (`sandbox_audit_utf8_ctype_locale`). Only for a zip: converting from UTF-8, libarchive
+        /// also normalises (NFC; NFD on macOS), which would change a tar's exact pax names,
+        /// while a flagged zip name has no other reading (docs/limits.md).
         nonisolated(unsafe) static let utf8Locale = sandbox_audit_utf8_ctype_locale()
+        private var readsZip = false
 
-        /// Runs `body` with this thread's character type UTF-8, as libarchive's conversions need.
+        /// Runs `body` with this thread's character type UTF-8 when the archive is a zip.
         func inUTF8<T>(_ body: () throws -> T) rethrows -> T {
-            guard let locale = Reader.utf8Locale else { return try body() }
+            guard readsZip, let locale = Reader.utf8Locale else { return try body() }
             let previous = uselocale(locale)
             defer { uselocale(previous) }
             return try body()
@@ -64,11 +68,16 @@ extension ArchiveWalk {
             // Without updating the archive's access time where permitted (Linux O_NOATIME needs
             // the file's owner or CAP_FOWNER; EPERM otherwise, then opened plainly).
             let opened = Result { () throws(Errno) in
-                try FileDescriptor.currentDirectory.open(location.utf8, .readingFollowingSymlink, keepAccessTime: true)
+                // Never through a symlink: an archive input is a regular file by its name
+                // (`isArchiveInput`), and one swapped for a symlink since is refused (ELOOP).
+                try FileDescriptor.currentDirectory.open(location.utf8, .reading, keepAccessTime: true)
             }
             source = Source(fd: try? opened.get())
             // On failure deinit frees the archive: it runs once every property is set.
             if case .failure(let e) = opened { throw InputError("cannot read \(location): \(errorText(e.code))") }
+            var magic = [UInt8](repeating: 0, count: 4)
+            let got = magic.withUnsafeMutableBytes { b in (try? source.fd?.read(into: b, at: 0)) ?? 0 }
+            readsZip = got == 4 && (magic == [0x50, 0x4B, 0x03, 0x04] || magic == [0x50, 0x4B, 0x05, 0x06])
             archive_read_support_filter_all(a)
             archive_read_support_format_tar(a)
             archive_read_support_format_gnutar(a)
