@@ -38,7 +38,7 @@ final class SizeOverflowTests: XCTestCase {
         try Tool.require("python3", "/usr/bin/time", for: "the archive is written by Python; time measures the run")
         let dir = try TempDir("overflow")
         try python(Self.sparseTar, [dir.sub("two.tar.gz"), "\(1 << 62)"])
-        for command in [["scan"], ["inventory"], ["simulate"], ["scan", "--format", "json"]] {
+        for command in [["scan"], ["inventory"], ["simulate", "restore"], ["scan", "--format", "json"]] {
             let m = try measured(command + [dir.sub("two.tar.gz")])
             XCTAssertTrue([0, 1, 2].contains(m.status), "\(command): exit \(m.status) \(m.result.stderr)")
             XCTAssertLessThanOrEqual(m.seconds, 10, "\(command)")
