@@ -171,10 +171,9 @@ extension ArchiveWalk {
             func bytes(_ p: UnsafePointer<CChar>?) -> [UInt8]? {
                 p.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) }
             }
-            // A name is taken as stored (the locale's form, which for a tar is its bytes); one
-            // stored as UTF-8 that the process locale cannot hold (a zip's UTF-8 flag, a pax
-            // `hdrcharset`) gives NULL there and is taken in UTF-8 instead. A member with no
-            // name either way is reported (`nameless`), never dropped in silence.
+            // A name as libarchive gives it in this locale (a tar's: its stored bytes), else its
+            // UTF-8 form. A name neither gives (a flagged zip name that is not UTF-8) or an
+            // empty one is reported (`nameless`), never dropped in silence.
             let path = bytes(archive_entry_pathname(e)) ?? bytes(archive_entry_pathname_utf8(e))
             var member = Member(
                 path: path ?? [], type: UInt32(archive_entry_filetype(e)),
