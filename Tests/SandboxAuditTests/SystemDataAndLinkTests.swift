@@ -127,3 +127,30 @@ final class SystemDataAndLinkTests: XCTestCase {
         }
     }
 }
+
+/// An attribute the destination's file system refuses (macOS answers EPERM for
+/// `com.apple.macl`; ext4 ENOSPC for a value larger than its attribute block): left out and
+/// named, the copy goes on.
+final class RefusedAttributeTests: XCTestCase {
+    func testAnAttributeTheDestinationRefusesIsReportedNotFatal() throws {
+        let shm = "/dev/shm/sa-refused-\(getpid())"
+        guard mkdir(shm, 0o755) == 0 else { throw XCTSkip("no /dev/shm (tmpfs) to hold an 8 kB attribute value") }
+        defer { _ = try? Process.run(URL(fileURLWithPath: "/bin/rm"), arguments: ["-rf", shm]).waitUntilExit() }
+        try Fixture.container(at: shm + "/App")
+        try Fixture.file(shm + "/App/Documents/a.txt", size: 10)
+        do {
+            try XAttr.set(path: Array((shm + "/App/Documents/a.txt").utf8), name: "user.big", value: [UInt8](repeating: 0x78, count: 8000))
+        } catch { throw XCTSkip("tmpfs here holds no user attributes: \(error)") }
+        let dir = try TempDir("refused")
+        // Only where the destination refuses it (ext4 does).
+        let probe = dir.sub("probe")
+        FileManager.default.createFile(atPath: probe, contents: Data())
+        if (try? XAttr.set(path: Array(probe.utf8), name: "user.big", value: [UInt8](repeating: 0x78, count: 8000))) != nil {
+            throw XCTSkip("the temporary folder's file system holds an 8 kB attribute value: nothing is refused")
+        }
+        let r = try CLI.run(["simulate", "update", shm + "/App", "--into", dir.sub("out"), "--verify"])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("attributes this file system refused: Documents/a.txt: user.big"), r.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.sub("out/Documents/a.txt")))
+    }
+}

@@ -45,8 +45,9 @@ extension Materializer {
         try writeMarks(d, marks, path: path, native: false)
     }
 
-    /// What a file system answers for an attribute it will not hold.
-    static let refusedHere: Set<Int32> = [EPERM, EACCES, ENOTSUP, EOPNOTSUPP, EINVAL, ERANGE, E2BIG]
+    /// What a file system answers for an attribute it will not hold (ext4: ENOSPC for a value
+    /// larger than its attribute block).
+    static let refusedHere: Set<Int32> = [EPERM, EACCES, ENOTSUP, EOPNOTSUPP, EINVAL, ERANGE, E2BIG, ENOSPC]
 
     /// Backup marks as native attributes; those found natively only when `native` is set.
     static func writeMarks(_ d: FileDescriptor, _ marks: [AttributeMark], path: ContainerPath, native: Bool) throws {
