@@ -25,7 +25,7 @@ extension Inventory {
                 reported = true
                 let why = e.size < 0 || e.allocated < 0
                     ? "its size (\(e.size) bytes) is negative: counted as 0"
-                    : "the container's sizes add up to more than \(ByteSize.format(maximumTotal)), more than any device holds: this entry and the rest count as what is left (0)"
+                    : "the container's sizes add up to more than \(ByteSize.format(maximumTotal)), more than any device holds: this entry counts only up to that total, every later one as 0"
                 problems.append(WalkProblem(path: e.path, operation: "size", reason: why))
             }
         }
