@@ -21,12 +21,12 @@ extension Inventory {
             guard size != e.size || blocks != e.allocated else { continue }
             out[i].size = size
             out[i].allocated = blocks
-            if !reported || e.size < 0 || e.allocated < 0 {
+            if e.size < 0 || e.allocated < 0 {
+                problems.append(WalkProblem(path: e.path, operation: "size", reason: "its size (\(min(e.size, e.allocated)) bytes) is negative: counted as 0"))
+            } else if !reported {
                 reported = true
-                let why = e.size < 0 || e.allocated < 0
-                    ? "its size (\(e.size) bytes) is negative: counted as 0"
-                    : "the container's sizes add up to more than \(ByteSize.format(maximumTotal)), more than any device holds: this entry counts only up to that total, every later one as 0"
-                problems.append(WalkProblem(path: e.path, operation: "size", reason: why))
+                problems.append(WalkProblem(path: e.path, operation: "size",
+                                            reason: "the container's sizes add up to more than \(ByteSize.format(maximumTotal)), more than any device holds: this entry counts only up to that total, every later one as 0"))
             }
         }
         return out
