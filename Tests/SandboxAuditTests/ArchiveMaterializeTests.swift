@@ -238,7 +238,8 @@ final class ArchiveMaterializeTests: XCTestCase {
         XCTAssertEqual(truncate(dir.sub("good.tar"), off_t(size - 200_000)), 0)
         XCTAssertThrowsError(try Materializer.write(simulation, into: dir.sub("out"))) { error in
             XCTAssertTrue("\(error)".contains("nothing written to \(dir.sub("out"))"), "\(error)")
-            XCTAssertTrue("\(error)".contains("damaged or truncated"), "\(error)")
+            // Refused before a byte is read: the file is not the one scanned (its size changed).
+            XCTAssertTrue("\(error)".contains("is not the archive that was scanned"), "\(error)")
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "good.tar", "list", "whole.tar"], "no DIR, no temporary tree")
 
@@ -246,8 +247,7 @@ final class ArchiveMaterializeTests: XCTestCase {
         for change in ["head -n -1 list > short", "grep -v hello.txt list > short"] {
             try sh("\(change) && rm good.tar && tar --no-recursion -cf good.tar -T short && rm short", in: dir.path)
             XCTAssertThrowsError(try Materializer.write(simulation, into: dir.sub("out"))) { error in
-                XCTAssertTrue("\(error)".contains("does not read as it did when it was scanned"), "\(error)")
-                if change.hasPrefix("head") { XCTAssertTrue("\(error)".contains("Library/Preferences/com.example.plist is not in it"), "\(error)") }
+                XCTAssertTrue("\(error)".contains("is not the archive that was scanned"), "\(error)")
             }
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "good.tar", "list", "whole.tar"])
         }

@@ -46,7 +46,8 @@ public enum SimulationReport {
         }
         if let m = materialized {
             out += "\nmaterialised into \(TerminalText.escaped(m.destination)): \(m.directories) folders, \(m.files) files (\(ByteSize.format(m.bytes))), \(m.links) hard links, \(m.symlinks) symlinks, \(m.fifos) FIFOs"
-            out += m.skipped.isEmpty ? "\n" : "; not recreated (sockets, devices): \(TerminalText.escaped(m.skipped.map(\.display).joined(separator: ", ")))\n"
+            out += m.skipped.isEmpty ? "" : "; not recreated (sockets, devices): \(TerminalText.escaped(m.skipped.map(\.display).joined(separator: ", ")))"
+            out += m.attributesNotCopied.isEmpty ? "\n" : "; attributes this file system refused: \(TerminalText.escaped(m.attributesNotCopied.joined(separator: ", ")))\n"
         }
         if let mismatches {
             if mismatches.isEmpty {
