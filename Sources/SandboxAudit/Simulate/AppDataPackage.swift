@@ -40,28 +40,17 @@ enum AppDataPackage {
         return Array(data)
     }
 
-    /// Writes the package; the report's destination is the package (scanning it reads `AppData/`).
+    /// Writes the package, as `Materializer` writes a tree (the same checks, temporary sibling,
+    /// exclusive rename and clean-up); the report's destination is the package (scanning it
+    /// reads `AppData/`).
     static func write(_ simulations: [SimulationResult], into destination: String) throws -> Materializer.Report {
         let info = try info(simulations, into: destination)
-        let simulation = simulations[0]
-        let dest = try Materializer.checkDestination(destination)
-        let fromArchive = ArchiveWalk.isArchiveInput(simulation.inventory.container.input)
-        let (parent, name) = PathText.split(dest)
-        let parentFD = try attempt("open", parent) { () throws(Errno) in try FileDescriptor.currentDirectory.open(parent.utf8, .namedDirectory) }
-        defer { parentFD.close() }
-        try Materializer.checkSpace(simulation, on: parentFD, dest: dest, fromArchive: fromArchive)
-        raiseDescriptorLimit(to: 65_536)
-        let signals = SignalGuard()
-        defer { signals.restore() }
-        let (temporary, packageFD, packageID) = try Materializer.makeTemporary(in: parentFD, for: name, dest: dest)
-        defer { packageFD.close() }
-        do {
+        return try Materializer.write(simulations[0], into: destination) { packageFD, dest in
             let data = dest + "/" + dataFolder
             try attempt("create", data) { () throws(Errno) in try packageFD.makeDirectory(dataFolder.utf8, mode: 0o700) }
             let rootFD = try attempt("open", data) { () throws(Errno) in try packageFD.openDirectory(dataFolder.utf8) }
             defer { rootFD.close() }
-            let (built, finish) = fromArchive ? try Materializer.buildFromArchive(simulation, root: rootFD)
-                                              : try Materializer.build(simulation, source: simulation.inventory.container.dataRoot, root: rootFD)
+            let (built, finish) = try Materializer.build(simulations[0], into: rootFD)
             let infoPath = dest + "/" + Container.appDataInfo
             let infoFD = try attempt("create", infoPath) { () throws(Errno) in
                 try packageFD.open(Container.appDataInfo.utf8, .newFile, mode: 0o644)
@@ -70,20 +59,10 @@ enum AppDataPackage {
             let written = info.withUnsafeBytes { b in Result { () throws(Errno) in try infoFD.writeAll(b) } }
             if case .failure(let e) = written { throw e.labelled("write", infoPath) }
             try? infoFD.setPermissions(0o644) // whatever the umask made of it
-            try Materializer.checkInterrupted()
-            guard (try? parentFD.status(of: temporary.utf8).identity) == packageID else {
-                throw InputError("the temporary folder beside \(dest) was moved or replaced while it was written")
-            }
+            // AppData is finished now: the package around it stays 0700 until it is in place.
             try? rootFD.setPermissions(finish.mode)
             if let times = finish.times { try? rootFD.setTimes(times) }
-            try attempt("rename the finished package to", dest) { () throws(Errno) in try parentFD.rename(temporary.utf8, to: name.utf8, in: parentFD) }
-            try? packageFD.setPermissions(0o755)
-            return Materializer.Report(destination: dest, directories: built.directories, files: built.files, links: built.links,
-                                       symlinks: built.symlinks, fifos: built.fifos, bytes: built.bytes, skipped: built.skipped)
-        } catch {
-            Materializer.removeTree(temporary, in: parentFD, root: packageFD, id: packageID)
-            if let e = error as? InputError { throw InputError("nothing written to \(dest): \(e.message)") }
-            throw InputError("nothing written to \(dest): \(error)")
+            return (built, Materializer.RootFinish(mode: 0o755, times: nil))
         }
     }
 }

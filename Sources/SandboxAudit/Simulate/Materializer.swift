@@ -35,13 +35,27 @@ enum Materializer {
     }
 
     static func write(_ simulation: SimulationResult, into destination: String) throws -> Report {
+        try write(simulation, into: destination) { root, _ in try build(simulation, into: root) }
+    }
+
+    /// The event's tree written into the folder `root`: from the archive when the scan read one
+    /// (decided by what the scan read, never by the name again), else from the data root.
+    static func build(_ simulation: SimulationResult, into root: FileDescriptor) throws -> (Report, RootFinish) {
+        simulation.inventory.archive != nil ? try buildFromArchive(simulation, root: root)
+                                            : try build(simulation, source: simulation.inventory.container.dataRoot, root: root)
+    }
+
+    /// Writes a new tree at DIR: `fill` writes its contents into the temporary root (given with
+    /// DIR's path, for messages) and says how to finish that root once it is in place. Every
+    /// writer of `--into` goes through here: the checks of DIR and of the free space, the signal
+    /// guard, the temporary sibling, the exclusive rename and the clean-up on failure.
+    static func write(_ simulation: SimulationResult, into destination: String,
+                      fill: (_ root: FileDescriptor, _ dest: String) throws -> (Report, RootFinish)) throws -> Report {
         let dest = try checkDestination(destination)
-        // Read from an archive: decided by what the scan read, never by the name again.
-        let fromArchive = simulation.inventory.archive != nil
         let (parent, name) = PathText.split(dest)
         let parentFD = try attempt("open", parent) { () throws(Errno) in try FileDescriptor.currentDirectory.open(parent.utf8, .namedDirectory) }
         defer { parentFD.close() }
-        try checkSpace(simulation, on: parentFD, dest: dest, fromArchive: fromArchive)
+        try checkSpace(simulation, on: parentFD, dest: dest, fromArchive: simulation.inventory.archive != nil)
 
         // The copy holds two descriptors per level of the folder it is in: a deep tree needs
         // more than the usual soft limit of 1024.
@@ -52,8 +66,7 @@ enum Materializer {
         let (temporary, rootFD, rootID) = try makeTemporary(in: parentFD, for: name, dest: dest)
         defer { rootFD.close() }
         do {
-            var (report, finish) = fromArchive ? try buildFromArchive(simulation, root: rootFD)
-                                                : try build(simulation, source: simulation.inventory.container.dataRoot, root: rootFD)
+            let (report, finish) = try fill(rootFD, dest)
             try checkInterrupted()
             guard (try? parentFD.status(of: temporary.utf8).identity) == rootID else {
                 throw InputError("the temporary folder beside \(dest) was moved or replaced while it was written")
@@ -63,10 +76,9 @@ enum Materializer {
             // descriptor (a rename in the same folder changes neither).
             try? rootFD.setPermissions(finish.mode)
             if let times = finish.times { try? rootFD.setTimes(times) }
-            report = Report(destination: dest, directories: report.directories, files: report.files, links: report.links,
-                            symlinks: report.symlinks, fifos: report.fifos, bytes: report.bytes, skipped: report.skipped,
-                            attributesNotCopied: report.attributesNotCopied)
-            return report
+            return Report(destination: dest, directories: report.directories, files: report.files, links: report.links,
+                          symlinks: report.symlinks, fifos: report.fifos, bytes: report.bytes, skipped: report.skipped,
+                          attributesNotCopied: report.attributesNotCopied)
         } catch {
             removeTree(temporary, in: parentFD, root: rootFD, id: rootID)
             if let e = error as? InputError { throw InputError("nothing written to \(dest): \(e.message)") }
