@@ -9,7 +9,7 @@ build:          ## install what the build needs, build, scan sample-containers/M
 test:           ## install what the tests need, run the tests
 	scripts/setup.sh test
 
-dist:           ## dist/sandbox-audit-VERSION-linux-ARCH.tar.gz and its .sha256
+dist:           ## dist/sandbox-audit-VERSION-OS-ARCH.tar.gz and its .sha256 (this machine's release tarball)
 	scripts/dist.sh
 
 clean-dist:

@@ -1,24 +1,8 @@
-// swift-tools-version:5.10
+// swift-tools-version:6.1
+// The floor: GRDB.swift 7.10 and swift-asn1 1.7.4 (swift-crypto's) declare 6.1 themselves
+// (Xcode 16.3 on macOS). README.md, docs/distribution.md, the formula and action.yml say the same;
+// DistributionTests checks they agree.
 import PackageDescription
-#if os(macOS)
-import Foundation
-
-/// Homebrew's libarchive is keg-only: its libarchive.pc is not on pkg-config's default path.
-/// `scripts/setup.sh` (and the formula, and action.yml) set
-/// `PKG_CONFIG_PATH="$(brew --prefix libarchive)/lib/pkgconfig"`; when that was not done, the
-/// keg's include and lib folders are passed directly, so a plain `swift build` works too.
-let libarchiveKegFlags: (swift: [SwiftSetting], linker: [LinkerSetting]) = {
-    let environment = ProcessInfo.processInfo.environment
-    if (environment["PKG_CONFIG_PATH"] ?? "").contains("libarchive") { return ([], []) }
-    let kegs = [environment["HOMEBREW_PREFIX"].map { $0 + "/opt/libarchive" }, "/opt/homebrew/opt/libarchive", "/usr/local/opt/libarchive"]
-    guard let keg = kegs.compactMap({ $0 }).first(where: { FileManager.default.fileExists(atPath: $0 + "/include/archive.h") }) else {
-        return ([], [])
-    }
-    return ([.unsafeFlags(["-Xcc", "-I" + keg + "/include"])], [.unsafeFlags(["-L" + keg + "/lib"])])
-}()
-#else
-let libarchiveKegFlags: (swift: [SwiftSetting], linker: [LinkerSetting]) = ([], [])
-#endif
 
 let package = Package(
     name: "sandbox-audit",
@@ -27,13 +11,16 @@ let package = Package(
         .library(name: "SandboxAudit", targets: ["SandboxAudit"]),
         .executable(name: "sandbox-audit", targets: ["sandbox-audit"]),
     ],
+    // Exact versions, so that every build (and every release) resolves the same code; the
+    // release workflow attaches the Package.resolved it built with. Package.resolved itself is
+    // not committed. A bump changes the version here and in DistributionTests' expectations.
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         // A backup folder's Manifest.db (SQLite; Debian libsqlite3-dev, macOS's own SQLite).
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         // An encrypted backup's keys and files: PBKDF2, AES key unwrap (RFC 3394), AES-256-CBC.
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
     ],
     targets: [
         // libattr (Debian libattr1-dev) and <sys/xattr.h>. Linux only: on macOS the
@@ -44,8 +31,10 @@ let package = Package(
             providers: [.apt(["libattr1-dev"])]
         ),
         // libarchive (Debian libarchive-dev, Homebrew libarchive): tar and zip containers read
-        // as a stream. Homebrew's is keg-only: pkg-config finds it with
-        // PKG_CONFIG_PATH="$(brew --prefix libarchive)/lib/pkgconfig" (see libarchiveKegFlags).
+        // as a stream. Homebrew's is keg-only, so pkg-config finds it only with
+        // PKG_CONFIG_PATH="$(brew --prefix libarchive)/lib/pkgconfig" in the environment
+        // (scripts/setup.sh, the formula and action.yml set it; docs/distribution.md says why).
+        // No unsafe flags here: a package that uses them cannot be a versioned dependency.
         .systemLibrary(
             name: "CLibArchive",
             pkgConfig: "libarchive",
@@ -62,11 +51,11 @@ let package = Package(
                 "CLibArchive",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // Input/Backup/ManifestDatabase.swift imports it for the SQLite C API.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
-            swiftSettings: libarchiveKegFlags.swift,
-            linkerSettings: libarchiveKegFlags.linker
+            ]
         ),
         .executableTarget(
             name: "sandbox-audit",
@@ -86,5 +75,8 @@ let package = Package(
             // Read by path (the SARIF schema the reports are validated against), not a resource.
             exclude: ["Fixtures"]
         ),
-    ]
+    ],
+    // Swift 5 language mode, as before the floor moved to 6.1 (the code predates Swift 6's
+    // strict concurrency checking, which the 6.x tools-version would otherwise turn on).
+    swiftLanguageModes: [.v5]
 )

@@ -4,8 +4,15 @@
 # peak memory < 100 MB. Not a test: CI does not run it.
 #
 # Usage: scripts/benchmark-archive.sh [--runs N] [WORKDIR]   (the archive is reused when present)
-# Exits 1 when a bar is missed.
+# Exits 1 when a bar is missed, 2 when a tool is missing.
+# Needs bash 4.3 or later (negative array indices), GNU time (/usr/bin/time -f) and python3:
+# Linux (Debian: apt-get install time python3); macOS's bash 3.2 and BSD time do not do.
 set -euo pipefail
+if [ "${BASH_VERSINFO[0]}" -lt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -lt 3 ]; }; then
+    echo "benchmark-archive: needs bash 4.3 or later (this is $BASH_VERSION)" >&2; exit 2
+fi
+/usr/bin/time -f %e true >/dev/null 2>&1 || { echo "benchmark-archive: needs GNU time at /usr/bin/time (Debian: apt-get install time)" >&2; exit 2; }
+command -v python3 >/dev/null 2>&1 || { echo "benchmark-archive: needs python3" >&2; exit 2; }
 runs=5
 if [ "${1:-}" = "--runs" ]; then runs="$2"; shift 2; fi
 repo=$(cd "$(dirname "$0")/.." && pwd)

@@ -8,7 +8,14 @@
 #   WORKDIR  where the source tree is generated (reused when present); default: a temporary
 #            directory, removed at the end.
 # Exits 1 when the bar is missed, 2 on a setup error.
+# Needs bash 4.3 or later (negative array indices), GNU cp (--preserve=all), GNU date (%N), bc
+# and python3: Linux; macOS's bash 3.2 and BSD cp and date do not do.
 set -euo pipefail
+if [ "${BASH_VERSINFO[0]}" -lt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -lt 3 ]; }; then
+    echo "benchmark-materialize: needs bash 4.3 or later (this is $BASH_VERSION)" >&2; exit 2
+fi
+cp --version 2>/dev/null | grep GNU >/dev/null || { echo "benchmark-materialize: needs GNU cp (coreutils)" >&2; exit 2; }
+for tool in bc python3; do command -v "$tool" >/dev/null 2>&1 || { echo "benchmark-materialize: needs $tool" >&2; exit 2; }; done
 runs=5
 while [ $# -gt 0 ]; do
     case "$1" in

@@ -17,7 +17,15 @@
 # its App Group's containers; sample-containers/Misbehaving is a symlink to it.
 # The expected findings are listed in sample-containers/README.md and asserted by
 # Tests/SandboxAuditTests/SampleContainerTests.swift: change all three together.
+#
+# Needs GNU tar for the reproducible Example.xcappdata.tar.gz (--sort, --mtime, --owner): Linux's
+# tar, or on macOS Homebrew's gnu-tar (gtar). Everything else is POSIX sh and tools.
 set -eu
+GNUTAR=
+for t in tar gtar; do
+    if "$t" --version 2>/dev/null | grep '^tar (GNU tar)' >/dev/null; then GNUTAR=$t; break; fi
+done
+[ -n "$GNUTAR" ] || { echo "make-samples: needs GNU tar (Debian: apt-get install tar; macOS: brew install gnu-tar)" >&2; exit 2; }
 export LC_ALL=C
 umask 022
 
@@ -343,6 +351,6 @@ EOF
 # The same package as a CI job receives it: an archive (the ._ sidecars travel as members).
 # Sorted names, fixed times and owners, and gzip without a timestamp make it byte-stable.
 rm -f "$OUT/Example.xcappdata.tar.gz"
-(cd "$OUT" && tar --sort=name --mtime='2026-11-01 00:00:00Z' --owner=0 --group=0 --numeric-owner -cf - Example.xcappdata | gzip -n -9 > Example.xcappdata.tar.gz)
+(cd "$OUT" && "$GNUTAR" --sort=name --mtime='2026-11-01 00:00:00Z' --owner=0 --group=0 --numeric-owner -cf - Example.xcappdata | gzip -n -9 > Example.xcappdata.tar.gz)
 
 echo "make-samples: wrote $OUT/WellBehaved, $OUT/MisbehavingDevice (and the link Misbehaving), $OUT/Example.xcappdata, $OUT/Example.xcappdata.tar.gz" >&2

@@ -10,11 +10,13 @@
 # It says what it installs and asks nothing (apt-get -y; sudo when not root). What is already
 # there is not installed again, so a second run only rebuilds. Debian/Ubuntu packages:
 #   build: libattr1-dev libarchive-dev libsqlite3-dev pkg-config
-#   test:  libarchive-tools (bsdtar) zip xz-utils python3-jsonschema util-linux (setpriv),
+#   test:  libarchive-tools (bsdtar) zip xz-utils python3-jsonschema util-linux (setpriv, script,
+#          prlimit) time (GNU time: the cost tests measure peak memory with it),
 #          and chromium when the distribution has it (the HTML report test, which skips without
 #          it; SANDBOX_AUDIT_NO_BROWSER=1 leaves it out)
-# macOS: brew install libarchive (keg-only: PKG_CONFIG_PATH is set to it), and for the tests xz
-# and Python's jsonschema. Swift itself is not installed: https://www.swift.org/install/
+# macOS: brew install libarchive (keg-only: PKG_CONFIG_PATH is set to it; Package.swift has no
+# fallback, see docs/distribution.md), and for the tests xz and Python's jsonschema.
+# Swift 6.1 or later (Xcode 16.3 on macOS) is not installed: https://www.swift.org/install/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-build}"
@@ -86,7 +88,7 @@ if [ "$os" = Darwin ]; then
 elif command -v dpkg >/dev/null 2>&1; then
     apt_install libattr1-dev libarchive-dev libsqlite3-dev pkg-config
     if [ "$mode" = test ]; then
-        apt_install libarchive-tools zip xz-utils python3 util-linux
+        apt_install libarchive-tools zip xz-utils python3 util-linux time
         python3 -c 'import jsonschema' 2>/dev/null || apt_install python3-jsonschema
         # Optional: the HTML report test runs headless Chromium, and skips without it. Debian has
         # a chromium package; Ubuntu's is a snap wrapper that does not work in containers.

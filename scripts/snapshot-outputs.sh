@@ -12,7 +12,17 @@
 # Then: scripts/snapshot-outputs.sh OLD_BIN DIR before TREE; scripts/snapshot-outputs.sh NEW_BIN DIR
 # after TREE; diff -r before after. Inputs are made with fixed times, and the outputs name them
 # by the same paths, so the two runs are comparable. The HTML report's scan time is normalised.
+#
+# Needs the GNU tools (find -printf, sed -i, tar --sparse, truncate, sha256sum): Linux, or macOS
+# with Homebrew's findutils, gnu-sed, gnu-tar and coreutils first on PATH under their plain names.
 set -eu
+for gnu in find sed tar; do
+    "$gnu" --version 2>/dev/null | grep GNU >/dev/null \
+        || { echo "snapshot-outputs: needs GNU $gnu (Linux; macOS: brew install findutils gnu-sed gnu-tar coreutils, with their gnubin folders first on PATH)" >&2; exit 2; }
+done
+for tool in truncate sha256sum; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "snapshot-outputs: needs $tool (GNU coreutils)" >&2; exit 2; }
+done
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 S="$repo/sample-containers"
 if [ "$1" = inputs ]; then

@@ -2,6 +2,7 @@
 #include "CSystem.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #if defined(__linux__)
@@ -46,6 +47,18 @@ ssize_t sandbox_audit_listxattrat(int dirfd, const char *name, char *list, size_
     return syscall(SYS_listxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, list, size);
 #else
     (void)dirfd; (void)name; (void)list; (void)size;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int sandbox_audit_rename_noreplace(int olddirfd, const char *oldname, int newdirfd, const char *newname) {
+#if defined(__linux__) && defined(SYS_renameat2) && defined(RENAME_NOREPLACE)
+    return (int)syscall(SYS_renameat2, olddirfd, oldname, newdirfd, newname, RENAME_NOREPLACE);
+#elif defined(__APPLE__) && defined(RENAME_EXCL)
+    return renameatx_np(olddirfd, oldname, newdirfd, newname, RENAME_EXCL);
+#else
+    (void)olddirfd; (void)oldname; (void)newdirfd; (void)newname;
     errno = ENOSYS;
     return -1;
 #endif

@@ -2,7 +2,8 @@ import Foundation
 
 /// The pipeline in one call: input → walk → classify → inventory → rules.
 public enum Audit {
-    public static let toolVersion = "0.1.0"
+    /// The tool's version (`Project.version`, which the release stamps from its tag).
+    public static var toolVersion: String { Project.version }
 
     /// Walks and classifies the container at `input` (a data container, an `.xcappdata`, or
     /// a tar or zip archive of one). `role` (`--kind`) overrides what the metadata and the
@@ -19,14 +20,23 @@ public enum Audit {
     /// The inventories of every container `selection` names in `input`: the app's data
     /// container first, then its extensions', then its App Groups', each a backup domain.
     /// A backup folder (one holding Manifest.db) gives the domains it holds for the app.
+    /// With `selection.simulator`, `input` is not read: the device found gives the containers.
     public static func inventories(of input: String, _ selection: ContainerSelection = ContainerSelection()) throws -> [Inventory] {
-        if BackupFolder.isBackup(input) { return try backupInventories(input, selection).inventories }
-        if ArchiveWalk.isArchiveInput(input) {
-            return [try inventory(of: input, role: selection.role)]
+        try appInventories(input, selection).inventories
+    }
+
+    /// The inventories `inventories(of:)` gives, and what finding the containers had to say.
+    static func appInventories(_ input: String, _ selection: ContainerSelection) throws -> (inventories: [Inventory], notes: [String]) {
+        if selection.simulator == nil {
+            if BackupFolder.isBackup(input) { return try backupInventories(input, selection) }
+            if ArchiveWalk.isArchiveInput(input) {
+                // One container: App Groups named with it cannot be in it.
+                if !selection.appGroups.isEmpty { throw AppContainers.loneGroupError(selection.appGroups, input) }
+                return ([try inventory(of: input, role: selection.role)], [])
+            }
         }
-        return try AppContainers.locate(input, selection).map { container in
-            Inventory(container: container, walk: try FolderWalk.read(container))
-        }
+        let found = try AppContainers.resolve(input, selection)
+        return (try found.containers.map { Inventory(container: $0, walk: try FolderWalk.read($0)) }, found.notes)
     }
 
     /// A backup folder's domains for the app, and what the choice of domains had to say.
@@ -46,11 +56,9 @@ public enum Audit {
         selection.appGroups += policy.appGroups.filter { !selection.appGroups.contains($0) }
         var notes: [String] = []
         let inventories: [Inventory]
-        if BackupFolder.isBackup(input) {
-            (inventories, notes) = try backupInventories(input, selection)
-        } else {
-            inventories = try Self.inventories(of: input, selection)
-        }
+        (inventories, notes) = try appInventories(input, selection)
+        // With --simulator, the device folder is the input.
+        let input = selection.simulator == nil ? input : inventories[0].container.input
         var backup: BackupComparison?
         if let folder = againstBackup {
             guard let app = selection.app ?? inventories.first?.container.bundleIdentifier else {
@@ -157,10 +165,6 @@ public enum Audit {
             if !top.contains("Documents") && !top.contains("tmp") {
                 notes.append("\(inv.container.dataRoot) has no Documents or tmp folder and no metadata saying what it is: it was read as an app's data container; if it is an App Group container, add --kind group")
             }
-        }
-        let unnamed = AppContainers.unnamedGroups(input, selection)
-        if !unnamed.isEmpty {
-            notes.append("App Group containers not audited (add --app-group ID or appGroups: in the policy file if the app uses them): " + unnamed.joined(separator: ", "))
         }
         return AuditResult(inventories: inventories, findings: reported, allFindings: findings, context: context,
                            ignoredFindings: ignored, baselineFindings: known, comparison: comparison, notes: notes, missed: missed,

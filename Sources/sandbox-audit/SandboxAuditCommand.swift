@@ -55,6 +55,9 @@ extension ContainerRole: ExpressibleByArgument {}
 let inputKindsHelp = """
     PATH is one of:
       - an app's data container folder: a Simulator container, or any copy of one;
+        with --app-group, the App Groups are found in the Simulator device folder
+        above it (…/data/Containers/Data/Application/UUID, as `xcrun simctl
+        get_app_container booted ID data` prints it), or the run fails;
       - an .xcappdata package (Xcode > Devices > Download Container);
       - a tar, tar.gz/tgz, tar.xz/txz, tar.bz2 or zip archive of either, read as a
         stream without extracting it, recognised by its name or by its first bytes;
@@ -66,33 +69,60 @@ let inputKindsHelp = """
         --app BUNDLE_ID: the app's backup domains as the backup holds them
         (AppDomain-ID, AppDomainPlugin-ID.*, and AppDomainGroup-GID for each
         --app-group GID); everything listed is backed up by definition.
+    Or, in place of PATH, --simulator DEVICE with --app BUNDLE_ID: DEVICE is
+    booted, a UDID or a device name, found in the device sets
+      ~/Library/Developer/CoreSimulator/Devices
+      ~/Library/Developer/XCTestDevices (parallel-testing clones, which
+        xcodebuild deletes when the test run ends)
+    or in the --device-set folders; the app's data container, its extensions'
+    and its --app-group containers are audited. Every container named (--app,
+    --app-group, the policy's appGroups) is audited, or the run fails (exit 2)
+    saying what is there. See docs/simulator.md.
     """
 
 /// PATH's own help line.
-let inputArgumentHelp = "The data container, .xcappdata package, archive of one (tar, tgz, txz, zip), App Group or extension container, or with --app a Simulator device folder or a Finder/iTunes backup folder."
+let inputArgumentHelp = "The data container, .xcappdata package, archive of one (tar, tgz, txz, zip), App Group or extension container, or with --app a Simulator device folder or a Finder/iTunes backup folder. Not with --simulator."
 
 /// Which of an app's containers to read: shared by scan, inventory and simulate.
 struct ContainerOptions: ParsableArguments {
     @Option(help: "The role of a container given alone: app, extension or group (default: from its metadata or the folder it sits in, else app).")
     var kind: ContainerRole?
 
-    @Option(help: ArgumentHelp("With a Simulator device folder (…/Devices/UDID, its data, or data/Containers): audit this app's data container and its extensions' containers. With a backup folder (required there): audit its AppDomain-BUNDLE_ID and AppDomainPlugin-BUNDLE_ID.* domains.", valueName: "BUNDLE_ID"))
+    @Option(help: ArgumentHelp("With a Simulator device folder (…/Devices/UDID, its data, or data/Containers) or --simulator: audit this app's data container and its extensions' containers. With a backup folder (required there): audit its AppDomain-BUNDLE_ID and AppDomainPlugin-BUNDLE_ID.* domains.", valueName: "BUNDLE_ID"))
     var app: String?
 
-    @Option(name: .customLong("app-group"), help: ArgumentHelp("With --app: also audit this App Group's container, or in a backup its AppDomainGroup-GROUP_ID domain (repeatable; adds to the policy's appGroups).", valueName: "GROUP_ID"))
+    @Option(name: .customLong("app-group"), help: ArgumentHelp("Also audit this App Group's container (on the device, or in the device folder above a data container), or in a backup its AppDomainGroup-GROUP_ID domain (repeatable; adds to the policy's appGroups). A group that cannot be found fails the run.", valueName: "GROUP_ID"))
     var appGroups: [String] = []
+
+    @Option(help: ArgumentHelp("In place of PATH: the Simulator device to audit, booted, a UDID or a device name (with --app). Several booted devices, or several of that name: exit 2 listing them.", valueName: "DEVICE"))
+    var simulator: String?
+
+    @Option(name: .customLong("device-set"), help: ArgumentHelp("With --simulator: look for the device in this device set instead of ~/Library/Developer/CoreSimulator/Devices and ~/Library/Developer/XCTestDevices (repeatable).", valueName: "DIR"))
+    var deviceSets: [String] = []
 
     @Option(name: .customLong("password-file"), help: ArgumentHelp("An encrypted backup folder's password: the first line of FILE (default: the environment variable \(BackupPassword.environmentVariable)). Decrypted bytes stay in memory.", valueName: "FILE"))
     var passwordFile: String?
 
     func validate() throws {
-        if !appGroups.isEmpty && app == nil { throw ValidationError("--app-group needs --app BUNDLE_ID and a Simulator device folder or a backup folder") }
         if kind != nil && app != nil { throw ValidationError("--kind is for a container given alone, not with --app") }
+        if simulator != nil && app == nil { throw ValidationError("--simulator needs --app BUNDLE_ID: the app whose containers to audit on the device") }
+        if !deviceSets.isEmpty && simulator == nil { throw ValidationError("--device-set needs --simulator DEVICE") }
+    }
+
+    /// The input: PATH, or with --simulator nothing (the device gives the containers).
+    func input(_ path: String?) throws -> String {
+        switch (path, simulator) {
+        case (let path?, nil): return path
+        case (nil, _?): return ""
+        case (_?, _?): throw ValidationError("give PATH or --simulator DEVICE, not both")
+        case (nil, nil): throw ValidationError("missing PATH (or --simulator DEVICE with --app BUNDLE_ID)")
+        }
     }
 
     /// What to audit; throws `InputError` for an unreadable password file.
     func selection(_ policy: Policy = Policy()) throws -> ContainerSelection {
         ContainerSelection(role: kind, app: app, appGroups: appGroups + policy.appGroups.filter { !appGroups.contains($0) },
-                           password: try BackupPassword.resolve(passwordFile: passwordFile, environment: ProcessInfo.processInfo.environment))
+                           password: try BackupPassword.resolve(passwordFile: passwordFile, environment: ProcessInfo.processInfo.environment),
+                           simulator: simulator, deviceSets: deviceSets)
     }
 }

@@ -140,13 +140,15 @@ final class ArchiveMaterializeTests: XCTestCase {
     }
 
     func testTarArchivesMaterialiseAsTheFolderDoes() throws {
-        try Tool.require("tar", "gzip", "bsdtar", for: "the archives are made with GNU tar and bsdtar")
+        try Tool.require("gzip", "bsdtar", for: "the archives are made with GNU tar where there is one and bsdtar")
         let dir = try TempDir("amtar")
         try makeContainer(dir.sub("App"), links: true)
         // tmp first, so that the data of the hard-linked file is in tmp's member.
         try sh("{ find App/tmp; find App -path App/tmp -prune -o -print; } > list", in: dir.path)
-        try sh("tar --xattrs --xattrs-include='*' --sparse --no-recursion -cf gnu.tar -T list", in: dir.path)
-        try sh("tar --xattrs --xattrs-include='*' --sparse --no-recursion -czf gnu.tar.gz -T list", in: dir.path)
+        // GNU tar where there is one; otherwise (macOS) bsdtar makes those archives too.
+        let tar = GNUTar.command.map { "\($0) --xattrs --xattrs-include='*' --sparse --no-recursion" } ?? "bsdtar --xattrs -n"
+        try sh("\(tar) -cf gnu.tar -T list", in: dir.path)
+        try sh("\(tar) -czf gnu.tar.gz -T list", in: dir.path)
         try sh("bsdtar --xattrs -n -cf bsd.tar -T list", in: dir.path)
         for archive in ["gnu.tar", "bsd.tar"] {
             let kinds = try python("""
@@ -236,7 +238,8 @@ final class ArchiveMaterializeTests: XCTestCase {
         XCTAssertEqual(truncate(dir.sub("good.tar"), off_t(size - 200_000)), 0)
         XCTAssertThrowsError(try Materializer.write(simulation, into: dir.sub("out"))) { error in
             XCTAssertTrue("\(error)".contains("nothing written to \(dir.sub("out"))"), "\(error)")
-            XCTAssertTrue("\(error)".contains("damaged or truncated"), "\(error)")
+            // Refused before a byte is read: the file is not the one scanned (its size changed).
+            XCTAssertTrue("\(error)".contains("is not the archive that was scanned"), "\(error)")
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "good.tar", "list", "whole.tar"], "no DIR, no temporary tree")
 
@@ -244,8 +247,7 @@ final class ArchiveMaterializeTests: XCTestCase {
         for change in ["head -n -1 list > short", "grep -v hello.txt list > short"] {
             try sh("\(change) && rm good.tar && tar --no-recursion -cf good.tar -T short && rm short", in: dir.path)
             XCTAssertThrowsError(try Materializer.write(simulation, into: dir.sub("out"))) { error in
-                XCTAssertTrue("\(error)".contains("does not read as it did when it was scanned"), "\(error)")
-                if change.hasPrefix("head") { XCTAssertTrue("\(error)".contains("Library/Preferences/com.example.plist is not in it"), "\(error)") }
+                XCTAssertTrue("\(error)".contains("is not the archive that was scanned"), "\(error)")
             }
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "good.tar", "list", "whole.tar"])
         }

@@ -85,7 +85,8 @@ final class AttributeTests: XCTestCase {
         try BackupMarker.set(.legacy, value: [1], on: file, carrier: .sidecar)
         let marks = try BackupMarker.read(file)
         XCTAssertEqual(marks.map(\.source.kind).sorted(), ["appledouble", "native"])
-        XCTAssertEqual(try XAttr.value(.path(Array(file.utf8)), name: "user.com.apple.metadata:com_apple_backup_excludeItem"), BackupAttribute.canonicalValue)
+        // The platform's own spelling: `user.` + the macOS name on Linux, the macOS name on Darwin.
+        XCTAssertEqual(try XAttr.value(.path(Array(file.utf8)), name: BackupAttribute.exclude.nativeName), BackupAttribute.canonicalValue)
         XCTAssertTrue(try BackupMarker.clear(.exclude, on: file, carrier: .native))
         XCTAssertFalse(try BackupMarker.clear(.exclude, on: file, carrier: .native))
         XCTAssertTrue(try BackupMarker.clear(.legacy, on: file, carrier: .sidecar))

@@ -87,10 +87,11 @@ final class BackupFolderTests: XCTestCase {
         XCTAssertEqual(link.entry.kind, .symlink)
         XCTAssertEqual(link.entry.symlinkTarget, Array("notes.txt".utf8))
         XCTAssertEqual(result.inventory.entry(at: ContainerPath("Documents/notes.txt"))?.entry.modifiedSeconds, 1_700_000_000)
-        // 5 + 5000 + 9 (the link) + the plist; the group's 3000 and the widget's 100.
+        // 5 + 5000 + the plist (the link adds 0, as a real backup records it); the group's
+        // 3000 and the widget's 100.
         let plist = Int64(try Self.largePreferences().count)
-        XCTAssertEqual(result.inventory.backupFootprint, 5 + 5000 + 9 + plist)
-        XCTAssertEqual(result.backupFootprint, 5 + 5000 + 9 + plist + 100 + 3000)
+        XCTAssertEqual(result.inventory.backupFootprint, 5 + 5000 + plist)
+        XCTAssertEqual(result.backupFootprint, 5 + 5000 + plist + 100 + 3000)
         XCTAssertTrue(result.complete, "\(result.missed)")
         // The other group sharing the app's prefix is named in a note.
         XCTAssertEqual(result.notes, ["App Group domains in the backup not audited (add --app-group ID or appGroups: in the policy file if the app uses them): AppDomainGroup-group.com.example.other"])

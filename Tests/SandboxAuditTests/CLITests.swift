@@ -57,7 +57,7 @@ final class CLITests: XCTestCase {
         try Fixture.file(dir.sub("Documents/a.txt"), size: 100)
         let (json, r) = try CLI.scanJSON([dir.path])
         XCTAssertEqual(r.status, 1)
-        XCTAssertEqual(json["schemaVersion"] as? Int, 1)
+        XCTAssertEqual(json["schemaVersion"] as? Int, 2)
         let totals = json["totals"] as! [String: Any]
         XCTAssertEqual(totals["backupFootprint"] as? Int, 12_000_100)
         XCTAssertEqual(totals["keptOnUpdate"] as? Int, 12_000_100)

@@ -152,13 +152,12 @@ final class PolicyTests: XCTestCase {
         let show = try CLI.run(["config", "show"], cwd: dir.path)
         XCTAssertEqual(show.status, 0, show.stderr)
         XCTAssertTrue(show.stdout.contains(".sandbox-audit.yml"))
-        XCTAssertTrue(show.stdout.contains("backup: 25000000B"), show.stdout)
-        XCTAssertTrue(show.stdout.contains("misplaced-at-root:\n    severity: default (error)"), show.stdout)
+        XCTAssertTrue(show.stdout.contains("budgets: {}"), "the starter sets no budget: \(show.stdout)")
+        XCTAssertTrue(show.stdout.contains("misplaced-at-root:\n    severity: error"), show.stdout)
         XCTAssertTrue(show.stdout.contains("age: 3d"), show.stdout)
         // The shown configuration is itself a valid policy file with the same meaning.
-        let reparsed = try parse(show.stdout.replacingOccurrences(of: "default (error)", with: "error")
-            .replacingOccurrences(of: "default (warning)", with: "warning").replacingOccurrences(of: "default (note)", with: "note"))
-        XCTAssertEqual(reparsed.budgets.map(\.limit), [25_000_000])
+        let reparsed = try parse(show.stdout)
+        XCTAssertEqual(reparsed.budgets.map(\.limit), [])
         XCTAssertEqual(reparsed.settings.staleTemporaryAge, 3 * 86_400)
     }
 
@@ -207,7 +206,8 @@ final class PolicyTests: XCTestCase {
         XCTAssertEqual(byName["**/*.bin (backed up)"]?.measured, 4_500_000)
         XCTAssertEqual(byName["Library/Caches/** (backed up)"]?.measured, 0, "backed-up bytes only, by default")
         let exceeded = r.findings.filter { $0.ruleId == "budget-exceeded" }
-        XCTAssertEqual(exceeded.map { $0.path?.display ?? "." }, [".", "Documents", "Library/Caches"])
+        XCTAssertEqual(exceeded.map { $0.path?.display }, [nil, nil, nil], "a budget holds the whole app: no path")
+        XCTAssertEqual(exceeded.map { String($0.message.prefix(while: { $0 != ":" })) }, ["**/*.bin (backed up)", "Documents (backed up)", "Library/Caches (all bytes)"])
         XCTAssertTrue(exceeded[1].message.contains("4.00 MB of 3.50 MB (114%), over by 500 kB; largest: Documents/a.bin (3.00 MB), Documents/b.bin (1.00 MB)"), exceeded[1].message)
 
         let text = TextReport(useColor: false, failOn: .error).render(r)
@@ -246,12 +246,12 @@ final class PolicyTests: XCTestCase {
         let dir = try TempDir()
         try makeRelease(dir.sub("v1"))
         let write = try CLI.run(["scan", "--write-baseline", dir.sub("baseline.json"), dir.sub("v1")])
-        XCTAssertEqual(write.status, 1, "the stray file is an error")
+        XCTAssertEqual(write.status, 0, "written: exit 0, though the stray file is an error")
         let baselineText = try String(contentsOfFile: dir.sub("baseline.json"), encoding: .utf8)
         XCTAssertFalse(baselineText.contains(dir.path), "no absolute paths in a baseline")
         // Refuses to overwrite without --force.
         XCTAssertEqual(try CLI.run(["scan", "--write-baseline", dir.sub("baseline.json"), dir.sub("v1")]).status, 2)
-        XCTAssertEqual(try CLI.run(["scan", "--write-baseline", dir.sub("baseline.json"), "--force", dir.sub("v1")]).status, 1)
+        XCTAssertEqual(try CLI.run(["scan", "--write-baseline", dir.sub("baseline.json"), "--force", dir.sub("v1")]).status, 0)
 
         try copy(dir.sub("v1"), dir.sub("moved"))
         let p = try Process.run(URL(fileURLWithPath: "/bin/mv"), arguments: [dir.sub("moved"), dir.sub("elsewhere")])
@@ -269,7 +269,7 @@ final class PolicyTests: XCTestCase {
         XCTAssertEqual((json["summary"] as! [String: Any])["baselineFindings"] as? Int, 2)
         // A baseline written from the moved copy is byte-identical but for the inodes (the copy's
         // file system's): stable across places.
-        XCTAssertEqual(try CLI.run(["scan", "--write-baseline", dir.sub("again.json"), dir.sub("elsewhere")]).status, 1)
+        XCTAssertEqual(try CLI.run(["scan", "--write-baseline", dir.sub("again.json"), dir.sub("elsewhere")]).status, 0)
         let inode = try NSRegularExpression(pattern: #""inode"\s*:\s*[0-9]+"#)
         func withoutInodes(_ text: String) -> String {
             inode.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "\"inode\": N")

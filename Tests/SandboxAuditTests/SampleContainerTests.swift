@@ -99,7 +99,8 @@ final class SampleContainerTests: XCTestCase {
         let (json, result) = try CLI.scanJSON([sample(name)] + Self.scanArguments + extra)
         XCTAssertEqual(result.stderr, "", "\(name): stderr")
         let findings = (json["findings"] as? [[String: Any]] ?? []).map {
-            Expected($0["ruleId"] as? String ?? "?", $0["severity"] as? String ?? "?", $0["path"] as? String ?? "?")
+            // A finding about no entry (a budget) has a null path: "" here.
+            Expected($0["ruleId"] as? String ?? "?", $0["severity"] as? String ?? "?", $0["path"] is NSNull ? "" : $0["path"] as? String ?? "?")
         }
         return (findings, json, result.status)
     }
@@ -286,9 +287,7 @@ final class SampleContainerTests: XCTestCase {
         XCTAssertEqual(status, 1)
         let policyFindings = findings.filter { $0.ruleId.hasPrefix("policy-") || $0.ruleId == "budget-exceeded" }
         XCTAssertEqual(Set(policyFindings), [
-            Expected("budget-exceeded", "error", "."),
-            Expected("budget-exceeded", "error", "."),
-            Expected("budget-exceeded", "error", "Documents"),
+            Expected("budget-exceeded", "error", ""),
             Expected("policy-backup-included", "error", "Documents/Drafts"),
             Expected("policy-forbidden", "error", "Downloads"),
             Expected("policy-backup-excluded", "error", "Library/Application Support/Models"),

@@ -22,4 +22,9 @@ ssize_t sandbox_audit_copy_file_range(int in, off_t *in_off, int out, off_t *out
    syscall(2). -1 with errno ENOSYS on older kernels and elsewhere. */
 ssize_t sandbox_audit_listxattrat(int dirfd, const char *name, char *list, size_t size);
 
+/* renameat2(2) with RENAME_NOREPLACE (Linux 3.15 and later), renameatx_np(2) with RENAME_EXCL
+   (Darwin): a rename that fails with EEXIST rather than replace what NEWNAME holds. -1 with
+   errno ENOSYS (or EINVAL from a file system without it) where the system has none. */
+int sandbox_audit_rename_noreplace(int olddirfd, const char *oldname, int newdirfd, const char *newname);
+
 #endif

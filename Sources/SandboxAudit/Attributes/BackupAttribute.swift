@@ -56,7 +56,8 @@ public enum AttributeValueClass: String, Sendable, Codable, CaseIterable {
     case string
     /// Any other XML or binary plist (an XML plist of the string, `<true/>` …).
     case plistOther = "plist-other"
-    /// Anything else, including an empty value or the bare text `true`.
+    /// Anything else, including an empty value, the bare text `true`, or the byte 1 that Apple
+    /// documents for the legacy attribute (QA1719) written under the exclude attribute's name.
     case other
 
     /// Values larger than this are not parsed as plists (Linux caps an attribute at 64 KiB).

@@ -13,9 +13,10 @@ enum Zone: String, CaseIterable, Sendable, Comparable {
     case library
     case tmp
     /// Anything at the data root that is not Documents, Library, tmp or a system item (in a
-    /// group container, `tmp` too: it is an ordinary folder there).
+    /// group container, `tmp` and `SystemData` too: they are ordinary folders there).
     case root
-    /// `SystemData/` and the container-manager metadata plist: managed by the system.
+    /// `SystemData/` (of an app's or extension's container) and the container-manager metadata
+    /// plist: managed by the system.
     case system
 
     static func < (a: Zone, b: Zone) -> Bool { a.ordinal < b.ordinal }
@@ -29,7 +30,10 @@ enum Zone: String, CaseIterable, Sendable, Comparable {
             let first = UnsafeBufferPointer(rebasing: b[0..<end])
             if first.elementsEqual(Zone.documentsName) { return .documents }
             if first.elementsEqual(Zone.tmpName) { return role == .group ? .root : .tmp }
-            if first.elementsEqual(Zone.systemDataName) || first.elementsEqual(Zone.metadataName) { return .system }
+            // A group container is backed up from its root, SystemData too (less two skips
+            // in BackupPathSets): there it is an ordinary folder.
+            if first.elementsEqual(Zone.systemDataName) { return role == .group ? .root : .system }
+            if first.elementsEqual(Zone.metadataName) { return .system }
             guard first.elementsEqual(Zone.libraryName) else { return .root }
             guard end < b.count else { return .library }
             var secondEnd = end + 1

@@ -36,15 +36,16 @@ public final class InventoryEntry: Sendable {
 
     /// Content that counts in the totals: a file's or symlink's bytes, once per hard-linked file.
     var countsAsContent: Bool { countsInTotals && entry.holdsContent }
-    /// The bytes this entry adds to the totals (0 when it adds none).
-    public var countedSize: Int64 { countsAsContent ? entry.size : 0 }
+    /// The bytes this entry adds to the totals (0 when it adds none; a symlink adds none).
+    public var countedSize: Int64 { countsInTotals ? entry.contentSize : 0 }
 
     var carriesExclude: Bool { entry.marks.contains { $0.attribute == .exclude } }
     var carriesLegacy: Bool { entry.marks.contains { $0.attribute == .legacy } }
 }
 
-/// Counts and sizes for one zone. Sizes are apparent sizes of file contents (regular files and
-/// symlinks); `allocated` is what the entries occupy on disk, directories included.
+/// Counts and sizes for one zone. Sizes are apparent sizes of regular files' contents (a symlink
+/// adds 0, as a backup records it); `allocated` is what the entries occupy on disk, directories
+/// included. Every sum saturates (`+|=`), and `Inventory.boundedSizes` keeps any sum far below it.
 struct ZoneTotals: Sendable, Equatable {
     var files = 0
     var directories = 0
@@ -69,20 +70,20 @@ struct ZoneTotals: Sendable, Equatable {
         case .other: others += 1
         }
         let content = e.contentSize
-        size += content
-        allocated += e.allocated
-        if item.backedUp == true { backedUpSize += content }
-        if item.excludedBy != nil { excludedSize += content }
-        if item.survivesUpdate == true { survivesUpdateSize += content }
-        if item.survivesRestore == true { survivesRestoreSize += content }
+        size +|= content
+        allocated +|= e.allocated
+        if item.backedUp == true { backedUpSize +|= content }
+        if item.excludedBy != nil { excludedSize +|= content }
+        if item.survivesUpdate == true { survivesUpdateSize +|= content }
+        if item.survivesRestore == true { survivesRestoreSize +|= content }
     }
 
     static func + (a: ZoneTotals, b: ZoneTotals) -> ZoneTotals {
         var t = a
         t.files += b.files; t.directories += b.directories; t.symlinks += b.symlinks; t.others += b.others
-        t.size += b.size; t.allocated += b.allocated; t.backedUpSize += b.backedUpSize
-        t.excludedSize += b.excludedSize; t.survivesUpdateSize += b.survivesUpdateSize
-        t.survivesRestoreSize += b.survivesRestoreSize
+        t.size +|= b.size; t.allocated +|= b.allocated; t.backedUpSize +|= b.backedUpSize
+        t.excludedSize +|= b.excludedSize; t.survivesUpdateSize +|= b.survivesUpdateSize
+        t.survivesRestoreSize +|= b.survivesRestoreSize
         return t
     }
 }
@@ -96,6 +97,8 @@ public struct Inventory: Sendable {
     let sidecarCount: Int
     /// Sidecars that describe no entry (the `orphan-sidecar` rule reports them).
     let orphanSidecars: [SidecarOrphan]
+    /// The archive the inventory was read from, as it was opened (nil for a folder or backup).
+    let archive: ArchiveSnapshot?
     /// Totals per app zone (system entries are not counted).
     let zoneTotals: [Zone: ZoneTotals]
 
@@ -113,11 +116,14 @@ public struct Inventory: Sendable {
     /// order, or their first path when no link is backed up.
     init(container: Container, walk: WalkResult) {
         self.container = container
-        self.problems = walk.problems.sorted { $0.path < $1.path }
+        var problems = walk.problems
+        var raw = Inventory.boundedSizes(walk.entries, problems: &problems)
+        Inventory.shareLinkMarks(&raw)
+        self.problems = problems.sorted { $0.path < $1.path }
         self.rootMarks = walk.rootMarks
         self.sidecarCount = walk.sidecarCount
+        self.archive = walk.archive
         self.orphanSidecars = walk.orphanSidecars.sorted { $0.sidecar < $1.sidecar }
-        let raw = walk.entries
         let order = Inventory.pathOrder(raw)
         let n = order.count
 
@@ -157,7 +163,8 @@ public struct Inventory: Sendable {
                 let by = w[i].marks.contains { $0.attribute == .exclude } ? path : lastInherited
                 zones[pos] = zone
                 placements[pos] = placement
-                excludedBy[pos] = by
+                // System entries have no verdicts: nothing excludes them (format: null).
+                excludedBy[pos] = zone == .system ? nil : by
                 if w[i].kind == .directory, let by { excludedFolders[path] = by }
                 if w[i].kind == .file, w[i].linkCount > 1, zone != .system {
                     let key = HardLinkKey(device: w[i].device, inode: w[i].inode)
@@ -271,7 +278,7 @@ public struct Inventory: Sendable {
         for e in entries {
             guard let first = e.path.leadingComponents(1).first else { continue }
             let top = ContainerPath(bytes: Array(first))
-            sizes[top, default: 0] += e.countedSize
+            sizes[top, default: 0] +|= e.countedSize
         }
         return sizes
     }

@@ -9,6 +9,8 @@ struct BackupComparison: Sendable {
         case presentButPredictedAbsent = "present-but-predicted-absent"
         /// A file in both, of another size.
         case sizeDiffers = "size-differs"
+        /// In both, of another kind (a symlink in one, a folder in the other …).
+        case kindDiffers = "kind-differs"
     }
 
     /// One side of a path: whether it is there (predicted backed up, or held by the backup),
@@ -25,6 +27,8 @@ struct BackupComparison: Sendable {
         let kind: Kind
         /// Predicted backed up or not, with the container's size.
         let predicted: Side
+        /// The entry's kind in the container and in the backup (`kind-differs` only).
+        var kinds: (container: WalkEntry.Kind, backup: WalkEntry.Kind)?
         /// In the backup or not, with the backup's size.
         let actual: Side
         /// Why the model predicted what it did.
@@ -40,6 +44,9 @@ struct BackupComparison: Sendable {
                 return "in the backup\(size(actual)), predicted not backed up: \(why)"
             case .sizeDiffers:
                 return "in the backup with \(actual.size ?? 0) bytes, the container holds \(predicted.size ?? 0) bytes: \(why)"
+            case .kindDiffers:
+                let (mine, theirs) = kinds.map { ($0.container.rawValue, $0.backup.rawValue) } ?? ("?", "?")
+                return "a \(theirs) in the backup, a \(mine) in the container: \(why)"
             }
         }
     }
@@ -88,7 +95,13 @@ struct BackupComparison: Sendable {
                                                actual: Side(present: false, size: nil), why: why + absent))
                     continue
                 }
-                if e.entry.kind == .file, theirs.entry.kind == .file, e.entry.size != theirs.entry.size {
+                if e.entry.kind != theirs.entry.kind {
+                    var m = Mismatch(path: e.path, domain: name, kind: .kindDiffers, predicted: mine,
+                                     actual: Side(present: true, size: BackupComparison.size(theirs)),
+                                     why: why + "; the item was replaced by another kind between the backup and the copy scanned")
+                    m.kinds = (e.entry.kind, theirs.entry.kind)
+                    mismatches.append(m)
+                } else if e.entry.kind == .file, e.entry.size != theirs.entry.size {
                     mismatches.append(Mismatch(path: e.path, domain: name, kind: .sizeDiffers, predicted: mine,
                                                actual: Side(present: true, size: theirs.entry.size),
                                                why: why + "; the file changed between the backup and the copy scanned"))

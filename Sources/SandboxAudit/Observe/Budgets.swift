@@ -8,7 +8,7 @@ struct BudgetResult: Sendable {
     let contributors: [(path: ContainerPath, size: Int64)]
 
     var exceeded: Bool { (measured ?? 0) > limit }
-    var overshoot: Int64 { max(0, (measured ?? 0) - limit) }
+    var overshoot: Int64 { max(0, (measured ?? 0).addingSaturated(limit == .min ? .max : -limit)) }
     /// Use as a percentage of the limit.
     var percent: Double? {
         guard let m = measured else { return nil }
@@ -32,7 +32,7 @@ enum Budgets {
         }
         func sum(_ selected: [InventoryEntry], _ measure: Budget.Measure) -> (Int64, [(path: ContainerPath, size: Int64)]) {
             let counted = selected.filter { measure == .size || $0.backedUp == true }
-            return (counted.reduce(0) { $0 + $1.entry.size }, top(counted.map { ($0.path, $0.entry.size) }))
+            return (counted.byteSum(\.entry.contentSize), top(counted.map { ($0.path, $0.entry.contentSize) }))
         }
         return budgets.map { b in
             switch b.scope {

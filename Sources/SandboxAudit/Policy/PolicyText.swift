@@ -43,9 +43,11 @@ extension PolicyFile {
           # - path: "tmp/**"
           #   forbidden: true
 
-        # How big the backup may grow.
+        # How big the backup may grow. None is set: a budget fails the scan (budget-exceeded is an
+        # error), so set each from the figures a first scan prints (its backup footprint, its zones)
+        # with the room you want, then uncomment it.
         budgets:
-          backup: 25MB
+          # backup: 25MB
           # churn: 5MB               # new or changed backed-up bytes since --baseline
           # zones:
           #   documents: 20MB
@@ -61,7 +63,9 @@ extension PolicyFile {
 
         """
 
-    /// The effective configuration as YAML: defaults merged, every rule listed.
+    /// The effective configuration as YAML: defaults merged, every rule listed with its severity
+    /// and thresholds. It is itself a policy file: loaded, it gives the same effective policy
+    /// (and renders to the same text).
     public static func render(_ policy: Policy) -> String {
         func scalar(_ s: String) -> Node { Node(s) }
         func map(_ pairs: [(String, Node)]) -> Node { Node.mapping(Node.Mapping(pairs.map { (Node($0.0), $0.1) })) }
@@ -70,7 +74,7 @@ extension PolicyFile {
         var rules: [(String, Node)] = []
         for rule in RuleCatalogue.all {
             var fields: [(String, Node)] = []
-            let severity = policy.disabledRules.contains(rule.id) ? "off" : (policy.severities[rule.id]?.rawValue ?? "default (\(rule.description.defaultSeverity.rawValue))")
+            let severity = policy.disabledRules.contains(rule.id) ? "off" : (policy.severities[rule.id] ?? rule.description.defaultSeverity).rawValue
             fields.append(("severity", scalar(severity)))
             for option in RuleSettings.thresholds[rule.id] ?? [] {
                 let v = option.get(policy.settings)

@@ -28,9 +28,10 @@ enum GitHubReport {
             let shared = !result.complete && severity == (allowIncomplete ? .warning : .error)
             let room = severity == .note || shared ? perKind - 1 : perKind
             for f in group.prefix(room) {
+                // A finding about no entry (a budget) is annotated on no file.
                 let prefix = pathPrefix(result.inventory(of: f).container.dataRoot)
-                let file = f.path.map { $0.isRoot ? prefix : prefix + "/" + $0.display } ?? prefix
-                lines.append("::\(command) file=\(property(file)),title=\(property("\(f.ruleId) (sandbox-audit)"))::\(data(f.message))")
+                let file = f.path.map { "file=" + property($0.isRoot ? prefix : prefix + "/" + $0.display) + "," } ?? ""
+                lines.append("::\(command) \(file)title=\(property("\(f.ruleId) (sandbox-audit)"))::\(data(f.message))")
             }
             if group.count > room { left.append("\(group.count - room) more \(severity.rawValue)\(group.count - room == 1 ? "" : "s")") }
         }

@@ -2,7 +2,7 @@
 /// docs/inventory-format.md. Printers decide nothing: every figure comes from the model.
 public enum JSONReport {
     /// Bumped on any change that could break a reader.
-    static let schemaVersion: Int64 = 1
+    static let schemaVersion: Int64 = 2
 
     static func path(_ p: ContainerPath) -> [(String, JSON)] {
         var fields: [(String, JSON)] = [("path", .string(p.display))]
@@ -49,7 +49,8 @@ public enum JSONReport {
     static func finding(_ f: Finding) -> JSON {
         var fields: [(String, JSON)] = [("ruleId", .string(f.ruleId)), ("severity", .string(f.severity.rawValue))]
         fields.append(("domain", .optional(f.domain)))
-        fields += path(f.path ?? .root)
+        // Null for a finding about no entry (a budget): see docs/json-format.md.
+        fields += f.path.map(path) ?? [("path", .null)]
         fields.append(("message", .string(f.message)))
         fields.append(("size", .optional(f.size)))
         fields.append(("fix", .optional(f.fixText)))

@@ -37,7 +37,9 @@ enum JUnitReport {
             totalFailures += failures
         }
         let byRule = Dictionary(grouping: result.findings, by: \.ruleId)
-        for rule in result.summary.rulesRun.compactMap(RuleCatalogue.rule(id:)) {
+        // An exceeded budget is a case of the budgets suite (below), not a second one here.
+        let budgetsSuite = !result.budgets.isEmpty
+        for rule in result.summary.rulesRun.compactMap(RuleCatalogue.rule(id:)) where !(budgetsSuite && rule.id == "budget-exceeded") {
             let findings = byRule[rule.id] ?? []
             var cases: [String] = []
             var failures = 0, skipped = 0
@@ -45,7 +47,7 @@ enum JUnitReport {
                 cases.append("    <testcase classname=\"\(x(rule.id))\" name=\"container\"/>")
             }
             for f in findings {
-                let name = x(result.place(f))
+                let name = x(result.subject(f) ?? f.domain ?? "app")
                 if f.severity >= failOn || warnings == .failure {
                     failures += 1
                     cases.append("""
@@ -75,21 +77,30 @@ enum JUnitReport {
             suites.append("  <testsuite name=\"\(x(rule.id))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\">\n" + cases.joined(separator: "\n") + "\n  </testsuite>")
         }
         if !result.budgets.isEmpty {
+            // The budget-exceeded rule's severity decides, as for any rule's finding: failed at
+            // or above the fail level, else as `warnings` says; passed when the rule is off.
+            let ruleID = "budget-exceeded"
+            let severity = result.policy.disabledRules.contains(ruleID) ? nil
+                : result.policy.severities[ruleID] ?? RuleCatalogue.rule(id: ruleID)?.description.defaultSeverity
             var cases: [String] = []
-            var failures = 0
+            var failures = 0, skipped = 0
             for r in result.budgets {
                 let name = x(r.budget.name)
+                let text = "\(ByteSize.format(r.measured ?? 0)) of \(ByteSize.format(r.limit))" + (r.exceeded ? ", over by \(ByteSize.format(r.overshoot))" : "")
+                func testcase(_ body: String) -> String { "    <testcase classname=\"budgets\" name=\"\(name)\">\n      \(body)\n    </testcase>" }
                 if r.measured == nil {
-                    cases.append("    <testcase classname=\"budgets\" name=\"\(name)\">\n      <skipped message=\"needs --baseline\"/>\n    </testcase>")
-                } else if r.exceeded {
+                    skipped += 1
+                    cases.append(testcase("<skipped message=\"needs --baseline\"/>"))
+                } else if r.exceeded, let severity, severity >= failOn || warnings == .failure {
                     failures += 1
-                    let text = "\(ByteSize.format(r.measured ?? 0)) of \(ByteSize.format(r.limit)), over by \(ByteSize.format(r.overshoot))"
-                    cases.append("    <testcase classname=\"budgets\" name=\"\(name)\">\n      <failure type=\"budget-exceeded\" message=\"\(x(text))\">\(x(text))</failure>\n    </testcase>")
+                    cases.append(testcase("<failure type=\"\(ruleID)\" message=\"\(x(text))\">\(x(text))</failure>"))
+                } else if r.exceeded, let severity, warnings == .skipped {
+                    skipped += 1
+                    cases.append(testcase("<skipped message=\"\(severity.rawValue): \(x(text))\"/>"))
                 } else {
-                    cases.append("    <testcase classname=\"budgets\" name=\"\(name)\">\n      <system-out>\(x("\(ByteSize.format(r.measured ?? 0)) of \(ByteSize.format(r.limit))"))</system-out>\n    </testcase>")
+                    cases.append(testcase("<system-out>\(x(text))</system-out>"))
                 }
             }
-            let skipped = result.budgets.filter { $0.measured == nil }.count
             totalTests += cases.count
             totalFailures += failures
             totalSkipped += skipped

@@ -97,7 +97,7 @@ public enum MarkdownReport {
         let header = "| severity | rule | path | finding |\n|---|---|---|---|\n"
         func row(_ f: Finding) -> String {
             let icon = f.severity == .error ? "🛑" : (f.severity == .warning ? "⚠️" : "ℹ️")
-            return "| \(icon) \(f.severity.rawValue) | \(cell(f.ruleId)) | \(cell(result.place(f))) | \(cell(f.message)) |\n"
+            return "| \(icon) \(f.severity.rawValue) | \(cell(f.ruleId)) | \(cell(result.subject(f) ?? "")) | \(cell(f.message)) |\n"
         }
         let ordered = result.findingsBySeverity
         let title = "### Most severe findings\n\n"

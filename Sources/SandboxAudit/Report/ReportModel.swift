@@ -32,6 +32,11 @@ extension AuditResult {
         }
     }
 
+    /// Where reports show a finding: its path (after its domain when the app was scanned as
+    /// several containers), or nil for a finding about no entry: a budget (measured over every
+    /// container of the app; its message names it) or a backup domain the backup lacks.
+    func subject(_ f: Finding) -> String? { f.path == nil ? nil : place(f) }
+
     /// The findings, most severe first; within a severity, in report order (stable).
     var findingsBySeverity: [Finding] {
         findings.enumerated().sorted { a, b in

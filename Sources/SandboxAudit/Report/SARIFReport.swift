@@ -1,3 +1,5 @@
+import Foundation
+
 /// SARIF 2.1.0 (OASIS), for GitHub code scanning and other SARIF consumers. Validated against
 /// the official schema by the tests.
 enum SARIFReport {
@@ -26,7 +28,9 @@ enum SARIFReport {
                 ("ruleIndex", .int(Int64(index[f.ruleId] ?? 0))),
                 ("level", .string(level(f.severity))),
                 ("message", .object([("text", .string(f.message))])),
-                ("locations", .array([location(f.path ?? .root, base: baseID[f.domain ?? ""] ?? uriBaseId)])),
+                // Code scanning refuses a result without a location: a finding about no entry
+                // (a budget, which holds the whole app) points at the app's data root.
+                ("locations", .array([f.path.map { location($0, base: baseID[f.domain ?? ""] ?? uriBaseId) } ?? location(.root)])),
                 ("partialFingerprints", .object([(fingerprintKey, .string(fingerprint(f)))])),
             ]
             var properties: [(String, JSON)] = []
@@ -124,12 +128,28 @@ enum SARIFReport {
         return out
     }
 
-    static func fileURI(_ absolute: String) -> String {
-        "file://" + relativeURI(Array(absolute.utf8)) + (absolute.hasSuffix("/") ? "" : "/")
+    /// A folder's `file:` URI (RFC 8089): `file://` and an absolute path, so that a relative
+    /// input (`sample-containers/x.tgz`) cannot put its first folder in the host's place. A
+    /// relative path is taken from `directory`; `.` and `..` segments are removed (RFC 3986
+    /// §5.2.4) and every byte outside the unreserved set is percent-encoded.
+    static func fileURI(_ path: String, relativeTo directory: String = FileManager.default.currentDirectoryPath) -> String {
+        var segments: [Substring] = []
+        let absolute = path.hasPrefix("/") ? path : directory + "/" + path
+        for segment in absolute.split(separator: "/", omittingEmptySubsequences: true) {
+            switch segment {
+            case ".": continue
+            case "..": _ = segments.popLast()
+            default: segments.append(segment)
+            }
+        }
+        let joined = segments.map { "/" + $0 }.joined()
+        return "file://" + relativeURI(Array(joined.utf8)) + "/"
     }
 
     /// Stable across runs and machines for the same finding: the rule and the path relative to
-    /// the data root, hashed (not the message, which carries sizes).
+    /// the data root, hashed (not the message, which carries sizes). A budget's finding has no
+    /// path: the budget's name, which begins its message (`backup footprint: 3.00 kB of …`),
+    /// tells one budget from another.
     static func fingerprint(_ f: Finding) -> String {
         // The app's own domain adds nothing, so fingerprints of single-container scans stay as
         // they were; an extension's or group's domain tells its findings apart.
@@ -139,6 +159,9 @@ enum SARIFReport {
         bytes.append(0)
         bytes += (f.path ?? .root).bytes
         bytes += domain
+        if f.path == nil, f.ruleId == "budget-exceeded", let name = f.message.components(separatedBy: ": ").first {
+            bytes += [0] + Array(name.utf8)
+        }
         return StableHash.hex(bytes)
     }
 }

@@ -24,7 +24,8 @@ public enum SimulationReport {
 
     static func text(_ s: SimulationResult, materialized: Materializer.Report? = nil, mismatches: [Verification.Mismatch]? = nil) -> String {
         let c = s.inventory.container
-        var out = "sandbox-audit \(Audit.toolVersion): \(c.domain)\(c.version.map { " \($0)" } ?? "") (\(c.role.rawValue) container, \(c.kindDescription)), \(title(s.event))\n\n"
+        let identity = c.domain + (c.version.map { " \($0)" } ?? "")
+        var out = "sandbox-audit \(Audit.toolVersion): \(TerminalText.escaped(identity)) (\(c.role.rawValue) container, \(TerminalText.escaped(c.kindDescription))), \(title(s.event))\n\n"
         out += TextReport.pad("zone", 30) + TextReport.pad("files kept", 12, right: true) + TextReport.pad("kept", 11, right: true)
             + TextReport.pad("files lost", 12, right: true) + TextReport.pad("lost", 11, right: true) + "\n"
         for z in s.zones {
@@ -39,19 +40,20 @@ public enum SimulationReport {
         } else {
             out += "lost items that matter most (\(s.notable.count)):\n"
             for l in s.notable.prefix(notableShown) {
-                out += "  \(l.path.display)  \(ByteSize.format(l.size))  \(l.kind)\n      why: \(l.why)\n"
+                out += "  \(TerminalText.escaped(l.path.display))  \(ByteSize.format(l.size))  \(l.kind)\n      why: \(TerminalText.escaped(l.why))\n"
             }
             if s.notable.count > notableShown { out += "  … and \(s.notable.count - notableShown) more\n" }
         }
         if let m = materialized {
-            out += "\nmaterialised into \(m.destination): \(m.directories) folders, \(m.files) files (\(ByteSize.format(m.bytes))), \(m.links) hard links, \(m.symlinks) symlinks, \(m.fifos) FIFOs"
-            out += m.skipped.isEmpty ? "\n" : "; not recreated (sockets, devices): \(m.skipped.map(\.display).joined(separator: ", "))\n"
+            out += "\nmaterialised into \(TerminalText.escaped(m.destination)): \(m.directories) folders, \(m.files) files (\(ByteSize.format(m.bytes))), \(m.links) hard links, \(m.symlinks) symlinks, \(m.fifos) FIFOs"
+            out += m.skipped.isEmpty ? "" : "; not recreated (sockets, devices): \(TerminalText.escaped(m.skipped.map(\.display).joined(separator: ", ")))"
+            out += m.attributesNotCopied.isEmpty ? "\n" : "; attributes this file system refused: \(TerminalText.escaped(m.attributesNotCopied.joined(separator: ", ")))\n"
         }
         if let mismatches {
             if mismatches.isEmpty {
                 out += "verified: the materialised container matches the prediction entry by entry\n"
             } else {
-                out += "verification FAILED: \(mismatches.count) difference(s)\n" + mismatches.prefix(20).map { "  \($0)\n" }.joined()
+                out += "verification FAILED: \(mismatches.count) difference(s)\n" + mismatches.prefix(20).map { "  \(TerminalText.escaped($0.description))\n" }.joined()
             }
         }
         return out + ByteSize.unitsNote + "\n"
@@ -61,7 +63,7 @@ public enum SimulationReport {
     static func table(_ results: [SimulationResult]) -> String {
         guard let first = results.first else { return "" }
         let c = first.inventory.container
-        var out = "sandbox-audit \(Audit.toolVersion): \(c.domain) (\(c.role.rawValue) container, \(c.kindDescription)), bytes kept per zone\n\n"
+        var out = "sandbox-audit \(Audit.toolVersion): \(TerminalText.escaped(c.domain)) (\(c.role.rawValue) container, \(TerminalText.escaped(c.kindDescription))), bytes kept per zone\n\n"
         out += TextReport.pad("zone", 30) + TextReport.pad("now", 11, right: true)
         for r in results { out += TextReport.pad("after \(r.event.rawValue)", 16, right: true) }
         out += "\n"
@@ -75,7 +77,7 @@ public enum SimulationReport {
         out += "\n"
         for r in results where !r.notable.isEmpty {
             out += "\n\(title(r.event)), lost items that matter most: "
-            out += r.notable.prefix(5).map { "\($0.path.display) (\(ByteSize.format($0.size)), \($0.kind))" }.joined(separator: ", ")
+            out += r.notable.prefix(5).map { "\(TerminalText.escaped($0.path.display)) (\(ByteSize.format($0.size)), \($0.kind))" }.joined(separator: ", ")
             out += r.notable.count > 5 ? ", …\n" : "\n"
         }
         return out + "\n" + ByteSize.unitsNote + "\n"

@@ -152,7 +152,7 @@ struct TextReport {
             lines.append(bold("findings") + ": " + summary.counts)
             for f in result.findings {
                 let tag = paint(TextReport.pad(f.severity.rawValue, 8), color(f.severity))
-                lines.append("\(tag)\(f.ruleId)  \(TerminalText.escaped(result.place(f)))")
+                lines.append("\(tag)\(f.ruleId)" + (result.subject(f).map { "  " + TerminalText.escaped($0) } ?? ""))
                 lines.append("        \(TerminalText.escaped(f.message))")
                 if let fix = f.fixText {
                     lines.append("        fix: \(TerminalText.escaped(fix))")

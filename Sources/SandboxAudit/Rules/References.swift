@@ -1,10 +1,10 @@
 /// The public sources rule rationales cite, by title and URL, and where the project's own
 /// documentation lives. User-facing text cites these, never a file users do not have.
 enum References {
-    /// The project's repository. Every link to the documentation (SARIF `helpUri`, the driver's
-    /// `informationUri`, the rule links of the HTML and Markdown reports) is built from it: change
-    /// it here for a fork or a mirror.
-    static let repository = "https://github.com/sandbox-audit/sandbox-audit"
+    /// The project's repository (`Project.repository`). Every link to the documentation (SARIF
+    /// `helpUri`, the driver's `informationUri`, the rule links of the HTML and Markdown reports)
+    /// is built from it: a fork or a mirror changes Support/Project.swift.
+    static var repository: String { Project.repositoryURL }
 
     /// A file of the repository's default branch, as a browsable URL.
     static func repositoryFile(_ path: String) -> String { "\(repository)/blob/main/\(path)" }

@@ -5,6 +5,7 @@ import Foundation
 /// failure removes what this call wrote, so DIR is left as it was found.
 enum AppMaterializer {
     static func write(_ simulations: [SimulationResult], into destination: String) throws -> [Materializer.Report] {
+        if AppDataPackage.isPackage(destination) { return [try AppDataPackage.write(simulations, into: destination)] }
         guard simulations.count > 1 else { return try simulations.map { try Materializer.write($0, into: destination) } }
         let dest = try Materializer.checkDestination(destination)
         let cwd = FileDescriptor.currentDirectory

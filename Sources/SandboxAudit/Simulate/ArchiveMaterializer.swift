@@ -41,7 +41,7 @@ extension Materializer {
         report.directories = plan.directories.count
         report.files = plan.firstKept.count
         report.links = plan.links.count
-        report.bytes = plan.firstKept.values.reduce(0) { $0 + entries[$1].entry.size }
+        report.bytes = plan.firstKept.values.byteSum { entries[$0].entry.size }
         try finishFolders(simulation.inventory, plan, written, root: dstRoot, parents: &parents)
         parents.release()
         // The data root takes its member's mode and time (0755 when the archive has none), last.
@@ -84,6 +84,11 @@ extension Materializer {
         var done = ArchiveWritten()
         var numbering = ArchiveWalk.MemberNumbering()
         let reader = try ArchiveWalk.Reader(location)
+        // The same file as the scan read, unchanged: a name swapped for another archive (or a
+        // symlink to one) since the scan is refused before anything is written.
+        guard let scanned = simulation.inventory.archive, reader.snapshot == scanned else {
+            throw InputError("\(location) is not the archive that was scanned (it was replaced or changed since): refusing to copy from it")
+        }
         while let m = try reader.next(keep: { _, _ in 0 }) {
             try checkInterrupted()
             let p: [UInt8]

@@ -24,6 +24,8 @@ enum Materializer {
         var bytes: Int64 = 0
         /// Entries that cannot be recreated (sockets, devices).
         var skipped: [ContainerPath] = []
+        /// Attributes the destination's file system refused ("PATH: NAME (reason)").
+        var attributesNotCopied: [String] = []
     }
 
     /// The data root's own mode and time, applied through its descriptor once the tree is at DIR.
@@ -33,13 +35,27 @@ enum Materializer {
     }
 
     static func write(_ simulation: SimulationResult, into destination: String) throws -> Report {
+        try write(simulation, into: destination) { root, _ in try build(simulation, into: root) }
+    }
+
+    /// The event's tree written into the folder `root`: from the archive when the scan read one
+    /// (decided by what the scan read, never by the name again), else from the data root.
+    static func build(_ simulation: SimulationResult, into root: FileDescriptor) throws -> (Report, RootFinish) {
+        simulation.inventory.archive != nil ? try buildFromArchive(simulation, root: root)
+                                            : try build(simulation, source: simulation.inventory.container.dataRoot, root: root)
+    }
+
+    /// Writes a new tree at DIR: `fill` writes its contents into the temporary root (given with
+    /// DIR's path, for messages) and says how to finish that root once it is in place. Every
+    /// writer of `--into` goes through here: the checks of DIR and of the free space, the signal
+    /// guard, the temporary sibling, the exclusive rename and the clean-up on failure.
+    static func write(_ simulation: SimulationResult, into destination: String,
+                      fill: (_ root: FileDescriptor, _ dest: String) throws -> (Report, RootFinish)) throws -> Report {
         let dest = try checkDestination(destination)
-        let input = simulation.inventory.container.input
-        let fromArchive = ArchiveWalk.isArchiveInput(input)
         let (parent, name) = PathText.split(dest)
         let parentFD = try attempt("open", parent) { () throws(Errno) in try FileDescriptor.currentDirectory.open(parent.utf8, .namedDirectory) }
         defer { parentFD.close() }
-        try checkSpace(simulation, on: parentFD, dest: dest, fromArchive: fromArchive)
+        try checkSpace(simulation, on: parentFD, dest: dest, fromArchive: simulation.inventory.archive != nil)
 
         // The copy holds two descriptors per level of the folder it is in: a deep tree needs
         // more than the usual soft limit of 1024.
@@ -50,25 +66,44 @@ enum Materializer {
         let (temporary, rootFD, rootID) = try makeTemporary(in: parentFD, for: name, dest: dest)
         defer { rootFD.close() }
         do {
-            var (report, finish) = fromArchive ? try buildFromArchive(simulation, root: rootFD)
-                                                : try build(simulation, source: simulation.inventory.container.dataRoot, root: rootFD)
+            let (report, finish) = try fill(rootFD, dest)
             try checkInterrupted()
             guard (try? parentFD.status(of: temporary.utf8).identity) == rootID else {
                 throw InputError("the temporary folder beside \(dest) was moved or replaced while it was written")
             }
-            // renameat(2) replaces an empty directory in one step.
-            try attempt("rename the finished tree to", dest) { () throws(Errno) in try parentFD.rename(temporary.utf8, to: name.utf8, in: parentFD) }
+            try moveIntoPlace(temporary, as: name, in: parentFD, dest: dest, id: rootID)
             // Only now may others reach into the tree: the root's mode and time, through its
             // descriptor (a rename in the same folder changes neither).
             try? rootFD.setPermissions(finish.mode)
             if let times = finish.times { try? rootFD.setTimes(times) }
-            report = Report(destination: dest, directories: report.directories, files: report.files, links: report.links,
-                            symlinks: report.symlinks, fifos: report.fifos, bytes: report.bytes, skipped: report.skipped)
-            return report
+            return Report(destination: dest, directories: report.directories, files: report.files, links: report.links,
+                          symlinks: report.symlinks, fifos: report.fifos, bytes: report.bytes, skipped: report.skipped,
+                          attributesNotCopied: report.attributesNotCopied)
         } catch {
             removeTree(temporary, in: parentFD, root: rootFD, id: rootID)
             if let e = error as? InputError { throw InputError("nothing written to \(dest): \(e.message)") }
             throw InputError("nothing written to \(dest): \(error)")
+        }
+    }
+
+    /// Renames the finished tree to DIR's name through the parent's descriptor held from the
+    /// start, never replacing anything but the empty folder DIR was (RENAME_NOREPLACE after
+    /// removing that folder, where the kernel has it; plain renameat(2), which replaces an empty
+    /// folder in one step, where it has not), then checks that DIR is the tree this run wrote:
+    /// a name exchanged in between is an error, never a success.
+    static func moveIntoPlace(_ temporary: String, as name: String, in parentFD: FileDescriptor, dest: String, id: FileIdentity) throws {
+        func exclusive() -> Result<Void, Errno> { Result { () throws(Errno) in try parentFD.renameExclusive(temporary.utf8, to: name.utf8, in: parentFD) } }
+        var moved = exclusive()
+        if case .failure(let e) = moved, e.code == EEXIST {
+            // The empty folder DIR was: removed (rmdir refuses anything else), then the name taken.
+            moved = Result { () throws(Errno) in try parentFD.remove(name.utf8, isDirectory: true) }.flatMap { exclusive() }
+        }
+        if case .failure(let e) = moved {
+            guard [ENOSYS, EINVAL, ENOTSUP, EOPNOTSUPP].contains(e.code) else { throw e.labelled("rename the finished tree to", dest) }
+            try attempt("rename the finished tree to", dest) { () throws(Errno) in try parentFD.rename(temporary.utf8, to: name.utf8, in: parentFD) }
+        }
+        guard (try? parentFD.status(of: name.utf8).identity) == id else {
+            throw InputError("\(dest) is not the tree this run wrote (its name was exchanged while it was put in place)")
         }
     }
 
@@ -111,7 +146,7 @@ enum Materializer {
         for (e, keep) in zip(simulation.inventory.entries, simulation.kept) where keep && e.entry.kind == .file {
             let w = e.entry
             if w.linkCount > 1 || fromArchive, !counted.insert(HardLinkKey(device: w.device, inode: w.inode)).inserted { continue }
-            need += fromArchive ? w.size : min(w.size, w.allocated)
+            need +|= fromArchive ? w.size : min(w.size, w.allocated)
         }
         guard need > free else { return }
         throw InputError("not enough space for \(dest): what the \(simulation.event.rawValue) keeps needs \(ByteSize.format(need)), its file system has \(ByteSize.format(free)) free; nothing written")

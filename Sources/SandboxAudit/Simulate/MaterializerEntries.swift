@@ -22,11 +22,32 @@ extension Materializer {
         try? parent.setTimes(of: w.path.name, w.times)
     }
 
-    /// Native attributes through libattr; marks that came from sidecars, written natively.
-    static func copyAttributes(_ s: FileDescriptor, _ d: FileDescriptor, path: ContainerPath, marks: [AttributeMark], source: String) throws {
-        try XAttr.copyAll(from: s.rawValue, sourcePath: source + "/" + path.display, to: d.rawValue, destinationPath: path.display)
+    /// Native attributes through libattr; marks that came from sidecars, written natively. An
+    /// attribute the kernel refuses to set here (EPERM: macOS's `com.apple.macl`; ENOTSUP …)
+    /// is left out and named in `notCopied`, as the archive path does; the backup attributes
+    /// must be written.
+    static func copyAttributes(_ s: FileDescriptor, _ d: FileDescriptor, path: ContainerPath, marks: [AttributeMark], source: String,
+                               notCopied: inout [String]) throws {
+        do {
+            try XAttr.copyAll(from: s.rawValue, sourcePath: source + "/" + path.display, to: d.rawValue, destinationPath: path.display)
+        } catch let e as SystemError where refusedHere.contains(e.code) {
+            for name in try XAttr.names(.descriptor(s.rawValue)) {
+                let n = String(decoding: name, as: UTF8.self)
+                guard heldHere(n),
+                      let value = try XAttr.value(.descriptor(s.rawValue), name: n) else { continue }
+                do {
+                    try XAttr.set(descriptor: d.rawValue, name: n, value: value, path: path.display)
+                } catch let e as SystemError where refusedHere.contains(e.code) {
+                    notCopied.append("\(path.display): \(n) (\(errorText(e.code)))")
+                }
+            }
+        }
         try writeMarks(d, marks, path: path, native: false)
     }
+
+    /// What a file system answers for an attribute it will not hold (ext4: ENOSPC for a value
+    /// larger than its attribute block).
+    static let refusedHere: Set<Int32> = [EPERM, EACCES, ENOTSUP, EOPNOTSUPP, EINVAL, ERANGE, E2BIG, ENOSPC]
 
     /// Backup marks as native attributes; those found natively only when `native` is set.
     static func writeMarks(_ d: FileDescriptor, _ marks: [AttributeMark], path: ContainerPath, native: Bool) throws {
@@ -38,13 +59,13 @@ extension Materializer {
 
     /// Copies the file `w` (checked to be the one scanned) into `dstParent`; returns the new
     /// file's device and inode.
-    static func copyFile(_ w: WalkEntry, srcParent: FileDescriptor, dstParent: FileDescriptor, source: String) throws -> FileIdentity {
+    static func copyFile(_ w: WalkEntry, srcParent: FileDescriptor, dstParent: FileDescriptor, source: String, notCopied: inout [String]) throws -> FileIdentity {
         let s = try openChecked(w.path, in: srcParent, expect: w.identity, kind: .regular, source: source)
         defer { s.close() }
         let d = try attempt("create", w.path.display) { () throws(Errno) in try dstParent.open(w.path.name, .newFile) }
         defer { d.close() }
         try copyData(from: s, to: d, size: w.size, path: w.path)
-        try copyAttributes(s, d, path: w.path, marks: w.marks, source: source)
+        try copyAttributes(s, d, path: w.path, marks: w.marks, source: source, notCopied: &notCopied)
         try? d.setPermissions(mode_t(w.mode & 0o7777))
         try? d.setTimes(w.times)
         return try attempt("create", w.path.display) { () throws(Errno) in try d.status().identity }

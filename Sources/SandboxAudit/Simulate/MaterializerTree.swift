@@ -126,7 +126,7 @@ extension Materializer {
         let rootStatus = try attempt("read", source) { () throws(Errno) in try srcRoot.status() }
 
         // The data root's own attributes (its mode and time come last, in `write`).
-        try copyAttributes(srcRoot, dstRoot, path: .root, marks: simulation.inventory.rootMarks, source: source)
+        try copyAttributes(srcRoot, dstRoot, path: .root, marks: simulation.inventory.rootMarks, source: source, notCopied: &report.attributesNotCopied)
         let filled = filledFolders(simulation)
 
         // Entries come in path order, so the entries below a folder come together: the folders on
@@ -167,7 +167,7 @@ extension Materializer {
                 defer { s.close() }
                 let (d, id) = try makeFolder(w, in: dstParent)
                 defer { d.close() }
-                try copyAttributes(s, d, path: w.path, marks: w.marks, source: source)
+                try copyAttributes(s, d, path: w.path, marks: w.marks, source: source, notCopied: &report.attributesNotCopied)
                 if filled.contains(w.path) {
                     ids[w.path] = (w.identity, id, w)
                 } else {
@@ -186,10 +186,10 @@ extension Materializer {
                     report.links += 1
                     continue
                 }
-                let id = try copyFile(w, srcParent: srcParent, dstParent: dstParent, source: source)
+                let id = try copyFile(w, srcParent: srcParent, dstParent: dstParent, source: source, notCopied: &report.attributesNotCopied)
                 if w.linkCount > 1 { firstLink[key] = (w.path, id) }
                 report.files += 1
-                report.bytes += w.size
+                report.bytes +|= w.size
             case .symlink:
                 try makeSymlink(w, in: dstParent)
                 report.symlinks += 1

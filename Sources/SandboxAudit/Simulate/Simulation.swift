@@ -37,8 +37,8 @@ struct SimulationResult: Sendable {
     /// largest first.
     let notable: [Lost]
 
-    var keptBytes: Int64 { zones.reduce(0) { $0 + $1.keptBytes } }
-    var lostBytes: Int64 { zones.reduce(0) { $0 + $1.lostBytes } }
+    var keptBytes: Int64 { zones.byteSum(\.keptBytes) }
+    var lostBytes: Int64 { zones.byteSum(\.lostBytes) }
 
     /// Files at least this large are "large" among the lost.
     static let largeFile: Int64 = 1_000_000
@@ -56,7 +56,12 @@ struct SimulationResult: Sendable {
         for e in inventory.entries {
             let keep: Bool
             var why = ""
-            if e.isSystem || containerFolders.contains(e.path) {
+            if e.isSystem {
+                // The system's own items stay where the device keeps them; a restore brings back
+                // only what backup carried, and it carries no app's or extension's SystemData
+                // (a group's SystemData is no system item: BackupPathSets decides it).
+                keep = event != .restore || !e.path.bytes.starts(with: Zone.systemDataName)
+            } else if containerFolders.contains(e.path) {
                 keep = true
             } else {
                 switch event {
@@ -85,14 +90,13 @@ struct SimulationResult: Sendable {
             kept.append(keep)
             guard !e.isSystem, e.countsInTotals else { continue }
             var line = lines[e.zone.ordinal] ?? ZoneLine(zone: e.zone)
-            let isContent = e.entry.holdsContent
-            let bytes: Int64 = isContent ? e.entry.size : 0
+            let bytes = e.entry.contentSize
             if keep {
                 if e.entry.kind == .file { line.keptFiles += 1 }
-                line.keptBytes += bytes
+                line.keptBytes +|= bytes
             } else {
                 if e.entry.kind == .file { line.lostFiles += 1 }
-                line.lostBytes += bytes
+                line.lostBytes +|= bytes
                 // Known system caches (the URL cache …) are meant to go.
                 if e.entry.kind == .file, !StoreSignature.isSystemStore(e.path) {
                     let name = String(decoding: e.path.name, as: UTF8.self).lowercased()

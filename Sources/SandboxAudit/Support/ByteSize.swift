@@ -100,3 +100,22 @@ public enum Age {
         return "\(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds))s"
     }
 }
+
+extension Int64 {
+    /// `self + other`, held at `Int64.max` (or `.min`) where the sum would not fit: byte counts
+    /// are summed with this, never with `+`, so that no size an input claims can trap.
+    func addingSaturated(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+
+    /// Adds `other` in place, saturating (`addingSaturated`).
+    static func +|= (a: inout Int64, b: Int64) { a = a.addingSaturated(b) }
+}
+
+infix operator +|=: AssignmentPrecedence
+
+extension Sequence {
+    /// The sum of `size` over the elements, saturating (`Int64.addingSaturated`).
+    func byteSum(_ size: (Element) -> Int64) -> Int64 { reduce(0) { $0.addingSaturated(size($1)) } }
+}

@@ -16,6 +16,11 @@ import Darwin
 /// `/proc/self/fd/N/NAME`: the path stays short however deep the tree is (PATH_MAX never
 /// bites) and the `l` calls do not follow a symlink at NAME. Where `/proc` is missing the full
 /// path is used instead.
+///
+/// On macOS, which has neither, the entry is opened relative to its directory (`O_SYMLINK`: a
+/// symlink itself, never its target; `O_NONBLOCK`: a FIFO does not block) and read with
+/// flistxattr(2)/fgetxattr(2), so entries past Darwin's 1,024-byte PATH_MAX are read too. Only
+/// an entry that cannot be opened (no read permission, a socket) is addressed by its full path.
 enum XAttr {
     /// Where the attributes are read or written.
     enum Target {
@@ -25,7 +30,7 @@ enum XAttr {
         case descriptor(Int32)
         /// The entry `name` (a C string, valid for the call) inside the open directory
         /// `directory`, which is `path` below `root`; the full path is built only where neither
-        /// listxattrat(2) nor `/proc/self/fd` is available.
+        /// listxattrat(2) nor `/proc/self/fd` (Linux) nor an openat(2) of the entry (macOS) serves.
         case child(directory: Int32, name: UnsafePointer<CChar>, root: String, path: ContainerPath)
     }
 
@@ -33,6 +38,22 @@ enum XAttr {
     private static let procFDAvailable: Bool = access("/proc/self/fd", F_OK) == 0
     /// Cleared on the first ENOSYS: the kernel predates listxattrat(2) (Linux 6.13).
     nonisolated(unsafe) private static var listxattratAvailable = true
+    #endif
+
+    #if canImport(Darwin)
+    /// `body` on a descriptor of the entry `.child` names, opened relative to its directory and
+    /// closed after (keeping `body`'s errno); nil when the target is no child or cannot be
+    /// opened, and the caller falls back to the path.
+    private static func onChildDescriptor(_ target: Target, _ body: (Int32) -> Int) -> Int? {
+        guard case .child(let dir, let name, _, _) = target else { return nil }
+        let fd = openat(dir, name, O_RDONLY | O_SYMLINK | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        let n = body(fd)
+        let e = errno
+        close(fd)
+        errno = e
+        return n
+    }
     #endif
 
     private static func withPath<R>(_ target: Target, _ body: (UnsafePointer<CChar>) -> R) -> R {
@@ -80,6 +101,9 @@ enum XAttr {
             listxattratAvailable = false
         }
         #endif
+        #if canImport(Darwin)
+        if let n = onChildDescriptor(target, { flistxattr($0, buf, size, 0) }) { return n }
+        #endif
         switch target {
         case .descriptor(let fd):
             #if canImport(Darwin)
@@ -99,6 +123,9 @@ enum XAttr {
     }
 
     private static func rawGet(_ target: Target, _ name: String, _ buf: UnsafeMutableRawPointer?, _ size: Int) -> Int {
+        #if canImport(Darwin)
+        if let n = onChildDescriptor(target, { fgetxattr($0, name, buf, size, 0, 0) }) { return n }
+        #endif
         switch target {
         case .descriptor(let fd):
             #if canImport(Darwin)

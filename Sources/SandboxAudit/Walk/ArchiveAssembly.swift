@@ -3,7 +3,7 @@ import Foundation
 /// The container and the walk of its data root, from the members read.
 extension ArchiveWalk {
     static func assemble(_ location: String, _ members: [Member], _ numbering: MemberNumbering, _ readProblems: [WalkProblem],
-                         role: ContainerRole? = nil) throws -> (Container, WalkResult) {
+                         rootMember: Member? = nil, role: ContainerRole? = nil) throws -> (Container, WalkResult) {
         guard let prefixBytes = dataRootPrefix(members) ?? (role == .group ? groupRootPrefix(members) : nil) else {
             throw InputError("\(location) holds no app data container: no Documents, Library or tmp at its root, in a single top folder, or in NAME.xcappdata/AppData (for an App Group container, add --kind group)")
         }
@@ -11,6 +11,8 @@ extension ArchiveWalk {
         var result = WalkResult()
         result.problems = readProblems
         var sidecars = readSidecars(members, prefix: prefixBytes, into: &result)
+        // The archive root's `./` member is the data root when the archive was made inside it.
+        if prefixBytes.isEmpty, let root = rootMember { result.rootMarks = marks(root, []) }
         let hasHardLinks = members.contains { $0.hardlink != nil }
         var entries = memberEntries(members, numbering, prefix: prefixBytes, hasHardLinks: hasHardLinks, sidecars: &sidecars, into: &result)
         // The data root's own sidecars, when the archive does not store its folder.
@@ -61,8 +63,9 @@ extension ArchiveWalk {
         for m in members where ArchiveSidecars.isSidecar(m) {
             result.sidecarCount += 1
             var target = m.path
-            let isMirrored = target.starts(with: ArchiveSidecars.mirror)
-            if isMirrored { target.removeFirst(ArchiveSidecars.mirror.count) }
+            let mirror = ArchiveSidecars.mirror(holding: target, prefix: prefixBytes)
+            let isMirrored = mirror != nil
+            if let mirror { target.removeSubrange(mirror) }
             let slash = target.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
             target.removeSubrange(slash..<(slash + 2))
             let sidecarPath = SidecarOrphans.relative(m.path, toRoot: prefixBytes)
@@ -89,7 +92,7 @@ extension ArchiveWalk {
         var entryOfPosition: [Int: Int] = [:]
         var entries: [WalkEntry] = []
         entries.reserveCapacity(members.count)
-        for (i, m) in members.enumerated() where !ArchiveSidecars.inMirror(m.path) && !ArchiveSidecars.isSidecar(m) {
+        for (i, m) in members.enumerated() where !ArchiveSidecars.inMirror(m.path, prefix: prefixBytes) && !ArchiveSidecars.isSidecar(m) {
             if m.path.count + 1 == prefixBytes.count, prefixBytes.starts(with: m.path) {
                 result.rootMarks = marks(m, sidecars.take(m.path))
                 continue
@@ -190,9 +193,24 @@ private struct ArchiveSidecars {
         return m.path.count - start > 2 && m.path[start...].starts(with: AppleDouble.sidecarPrefix)
     }
 
-    /// `__MACOSX` itself and everything below it: never entries.
-    static func inMirror(_ path: [UInt8]) -> Bool {
-        path.starts(with: mirror) || (path.count == mirror.count - 1 && mirror.starts(with: path))
+    /// The `__MACOSX/` component of `path` when it lies in a mirror: one at the archive root
+    /// or in any folder down to the data root (`PREFIX/__MACOSX/REST` describes `PREFIX/REST`,
+    /// as a mirror inside the folder does when the folder is read).
+    static func mirror(holding path: [UInt8], prefix: [UInt8]) -> Range<Int>? {
+        var start = 0
+        while true {
+            if path.count > start + mirror.count, path[..<start].elementsEqual(prefix[..<start]), path[start...].starts(with: mirror) {
+                return start..<(start + mirror.count)
+            }
+            guard start < prefix.count, let slash = prefix[start...].firstIndex(of: UInt8(ascii: "/")) else { return nil }
+            start = slash + 1
+        }
+    }
+
+    /// `__MACOSX` itself and everything below it (at the archive root or in a folder down to
+    /// the data root): never entries.
+    static func inMirror(_ path: [UInt8], prefix: [UInt8]) -> Bool {
+        mirror(holding: path, prefix: prefix) != nil || mirror(holding: path + [UInt8(ascii: "/"), 0], prefix: prefix) != nil
     }
 
     /// The marks of the sidecars describing `path`, which they are then taken by.

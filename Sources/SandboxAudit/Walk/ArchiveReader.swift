@@ -27,6 +27,8 @@ extension ArchiveWalk {
         var data: [UInt8]?
         /// Why a sidecar member could not be parsed (its data is then dropped).
         var sidecarError: String?
+        /// Why the member has no name (it cannot be placed: the walk reports it).
+        var nameless: String?
     }
 
     /// The one place that calls libarchive.
@@ -39,6 +41,26 @@ extension ArchiveWalk {
         static let maximumAttributeValue = 64 * 1024
         static let maximumAttributes = 256
 
+        /// The archive file as opened: a second reading (simulate --into) must find the same
+        /// file, not whatever the name leads to by then.
+        var snapshot: ArchiveSnapshot? { source.snapshot }
+
+        /// A zip's names flagged UTF-8 are read in a UTF-8 locale (this thread's only, while
+        /// libarchive runs): in the "C" locale libarchive gives NULL for every non-ASCII one
+        /// (`sandbox_audit_utf8_ctype_locale`). Only for a zip: converting from UTF-8, libarchive
+        /// also normalises (NFC; NFD on macOS), which would change a tar's exact pax names,
+        /// while a flagged zip name has no other reading (docs/limits.md).
+        nonisolated(unsafe) static let utf8Locale = sandbox_audit_utf8_ctype_locale()
+        private var readsZip = false
+
+        /// Runs `body` with this thread's character type UTF-8 when the archive is a zip.
+        func inUTF8<T>(_ body: () throws -> T) rethrows -> T {
+            guard readsZip, let locale = Reader.utf8Locale else { return try body() }
+            let previous = uselocale(locale)
+            defer { uselocale(previous) }
+            return try body()
+        }
+
         init(_ location: String) throws {
             guard let a = archive_read_new() else { throw InputError("cannot read \(location): out of memory") }
             archive = a
@@ -46,19 +68,24 @@ extension ArchiveWalk {
             // Without updating the archive's access time where permitted (Linux O_NOATIME needs
             // the file's owner or CAP_FOWNER; EPERM otherwise, then opened plainly).
             let opened = Result { () throws(Errno) in
-                try FileDescriptor.currentDirectory.open(location.utf8, .readingFollowingSymlink, keepAccessTime: true)
+                // Never through a symlink: an archive input is a regular file by its name
+                // (`isArchiveInput`), and one swapped for a symlink since is refused (ELOOP).
+                try FileDescriptor.currentDirectory.open(location.utf8, .reading, keepAccessTime: true)
             }
             source = Source(fd: try? opened.get())
             // On failure deinit frees the archive: it runs once every property is set.
             if case .failure(let e) = opened { throw InputError("cannot read \(location): \(errorText(e.code))") }
+            var magic = [UInt8](repeating: 0, count: 4)
+            let got = magic.withUnsafeMutableBytes { b in (try? source.fd?.read(into: b, at: 0)) ?? 0 }
+            readsZip = got == 4 && (magic == [0x50, 0x4B, 0x03, 0x04] || magic == [0x50, 0x4B, 0x05, 0x06])
             archive_read_support_filter_all(a)
             archive_read_support_format_tar(a)
             archive_read_support_format_gnutar(a)
             archive_read_support_format_zip(a)
             archive_read_set_seek_callback(a) { _, client, offset, whence in Source.of(client).seek(offset, whence) }
-            guard archive_read_open2(a, Unmanaged.passUnretained(source).toOpaque(), nil,
+            guard inUTF8({ archive_read_open2(a, Unmanaged.passUnretained(source).toOpaque(), nil,
                                      { _, client, out in Source.of(client).read(out) },
-                                     { _, client, request in Source.of(client).skip(request) }, nil) == ARCHIVE_OK else {
+                                     { _, client, request in Source.of(client).skip(request) }, nil) }) == ARCHIVE_OK else {
                 throw InputError("cannot read \(location) as a tar or zip archive: \(errorString)")
             }
         }
@@ -77,10 +104,13 @@ extension ArchiveWalk {
             let size: Int64
             var position: Int64 = 0
 
+            let snapshot: ArchiveSnapshot?
+
             init(fd: FileDescriptor?) {
                 self.fd = fd
                 let status = try? fd?.status()
                 size = status?.kind == .regular ? status!.size : -1
+                snapshot = status.map(ArchiveSnapshot.init)
             }
             deinit {
                 buffer.deallocate()
@@ -128,6 +158,10 @@ extension ArchiveWalk {
         /// The next member's header, with up to `keep(path, size)` bytes of its data; nil at the
         /// end. Throws on a corrupt or truncated archive.
         func next(keep: ([UInt8], Int64) -> Int) throws -> Member? {
+            try inUTF8 { try nextMember(keep: keep) }
+        }
+
+        private func nextMember(keep: ([UInt8], Int64) -> Int) throws -> Member? {
             var entry: OpaquePointer?
             let rc = archive_read_next_header(archive, &entry)
             if rc == ARCHIVE_EOF { return nil }
@@ -137,12 +171,18 @@ extension ArchiveWalk {
             func bytes(_ p: UnsafePointer<CChar>?) -> [UInt8]? {
                 p.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) }
             }
+            // A name as libarchive gives it in this locale (a tar's: its stored bytes), else its
+            // UTF-8 form. A name neither gives (a flagged zip name that is not UTF-8) or an
+            // empty one is reported (`nameless`), never dropped in silence.
+            let path = bytes(archive_entry_pathname(e)) ?? bytes(archive_entry_pathname_utf8(e))
             var member = Member(
-                path: bytes(archive_entry_pathname(e)) ?? [], type: UInt32(archive_entry_filetype(e)),
+                path: path ?? [], type: UInt32(archive_entry_filetype(e)),
                 size: Int64(archive_entry_size(e)), mode: UInt32(archive_entry_perm(e)),
                 mtime: Int64(archive_entry_mtime(e)), mtimeNanoseconds: Int32(archive_entry_mtime_nsec(e)),
-                symlink: bytes(archive_entry_symlink(e)), hardlink: bytes(archive_entry_hardlink(e)),
+                symlink: bytes(archive_entry_symlink(e)) ?? bytes(archive_entry_symlink_utf8(e)),
+                hardlink: bytes(archive_entry_hardlink(e)) ?? bytes(archive_entry_hardlink_utf8(e)),
                 xattrs: [], data: nil)
+            if path == nil || path!.isEmpty { member.nameless = rc == ARCHIVE_WARN ? errorString : "the member has no name" }
             archive_entry_xattr_reset(e)
             var name: UnsafePointer<CChar>?
             var value: UnsafeRawPointer?
@@ -185,6 +225,10 @@ extension ArchiveWalk {
         /// with their offsets in the file; sparse members skip their holes. Throws on a corrupt
         /// or truncated archive.
         func readData(_ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
+            try inUTF8 { try readBlocks(body) }
+        }
+
+        private func readBlocks(_ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
             var buffer: UnsafeRawPointer?
             var size = 0
             var offset: la_int64_t = 0
@@ -197,5 +241,17 @@ extension ArchiveWalk {
                 if size > 0 { try body(UnsafeRawBufferPointer(start: buffer, count: size), Int64(offset)) }
             }
         }
+    }
+}
+
+/// An archive file's device, inode, size and modification time when it was opened: two readings
+/// that find the same are readings of one unchanged file.
+struct ArchiveSnapshot: Sendable, Equatable {
+    let device: UInt64, inode: UInt64
+    let size: Int64
+    let modifiedSeconds: Int64, modifiedNanoseconds: Int32
+
+    init(_ s: FileStatus) {
+        (device, inode, size, modifiedSeconds, modifiedNanoseconds) = (s.device, s.inode, s.size, s.modifiedSeconds, s.modifiedNanoseconds)
     }
 }

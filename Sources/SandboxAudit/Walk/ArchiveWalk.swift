@@ -9,6 +9,9 @@ import Foundation
 /// `__MACOSX/` members (Finder zips, `ditto -c -k --sequesterRsrc`). The data root is the archive
 /// root, a single top-level folder, or `NAME.xcappdata/AppData`.
 enum ArchiveWalk {
+    /// The most bytes of member paths one archive's reading keeps (docs/limits.md).
+    static let maximumPathBytes = 64 << 20
+
     static let suffixes = [".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".zip"]
 
     static func isArchive(_ path: String) -> Bool {
@@ -77,6 +80,8 @@ enum ArchiveWalk {
         var progress = ProgressCounter()
         defer { progress.flush(folder: "") }
         let headerLength = StoreSignature.headerLength
+        var memberCount = 0, pathBytes = 0
+        var rootMember: Member?
         while let m = try reader.next(keep: { path, size in
             let start = (path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
             let name = path[start...]
@@ -86,10 +91,24 @@ enum ArchiveWalk {
             return StoreSignature.mayBeDatabase(size: size) && mayBePurgeable(path) ? headerLength : 0
         }) {
             var m = m
+            memberCount += 1
+            if let why = m.nameless {
+                problems.append(WalkProblem(path: ContainerPath("(member \(memberCount) of the archive)"), operation: "read archive entry",
+                                            reason: "its name cannot be read (\(why)): skipped"))
+                continue
+            }
+            if m.size < 0 {
+                problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "its stored size is negative (\(m.size)): counted as 0 bytes"))
+                m.size = 0
+            }
             progress.count(m.type == FileType.reg ? m.size : 0, folder: ContainerPath(bytes: Array(m.path[..<(m.path.lastIndex(of: UInt8(ascii: "/")) ?? 0)])).display)
             compactSidecar(&m)
             switch normalise(m.path) {
-            case .root: continue
+            case .root:
+                // `./`: the archive root's own member, whose attributes are the data root's
+                // when the archive was made inside the container.
+                if m.type == FileType.dir { rootMember = m }
+                continue
             case .unsafe:
                 problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "absolute path or '..' in the archive: skipped"))
                 continue
@@ -107,6 +126,14 @@ enum ArchiveWalk {
                 }
                 continue
             }
+            // The paths kept are bounded in total, not only each (docs/limits.md): past the
+            // limit the rest of the archive is left out, with one problem.
+            pathBytes += m.path.count
+            if pathBytes > maximumPathBytes {
+                problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry",
+                                            reason: "the archive's paths add up to more than \(maximumPathBytes / (1 << 20)) MiB: this member and every later one are left out"))
+                break
+            }
             let (position, repeated) = numbering.number(m.path)
             if repeated {
                 problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "the archive holds this path twice: the later one counts"))
@@ -115,7 +142,9 @@ enum ArchiveWalk {
                 members.append(m)
             }
         }
-        return try assemble(location, members, numbering, problems, role: role)
+        var (container, walk) = try assemble(location, members, numbering, problems, rootMember: rootMember, role: role)
+        walk.archive = reader.snapshot
+        return (container, walk)
     }
 
     /// A group container's root when nothing marks one: the archive's one top folder, or the

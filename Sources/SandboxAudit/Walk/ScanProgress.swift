@@ -28,7 +28,7 @@ public final class ScanProgress: @unchecked Sendable {
         let name = folder()
         lock.lock(); defer { lock.unlock() }
         state.entries += Int64(entries)
-        state.bytes += bytes
+        state.bytes +|= bytes
         if !name.isEmpty { state.folder = name }
     }
 
@@ -50,7 +50,7 @@ struct ProgressCounter {
     mutating func count(_ size: Int64, folder: @autoclosure () -> String) {
         guard let sink else { return }
         entries += 1
-        bytes += size
+        bytes +|= size
         if entries >= ScanProgress.batch { sink.add(entries: entries, bytes: bytes, folder: folder()); entries = 0; bytes = 0 }
     }
 
@@ -59,7 +59,7 @@ struct ProgressCounter {
     /// Counts the entries one folder listing added.
     mutating func countFolder(_ added: ArraySlice<WalkEntry>, _ folder: ContainerPath) {
         guard let sink else { return }
-        for e in added where e.kind == .file { bytes += e.size }
+        for e in added where e.kind == .file { bytes +|= e.size }
         entries += added.count
         if entries >= ScanProgress.batch { sink.add(entries: entries, bytes: bytes, folder: folder.display); entries = 0; bytes = 0 }
     }

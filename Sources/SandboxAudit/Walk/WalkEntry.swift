@@ -28,8 +28,10 @@ struct WalkEntry: Sendable {
     var modifiedTime: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
     /// Files and symlinks hold content (a symlink: its target); folders and special files do not.
     var holdsContent: Bool { kind == .file || kind == .symlink }
-    /// The bytes of content: `size` for a file or symlink, 0 for the rest.
-    var contentSize: Int64 { holdsContent ? size : 0 }
+    /// The bytes an entry adds to sizes and the backup footprint: a file's `size`, 0 for the
+    /// rest. A symlink's `size` is its target's length, which a backup does not count (a
+    /// real backup's `Manifest.db` records `Size` 0 for every symlink).
+    var contentSize: Int64 { kind == .file ? size : 0 }
 }
 
 /// Something the walk could not read. The walk records it and goes on.
@@ -64,6 +66,8 @@ struct WalkResult: Sendable {
     var orphanSidecars: [SidecarOrphan] = []
     /// How many AppleDouble files were read (kept out of every total).
     var sidecarCount = 0
+    /// The archive read, as opened (nil for a folder or a backup).
+    var archive: ArchiveSnapshot?
     /// This walker's count for the progress line (nothing when nobody watches).
     var progress = ProgressCounter()
 }

@@ -10,12 +10,15 @@ struct ConfigCommand: ParsableCommand {
 
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "WRITES: create a commented .sandbox-audit.yml (refuses to overwrite an existing file).")
+            abstract: "WRITES: create a commented .sandbox-audit.yml (refuses to overwrite an existing file).",
+            discussion: "Every setting is written with its default; the budgets are written commented out, so that a first scan fails only on findings: set the budgets from what a scan reports.")
 
-        @Argument(help: "Where to write it.")
+        @Argument(help: "Where to write it (- for standard output).")
         var path: String = PolicyFile.fileName
 
         func run() throws {
+            if path == "-" { return emit(PolicyFile.starter) }
+            try OutputDestination.check(path, option: "config init", replaces: false)
             try AtomicFile.write(Array(PolicyFile.starter.utf8), to: path, overwrite: false)
             emit("wrote \(path)\n")
         }
@@ -23,7 +26,7 @@ struct ConfigCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print the effective configuration (the policy file found or given, defaults merged) as YAML.")
+            abstract: "Print the effective configuration (the policy file found or given, defaults merged) as a policy file that loads to the same policy.")
 
         @Option(help: "The policy file (default: .sandbox-audit.yml found from the working directory upward).")
         var config: String?

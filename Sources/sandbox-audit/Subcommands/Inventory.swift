@@ -17,11 +17,12 @@ struct InventoryCommand: ParsableCommand {
               sandbox-audit inventory MyApp.xcappdata > inventory.jsonl
               sandbox-audit inventory container.tgz | jq -c 'select(.backedUp) | .path'
               sandbox-audit inventory DEVICE_FOLDER --app com.example.app
+              sandbox-audit inventory --simulator "iPhone 17" --app com.example.app
               sandbox-audit inventory BACKUP_FOLDER --app com.example.app --app-group group.com.example
             """)
 
     @Argument(help: ArgumentHelp(inputArgumentHelp))
-    var path: String
+    var path: String?
 
     @OptionGroup var containers: ContainerOptions
 
@@ -30,7 +31,7 @@ struct InventoryCommand: ParsableCommand {
 
     func run() throws {
         let policy = try PolicyFile.resolve(config: config)
-        let inventories = try ProgressLine.during { try Audit.inventories(of: path, try containers.selection(policy)) }
+        let inventories = try ProgressLine.during { try Audit.inventories(of: try containers.input(path), try containers.selection(policy)) }
         JSONReport.inventoryLines(inventories) { FileHandle.standardOutput.write(Data($0)) }
     }
 }

@@ -61,22 +61,26 @@ struct Scan: ParsableCommand {
             Read-only: the scan writes nothing into the container. The policy file is --config, or the \
             first .sandbox-audit.yml found from the working directory up to the repository root; options \
             given here win over it. Only --write-baseline (which refuses to overwrite without --force) and \
-            --output write files. --output FORMAT=- writes FORMAT to standard output instead of the console \
-            format: at most one output may go there, and not with --format. While the container is read, a \
-            progress line is shown on standard error after one second, only when it is a terminal. Exit 1 \
-            when a finding is at or above --fail-on, or when part of the container could not be read (an \
-            incomplete scan; --allow-incomplete accepts it); exit 2 for usage and input errors.
+            --output write files; each one's folder must exist and be writable, which is checked before the \
+            container is read. --output FORMAT=- and --write-baseline - write to standard output instead of \
+            the console format: at most one of them may go there, and not with --format. While the container \
+            is read, a progress line is shown on standard error after one second, only when it is a terminal. \
+            Exit 1 when a finding is at or above --fail-on, or when part of the container could not be read \
+            (an incomplete scan; --allow-incomplete accepts it); exit 2 for usage and input errors. With \
+            --write-baseline the exit code says whether the baseline was written: 0 when it was, whatever \
+            the findings; 2 when it could not be written or the input was bad.
 
             Examples:
               sandbox-audit scan MyApp.xcappdata
               sandbox-audit scan container.tgz --fail-on warning --output sarif=audit.sarif
               sandbox-audit scan DEVICE_FOLDER --app com.example.app --output json=-
+              sandbox-audit scan --simulator booted --app com.example.app --app-group group.com.example
               sandbox-audit scan BACKUP_FOLDER --app com.example.app --format json
               sandbox-audit scan MyApp.xcappdata --against-backup ~/Library/Application\\ Support/MobileSync/Backup/UDID
             """)
 
     @Argument(help: ArgumentHelp(inputArgumentHelp))
-    var path: String
+    var path: String?
 
     @OptionGroup var containers: ContainerOptions
 
@@ -104,7 +108,7 @@ struct Scan: ParsableCommand {
     @Option(name: .customLong("against-backup"), help: ArgumentHelp("Hold the prediction against a real device backup (a Finder or idevicebackup2 folder holding Manifest.db): for every domain scanned, the paths predicted backed up and the paths the backup holds are compared, and each mismatch is reported (backup-prediction-mismatch) with why it was predicted. The backup side is the app's domain (--app when the container does not name its bundle) and the same --app-group domains.", valueName: "BACKUP_DIR"))
     var againstBackup: String?
 
-    @Option(name: .customLong("write-baseline"), help: "WRITES: record this scan as a baseline file for later comparisons.")
+    @Option(name: .customLong("write-baseline"), help: "WRITES: record this scan as a baseline file for later comparisons (- for standard output); the exit code is then 0 when it was written, whatever the findings, and 2 when it could not be.")
     var writeBaseline: String?
 
     @Flag(help: "Let --write-baseline replace an existing file.")
@@ -131,22 +135,29 @@ struct Scan: ParsableCommand {
     @Option(name: .customLong("many-files"), help: "many-backed-up-files threshold, files in one backed-up folder (default: the policy's, else 10000).")
     var manyFiles: Int?
 
+    /// `--write-baseline -`: the baseline goes to standard output, in place of the console format.
+    var baselineToStandardOutput: Bool { writeBaseline == "-" }
+
     func validate() throws {
         if force && writeBaseline == nil { throw ValidationError("--force only applies to --write-baseline FILE, which is not given") }
-        let toStdout = outputs.filter(\.toStandardOutput)
+        let toStdout = outputs.filter(\.toStandardOutput).map { "--output \($0.format.rawValue)=-" } + (baselineToStandardOutput ? ["--write-baseline -"] : [])
         if toStdout.count > 1 {
-            throw ValidationError("only one --output can go to standard output (-); got \(toStdout.map { $0.format.rawValue + "=-" }.joined(separator: " and "))")
+            throw ValidationError("only one output can go to standard output (-); got \(toStdout.joined(separator: " and "))")
         }
         if let format, let out = toStdout.first {
-            throw ValidationError("--output \(out.format.rawValue)=- writes to standard output, where --format \(format.rawValue) goes: give one of them")
+            throw ValidationError("\(out) writes to standard output, where --format \(format.rawValue) goes: give one of them")
         }
         var seen: [String: String] = [:]
-        let files = outputs.filter { !$0.toStandardOutput }.map { ($0.normalizedPath, "--output \($0.format.rawValue)=\($0.path)") }
-            + (writeBaseline.map { [(OutputArgument(format: .json, path: $0).normalizedPath, "--write-baseline \($0)")] } ?? [])
         for (file, option) in files {
-            if let earlier = seen[file] { throw ValidationError("\(earlier) and \(option) write the same file: give each its own path") }
-            seen[file] = option
+            if let earlier = seen[file.normalizedPath] { throw ValidationError("\(earlier) and \(option) write the same file: give each its own path") }
+            seen[file.normalizedPath] = option
         }
+    }
+
+    /// Every file the scan writes, with the option that names it (standard output left out).
+    var files: [(OutputArgument, String)] {
+        outputs.filter { !$0.toStandardOutput }.map { ($0, "--output \($0.format.rawValue)=\($0.path)") }
+            + (writeBaseline.flatMap { $0 == "-" ? nil : [(OutputArgument(format: .json, path: $0), "--write-baseline \($0)")] } ?? [])
     }
 
     func run() throws {
@@ -168,25 +179,36 @@ struct Scan: ParsableCommand {
         }
         let failLevel = failOn ?? policy.failOn ?? .error
         let previous = try baseline.map(Baseline.load)
+        // Before the container is read: a scan of many minutes must not end in "no such folder".
+        for (file, option) in files {
+            try OutputDestination.check(file.path, option: option, replaces: writeBaseline != file.path || force, force: "--force")
+        }
 
         let result = try ProgressLine.during {
-            try Audit.run(path, selection: try containers.selection(policy), policy: policy, baseline: previous, againstBackup: againstBackup)
+            try Audit.run(try containers.input(path), selection: try containers.selection(policy), policy: policy, baseline: previous, againstBackup: againstBackup)
         }
         keptUntilExit = result
-        if let target = writeBaseline {
-            try AtomicFile.write(Array((Baseline(result).json.pretty + "\n").utf8), to: target, overwrite: force)
+        let baselineText = writeBaseline.map { _ in Baseline(result).json.pretty + "\n" }
+        if let target = writeBaseline, let baselineText, target != "-" {
+            try AtomicFile.write(Array(baselineText.utf8), to: target, overwrite: force)
         }
         let prefix: @Sendable (String) -> String = { githubPathPrefix($0) }
         for output in outputs where !output.toStandardOutput {
             let text = output.format.render(result, .init(failOn: failLevel, color: false, pathPrefix: prefix, junitWarnings: junitWarnings, allowIncomplete: allowIncomplete))
             try AtomicFile.write(Array(text.utf8), to: output.path)
         }
-        // The console report: --format, or the one --output sent to standard output.
+        // The console report: --format, or the one --output (or the baseline) sent to standard output.
         let console = outputs.first(where: \.toStandardOutput)?.format ?? format ?? .text
-        emit(console.render(result, .init(failOn: failLevel, color: colorWanted(color), pathPrefix: prefix, junitWarnings: junitWarnings, allowIncomplete: allowIncomplete)))
+        if baselineToStandardOutput, let baselineText {
+            emit(baselineText)
+        } else {
+            emit(console.render(result, .init(failOn: failLevel, color: colorWanted(color), pathPrefix: prefix, junitWarnings: junitWarnings, allowIncomplete: allowIncomplete)))
+        }
         if console == .github, let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
             appendJobSummary(MarkdownReport.render(result, failOn: failLevel, allowIncomplete: allowIncomplete), to: summary)
         }
-        if result.fails(at: failLevel, allowIncomplete: allowIncomplete) { throw ExitCode(1) }
+        // Recording a baseline is the run's purpose then: it succeeded (exit 0) once written, so
+        // that a CI step need not hide every failure (exit 2 too) behind `|| true`.
+        if writeBaseline == nil, result.fails(at: failLevel, allowIncomplete: allowIncomplete) { throw ExitCode(1) }
     }
 }

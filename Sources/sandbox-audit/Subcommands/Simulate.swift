@@ -28,6 +28,9 @@ struct SimulateCommand: ParsableCommand {
               sandbox-audit simulate all container.tgz --format json
               sandbox-audit simulate update MyApp.xcappdata --into /tmp/updated --verify
               sandbox-audit simulate restore BACKUP_FOLDER --app com.example.app
+              sandbox-audit simulate update --simulator booted --app com.example.app
+              sandbox-audit simulate restore DATA_CONTAINER --into Restored.xcappdata
+                (a package for xcrun simctl install_app_data: docs/simulator.md)
             """)
 
     enum Event: String, ExpressibleByArgument, CaseIterable { case update, restore, purge, all }
@@ -37,7 +40,7 @@ struct SimulateCommand: ParsableCommand {
     var event: Event
 
     @Argument(help: ArgumentHelp(inputArgumentHelp))
-    var path: String
+    var path: String?
 
     @OptionGroup var containers: ContainerOptions
 
@@ -60,9 +63,10 @@ struct SimulateCommand: ParsableCommand {
 
     func run() throws {
         // DIR first: nothing is scanned for a destination that would be refused.
-        if let into { try SimulationRun.checkDestination(into, input: path) }
+        let input = try containers.input(path)
+        if let into { try SimulationRun.checkDestination(into, input: input) }
         let policy = try PolicyFile.resolve(config: config)
-        let inventories = try ProgressLine.during { try Audit.inventories(of: path, try containers.selection(policy)) }
+        let inventories = try ProgressLine.during { try Audit.inventories(of: input, try containers.selection(policy)) }
         let events = event == .all ? SimulatedEvent.allCases : [SimulatedEvent(rawValue: event.rawValue)!]
         let run = try SimulationRun(inventories, events: events, policy: policy, into: into, verify: verify)
         switch format {

@@ -1,0 +1,99 @@
+import Foundation
+import XCTest
+@testable import SandboxAudit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `simulate ARCHIVE --into DIR` run by root on an archive in a folder another user owns: that
+/// user swaps the archive for a symlink to a root-only archive, over and over, while the scan
+/// and the copy run. The copy reads the file the scan read or refuses: nothing of the root-only
+/// archive ever reaches DIR.
+final class ArchiveRaceTests: XCTestCase {
+    override func setUpWithError() throws {
+        #if !os(Linux)
+        throw XCTSkip("the swapper runs through setpriv (Linux)")
+        #else
+        guard geteuid() == 0 else { throw XCTSkip("simulate must run as root and the swapper as nobody: run the tests as root") }
+        try Tool.require("/usr/bin/setpriv", "tar", "python3", for: "the swapper runs as nobody; the archives are made with GNU tar")
+        #endif
+    }
+
+    /// Swaps `app.tar` in `folder` for the symlink `evil` (to the root-only archive) and back,
+    /// as fast as it can, until `stop` exists; prints how many swaps it made.
+    static let swapper = """
+        import os, sys
+        folder, stop = sys.argv[1:3]
+        os.chdir(folder)
+        made = 0
+        while not os.path.exists(stop):
+            try:
+                os.rename("app.tar", "real.tar"); os.rename("evil", "app.tar")
+                os.rename("app.tar", "evil"); os.rename("real.tar", "app.tar")
+                made += 1
+            except OSError:
+                pass
+        print(made)
+        """
+
+    func testSwappingTheArchiveForASymlinkLeaksNothing() throws {
+        let dir = try TempDir("archrace")
+        // The root-only archive: the same paths, other contents, in a folder only root enters.
+        for (name, text) in [("User", "user data\n"), ("Secret", "ROOT ONLY SECRET\n")] {
+            try Fixture.container(at: dir.sub(name))
+            try Data(text.utf8).write(to: URL(fileURLWithPath: dir.sub(name + "/Documents/notes.txt")))
+            try Data(text.utf8).write(to: URL(fileURLWithPath: dir.sub(name + "/Library/Preferences/p.plist")))
+        }
+        try sh("mkdir -m 700 private && tar -C Secret -cf private/secret.tar . && chmod 600 private/secret.tar", in: dir.path)
+        try sh("mkdir u && tar -C User -cf u/app.tar . && ln -s \(dir.sub("private/secret.tar")) u/evil && chown -R nobody u && chown -h nobody u/evil", in: dir.path)
+
+        let stop = dir.sub("stop")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/env", "python3", "-c", Self.swapper, dir.sub("u"), stop]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+
+        var copied = 0, refused = 0, leaked: [String] = []
+        let started = Date()
+        for attempt in 0..<50 {
+            let into = dir.sub("out\(attempt)")
+            let r = try CLI.run(["simulate", "update", dir.sub("u/app.tar"), "--into", into])
+            if r.status == 0 {
+                copied += 1
+                let notes = (try? String(contentsOfFile: into + "/Documents/notes.txt", encoding: .utf8)) ?? "missing"
+                if notes != "user data\n" { leaked.append("attempt \(attempt): Documents/notes.txt is \(notes.debugDescription)") }
+            } else {
+                refused += 1
+                XCTAssertEqual(r.status, 2, r.stderr)
+            }
+            // Whatever the outcome, nothing of the root-only archive anywhere under DIR.
+            let grep = try CLI.run(["-c", "grep -rl 'ROOT ONLY SECRET' \(into) 2>/dev/null || true"], via: "/bin/sh")
+            if !grep.stdout.isEmpty { leaked.append("attempt \(attempt): \(grep.stdout)") }
+        }
+        FileManager.default.createFile(atPath: stop, contents: Data())
+        let swaps = Int(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        p.waitUntilExit()
+        print("ArchiveRaceTests: 50 attempts in \(Int(Date().timeIntervalSince(started))) s, \(copied) copied, \(refused) refused, \(swaps) swaps")
+        XCTAssertEqual(leaked, [], "the root-only archive reached DIR")
+        XCTAssertGreaterThan(swaps, 50, "the swapper must have been swapping throughout")
+    }
+
+    /// The archive replaced (not swapped for a link) between the scan and the copy: refused,
+    /// nothing written.
+    func testAnArchiveReplacedAfterTheScanIsRefused() throws {
+        let dir = try TempDir("archswap")
+        for (name, text) in [("A", "first\n"), ("B", "other\n")] {
+            try Fixture.container(at: dir.sub(name))
+            try Data(text.utf8).write(to: URL(fileURLWithPath: dir.sub(name + "/Documents/notes.txt")))
+            try sh("tar -C \(name) -cf \(name).tar .", in: dir.path)
+        }
+        let simulation = SimulationResult(.update, try Audit.inventory(of: dir.sub("A.tar")))
+        try sh("mv B.tar A.tar", in: dir.path)
+        XCTAssertThrowsError(try Materializer.write(simulation, into: dir.sub("out"))) { error in
+            XCTAssertTrue("\(error)".contains("is not the archive that was scanned"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.sub("out")))
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import XCTest
+@testable import SandboxAudit
+
+/// What the distribution files state agrees with the one place it is written: the toolchain floor
+/// (Package.swift's swift-tools-version), the pinned dependency versions, the repository and
+/// version (Support/Project.swift) and the Linux runtime packages (scripts/runtime-packages.txt).
+/// And, opt-in, the minimal-Debian check of a freshly built release tarball.
+final class DistributionTests: XCTestCase {
+    static func text(_ path: String) throws -> String {
+        try String(contentsOfFile: DocsTests.repo + "/" + path, encoding: .utf8)
+    }
+
+    /// Every match of `pattern`'s first capture group in `text`.
+    static func captures(_ pattern: String, in text: String) throws -> [String] {
+        let regex = try NSRegularExpression(pattern: pattern, options: [.anchorsMatchLines])
+        return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { m in
+            Range(m.range(at: 1), in: text).map { String(text[$0]) }
+        }
+    }
+
+    static let distributionFiles = ["README.md", "docs/distribution.md", "Formula/sandbox-audit.rb", "action.yml",
+                                    ".github/workflows/ci.yml", ".github/workflows/release.yml", "scripts/setup.sh"]
+
+    func testSwiftToolsVersionIsTheStatedMinimumEverywhere() throws {
+        let manifest = try Self.text("Package.swift")
+        XCTAssertTrue(manifest.hasPrefix("// swift-tools-version:6.1\n"), String(manifest.prefix(40)))
+        XCTAssertFalse(manifest.contains("unsafeFlags"))
+        let stated: [String: [String]] = [
+            "README.md": ["Swift](https://www.swift.org/install/) 6.1 or later", "Xcode 16.3 or later", "Swift 6.1 or later; Xcode 16.3 on macOS"],
+            "docs/distribution.md": ["Swift 6.1 or later (Xcode 16.3 on macOS)", "Xcode 16.3 or later (Swift 6.1)", "`swift-tools-version:6.1`"],
+            "Formula/sandbox-audit.rb": ["depends_on xcode: [\"16.3\", :build] # swift-tools-version 6.1"],
+            "action.yml": ["Swift 6.1 or later"],
+            ".github/workflows/ci.yml": ["xcode: \"16.3\"", "container: swift:6.1-focal"],
+            ".github/workflows/release.yml": ["container: swift:6.1-focal", "Xcode_16.3.app"],
+            "scripts/setup.sh": ["Swift 6.1 or later (Xcode 16.3 on macOS)"],
+        ]
+        for (file, needles) in stated {
+            let text = try Self.text(file)
+            for needle in needles { XCTAssertTrue(text.contains(needle), "\(file) does not say \(needle)") }
+        }
+        // No other floor is stated anywhere.
+        for file in Self.distributionFiles {
+            let text = try Self.text(file)
+            for stale in try Self.captures(#"(Swift [0-5]\.[0-9]+|Xcode 1[0-5]\.[0-9]+|swift-version: "?6\.0|swift:[0-5]\.)"#, in: text) {
+                XCTFail("\(file) states \(stale)")
+            }
+        }
+    }
+
+    func testDependenciesArePinnedExactly() throws {
+        let manifest = try Self.text("Package.swift")
+        let pins = try Self.captures(#"\.package\(url: "https://github\.com/[^/]+/([^"]+)", exact: "([^"]+)"\)"#, in: manifest)
+        let versions = try Self.captures(#"\.package\(url: "[^"]+", exact: "([^"]+)"\)"#, in: manifest)
+        XCTAssertEqual(Dictionary(uniqueKeysWithValues: zip(pins, versions)),
+                       ["swift-argument-parser": "1.8.2", "Yams": "6.2.2", "GRDB.swift": "7.10.0", "swift-crypto": "3.12.3"])
+        XCTAssertEqual(manifest.components(separatedBy: ".package(url:").count - 1, 4, "every dependency pinned")
+        for loose in ["from:", "branch:", "revision:", ".upToNextMajor", ".upToNextMinor", "\"1.8.2\"..."] {
+            XCTAssertFalse(manifest.contains(loose), "Package.swift: \(loose)")
+        }
+        // The versions the documentation names are the pinned ones.
+        let docs = try Self.text("docs/distribution.md").split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        XCTAssertTrue(docs.contains("(swift-argument-parser 1.8.2, Yams 6.2.2, GRDB.swift 7.10.0, swift-crypto 3.12.3)"), "docs/distribution.md names the pins")
+        // Package.resolved stays out of git.
+        XCTAssertTrue(try Self.text(".gitignore").split(separator: "\n").contains("Package.resolved"))
+    }
+
+    func testOneRepositoryAndOneVersion() throws {
+        XCTAssertEqual(References.repository, "https://github.com/" + Project.repository)
+        XCTAssertEqual(Audit.toolVersion, Project.version)
+        let repo = Project.repository, version = Project.version
+        let install = try Self.text("scripts/install.sh")
+        XCTAssertEqual(try Self.captures(#"^repository="([^"]+)""#, in: install), [repo])
+
+        let formula = try Self.text("Formula/sandbox-audit.rb")
+        XCTAssertEqual(try Self.captures(#"^  version "([^"]+)""#, in: formula), [version])
+        XCTAssertEqual(try Self.captures(#"^  homepage "([^"]+)""#, in: formula), ["https://github.com/\(repo)"])
+        let urls = try Self.captures(#"^ *url "([^"]+)""#, in: formula)
+        XCTAssertEqual(urls, ["macos-universal", "linux-x86_64", "linux-aarch64"].map {
+            "https://github.com/\(repo)/releases/download/v\(version)/sandbox-audit-\(version)-\($0).tar.gz"
+        } + ["https://github.com/\(repo).git"])
+
+        // Every GitHub address of the project, in every file a user reads, is the repository's.
+        for file in Self.distributionFiles + ["docs/report-formats.md", "scripts/install.sh"] {
+            let text = try Self.text(file)
+            XCTAssertFalse(text.contains("OWNER"), "\(file) has a placeholder owner")
+            for other in try Self.captures(#"github(?:usercontent)?\.com/([A-Za-z0-9_.-]+/sandbox-audit)\b"#, in: text) where other != repo {
+                XCTFail("\(file) names \(other)")
+            }
+        }
+        let readme = try Self.text("README.md")
+        let uses = try Self.captures(#"uses: ([A-Za-z0-9_.-]+/sandbox-audit@v[^ `\n]+)"#, in: readme)
+        XCTAssertFalse(uses.isEmpty)
+        XCTAssertEqual(Set(uses), ["\(repo)@v\(version)"])
+        let oneLines = try Self.captures(#"(https://raw\.githubusercontent\.com/\S+ \| sh -s -- \S+)"#, in: readme)
+        XCTAssertFalse(oneLines.isEmpty)
+        XCTAssertEqual(Set(oneLines), ["https://raw.githubusercontent.com/\(repo)/v\(version)/scripts/install.sh | sh -s -- \(version)"])
+        XCTAssertEqual(Set(try Self.captures(#"sandbox-audit-([0-9][0-9A-Za-z.+]*)-(?:linux|macos)"#, in: readme)), [version])
+    }
+
+    func testRuntimePackagesAreListedOnceAndShownAlike() throws {
+        let listed = try Self.text("scripts/runtime-packages.txt").split(separator: "\n").map(String.init)
+            .filter { !$0.hasPrefix("#") && !$0.isEmpty }
+        XCTAssertEqual(listed, ["libc6", "libgcc-s1", "libstdc++6", "libattr1", "libarchive13", "libsqlite3-0"])
+        let readme = try Self.text("README.md")
+        let lines = try Self.captures(#"^ *apt-get install -y (lib[^\n`]*)$"#, in: readme)
+        XCTAssertGreaterThanOrEqual(lines.count, 2, "the Install section and the Linux recipe")
+        for line in lines { XCTAssertEqual(line.split(separator: " ").map(String.init), listed, "README: apt-get install -y \(line)") }
+        let formula = try Self.text("Formula/sandbox-audit.rb")
+        let caveat = try Self.captures(#"apt-get install -y ([^\n]+)$"#, in: formula)
+        XCTAssertEqual(caveat.map { $0.split(separator: " ").map(String.init) }, [listed])
+        XCTAssertTrue(try Self.text("docs/distribution.md").contains("`" + listed.joined(separator: " ") + "`"))
+    }
+
+    /// The workflows, the action and every whole workflow the README shows validate against
+    /// GitHub's published schemas (check-jsonschema's vendored copies, offline).
+    func testWorkflowsAndActionMatchGitHubsSchemas() throws {
+        try Tool.require("check-jsonschema", for: "GitHub's workflow and action schemas (pip install check-jsonschema)")
+        let dir = try TempDir("workflows")
+        let readme = try Self.text("README.md")
+        var workflows = [".github/workflows/ci.yml", ".github/workflows/release.yml"].map { DocsTests.repo + "/" + $0 }
+        for (i, block) in try Self.captures(#"```yaml\n(name: [\s\S]*?)```"#, in: readme).enumerated() {
+            try Fixture.bytes(dir.sub("readme-\(i).yml"), Array(block.utf8))
+            workflows.append(dir.sub("readme-\(i).yml"))
+        }
+        XCTAssertGreaterThanOrEqual(workflows.count, 4, "the README's GitHub recipe and baseline recipe are whole workflows")
+        let check = Tool.find("check-jsonschema")!
+        let w = try CLI.run(["--builtin-schema", "vendor.github-workflows"] + workflows, via: check)
+        XCTAssertEqual(w.status, 0, w.stdout + w.stderr)
+        let a = try CLI.run(["--builtin-schema", "vendor.github-actions", DocsTests.repo + "/action.yml"], via: check)
+        XCTAssertEqual(a.status, 0, a.stdout + a.stderr)
+    }
+
+    /// scripts/check-dist-deps.sh on a tarball `make dist` builds: minutes (a release build, then
+    /// debootstrap), so opt-in: SANDBOX_AUDIT_CHECK_DIST_DEPS=1. Needs Linux, root, debootstrap
+    /// and the Debian mirror.
+    func testReleaseTarballRunsOnMinimalDebianWithTheListedPackages() throws {
+        guard ProcessInfo.processInfo.environment["SANDBOX_AUDIT_CHECK_DIST_DEPS"] == "1" else {
+            throw XCTSkip("opt-in (a release build and debootstrap take minutes): SANDBOX_AUDIT_CHECK_DIST_DEPS=1")
+        }
+        #if !os(Linux)
+        throw XCTSkip("the Linux tarball's check")
+        #else
+        guard geteuid() == 0 else { throw XCTSkip("debootstrap and chroot need root") }
+        try Tool.require("debootstrap", for: "the minimal Debian root (Debian: apt-get install debootstrap)")
+        try sh("scripts/dist.sh > /dev/null", in: DocsTests.repo)
+        var machine = utsname()
+        uname(&machine)
+        let arch = withUnsafeBytes(of: machine.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let name = "sandbox-audit-\(Project.version)-linux-\(arch == "arm64" ? "aarch64" : arch)"
+        let r = try CLI.run([DocsTests.repo + "/dist/\(name).tar.gz"], via: DocsTests.repo + "/scripts/check-dist-deps.sh")
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("does not start"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("passed: \(name) runs on Debian"), r.stdout)
+        #endif
+    }
+}

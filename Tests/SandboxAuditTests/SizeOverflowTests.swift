@@ -1,0 +1,128 @@
+import Foundation
+import XCTest
+@testable import SandboxAudit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Sizes an input claims cannot trap: two sparse 2^62-byte members of a 255-byte .tar.gz, two
+/// huge sparse files on a folder. And path bytes are bounded in total: a deep chain, and many
+/// files at the bottom of one, each finish in bounded time and memory (docs/limits.md).
+final class SizeOverflowTests: XCTestCase {
+    /// A .tar.gz of pax GNU sparse 1.0 members of `realSize` bytes each holding one byte.
+    static let sparseTar = """
+        import gzip, io, sys, tarfile
+        out, real = sys.argv[1], int(sys.argv[2])
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
+            for name in ("Documents/a.bin", "Documents/b.bin"):
+                data = (b"1\\n%d\\n1\\n" % (real - 1)).ljust(512, b"\\0") + b"x"
+                info = tarfile.TarInfo("GNUSparseFile.0/" + name.split("/")[-1])
+                info.size = len(data)
+                info.pax_headers = {"GNU.sparse.major": "1", "GNU.sparse.minor": "0",
+                                    "GNU.sparse.name": name, "GNU.sparse.realsize": str(real)}
+                t.addfile(info, io.BytesIO(data))
+        open(out, "wb").write(gzip.compress(buf.getvalue(), 9))
+        """
+
+    /// The run's exit, and its wall time and peak memory as /usr/bin/time measures them.
+    func measured(_ arguments: [String]) throws -> (status: Int32, seconds: Double, megabytes: Double, result: CLI.Result) {
+        let folder = try TempDir("time")
+        let report = folder.sub("time.txt")
+        let r = try CLI.run(["-f", "%e %M", "-o", report, CLI.executable] + arguments, via: "/usr/bin/time")
+        let fields = try String(contentsOfFile: report, encoding: .utf8).split(whereSeparator: \.isWhitespace).suffix(2).compactMap { Double($0) }
+        return (r.status, fields.first ?? .infinity, (fields.last ?? .infinity) / 1024, r)
+    }
+
+    func testSizesPast2To63AreAProblemNotATrap() throws {
+        try Tool.require("python3", "/usr/bin/time", for: "the archive is written by Python; time measures the run")
+        let dir = try TempDir("overflow")
+        try python(Self.sparseTar, [dir.sub("two.tar.gz"), "\(1 << 62)"])
+        for command in [["scan"], ["inventory"], ["simulate", "restore"], ["scan", "--format", "json"]] {
+            let m = try measured(command + [dir.sub("two.tar.gz")])
+            XCTAssertTrue([0, 1, 2].contains(m.status), "\(command): exit \(m.status) \(m.result.stderr)")
+            XCTAssertLessThanOrEqual(m.seconds, 10, "\(command)")
+            XCTAssertLessThanOrEqual(m.megabytes, 300, "\(command)")
+        }
+        let inventory = try Audit.inventory(of: dir.sub("two.tar.gz"))
+        XCTAssertEqual(inventory.total.size, Inventory.maximumTotal)
+        XCTAssertEqual(inventory.problems.map(\.path.display), ["Documents/a.bin"])
+        XCTAssertTrue(inventory.problems[0].reason.contains("more than any device holds"), inventory.problems[0].reason)
+        let scan = try CLI.scanJSON([dir.sub("two.tar.gz")]).json
+        let findings = scan["findings"] as? [[String: Any]] ?? []
+        XCTAssertTrue(findings.contains { $0["ruleId"] as? String == "unreadable-entry" && $0["path"] as? String == "Documents/a.bin" }, "\(findings)")
+    }
+
+    func testHugeSparseFilesOnAFolder() throws {
+        // tmpfs holds a 2^62-byte sparse file; ext4 and most disks stop at 16 TiB.
+        let shm = "/dev/shm/sa-hugefiles-\(getpid())"
+        guard mkdir(shm, 0o755) == 0 else { throw XCTSkip("no /dev/shm (tmpfs) to hold 2^62-byte sparse files") }
+        defer { _ = try? Process.run(URL(fileURLWithPath: "/bin/rm"), arguments: ["-rf", shm]).waitUntilExit() }
+        struct Dir { let path: String; func sub(_ r: String) -> String { path + "/" + r } }
+        let dir = Dir(path: shm)
+        try Fixture.container(at: dir.sub("App"))
+        // 2^62 bytes each where the file system allows it (tmpfs does), else its largest.
+        var made = 0
+        for name in ["a.bin", "b.bin"] {
+            let fd = open(dir.sub("App/Documents/" + name), O_CREAT | O_WRONLY, 0o644)
+            XCTAssertGreaterThanOrEqual(fd, 0)
+            if ftruncate(fd, off_t(1) << 62) == 0 { made += 1 }
+            close(fd)
+        }
+        guard made == 2 else {
+            throw XCTSkip("/dev/shm holds no 2^62-byte sparse file here")
+        }
+        let r = try CLI.run(["scan", dir.sub("App")])
+        XCTAssertTrue([0, 1].contains(r.status), "exit \(r.status): \(r.stderr)")
+        XCTAssertTrue(r.stdout.contains("more than any device holds"), r.stdout)
+        let simulate = try CLI.run(["simulate", "update", dir.sub("App"), "--into", dir.sub("out")])
+        // Holes stay holes: the copy fits where the file system takes such sizes, else it is
+        // refused before anything is written.
+        XCTAssertTrue([0, 2].contains(simulate.status), simulate.stderr)
+        if simulate.status == 2 { XCTAssertTrue(simulate.stderr.contains("not enough space") || simulate.stderr.contains("nothing written"), simulate.stderr) }
+    }
+
+    func testSaturatingSums() {
+        XCTAssertEqual(Int64.max.addingSaturated(1), .max)
+        XCTAssertEqual(Int64.min.addingSaturated(-1), .min)
+        XCTAssertEqual([Int64(1) << 62, 1 << 62, 5].byteSum { $0 }, .max)
+        var total: Int64 = .max - 1
+        total +|= 10
+        XCTAssertEqual(total, .max)
+    }
+
+    /// A pax .tar.gz of a `depth`-deep chain of folders under Documents with `wide` empty
+    /// files at its bottom.
+    static let deepTar = """
+        import gzip, sys, tarfile
+        out, depth, wide = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+        with gzip.open(out, "wb", compresslevel=6) as g:
+            with tarfile.open(fileobj=g, mode="w|", format=tarfile.PAX_FORMAT) as t:
+                path = "Documents"
+                for i in range(depth + 1):
+                    info = tarfile.TarInfo(path); info.type = tarfile.DIRTYPE; t.addfile(info)
+                    path += "/d"
+                path = path[:-2]
+                for j in range(wide):
+                    info = tarfile.TarInfo(path + "/f%05d" % j); t.addfile(info)
+        """
+
+    /// A 16,300-deep chain, and 20,000 files at the bottom of a 16,000-deep chain: the paths
+    /// kept stop at `ArchiveWalk.maximumPathBytes` in total, with one problem.
+    func testDeepAndWideArchivesAreBounded() throws {
+        try Tool.require("python3", "/usr/bin/time", for: "the archives are written by Python; time measures the run")
+        let dir = try TempDir("deep")
+        for (name, depth, wide) in [("chain.tar.gz", 16_300, 0), ("wide.tar.gz", 16_000, 20_000)] {
+            try python(Self.deepTar, [dir.sub(name), "\(depth)", "\(wide)"])
+            let m = try measured(["scan", "--format", "json", dir.sub(name)])
+            XCTAssertTrue([0, 1, 2].contains(m.status), "\(name): exit \(m.status) \(m.result.stderr)")
+            XCTAssertLessThanOrEqual(m.megabytes, 300, name)
+            // Debug builds are several times slower than release; the bound is for release.
+            XCTAssertLessThanOrEqual(m.seconds, Self.isDebug ? 120 : 10, name)
+            XCTAssertTrue(m.result.stdout.contains("paths add up to more than 64 MiB"), "\(name): \(m.result.stdout.prefix(2000))")
+            print("SizeOverflowTests: \(name): exit \(m.status), \(m.seconds) s, \(Int(m.megabytes)) MB")
+        }
+    }
+
+    static var isDebug: Bool { CLI.executable.contains("/debug/") }
+}

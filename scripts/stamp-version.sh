@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The release workflow's stamp: makes VERSION (a tag without its `v`) the version everywhere it
+# is written, before the build.
+#
+#   scripts/stamp-version.sh VERSION        Project.version in Sources/SandboxAudit/Support/Project.swift
+#                                           (what --version prints and the reports name)
+#   scripts/stamp-version.sh VERSION DIST   the same, and Formula/sandbox-audit.rb (its version,
+#                                           urls and each platform's sha256, read from
+#                                           DIST/*.tar.gz.sha256) and the README's install lines
+set -euo pipefail
+cd "$(dirname "$0")/.."
+die() { echo "stamp-version: $*" >&2; exit 2; }
+[ $# -ge 1 ] && [ $# -le 2 ] || die "usage: scripts/stamp-version.sh VERSION [DIST]"
+version="${1#v}"
+[[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$ ]] || die "not a version: $1"
+
+project=Sources/SandboxAudit/Support/Project.swift
+sed -i.bak "s/^\( *static let version = \)\"[^\"]*\"/\1\"$version\"/" "$project" && rm -f "$project.bak"
+grep "static let version = \"$version\"" "$project" >/dev/null || die "could not stamp $project"
+echo "stamp-version: $project says $version"
+
+[ $# -eq 2 ] || exit 0
+dist="$2" formula=Formula/sandbox-audit.rb
+sed -i.bak -e "s/^\(  version \)\"[^\"]*\"/\1\"$version\"/" \
+    -e "s#/download/v[^/]*/sandbox-audit-[^/]*-\(macos-universal\|linux-x86_64\|linux-aarch64\)\.tar\.gz#/download/v$version/sandbox-audit-$version-\1.tar.gz#" "$formula"
+for platform in macos-universal linux-x86_64 linux-aarch64; do
+    sums="$dist/sandbox-audit-$version-$platform.tar.gz.sha256"
+    [ -f "$sums" ] || die "missing $sums"
+    sum=$(cut -d' ' -f1 < "$sums")
+    [[ "$sum" =~ ^[0-9a-f]{64}$ ]] || die "$sums holds no SHA-256"
+    # The line after each platform's url, which names it: sha256 "..." # PLATFORM
+    sed -i.bak "s/^\( *sha256 \)\"[0-9a-f]*\"\( # $platform\)$/\1\"$sum\"\2/" "$formula"
+    grep "sha256 \"$sum\" # $platform" "$formula" >/dev/null || die "could not stamp $platform in $formula"
+done
+rm -f "$formula.bak"
+echo "stamp-version: $formula says $version, with the sha256 of each release tarball"
+# The README's install lines and Action references name the release too.
+v='[0-9][0-9A-Za-z.+]*'
+sed -i.bak -E -e "s#(sandbox-audit/sandbox-audit/)v$v(/scripts/install\.sh \| sh -s -- )$v#\1v$version\2$version#g" \
+    -e "s#(sandbox-audit/sandbox-audit@v)$v#\1$version#g" \
+    -e "s#sandbox-audit-$v(-linux-x86_64|-linux-aarch64|-macos-universal)#sandbox-audit-$version\1#g" README.md
+rm -f README.md.bak
+echo "stamp-version: README.md names $version"
