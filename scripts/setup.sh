@@ -12,10 +12,11 @@
 #   build: libattr1-dev libarchive-dev libsqlite3-dev pkg-config
 #   test:  libarchive-tools (bsdtar) zip xz-utils python3-jsonschema util-linux (setpriv, script,
 #          prlimit) time (GNU time: the cost tests measure peak memory with it),
+#          check-jsonschema from PyPI (the workflow schema test, which skips without it),
 #          and chromium when the distribution has it (the HTML report test, which skips without
 #          it; SANDBOX_AUDIT_NO_BROWSER=1 leaves it out)
 # macOS: brew install libarchive (keg-only: PKG_CONFIG_PATH is set to it; Package.swift has no
-# fallback, see docs/distribution.md), and for the tests xz and Python's jsonschema.
+# fallback, see docs/distribution.md), and for the tests xz, Python's jsonschema and check-jsonschema.
 # Swift 6.1 or later (Xcode 16.3 on macOS) is not installed: https://www.swift.org/install/
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -74,6 +75,19 @@ python_jsonschema() {
         || say "could not install jsonschema: the SARIF schema test will skip"
 }
 
+# Optional: DistributionTests validate the workflows and action.yml against GitHub's schemas
+# with check-jsonschema (PyPI; its schemas are vendored, so it works offline), and skip without it.
+check_jsonschema() {
+    command -v check-jsonschema >/dev/null 2>&1 && return 0
+    say "installing check-jsonschema with pip (--user)"
+    python3 -m pip install --quiet --user check-jsonschema 2>/dev/null \
+        || python3 -m pip install --quiet --user --break-system-packages check-jsonschema 2>/dev/null \
+        || { say "could not install check-jsonschema: the workflow schema test will skip"; return 0; }
+    local bin
+    bin="$(python3 -m site --user-base)/bin"
+    case ":$PATH:" in *":$bin:"*) ;; *) export PATH="$PATH:$bin" ;; esac
+}
+
 os="$(uname -s)"
 if [ "$os" = Darwin ]; then
     brew_install libarchive
@@ -84,12 +98,14 @@ if [ "$os" = Darwin ]; then
         # bsdtar and zip come with macOS.
         command -v xz >/dev/null 2>&1 || brew_install xz
         python_jsonschema
+        check_jsonschema
     fi
 elif command -v dpkg >/dev/null 2>&1; then
     apt_install libattr1-dev libarchive-dev libsqlite3-dev pkg-config
     if [ "$mode" = test ]; then
         apt_install libarchive-tools zip xz-utils python3 util-linux time
         python3 -c 'import jsonschema' 2>/dev/null || apt_install python3-jsonschema
+        check_jsonschema
         # Optional: the HTML report test runs headless Chromium, and skips without it. Debian has
         # a chromium package; Ubuntu's is a snap wrapper that does not work in containers.
         if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 \

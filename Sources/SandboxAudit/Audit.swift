@@ -217,9 +217,9 @@ public struct AuditResult: Sendable {
     /// Totals over every container of the app.
     var total: ZoneTotals { inventories.reduce(ZoneTotals()) { $0 + $1.total } }
     /// Bytes an iCloud or computer backup carries for the app: every domain.
-    public var backupFootprint: Int64 { inventories.reduce(0) { $0 + $1.backupFootprint } }
-    public var keptOnUpdate: Int64 { inventories.reduce(0) { $0 + $1.keptOnUpdate } }
-    public var keptOnRestore: Int64 { inventories.reduce(0) { $0 + $1.keptOnRestore } }
+    public var backupFootprint: Int64 { inventories.byteSum(\.backupFootprint) }
+    public var keptOnUpdate: Int64 { inventories.byteSum(\.keptOnUpdate) }
+    public var keptOnRestore: Int64 { inventories.byteSum(\.keptOnRestore) }
     /// More than one container: reports name each finding's domain.
     var isMultiDomain: Bool { inventories.count > 1 }
 

@@ -124,5 +124,31 @@ final class SizeOverflowTests: XCTestCase {
         }
     }
 
+    /// A baseline is input too: its sizes are summed and subtracted against the scan's. Sizes at
+    /// Int64.max compare without a trap (the deltas of two sizes in 0…Int64.max fit); a negative
+    /// one is not a baseline this tool wrote: one line, exit 2.
+    func testBaselineSizesCannotTrap() throws {
+        let dir = try TempDir("baseline-sizes")
+        try Fixture.container(at: dir.sub("c"))
+        try Fixture.file(dir.sub("c/Documents/a.bin"), size: 1000)
+        XCTAssertEqual(try CLI.run(["scan", "--write-baseline", dir.sub("b.json"), dir.sub("c")]).status, 0)
+        let text = try String(contentsOfFile: dir.sub("b.json"), encoding: .utf8)
+        var json = try JSONSerialization.jsonObject(with: Data(text.utf8)) as! [String: Any]
+        json["backupFootprint"] = Int64.max
+        json["zones"] = (json["zones"] as! [[String: Any]]).map { z in z.merging(["size": Int64.max, "backedUpSize": Int64.max]) { $1 } }
+        json["files"] = (json["files"] as! [[String: Any]]).map { f in f.merging(["size": Int64.max]) { $1 } }
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: dir.sub("huge.json")))
+        for format in ["text", "json", "markdown", "html"] {
+            let r = try CLI.run(["scan", "--baseline", dir.sub("huge.json"), "--format", format, dir.sub("c")])
+            XCTAssertTrue([0, 1].contains(r.status), "\(format): exit \(r.status) \(r.stderr)")
+        }
+        json["backupFootprint"] = -1
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: dir.sub("negative.json")))
+        let r = try CLI.run(["scan", "--baseline", dir.sub("negative.json"), dir.sub("c")])
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertTrue(r.stderr.contains("backupFootprint is negative"), r.stderr)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+    }
+
     static var isDebug: Bool { CLI.executable.contains("/debug/") }
 }

@@ -102,12 +102,19 @@ public struct Baseline: Sendable {
         let container = root["container"] as? [String: Any]
         b.bundleIdentifier = container?["bundleIdentifier"] as? String
         b.version = container?["version"] as? String
-        b.backupFootprint = Int64(root["backupFootprint"] as? Int ?? 0)
+        // Sizes are byte counts: a negative one is not a baseline this tool wrote, and refusing it
+        // keeps every difference below (after − before, both in 0…Int64.max) from overflowing.
+        func size(_ value: Any?, _ what: String) throws -> Int64 {
+            let n = Int64(value as? Int ?? 0)
+            guard n >= 0 else { throw InputError("\(location): \(what) is negative (\(n))") }
+            return n
+        }
+        b.backupFootprint = try size(root["backupFootprint"], "backupFootprint")
         for z in root["zones"] as? [[String: Any]] ?? [] {
             guard let zone = (z["zone"] as? String).flatMap(Zone.init(rawValue:)) else { continue }
             var t = ZoneTotals()
-            t.size = Int64(z["size"] as? Int ?? 0)
-            t.backedUpSize = Int64(z["backedUpSize"] as? Int ?? 0)
+            t.size = try size(z["size"], "the size of zone \(zone.rawValue)")
+            t.backedUpSize = try size(z["backedUpSize"], "the backedUpSize of zone \(zone.rawValue)")
             b.zones[zone] = t
         }
         for f in root["findings"] as? [[String: Any]] ?? [] {
@@ -120,6 +127,7 @@ public struct Baseline: Sendable {
             }
             // Nothing is inferred for a key a file lacks (version 1): the rules that need it stay silent.
             let inode = (f["inode"] as? NSNumber).map { UInt64(bitPattern: $0.int64Value) }
+            guard size >= 0 else { throw InputError("\(location): a file entry's size is negative (\(size))") }
             b.files[try path(f)] = File(size: Int64(size), mtime: Int64(f["mtime"] as? Int ?? 0), zone: zone, backedUp: f["backedUp"] as? Bool ?? false,
                                         inode: inode, excluded: f["excluded"] as? Bool)
         }
@@ -178,9 +186,9 @@ struct BaselineComparison: Sendable {
     /// Compares the app's containers (the first is its data container) with the baseline.
     init(baseline: Baseline, inventories: [Inventory]) {
         footprintBefore = baseline.backupFootprint
-        footprintAfter = inventories.reduce(0) { $0 + $1.backupFootprint }
+        footprintAfter = inventories.byteSum(\.backupFootprint)
         zones = Zone.allCases.filter { $0 != .system }.map { z in
-            (z, baseline.zones[z]?.backedUpSize ?? 0, inventories.reduce(0) { $0 + ($1.zoneTotals[z]?.backedUpSize ?? 0) })
+            (z, baseline.zones[z]?.backedUpSize ?? 0, inventories.byteSum { $0.zoneTotals[z]?.backedUpSize ?? 0 })
         }
         var added: [Change] = [], grew: [Change] = [], churned: [Change] = []
         var seen = Set<ContainerPath>()
@@ -198,7 +206,7 @@ struct BaselineComparison: Sendable {
             }
             guard e.backedUp == true else { continue }
             if old == nil || old!.size != size || old!.mtime != e.entry.modifiedSeconds || !old!.backedUp {
-                churn += size
+                churn +|= e.countedSize
                 churned.append(Change(path: path, before: old?.size, after: size))
             }
           }

@@ -14,7 +14,7 @@ extension Baseline {
         let inv = inventories[0]
         bundleIdentifier = inv.container.bundleIdentifier
         version = inv.container.version
-        backupFootprint = inventories.reduce(0) { $0 + $1.backupFootprint }
+        backupFootprint = inventories.byteSum(\.backupFootprint)
         zones = inventories.reduce(into: [:]) { all, i in all.merge(i.zoneTotals) { $0 + $1 } }
         self.findings = Set(findings.map { FindingKey($0, primary: inv.domain) })
         var files: [ContainerPath: File] = [:]

@@ -58,7 +58,7 @@ struct FootprintNode: Sendable, Equatable {
     /// Largest first, then by path.
     var children: [FootprintNode] = []
 
-    var size: Int64 { backedUp + excluded + notBackedUp }
+    var size: Int64 { backedUp.addingSaturated(excluded).addingSaturated(notBackedUp) }
     var name: String { path.isRoot ? "." : ByteText.display(path.name) }
 
     init(path: ContainerPath, isFolder: Bool) {
@@ -77,7 +77,9 @@ extension Inventory {
         var root = FootprintNode(path: .root, isFolder: true)
         for item in entries where item.countsInTotals && !item.isSystem {
             let e = item.entry
-            guard e.holdsContent, e.size > 0 else { continue }
+            // What the totals count: a symlink's target length is not backed-up content.
+            let size = item.countedSize
+            guard e.holdsContent, size > 0 else { continue }
             let parts = e.path.leadingComponents(depth + 1)
             guard !parts.isEmpty else { continue }
             var prefix: [UInt8] = []
@@ -86,11 +88,11 @@ extension Inventory {
                 prefix += part
                 let key = ContainerPath(bytes: prefix)
                 var s = sums[key] ?? Sums()
-                if item.backedUp == true { s.backed += e.size } else if item.excludedBy != nil { s.excluded += e.size } else { s.skipped += e.size }
+                if item.backedUp == true { s.backed +|= size } else if item.excludedBy != nil { s.excluded +|= size } else { s.skipped +|= size }
                 if d + 1 < parts.count { s.folder = true }
                 sums[key] = s
             }
-            if item.backedUp == true { root.backedUp += e.size } else if item.excludedBy != nil { root.excluded += e.size } else { root.notBackedUp += e.size }
+            if item.backedUp == true { root.backedUp +|= size } else if item.excludedBy != nil { root.excluded +|= size } else { root.notBackedUp +|= size }
         }
         var byParent: [ContainerPath: [FootprintNode]] = [:]
         for (path, s) in sums {
