@@ -203,7 +203,7 @@ final class BackupDecryptionTests: XCTestCase {
         XCTAssertEqual(inputError { _ = try cipher.file(Array(bytes.dropLast()), encryptionKey: key, size: 20) },
                        "backup file: 31 bytes of ciphertext, not a whole number of 16-byte AES blocks")
         XCTAssertEqual(inputError { _ = try cipher.file(bytes, encryptionKey: key, size: 33) },
-                       "backup file: 32 bytes decrypted, fewer than its MBFile Size (33)")
+                       "backup file: 32 bytes of ciphertext, fewer than its MBFile Size (33)")
         XCTAssertEqual(inputError { _ = try cipher.file(bytes, encryptionKey: key, size: -1) },
                        "backup file: MBFile Size is negative (-1)")
         XCTAssertEqual(inputError { _ = try cipher.file(bytes, encryptionKey: [3, 0, 0, 0] + key.dropFirst(4).dropLast(8), size: 20) },

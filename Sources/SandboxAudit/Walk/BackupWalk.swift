@@ -37,9 +37,9 @@ struct BackupWalk {
     /// blobs are decoded and dropped one at a time.
     mutating func add(_ row: ManifestRow) {
         if row.relativePath.isEmpty { return }
-        let path = ContainerPath(row.relativePath)
+        let path = ContainerPath(bytes: row.relativePath)
         func problem(_ reason: String) {
-            walk.problems.append(WalkProblem(path: path, operation: "read Manifest.db row \(row.fileID.prefix(40))", reason: reason))
+            walk.problems.append(WalkProblem(path: path, operation: Self.rowOperation + " " + row.fileID.prefix(40), reason: reason))
         }
         if let why = Self.unsafePath(row.relativePath) {
             problem("its relativePath \(why): not read")
@@ -96,13 +96,18 @@ struct BackupWalk {
         return (walk, source)
     }
 
-    /// Why a relativePath cannot be taken below the domain root, or nil when it can.
-    static func unsafePath(_ path: String) -> String? {
-        if path.hasPrefix("/") { return "is absolute" }
-        if path.utf8.contains(0) { return "holds a NUL byte" }
-        for component in path.split(separator: "/", omittingEmptySubsequences: false) {
-            if component == ".." { return "leads out of the domain with .." }
-            if component == "." || component.isEmpty { return "has an empty or . component" }
+    /// What a problem with a row says it was doing, before the row's fileID: how
+    /// `unreadable-entry` tells a backup row from an entry on disk.
+    static let rowOperation = "read Manifest.db row"
+
+    /// Why a relativePath (its exact bytes) cannot be taken below the domain root, or nil when
+    /// it can. Bytes that are not UTF-8 are kept, as a folder's names are.
+    static func unsafePath(_ path: [UInt8]) -> String? {
+        if path.first == UInt8(ascii: "/") { return "is absolute" }
+        if let nul = path.firstIndex(of: 0) { return "holds a NUL byte (at byte \(nul))" }
+        for component in path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            if component.elementsEqual("..".utf8) { return "leads out of the domain with .." }
+            if component.isEmpty || component.elementsEqual(".".utf8) { return "has an empty or . component" }
         }
         return nil
     }

@@ -43,6 +43,9 @@ struct BackupBuilder {
         /// Hostile rows: another fileID than the SHA-1, or another blob than an MBFile.
         var fileID: String?
         var blob: [UInt8]?
+        /// A relativePath that is not UTF-8 or holds a NUL: these bytes are stored as the
+        /// column's text (`CAST(blob AS TEXT)`) instead of `relativePath`.
+        var pathBytes: [UInt8]?
     }
 
     var items: [Item] = []
@@ -117,8 +120,9 @@ struct BackupBuilder {
                     try Data(bytes).write(to: URL(fileURLWithPath: dir + "/" + id))
                 }
                 let blob = try item.blob.map { Data($0) } ?? Self.mbFile(item, encryptionKey: key)
-                try db.execute(sql: "INSERT INTO Files (fileID, domain, relativePath, flags, file) VALUES (?, ?, ?, ?, ?)",
-                               arguments: [id, item.domain, item.relativePath, item.flags, blob])
+                let path: any DatabaseValueConvertible = item.pathBytes.map { Data($0) } ?? item.relativePath
+                try db.execute(sql: "INSERT INTO Files (fileID, domain, relativePath, flags, file) VALUES (?, ?, CAST(? AS TEXT), ?, ?)",
+                               arguments: [id, item.domain, path, item.flags, blob])
             }
         }
         try queue.close()

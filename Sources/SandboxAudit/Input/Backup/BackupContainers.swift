@@ -46,7 +46,7 @@ enum BackupContainers {
             }
             chosen.append((.group, id))
         }
-        var notes: [String] = []
+        var notes = database.notes
         let unnamed = AppContainers.unnamedGroups(groupIDs, app: app, named: selection.appGroups)
         if !unnamed.isEmpty {
             notes.append("App Group domains in the backup not audited (add --app-group ID or appGroups: in the policy file if the app uses them): "

@@ -17,7 +17,8 @@ import Foundation
 ///    wrapped key) is unwrapped with that class's key; `Manifest.db` is AES-256-CBC with a zero
 ///    IV under it;
 /// 4. each file's `MBFile` `EncryptionKey` is read the same way; its bytes are AES-256-CBC with a
-///    zero IV, cut to the `MBFile`'s `Size`.
+///    zero IV, cut to the `MBFile`'s `Size`. Only the blocks that hold the bytes asked for are
+///    read and decrypted.
 ///
 /// Only swift-crypto's primitives are used (`AES.KeyWrap`, `KDF.Insecure.PBKDF2`, `AES._CBC`).
 struct BackupDecryption: BackupCipher {
@@ -55,6 +56,10 @@ struct BackupDecryption: BackupCipher {
         var unwrapped: [UInt32: [UInt8]] = [:]
         for classKey in keybag.classKeys where classKey.wrap & 2 != 0 {
             guard let wrapped = classKey.wrappedKey else { continue }
+            // RFC 3394 wraps whole 8-byte blocks, two at least, behind an 8-byte check value.
+            guard wrapped.count >= 24, wrapped.count % 8 == 0 else {
+                throw InputError("Manifest.plist BackupKeyBag: the keybag is malformed: class \(classKey.protectionClass)'s WPKY is \(wrapped.count) bytes, not an RFC 3394 wrapped key (a multiple of 8 bytes, 24 at least)")
+            }
             guard let key = try? AES.KeyWrap.unwrap(wrapped, using: passwordKey) else {
                 throw InputError(Self.wrongPassword)
             }
@@ -81,27 +86,50 @@ struct BackupDecryption: BackupCipher {
                                                  outputByteCount: 32, unsafeUncheckedRounds: keybag.iterations)
     }
 
-    func manifestDatabase(_ encrypted: [UInt8]) throws -> [UInt8] {
-        var plain = try Self.decryptCBC(encrypted, key: SymmetricKey(data: manifestKey), what: "Manifest.db")
+    func manifestDatabase(size: Int, what: String, read: CiphertextRead, into out: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard size % 16 == 0 else {
+            throw InputError("\(what): \(size) bytes of ciphertext, not a whole number of 16-byte AES blocks")
+        }
+        let key = SymmetricKey(data: manifestKey)
+        var done = 0
+        while done < size {
+            let count = min(Self.decryptionRun, size - done)
+            let plain = try Self.blocks(at: Int64(done), count: count, key: key, what: what, read: read)
+            plain.withUnsafeBytes { out.baseAddress!.advanced(by: done).copyMemory(from: $0.baseAddress!, byteCount: count) }
+            done += count
+        }
         // PKCS#7 padding, removed when it is there. An SQLite file is a whole number of pages
         // (512 bytes at least), so a ciphertext of such a length carries no padding at all.
-        if encrypted.count % 512 != 0, let pad = plain.last, pad >= 1, pad <= 16,
-           plain.count >= Int(pad), plain.suffix(Int(pad)).allSatisfy({ $0 == pad }) {
-            plain.removeLast(Int(pad))
-        }
-        return plain
+        guard size % 512 != 0, size > 0 else { return size }
+        let pad = Int(out[size - 1])
+        guard pad >= 1, pad <= 16, (size - pad..<size).allSatisfy({ Int(out[$0]) == pad }) else { return size }
+        return size - pad
     }
 
-    func file(_ encrypted: [UInt8], encryptionKey: [UInt8], size: Int64) throws -> [UInt8] {
-        guard size >= 0 else { throw InputError("backup file: MBFile Size is negative (\(size))") }
-        let key = try Self.unwrap(encryptionKey, with: classKeys, what: "MBFile EncryptionKey")
-        var plain = try Self.decryptCBC(encrypted, key: SymmetricKey(data: key), what: "backup file")
-        guard size <= Int64(plain.count) else {
-            throw InputError("backup file: \(plain.count) bytes decrypted, fewer than its MBFile Size (\(size))")
+    func file(encryptionKey: [UInt8], size: Int64, ciphertextSize: Int64, limit: Int, what: String, read: CiphertextRead) throws -> [UInt8] {
+        guard size >= 0 else { throw InputError("\(what): MBFile Size is negative (\(size))") }
+        guard ciphertextSize % 16 == 0 else {
+            throw InputError("\(what): \(ciphertextSize) bytes of ciphertext, not a whole number of 16-byte AES blocks")
         }
-        plain.removeLast(plain.count - Int(size))
-        return plain
+        guard size <= ciphertextSize else {
+            throw InputError("\(what): \(ciphertextSize) bytes of ciphertext, fewer than its MBFile Size (\(size))")
+        }
+        let key = try Self.unwrap(encryptionKey, with: classKeys, what: "MBFile EncryptionKey")
+        // The blocks that hold the bytes wanted: never past the ciphertext, whose length is a
+        // whole number of blocks, so the rounding cannot overflow.
+        let wanted = min(Int64(max(limit, 0)), size)
+        let blocks = wanted / 16 * 16 + (wanted % 16 == 0 ? 0 : 16)
+        guard blocks <= Int64(Self.maximumDecryptedRead) else {
+            throw InputError("\(what): \(ByteSize.format(wanted)) asked, over the \(ByteSize.format(Int64(Self.maximumDecryptedRead))) decrypted for one read")
+        }
+        let plain = try Self.blocks(at: 0, count: Int(blocks), key: SymmetricKey(data: key), what: what, read: read)
+        return Array(plain.prefix(Int(wanted)))
     }
+
+    /// What `Manifest.db` is decrypted by at a time (1 MiB).
+    static let decryptionRun = 1 << 20
+    /// One read of an encrypted file decrypts at most this (256 MiB); a rule asks for far less.
+    static let maximumDecryptedRead = 256 << 20
 
     /// A wrapped key with its class: a 4-byte little-endian protection class, then the RFC 3394
     /// wrapped key (40 bytes for a 32-byte key).
@@ -122,13 +150,16 @@ struct BackupDecryption: BackupCipher {
         return key.withUnsafeBytes { [UInt8]($0) }
     }
 
-    /// AES-256-CBC with a zero IV, no padding removed.
-    static func decryptCBC(_ encrypted: [UInt8], key: SymmetricKey, what: String) throws -> [UInt8] {
-        guard encrypted.count % 16 == 0 else {
-            throw InputError("\(what): \(encrypted.count) bytes of ciphertext, not a whole number of 16-byte AES blocks")
+    /// The plain bytes of the `count` ciphertext bytes at `offset` (both multiples of 16),
+    /// AES-256-CBC with a zero IV, no padding removed. A block needs only the ciphertext block
+    /// before it (the zero IV for the first), so nothing before `offset - 16` is read.
+    static func blocks(at offset: Int64, count: Int, key: SymmetricKey, what: String, read: CiphertextRead) throws -> [UInt8] {
+        if count == 0 { return [] }
+        let ivBytes = offset == 0 ? [UInt8](repeating: 0, count: 16) : try read(offset - 16, 16)
+        let encrypted = try read(offset, count)
+        guard ivBytes.count == 16, encrypted.count == count else {
+            throw InputError("\(what): the ciphertext ended before byte \(offset + Int64(count)) (it changed while it was read)")
         }
-        if encrypted.isEmpty { return [] }
-        let iv = try AES._CBC.IV(ivBytes: [UInt8](repeating: 0, count: 16))
-        return [UInt8](try AES._CBC.decrypt(encrypted, using: key, iv: iv, noPadding: true))
+        return [UInt8](try AES._CBC.decrypt(encrypted, using: key, iv: AES._CBC.IV(ivBytes: ivBytes), noPadding: true))
     }
 }

@@ -29,14 +29,25 @@ struct BackupIdentity: Sendable, Equatable {
     }
 }
 
+/// A folder held open for a whole run: closed when the last value that holds it goes.
+final class HeldDirectory: Sendable {
+    let descriptor: FileDescriptor
+    init(_ descriptor: FileDescriptor) { self.descriptor = descriptor }
+    deinit { descriptor.close() }
+}
+
 /// A Finder or iTunes backup folder (`~/Library/Application Support/MobileSync/Backup/UDID`):
-/// a directory holding `Manifest.db`. Nothing in it is written; the plists are read bounded,
-/// as a container's identity plists are.
+/// a directory holding `Manifest.db`. Nothing in it is written. It is opened once
+/// (`directory`), and everything read from it, `Manifest.db`, the plists and every
+/// `XX/FILEID`, is opened relative to that descriptor, never through a symlink: a folder
+/// renamed or swapped by path while the run goes on changes nothing it reads.
 struct BackupFolder: Sendable {
     /// The path as the user gave it.
     let input: String
-    /// Its real path: every file read lies below it.
+    /// Its real path, for the reports (files are read through `directory`, not by path).
     let path: String
+    /// The folder, opened once for the whole run.
+    let directory: HeldDirectory
     let identity: BackupIdentity
     /// Info.plist "Installed Applications": the apps the device had, for error messages.
     let installedApplications: [String]
@@ -47,10 +58,13 @@ struct BackupFolder: Sendable {
 
     static let manifestDatabase = "Manifest.db"
 
-    /// True when `input` is a directory holding a `Manifest.db` regular file.
+    /// True when `input` is a directory holding an entry named `Manifest.db`, of any kind: one
+    /// that is not a regular file is refused by `open`, which says what it is.
     static func isBackup(_ input: String) -> Bool {
         let trimmed = input.count > 1 && input.hasSuffix("/") ? String(input.dropLast()) : input
-        return Container.isDirectory(resolved(trimmed)) && Container.fileExists(resolved(trimmed) + "/" + manifestDatabase)
+        let folder = resolved(trimmed)
+        return Container.isDirectory(folder)
+            && (try? FileDescriptor.currentDirectory.status(of: (folder + "/" + manifestDatabase).utf8)) != nil
     }
 
     /// The real path of a folder (the input may be a symlink to it).
@@ -58,7 +72,8 @@ struct BackupFolder: Sendable {
         Paths.real(path.utf8).map { String(decoding: $0, as: UTF8.self) } ?? path
     }
 
-    /// Opens the backup folder at `input`; throws `InputError` when it is not one.
+    /// Opens the backup folder at `input`; throws `InputError` when it is not one, or when its
+    /// `Manifest.db` is not a regular file (a symlink, a FIFO, a folder: named, never opened).
     static func open(_ input: String) throws -> BackupFolder {
         guard isBackup(input) else { throw InputError("\(input) is not a backup folder: it holds no Manifest.db") }
         let trimmed = input.count > 1 && input.hasSuffix("/") ? String(input.dropLast()) : input
@@ -66,9 +81,21 @@ struct BackupFolder: Sendable {
         if let e = Paths.cannotList(path) {
             throw InputError("cannot read \(input): \(errorText(e.code).lowercased())")
         }
-        let manifest = Container.readPlist(path + "/Manifest.plist") ?? [:]
-        let info = Container.readPlist(path + "/Info.plist") ?? [:]
-        let status = Container.readPlist(path + "/Status.plist") ?? [:]
+        let directory: HeldDirectory
+        switch Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.openDirectory(path.utf8) }) {
+        case .success(let fd): directory = HeldDirectory(fd)
+        case .failure(let e): throw InputError("cannot read \(input): \(errorText(e.code).lowercased())")
+        }
+        switch Result(catching: { () throws(Errno) in try directory.descriptor.status(of: manifestDatabase.utf8) }) {
+        case .success(let status) where status.kind != .regular:
+            throw InputError("cannot read \(input)/\(manifestDatabase): it is \(kindPhrase(status.kind)), not a regular file (a backup's Manifest.db is a SQLite file; nothing is followed or opened)")
+        case .failure(let e):
+            throw InputError("cannot read \(input)/\(manifestDatabase): \(errorText(e.code).lowercased())")
+        case .success: break
+        }
+        let manifest = readPlist("Manifest.plist", in: directory) ?? [:]
+        let info = readPlist("Info.plist", in: directory) ?? [:]
+        let status = readPlist("Status.plist", in: directory) ?? [:]
         let lockdown = manifest["Lockdown"] as? [String: Any] ?? [:]
         var identity = BackupIdentity()
         identity.deviceName = (lockdown["DeviceName"] as? String) ?? (info["Device Name"] as? String) ?? (info["Display Name"] as? String)
@@ -78,9 +105,32 @@ struct BackupFolder: Sendable {
         let encrypted = manifest["IsEncrypted"]
         identity.isEncrypted = (encrypted as? Bool) ?? ((encrypted as? NSNumber)?.boolValue ?? false)
         let installed = (info["Installed Applications"] as? [Any] ?? []).compactMap { $0 as? String }
-        return BackupFolder(input: input, path: path, identity: identity, installedApplications: installed,
+        return BackupFolder(input: input, path: path, directory: directory, identity: identity, installedApplications: installed,
                             keyBag: (manifest["BackupKeyBag"] as? Data).map { Array($0) },
                             manifestKey: (manifest["ManifestKey"] as? Data).map { Array($0) })
+    }
+
+    /// A plist of the folder as a dictionary, read through the held descriptor (no symlink
+    /// followed, no blocking on a FIFO, at most `Container.maximumIdentityPlistSize`); nil when
+    /// missing, unreadable, too large or not a dictionary (every field is optional).
+    static func readPlist(_ name: String, in directory: HeldDirectory) -> [String: Any]? {
+        let limit = Container.maximumIdentityPlistSize
+        guard let bytes = try? directory.descriptor.readFile(name.utf8, limit: limit + 1), bytes.count <= limit else { return nil }
+        return BoundedPlist.dictionary(bytes, maximumSize: limit)
+    }
+
+    /// "a symbolic link", "a FIFO", "a folder" …: what an entry that should be a file is.
+    static func kindPhrase(_ kind: FileStatus.Kind) -> String {
+        switch kind {
+        case .regular: return "a regular file"
+        case .directory: return "a folder"
+        case .symlink: return "a symbolic link"
+        case .fifo: return "a FIFO"
+        case .socket: return "a socket"
+        case .characterDevice: return "a character device"
+        case .blockDevice: return "a block device"
+        case .unknown: return "not a regular file"
+        }
     }
 
     /// What decrypts this backup with `password`: nil when it is not encrypted, or when no
@@ -96,13 +146,6 @@ struct BackupFolder: Sendable {
         } catch let e as InputError {
             throw InputError("\(input): \(e.message)")
         }
-    }
-
-    /// Where a row's bytes are: `XX/FILEID`, below the backup folder. Nil for a fileID that is
-    /// not 40 hexadecimal digits, which could name a path anywhere.
-    func filePath(_ fileID: String) -> String? {
-        guard Self.isFileID(fileID) else { return nil }
-        return path + "/" + fileID.prefix(2) + "/" + fileID
     }
 
     /// 40 hexadecimal digits: a SHA-1, as every fileID is.

@@ -11,7 +11,8 @@ public enum BackupPassword {
     /// The password: the first line of `passwordFile` (its line ending dropped) when one is
     /// given, else the environment variable's value when set and not empty, else nil.
     /// Throws a one-line `InputError` when the file cannot be read, is not a regular file, is
-    /// over 4 KiB, is not UTF-8 text, or its first line is empty.
+    /// over 4 KiB, is not UTF-8 text, or its first line is empty; and when the environment
+    /// variable's value is not UTF-8.
     public static func resolve(passwordFile: String?, environment: [String: String]) throws -> String? {
         if let path = passwordFile {
             let bytes: [UInt8]
@@ -34,7 +35,16 @@ public enum BackupPassword {
             }
             return password
         }
-        if let password = environment[environmentVariable], !password.isEmpty { return password }
+        if let password = environment[environmentVariable], !password.isEmpty {
+            // The environment is bytes; Foundation's dictionary repairs what is not UTF-8. The
+            // password is taken as UTF-8 text (the key comes from its UTF-8 bytes), and a
+            // repaired one could only give a wrong key: refused, as a password file's would be.
+            if let raw = Environment.bytes(environmentVariable), ByteText.utf8String(raw) == nil,
+               String(decoding: raw, as: UTF8.self) == password {
+                throw InputError("the environment variable \(environmentVariable) is not UTF-8 text: a backup password is text, and its key is derived from its UTF-8 bytes")
+            }
+            return password
+        }
         return nil
     }
 }

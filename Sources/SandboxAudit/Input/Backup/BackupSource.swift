@@ -23,9 +23,6 @@ final class BackupSource: Sendable {
     let cipher: (any BackupCipher)?
     let files: [ContainerPath: Stored]
 
-    /// An encrypted file larger than this is not decrypted (it is decrypted whole, in memory).
-    static let maximumDecryptedSize = 256 << 20
-
     init(folder: BackupFolder, domain: String, cipher: (any BackupCipher)?, files: [ContainerPath: Stored]) {
         self.folder = folder
         self.domain = domain
@@ -36,66 +33,74 @@ final class BackupSource: Sendable {
     /// True when the backup lists `path` as a file but holds no bytes for it.
     func lacksBytes(_ path: ContainerPath) -> Bool {
         guard let stored = files[path] else { return false }
-        if case .failure(let f) = open(stored) { return f.absent }
+        switch open(stored) {
+        case .failure(let f): return f.absent
+        case .success(let opened): opened.fd.close()
+        }
         return false
     }
 
     /// Up to `limit` bytes from the start of the file at `path` (relative to the domain root).
+    /// Encrypted, only the AES blocks that hold them are read and decrypted.
     func read(_ path: ContainerPath, limit: Int) -> Result<[UInt8], Failure> {
         guard let stored = files[path] else {
             return .failure(Failure(reason: "the backup lists no file at this path with bytes to read", absent: false))
         }
-        let fd: FileDescriptor
+        let name = Self.name(stored)
+        let fd: FileDescriptor, ciphertextSize: Int64
         switch open(stored) {
         case .failure(let f): return .failure(f)
-        case .success(let opened): fd = opened
+        case .success(let opened): (fd, ciphertextSize) = opened
         }
         defer { fd.close() }
-        let encrypted = folder.isEncrypted
-        if encrypted && stored.size > Int64(Self.maximumDecryptedSize) {
-            return .failure(Failure(reason: "it is \(ByteSize.format(stored.size)), over the \(ByteSize.format(Int64(Self.maximumDecryptedSize))) decrypted in memory", absent: false))
+        guard folder.isEncrypted else {
+            return Result { () throws(Errno) in try fd.read(count: max(0, min(limit, Int(clamping: ciphertextSize))), at: 0) }
+                .mapError { Failure(reason: "\(name): \(errorText($0.code))", absent: false) }
         }
-        // Encrypted: the whole file (AES-CBC with padding: at most 16 bytes past Size), then
-        // decrypted; else only what is asked.
-        let want = encrypted ? Int(stored.size) + 32 : limit
-        let bytes: [UInt8]
-        switch Result(catching: { () throws(SystemError) in try fd.readFile(stored.fileID.utf8, limit: want) }) {
-        case .success(let read): bytes = read
-        case .failure(let e): return .failure(Failure(reason: "\(stored.fileID.prefix(2))/\(stored.fileID): \(e.reason)", absent: false))
-        }
-        guard encrypted else { return .success(bytes) }
         guard let cipher else { return .failure(Failure(reason: "the backup is encrypted and no password was given", absent: false)) }
         guard let key = stored.encryptionKey else {
             return .failure(Failure(reason: "its MBFile has no EncryptionKey to decrypt it with", absent: false))
         }
         do {
-            return .success(Array(try cipher.file(bytes, encryptionKey: key, size: stored.size).prefix(limit)))
+            return .success(try cipher.file(encryptionKey: key, size: stored.size, ciphertextSize: ciphertextSize, limit: limit,
+                                            what: folder.input + "/" + name) { offset, count in
+                do throws(Errno) { return try fd.read(count: count, at: offset) } catch { throw InputError("\(name): \(errorText(error.code))") }
+            })
         } catch {
             return .failure(Failure(reason: "it could not be decrypted (\(error))", absent: false))
         }
     }
 
-    /// The `XX` folder holding the file, opened below the backup folder without following a
-    /// symlink at any step: a link planted there cannot lead the read out of the folder.
-    private func open(_ stored: Stored) -> Result<FileDescriptor, Failure> {
-        let name = "\(stored.fileID.prefix(2))/\(stored.fileID)"
+    /// `XX/FILEID`, as the backup folder holds it.
+    static func name(_ stored: Stored) -> String { "\(stored.fileID.prefix(2))/\(stored.fileID)" }
+
+    /// The file's bytes, opened through the backup folder's descriptor (held for the run):
+    /// `XX` must be a real folder and `FILEID` a regular file, neither reached through a
+    /// symlink, so a link planted there cannot lead the read out of the folder, and a folder
+    /// swapped by path is never read. The descriptor and the file's size.
+    private func open(_ stored: Stored) -> Result<(fd: FileDescriptor, size: Int64), Failure> {
+        let name = Self.name(stored)
         let missing = Failure(reason: "the backup holds no bytes for it (\(name) is missing)", absent: true)
-        let root: FileDescriptor
-        switch Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.openDirectory(folder.path.utf8) }) {
-        case .success(let fd): root = fd
-        case .failure(let e): return .failure(Failure(reason: "cannot open the backup folder: \(errorText(e.code))", absent: false))
-        }
-        let opened = Result { () throws(Errno) in try root.openDirectory(stored.fileID.prefix(2).utf8) }
-        root.close()
         let sub: FileDescriptor
-        switch opened {
+        switch Result(catching: { () throws(Errno) in try folder.directory.descriptor.openDirectory(stored.fileID.prefix(2).utf8) }) {
         case .success(let fd): sub = fd
         case .failure(let e): return .failure(e.code == ENOENT ? missing : Failure(reason: "\(name): \(errorText(e.code))", absent: false))
         }
-        if case .failure(let e) = Result(catching: { () throws(Errno) in try sub.status(of: stored.fileID.utf8) }), e.code == ENOENT {
-            sub.close()
-            return .failure(missing)
+        let opened = Result { () throws(Errno) in try sub.open(stored.fileID.utf8, .reading, keepAccessTime: true) }
+        sub.close()
+        let fd: FileDescriptor
+        switch opened {
+        case .success(let f): fd = f
+        case .failure(let e): return .failure(e.code == ENOENT ? missing : Failure(reason: "\(name): \(errorText(e.code))", absent: false))
         }
-        return .success(sub)
+        switch Result(catching: { () throws(Errno) in try fd.status() }) {
+        case .success(let status) where status.kind == .regular: return .success((fd, status.size))
+        case .success(let status):
+            fd.close()
+            return .failure(Failure(reason: "\(name) is \(BackupFolder.kindPhrase(status.kind)), not a regular file", absent: false))
+        case .failure(let e):
+            fd.close()
+            return .failure(Failure(reason: "\(name): \(errorText(e.code))", absent: false))
+        }
     }
 }

@@ -26,6 +26,10 @@ struct UnreadableEntry: Rule {
             if p.operation.hasSuffix("AppleDouble file"), let file = FixCommand.onDisk(p.path, in: inventory) {
                 fix = "Re-copy the container from macOS, or delete the malformed sidecar (rm -- \(file)) and mark the item again if it was excluded from backup."
             }
+            // A backup row: nothing on disk to make readable; the backup itself is what is wrong.
+            if p.operation.hasPrefix(BackupWalk.rowOperation) {
+                fix = "This row of the backup's Manifest.db cannot be an entry (the reason says why): make a new backup of the device with Finder or iTunes and scan that, or scan the app's container itself."
+            }
             return finding(p.path, p.vanished ? "vanished or moved during the scan (\(p.operation): \(p.reason))" : "could not \(p.operation): \(p.reason)", fix: fix)
         }
     }
