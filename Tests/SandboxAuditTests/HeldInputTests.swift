@@ -92,4 +92,60 @@ final class HeldInputTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.sub("out")))
     }
+
+    /// Swaps the folders `App` and `Other` in `folder` (through `App.swap`) as fast as it can
+    /// until `stop` exists; prints how many swaps it made.
+    static let swapper = """
+        import os, sys
+        folder, stop = sys.argv[1:3]
+        os.chdir(folder)
+        made = 0
+        while not os.path.exists(stop):
+            try:
+                os.rename("App", "App.swap"); os.rename("Other", "App"); os.rename("App.swap", "Other")
+                made += 1
+            except OSError:
+                pass
+        print(made)
+        """
+
+    /// Real runs of the built binary while another process keeps giving the container's name
+    /// to the other container: each report reads one container, the one the walk read (its
+    /// plist's size, from the walk, with its key, from the content rule), never a mix.
+    func testAScanRacedByAFolderSwapReadsOneContainer() throws {
+        try Tool.require("python3", for: "the swapper")
+        let dir = try TempDir("heldrace")
+        try makeContainer(dir.sub("App"), key: "firstKey", note: "first\n")
+        try makeContainer(dir.sub("Other"), key: "secondKey", note: "second\n")
+        // The second container's plist is larger, so that the walk's size says which one it read.
+        let plist = try PropertyListSerialization.data(fromPropertyList: ["secondKey": Data(repeating: 7, count: 700_000)], format: .binary, options: 0)
+        try plist.write(to: URL(fileURLWithPath: dir.sub("Other/Library/Preferences/com.example.app.plist")))
+
+        let stop = dir.sub("stop")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", Self.swapper, dir.path, stop]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        var read = [String: Int](), mixed: [String] = []
+        for attempt in 0..<40 {
+            let r = try CLI.run(["scan", dir.sub("App"), "--format", "json"])
+            guard let json = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
+                  let findings = json["findings"] as? [[String: Any]],
+                  let message = findings.first(where: { $0["ruleId"] as? String == "large-user-defaults" })?["message"] as? String else {
+                continue // the name was between the two containers when the scan opened it
+            }
+            let first = message.contains("600 kB") && message.contains("\"firstKey\"")
+            let second = message.contains("700 kB") && message.contains("\"secondKey\"")
+            if first { read["first", default: 0] += 1 } else if second { read["second", default: 0] += 1 } else { mixed.append("attempt \(attempt): \(message)") }
+        }
+        FileManager.default.createFile(atPath: stop, contents: Data())
+        let swaps = Int(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        p.waitUntilExit()
+        print("HeldInputTests: 40 scans, \(read) read whole, \(mixed.count) mixed, \(swaps) swaps")
+        XCTAssertEqual(mixed, [], "a report read from both containers")
+        XCTAssertGreaterThan(read.values.reduce(0, +), 0)
+        XCTAssertGreaterThan(swaps, 40, "the swapper must have been swapping throughout")
+    }
 }
