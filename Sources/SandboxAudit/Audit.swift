@@ -106,7 +106,7 @@ public enum Audit {
             var own = context
             if jobs[i].container > 0 { own.budgets = [] }
             let reader = inventory.container.backup.map { ContentReader(backup: $0) }
-                ?? (onDisk ? ContentReader(dataRoot: inventory.container.dataRoot) : nil)
+                ?? (onDisk ? ContentReader(folder: inventory.container) : nil)
             own.content = reader
             perJob.store(rules[jobs[i].rule].check(inventory, own).map { $0.with(domain: inventory.domain) }, at: i)
             perJobMisses.store(reader?.misses ?? [], at: i)

@@ -7,8 +7,9 @@ import Glibc
 
 /// `simulate ARCHIVE --into DIR` run by root on an archive in a folder another user owns: that
 /// user swaps the archive for a symlink to a root-only archive, over and over, while the scan
-/// and the copy run. The copy reads the file the scan read or refuses: nothing of the root-only
-/// archive ever reaches DIR.
+/// and the copy run. The scan refuses the symlink (or reads the archive), and the copy reads the
+/// file the scan opened, through the descriptor it holds: nothing of the root-only archive ever
+/// reaches DIR, and no copy is refused (HeldInputTests holds the swaps between the stages).
 final class ArchiveRaceTests: XCTestCase {
     override func setUpWithError() throws {
         #if !os(Linux)
@@ -67,6 +68,8 @@ final class ArchiveRaceTests: XCTestCase {
             } else {
                 refused += 1
                 XCTAssertEqual(r.status, 2, r.stderr)
+                // Only the scan may refuse (the name was the symlink when it was opened).
+                XCTAssertFalse(r.stderr.contains("nothing written"), "attempt \(attempt): the copy was refused: \(r.stderr)")
             }
             // Whatever the outcome, nothing of the root-only archive anywhere under DIR.
             let grep = try CLI.run(["-c", "grep -rl 'ROOT ONLY SECRET' \(into) 2>/dev/null || true"], via: "/bin/sh")
@@ -78,22 +81,6 @@ final class ArchiveRaceTests: XCTestCase {
         print("ArchiveRaceTests: 50 attempts in \(Int(Date().timeIntervalSince(started))) s, \(copied) copied, \(refused) refused, \(swaps) swaps")
         XCTAssertEqual(leaked, [], "the root-only archive reached DIR")
         XCTAssertGreaterThan(swaps, 50, "the swapper must have been swapping throughout")
-    }
-
-    /// The archive replaced (not swapped for a link) between the scan and the copy: refused,
-    /// nothing written.
-    func testAnArchiveReplacedAfterTheScanIsRefused() throws {
-        let dir = try TempDir("archswap")
-        for (name, text) in [("A", "first\n"), ("B", "other\n")] {
-            try Fixture.container(at: dir.sub(name))
-            try Data(text.utf8).write(to: URL(fileURLWithPath: dir.sub(name + "/Documents/notes.txt")))
-            try sh("tar -C \(name) -cf \(name).tar .", in: dir.path)
-        }
-        let simulation = SimulationResult(.update, try Audit.inventory(of: dir.sub("A.tar")))
-        try sh("mv B.tar A.tar", in: dir.path)
-        XCTAssertThrowsError(try Materializer.write(simulation, into: dir.sub("out"))) { error in
-            XCTAssertTrue("\(error)".contains("is not the archive that was scanned"), "\(error)")
-        }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.sub("out")))
+        XCTAssertGreaterThan(copied, 0, "some runs must have scanned the archive and copied it")
     }
 }

@@ -20,6 +20,10 @@ public struct Container: Sendable {
     let input: String
     /// The data root: the directory holding Documents, Library and tmp.
     let dataRoot: String
+    /// A folder container's data root as opened once when it was located: the walk, the
+    /// content rules and `simulate --into` read through it, never through `dataRoot` again.
+    /// Nil for an archive (its file is held by the walk: `Inventory.archive`) and a backup domain.
+    let root: HeldDescriptor?
     let kind: Kind
     /// App, extension or group container: decides the backup rules that apply.
     public let role: ContainerRole
@@ -41,9 +45,10 @@ public struct Container: Sendable {
     static let appDataInfo = "AppDataInfo.plist"
 
     init(input: String, dataRoot: String, kind: Kind, role: ContainerRole = .app, roleSource: String = "default",
-                bundleIdentifier: String?, version: String?, identitySource: String?, backup: BackupSource? = nil) {
+                bundleIdentifier: String?, version: String?, identitySource: String?, backup: BackupSource? = nil, root: HeldDescriptor? = nil) {
         self.input = input
         self.dataRoot = dataRoot
+        self.root = root
         self.kind = kind
         self.role = role
         self.roleSource = roleSource
@@ -63,7 +68,7 @@ public struct Container: Sendable {
     /// The same container seen in another role (`--kind`).
     func with(role: ContainerRole, source: String) -> Container {
         Container(input: input, dataRoot: dataRoot, kind: kind, role: role, roleSource: source,
-                  bundleIdentifier: bundleIdentifier, version: version, identitySource: identitySource, backup: backup)
+                  bundleIdentifier: bundleIdentifier, version: version, identitySource: identitySource, backup: backup, root: root)
     }
 
     /// The role the container-manager metadata gives: `MCMMetadataContentClass` 2 is an app's
@@ -125,20 +130,24 @@ public struct Container: Sendable {
 
         // A folder this user cannot list is not "not a container": say what stops the read.
         try requireReadable(trimmed, input: input)
-        let appData = trimmed + "/AppData"
-        if trimmed.hasSuffix(".xcappdata") || (isDirectory(appData) && fileExists(trimmed + "/" + appDataInfo)) {
-            guard isDirectory(appData) else {
-                throw InputError("\(input) is an .xcappdata package without an AppData folder")
+        // Opened once, here: everything below is read through this descriptor.
+        let top = try open(trimmed, input: input)
+        if trimmed.hasSuffix(".xcappdata") || (isDirectory(Container.appDataFolder, in: top) && fileExists(appDataInfo, in: top)) {
+            let appData = trimmed + "/" + Container.appDataFolder
+            let root: HeldDescriptor
+            do { root = try HeldDescriptor.directory(Container.appDataFolder.utf8, in: top) } catch {
+                if [ENOENT, ENOTDIR, ELOOP].contains(error.code) { throw InputError("\(input) is an .xcappdata package without an AppData folder") }
+                throw InputError("cannot read \(input): \(errorText(error.code).lowercased())")
             }
-            if role != .group { try requireContainerLayout(appData, input: input) }
-            let info = readPlist(trimmed + "/" + appDataInfo)
+            if role != .group { try requireContainerLayout(root, appData, input: input) }
+            let info = readPlist(appDataInfo, in: top)
             return Container(
                 input: input, dataRoot: appData, kind: .xcappdata, role: role ?? .app, roleSource: role == nil ? "default" : "option",
                 bundleIdentifier: info.flatMap(appDataInfoIdentity)?.bundle,
                 version: info.flatMap(appDataInfoIdentity)?.version,
-                identitySource: info == nil ? nil : appDataInfo)
+                identitySource: info == nil ? nil : appDataInfo, root: root)
         }
-        let meta = readPlist(trimmed + "/" + simulatorMetadata)
+        let meta = readPlist(simulatorMetadata, in: top)
         var found: (ContainerRole, String)? = role.map { ($0, "option") }
         if found == nil, let meta, let r = metadataRole(meta) {
             found = (r, (meta["MCMMetadataContentClass"] != nil) ? "metadata" : "identifier")
@@ -146,16 +155,25 @@ public struct Container: Sendable {
         if found == nil, let r = folderRole(trimmed) { found = (r, "folder") }
         let (chosen, source) = found ?? (.app, "default")
         if chosen != .group {
-            try requireContainerLayout(trimmed, input: input, hint: found == nil)
+            try requireContainerLayout(top, trimmed, input: input, hint: found == nil)
         }
         if let meta {
             return Container(
                 input: input, dataRoot: trimmed, kind: .simulator, role: chosen, roleSource: source,
                 bundleIdentifier: metadataIdentity(meta), version: nil,
-                identitySource: simulatorMetadata)
+                identitySource: simulatorMetadata, root: top)
         }
         return Container(input: input, dataRoot: trimmed, kind: .directory, role: chosen, roleSource: source,
-                         bundleIdentifier: nil, version: nil, identitySource: nil)
+                         bundleIdentifier: nil, version: nil, identitySource: nil, root: top)
+    }
+
+    static let appDataFolder = "AppData"
+
+    /// The folder at the real path `path`, opened and held; a failure says what stops the read.
+    private static func open(_ path: String, input: String) throws -> HeldDescriptor {
+        do { return try HeldDescriptor.directory(path.utf8) } catch {
+            throw InputError("cannot read \(input): \(errorText(error.code).lowercased())")
+        }
     }
 
     /// Bundle id and version from an `.xcappdata`'s AppDataInfo.plist (schema undocumented:
@@ -176,12 +194,12 @@ public struct Container: Sendable {
         }
     }
 
-    private static func requireContainerLayout(_ root: String, input: String, hint: Bool = false) throws {
-        try requireReadable(root, input: input)
+    private static func requireContainerLayout(_ root: HeldDescriptor, _ path: String, input: String, hint: Bool = false) throws {
+        try requireReadable(path, input: input)
         let known = ["Documents", "Library", "tmp"]
-        guard known.contains(where: { isDirectory(root + "/" + $0) }) else {
+        guard known.contains(where: { isDirectory($0, in: root) }) else {
             let more = hint ? " (for an App Group container, add --kind group)" : ""
-            throw InputError("\(input) is not an app data container: no Documents, Library or tmp folder in \(root)\(more)")
+            throw InputError("\(input) is not an app data container: no Documents, Library or tmp folder in \(path)\(more)")
         }
     }
 
@@ -193,16 +211,35 @@ public struct Container: Sendable {
         (try? FileDescriptor.currentDirectory.status(of: path.utf8).kind) == .regular
     }
 
+    /// Whether `name` in the held folder is a folder (not through a symlink).
+    static func isDirectory(_ name: String, in folder: HeldDescriptor) -> Bool {
+        (try? folder.descriptor.status(of: name.utf8).kind) == .directory
+    }
+
+    /// Whether `name` in the held folder is a regular file (not through a symlink).
+    static func fileExists(_ name: String, in folder: HeldDescriptor) -> Bool {
+        (try? folder.descriptor.status(of: name.utf8).kind) == .regular
+    }
+
     /// Identity plists larger than this are not read (a real one is well under 4 KiB).
     static let maximumIdentityPlistSize = 1 << 20
 
-    /// Reads a binary or XML plist dictionary; nil when missing, unreadable, over
-    /// `maximumIdentityPlistSize` or refused by `BoundedPlist` (its schema is undocumented: read
-    /// what is there, tolerate what is not). Opened without following a symlink, without
-    /// blocking on a FIFO and without updating its access time where permitted.
+    /// Reads a binary or XML plist dictionary by its path (finding containers by their
+    /// identity); nil when missing, unreadable or refused, as `readPlist(_:in:)`.
     static func readPlist(_ path: String) -> [String: Any]? {
         guard fileExists(path),
               let bytes = try? BoundedRead.file(Array(path.utf8), limit: maximumIdentityPlistSize, followSymlink: false)
+        else { return nil }
+        return BoundedPlist.dictionary(bytes, maximumSize: maximumIdentityPlistSize)
+    }
+
+    /// Reads a binary or XML plist dictionary, `name` in the held folder; nil when missing,
+    /// unreadable, over `maximumIdentityPlistSize` or refused by `BoundedPlist` (its schema is
+    /// undocumented: read what is there, tolerate what is not). Opened without following a
+    /// symlink, without blocking on a FIFO and without updating its access time where permitted.
+    static func readPlist(_ name: String, in folder: HeldDescriptor) -> [String: Any]? {
+        guard let bytes = try? folder.descriptor.readFile(name.utf8, limit: maximumIdentityPlistSize + 1),
+              bytes.count <= maximumIdentityPlistSize
         else { return nil }
         return BoundedPlist.dictionary(bytes, maximumSize: maximumIdentityPlistSize)
     }
@@ -225,6 +262,7 @@ public struct Container: Sendable {
             base = parent
         }
         return candidates.enumerated().filter { index, candidate in
+            if index == 0, let root { return Container.isDirectory(AppleDouble.mirrorFolder, in: root) }
             if Container.isDirectory(candidate) { return true }
             guard index > 0, let slash = candidate.lastIndex(of: "/") else { return false }
             return Container.fileExists(candidate[..<slash] + "/._" + candidate[candidate.index(after: slash)...])

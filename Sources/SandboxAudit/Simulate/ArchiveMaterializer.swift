@@ -1,7 +1,8 @@
 import Foundation
 
-/// Materialising from an archive: the archive is read again as a stream through
-/// `ArchiveWalk.Reader`, nothing is extracted anywhere else, and each member the event keeps is
+/// Materialising from an archive: the archive the scan opened is read again from its first byte,
+/// through the descriptor the scan holds (never its name again), as a stream through
+/// `ArchiveWalk.Reader`; nothing is extracted anywhere else, and each member the event keeps is
 /// written where the inventory puts it.
 ///
 /// Members are matched to inventory entries by position: both readings number the stored paths
@@ -83,12 +84,13 @@ extension Materializer {
         let prefix = ArchiveWalk.memberPrefix(of: simulation.inventory.container) // members below it are entries
         var done = ArchiveWritten()
         var numbering = ArchiveWalk.MemberNumbering()
-        let reader = try ArchiveWalk.Reader(location)
-        // The same file as the scan read, unchanged: a name swapped for another archive (or a
-        // symlink to one) since the scan is refused before anything is written.
-        guard let scanned = simulation.inventory.archive, reader.snapshot == scanned else {
-            throw InputError("\(location) is not the archive that was scanned (it was replaced or changed since): refusing to copy from it")
+        // The file the scan read, through the descriptor it holds: a name swapped since for
+        // another archive (or a symlink to one) is not read. The file written over in place
+        // since is refused before anything is written.
+        guard let scanned = simulation.inventory.archive, scanned.isUnchanged else {
+            throw InputError("\(location) changed since it was scanned (its size or modification time differs): refusing to copy from it")
         }
+        let reader = try ArchiveWalk.Reader(location, file: scanned)
         while let m = try reader.next(keep: { _, _ in 0 }) {
             try checkInterrupted()
             let p: [UInt8]

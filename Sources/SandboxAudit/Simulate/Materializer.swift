@@ -11,12 +11,14 @@ import Foundation
 /// FIFOs are recreated, and every entry keeps its mode, modification time and extended attributes
 /// (libattr's attr_copy_fd). Attributes that came from AppleDouble sidecars are written as native
 /// attributes. Sockets and devices are not recreated (they are listed). An archive is read again
-/// as a stream (ArchiveMaterializer.swift).
+/// as a stream, through the descriptor the scan opened (ArchiveMaterializer.swift).
 ///
-/// Nothing is reached by a path of more than one component: every folder, in the source and in
-/// the new tree, is opened from its parent's descriptor with O_NOFOLLOW, and checked against the
-/// device and inode the scan (or the folder's creation) recorded, so that a folder swapped for a
-/// symlink or for another folder while the copy runs is an error naming it, never followed.
+/// Nothing is reached by a path of more than one component: the source's data root is the
+/// descriptor the scan opened (`Container.root`; an archive, the file the scan read), and every
+/// folder below it, in the source and in the new tree, is opened from its parent's descriptor
+/// with O_NOFOLLOW, and checked against the device and inode the scan (or the folder's creation)
+/// recorded, so that a folder swapped for a symlink or for another folder while the copy runs
+/// is an error naming it, never followed.
 enum Materializer {
     struct Report: Sendable {
         let destination: String
@@ -41,8 +43,7 @@ enum Materializer {
     /// The event's tree written into the folder `root`: from the archive when the scan read one
     /// (decided by what the scan read, never by the name again), else from the data root.
     static func build(_ simulation: SimulationResult, into root: FileDescriptor) throws -> (Report, RootFinish) {
-        simulation.inventory.archive != nil ? try buildFromArchive(simulation, root: root)
-                                            : try build(simulation, source: simulation.inventory.container.dataRoot, root: root)
+        simulation.inventory.archive != nil ? try buildFromArchive(simulation, root: root) : try build(simulation, root: root)
     }
 
     /// Writes a new tree at DIR: `fill` writes its contents into the temporary root (given with

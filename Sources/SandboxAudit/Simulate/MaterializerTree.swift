@@ -119,9 +119,16 @@ extension Materializer {
         return filled
     }
 
-    static func build(_ simulation: SimulationResult, source: String, root dstRoot: FileDescriptor) throws -> (Report, RootFinish) {
+    /// The tree from the folder container's data root, as the scan opened it (`Container.root`,
+    /// never its path again); below it, every folder and file is checked against the scan.
+    static func build(_ simulation: SimulationResult, root dstRoot: FileDescriptor) throws -> (Report, RootFinish) {
         var report = Report(destination: "")
-        let srcRoot = try attempt("open", source) { () throws(Errno) in try FileDescriptor.currentDirectory.openDirectory(source.utf8) }
+        let container = simulation.inventory.container
+        let source = container.dataRoot
+        let srcRoot = try attempt("open", source) { () throws(Errno) in
+            guard let held = container.root else { throw Errno(code: EBADF) }
+            return try held.reopenedDirectory()
+        }
         defer { srcRoot.close() }
         let rootStatus = try attempt("read", source) { () throws(Errno) in try srcRoot.status() }
 

@@ -41,10 +41,6 @@ extension ArchiveWalk {
         static let maximumAttributeValue = 64 * 1024
         static let maximumAttributes = 256
 
-        /// The archive file as opened: a second reading (simulate --into) must find the same
-        /// file, not whatever the name leads to by then.
-        var snapshot: ArchiveSnapshot? { source.snapshot }
-
         /// A zip's names flagged UTF-8 are read in a UTF-8 locale (this thread's only, while
         /// libarchive runs): in the "C" locale libarchive gives NULL for every non-ASCII one
         /// (`sandbox_audit_utf8_ctype_locale`). Only for a zip: converting from UTF-8, libarchive
@@ -61,17 +57,15 @@ extension ArchiveWalk {
             return try body()
         }
 
-        init(_ location: String) throws {
+        /// Reads the archive `file` (opened once, `ArchiveWalk.open`) from its first byte,
+        /// through a duplicate of its descriptor: a second reading (simulate --into) reads the
+        /// same open file as the scan, whatever its name leads to by then. `location` names it
+        /// in messages.
+        init(_ location: String, file: ArchiveSnapshot) throws {
             guard let a = archive_read_new() else { throw InputError("cannot read \(location): out of memory") }
             archive = a
             self.location = location
-            // Without updating the archive's access time where permitted (Linux O_NOATIME needs
-            // the file's owner or CAP_FOWNER; EPERM otherwise, then opened plainly).
-            let opened = Result { () throws(Errno) in
-                // Never through a symlink: an archive input is a regular file by its name
-                // (`isArchiveInput`), and one swapped for a symlink since is refused (ELOOP).
-                try FileDescriptor.currentDirectory.open(location.utf8, .reading, keepAccessTime: true)
-            }
+            let opened = Result { () throws(Errno) in try file.file.rewound() }
             source = Source(fd: try? opened.get())
             // On failure deinit frees the archive: it runs once every property is set.
             if case .failure(let e) = opened { throw InputError("cannot read \(location): \(errorText(e.code))") }
@@ -104,13 +98,10 @@ extension ArchiveWalk {
             let size: Int64
             var position: Int64 = 0
 
-            let snapshot: ArchiveSnapshot?
-
             init(fd: FileDescriptor?) {
                 self.fd = fd
                 let status = try? fd?.status()
                 size = status?.kind == .regular ? status!.size : -1
-                snapshot = status.map(ArchiveSnapshot.init)
             }
             deinit {
                 buffer.deallocate()
@@ -244,14 +235,17 @@ extension ArchiveWalk {
     }
 }
 
-/// An archive file's device, inode, size and modification time when it was opened: two readings
-/// that find the same are readings of one unchanged file.
-struct ArchiveSnapshot: Sendable, Equatable {
-    let device: UInt64, inode: UInt64
-    let size: Int64
-    let modifiedSeconds: Int64, modifiedNanoseconds: Int32
+/// The archive file as the scan opened it (`ArchiveWalk.open`): the descriptor held for the rest
+/// of the run, through which every reading of it goes, and its device, inode, size and
+/// modification time then.
+struct ArchiveSnapshot: Sendable {
+    let file: HeldDescriptor
+    let status: FileStatus
 
-    init(_ s: FileStatus) {
-        (device, inode, size, modifiedSeconds, modifiedNanoseconds) = (s.device, s.inode, s.size, s.modifiedSeconds, s.modifiedNanoseconds)
+    /// Whether the open file still has the size and modification time the scan saw (a file
+    /// written over in place since is not what was scanned).
+    var isUnchanged: Bool {
+        guard let now = try? file.descriptor.status() else { return false }
+        return (now.size, now.modifiedSeconds, now.modifiedNanoseconds) == (status.size, status.modifiedSeconds, status.modifiedNanoseconds)
     }
 }

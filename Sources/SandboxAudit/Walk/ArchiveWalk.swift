@@ -72,7 +72,8 @@ enum ArchiveWalk {
     /// `role` (`--kind`) overrides what the metadata says; `group` also lets the data root be
     /// a folder without Documents, Library or tmp (the archive root, or its one top folder).
     static func read(_ location: String, role: ContainerRole? = nil) throws -> (Container, WalkResult) {
-        let reader = try Reader(location)
+        let file = try open(location)
+        let reader = try Reader(location, file: file)
         var members: [Member] = []
         var numbering = MemberNumbering()
         var problems: [WalkProblem] = []
@@ -143,8 +144,23 @@ enum ArchiveWalk {
             }
         }
         var (container, walk) = try assemble(location, members, numbering, problems, rootMember: rootMember, role: role)
-        walk.archive = reader.snapshot
+        walk.archive = file
         return (container, walk)
+    }
+
+    /// Opens the archive at `location` once, for the whole run: never through a symlink (an
+    /// archive input is a regular file by its name, `isArchiveInput`, and one swapped for a
+    /// symlink since is refused), without blocking on a FIFO put there, without updating its
+    /// access time where permitted (Linux O_NOATIME needs the file's owner or CAP_FOWNER; it is
+    /// opened plainly otherwise); what is not a regular file once open is refused.
+    static func open(_ location: String) throws -> ArchiveSnapshot {
+        do {
+            let file = try HeldDescriptor.regularFile(location.utf8)
+            return ArchiveSnapshot(file: file, status: try file.descriptor.status())
+        } catch {
+            if error.code == EINVAL || error.code == ESPIPE { throw InputError("cannot read \(location): it is no longer a regular file (it was replaced since it was named)") }
+            throw InputError("cannot read \(location): \(errorText(error.code))")
+        }
     }
 
     /// A group container's root when nothing marks one: the archive's one top folder, or the

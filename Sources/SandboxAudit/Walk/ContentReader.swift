@@ -5,7 +5,8 @@ import Foundation
 /// access times where permitted, and reads at most what is asked.
 ///
 /// Rules read in path order, so siblings come together: the reader keeps the last parent
-/// directory open and opens each file relative to it.
+/// directory open and opens each file relative to it. A folder container's folders are opened
+/// from the data root held since it was located (`Container.root`), never by its path again.
 ///
 /// A backup domain has no data root: its files' bytes are read from the backup folder
 /// (`XX/FILEID`, decrypted in memory when the backup is encrypted) through its `BackupSource`.
@@ -14,6 +15,8 @@ final class ContentReader: @unchecked Sendable {
     let dataRoot: String
     /// Set for a backup domain: where its files' bytes are.
     let backup: BackupSource?
+    /// Set for a folder container: its data root, as opened when it was located.
+    private let root: HeldDescriptor?
     private let lock = NSLock()
     private var cachedParent: ContainerPath?
     private var cached: Result<FileDescriptor, Errno>?
@@ -26,8 +29,11 @@ final class ContentReader: @unchecked Sendable {
         return recorded
     }
 
-    init(dataRoot: String) {
-        self.dataRoot = dataRoot
+    /// Reads a folder container's files through its held data root; nil when it has none.
+    init?(folder container: Container) {
+        guard let root = container.root else { return nil }
+        self.dataRoot = container.dataRoot
+        self.root = root
         self.backup = nil
     }
 
@@ -35,6 +41,7 @@ final class ContentReader: @unchecked Sendable {
     init(backup: BackupSource) {
         self.dataRoot = backup.folder.path
         self.backup = backup
+        self.root = nil
     }
 
     deinit { if case .success(let fd) = cached { fd.close() } }
@@ -85,10 +92,11 @@ final class ContentReader: @unchecked Sendable {
         }
     }
 
-    /// Opens a folder below the data root one component at a time: no PATH_MAX limit, no
+    /// Opens a folder below the held data root one component at a time: no PATH_MAX limit, no
     /// symlink followed.
     private func open(_ folder: ContainerPath) throws(Errno) -> FileDescriptor {
-        var fd = try FileDescriptor.currentDirectory.openDirectory(dataRoot.utf8)
+        guard let root else { throw Errno(code: EBADF) }
+        var fd = try root.reopenedDirectory()
         for component in folder.leadingComponents(Int.max) {
             let next = Result { () throws(Errno) in try fd.openDirectory(component) }
             fd.close()

@@ -2,12 +2,14 @@ import Foundation
 
 /// Reads a container folder: the walk of its data root, with the attributes that `__MACOSX`
 /// mirror trees (what unzipping a Finder archive leaves) hold for its entries, and those the
-/// data root's own sidecars hold for it. Outside the data root only those sidecars and mirrors
-/// are read, and nothing is written.
+/// data root's own sidecars hold for it. The data root, and the mirror inside it, are read
+/// through the descriptor held since the container was located (`Container.root`); outside the
+/// data root only those sidecars and mirrors are read, and nothing is written.
 enum FolderWalk {
     /// Walks `container`'s data root. Throws `InputError` when the root cannot be read.
     static func read(_ container: Container) throws -> WalkResult {
         var walker = Walker(root: container.dataRoot)
+        walker.opened = container.root
         walker.skipAtTop = [Array(AppleDouble.mirrorFolder.utf8)]
         walker.headerLength = { path, size in StoreSignature.headerLength(path, size: size) }
         var walk: WalkResult
@@ -40,7 +42,11 @@ enum FolderWalk {
             }
             var mirrorWalker = Walker(root: mirror)
             mirrorWalker.matchSidecars = false
-            guard Container.isDirectory(mirror), let found = try? mirrorWalker.walk() else { continue }
+            if inside, let root = container.root {
+                guard let held = try? HeldDescriptor.directory(AppleDouble.mirrorFolder.utf8, in: root) else { continue }
+                mirrorWalker.opened = held
+            } else if !Container.isDirectory(mirror) { continue }
+            guard let found = try? mirrorWalker.walk() else { continue }
             walk.sidecarCount += found.sidecarCount
             let base = SidecarOrphans.relative(Array(mirror.utf8), toRoot: root)
             for (path, sidecar) in found.unmatchedSidecars {

@@ -66,7 +66,7 @@ struct WalkResult: Sendable {
     var orphanSidecars: [SidecarOrphan] = []
     /// How many AppleDouble files were read (kept out of every total).
     var sidecarCount = 0
-    /// The archive read, as opened (nil for a folder or a backup).
+    /// The archive read, as opened and held (nil for a folder or a backup).
     var archive: ArchiveSnapshot?
     /// This walker's count for the progress line (nothing when nobody watches).
     var progress = ProgressCounter()

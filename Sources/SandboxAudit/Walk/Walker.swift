@@ -14,6 +14,9 @@ import Foundation
 ///   themselves are not entries.
 struct Walker {
     var root: String
+    /// The root as opened when the input was located: walked through it (a folder of its own
+    /// opened from it) rather than by `root`, which then only names it in messages.
+    var opened: HeldDescriptor?
     /// Names skipped at the top level (the `__MACOSX` mirror, read separately).
     var skipAtTop: Set<[UInt8]> = []
     /// Whether a `._NAME` sidecar gives its attributes to NAME beside it. A `__MACOSX` mirror
@@ -40,7 +43,10 @@ struct Walker {
 
     func walk() throws -> WalkResult {
         var result = WalkResult()
-        let rootFD = try attempt("open directory", root) { () throws(Errno) in try FileDescriptor.currentDirectory.openDirectory(root.utf8) }
+        let rootFD = try attempt("open directory", root) { () throws(Errno) in
+            if let opened { return try opened.reopenedDirectory() }
+            return try FileDescriptor.currentDirectory.openDirectory(root.utf8)
+        }
         defer { rootFD.close() }
         _ = try attempt("stat", root) { () throws(Errno) in try rootFD.status() }
         do {
