@@ -29,13 +29,6 @@ struct BackupIdentity: Sendable, Equatable {
     }
 }
 
-/// A folder held open for a whole run: closed when the last value that holds it goes.
-final class HeldDirectory: Sendable {
-    let descriptor: FileDescriptor
-    init(_ descriptor: FileDescriptor) { self.descriptor = descriptor }
-    deinit { descriptor.close() }
-}
-
 /// A Finder or iTunes backup folder (`~/Library/Application Support/MobileSync/Backup/UDID`):
 /// a directory holding `Manifest.db`. Nothing in it is written. It is opened once
 /// (`directory`), and everything read from it, `Manifest.db`, the plists and every
@@ -47,7 +40,7 @@ struct BackupFolder: Sendable {
     /// Its real path, for the reports (files are read through `directory`, not by path).
     let path: String
     /// The folder, opened once for the whole run.
-    let directory: HeldDirectory
+    let directory: HeldDescriptor
     let identity: BackupIdentity
     /// Info.plist "Installed Applications": the apps the device had, for error messages.
     let installedApplications: [String]
@@ -81,10 +74,9 @@ struct BackupFolder: Sendable {
         if let e = Paths.cannotList(path) {
             throw InputError("cannot read \(input): \(errorText(e.code).lowercased())")
         }
-        let directory: HeldDirectory
-        switch Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.openDirectory(path.utf8) }) {
-        case .success(let fd): directory = HeldDirectory(fd)
-        case .failure(let e): throw InputError("cannot read \(input): \(errorText(e.code).lowercased())")
+        let directory: HeldDescriptor
+        do { directory = try HeldDescriptor.directory(path.utf8) } catch {
+            throw InputError("cannot read \(input): \(errorText(error.code).lowercased())")
         }
         switch Result(catching: { () throws(Errno) in try directory.descriptor.status(of: manifestDatabase.utf8) }) {
         case .success(let status) where status.kind != .regular:
@@ -113,7 +105,7 @@ struct BackupFolder: Sendable {
     /// A plist of the folder as a dictionary, read through the held descriptor (no symlink
     /// followed, no blocking on a FIFO, at most `Container.maximumIdentityPlistSize`); nil when
     /// missing, unreadable, too large or not a dictionary (every field is optional).
-    static func readPlist(_ name: String, in directory: HeldDirectory) -> [String: Any]? {
+    static func readPlist(_ name: String, in directory: HeldDescriptor) -> [String: Any]? {
         let limit = Container.maximumIdentityPlistSize
         guard let bytes = try? directory.descriptor.readFile(name.utf8, limit: limit + 1), bytes.count <= limit else { return nil }
         return BoundedPlist.dictionary(bytes, maximumSize: limit)
