@@ -20,17 +20,22 @@ final class ArchiveRaceTests: XCTestCase {
         #endif
     }
 
-    /// Swaps `app.tar` in `folder` for the symlink `evil` (to the root-only archive) and back,
-    /// as fast as it can, until `stop` exists; prints how many swaps it made.
+    /// Swaps `app.tar` in `folder` for the symlink `evil` (to the root-only archive) and back
+    /// until `stop` exists; prints how many swaps it made. Each state lasts up to a millisecond,
+    /// at random: long enough that a scan often opens the real archive (on a loaded machine a
+    /// swapper with no pause left the real name in place too briefly for any run to copy), short
+    /// enough that the name changes many times between a scan and its copy.
     static let swapper = """
-        import os, sys
+        import os, random, sys, time
         folder, stop = sys.argv[1:3]
         os.chdir(folder)
         made = 0
         while not os.path.exists(stop):
             try:
                 os.rename("app.tar", "real.tar"); os.rename("evil", "app.tar")
+                time.sleep(random.uniform(0, 0.001))
                 os.rename("app.tar", "evil"); os.rename("real.tar", "app.tar")
+                time.sleep(random.uniform(0, 0.001))
                 made += 1
             except OSError:
                 pass
@@ -58,7 +63,11 @@ final class ArchiveRaceTests: XCTestCase {
 
         var copied = 0, refused = 0, leaked: [String] = []
         let started = Date()
-        for attempt in 0..<50 {
+        // 50 timed attempts, more (up to 150) while none has copied yet: the test holds only if
+        // some run scanned the real archive and then copied it while the name was swapped.
+        var attempts = 0
+        for attempt in 0..<150 where attempt < 50 || copied == 0 {
+            attempts += 1
             let into = dir.sub("out\(attempt)")
             let r = try CLI.run(["simulate", "update", dir.sub("u/app.tar"), "--into", into])
             if r.status == 0 {
@@ -78,7 +87,7 @@ final class ArchiveRaceTests: XCTestCase {
         FileManager.default.createFile(atPath: stop, contents: Data())
         let swaps = Int(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         p.waitUntilExit()
-        print("ArchiveRaceTests: 50 attempts in \(Int(Date().timeIntervalSince(started))) s, \(copied) copied, \(refused) refused, \(swaps) swaps")
+        print("ArchiveRaceTests: \(attempts) attempts in \(Int(Date().timeIntervalSince(started))) s, \(copied) copied, \(refused) refused, \(swaps) swaps")
         XCTAssertEqual(leaked, [], "the root-only archive reached DIR")
         XCTAssertGreaterThan(swaps, 50, "the swapper must have been swapping throughout")
         XCTAssertGreaterThan(copied, 0, "some runs must have scanned the archive and copied it")
