@@ -14,8 +14,8 @@ final class RuleExampleTests: XCTestCase {
     }
 
     /// Ids are stable (baselines, suppressions and SARIF results refer to them): each is
-    /// lower-case words joined by hyphens, used once, and named in the generated docs/rules.md,
-    /// whose diff shows a renamed or removed id.
+    /// lower-case words joined by hyphens and used once, and `rule(id:)` finds each. A renamed or
+    /// removed id shows in the diff of the generated docs/rules.md (`DocsTests` keeps it current).
     func testRuleIdsAreUniqueAndWellFormed() throws {
         let ids = RuleCatalogue.all.map(\.id)
         XCTAssertEqual(Set(ids).count, ids.count, "an id used twice: \(ids)")
