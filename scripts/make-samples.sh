@@ -176,7 +176,9 @@ stub "$W/Library/Caches/Thumbnails/sketch-0001@2x.png" 1024 '\211PNG\r\n\032\n'
 
 # tmp/ stays empty: a well-behaved app deletes its temporary files (and git keeps no empty folder).
 
-# --- Misbehaving: a Simulator container with every mistake git can carry -------------------
+# --- Misbehaving: a Simulator container with realistic mistakes ---------------------------
+# Rules are tested by their own examples (RuleExampleTests), not by this sample: a new rule
+# needs no change here.
 # It sits in a Simulator device folder with its extension's and App Group's containers, so that
 # `scan --app com.example.misbehaving --app-group group.com.example.misbehaving
 # sample-containers/MisbehavingDevice` audits the app's whole backup.

@@ -15,6 +15,65 @@ final class DocsTests: XCTestCase {
                        "docs/rules.md is stale: run `swift run sandbox-audit rules --format markdown > docs/rules.md`")
     }
 
+    /// GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens.
+    static func anchors(_ markdown: String) -> Set<String> {
+        Set(markdown.split(separator: "\n").filter { $0.hasPrefix("#") }.map { line in
+            let title = line.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces).lowercased()
+            return String(title.filter { $0.isLetter || $0.isNumber || $0 == " " || $0 == "-" || $0 == "_" }.map { $0 == " " ? "-" : $0 })
+        })
+    }
+
+    /// docs/report-formats.md lists exactly the registered formats, has each one's section at the
+    /// anchor it declares, and no section for a format the tool does not have.
+    func testReportFormatsDocumentTheRegisteredFormats() throws {
+        let doc = try read("docs/report-formats.md")
+        let intro = try XCTUnwrap(doc.range(of: "Formats: ").map { doc[$0.upperBound...] }?.prefix { $0 != "." })
+        let listed = intro.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        XCTAssertEqual(listed, ReportFormat.allCases.map(\.rawValue), "docs/report-formats.md: the list of formats")
+        let anchors = Self.anchors(doc)
+        for format in ReportFormat.allCases {
+            XCTAssertTrue(anchors.contains(format.documentation), "docs/report-formats.md has no section #\(format.documentation) for \(format.rawValue)")
+        }
+        let sectioned = try NSRegularExpression(pattern: #"^## .*\(`(\w+)`\)$"#, options: .anchorsMatchLines)
+        for m in sectioned.matches(in: doc, range: NSRange(doc.startIndex..., in: doc)) {
+            let name = String(doc[Range(m.range(at: 1), in: doc)!])
+            XCTAssertNotNil(ReportFormat(rawValue: name), "docs/report-formats.md has a section for '\(name)', which is not a format")
+        }
+    }
+
+    /// The README and docs name only formats the tool has, and the README points at their documentation.
+    func testReadmeAndDocsNameRegisteredFormats() throws {
+        let readme = try read("README.md")
+        XCTAssertTrue(readme.contains("(docs/report-formats.md)"))
+        let named = try NSRegularExpression(pattern: #"--format (\w+)|--output (\w+)="#)
+        let docs = try FileManager.default.contentsOfDirectory(atPath: Self.repo + "/docs").filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }
+        for file in ["README.md"] + docs {
+            let text = try read(file)
+            for m in named.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                let r = m.range(at: 1).location != NSNotFound ? m.range(at: 1) : m.range(at: 2)
+                let name = String(text[Range(r, in: text)!])
+                guard name == name.lowercased(), name.first?.isLetter == true else { continue }  // FORMAT, $F
+                XCTAssertNotNil(ReportFormat(rawValue: name), "\(file) names the format '\(name)', which the tool does not have")
+            }
+        }
+    }
+
+    /// The rule ids the sample tables of sample-containers/README.md name are rules the tool has.
+    func testSampleReadmeNamesRegisteredRules() throws {
+        let doc = try read("sample-containers/README.md")
+        var inRuleTable = false
+        var seen = 0
+        for line in doc.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("| rule |") { inRuleTable = true; continue }
+            guard line.hasPrefix("|") else { inRuleTable = false; continue }
+            guard inRuleTable, line.hasPrefix("| `") else { continue }
+            let id = String(line.dropFirst(3).prefix { $0 != "`" })
+            XCTAssertNotNil(RuleCatalogue.rule(id: id), "sample-containers/README.md names the rule '\(id)', which the tool does not have")
+            seen += 1
+        }
+        XCTAssertGreaterThan(seen, 10, "no rule tables found in sample-containers/README.md")
+    }
+
     /// Every key the JSON outputs emit (at any depth) is documented as `key`.
     static func keys(_ value: Any, into set: inout Set<String>) {
         if let object = value as? [String: Any] {

@@ -84,7 +84,7 @@ struct Scan: ParsableCommand {
 
     @OptionGroup var containers: ContainerOptions
 
-    @Option(help: "Console format: text, json, sarif, junit, github (workflow annotations), markdown or html (default: text).")
+    @Option(help: ArgumentHelp("Console format: \(ReportFormat.helpList) (default: text)."))
     var format: ReportFormat?
 
     @Option(name: .customLong("output"), help: ArgumentHelp("WRITES: also write FORMAT to PATH, from the same scan (repeatable); PATH - is standard output, in place of the console format. Each file is written to a temporary file renamed into place.", valueName: "FORMAT=PATH"), transform: { try OutputArgument.parse($0) })
