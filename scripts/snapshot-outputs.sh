@@ -13,7 +13,7 @@
 # after TREE; diff -r before after. Inputs are made with fixed times, and the outputs name them
 # by the same paths, so the two runs are comparable. The HTML report's scan time is normalised.
 #
-# Needs the GNU tools (find -printf, sed -i, tar --sparse, truncate, sha256sum): Linux, or macOS
+# Needs perl and the GNU tools (find -printf, sed -i, tar --sparse, truncate, sha256sum): Linux, or macOS
 # with Homebrew's findutils, gnu-sed, gnu-tar and coreutils first on PATH under their plain names.
 set -eu
 for gnu in find sed tar; do
@@ -47,7 +47,10 @@ B="$1"; I="$2"; O="$3"; T="${4:-}"
 mkdir -p "$O"
 [ -f "$I/baseline.json" ] || "$B" scan "$S/Misbehaving" --write-baseline "$I/baseline.json" >/dev/null 2>&1 || true
 run() { out="$1"; shift; "$B" "$@" > "$O/$out" 2>&1 && echo "exit 0" >> "$O/$out" || echo "exit $?" >> "$O/$out"; }
-for F in text markdown html junit github sarif json; do
+# Every registered format, as the binary's own help lists them (ReportFormat.allCases).
+formats=$("$B" scan --help | perl -0ne 'print $1 if /--format <format>.*?\(values: ([^)]*)\)/s' | tr ',' ' ')
+[ -n "$formats" ] || { echo "snapshot-outputs: $B scan --help lists no formats" >&2; exit 2; }
+for F in $formats; do
     for n in Misbehaving WellBehaved Example.xcappdata Example.xcappdata.tar.gz; do run "$n.scan.$F" scan --format $F --color never "$S/$n"; done
     for a in Misbehaving.tar.gz Misbehaving.zip links.tar.gz sparse.tar.gz; do run "in-$a.scan.$F" scan --format $F --color never "$I/$a"; done
     run "device.scan.$F" scan --format $F --color never --app com.example.misbehaving --app-group group.com.example.misbehaving "$S/MisbehavingDevice"
