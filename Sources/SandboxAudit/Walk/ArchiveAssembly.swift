@@ -17,7 +17,7 @@ extension ArchiveWalk {
         var entries = memberEntries(members, numbering, prefix: prefixBytes, hasHardLinks: hasHardLinks, sidecars: &sidecars, into: &result)
         // The data root's own sidecars, when the archive does not store its folder.
         if !prefixBytes.isEmpty { result.rootMarks += sidecars.take(Array(prefixBytes.dropLast())) }
-        addImpliedFolders(&entries, prefix: prefixBytes, sidecars: &sidecars)
+        addImpliedFolders(&entries, prefix: prefixBytes, sidecars: &sidecars, problems: &result.problems)
         if hasHardLinks { shareLinkCounts(&entries) }
         result.entries = entries
         SidecarOrphans.resolve(sidecars.orphans(below: prefixBytes), into: &result)
@@ -149,26 +149,63 @@ extension ArchiveWalk {
     }
 
     /// Folders the archive only implies. Members of one folder usually come together, so the
-    /// last parent checked is remembered.
-    private static func addImpliedFolders(_ entries: inout [WalkEntry], prefix prefixBytes: [UInt8], sidecars: inout ArchiveSidecars) {
+    /// last parent checked is remembered. Implied folders' paths count against the archive's path
+    /// budget (`maximumPathBytes`, which the members' own paths used first): one member at the
+    /// bottom of a chain implies every folder above it, whose paths add up to the square of its
+    /// depth. Once a member's folders would pass the budget, no more folders are implied, and
+    /// every entry whose folders are not all there is left out, with one problem.
+    private static func addImpliedFolders(_ entries: inout [WalkEntry], prefix prefixBytes: [UInt8], sidecars: inout ArchiveSidecars,
+                                          problems: inout [WalkProblem]) {
         var folders = Set<ContainerPath>()
-        for e in entries where e.kind == .directory { folders.insert(e.path) }
+        var budget = maximumPathBytes
+        for e in entries {
+            budget -= e.path.bytes.count
+            if e.kind == .directory { folders.insert(e.path) }
+        }
         var lastChecked = ContainerPath.root
+        var leftOut = false
         for i in entries.indices {
             let e = entries[i]
             if e.path.isChild(of: lastChecked) { continue }
             var parent = e.path.parent ?? .root
             lastChecked = parent
+            var missing: [ContainerPath] = [], cost = 0
             while !parent.isRoot, !folders.contains(parent) {
-                folders.insert(parent)
-                entries.append(WalkEntry(path: parent, kind: .directory, special: nil, size: 0, allocated: 0, mode: 0o755,
-                                         modifiedSeconds: e.modifiedSeconds, modifiedNanoseconds: 0, device: 0, inode: 0,
-                                         linkCount: 1, symlinkTarget: nil, header: nil,
-                                         marks: sidecars.take(prefixBytes + parent.bytes)))
+                cost += parent.bytes.count
+                guard cost <= budget else { break }
+                missing.append(parent)
                 guard let up = parent.parent else { break }
                 parent = up
             }
+            guard cost <= budget else {
+                if !leftOut {
+                    problems.append(WalkProblem(path: e.path, operation: "read archive entry",
+                                                reason: "the archive's paths, with the folders they imply, add up to more than \(maximumPathBytes / (1 << 20)) MiB: this entry, and every later one whose folders are not listed yet, are left out"))
+                }
+                leftOut = true
+                budget = 0
+                continue
+            }
+            budget -= cost
+            for folder in missing {
+                folders.insert(folder)
+                entries.append(WalkEntry(path: folder, kind: .directory, special: nil, size: 0, allocated: 0, mode: 0o755,
+                                         modifiedSeconds: e.modifiedSeconds, modifiedNanoseconds: 0, device: 0, inode: 0,
+                                         linkCount: 1, symlinkTarget: nil, header: nil,
+                                         marks: sidecars.take(prefixBytes + folder.bytes)))
+            }
         }
+        guard leftOut else { return }
+        // Only entries whose every folder is there: shallowest first, so that an entry left out
+        // takes everything below it.
+        var kept = Set<ContainerPath>(), keep = [Bool](repeating: false, count: entries.count)
+        for i in entries.indices.sorted(by: { entries[$0].path.depth < entries[$1].path.depth }) {
+            let parent = entries[i].path.parent ?? .root
+            guard parent.isRoot || kept.contains(parent) else { continue }
+            keep[i] = true
+            if entries[i].kind == .directory { kept.insert(entries[i].path) }
+        }
+        entries = entries.indices.filter { keep[$0] }.map { entries[$0] }
     }
 
     /// Hard links: every path of a file shares its inode and its count.
