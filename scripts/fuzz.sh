@@ -88,6 +88,10 @@ python3 - "$(realpath "$bin")" "$out" "$duration" "$seed" "$timeout_s" "$budget"
 import io, os, random, resource, shutil, signal, struct, subprocess, sys, tarfile, time, zipfile
 
 BIN, OUT, DURATION, SEED, TIMEOUT, BUDGET_MB, MEM_MB, ONLY = sys.argv[1:9]
+# GNU time measures each run's own peak memory (see run()); without it, the child's
+# ru_maxrss, which counts this harness's memory at the fork too.
+GNU_TIME = "/usr/bin/time" if subprocess.run(["/usr/bin/time", "--version"], capture_output=True).returncode == 0 else None
+if not GNU_TIME: print("fuzz: no GNU time (/usr/bin/time): peak memory includes the harness's own at each fork")
 DURATION, SEED, TIMEOUT, BUDGET_MB, MEM_MB = float(DURATION), int(SEED), float(TIMEOUT), int(BUDGET_MB), int(MEM_MB)
 rng = random.Random(SEED)
 EXCL = "com.apple.metadata:com_apple_backup_excludeItem"
@@ -266,7 +270,13 @@ def run(args, case_dir, target):
     per_target.setdefault(target, {}).setdefault("runs", 0)
     per_target[target]["runs"] += 1
     start = time.monotonic()
-    p = subprocess.Popen([BIN] + args, cwd=case_dir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+    # The run's own peak memory, through GNU time: the child forked here starts as a copy of
+    # this harness (which may hold hundreds of MB of a generated archive), and Linux carries that
+    # peak across exec into the child's ru_maxrss; the binary GNU time forks starts clean.
+    rss_file = os.path.join(OUT, "rss.txt")
+    if os.path.exists(rss_file): os.remove(rss_file)
+    prefix = [GNU_TIME, "-f", "%M", "-o", rss_file] if GNU_TIME else []
+    p = subprocess.Popen(prefix + [BIN] + args, cwd=case_dir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, preexec_fn=limit)
     status = None; rusage = None; hung = False
     while True:
@@ -283,6 +293,13 @@ def run(args, case_dir, target):
     reason = [l for l in err.splitlines() if "runtime failure" in l or "Fatal error" in l or l.startswith("sandbox-audit: error")]
     err = "\n".join(reason[:2] + [err[:3000]])
     rss_mb = rusage.ru_maxrss / 1024.0
+    try:
+        with open(rss_file) as f:
+            # The last line is %M; before it, "Command exited with non-zero status N" or
+            # "Command terminated by signal N".
+            rss_mb = int(f.read().split()[-1]) / 1024.0
+    except (OSError, ValueError, IndexError):
+        pass
     worst["rss_mb"] = max(worst["rss_mb"], rss_mb); worst["seconds"] = max(worst["seconds"], elapsed)
     code = os.waitstatus_to_exitcode(status)
     problem = None
