@@ -15,27 +15,12 @@ final class BackupHostileTests: XCTestCase {
     static let appDomain = "AppDomain-com.example.app"
     static let password = "correct horse"
 
-    struct Measured {
-        let result: CLI.Result
-        let seconds: Double
-        let peakMB: Double
-    }
-
-    /// Runs the CLI under GNU time (peak RSS), with an address-space cap of 2 GiB and a 60 s
-    /// timeout, so that a regression fails the test instead of exhausting the machine.
+    /// A measured run (`Measured.run`), its figures printed for the closing notes.
     func measure(_ args: [String], environment: [String: String] = [:]) throws -> Measured {
-        try Tool.require("/usr/bin/time", "prlimit", "timeout", for: "measuring a run's time and peak memory")
-        let timeFile = try TempDir("time")
-        let report = timeFile.sub("t")
-        let start = Date()
-        let r = try CLI.run(["-f", "%e %M", "-o", report, "prlimit", "--as=2147483648", "timeout", "60", CLI.executable] + args,
-                            environment: environment, via: "/usr/bin/time")
-        let seconds = Date().timeIntervalSince(start)
-        let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
-        let kb = text.split(whereSeparator: \.isWhitespace).last.flatMap { Double($0) } ?? -1
+        let m = try Measured.run(args, environment: environment)
         print("measured \(args.first ?? "") \(args.dropFirst().first.map { ($0 as NSString).lastPathComponent } ?? ""): "
-              + "\(String(format: "%.2f", seconds)) s, \(String(format: "%.1f", kb / 1024)) MB peak RSS, exit \(r.status)")
-        return Measured(result: r, seconds: seconds, peakMB: kb / 1024)
+              + "\(String(format: "%.2f", m.seconds)) s, \(String(format: "%.1f", m.peakMB)) MB peak RSS, exit \(m.result.status)")
+        return m
     }
 
     /// At most 10 s and 300 MB, and the exit status expected.

@@ -47,44 +47,6 @@ final class HostileInputTests: XCTestCase {
         return b
     }
 
-    struct Measured {
-        let result: CLI.Result
-        let seconds: Double
-        let peakMB: Double
-    }
-
-    /// Runs the CLI measured, so a regression fails the test instead of exhausting the machine.
-    /// Linux: GNU time (peak RSS) with an address-space cap of 2 GiB (util-linux prlimit) and a
-    /// 60 s limit (coreutils timeout). macOS: /usr/bin/time -l (peak RSS in bytes, on stderr
-    /// after the tool's own) and a 60 s alarm through perl; Darwin enforces no address-space cap.
-    func measure(_ args: [String], cwd: String? = nil) throws -> Measured {
-        let start = Date()
-        #if os(macOS)
-        let r = try CLI.run(["-l", "/usr/bin/perl", "-e", "alarm shift; exec @ARGV or die", "60", CLI.executable] + args,
-                            cwd: cwd, via: "/usr/bin/time")
-        let seconds = Date().timeIntervalSince(start)
-        // time's report starts at its last "real" line; what comes before is the tool's stderr.
-        let lines = r.stderr.split(separator: "\n", omittingEmptySubsequences: false)
-        let from = lines.lastIndex { $0.contains(" real ") } ?? lines.endIndex
-        let bytes = lines[from...].first { $0.contains("maximum resident set size") }
-            .flatMap { $0.split(separator: " ").first.flatMap { Double($0) } } ?? -1024 * 1024
-        let own = CLI.Result(status: r.status, stdout: r.stdout, stderr: lines[..<from].joined(separator: "\n"), stdoutBytes: r.stdoutBytes)
-        return Measured(result: own, seconds: seconds, peakMB: bytes / 1024 / 1024)
-        #else
-        for tool in ["/usr/bin/time", "/usr/bin/prlimit", "/usr/bin/timeout"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw XCTSkip("\(tool) is missing (GNU time: Debian time; prlimit: util-linux; timeout: coreutils)")
-        }
-        let timeFile = try TempDir("time")
-        let report = timeFile.sub("t")
-        let r = try CLI.run(["-f", "%e %M", "-o", report, "prlimit", "--as=2147483648", "timeout", "60", CLI.executable] + args,
-                            cwd: cwd, via: "/usr/bin/time")
-        let seconds = Date().timeIntervalSince(start)
-        let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
-        let kb = text.split(whereSeparator: \.isWhitespace).last.flatMap { Double($0) } ?? -1
-        return Measured(result: r, seconds: seconds, peakMB: kb / 1024)
-        #endif
-    }
-
     func assertCheap(_ m: Measured, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertTrue([0, 1].contains(m.result.status), "\(what): exit \(m.result.status), \(m.result.stderr)", file: file, line: line)
         XCTAssertLessThan(m.seconds, 10, "\(what): \(m.seconds) s", file: file, line: line)
@@ -129,10 +91,10 @@ final class HostileInputTests: XCTestCase {
         try Fixture.container(at: dir.path)
         try Fixture.file(dir.sub("Library/Application Support/a.bin"), size: 10)
         try XAttr.set(path: Array(dir.sub("Library/Application Support/a.bin").utf8), name: Self.excludeName, value: Self.bomb())
-        let m = try measure(["scan", "--format", "json", dir.path])
+        let m = try Measured.run(["scan", "--format", "json", dir.path])
         assertCheap(m, "bomb as the exclude attribute value")
         XCTAssertTrue(ruleIDs(m).contains("unrecognised-exclusion-value"), "\(ruleIDs(m))")
-        let a = try measure(["attributes", dir.sub("Library/Application Support/a.bin")])
+        let a = try Measured.run(["attributes", dir.sub("Library/Application Support/a.bin")])
         assertCheap(a, "bomb read by attributes")
         XCTAssertTrue(a.result.stdout.contains("[other]"), a.result.stdout)
     }
@@ -143,7 +105,7 @@ final class HostileInputTests: XCTestCase {
         try Fixture.file(dir.sub("Library/Application Support/a.bin"), size: 10)
         try Fixture.bytes(dir.sub("Library/Application Support/._a.bin"),
                           AppleDouble.build(.init(attributes: [(BackupAttribute.exclude.rawValue, Self.bomb())])))
-        let m = try measure(["scan", "--format", "json", dir.path])
+        let m = try Measured.run(["scan", "--format", "json", dir.path])
         assertCheap(m, "bomb in a ._ sidecar")
         XCTAssertTrue(ruleIDs(m).contains("unrecognised-exclusion-value"), "\(ruleIDs(m))")
     }
@@ -160,7 +122,7 @@ final class HostileInputTests: XCTestCase {
                 ti.pax_headers = {"SCHILY.xattr.user.com.apple.metadata:com_apple_backup_excludeItem": bomb.decode("latin-1")}
                 t.addfile(ti, io.BytesIO(b"x"))
             """, [dir.sub("app.tar"), ByteText.hexString(Self.bomb())])
-        let m = try measure(["scan", "--format", "json", dir.sub("app.tar")])
+        let m = try Measured.run(["scan", "--format", "json", dir.sub("app.tar")])
         assertCheap(m, "bomb in a pax record")
         XCTAssertTrue(ruleIDs(m).contains("unrecognised-exclusion-value"), "\(ruleIDs(m)) \(m.result.stderr)")
     }
@@ -169,28 +131,28 @@ final class HostileInputTests: XCTestCase {
         let dir = try TempDir()
         try Fixture.container(at: dir.sub("sim"))
         try Fixture.bytes(dir.sub("sim/" + Container.simulatorMetadata), Self.bomb())
-        let sim = try measure(["scan", "--format", "json", dir.sub("sim")])
+        let sim = try Measured.run(["scan", "--format", "json", dir.sub("sim")])
         assertCheap(sim, "bomb as the metadata plist")
         XCTAssertEqual(((try JSONSerialization.jsonObject(with: sim.result.stdoutBytes) as? [String: Any])?["container"] as? [String: Any])?["bundleIdentifier"] as? String, nil)
 
         try Fixture.container(at: dir.sub("App.xcappdata/AppData"))
         try Fixture.bytes(dir.sub("App.xcappdata/" + Container.appDataInfo), Self.bomb())
-        assertCheap(try measure(["scan", dir.sub("App.xcappdata")]), "bomb as AppDataInfo.plist")
+        assertCheap(try Measured.run(["scan", dir.sub("App.xcappdata")]), "bomb as AppDataInfo.plist")
 
         // Over the size limit: a 3 GB sparse metadata plist is not read.
         try Fixture.file(dir.sub("sim/" + Container.simulatorMetadata), size: 3_000_000_000)
-        assertCheap(try measure(["scan", dir.sub("sim")]), "3 GB sparse metadata plist")
+        assertCheap(try Measured.run(["scan", dir.sub("sim")]), "3 GB sparse metadata plist")
     }
 
     func testBombAsPreferencesPlistIsAFinding() throws {
         let dir = try TempDir()
         try Fixture.container(at: dir.path)
         try Fixture.bytes(dir.sub("Library/Preferences/com.example.app.plist"), Self.bomb())
-        let m = try measure(["scan", "--format", "json", "--user-defaults-warning-size", "1", dir.path])
+        let m = try Measured.run(["scan", "--format", "json", "--user-defaults-warning-size", "1", dir.path])
         assertCheap(m, "bomb as a Preferences plist")
         let f = findings(m).first { $0["ruleId"] as? String == "large-user-defaults" }
         XCTAssertTrue((f?["message"] as? String)?.contains("could not be parsed") == true, "\(findings(m))")
-        assertCheap(try measure(["simulate", "all", dir.path]), "bomb as a Preferences plist, simulate")
+        assertCheap(try Measured.run(["simulate", "all", dir.path]), "bomb as a Preferences plist, simulate")
     }
 
     // MARK: bounded AppleDouble
@@ -205,14 +167,14 @@ final class HostileInputTests: XCTestCase {
         try Fixture.container(at: dir.sub("App"))
         try Fixture.file(dir.sub("App/Documents/a"), size: 1)
         try Fixture.bytes(dir.sub("App/Documents/._a"), sidecar)
-        let m = try measure(["scan", "--format", "json", dir.sub("App")])
+        let m = try Measured.run(["scan", "--format", "json", dir.sub("App")])
         assertCheap(m, "1 MiB sidecar with 65,535 shared entries")
         XCTAssertTrue(ruleIDs(m).contains("unreadable-entry"), "\(ruleIDs(m))")
-        assertCheap(try measure(["attributes", dir.sub("App/Documents/a")]), "shared-range sidecar, attributes")
+        assertCheap(try Measured.run(["attributes", dir.sub("App/Documents/a")]), "shared-range sidecar, attributes")
 
         try Tool.require("tar", for: "the archive is made with tar")
         try sh("tar -cf app.tar App", in: dir.path)
-        let t = try measure(["scan", "--format", "json", dir.sub("app.tar")])
+        let t = try Measured.run(["scan", "--format", "json", dir.sub("app.tar")])
         assertCheap(t, "shared-range sidecar in a tar member")
         XCTAssertTrue(ruleIDs(t).contains("unreadable-entry"), "\(ruleIDs(t))")
     }
@@ -232,7 +194,7 @@ final class HostileInputTests: XCTestCase {
             try Fixture.bytes(dir.sub("App/Documents/._f\(i)"), i % 3 == 0 ? Self.sharedRangeSidecar(count: 3000) : big)
         }
         try sh("tar -cJf app.tar.xz App", in: dir.path)
-        let m = try measure(["scan", "--format", "json", dir.sub("app.tar.xz")])
+        let m = try Measured.run(["scan", "--format", "json", dir.sub("app.tar.xz")])
         assertCheap(m, "300 sidecars of 1 MB in a .tar.xz")
         XCTAssertEqual(ruleIDs(m).filter { $0 == "unreadable-entry" }.count, 100)
         let inv = try Audit.inventory(of: dir.sub("app.tar.xz"))
@@ -253,7 +215,7 @@ final class HostileInputTests: XCTestCase {
             fd = next
         }
         close(fd)
-        let m = try measure(["scan", "--format", "json", dir.sub("App")])
+        let m = try Measured.run(["scan", "--format", "json", dir.sub("App")])
         assertCheap(m, "5,000-deep chain of 255-byte names")
         let found = findings(m).filter { $0["ruleId"] as? String == "unreadable-entry" }
         XCTAssertEqual(found.count, 1)
@@ -429,7 +391,7 @@ final class HostileInputTests: XCTestCase {
         try Fixture.bytes(dir.sub("bomb.yml"), Array(y.utf8))
         try Fixture.bytes(dir.sub("deep.yml"), Array(("ignore: " + String(repeating: "[", count: 200_000)).utf8))
         for f in ["bomb.yml", "deep.yml"] {
-            let m = try measure(["scan", "--config", dir.sub(f), dir.sub("c")])
+            let m = try Measured.run(["scan", "--config", dir.sub(f), dir.sub("c")])
             XCTAssertEqual(m.result.status, 2, "\(f): \(m.result.stderr)")
             XCTAssertLessThan(m.seconds, 10)
             XCTAssertLessThan(m.peakMB, 300)

@@ -25,24 +25,15 @@ final class SizeOverflowTests: XCTestCase {
         open(out, "wb").write(gzip.compress(buf.getvalue(), 9))
         """
 
-    /// The run's exit, and its wall time and peak memory as /usr/bin/time measures them.
-    func measured(_ arguments: [String]) throws -> (status: Int32, seconds: Double, megabytes: Double, result: CLI.Result) {
-        let folder = try TempDir("time")
-        let report = folder.sub("time.txt")
-        let r = try CLI.run(["-f", "%e %M", "-o", report, CLI.executable] + arguments, via: "/usr/bin/time")
-        let fields = try String(contentsOfFile: report, encoding: .utf8).split(whereSeparator: \.isWhitespace).suffix(2).compactMap { Double($0) }
-        return (r.status, fields.first ?? .infinity, (fields.last ?? .infinity) / 1024, r)
-    }
-
     func testSizesPast2To63AreAProblemNotATrap() throws {
         try Tool.require("python3", "/usr/bin/time", for: "the archive is written by Python; time measures the run")
         let dir = try TempDir("overflow")
         try python(Self.sparseTar, [dir.sub("two.tar.gz"), "\(1 << 62)"])
         for command in [["scan"], ["inventory"], ["simulate", "restore"], ["scan", "--format", "json"]] {
-            let m = try measured(command + [dir.sub("two.tar.gz")])
-            XCTAssertTrue([0, 1, 2].contains(m.status), "\(command): exit \(m.status) \(m.result.stderr)")
+            let m = try Measured.run(command + [dir.sub("two.tar.gz")])
+            XCTAssertTrue([0, 1, 2].contains(m.result.status), "\(command): exit \(m.result.status) \(m.result.stderr)")
             XCTAssertLessThanOrEqual(m.seconds, 10, "\(command)")
-            XCTAssertLessThanOrEqual(m.megabytes, 300, "\(command)")
+            XCTAssertLessThanOrEqual(m.peakMB, 300, "\(command)")
         }
         let inventory = try Audit.inventory(of: dir.sub("two.tar.gz"))
         XCTAssertEqual(inventory.total.size, Inventory.maximumTotal)
@@ -119,14 +110,14 @@ final class SizeOverflowTests: XCTestCase {
         for (name, depth, wide, implied) in [("chain.tar.gz", 16_300, 0, false), ("wide.tar.gz", 16_000, 20_000, false),
                                              ("implied.tar.gz", 16_000, 5_000, true)] {
             try python(Self.deepTar, [dir.sub(name), "\(depth)", "\(wide)"] + (implied ? ["implied"] : []))
-            let m = try measured(["scan", "--format", "json", dir.sub(name)])
-            XCTAssertTrue([0, 1, 2].contains(m.status), "\(name): exit \(m.status) \(m.result.stderr)")
-            XCTAssertLessThanOrEqual(m.megabytes, 300, name)
+            let m = try Measured.run(["scan", "--format", "json", dir.sub(name)])
+            XCTAssertTrue([0, 1, 2].contains(m.result.status), "\(name): exit \(m.result.status) \(m.result.stderr)")
+            XCTAssertLessThanOrEqual(m.peakMB, 300, name)
             // Debug builds are several times slower than release; the bound is for release.
             XCTAssertLessThanOrEqual(m.seconds, Self.isDebug ? 120 : 10, name)
             XCTAssertTrue(m.result.stdout.contains(implied ? "with the folders they imply, add up to more than 64 MiB" : "paths add up to more than 64 MiB"),
                           "\(name): \(m.result.stdout.prefix(2000))")
-            print("SizeOverflowTests: \(name): exit \(m.status), \(m.seconds) s, \(Int(m.megabytes)) MB")
+            print("SizeOverflowTests: \(name): exit \(m.result.status), \(m.seconds) s, \(Int(m.peakMB)) MB")
         }
     }
 
