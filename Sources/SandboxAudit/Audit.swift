@@ -97,16 +97,15 @@ public enum Audit {
         for c in inventories.indices {
             for r in rules.indices where rules[r].roles.contains(inventories[c].container.role) { jobs.append((r, c)) }
         }
-        // An archive's content is not on disk: the walk kept the headers the rules need.
-        let onDisk = !(ArchiveWalk.isArchive(input) && Container.fileExists(input))
         let perJob = WorkerSlots<[Finding]>(count: jobs.count, initial: [])
         let perJobMisses = WorkerSlots<[ContentMiss]>(count: jobs.count, initial: [])
         DispatchQueue.concurrentPerform(iterations: jobs.count) { i in
             let inventory = inventories[jobs[i].container]
             var own = context
             if jobs[i].container > 0 { own.budgets = [] }
-            let reader = inventory.container.backup.map { ContentReader(backup: $0) }
-                ?? (onDisk ? ContentReader(folder: inventory.container) : nil)
+            // An archive's container holds no folder (the walk kept the headers the rules need):
+            // no reader then.
+            let reader = inventory.container.backup.map { ContentReader(backup: $0) } ?? ContentReader(folder: inventory.container)
             own.content = reader
             perJob.store(rules[jobs[i].rule].check(inventory, own).map { $0.with(domain: inventory.domain) }, at: i)
             perJobMisses.store(reader?.misses ?? [], at: i)
