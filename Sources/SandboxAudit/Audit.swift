@@ -86,7 +86,9 @@ public enum Audit {
         let comparison = baseline.map { BaselineComparison(baseline: $0, inventories: inventories) }
         var context = RuleContext(settings: policy.settings, scanTime: scanTime)
         context.paths = policy.paths
-        context.budgets = Budgets.evaluate(policy.budgets, growth: policy.growth, inventories, comparison)
+        let owners = OwnerMap(inventories, matcher: OwnerMatcher(rules: policy.owners))
+        context.owners = owners
+        context.budgets = Budgets.evaluate(policy.budgets, growth: policy.growth, inventories, comparison, owners: owners)
         context.baseline = baseline.map { BaselineFiles($0, primaryDomain: inventories[0].domain) }
         context.backupComparison = backup
 

@@ -79,6 +79,16 @@ struct Glob: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// The number of components a path it matches has; nil when it holds `**` (any number).
+    var fixedDepth: Int? { components.contains(Glob.doubleStar) ? nil : components.count }
+
+    /// True when the glob matches a path already split into components: for matching many
+    /// globs against one path (`OwnerMatcher`), the path is split once.
+    func matches(components parts: ArraySlice<[UInt8]>) -> Bool {
+        if let n = fixedDepth, n != parts.count { return false }
+        return Glob.match(components[...], parts)
+    }
+
     private static let doubleStar = Array("**".utf8)
 
     private static func match(_ globs: ArraySlice<[UInt8]>, _ parts: ArraySlice<[UInt8]>) -> Bool {

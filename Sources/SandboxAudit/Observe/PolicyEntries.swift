@@ -30,6 +30,8 @@ struct Budget: Sendable {
         case domain(String)
         /// Growth of the backup footprint since the baseline (from `growth:`).
         case growth
+        /// The bytes one owner (a catalogue owner or a team of `owners:`) has, in every container.
+        case owner(String)
     }
     /// Which bytes count: what backup carries, or every byte.
     enum Measure: String, Sendable { case backedUp, size }
@@ -53,6 +55,7 @@ struct Budget: Sendable {
         case .glob(let g): return "\(g.pattern)" + (measure == .size ? " (all bytes)" : " (backed up)")
         case .domain(let d): return "\(d) backup footprint"
         case .growth: return "backup growth since the baseline"
+        case .owner(let o): return "\(o)'s backup footprint"
         }
     }
 }

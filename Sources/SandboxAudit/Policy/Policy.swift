@@ -15,6 +15,8 @@ public struct Policy: Sendable {
     var paths: [PathPolicy] = []
     var budgets: [Budget] = []
     var growth: GrowthBudget?
+    /// Who owns which paths (`owners:`), in file order: the last line covering a path wins.
+    package var owners: [OwnerRule] = []
     /// App Group identifiers whose containers belong to the app (`appGroups:`).
     public var appGroups: [String] = []
 

@@ -47,6 +47,7 @@ enum HTMLReport {
             <section>
             \(result.inventories.map { i in treemap(i, domain: result.isMultiDomain ? i.domain : nil, largest: result.inventories.map(\.total.size).max() ?? 0) }.joined(separator: "\n"))
             </section>
+            \(OwnerReport.html(result))
             <section>
             \(result.inventories.map { i in "<h2>\(result.isMultiDomain ? x(i.domain) + ": f" : "F")ootprint by zone and backup state</h2>\n\(zoneChart(i))\n\(stateChart(i))" }.joined(separator: "\n"))
             </section>

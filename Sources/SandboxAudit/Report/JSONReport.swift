@@ -46,7 +46,7 @@ public enum JSONReport {
         ]
     }
 
-    static func finding(_ f: Finding) -> JSON {
+    static func finding(_ f: Finding, owner: Attribution? = nil) -> JSON {
         var fields: [(String, JSON)] = [("ruleId", .string(f.ruleId)), ("severity", .string(f.severity.rawValue))]
         fields.append(("domain", .optional(f.domain)))
         // Null for a finding about no entry (a budget): see docs/json-format.md.
@@ -54,11 +54,12 @@ public enum JSONReport {
         fields.append(("message", .string(f.message)))
         fields.append(("size", .optional(f.size)))
         fields.append(("fix", .optional(f.fixText)))
+        fields.append(("owner", OwnerReport.json(owner)))
         return .object(fields)
     }
 
     /// One container of the scan: its backup domain, totals and zones.
-    static func domain(_ inv: Inventory) -> JSON {
+    static func domain(_ inv: Inventory, owners: [OwnerMap.Total] = []) -> JSON {
         let zones: [JSON] = Zone.allCases.filter { $0 != .system }.map { zone in
             .object([("zone", .string(zone.rawValue)), ("title", .string(zone.title))] + zoneTotals(inv.zoneTotals[zone] ?? ZoneTotals()))
         }
@@ -75,6 +76,7 @@ public enum JSONReport {
                 ("unreadable", .int(Int64(inv.problems.count))),
             ])),
             ("zones", .array(zones)),
+            ("owners", OwnerReport.json(owners)),
         ])
     }
 
@@ -93,7 +95,7 @@ public enum JSONReport {
             ("schemaVersion", .int(schemaVersion)),
             ("tool", .object([("name", .string("sandbox-audit")), ("version", .string(Audit.toolVersion))])),
             ("container", container(result.inventory.container)),
-            ("domains", .array(inventories.map(domain))),
+            ("domains", .array(zip(inventories, OwnerReport.totals(result)).map { domain($0, owners: $1) })),
             ("settings", .object([
                 ("oversizedFileSize", .int(s.oversizedFileSize)),
                 ("supportDataSize", .int(s.supportDataSize)),
@@ -120,7 +122,7 @@ public enum JSONReport {
             ("budgets", .array(result.budgets.map(budget))),
             ("baseline", result.comparison.map { comparison($0, suppressed: summary.baselineFindings) } ?? .null),
             ("backupComparison", result.backupComparison.map(BackupComparisonReport.json) ?? .null),
-            ("findings", .array(result.findings.map(finding))),
+            ("findings", .array(result.findings.map { finding($0, owner: OwnerReport.owner(result, $0)) })),
             ("summary", .object([
                 ("error", .int(Int64(summary.errors))),
                 ("warning", .int(Int64(summary.warnings))),
@@ -146,6 +148,7 @@ public enum JSONReport {
         case .zone(let z): scope = [("scope", .string("zone")), ("zone", .string(z.rawValue))]
         case .glob(let g): scope = [("scope", .string("glob")), ("glob", .string(g.pattern))]
         case .domain(let d): scope = [("scope", .string("domain")), ("domain", .string(d))]
+        case .owner(let o): scope = [("scope", .string("owner")), ("owner", .string(o))]
         }
         return .object([("name", .string(r.budget.name))] + scope + [
             ("measure", .string(r.budget.measure.rawValue)),
@@ -186,12 +189,14 @@ public enum JSONReport {
 
     /// The `inventory` output, JSON Lines: every entry of each inventory in turn, handed to
     /// `write` in chunks of about 64 KiB so that a large container streams.
-    public static func inventoryLines(_ inventories: [Inventory], write: ([UInt8]) -> Void) {
+    /// Each line names the entry's owner: the policy's `owners:` first, then the catalogue.
+    public static func inventoryLines(_ inventories: [Inventory], policy: Policy = Policy(), write: ([UInt8]) -> Void) {
+        let owners = OwnerMap(inventories, rules: policy.owners)
         var chunk: [UInt8] = []
         chunk.reserveCapacity(1 << 17)
-        for inventory in inventories {
-            for entry in inventory.entries {
-                self.entry(entry, domain: inventory.domain).appendCompact(to: &chunk)
+        for (c, inventory) in inventories.enumerated() {
+            for (i, entry) in inventory.entries.enumerated() {
+                self.entry(entry, domain: inventory.domain, owner: owners.attribution(container: c, entry: i)).appendCompact(to: &chunk)
                 chunk.append(UInt8(ascii: "\n"))
                 if chunk.count >= 1 << 16 {
                     write(chunk)
@@ -203,7 +208,7 @@ public enum JSONReport {
     }
 
     /// One `inventory` line.
-    static func entry(_ e: InventoryEntry, domain: String) -> JSON {
+    static func entry(_ e: InventoryEntry, domain: String, owner: Attribution? = nil) -> JSON {
         let w = e.entry
         var fields: [(String, JSON)] = [("domain", .string(domain))]
         fields += path(e.path)
@@ -211,6 +216,8 @@ public enum JSONReport {
         if let special = w.special { fields.append(("special", .string(special.rawValue))) }
         fields += [
             ("zone", .string(e.zone.rawValue)),
+            ("owner", .optional(owner?.name)),
+            ("ownerKind", .optional(owner?.kind)),
             ("size", .int(w.size)),
             ("allocated", .int(w.allocated)),
             ("mtime", .int(w.modifiedSeconds)),

@@ -69,6 +69,8 @@ public struct RuleContext: Sendable {
     var baseline: BaselineFiles?
     /// The prediction held against a real backup (`--against-backup`).
     var backupComparison: BackupComparison?
+    /// Every entry's owner (the policy's `owners:`, then the catalogue); nil outside a scan.
+    var owners: OwnerMap?
 
     init(settings: RuleSettings = RuleSettings(), scanTime: Double = Date().timeIntervalSince1970, content: ContentReader? = nil) {
         self.settings = settings

@@ -26,12 +26,12 @@ struct InventoryCommand: ParsableCommand {
 
     @OptionGroup var containers: ContainerOptions
 
-    @Option(help: "The policy file, for its appGroups (default: .sandbox-audit.yml found from the working directory upward).")
+    @Option(help: "The policy file, for its appGroups and owners (default: .sandbox-audit.yml found from the working directory upward).")
     var config: String?
 
     func run() throws {
         let policy = try PolicyFile.resolve(config: config)
         let inventories = try ProgressLine.during { try Audit.inventories(of: try containers.input(path), try containers.selection(policy)) }
-        JSONReport.inventoryLines(inventories) { FileHandle.standardOutput.write(Data($0)) }
+        JSONReport.inventoryLines(inventories, policy: policy) { FileHandle.standardOutput.write(Data($0)) }
     }
 }
