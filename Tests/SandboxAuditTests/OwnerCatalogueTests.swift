@@ -19,6 +19,9 @@ final class OwnerCatalogueTests: XCTestCase {
             XCTAssertFalse(e.source.file.isEmpty, what)
             // Without a line to point at, the entry was only observed (an issue, a listing).
             if e.source.line == nil { XCTAssertEqual(e.evidence, .observed, what) }
+            XCTAssertTrue(e.source.url.hasPrefix("https://github.com/\(e.source.repository)/"), what)
+            XCTAssertFalse(e.source.url.contains(" "), what)
+            if e.evidence == .code { XCTAssertNotNil(e.source.line, "\(what): code is cited with its lines") }
             if !e.legacy.isEmpty { XCTAssertNotNil(e.history, "\(what): a legacy location says when it moved") }
             for m in e.matches + e.legacy {
                 if let g = m.glob { XCTAssertNoThrow(try Glob(g), "\(what): \(g)") }
@@ -160,10 +163,11 @@ final class OwnerCatalogueTests: XCTestCase {
         XCTAssertEqual(owner["excludedBySDK"] as? String, "not-excluded")
         XCTAssertEqual((owner["source"] as? [String: Any])?["repository"] as? String, "bugsnag/bugsnag-cocoa")
         XCTAssertEqual((owner["source"] as? [String: Any])?["file"] as? String, "Bugsnag/Storage/BSGFileLocations.m")
+        XCTAssertEqual((owner["source"] as? [String: Any])?["commit"] as? String, "84fb011")
         XCTAssertTrue((owner["advice"] as? String ?? "").contains("Exclude"))
         let text = try CLI.run(["scan", root])
         XCTAssertTrue(text.stdout.contains("owner: Bugsnag (sdk): Bugsnag's crash reports"), text.stdout)
-        XCTAssertTrue(text.stdout.contains("Source: bugsnag/bugsnag-cocoa Bugsnag/Storage/BSGFileLocations.m:33-120"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("Source: https://github.com/bugsnag/bugsnag-cocoa/blob/84fb011/Bugsnag/Storage/BSGFileLocations.m#L33-L120, lines 33-120"), text.stdout)
         XCTAssertTrue(text.stdout.contains("owners"), text.stdout)
         let md = try CLI.run(["scan", "--format", "markdown", root])
         XCTAssertTrue(md.stdout.contains("| AppDomain-") || md.stdout.contains("Who owns the bytes"), md.stdout)
@@ -231,6 +235,34 @@ extension OwnerCatalogueTests {
             let fresh = NSTemporaryDirectory() + "/owners.md"
             try expected.write(toFile: fresh, atomically: true, encoding: .utf8)
             XCTFail("docs/owners.md is not the catalogue: the generated page is at \(fresh); copy it over docs/owners.md")
+        }
+    }
+}
+
+extension OwnerCatalogueTests {
+    /// The matcher's shortcuts (components read from each end, literal heads and tails checked
+    /// first, globs picked by depth and first component) agree with `Glob.covers`: the owner
+    /// is the last glob covering the path, in a real container and path by path.
+    func testTheMatcherAgreesWithGlobCoversForEveryKindOfGlob() throws {
+        let patterns = ["Documents", "Documents/*.txt", "**/*.db", "Library/**", "Library/**/x?.bin", "**/cache/**/*.tmp",
+                        "tmp/[a-c]*", "*/Caches/*/Cache.db", "**", "Library/Caches/**/deep", "Documents/a/b/c"]
+        let rules = try patterns.enumerated().map { OwnerRule(glob: try Glob($1), owner: "r\($0)") }
+        let dir = try TempDir()
+        let root = dir.sub("c")
+        try Fixture.container(at: root)
+        let paths = ["Documents/notes.txt", "Documents/a/b/c/d.txt", "Documents/x.db", "Library/Caches/app/Cache.db",
+                     "Library/Caches/a/b/deep/f", "Library/Application Support/x1.bin", "tmp/apple", "tmp/zebra",
+                     "tmp/cache/1/2/file.tmp", "Library/Preferences/p.plist", "rootfile"]
+        for p in paths { try Fixture.file(root + "/" + p, size: 1) }
+        let inventory = try Audit.inventory(of: root)
+        for subset in [rules, Array(rules.dropLast(3)), [rules[2], rules[5]], [rules[4]]] {
+            let matcher = OwnerMatcher(rules: subset, catalogue: [])
+            let codes = matcher.codes(inventory)
+            for (i, e) in inventory.entries.enumerated() {
+                let expected = subset.lastIndex { $0.glob.covers(e.path) }.map { subset[$0].owner }
+                XCTAssertEqual(matcher.attribution(code: codes[i])?.name, expected, e.path.display)
+                XCTAssertEqual(matcher.attribution(of: e.path)?.name, expected, e.path.display)
+            }
         }
     }
 }

@@ -79,15 +79,13 @@ struct Glob: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
-    /// The number of components a path it matches has; nil when it holds `**` (any number).
-    var fixedDepth: Int? { components.contains(Glob.doubleStar) ? nil : components.count }
+    /// The glob's components, `**` as one of its own: for matching many globs against one path
+    /// split once (`OwnerMatcher`), with `matches(_:_:)`.
+    var patterns: [[UInt8]] { components }
+    static let anyDepth = doubleStar
 
-    /// True when the glob matches a path already split into components: for matching many
-    /// globs against one path (`OwnerMatcher`), the path is split once.
-    func matches(components parts: ArraySlice<[UInt8]>) -> Bool {
-        if let n = fixedDepth, n != parts.count { return false }
-        return Glob.match(components[...], parts)
-    }
+    /// True when component patterns match components, both already split.
+    static func matches(_ patterns: ArraySlice<[UInt8]>, _ parts: ArraySlice<[UInt8]>) -> Bool { match(patterns, parts) }
 
     private static let doubleStar = Array("**".utf8)
 

@@ -40,7 +40,8 @@ enum OwnerCatalogueReport {
             if let h = e.history { holds += " (moved: \(h))" }
             if e.debugOnly { holds += " **debug-only**: absent from release builds" }
             let excluded = e.exclusion.rawValue + (e.exclusionNote.map { ": " + $0 } ?? "")
-            let source = code(e.source.repository) + " " + code(e.source.file + (e.source.line.map { ":" + $0 } ?? ""))
+            // Linked as repository/file, so that a file named Sources/… reads as the SDK's, not this project's.
+            let source = "[\(e.source.repository)/\(e.source.file)](\(e.source.url))" + (e.source.line.map { " " + $0 } ?? "")
             let row = [e.owner, e.kind.rawValue, matches, holds, excluded, e.evidence.rawValue, source, e.advice]
             md += "| " + row.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |\n"
         }

@@ -42,7 +42,8 @@ enum OwnerReport {
                 ("debugOnly", .bool(e.debugOnly)),
                 ("legacyLocation", .bool(legacy)),
                 ("evidence", .string(e.evidence.rawValue)),
-                ("source", .object([("repository", .string(e.source.repository)), ("file", .string(e.source.file)), ("line", .optional(e.source.line))])),
+                ("source", .object([("repository", .string(e.source.repository)), ("file", .string(e.source.file)), ("line", .optional(e.source.line)),
+                                    ("commit", .optional(e.source.commit)), ("url", .string(e.source.url))])),
                 ("advice", .string(e.advice)),
             ]
         }
@@ -57,13 +58,16 @@ enum OwnerReport {
         })
     }
 
+    /// The catalogue's page, where reports point.
+    static var catalogueURL: String { References.repositoryFile("docs/owners.md") }
+
     /// The text table: per container, each owner's files, bytes and backed-up bytes.
     static func text(_ result: AuditResult, bold: (String) -> String) -> [String] {
         let all = totals(result)
         guard all.contains(where: { !$0.isEmpty }) else { return [] }
         var lines: [String] = []
         for (inv, rows) in zip(result.inventories, all) where !rows.isEmpty {
-            lines.append(bold("owners") + (result.isMultiDomain ? " in " + TerminalText.escaped(inv.domain) : "") + " (docs/owners.md)")
+            lines.append(bold("owners") + (result.isMultiDomain ? " in " + TerminalText.escaped(inv.domain) : "") + " (the catalogue: \(catalogueURL))")
             let width = max(20, rows.map { $0.owner.count }.max() ?? 0)
             lines.append(bold(TextReport.pad("owner", width + 2) + TextReport.pad("kind", 10) + TextReport.pad("files", 8, right: true)
                               + TextReport.pad("size", 11, right: true) + TextReport.pad("backed up", 12, right: true)))
@@ -84,7 +88,7 @@ enum OwnerReport {
     static func markdown(_ result: AuditResult, cell: (String) -> String) -> [String] {
         let all = totals(result)
         guard all.contains(where: { !$0.isEmpty }) else { return [] }
-        var lines = ["### Who owns the bytes", "", "| Domain | Owner | Kind | Files | Size | Backed up |", "|---|---|---|--:|--:|--:|"]
+        var lines = ["### Who owns the bytes", "", "Owners: the policy's `owners:`, then [the catalogue](\(catalogueURL)).", "", "| Domain | Owner | Kind | Files | Size | Backed up |", "|---|---|---|--:|--:|--:|"]
         for (inv, rows) in zip(result.inventories, all) {
             for t in rows.prefix(markdownRows) {
                 lines.append("| \(cell(inv.domain)) | \(cell(t.owner)) | \(t.kind) | \(t.files) | \(ByteSize.format(t.size)) | \(ByteSize.format(t.backedUpBytes)) |")
@@ -126,7 +130,7 @@ enum OwnerReport {
             }
             h += "</svg>\n<p class=\"legend\">" + [("sdk", "SDK"), ("framework", "Apple framework"), ("team", "team (policy owners)"), ("", "no owner")].map {
                 "<span style=\"color:\(colors[$0.0]!)\">■</span> \($0.1)"
-            }.joined(separator: " ") + " · owners: docs/owners.md</p>\n"
+            }.joined(separator: " ") + " · <a href=\"\(catalogueURL)\">the owner catalogue</a></p>\n"
         }
         return h + "</section>"
     }

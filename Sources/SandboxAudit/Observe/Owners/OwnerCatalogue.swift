@@ -12,6 +12,19 @@ package enum OwnerCatalogue {
 
     static let firebaseRepo = "firebase/firebase-ios-sdk"
 
+    /// The commits the sources were read at: the line numbers are theirs.
+    static let commits = [
+        "firebase/firebase-ios-sdk": "eed63a3", "google/GoogleDataTransport": "ba3358d", "realm/realm-swift": "c22f930",
+        "getsentry/sentry-cocoa": "c34c99b", "bugsnag/bugsnag-cocoa": "84fb011", "DataDog/dd-sdk-ios": "2b6a3fb",
+        "amplitude/Amplitude-Swift": "17ca168", "mixpanel/mixpanel-swift": "8399b37", "segmentio/analytics-swift": "c9a0d63",
+        "adjust/ios_sdk": "0a8ccca", "BranchMetrics/ios-branch-deep-linking-attribution": "e8518a8", "SDWebImage/SDWebImage": "36e79ba",
+        "onevcat/Kingfisher": "410984b", "kean/Nuke": "c4fc70a", "RevenueCat/purchases-ios": "ff486da",
+        "react-native-async-storage/async-storage": "a11a8db", "microsoft/react-native-code-push": "50a7ed5",
+        "facebook/facebook-ios-sdk": "c00e9e0", "flutter/packages": "6bb3423", "apache/cordova-plugin-file": "02a090e",
+        "ionic-team/capacitor": "1834b97", "ionic-team/capacitor-plugins": "5b65292", "stephencelis/SQLite.swift": "ccaae3d",
+        "mapbox/mapbox-gl-native-ios": "6220095",
+    ]
+
     static let firebase: [OwnerEntry] = [
         OwnerEntry("Firebase", [.path("Library/Application Support/firestore")], legacy: [.path("Documents/firestore")],
                    holds: "Cloud Firestore's offline cache and pending writes (LevelDB; LRU cache of 100 MB by default)",

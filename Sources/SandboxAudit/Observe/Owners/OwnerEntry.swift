@@ -53,14 +53,33 @@ package struct OwnerEntry: Sendable {
         case observed
     }
 
-    /// Where it is said: a repository (`owner/name`, or a documentation site), a file and lines.
+    /// Where it is said: a GitHub repository (`owner/name`), a file (or `issue N`, `pull request N`)
+    /// and lines (or the symbol where the path is built).
     package struct Source: Sendable, CustomStringConvertible {
         package let repository: String
         package let file: String
         package let line: String?
+        /// The commit the lines were read at (`OwnerCatalogue.commits`); nil: the default branch.
+        package let commit: String?
 
+        /// The file at that commit (its first line range as the anchor), the issue or the pull request.
+        package var url: String {
+            let base = "https://github.com/\(repository)"
+            for (prefix, path) in [("issue ", "issues"), ("pull request ", "pull")] where file.hasPrefix(prefix) {
+                return "\(base)/\(path)/\(file.dropFirst(prefix.count))"
+            }
+            var url = "\(base)/blob/\(commit ?? "HEAD")/\(file)"
+            let first = (line ?? "").prefix { $0.isNumber || $0 == "-" }
+            if let start = first.split(separator: "-").first {
+                url += "#L\(start)" + (first.split(separator: "-").dropFirst().first.map { "-L\($0)" } ?? "")
+            }
+            return url
+        }
+
+        /// The URL, then the lines or the symbol.
         package var description: String {
-            repository + " " + file + (line.map { ":" + $0 } ?? "")
+            guard let line else { return url }
+            return url + (line.first?.isNumber == true ? ", lines " : ", ") + line
         }
     }
 
@@ -99,7 +118,7 @@ package struct OwnerEntry: Sendable {
         self.exclusionNote = note
         self.history = history
         self.debugOnly = debugOnly
-        self.source = Source(repository: source.0, file: source.1, line: source.2)
+        self.source = Source(repository: source.0, file: source.1, line: source.2, commit: OwnerCatalogue.commits[source.0])
         self.evidence = evidence
         self.advice = advice
         self.examples = examples
