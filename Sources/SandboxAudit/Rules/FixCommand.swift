@@ -4,7 +4,8 @@ enum FixCommand {
     /// `sandbox-audit VERB [--legacy] [--carrier C] 'DATAROOT/PATH'`, where C is the one carrier
     /// of `attribute` the scan saw on `entry` (none when it saw several: the command then acts on
     /// all of them). Nil when the container is not a folder on disk (an archive, a backup: its
-    /// input's `InputCapabilities.filesOnDisk`) or the path is not UTF-8 (a shell command could not name it reliably).
+    /// input's `InputCapabilities.filesOnDisk`) or the path is not UTF-8 (a shell command could
+    /// not name it reliably).
     static func command(_ verb: String, _ entry: InventoryEntry, in inventory: Inventory, attribute: BackupAttribute = .exclude) -> String? {
         command(verb, entry.path, marks: entry.entry.marks, in: inventory, attribute: attribute)
     }
