@@ -105,4 +105,24 @@ final class InputKindTests: XCTestCase {
         XCTAssertNil(ArchiveInput.contentReader(for: Container(input: "a.tar", dataRoot: "a.tar!", kind: .directory,
                                                                bundleIdentifier: nil, version: nil, identitySource: nil)))
     }
+
+    /// A fix command names a file on disk: a folder's, never one inside an archive or a backup
+    /// (its files are stored by fileID; the backup folder joined to the path names nothing).
+    func testFixCommandsOnlyForInputsWhoseFilesAreOnDisk() throws {
+        try Tool.require("tar", for: "the container is also given as an archive")
+        let dir = try TempDir("input")
+        try Fixture.container(at: dir.sub("App"))
+        try Fixture.file(dir.sub("App/Library/Application Support/catalogue.bin"), size: 2_000_000)
+        try sh("tar -C App -cf app.tar . && cp app.tar app.bin", in: dir.path)
+        var backup = BackupBuilder()
+        backup.file(BackupFolderTests.appDomain, "Library/Application Support/catalogue.bin", size: 2_000_000)
+        try backup.write(to: dir.sub("UDID"))
+        func fix(_ path: String) throws -> String? {
+            let result = try Audit.run(path, selection: ContainerSelection(app: BackupFolderTests.app))
+            return try XCTUnwrap(result.findings.first { $0.ruleId == "unexcluded-support-data" }, path).fix
+        }
+        XCTAssertEqual(try fix(dir.sub("App")), "Set isExcludedFromBackup on the file or on its own subfolder; to mark this copy on disk: "
+            + "sandbox-audit exclude '\(dir.sub("App"))/Library/Application Support/catalogue.bin'")
+        for input in ["app.tar", "app.bin", "UDID"] { XCTAssertNil(try fix(dir.sub(input)), input) }
+    }
 }
