@@ -9,12 +9,7 @@ public enum Audit {
     /// a tar or zip archive of one). `role` (`--kind`) overrides what the metadata and the
     /// folder say. Throws `InputError` for input that is not a container.
     public static func inventory(of input: String, role: ContainerRole? = nil) throws -> Inventory {
-        if ArchiveWalk.isArchiveInput(input) {
-            let (container, walk) = try ArchiveWalk.read(input, role: role)
-            return Inventory(container: container, walk: walk)
-        }
-        let container = try Container.locate(input, role: role)
-        return Inventory(container: container, walk: try FolderWalk.read(container))
+        try inventories(of: input, ContainerSelection(role: role))[0]
     }
 
     /// The inventories of every container `selection` names in `input`: the app's data
@@ -22,27 +17,12 @@ public enum Audit {
     /// A backup folder (one holding Manifest.db) gives the domains it holds for the app.
     /// With `selection.simulator`, `input` is not read: the device found gives the containers.
     public static func inventories(of input: String, _ selection: ContainerSelection = ContainerSelection()) throws -> [Inventory] {
-        try appInventories(input, selection).inventories
+        try inventories(InputKinds.detect(input, selection).read()).inventories
     }
 
-    /// The inventories `inventories(of:)` gives, and what finding the containers had to say.
-    static func appInventories(_ input: String, _ selection: ContainerSelection) throws -> (inventories: [Inventory], notes: [String]) {
-        if selection.simulator == nil {
-            if BackupFolder.isBackup(input) { return try backupInventories(input, selection) }
-            if ArchiveWalk.isArchiveInput(input) {
-                // One container: App Groups named with it cannot be in it.
-                if !selection.appGroups.isEmpty { throw AppContainers.loneGroupError(selection.appGroups, input) }
-                return ([try inventory(of: input, role: selection.role)], [])
-            }
-        }
-        let found = try AppContainers.resolve(input, selection)
-        return (try found.containers.map { Inventory(container: $0, walk: try FolderWalk.read($0)) }, found.notes)
-    }
-
-    /// A backup folder's domains for the app, and what the choice of domains had to say.
-    static func backupInventories(_ input: String, _ selection: ContainerSelection) throws -> (inventories: [Inventory], notes: [String]) {
-        let choice = try BackupContainers.read(input, selection)
-        return (try BackupWalk.read(choice).map { Inventory(container: $0, walk: $1) }, choice.notes)
+    /// The inventories of what an input read gives, and what finding the containers had to say.
+    static func inventories(_ read: InputRead) -> (inventories: [Inventory], notes: [String]) {
+        (read.containers.map { Inventory(container: $0.container, walk: $0.walk) }, read.notes)
     }
 
     /// Scans, checks every enabled rule, then applies the policy: severities, ignored paths,
@@ -54,24 +34,20 @@ public enum Audit {
                            scanTime: Double = Date().timeIntervalSince1970) throws -> AuditResult {
         var selection = selection
         selection.appGroups += policy.appGroups.filter { !selection.appGroups.contains($0) }
-        var notes: [String] = []
-        let inventories: [Inventory]
-        (inventories, notes) = try appInventories(input, selection)
-        // With --simulator, the device folder is the input.
-        let input = selection.simulator == nil ? input : inventories[0].container.input
+        let given = try InputKinds.detect(input, selection).read()
+        let (inventories, notes) = inventories(given)
+        // The path reports name (with --simulator, the app's data container found).
+        let input = given.input
         var backup: BackupComparison?
         if let folder = againstBackup {
             guard let app = selection.app ?? inventories.first?.container.bundleIdentifier else {
                 throw InputError("\(input) does not name its app's bundle identifier: add --app BUNDLE_ID to compare it with the backup \(folder)")
             }
-            guard BackupFolder.isBackup(folder) else {
-                throw InputError("\(folder) is not a device backup folder: it holds no \(BackupFolder.manifestDatabase) (give the folder named by the device's UDID)")
-            }
             // The backup side: the same app and App Groups, and the same password.
             var side = selection
             side.role = nil
             side.app = app
-            let held = try backupInventories(folder, side).inventories
+            let held = Audit.inventories(try BackupInput.open(folder, side).read()).inventories
             backup = BackupComparison(prediction: inventories, backup: held, folder: folder, app: app)
         }
         return run(input, inventories: inventories, selection: selection, policy: policy, baseline: baseline,
@@ -105,7 +81,7 @@ public enum Audit {
             if jobs[i].container > 0 { own.budgets = [] }
             // An archive's container holds no folder (the walk kept the headers the rules need):
             // no reader then.
-            let reader = inventory.container.backup.map { ContentReader(backup: $0) } ?? ContentReader(folder: inventory.container)
+            let reader = inventory.container.source.contentReader(for: inventory.container)
             own.content = reader
             perJob.store(rules[jobs[i].rule].check(inventory, own).map { $0.with(domain: inventory.domain) }, at: i)
             perJobMisses.store(reader?.misses ?? [], at: i)
