@@ -68,7 +68,7 @@ public enum Audit {
 
         // The rules are independent: run them side by side, each with its own content reader,
         // on every container whose role they apply to. Budgets are the app's: checked once.
-        let rules = RuleCatalogue.all.filter { !policy.disabledRules.contains($0.id) }
+        let rules = RuleCatalogue.all.filter { policy.enables($0.id) }
         var jobs: [(rule: Int, container: Int)] = []
         for c in inventories.indices {
             for r in rules.indices where rules[r].roles.contains(inventories[c].container.role) { jobs.append((r, c)) }
@@ -101,7 +101,7 @@ public enum Audit {
                     notes.append("the backup holds no bytes for \(domain): \(m.path.display) (its file is missing from the backup folder): \(m.ruleId) could not read it")
                 }
                 missed.append(MissedItem(path: m.path, domain: domain, what: "read \(m.what): \(m.consequence)", why: m.why))
-                guard !policy.disabledRules.contains(RuleCatalogue.unreadableEntryID) else { continue }
+                guard policy.enables(RuleCatalogue.unreadableEntryID) else { continue }
                 contentFindings.append(RuleCatalogue.unreadContentFinding(m).with(domain: domain))
             }
         }
@@ -112,37 +112,15 @@ public enum Audit {
             if a.path != b.path { return a.path < b.path }
             return (a.what, a.why) < (b.what, b.why)
         }
-        var findings: [Finding] = []
-        var ignored = 0
-        for jobFindings in perJob.results + [contentFindings] {
-            for var f in jobFindings {
-                if let path = f.path, !path.isRoot, policy.isIgnored(path) { ignored += 1; continue }
-                if let s = policy.severities[f.ruleId] { f = f.with(severity: s) }
-                findings.append(f)
-            }
-        }
-        // Sorted by domain (in the order scanned), position, then gathered once: sorting the
-        // values moves every finding through the merge buffers.
-        let domainOrder = Dictionary(inventories.enumerated().map { ($1.domain, $0) }, uniquingKeysWith: { a, _ in a })
-        findings = findings.indices.sorted { a, b in
-            let da = domainOrder[findings[a].domain ?? ""] ?? 0, db = domainOrder[findings[b].domain ?? ""] ?? 0
-            return da != db ? da < db : Finding.ordered(findings[a], findings[b])
-        }.map { findings[$0] }
-        var reported = findings
-        var known = 0
-        if let baseline {
-            let primary = inventories[0].domain
-            reported = findings.filter { !baseline.findings.contains(Baseline.FindingKey($0, primary: primary)) }
-            known = findings.count - reported.count
-        }
+        let applied = PolicyApplication(policy, to: perJob.results + [contentFindings], domains: inventories.map(\.domain), baseline: baseline)
         for inv in inventories where inv.container.roleSource == "default" {
             let top = Set(inv.entries.filter { $0.path.depth == 1 }.map(\.path.display))
             if !top.contains("Documents") && !top.contains("tmp") {
                 notes.append("\(inv.container.dataRoot) has no Documents or tmp folder and no metadata saying what it is: it was read as an app's data container; if it is an App Group container, add --kind group")
             }
         }
-        return AuditResult(inventories: inventories, findings: reported, allFindings: findings, context: context,
-                           ignoredFindings: ignored, baselineFindings: known, comparison: comparison, notes: notes, missed: missed,
+        return AuditResult(inventories: inventories, findings: applied.reported, allFindings: applied.findings, context: context,
+                           ignoredFindings: applied.ignored, baselineFindings: applied.known, comparison: comparison, notes: notes, missed: missed,
                            backupComparison: backup, policy: policy)
     }
 }
