@@ -9,12 +9,7 @@ public enum Audit {
     /// a tar or zip archive of one). `role` (`--kind`) overrides what the metadata and the
     /// folder say. Throws `InputError` for input that is not a container.
     public static func inventory(of input: String, role: ContainerRole? = nil) throws -> Inventory {
-        if ArchiveWalk.isArchiveInput(input) {
-            let (container, walk) = try ArchiveWalk.read(input, role: role)
-            return Inventory(container: container, walk: walk)
-        }
-        let container = try Container.locate(input, role: role)
-        return Inventory(container: container, walk: try FolderWalk.read(container))
+        try inventories(of: input, ContainerSelection(role: role))[0]
     }
 
     /// The inventories of every container `selection` names in `input`: the app's data
@@ -22,27 +17,12 @@ public enum Audit {
     /// A backup folder (one holding Manifest.db) gives the domains it holds for the app.
     /// With `selection.simulator`, `input` is not read: the device found gives the containers.
     public static func inventories(of input: String, _ selection: ContainerSelection = ContainerSelection()) throws -> [Inventory] {
-        try appInventories(input, selection).inventories
+        try inventories(InputKinds.detect(input, selection).read()).inventories
     }
 
-    /// The inventories `inventories(of:)` gives, and what finding the containers had to say.
-    static func appInventories(_ input: String, _ selection: ContainerSelection) throws -> (inventories: [Inventory], notes: [String]) {
-        if selection.simulator == nil {
-            if BackupFolder.isBackup(input) { return try backupInventories(input, selection) }
-            if ArchiveWalk.isArchiveInput(input) {
-                // One container: App Groups named with it cannot be in it.
-                if !selection.appGroups.isEmpty { throw AppContainers.loneGroupError(selection.appGroups, input) }
-                return ([try inventory(of: input, role: selection.role)], [])
-            }
-        }
-        let found = try AppContainers.resolve(input, selection)
-        return (try found.containers.map { Inventory(container: $0, walk: try FolderWalk.read($0)) }, found.notes)
-    }
-
-    /// A backup folder's domains for the app, and what the choice of domains had to say.
-    static func backupInventories(_ input: String, _ selection: ContainerSelection) throws -> (inventories: [Inventory], notes: [String]) {
-        let choice = try BackupContainers.read(input, selection)
-        return (try BackupWalk.read(choice).map { Inventory(container: $0, walk: $1) }, choice.notes)
+    /// The inventories of what an input read gives, and what finding the containers had to say.
+    static func inventories(_ read: InputRead) -> (inventories: [Inventory], notes: [String]) {
+        (read.containers.map { Inventory(container: $0.container, walk: $0.walk) }, read.notes)
     }
 
     /// Scans, checks every enabled rule, then applies the policy: severities, ignored paths,
@@ -54,24 +34,20 @@ public enum Audit {
                            scanTime: Double = Date().timeIntervalSince1970) throws -> AuditResult {
         var selection = selection
         selection.appGroups += policy.appGroups.filter { !selection.appGroups.contains($0) }
-        var notes: [String] = []
-        let inventories: [Inventory]
-        (inventories, notes) = try appInventories(input, selection)
-        // With --simulator, the device folder is the input.
-        let input = selection.simulator == nil ? input : inventories[0].container.input
+        let given = try InputKinds.detect(input, selection).read()
+        let (inventories, notes) = inventories(given)
+        // The path reports name (with --simulator, the app's data container found).
+        let input = given.input
         var backup: BackupComparison?
         if let folder = againstBackup {
             guard let app = selection.app ?? inventories.first?.container.bundleIdentifier else {
                 throw InputError("\(input) does not name its app's bundle identifier: add --app BUNDLE_ID to compare it with the backup \(folder)")
             }
-            guard BackupFolder.isBackup(folder) else {
-                throw InputError("\(folder) is not a device backup folder: it holds no \(BackupFolder.manifestDatabase) (give the folder named by the device's UDID)")
-            }
             // The backup side: the same app and App Groups, and the same password.
             var side = selection
             side.role = nil
             side.app = app
-            let held = try backupInventories(folder, side).inventories
+            let held = Audit.inventories(try BackupInput.open(folder, side).read()).inventories
             backup = BackupComparison(prediction: inventories, backup: held, folder: folder, app: app)
         }
         return run(input, inventories: inventories, selection: selection, policy: policy, baseline: baseline,
@@ -94,7 +70,7 @@ public enum Audit {
 
         // The rules are independent: run them side by side, each with its own content reader,
         // on every container whose role they apply to. Budgets are the app's: checked once.
-        let rules = RuleCatalogue.all.filter { !policy.disabledRules.contains($0.id) }
+        let rules = RuleCatalogue.all.filter { policy.enables($0.id) }
         var jobs: [(rule: Int, container: Int)] = []
         for c in inventories.indices {
             for r in rules.indices where rules[r].roles.contains(inventories[c].container.role) { jobs.append((r, c)) }
@@ -107,7 +83,7 @@ public enum Audit {
             if jobs[i].container > 0 { own.budgets = [] }
             // An archive's container holds no folder (the walk kept the headers the rules need):
             // no reader then.
-            let reader = inventory.container.backup.map { ContentReader(backup: $0) } ?? ContentReader(folder: inventory.container)
+            let reader = inventory.container.source.contentReader(for: inventory.container)
             own.content = reader
             perJob.store(rules[jobs[i].rule].check(inventory, own).map { $0.with(domain: inventory.domain) }, at: i)
             perJobMisses.store(reader?.misses ?? [], at: i)
@@ -127,7 +103,7 @@ public enum Audit {
                     notes.append("the backup holds no bytes for \(domain): \(m.path.display) (its file is missing from the backup folder): \(m.ruleId) could not read it")
                 }
                 missed.append(MissedItem(path: m.path, domain: domain, what: "read \(m.what): \(m.consequence)", why: m.why))
-                guard !policy.disabledRules.contains(RuleCatalogue.unreadableEntryID) else { continue }
+                guard policy.enables(RuleCatalogue.unreadableEntryID) else { continue }
                 contentFindings.append(RuleCatalogue.unreadContentFinding(m).with(domain: domain))
             }
         }
@@ -138,37 +114,15 @@ public enum Audit {
             if a.path != b.path { return a.path < b.path }
             return (a.what, a.why) < (b.what, b.why)
         }
-        var findings: [Finding] = []
-        var ignored = 0
-        for jobFindings in perJob.results + [contentFindings] {
-            for var f in jobFindings {
-                if let path = f.path, !path.isRoot, policy.isIgnored(path) { ignored += 1; continue }
-                if let s = policy.severities[f.ruleId] { f = f.with(severity: s) }
-                findings.append(f)
-            }
-        }
-        // Sorted by domain (in the order scanned), position, then gathered once: sorting the
-        // values moves every finding through the merge buffers.
-        let domainOrder = Dictionary(inventories.enumerated().map { ($1.domain, $0) }, uniquingKeysWith: { a, _ in a })
-        findings = findings.indices.sorted { a, b in
-            let da = domainOrder[findings[a].domain ?? ""] ?? 0, db = domainOrder[findings[b].domain ?? ""] ?? 0
-            return da != db ? da < db : Finding.ordered(findings[a], findings[b])
-        }.map { findings[$0] }
-        var reported = findings
-        var known = 0
-        if let baseline {
-            let primary = inventories[0].domain
-            reported = findings.filter { !baseline.findings.contains(Baseline.FindingKey($0, primary: primary)) }
-            known = findings.count - reported.count
-        }
+        let applied = PolicyApplication(policy, to: perJob.results + [contentFindings], domains: inventories.map(\.domain), baseline: baseline)
         for inv in inventories where inv.container.roleSource == "default" {
             let top = Set(inv.entries.filter { $0.path.depth == 1 }.map(\.path.display))
             if !top.contains("Documents") && !top.contains("tmp") {
                 notes.append("\(inv.container.dataRoot) has no Documents or tmp folder and no metadata saying what it is: it was read as an app's data container; if it is an App Group container, add --kind group")
             }
         }
-        return AuditResult(inventories: inventories, findings: reported, allFindings: findings, context: context,
-                           ignoredFindings: ignored, baselineFindings: known, comparison: comparison, notes: notes, missed: missed,
+        return AuditResult(inventories: inventories, findings: applied.reported, allFindings: applied.findings, context: context,
+                           ignoredFindings: applied.ignored, baselineFindings: applied.known, comparison: comparison, notes: notes, missed: missed,
                            backupComparison: backup, policy: policy)
     }
 }

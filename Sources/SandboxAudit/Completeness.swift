@@ -23,18 +23,6 @@ struct MissedItem: Sendable, Hashable {
     var line: String { "\(path.display): \(what) (\(why))" }
 }
 
-/// A read a rule needed and could not do, recorded by the `ContentReader`.
-struct ContentMiss: Sendable, Hashable {
-    let path: ContainerPath
-    /// The rule that needed it.
-    let ruleId: String
-    /// What it wanted ("the first bytes", "the contents").
-    let what: String
-    /// What was not checked because of it ("volatile-store not checked").
-    let consequence: String
-    let why: String
-}
-
 extension AuditResult {
     /// True when the scan read everything it needed: no walk problem, no content read missed.
     var complete: Bool { missed.isEmpty }

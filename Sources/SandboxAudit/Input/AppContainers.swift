@@ -67,30 +67,34 @@ enum AppContainers {
         var notes: [String] = []
     }
 
-    /// The containers to audit for `input`: with `selection.simulator`, the app's containers on
-    /// the device found; the app's containers when `input` is a Simulator device folder and
-    /// `selection.app` names the app; else the one container `input` is, with the named App
-    /// Groups found in the device folder above it. Throws `InputError` when the app or a named
-    /// group is not there (listing what is). The notes: the device audited, a parallel-testing
-    /// clone, App Groups the app may use that were not named.
-    static func resolve(_ input: String, _ selection: ContainerSelection) throws -> Located {
-        if let spec = selection.simulator {
-            guard let app = selection.app else {
-                throw InputError("--simulator needs --app BUNDLE_ID: the app whose containers to audit on the device")
-            }
-            let device = try SimulatorDevices.find(spec, in: try SimulatorDevices.sets(selection.deviceSets))
-            let place = "Simulator device \(TerminalText.escaped(device.name)) (\(device.udid))"
-            guard let containers = containersFolder(device.folder) else {
-                throw InputError("\(place) holds no app containers (no data/Containers/Data/Application in \(device.folder)): install and run the app on it first")
-            }
-            var found = try appContainers(containers, app: app, groups: selection.appGroups, place: place,
-                                          uses: SimulatorApps.groups(of: app, on: device))
-            found.notes.insert("Simulator device audited: \(device.line)", at: 0)
-            if device.isClone {
-                found.notes.insert("\(place) is a parallel-testing clone: xcodebuild deletes it when the test run ends (audit inside the test job, or test with -parallel-testing-enabled NO)", at: 1)
-            }
-            return found
+    /// The app's containers on the Simulator device `spec` names (`--simulator`): its data
+    /// container, its extensions' and the App Groups named. Throws `InputError` when the device,
+    /// the app or a named group is not there (listing what is). The notes: the device audited,
+    /// a parallel-testing clone, App Groups the app uses that were not named.
+    static func onSimulator(_ spec: String, _ selection: ContainerSelection) throws -> Located {
+        guard let app = selection.app else {
+            throw InputError("--simulator needs --app BUNDLE_ID: the app whose containers to audit on the device")
         }
+        let device = try SimulatorDevices.find(spec, in: try SimulatorDevices.sets(selection.deviceSets))
+        let place = "Simulator device \(TerminalText.escaped(device.name)) (\(device.udid))"
+        guard let containers = containersFolder(device.folder) else {
+            throw InputError("\(place) holds no app containers (no data/Containers/Data/Application in \(device.folder)): install and run the app on it first")
+        }
+        var found = try appContainers(containers, app: app, groups: selection.appGroups, place: place,
+                                      uses: SimulatorApps.groups(of: app, on: device))
+        found.notes.insert("Simulator device audited: \(device.line)", at: 0)
+        if device.isClone {
+            found.notes.insert("\(place) is a parallel-testing clone: xcodebuild deletes it when the test run ends (audit inside the test job, or test with -parallel-testing-enabled NO)", at: 1)
+        }
+        return found
+    }
+
+    /// The containers to audit for `input`: the app's containers when `input` is a Simulator
+    /// device folder and `selection.app` names the app; else the one container `input` is,
+    /// with the named App Groups found in the device folder above it. Throws `InputError` when
+    /// the app or a named group is not there (listing what is). The notes: App Groups the app
+    /// may use that were not named.
+    static func resolve(_ input: String, _ selection: ContainerSelection) throws -> Located {
         guard let app = selection.app else {
             if AppContainers.containersFolder(input) != nil, !Container.isDirectory(input + "/Documents") {
                 throw InputError("\(input) is a Simulator device folder: name the app with --app BUNDLE_ID")

@@ -38,6 +38,9 @@ public struct Container: Sendable {
     /// A backup domain (`kind` `.backup`): the backup folder, and where the domain's files'
     /// bytes are. Nil for every other kind.
     let backup: BackupSource?
+    /// The kind of input it was found in: what it lets the scan observe, and how its contents
+    /// are read back.
+    let source: any InputKind.Type
 
     static let simulatorMetadata = ".com.apple.mobile_container_manager.metadata.plist"
     /// The kinds of archive a container may come in, as messages name them.
@@ -45,7 +48,10 @@ public struct Container: Sendable {
     static let appDataInfo = "AppDataInfo.plist"
 
     init(input: String, dataRoot: String, kind: Kind, role: ContainerRole = .app, roleSource: String = "default",
-                bundleIdentifier: String?, version: String?, identitySource: String?, backup: BackupSource? = nil, root: HeldDescriptor? = nil) {
+                bundleIdentifier: String?, version: String?, identitySource: String?, backup: BackupSource? = nil, root: HeldDescriptor? = nil,
+                source: (any InputKind.Type)? = nil) {
+        // Without a kind named, what the container holds tells: a backup domain's source, or a folder.
+        self.source = source ?? (backup == nil ? FolderInput.self : BackupInput.self)
         self.input = input
         self.dataRoot = dataRoot
         self.root = root
@@ -66,9 +72,15 @@ public struct Container: Sendable {
     public var domain: String { role.domain(bundleIdentifier) }
 
     /// The same container seen in another role (`--kind`).
-    func with(role: ContainerRole, source: String) -> Container {
-        Container(input: input, dataRoot: dataRoot, kind: kind, role: role, roleSource: source,
-                  bundleIdentifier: bundleIdentifier, version: version, identitySource: identitySource, backup: backup, root: root)
+    func with(role: ContainerRole, source roleSource: String) -> Container {
+        Container(input: input, dataRoot: dataRoot, kind: kind, role: role, roleSource: roleSource,
+                  bundleIdentifier: bundleIdentifier, version: version, identitySource: identitySource, backup: backup, root: root, source: source)
+    }
+
+    /// The same container, found in an input of the kind `source`.
+    func found(in source: any InputKind.Type) -> Container {
+        Container(input: input, dataRoot: dataRoot, kind: kind, role: role, roleSource: roleSource,
+                  bundleIdentifier: bundleIdentifier, version: version, identitySource: identitySource, backup: backup, root: root, source: source)
     }
 
     /// The role the container-manager metadata gives: `MCMMetadataContentClass` 2 is an app's

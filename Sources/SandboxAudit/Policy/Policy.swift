@@ -23,4 +23,7 @@ public struct Policy: Sendable {
     public init() {}
 
     func isIgnored(_ path: ContainerPath) -> Bool { ignore.contains { $0.covers(path) } }
+
+    /// The rule runs: it is not switched off.
+    func enables(_ ruleId: String) -> Bool { !disabledRules.contains(ruleId) }
 }

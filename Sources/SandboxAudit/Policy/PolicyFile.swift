@@ -193,7 +193,7 @@ public enum PolicyFile {
                 if let s = try severity(v, "rules.\(id)", allowOff: true) { policy.severities[id] = s } else { policy.disabledRules.insert(id) }
                 continue
             }
-            let options = RuleSettings.thresholds[id] ?? []
+            let options = RuleCatalogue.rule(id: id)!.options
             let rm = try mapping(v, "rules.\(id)")
             try checkKeys(rm, allowed: ["severity"] + options.map(\.key), in: "rules.\(id)")
             for (ok, ov) in rm {
@@ -204,17 +204,9 @@ public enum PolicyFile {
                 }
                 let option = options.first { $0.key == key }!
                 let what = "rules.\(id).\(key)"
-                switch option.kind {
-                case .size: option.set(&policy.settings, Double(try size(ov, what)))
-                case .age:
-                    let s = try string(ov, what)
-                    guard let a = Age.parse(s) else { throw Failure(message: "\(what): '\(s)' is not an age; write e.g. 3d, 12h, 90m", mark: ov.mark) }
-                    option.set(&policy.settings, a)
-                case .count:
-                    let s = try string(ov, what)
-                    guard let n = Int(s), n > 0 else { throw Failure(message: "\(what): '\(s)' is not a positive whole number", mark: ov.mark) }
-                    option.set(&policy.settings, Double(n))
-                }
+                let s = try string(ov, what)
+                guard let value = option.kind.parse(s) else { throw Failure(message: "\(what): '\(s)' is not \(option.kind.expected)", mark: ov.mark) }
+                policy.settings[option] = value
             }
         }
     }

@@ -21,13 +21,7 @@ extension PolicyFile {
 
         # Per rule: off, a severity, or thresholds (`sandbox-audit rules` lists the ids).
         rules:
-          oversized-backed-up-file:
-            size: 10MB
-          unexcluded-support-data:
-            size: 1MB
-          stale-temporary-file:
-            age: 3d
-          # recreatable-in-documents: off
+        \(starterRules)  # recreatable-in-documents: off
 
         # Paths left out of the audit (still counted in the totals).
         ignore:
@@ -71,6 +65,14 @@ extension PolicyFile {
 
         """
 
+    /// The starter's rule options: those declared `inStarter`, with their defaults.
+    static var starterRules: String {
+        RuleCatalogue.all.map { rule in
+            let shown = rule.options.filter(\.inStarter)
+            return shown.isEmpty ? "" : "  \(rule.id):\n" + shown.map { "    \($0.key): \($0.defaultText)\n" }.joined()
+        }.joined()
+    }
+
     /// The effective configuration as YAML: defaults merged, every rule listed with its severity
     /// and thresholds. It is itself a policy file: loaded, it gives the same effective policy
     /// (and renders to the same text).
@@ -84,12 +86,11 @@ extension PolicyFile {
             var fields: [(String, Node)] = []
             let severity = policy.disabledRules.contains(rule.id) ? "off" : (policy.severities[rule.id] ?? rule.description.defaultSeverity).rawValue
             fields.append(("severity", scalar(severity)))
-            for option in RuleSettings.thresholds[rule.id] ?? [] {
-                let v = option.get(policy.settings)
-                switch option.kind {
-                case .size: fields.append((option.key, size(Int64(v))))
-                case .age: fields.append((option.key, scalar(Age.compact(v))))
-                default: fields.append((option.key, scalar(String(Int(v)))))
+            for option in rule.options {
+                switch policy.settings[option] {
+                case .size(let b): fields.append((option.key, size(b)))
+                case .age(let a): fields.append((option.key, scalar(Age.compact(a))))
+                case .count(let n): fields.append((option.key, scalar(String(n))))
                 }
             }
             rules.append((rule.id, map(fields)))

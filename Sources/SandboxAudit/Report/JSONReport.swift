@@ -80,6 +80,15 @@ public enum JSONReport {
         ])
     }
 
+    /// A rule option's value in `settings`: bytes, seconds or a count.
+    static func setting(_ value: RuleOption.Value) -> JSON {
+        switch value {
+        case .size(let b): return .int(b)
+        case .age(let a): return .double(a)
+        case .count(let n): return .int(Int64(n))
+        }
+    }
+
     /// The `scan --format json` document. `totals` and `zones` are the app's, over every
     /// container; `domains` has each container's own.
     static func scan(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> JSON {
@@ -96,15 +105,7 @@ public enum JSONReport {
             ("tool", .object([("name", .string("sandbox-audit")), ("version", .string(Audit.toolVersion))])),
             ("container", container(result.inventory.container)),
             ("domains", .array(zip(inventories, OwnerReport.totals(result)).map { domain($0, owners: $1) })),
-            ("settings", .object([
-                ("oversizedFileSize", .int(s.oversizedFileSize)),
-                ("supportDataSize", .int(s.supportDataSize)),
-                ("staleTemporaryAge", .double(s.staleTemporaryAge)),
-                ("userDefaultsWarningSize", .int(s.userDefaultsWarningSize)),
-                ("userDefaultsErrorSize", .int(s.userDefaultsErrorSize)),
-                ("manyFilesThreshold", .int(Int64(s.manyFilesThreshold))),
-                ("failOn", .string(failOn.rawValue)),
-            ])),
+            ("settings", .object(RuleCatalogue.options.map { ($0.option.json, setting(s[$0.option])) } + [("failOn", .string(failOn.rawValue))])),
             ("totals", .object([
                 ("backupFootprint", .int(result.backupFootprint)),
                 ("keptOnUpdate", .int(result.keptOnUpdate)),

@@ -3,8 +3,9 @@
 enum FixCommand {
     /// `sandbox-audit VERB [--legacy] [--carrier C] 'DATAROOT/PATH'`, where C is the one carrier
     /// of `attribute` the scan saw on `entry` (none when it saw several: the command then acts on
-    /// all of them). Nil when the container is not a folder on disk (an archive) or the path is
-    /// not UTF-8 (a shell command could not name it reliably).
+    /// all of them). Nil when the container is not a folder on disk (an archive, a backup: its
+    /// input's `InputCapabilities.filesOnDisk`) or the path is not UTF-8 (a shell command could
+    /// not name it reliably).
     static func command(_ verb: String, _ entry: InventoryEntry, in inventory: Inventory, attribute: BackupAttribute = .exclude) -> String? {
         command(verb, entry.path, marks: entry.entry.marks, in: inventory, attribute: attribute)
     }
@@ -30,7 +31,7 @@ enum FixCommand {
     /// is not a folder on disk, or the path is not UTF-8 or lies outside the data root.
     static func onDisk(_ path: ContainerPath, in inventory: Inventory) -> String? {
         let container = inventory.container
-        guard !(ArchiveWalk.isArchive(container.input) && Container.fileExists(container.input)),
+        guard container.source.capabilities.filesOnDisk,
               path.base64 == nil, Array(path.display.utf8) == path.bytes, !path.display.hasPrefix("/"),
               !container.dataRoot.isEmpty else { return nil }
         return quoted(path.isRoot ? container.dataRoot : container.dataRoot + "/" + path.display)

@@ -101,12 +101,15 @@ public protocol Rule: Sendable {
     /// The containers the rule checks (all by default): a rule about an app's own folders
     /// does not apply to a group container, whose root is backed up whole.
     var roles: Set<ContainerRole> { get }
+    /// Its options (thresholds), each declared in its file (`RuleOption`); none by default.
+    var options: [RuleOption] { get }
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding]
 }
 
 extension Rule {
     public var id: String { description.id }
     var roles: Set<ContainerRole> { Set(ContainerRole.allCases) }
+    var options: [RuleOption] { [] }
 
     func finding(_ path: ContainerPath?, _ message: String, size: Int64? = nil, severity: Severity? = nil, fix: String? = nil) -> Finding {
         Finding(ruleId: description.id, severity: severity ?? description.defaultSeverity, path: path, message: message, size: size, fix: fix)
@@ -144,6 +147,9 @@ public enum RuleCatalogue {
     ]
 
     public static func rule(id: String) -> (any Rule)? { byID[id] }
+
+    /// Every rule's options, in catalogue order, with the id of the rule that declares each.
+    package static let options: [(rule: String, option: RuleOption)] = all.flatMap { r in r.options.map { (r.id, $0) } }
 
     /// Reports look a rule up once per finding.
     private static let byID = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })

@@ -9,12 +9,13 @@ public struct SimulationRun: Sendable {
     /// Per container: how the written tree differs from the prediction (nil without `verify`).
     let mismatches: [[Verification.Mismatch]?]
 
-    /// Refuses a destination before anything is read: a backup folder as the input (its files
-    /// are stored by fileID: there is no tree to copy), or a DIR that is not a name of a missing
-    /// or empty folder.
+    /// Refuses a destination before anything is read: an input whose kind cannot be written as
+    /// a tree (a backup folder: its files are stored by fileID), or a DIR that is not a name of a
+    /// missing or empty folder.
     public static func checkDestination(_ destination: String, input: String) throws {
-        if BackupFolder.isBackup(input) {
-            throw InputError("simulate --into cannot write from a backup folder (\(input)): it predicts from the backup's inventory only; leave out --into")
+        let kind = InputKinds.kind(of: input)
+        if !kind.capabilities.materialisable {
+            throw InputError("simulate --into cannot write from a \(kind.name) (\(input)): it predicts from the \(kind.shortName)'s inventory only; leave out --into")
         }
         try Materializer.checkDestination(destination)
     }

@@ -52,7 +52,8 @@ extension ArchiveWalk {
             chosen = (r, meta["MCMMetadataContentClass"] != nil ? "metadata" : "identifier")
         }
         return Container(input: location, dataRoot: dataRoot(location, prefix: prefixBytes), kind: kind,
-                         role: chosen.0, roleSource: chosen.1, bundleIdentifier: bundle, version: version, identitySource: source)
+                         role: chosen.0, roleSource: chosen.1, bundleIdentifier: bundle, version: version, identitySource: source,
+                         source: ArchiveInput.self)
     }
 
     /// Sidecars: `._NAME` beside NAME, and `__MACOSX/…/._NAME` mirrors, by the member path of

@@ -40,15 +40,20 @@ enum ArchiveWalk {
     /// How many leading bytes `hasArchiveSignature` looks at.
     static let signatureLength = 512
 
-    /// Whether `input` is read as an archive: a regular file (not through a symlink) whose name
-    /// ends as an archive's does or, whatever its name, whose first bytes are an archive's.
-    static func isArchiveInput(_ input: String) -> Bool {
-        guard Container.fileExists(input) else { return false }
-        if isArchive(input) { return true }
-        guard let header = try? FileDescriptor.currentDirectory.readFile(input.utf8, limit: signatureLength) else { return false }
-        return hasArchiveSignature(header)
+    /// The first `signatureLength` bytes of the opened file (fewer when it is shorter; none when
+    /// they cannot be read), read at offset 0 through its descriptor: its position is untouched.
+    static func header(of file: ArchiveSnapshot) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: signatureLength)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { buffer in
+                (try? file.file.descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]), at: Int64(count))) ?? 0
+            }
+            if n <= 0 { break }
+            count += n
+        }
+        return Array(bytes[..<count])
     }
-
 
     /// A sidecar member is reduced as soon as it is read to its backup attributes (rebuilt as
     /// a small AppleDouble file), or to its parse error: however many the archive holds, each
@@ -72,7 +77,11 @@ enum ArchiveWalk {
     /// `role` (`--kind`) overrides what the metadata says; `group` also lets the data root be
     /// a folder without Documents, Library or tmp (the archive root, or its one top folder).
     static func read(_ location: String, role: ContainerRole? = nil) throws -> (Container, WalkResult) {
-        let file = try open(location)
+        try read(location, file: try open(location), role: role)
+    }
+
+    /// As above, from the archive as opened when it was named (`ArchiveInput.detect`).
+    static func read(_ location: String, file: ArchiveSnapshot, role: ContainerRole? = nil) throws -> (Container, WalkResult) {
         let reader = try Reader(location, file: file)
         var members: [Member] = []
         var numbering = MemberNumbering()
@@ -149,11 +158,11 @@ enum ArchiveWalk {
     }
 
     /// Opens the archive at `location` once, for the whole run: never through a symlink (an
-    /// archive input is a regular file by its name, `isArchiveInput`, and one swapped for a
+    /// archive input is a regular file, `ArchiveInput.detect`, and one swapped for a
     /// symlink since is refused), without blocking on a FIFO put there, without updating its
     /// access time where permitted (Linux O_NOATIME needs the file's owner or CAP_FOWNER; it is
     /// opened plainly otherwise); what is not a regular file once open is refused.
-    static func open(_ location: String) throws -> ArchiveSnapshot {
+    static func open(_ location: String) throws(InputError) -> ArchiveSnapshot {
         do {
             let file = try HeldDescriptor.regularFile(location.utf8)
             return ArchiveSnapshot(file: file, status: try file.descriptor.status())

@@ -126,7 +126,8 @@ extension BackupWalk {
             let domain = role.domain(id)
             let (walk, source) = walks[domain]?.finish() ?? BackupWalk(domain: domain, folder: choice.folder, cipher: choice.cipher).finish()
             let container = Container(input: choice.input, dataRoot: choice.folder.path, kind: .backup, role: role, roleSource: "domain",
-                                      bundleIdentifier: id, version: nil, identitySource: BackupFolder.manifestDatabase, backup: source)
+                                      bundleIdentifier: id, version: nil, identitySource: BackupFolder.manifestDatabase, backup: source,
+                                      source: BackupInput.self)
             return (container, walk)
         }
     }

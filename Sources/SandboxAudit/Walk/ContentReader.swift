@@ -105,3 +105,15 @@ final class ContentReader: @unchecked Sendable {
         return fd
     }
 }
+
+/// A read a rule needed and could not do, recorded by the `ContentReader`.
+struct ContentMiss: Sendable, Hashable {
+    let path: ContainerPath
+    /// The rule that needed it.
+    let ruleId: String
+    /// What it wanted ("the first bytes", "the contents").
+    let what: String
+    /// What was not checked because of it ("volatile-store not checked").
+    let consequence: String
+    let why: String
+}

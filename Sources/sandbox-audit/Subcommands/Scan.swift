@@ -52,6 +52,59 @@ func appendJobSummary(_ markdown: String, to path: String) {
     }
 }
 
+/// The rules' options (`RuleOption`): each flag's name and help come from its declaration,
+/// which `RuleOptionTests` holds one to one with these. Last among scan's options.
+struct RuleOptionFlags: ParsableArguments {
+    static let oversizedFileSize = RuleOption.of(\.oversizedFileSize)
+    static let supportDataSize = RuleOption.of(\.supportDataSize)
+    static let staleTemporaryAge = RuleOption.of(\.staleTemporaryAge)
+    static let userDefaultsWarningSize = RuleOption.of(\.userDefaultsWarningSize)
+    static let userDefaultsErrorSize = RuleOption.of(\.userDefaultsErrorSize)
+    static let manyFilesThreshold = RuleOption.of(\.manyFilesThreshold)
+
+    @Option(name: .customLong(Self.oversizedFileSize.flag), help: ArgumentHelp(Self.oversizedFileSize), transform: { try SizeArgument.parse($0) })
+    var oversizedFileSize: SizeArgument?
+
+    @Option(name: .customLong(Self.supportDataSize.flag), help: ArgumentHelp(Self.supportDataSize), transform: { try SizeArgument.parse($0) })
+    var supportDataSize: SizeArgument?
+
+    @Option(name: .customLong(Self.staleTemporaryAge.flag), help: ArgumentHelp(Self.staleTemporaryAge), transform: { try AgeArgument.parse($0) })
+    var staleTemporaryAge: AgeArgument?
+
+    @Option(name: .customLong(Self.userDefaultsWarningSize.flag), help: ArgumentHelp(Self.userDefaultsWarningSize), transform: { try SizeArgument.parse($0) })
+    var userDefaultsWarningSize: SizeArgument?
+
+    @Option(name: .customLong(Self.userDefaultsErrorSize.flag), help: ArgumentHelp(Self.userDefaultsErrorSize), transform: { try SizeArgument.parse($0) })
+    var userDefaultsErrorSize: SizeArgument?
+
+    @Option(name: .customLong(Self.manyFilesThreshold.flag), help: ArgumentHelp(Self.manyFilesThreshold))
+    var manyFilesThreshold: Int?
+
+    /// Sets what the flags give over `settings` (the policy's), and refuses a large-user-defaults
+    /// warning size above its error size, saying where each came from.
+    func apply(to settings: inout RuleSettings) throws {
+        let fromPolicy = settings
+        if let s = oversizedFileSize { settings.oversizedFileSize = s.bytes }
+        if let s = supportDataSize { settings.supportDataSize = s.bytes }
+        if let s = staleTemporaryAge { settings.staleTemporaryAge = s.seconds }
+        if let s = userDefaultsWarningSize { settings.userDefaultsWarningSize = s.bytes }
+        if let s = userDefaultsErrorSize { settings.userDefaultsErrorSize = s.bytes }
+        if let n = manyFilesThreshold { settings.manyFilesThreshold = n }
+        guard settings.userDefaultsSizesConflict else { return }
+        func source(_ flag: SizeArgument?, _ option: RuleOption, _ setting: KeyPath<RuleSettings, Int64>) -> String {
+            flag != nil ? "--\(option.flag)" : fromPolicy[keyPath: setting] != RuleSettings()[keyPath: setting] ? "the policy file" : "the default"
+        }
+        let warning = source(userDefaultsWarningSize, Self.userDefaultsWarningSize, \.userDefaultsWarningSize)
+        let error = source(userDefaultsErrorSize, Self.userDefaultsErrorSize, \.userDefaultsErrorSize)
+        throw InputError("the large-user-defaults warning size \(ByteSize.format(settings.userDefaultsWarningSize)) (\(warning)) is above the error size \(ByteSize.format(settings.userDefaultsErrorSize)) (\(error)): the warning size must be at most the error size")
+    }
+}
+
+extension ArgumentHelp {
+    /// A rule option's help, with its value named after its flag.
+    init(_ option: RuleOption) { self.init(option.help, valueName: option.flag) }
+}
+
 struct Scan: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Scan a data container and report backup size, update and restore survival, budgets and findings.",
@@ -117,23 +170,7 @@ struct Scan: ParsableCommand {
     @Flag(name: .customLong("allow-incomplete"), help: "Do not fail (exit 1) because part of the container could not be read; the reports still say the scan is incomplete and list what was missed.")
     var allowIncomplete = false
 
-    @Option(name: .customLong("oversized-file-size"), help: "oversized-backed-up-file threshold, in B, kB, MB, GB, KiB, MiB or GiB (default: the policy's, else 10MB).", transform: { try SizeArgument.parse($0) })
-    var oversizedFileSize: SizeArgument?
-
-    @Option(name: .customLong("support-data-size"), help: "unexcluded-support-data threshold (default: the policy's, else 1MB).", transform: { try SizeArgument.parse($0) })
-    var supportDataSize: SizeArgument?
-
-    @Option(name: .customLong("stale-tmp-age"), help: "stale-temporary-file age: 3d, 12h, 90m, 3600s (default: the policy's, else 3d).", transform: { try AgeArgument.parse($0) })
-    var staleTmpAge: AgeArgument?
-
-    @Option(name: .customLong("user-defaults-warning-size"), help: "large-user-defaults warning threshold, at most the error threshold (default: the policy's, else 512KiB).", transform: { try SizeArgument.parse($0) })
-    var userDefaultsWarningSize: SizeArgument?
-
-    @Option(name: .customLong("user-defaults-error-size"), help: "large-user-defaults error threshold (default: the policy's, else 4MiB).", transform: { try SizeArgument.parse($0) })
-    var userDefaultsErrorSize: SizeArgument?
-
-    @Option(name: .customLong("many-files"), help: "many-backed-up-files threshold, files in one backed-up folder (default: the policy's, else 10000).")
-    var manyFiles: Int?
+    @OptionGroup var ruleOptions: RuleOptionFlags
 
     /// `--write-baseline -`: the baseline goes to standard output, in place of the console format.
     var baselineToStandardOutput: Bool { writeBaseline == "-" }
@@ -162,21 +199,7 @@ struct Scan: ParsableCommand {
 
     func run() throws {
         var policy = try PolicyFile.resolve(config: config)
-        let fromPolicy = policy.settings
-        if let s = oversizedFileSize { policy.settings.oversizedFileSize = s.bytes }
-        if let s = supportDataSize { policy.settings.supportDataSize = s.bytes }
-        if let s = staleTmpAge { policy.settings.staleTemporaryAge = s.seconds }
-        if let s = userDefaultsWarningSize { policy.settings.userDefaultsWarningSize = s.bytes }
-        if let s = userDefaultsErrorSize { policy.settings.userDefaultsErrorSize = s.bytes }
-        if let n = manyFiles { policy.settings.manyFilesThreshold = n }
-        if policy.settings.userDefaultsSizesConflict {
-            func source(_ option: SizeArgument?, _ policyValue: Int64, _ defaultValue: Int64, _ name: String) -> String {
-                option != nil ? name : policyValue != defaultValue ? "the policy file" : "the default"
-            }
-            let defaults = RuleSettings()
-            let s = policy.settings
-            throw InputError("the large-user-defaults warning size \(ByteSize.format(s.userDefaultsWarningSize)) (\(source(userDefaultsWarningSize, fromPolicy.userDefaultsWarningSize, defaults.userDefaultsWarningSize, "--user-defaults-warning-size"))) is above the error size \(ByteSize.format(s.userDefaultsErrorSize)) (\(source(userDefaultsErrorSize, fromPolicy.userDefaultsErrorSize, defaults.userDefaultsErrorSize, "--user-defaults-error-size"))): the warning size must be at most the error size")
-        }
+        try ruleOptions.apply(to: &policy.settings)
         let failLevel = failOn ?? policy.failOn ?? .error
         let previous = try baseline.map(Baseline.load)
         // Before the container is read: a scan of many minutes must not end in "no such folder".

@@ -2,6 +2,11 @@ import Foundation
 
 /// `large-user-defaults`: a UserDefaults domain (a preferences plist) grown too large.
 struct LargeUserDefaults: Rule {
+    static let warningSize = RuleOption(key: "warningSize", flag: "user-defaults-warning-size", json: "userDefaultsWarningSize", setting: \.userDefaultsWarningSize, kind: .size,
+                                default: "512KiB", help: "large-user-defaults warning threshold, at most the error threshold")
+    static let errorSize = RuleOption(key: "errorSize", flag: "user-defaults-error-size", json: "userDefaultsErrorSize", setting: \.userDefaultsErrorSize, kind: .size,
+                                default: "4MiB", help: "large-user-defaults error threshold")
+    let options = [Self.warningSize, Self.errorSize]
     init() {}
 
     /// How many top-level keys the message names.
@@ -97,4 +102,21 @@ struct LargeUserDefaults: Rule {
         }
         return .success(sizes.sorted { $0.size != $1.size ? $0.size > $1.size : $0.key < $1.key })
     }
+}
+
+extension RuleSettings {
+    /// `large-user-defaults`: a preferences plist this large is a warning (tvOS warns at 512 KiB).
+    public var userDefaultsWarningSize: Int64 {
+        get { self[LargeUserDefaults.warningSize].bytes }
+        set { self[LargeUserDefaults.warningSize] = .size(newValue) }
+    }
+    /// `large-user-defaults`: this large is an error (iOS 13+ rejects a domain of 4 MiB or more).
+    public var userDefaultsErrorSize: Int64 {
+        get { self[LargeUserDefaults.errorSize].bytes }
+        set { self[LargeUserDefaults.errorSize] = .size(newValue) }
+    }
+
+    /// The warning size is above the error size: a domain between the two would be an error
+    /// without ever having been a warning, so such settings are refused.
+    public var userDefaultsSizesConflict: Bool { userDefaultsWarningSize > userDefaultsErrorSize }
 }

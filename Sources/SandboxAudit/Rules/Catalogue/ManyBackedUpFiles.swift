@@ -1,5 +1,8 @@
 /// `many-backed-up-files`: a folder whose subtree puts many files into every backup.
 struct ManyBackedUpFiles: Rule {
+    static let count = RuleOption(key: "count", flag: "many-files", json: "manyFilesThreshold", setting: \.manyFilesThreshold, kind: .count,
+                                default: "10000", counts: "files", help: "many-backed-up-files threshold, files in one backed-up folder")
+    let options = [Self.count]
     init() {}
     let description = RuleDescription(
         id: "many-backed-up-files",
@@ -73,5 +76,13 @@ struct ManyBackedUpFiles: Rule {
             }
         }
         return findings
+    }
+}
+
+extension RuleSettings {
+    /// `many-backed-up-files`: a backed-up folder holding this many files or more.
+    public var manyFilesThreshold: Int {
+        get { self[ManyBackedUpFiles.count].number }
+        set { self[ManyBackedUpFiles.count] = .count(newValue) }
     }
 }

@@ -1,5 +1,8 @@
 /// `oversized-backed-up-file`: a large file that backup carries.
 struct OversizedBackedUpFile: Rule {
+    static let size = RuleOption(key: "size", flag: "oversized-file-size", json: "oversizedFileSize", setting: \.oversizedFileSize, kind: .size,
+                                default: "10MB", inStarter: true, help: "oversized-backed-up-file threshold, in B, kB, MB, GB, KiB, MiB or GiB")
+    let options = [Self.size]
     init() {}
     let description = RuleDescription(
         id: "oversized-backed-up-file",
@@ -33,5 +36,13 @@ struct OversizedBackedUpFile: Rule {
             let severity: Severity = e.zone == .documents ? .warning : .error
             return finding(e.path, "\(ByteSize.format(e.entry.size)) file is backed up (limit \(ByteSize.format(limit)))", size: e.entry.size, severity: severity)
         }
+    }
+}
+
+extension RuleSettings {
+    /// `oversized-backed-up-file`: files this large or larger.
+    public var oversizedFileSize: Int64 {
+        get { self[OversizedBackedUpFile.size].bytes }
+        set { self[OversizedBackedUpFile.size] = .size(newValue) }
     }
 }

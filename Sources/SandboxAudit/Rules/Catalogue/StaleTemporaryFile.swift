@@ -1,5 +1,8 @@
 /// `stale-temporary-file`: a file left in tmp.
 struct StaleTemporaryFile: Rule {
+    static let age = RuleOption(key: "age", flag: "stale-tmp-age", json: "staleTemporaryAge", setting: \.staleTemporaryAge, kind: .age,
+                                default: "3d", inStarter: true, help: "stale-temporary-file age: 3d, 12h, 90m, 3600s")
+    let options = [Self.age]
     init() {}
     let description = RuleDescription(
         id: "stale-temporary-file",
@@ -30,5 +33,13 @@ struct StaleTemporaryFile: Rule {
             let days = age / 86_400
             return finding(e.path, "temporary file last modified \(days >= 10 ? String(Int(days)) : ByteSize.fixed(days, decimals: 1)) days before the scan (\(ByteSize.format(e.entry.size)))", size: e.entry.size)
         }
+    }
+}
+
+extension RuleSettings {
+    /// `stale-temporary-file`: files in tmp not modified for this many seconds.
+    public var staleTemporaryAge: Double {
+        get { self[StaleTemporaryFile.age].seconds }
+        set { self[StaleTemporaryFile.age] = .age(newValue) }
     }
 }

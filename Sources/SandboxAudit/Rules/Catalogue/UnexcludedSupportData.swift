@@ -1,5 +1,8 @@
 /// `unexcluded-support-data`: a sizeable file in Application Support that backup carries.
 struct UnexcludedSupportData: Rule {
+    static let size = RuleOption(key: "size", flag: "support-data-size", json: "supportDataSize", setting: \.supportDataSize, kind: .size,
+                                default: "1MB", inStarter: true, help: "unexcluded-support-data threshold")
+    let options = [Self.size]
     init() {}
     let description = RuleDescription(
         id: "unexcluded-support-data",
@@ -32,5 +35,13 @@ struct UnexcludedSupportData: Rule {
             }
             return finding(e.path, "\(ByteSize.format(e.entry.size)) in Application Support is backed up: if the app can re-create it, exclude it", size: e.entry.size, fix: fix)
         }
+    }
+}
+
+extension RuleSettings {
+    /// `unexcluded-support-data`: files this large or larger.
+    public var supportDataSize: Int64 {
+        get { self[UnexcludedSupportData.size].bytes }
+        set { self[UnexcludedSupportData.size] = .size(newValue) }
     }
 }
