@@ -175,6 +175,29 @@ final class OwnerCatalogueTests: XCTestCase {
         let html = try CLI.run(["scan", "--format", "html", root])
         XCTAssertTrue(html.stdout.contains("acked-up bytes by owner"), String(html.stdout.prefix(400)))
         XCTAssertTrue(html.stdout.contains("<title>Bugsnag (sdk): \(ByteSize.format(11_000_000)) backed up, 1 files</title>"), "the owner treemap has Bugsnag's tile")
+        XCTAssertTrue(html.stdout.contains("<br><small>owner: Bugsnag (sdk)"), "the finding names its owner")
+    }
+
+    func testListedPathsInTheJSONReportNameTheirOwner() throws {
+        let dir = try TempDir()
+        let root = dir.sub("container")
+        try Fixture.container(at: root)
+        try Fixture.file(root + "/Library/Application Support/segment/k/batch", size: 500)
+        try Fixture.file(root + "/Documents/notes.txt", size: 400)
+        let config = dir.sub("policy.yml")
+        try "budgets:\n  backup: 1B\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let baseline = dir.sub("baseline.json")
+        let wrote = try CLI.run(["scan", "--write-baseline", baseline, root])
+        XCTAssertEqual(wrote.status, 0, wrote.stderr)
+        try Fixture.file(root + "/Library/Application Support/segment/k/batch", size: 900)
+        let (json, _) = try CLI.scanJSON(["--config", config, "--baseline", baseline, root])
+        let grew = try XCTUnwrap((json["baseline"] as? [String: Any])?["grew"] as? [[String: Any]])
+        XCTAssertEqual(grew.first?["path"] as? String, "Library/Application Support/segment/k/batch")
+        XCTAssertEqual(grew.first?["owner"] as? String, "Segment")
+        let contributors = try XCTUnwrap((json["budgets"] as? [[String: Any]])?.first?["contributors"] as? [[String: Any]])
+        let byPath = Dictionary(uniqueKeysWithValues: contributors.map { ($0["path"] as! String, $0["owner"]) })
+        XCTAssertEqual(byPath["Library/Application Support/segment/k/batch"] as? String, "Segment")
+        XCTAssertTrue(byPath["Documents/notes.txt"] is NSNull)
     }
 
     func testBudgetsTargetAnOwner() throws {

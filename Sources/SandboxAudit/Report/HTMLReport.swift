@@ -211,7 +211,7 @@ enum HTMLReport {
             func rows(_ list: ArraySlice<Finding>) -> String {
                 list.map { f in
                     "<tr class=\"\(f.severity.rawValue)\"><td data-sort=\"\(Severity.allCases.firstIndex(of: f.severity)!)\"><span class=\"sev\">\(f.severity.rawValue)</span></td>"
-                        + "<td class=\"path\">\(result.subject(f).map { "<code>\(x($0))</code>" } ?? "")</td><td>\(x(f.message))</td>"
+                        + "<td class=\"path\">\(result.subject(f).map { "<code>\(x($0))</code>" } ?? "")</td><td>\(x(f.message))\(OwnerReport.owner(result, f).map { "<br><small>\(x(OwnerReport.line($0)))</small>" } ?? "")</td>"
                         + "<td class=\"num\" data-sort=\"\(f.size ?? -1)\">\(f.size.map { x(ByteSize.format($0)) } ?? "")</td></tr>"
                 }.joined()
             }

@@ -120,8 +120,8 @@ public enum JSONReport {
             ("missed", .array(result.missed.map(missed))),
             ("notes", .array(result.notes.map { .string($0) })),
             ("policy", .object([("source", .optional(result.policy.source))])),
-            ("budgets", .array(result.budgets.map(budget))),
-            ("baseline", result.comparison.map { comparison($0, suppressed: summary.baselineFindings) } ?? .null),
+            ("budgets", .array(result.budgets.map { budget($0, owners: result.context.owners) })),
+            ("baseline", result.comparison.map { comparison($0, suppressed: summary.baselineFindings, owners: result.context.owners) } ?? .null),
             ("backupComparison", result.backupComparison.map(BackupComparisonReport.json) ?? .null),
             ("findings", .array(result.findings.map { finding($0, owner: OwnerReport.owner(result, $0)) })),
             ("summary", .object([
@@ -140,7 +140,12 @@ public enum JSONReport {
         .object(path(m.path) + [("domain", .string(m.domain)), ("what", .string(m.what)), ("why", .string(m.why))])
     }
 
-    static func budget(_ r: BudgetResult) -> JSON {
+    /// A listed path's owner (`owner`, null when none covers it).
+    static func owner(_ path: ContainerPath, _ owners: OwnerMap?) -> (String, JSON) {
+        ("owner", .optional(path.isRoot ? nil : owners?.attribution(of: path)?.name))
+    }
+
+    static func budget(_ r: BudgetResult, owners: OwnerMap? = nil) -> JSON {
         var scope: [(String, JSON)]
         switch r.budget.scope {
         case .backup: scope = [("scope", .string("backup"))]
@@ -158,17 +163,17 @@ public enum JSONReport {
             ("percent", r.percent.map { $0.isFinite ? .double(($0 * 10).rounded() / 10) : .null } ?? .null),
             ("exceeded", .bool(r.exceeded)),
             ("overshoot", .int(r.overshoot)),
-            ("contributors", .array(r.contributors.map { .object(path($0.path) + [("size", .int($0.size))]) })),
+            ("contributors", .array(r.contributors.map { .object(path($0.path) + [("size", .int($0.size)), owner($0.path, owners)]) })),
         ])
     }
 
     /// How many of each list the reports carry.
     static let changeListLength = 10
 
-    static func comparison(_ c: BaselineComparison, suppressed: Int) -> JSON {
+    static func comparison(_ c: BaselineComparison, suppressed: Int, owners: OwnerMap? = nil) -> JSON {
         func changes(_ list: [BaselineComparison.Change]) -> JSON {
             .array(list.prefix(changeListLength).map { ch in
-                .object(path(ch.path) + [("before", .optional(ch.before)), ("after", .optional(ch.after)), ("delta", .int(ch.delta))])
+                .object(path(ch.path) + [("before", .optional(ch.before)), ("after", .optional(ch.after)), ("delta", .int(ch.delta)), owner(ch.path, owners)])
             })
         }
         return .object([

@@ -5,7 +5,7 @@ import SandboxAudit
 struct InventoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inventory",
-        abstract: "Print every entry with its domain, zone and backup, update and restore verdicts, as JSON Lines.",
+        abstract: "Print every entry with its domain, zone, owner and backup, update and restore verdicts, as JSON Lines.",
         discussion: """
             One JSON object per line: each container (backup domain) in turn, the app's data container \
             first, and within it sorted by path bytes; fields in docs/inventory-format.md. Read-only. \
