@@ -125,9 +125,13 @@ package struct OwnerMatcher: Sendable {
         var folders: [ContainerPath: Best] = [:]
         var out: [Int32] = []
         out.reserveCapacity(inventory.entries.count)
+        // Siblings come together (path order): the last parent seen is checked in place first.
+        var last: (path: ContainerPath, best: Best)?
         for e in inventory.entries {
             var best = Best()
-            if let parent = e.path.parent, !parent.isRoot {
+            if let last, e.path.isChild(of: last.path) {
+                best = last.best
+            } else if let parent = e.path.parent, !parent.isRoot {
                 if let known = folders[parent] {
                     best = known
                 } else {
@@ -135,6 +139,7 @@ package struct OwnerMatcher: Sendable {
                     best = covering(parent)
                     folders[parent] = best
                 }
+                last = (parent, best)
             }
             let depth = e.path.depth
             let lead = e.path.leadingComponents(max(leading, 1))
