@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// The fixes findings suggest work: every rule example whose finding names a sandbox-audit
 /// command is built on disk (real files, xattrs, sidecars, __MACOSX mirrors), the command is

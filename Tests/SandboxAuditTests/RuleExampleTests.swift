@@ -1,5 +1,10 @@
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// Every rule's examples, built on disk with real files and attributes, and scanned.
 final class RuleExampleTests: XCTestCase {
