@@ -39,6 +39,8 @@ public final class InventoryEntry: Sendable {
     /// The bytes this entry adds to the totals (0 when it adds none; a symlink adds none).
     public var countedSize: Int64 { countsInTotals ? entry.contentSize : 0 }
 
+    /// The class a device backup records (nil: not recorded, or not a backup input).
+    var protectionClass: ProtectionClass? { entry.protectionClass }
     var carriesExclude: Bool { entry.marks.contains { $0.attribute == .exclude } }
     var carriesLegacy: Bool { entry.marks.contains { $0.attribute == .legacy } }
 }

@@ -74,7 +74,8 @@ struct BackupWalk {
         walk.entries.append(WalkEntry(
             path: path, kind: kind, special: nil, size: size, allocated: size, mode: mb.mode ?? defaultMode,
             modifiedSeconds: mb.lastModified ?? 0, modifiedNanoseconds: 0, device: 0, inode: mb.inode ?? 0,
-            linkCount: 1, symlinkTarget: kind == .symlink ? (mb.target ?? []) : nil, header: nil, marks: []))
+            linkCount: 1, symlinkTarget: kind == .symlink ? (mb.target ?? []) : nil, header: nil, marks: [],
+            protectionClass: ProtectionClass(recorded: mb.protectionClass)))
         if kind == .file {
             if BackupFolder.isFileID(row.fileID) {
                 files[path] = BackupSource.Stored(fileID: row.fileID, size: size, encryptionKey: mb.encryptionKey)

@@ -25,6 +25,9 @@ struct WalkEntry: Sendable {
     var header: [UInt8]?
     /// Backup attributes found on the entry (native or from sidecars).
     var marks: [AttributeMark]
+    /// The data protection class a device backup records for the entry; nil when not recorded
+    /// or not observable (every input but a backup).
+    var protectionClass: ProtectionClass? = nil
     var modifiedTime: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
     /// Files and symlinks hold content (a symlink: its target); folders and special files do not.
     var holdsContent: Bool { kind == .file || kind == .symlink }
