@@ -86,6 +86,7 @@ public enum Audit {
         let comparison = baseline.map { BaselineComparison(baseline: $0, inventories: inventories) }
         var context = RuleContext(settings: policy.settings, scanTime: scanTime)
         context.paths = policy.paths
+        context.protection = policy.protection
         context.budgets = Budgets.evaluate(policy.budgets, growth: policy.growth, inventories, comparison)
         context.baseline = baseline.map { BaselineFiles($0, primaryDomain: inventories[0].domain) }
         context.backupComparison = backup

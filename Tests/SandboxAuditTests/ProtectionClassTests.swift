@@ -109,3 +109,27 @@ final class ProtectionClassTests: XCTestCase {
         }
     }
 }
+
+extension ProtectionClassTests {
+    func testPolicyProtectionSectionIsReadCheckedAndRendered() throws {
+        let policy = try PolicyFile.parse("protection:\n  \"Documents/Private\": complete\n  \"**/*.sqlite\": none\n", source: "p.yml")
+        XCTAssertEqual(policy.protection.map(\.glob.pattern), ["Documents/Private", "**/*.sqlite"])
+        XCTAssertEqual(policy.protection.map(\.weakest), [.complete, .none])
+        // config show's text loads back to the same requirements.
+        let again = try PolicyFile.parse(PolicyFile.render(policy), source: "rendered")
+        XCTAssertEqual(again.protection.map(\.weakest), [.complete, .none])
+        XCTAssertEqual(again.protection.map(\.glob.pattern), ["Documents/Private", "**/*.sqlite"])
+        XCTAssertThrowsError(try PolicyFile.parse("protection:\n  \"Documents\": compete\n", source: "p.yml")) { error in
+            XCTAssertEqual("\(error)", "p.yml:2:16: protection.Documents: 'compete' is not a data protection class; did you mean 'complete'? (valid: complete, completeUnlessOpen, completeUntilFirstUserAuthentication, none)")
+        }
+    }
+
+    func testClassesCompareByStrength() {
+        XCTAssertTrue(ProtectionClass.none.isWeaker(than: .completeUntilFirstUserAuthentication))
+        XCTAssertTrue(ProtectionClass.completeUntilFirstUserAuthentication.isWeaker(than: .completeUnlessOpen))
+        XCTAssertFalse(ProtectionClass.complete.isWeaker(than: .none))
+        XCTAssertFalse(ProtectionClass(recorded: 7)!.isWeaker(than: .complete))
+        XCTAssertNil(ProtectionClass(recorded: 0))
+        XCTAssertNil(ProtectionClass(recorded: nil))
+    }
+}

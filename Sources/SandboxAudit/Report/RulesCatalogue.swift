@@ -27,6 +27,7 @@ public enum RulesCatalogueReport {
             text += ", \(name)\(cls) \(m.carrier == .native ? "as a native attribute" : m.carrier == .sidecar ? "in a ._ sidecar" : "in a __MACOSX mirror sidecar")"
         }
         if let age = item.age { text += ", modified \(Age.format(age)) ago" }
+        if let c = item.protection { text += ", protection class `\(c.name)`" }
         return text
     }
 
@@ -56,6 +57,7 @@ public enum RulesCatalogueReport {
         if let before = ex.before { parts.append("at the baseline: " + before.map(describe).joined(separator: "; ")) }
         if !ex.recreated.isEmpty { parts.append("re-created since by an atomic write: " + ex.recreated.map { "`\($0)`" }.joined(separator: ", ")) }
         if let backup = ex.backup { parts.append("the backup's app domain holds: " + backup.map(describe).joined(separator: "; ")) }
+        if ex.backupInput { parts.append("a device backup's domain, scanned as the input") }
         return parts.map { " — " + $0 }.joined()
     }
 

@@ -69,6 +69,8 @@ public struct RuleContext: Sendable {
     var baseline: BaselineFiles?
     /// The prediction held against a real backup (`--against-backup`).
     var backupComparison: BackupComparison?
+    /// The policy's `protection:` requirements (protection-below-policy checks them).
+    var protection: [ProtectionRequirement] = []
 
     init(settings: RuleSettings = RuleSettings(), scanTime: Double = Date().timeIntervalSince1970, content: ContentReader? = nil) {
         self.settings = settings
@@ -139,6 +141,10 @@ public enum RuleCatalogue {
         BudgetExceeded(),
         ExclusionLost(),
         BackupPredictionMismatch(),
+        ProtectionBelowPolicy(),
+        StoreProtectionMismatch(),
+        SharedStoreCompleteProtection(),
+        UnprotectedStore(),
     ]
 
     public static func rule(id: String) -> (any Rule)? { byID[id] }

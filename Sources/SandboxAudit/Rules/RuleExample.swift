@@ -22,9 +22,14 @@ struct RuleExample: Sendable {
     /// the app's domain (paths relative to the domain root, kinds, sizes). The harness builds a
     /// real backup folder of it and scans the example with `--against-backup`.
     let backup: [Item]?
+    /// True for the rules that only a device backup can feed (data protection): the harness
+    /// writes `items` as a real backup folder (Manifest.db, MBFile blobs with each item's
+    /// `protection`, XX/FILEID bytes), the domain of `role` (an extension's or App Group's beside
+    /// an app domain), and scans the backup.
+    let backupInput: Bool
 
     init(_ title: String, _ items: [Item], expect: [String] = [], policy: String? = nil, role: ContainerRole = .app,
-                before: [Item]? = nil, recreated: [String] = [], backup: [Item]? = nil) {
+                before: [Item]? = nil, recreated: [String] = [], backup: [Item]? = nil, backupInput: Bool = false) {
         self.title = title
         self.items = items
         self.expectedPaths = expect
@@ -33,6 +38,7 @@ struct RuleExample: Sendable {
         self.before = before
         self.recreated = recreated
         self.backup = backup
+        self.backupInput = backupInput
     }
 
     /// How an example carries an exclude or legacy attribute.
@@ -77,6 +83,17 @@ struct RuleExample: Sendable {
         let marks: [Mark]
         /// Modification time this many seconds before now.
         let age: Double?
+        /// The data protection class a backup records for it (`backupInput` examples only).
+        var protection: ProtectionClass? = nil
+
+        /// The item at data protection class `c` in the example's backup.
+        func at(_ c: ProtectionClass) -> Item {
+            var item = self
+            item.protection = c
+            return item
+        }
+        /// A one-page SQLite database (its header, then zeros).
+        static func sqlite(_ path: String) -> Item { bytes(path, VolatileStore.sampleSQLiteFile) }
 
         static func file(_ path: String, size: Int = 16, _ marks: Mark..., age: Double? = nil) -> Item {
             Item(path: path, kind: .file(size: size), marks: marks, age: age)
