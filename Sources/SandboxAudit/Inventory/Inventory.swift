@@ -162,7 +162,8 @@ public struct Inventory: Sendable {
                 if fromBackup && !placement.backedUp {
                     placement = Placement(backedUp: true, restored: placement.restored, keptOnUpdate: placement.keptOnUpdate)
                 }
-                let by = w[i].marks.contains { $0.attribute == .exclude } ? path : lastInherited
+                // What a backup holds is backed up: an attribute its rows record excludes nothing.
+                let by = !fromBackup && w[i].marks.contains { $0.attribute == .exclude } ? path : lastInherited
                 zones[pos] = zone
                 placements[pos] = placement
                 // System entries have no verdicts: nothing excludes them (format: null).

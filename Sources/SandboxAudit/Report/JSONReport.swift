@@ -244,6 +244,7 @@ public enum JSONReport {
         ]
         if m.attribute == .exclude { fields.append(("valueClass", .string(m.valueClass.rawValue))) }
         fields.append(("valueHex", .string(ByteText.hexString(m.value))))
+        fields.append(("meaning", .string(m.attribute.meaning)))
         return .object(fields)
     }
 }

@@ -22,7 +22,7 @@ public enum RulesCatalogueReport {
         case .files(let count, let size): text = "\(count) files of \(ByteSize.format(Int64(size))) in folder `\(item.path)/`"
         }
         for m in item.marks {
-            let name = m.attribute == .exclude ? "exclude attribute" : "legacy com.apple.MobileBackup"
+            let name = m.attribute.shortName
             let cls = m.attribute == .exclude ? " (\(AttributeValueClass.classify(m.value).rawValue))" : ""
             text += ", \(name)\(cls) \(m.carrier == .native ? "as a native attribute" : m.carrier == .sidecar ? "in a ._ sidecar" : "in a __MACOSX mirror sidecar")"
         }

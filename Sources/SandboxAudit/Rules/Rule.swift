@@ -145,6 +145,7 @@ public enum RuleCatalogue {
         StoreProtectionMismatch(),
         SharedStoreCompleteProtection(),
         UnprotectedStore(),
+        ScopedExclusionAttribute(),
     ]
 
     public static func rule(id: String) -> (any Rule)? { byID[id] }

@@ -57,6 +57,10 @@ struct RuleExample: Sendable {
         static func legacy(via carrier: Carrier = .native) -> Mark {
             Mark(attribute: .legacy, value: BackupAttribute.legacyValue, carrier: carrier)
         }
+        /// One of the two scoped names, with the value seen on Apple's own files.
+        static func scoped(_ attribute: BackupAttribute, via carrier: Carrier = .native) -> Mark {
+            Mark(attribute: attribute, value: Array(BackupAttribute.legacy.macName.utf8), carrier: carrier)
+        }
         static func raw(_ bytes: [UInt8], via carrier: Carrier = .native) -> Mark {
             Mark(attribute: .exclude, value: bytes, carrier: carrier)
         }

@@ -38,6 +38,9 @@ struct BackupBuilder {
         var inode: Int64 = 0
         var target: String?
         var protectionClass: Int64 = 3
+        /// The MBFile's `ExtendedAttributes` (name → value), written as an NSMutableData
+        /// holding a binary plist dictionary, as a device records it; nil: no key.
+        var extendedAttributes: [String: [UInt8]]?
         /// False: the row is written but `XX/FILEID` is not (a backup lacking the bytes).
         var storeBytes = true
         /// Hostile rows: another fileID than the SHA-1, or another blob than an MBFile.
@@ -170,6 +173,12 @@ struct BackupBuilder {
         if let t = item.target {
             root["Target"] = try uid(objects.count)
             objects.append(t)
+        }
+        if let attributes = item.extendedAttributes {
+            let plist = try PropertyListSerialization.data(fromPropertyList: attributes.mapValues { Data($0) }, format: .binary, options: 0)
+            root["ExtendedAttributes"] = try uid(objects.count)
+            objects.append(["NS.data": plist, "$class": try uid(objects.count + 1)] as [String: Any])
+            objects.append(["$classname": "NSMutableData", "$classes": ["NSMutableData", "NSData", "NSObject"]])
         }
         if let key = encryptionKey {
             root["EncryptionKey"] = try uid(objects.count)

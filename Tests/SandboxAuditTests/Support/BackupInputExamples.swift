@@ -36,7 +36,15 @@ extension ExampleObservations {
         let byPath = Dictionary(example.items.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
         for i in b.items.indices {
             let isFolder = b.items[i].flags == BackupBuilder.Flags.directory.rawValue
-            b.items[i].protectionClass = byPath[b.items[i].relativePath]?.protection?.number ?? (isFolder ? 0 : 3)
+            guard b.items[i].domain == domain, let item = byPath[b.items[i].relativePath] else {
+                b.items[i].protectionClass = isFolder ? 0 : 3
+                continue
+            }
+            b.items[i].protectionClass = item.protection?.number ?? (isFolder ? 0 : 3)
+            // A backup records the item's native attributes, whatever carrier the example names.
+            if !item.marks.isEmpty {
+                b.items[i].extendedAttributes = Dictionary(item.marks.map { ($0.attribute.macName, $0.value) }, uniquingKeysWith: { a, _ in a })
+            }
         }
         try b.write(to: dir + "/backup")
         return try Audit.run(dir + "/backup", selection: ContainerSelection(app: app, appGroups: groups), policy: policy)
