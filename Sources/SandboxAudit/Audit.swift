@@ -22,7 +22,9 @@ public enum Audit {
     /// A backup folder (one holding Manifest.db) gives the domains it holds for the app.
     /// With `selection.simulator`, `input` is not read: the device found gives the containers.
     public static func inventories(of input: String, _ selection: ContainerSelection = ContainerSelection()) throws -> [Inventory] {
-        try appInventories(input, selection).inventories
+        var (inventories, notes) = try appInventories(input, selection)
+        _ = try applyAppInfo(&inventories, &notes, selection)
+        return inventories
     }
 
     /// The inventories `inventories(of:)` gives, and what finding the containers had to say.
@@ -55,8 +57,9 @@ public enum Audit {
         var selection = selection
         selection.appGroups += policy.appGroups.filter { !selection.appGroups.contains($0) }
         var notes: [String] = []
-        let inventories: [Inventory]
+        var inventories: [Inventory]
         (inventories, notes) = try appInventories(input, selection)
+        let appInfo = try applyAppInfo(&inventories, &notes, selection)
         // With --simulator, the device folder is the input.
         let input = selection.simulator == nil ? input : inventories[0].container.input
         var backup: BackupComparison?
@@ -75,18 +78,19 @@ public enum Audit {
             backup = BackupComparison(prediction: inventories, backup: held, folder: folder, app: app)
         }
         return run(input, inventories: inventories, selection: selection, policy: policy, baseline: baseline,
-                   backup: backup, notes: notes, scanTime: scanTime)
+                   backup: backup, notes: notes, scanTime: scanTime, appInfo: appInfo)
     }
 
     /// The audit of inventories already read (`backup`: the prediction already held against a
     /// backup; `notes`: what reading the input had to say).
     static func run(_ input: String, inventories: [Inventory], selection: ContainerSelection, policy: Policy,
-                    baseline: Baseline?, backup: BackupComparison?, notes: [String] = [], scanTime: Double) -> AuditResult {
+                    baseline: Baseline?, backup: BackupComparison?, notes: [String] = [], scanTime: Double, appInfo: AppInfo? = nil) -> AuditResult {
         var notes = notes
         let comparison = baseline.map { BaselineComparison(baseline: $0, inventories: inventories) }
         var context = RuleContext(settings: policy.settings, scanTime: scanTime)
         context.paths = policy.paths
         context.protection = policy.protection
+        context.appInfo = appInfo
         context.budgets = Budgets.evaluate(policy.budgets, growth: policy.growth, inventories, comparison)
         context.baseline = baseline.map { BaselineFiles($0, primaryDomain: inventories[0].domain) }
         context.backupComparison = backup

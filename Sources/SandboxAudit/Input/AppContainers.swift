@@ -15,6 +15,8 @@ public struct ContainerSelection: Sendable {
     var simulator: String?
     /// `--device-set DIR` (repeatable); empty: the default sets under `$HOME`.
     var deviceSets: [String] = []
+    /// `--app-info PATH`: the app's `Info.plist`, or its `.app` folder (`AppInfo`).
+    public var appInfo: String?
 
     public init(role: ContainerRole? = nil, app: String? = nil, appGroups: [String] = [], password: String? = nil,
                 simulator: String? = nil, deviceSets: [String] = []) {

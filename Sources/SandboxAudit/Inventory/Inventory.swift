@@ -116,7 +116,9 @@ public struct Inventory: Sendable {
 
     /// Classifies a walk. Hard-linked files count once: at their first backed-up path in byte
     /// order, or their first path when no link is backed up.
-    init(container: Container, walk: WalkResult) {
+    /// `skippedByBackup`: iOS backs none of the container up (an App Clip's): nothing is backed
+    /// up or restored, whatever its place.
+    init(container: Container, walk: WalkResult, skippedByBackup: Bool = false) {
         self.container = container
         var problems = walk.problems
         var raw = Inventory.boundedSizes(walk.entries, problems: &problems)
@@ -162,6 +164,7 @@ public struct Inventory: Sendable {
                 if fromBackup && !placement.backedUp {
                     placement = Placement(backedUp: true, restored: placement.restored, keptOnUpdate: placement.keptOnUpdate)
                 }
+                if skippedByBackup { placement = Placement(backedUp: false, restored: false, keptOnUpdate: placement.keptOnUpdate) }
                 // What a backup holds is backed up: an attribute its rows record excludes nothing.
                 let by = !fromBackup && w[i].marks.contains { $0.attribute == .exclude } ? path : lastInherited
                 zones[pos] = zone

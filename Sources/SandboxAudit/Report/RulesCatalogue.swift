@@ -58,6 +58,7 @@ public enum RulesCatalogueReport {
         if !ex.recreated.isEmpty { parts.append("re-created since by an atomic write: " + ex.recreated.map { "`\($0)`" }.joined(separator: ", ")) }
         if let backup = ex.backup { parts.append("the backup's app domain holds: " + backup.map(describe).joined(separator: "; ")) }
         if ex.backupInput { parts.append("a device backup's domain, scanned as the input") }
+        if let keys = ex.appInfoKeys { parts.append(keys.isEmpty ? "the app's Info.plist sets neither key" : "the app's Info.plist sets " + keys.map { "`\($0)`" }.joined(separator: " and ")) }
         return parts.map { " — " + $0 }.joined()
     }
 

@@ -27,9 +27,13 @@ struct RuleExample: Sendable {
     /// `protection`, XX/FILEID bytes), the domain of `role` (an extension's or App Group's beside
     /// an app domain), and scans the backup.
     let backupInput: Bool
+    /// For the rules that read the app's own Info.plist: the keys it sets to true. The harness
+    /// writes it beside the container and scans with `--app-info`.
+    let appInfoKeys: [String]?
 
     init(_ title: String, _ items: [Item], expect: [String] = [], policy: String? = nil, role: ContainerRole = .app,
-                before: [Item]? = nil, recreated: [String] = [], backup: [Item]? = nil, backupInput: Bool = false) {
+                before: [Item]? = nil, recreated: [String] = [], backup: [Item]? = nil, backupInput: Bool = false,
+                appInfoKeys: [String]? = nil) {
         self.title = title
         self.items = items
         self.expectedPaths = expect
@@ -39,6 +43,7 @@ struct RuleExample: Sendable {
         self.recreated = recreated
         self.backup = backup
         self.backupInput = backupInput
+        self.appInfoKeys = appInfoKeys
     }
 
     /// How an example carries an exclude or legacy attribute.

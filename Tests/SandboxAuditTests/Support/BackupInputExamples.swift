@@ -50,3 +50,18 @@ extension ExampleObservations {
         return try Audit.run(dir + "/backup", selection: ContainerSelection(app: app, appGroups: groups), policy: policy)
     }
 }
+
+extension ExampleObservations {
+    /// Writes the example's container and, beside it, the app's Info.plist setting `keys` to
+    /// true, and scans the container with `--app-info`.
+    static func auditWithAppInfo(_ example: RuleExample, keys: [String], at dir: String, policy: Policy) throws -> AuditResult {
+        let root = dir + "/container"
+        try Fixture.materialize(example, at: root)
+        var plist: [String: Any] = ["CFBundleIdentifier": app]
+        for k in keys { plist[k] = true }
+        try BackupBuilder.plist(plist, to: dir + "/Info.plist")
+        var selection = ContainerSelection(role: example.role)
+        selection.appInfo = dir + "/Info.plist"
+        return try Audit.run(root, selection: selection, policy: policy)
+    }
+}
