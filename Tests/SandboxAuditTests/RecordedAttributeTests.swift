@@ -129,3 +129,24 @@ extension RecordedAttributeTests {
         XCTAssertTrue(found[1].message.hasPrefix("absolute symlink to /var/mobile/Containers/Data/Application/0A1B/Library/WebKit/x, a container path of the device it was made on: backed up: whether iOS restores absolute links is open"), found[1].message)
     }
 }
+
+extension RecordedAttributeTests {
+    /// A row whose ExtendedAttributes cannot be read is still an entry, without attributes, and
+    /// the scan names what it missed; a reference loop there neither hangs nor crashes.
+    func testARowWithUnreadableAttributesIsKeptAndReported() throws {
+        let dir = try TempDir("hostile-attributes")
+        var b = try T.standard()
+        for i in b.items.indices where b.items[i].domain == T.appDomain && b.items[i].relativePath == "Documents/notes.txt" {
+            b.items[i].extendedAttributesBytes = try XCTUnwrap(BoundedPlistBomb.bytes)
+        }
+        try b.write(to: dir.sub("B"))
+        let result = try Audit.run(dir.sub("B"), selection: ContainerSelection(app: T.app))
+        let entry = try XCTUnwrap(result.inventory.entry(at: ContainerPath("Documents/notes.txt")))
+        XCTAssertEqual(entry.entry.marks, [])
+        XCTAssertEqual(entry.protectionClass, .completeUntilFirstUserAuthentication)
+        XCTAssertFalse(result.complete)
+        XCTAssertEqual(result.missed.map(\.path.display), ["Documents/notes.txt"])
+        XCTAssertTrue(result.missed.first?.why.contains("its ExtendedAttributes is not a property list of names and values: its attributes are not read") == true,
+                      "\(result.missed)")
+    }
+}
