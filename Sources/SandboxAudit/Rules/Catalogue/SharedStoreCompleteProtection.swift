@@ -10,10 +10,12 @@ struct SharedStoreCompleteProtection: Rule {
         rationale: """
             A file at `complete` is readable only while the device is unlocked (\(References.fileProtectionType)). \
             Stores in an App Group container are opened by extensions, widgets and background tasks that run \
-            while the device is locked: a `complete` store there fails to open or to write, and SQLite reports \
-            a disk I/O or authorisation error in the extension (\(References.grdbLockedGroupStore); \
-            \(References.mixpanelFileProtection) opens its store with \
-            completeUntilFirstUserAuthentication for that reason). Only a device backup records classes \
+            while the device is locked: a `complete` store there cannot be read then (SQLite's reads of its \
+            -wal fail with "Operation not permitted", and closing the database crashed the app in \
+            \(References.grdbLockedGroupStore)). Mixpanel's SDK opens its store with \
+            SQLITE_OPEN_FILEPROTECTION_COMPLETEUNTILFIRSTUSERAUTHENTICATION so that the database and its WAL \
+            and SHM files stay readable in the background after the first unlock \
+            (\(References.mixpanelFileProtection)). Only a device backup records classes \
             (\(References.backupClassNumbers)): the rule checks backup input only, and a store is \
             recognised by its first bytes.
             """,
