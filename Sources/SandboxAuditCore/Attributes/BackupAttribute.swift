@@ -1,13 +1,44 @@
 import Foundation
 import SandboxAuditSystem
 
-/// The two exclude-from-backup attributes (docs/what-ios-backs-up.md).
+/// The exclude-from-backup attributes (docs/what-ios-backs-up.md): the one `isExcludedFromBackup`
+/// writes, its legacy form, and two scoped names seen only on Apple's own files, which change
+/// no verdict.
 public enum BackupAttribute: String, Sendable, CaseIterable {
     /// `com.apple.metadata:com_apple_backup_excludeItem`: what `isExcludedFromBackup` writes.
     /// Its presence excludes the item, whatever the value.
     case exclude = "com.apple.metadata:com_apple_backup_excludeItem"
     /// `com.apple.MobileBackup`: honoured by iOS 5.0.1 only (QA1719). Does not exclude.
     case legacy = "com.apple.MobileBackup"
+    /// Undocumented; by its name, an exclusion from iCloud backups only. Seen in a real
+    /// device backup on one of Apple's own folders. Changes no verdict.
+    case cloudExclude = "com.apple.metadata:com_apple_cloudBackup_excludeItem"
+    /// Undocumented; by its name, an exclusion from unencrypted computer backups only. Seen
+    /// beside `cloudExclude`, value `com.apple.MobileBackup`. Changes no verdict.
+    case unencryptedExclude = "com.apple.metadata:com_apple_unencryptedBackup_excludeItem"
+
+    /// The two scoped names: recognised and reported, never taken as an exclusion.
+    package var isScoped: Bool { self == .cloudExclude || self == .unencryptedExclude }
+
+    /// What the attribute means, in a phrase (inventory lines, reports).
+    public var meaning: String {
+        switch self {
+        case .exclude: return "excludes the item from iCloud and computer backups (what isExcludedFromBackup writes)"
+        case .legacy: return "the legacy exclusion, honoured by iOS 5.0.1 only: excludes nothing today"
+        case .cloudExclude: return "undocumented, seen only on Apple's own files; by its name, an exclusion from iCloud backups only: this tool takes it as no exclusion"
+        case .unencryptedExclude: return "undocumented, seen only on Apple's own files; by its name, an exclusion from unencrypted computer backups only: this tool takes it as no exclusion"
+        }
+    }
+
+    /// How reports and the rules catalogue name it.
+    package var shortName: String {
+        switch self {
+        case .exclude: return "exclude attribute"
+        case .legacy: return "legacy com.apple.MobileBackup"
+        case .cloudExclude: return "scoped com_apple_cloudBackup_excludeItem"
+        case .unencryptedExclude: return "scoped com_apple_unencryptedBackup_excludeItem"
+        }
+    }
 
     /// The macOS name, as carried in AppleDouble sidecars and archives from macOS.
     public var macName: String { rawValue }
@@ -85,12 +116,16 @@ public enum AttributeSource: Hashable, Sendable {
     /// An AppleDouble file in a `__MACOSX/` mirror tree (path relative to the input's parent
     /// folders, as found).
     case macosxMirror(sidecar: String)
+    /// A device backup's record of the item: its `Manifest.db` row's MBFile `ExtendedAttributes`,
+    /// under the name given (the item carried it as a native attribute on the device).
+    case manifest(name: String)
 
     public var kind: String {
         switch self {
         case .native: return "native"
         case .appleDouble: return "appledouble"
         case .macosxMirror: return "macosx"
+        case .manifest: return "manifest"
         }
     }
 
@@ -99,6 +134,7 @@ public enum AttributeSource: Hashable, Sendable {
         case .native(let name): return name
         case .appleDouble(let p): return p.display
         case .macosxMirror(let p): return p
+        case .manifest(let name): return name
         }
     }
 }

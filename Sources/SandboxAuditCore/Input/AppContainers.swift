@@ -16,6 +16,8 @@ public struct ContainerSelection: Sendable {
     var simulator: String?
     /// `--device-set DIR` (repeatable); empty: the default sets under `$HOME`.
     var deviceSets: [String] = []
+    /// `--app-info PATH`: the app's `Info.plist`, or its `.app` folder (`AppInfo`).
+    public var appInfo: String?
 
     public init(role: ContainerRole? = nil, app: String? = nil, appGroups: [String] = [], password: String? = nil,
                 simulator: String? = nil, deviceSets: [String] = []) {
@@ -31,7 +33,7 @@ public struct ContainerSelection: Sendable {
 /// An app's containers: its data container, its extensions' and its App Groups', each a
 /// backup domain of its own. Found in a Simulator device folder by their container-manager
 /// metadata; other apps' containers are identified by that file alone and never read.
-enum AppContainers {
+package enum AppContainers {
     /// The Containers folder of a Simulator device: `DEVICE/data/Containers`, given the
     /// device folder, its `data`, or that folder itself. Nil when `path` is none of these.
     static func containersFolder(_ path: String) -> String? {
@@ -132,7 +134,7 @@ enum AppContainers {
 
     /// The Simulator `Containers` folder holding the container at `root`
     /// (`Containers/Data/Application/UUID`, `Data/PluginKitPlugin/UUID` or `Shared/AppGroup/UUID`).
-    static func containersAbove(_ root: String) -> String? {
+    package static func containersAbove(_ root: String) -> String? {
         guard Container.folderRole(root) != nil else { return nil }
         var parts = root.split(separator: "/", omittingEmptySubsequences: false)
         parts.removeLast(3)

@@ -40,6 +40,8 @@ public final class InventoryEntry: Sendable {
     /// The bytes this entry adds to the totals (0 when it adds none; a symlink adds none).
     public var countedSize: Int64 { countsInTotals ? entry.contentSize : 0 }
 
+    /// The class a device backup records (nil: not recorded, or not a backup input).
+    package var protectionClass: ProtectionClass? { entry.protectionClass }
     package var carriesExclude: Bool { entry.marks.contains { $0.attribute == .exclude } }
     package var carriesLegacy: Bool { entry.marks.contains { $0.attribute == .legacy } }
 }
@@ -115,7 +117,9 @@ public struct Inventory: Sendable {
 
     /// Classifies a walk. Hard-linked files count once: at their first backed-up path in byte
     /// order, or their first path when no link is backed up.
-    package init(container: Container, walk: WalkResult) {
+    /// `skippedByBackup`: iOS backs none of the container up (an App Clip's): nothing is backed
+    /// up or restored, whatever its place.
+    package init(container: Container, walk: WalkResult, skippedByBackup: Bool = false) {
         self.container = container
         var problems = walk.problems
         var raw = Inventory.boundedSizes(walk.entries, problems: &problems)
@@ -161,7 +165,9 @@ public struct Inventory: Sendable {
                 if fromBackup && !placement.backedUp {
                     placement = Placement(backedUp: true, restored: placement.restored, keptOnUpdate: placement.keptOnUpdate)
                 }
-                let by = w[i].marks.contains { $0.attribute == .exclude } ? path : lastInherited
+                if skippedByBackup { placement = Placement(backedUp: false, restored: false, keptOnUpdate: placement.keptOnUpdate) }
+                // What a backup holds is backed up: an attribute its rows record excludes nothing.
+                let by = !fromBackup && w[i].marks.contains { $0.attribute == .exclude } ? path : lastInherited
                 zones[pos] = zone
                 placements[pos] = placement
                 // System entries have no verdicts: nothing excludes them (format: null).

@@ -5,8 +5,10 @@ import SandboxAuditSystem
 /// `relativePath` below the domain root, its kind from `flags` (1 file, 2 directory,
 /// 4 symlink), size, mode, times and inode from its MBFile, a symlink's target, and the first
 /// bytes of the files the rules want them of (`Walker.headerLength`'s choice, as the folder
-/// walk makes it), read from `XX/FILEID`. No marks: the exclusion attribute is not in a backup
-/// (an excluded file is simply absent).
+/// walk makes it), read from `XX/FILEID`; its data protection class; and its marks: the backup
+/// attributes among the extended attributes its MBFile records (`ExtendedAttributes`). An
+/// excluded file is simply absent; what the rows record is reported, and excludes nothing of
+/// what the backup holds.
 ///
 /// The domain root (relativePath "") is the root, not an entry. A row whose path is absolute,
 /// has `.`, `..` or empty components, or repeats another row's path; a blob that is not an
@@ -70,12 +72,17 @@ package struct BackupWalk {
             problem("its flags \(row.flags) are none of 1 (file), 2 (directory), 4 (symlink): not read")
             return
         }
+        if let why = mb.extendedAttributesProblem { problem(why + ": its attributes are not read") }
+        let marks = (mb.extendedAttributes ?? []).compactMap { a in
+            BackupAttribute(attributeName: Array(a.name.utf8)).map { AttributeMark(attribute: $0, value: a.value, source: .manifest(name: a.name)) }
+        }
         let size = kind == .directory ? 0 : (mb.size ?? Int64(mb.target?.count ?? 0))
         let defaultMode: UInt32 = kind == .file ? 0o100644 : kind == .directory ? 0o40755 : 0o120755
         walk.entries.append(WalkEntry(
             path: path, kind: kind, special: nil, size: size, allocated: size, mode: mb.mode ?? defaultMode,
             modifiedSeconds: mb.lastModified ?? 0, modifiedNanoseconds: 0, device: 0, inode: mb.inode ?? 0,
-            linkCount: 1, symlinkTarget: kind == .symlink ? (mb.target ?? []) : nil, header: nil, marks: []))
+            linkCount: 1, symlinkTarget: kind == .symlink ? (mb.target ?? []) : nil, header: nil, marks: marks,
+            protectionClass: ProtectionClass(recorded: mb.protectionClass)))
         if kind == .file {
             if BackupFolder.isFileID(row.fileID) {
                 files[path] = BackupSource.Stored(fileID: row.fileID, size: size, encryptionKey: mb.encryptionKey)

@@ -27,6 +27,9 @@ package struct WalkEntry: Sendable {
     package var header: [UInt8]?
     /// Backup attributes found on the entry (native or from sidecars).
     package var marks: [AttributeMark]
+    /// The data protection class a device backup records for the entry; nil when not recorded
+    /// or not observable (every input but a backup).
+    package var protectionClass: ProtectionClass? = nil
     package var modifiedTime: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
     /// Files and symlinks hold content (a symlink: its target); folders and special files do not.
     package var holdsContent: Bool { kind == .file || kind == .symlink }

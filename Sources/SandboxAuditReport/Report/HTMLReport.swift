@@ -59,6 +59,7 @@ enum HTMLReport {
         if !result.budgets.isEmpty { h += budgets(result) }
         if let cmp = result.comparison { h += baseline(cmp) }
         if let b = result.backupComparison { h += BackupComparisonReport.html(b) }
+        h += ProtectionReport.html(result)
         for i in result.inventories { h += largest(i, domain: result.isMultiDomain ? i.domain : nil) }
         h += findings(result, summary)
         h += """

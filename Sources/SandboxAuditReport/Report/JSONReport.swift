@@ -80,6 +80,7 @@ public enum JSONReport {
                 ("unreadable", .int(Int64(inv.problems.count))),
             ])),
             ("zones", .array(zones)),
+            ("protection", ProtectionReport.json(ProtectionCensus(inv))),
         ])
     }
 
@@ -122,6 +123,7 @@ public enum JSONReport {
             ("complete", .bool(result.complete)),
             ("missed", .array(result.missed.map(missed))),
             ("notes", .array(result.notes.map { .string($0) })),
+            ("protection", ProtectionReport.json(result)),
             ("policy", .object([("source", .optional(result.policy.source))])),
             ("budgets", .array(result.budgets.map(budget))),
             ("baseline", result.comparison.map { comparison($0, suppressed: summary.baselineFindings) } ?? .null),
@@ -235,6 +237,7 @@ public enum JSONReport {
         if let target = w.symlinkTarget {
             fields.append(("symlinkTarget", .string(ByteText.display(target))))
         }
+        fields.append(("protectionClass", w.protectionClass.map { .string($0.name) } ?? .null))
         fields.append(("attributes", .array(w.marks.map(mark))))
         return .object(fields)
     }
@@ -247,6 +250,7 @@ public enum JSONReport {
         ]
         if m.attribute == .exclude { fields.append(("valueClass", .string(m.valueClass.rawValue))) }
         fields.append(("valueHex", .string(ByteText.hexString(m.value))))
+        fields.append(("meaning", .string(m.attribute.meaning)))
         return .object(fields)
     }
 }

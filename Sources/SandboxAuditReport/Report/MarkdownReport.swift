@@ -87,6 +87,7 @@ public enum MarkdownReport {
         }
 
         if let b = result.backupComparison { md += BackupComparisonReport.markdown(b) }
+        md += ProtectionReport.markdown(result)
 
         var tail = summary.notReported.isEmpty ? "" : "\nNot reported: " + summary.notReported.joined(separator: ", ") + "."
         tail += "\n\n<sub>\(ByteSize.unitsNote). sandbox-audit \(Audit.toolVersion).</sub>\n"

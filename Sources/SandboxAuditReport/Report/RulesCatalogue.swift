@@ -27,11 +27,12 @@ public enum RulesCatalogueReport {
         case .files(let count, let size): text = "\(count) files of \(ByteSize.format(Int64(size))) in folder `\(item.path)/`"
         }
         for m in item.marks {
-            let name = m.attribute == .exclude ? "exclude attribute" : "legacy com.apple.MobileBackup"
+            let name = m.attribute.shortName
             let cls = m.attribute == .exclude ? " (\(AttributeValueClass.classify(m.value).rawValue))" : ""
             text += ", \(name)\(cls) \(m.carrier == .native ? "as a native attribute" : m.carrier == .sidecar ? "in a ._ sidecar" : "in a __MACOSX mirror sidecar")"
         }
         if let age = item.age { text += ", modified \(Age.format(age)) ago" }
+        if let c = item.protection { text += ", protection class `\(c.name)`" }
         return text
     }
 
@@ -61,6 +62,8 @@ public enum RulesCatalogueReport {
         if let before = ex.before { parts.append("at the baseline: " + before.map(describe).joined(separator: "; ")) }
         if !ex.recreated.isEmpty { parts.append("re-created since by an atomic write: " + ex.recreated.map { "`\($0)`" }.joined(separator: ", ")) }
         if let backup = ex.backup { parts.append("the backup's app domain holds: " + backup.map(describe).joined(separator: "; ")) }
+        if ex.backupInput { parts.append("a device backup's domain, scanned as the input") }
+        if let keys = ex.appInfoKeys { parts.append(keys.isEmpty ? "the app's Info.plist sets neither key" : "the app's Info.plist sets " + keys.map { "`\($0)`" }.joined(separator: " and ")) }
         return parts.map { " — " + $0 }.joined()
     }
 

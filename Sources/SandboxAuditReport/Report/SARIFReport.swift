@@ -54,6 +54,7 @@ enum SARIFReport {
         if let id = summary.bundleIdentifier { runProperties.append(("bundleIdentifier", .string(id))) }
         // A backup's domains are no folders: their paths are the backup's relativePaths.
         if let b = summary.backup { runProperties.append(("backup", .string(b))) }
+        runProperties += ProtectionReport.sarifProperties(result)
         return .object([
             ("$schema", .string("https://json.schemastore.org/sarif-2.1.0.json")),
             ("version", .string("2.1.0")),

@@ -39,6 +39,7 @@ struct TextReport {
         var lines = header(result, summary)
         lines += zoneTables(result)
         lines += headlineNumbers(result)
+        lines += ProtectionReport.text(result, bold: bold)
         lines += budgets(result)
         lines += baselineComparison(result)
         if let b = result.backupComparison { lines += BackupComparisonReport.text(b, bold: bold) }

@@ -19,7 +19,9 @@ public enum Audit {
     /// A backup folder (one holding Manifest.db) gives the domains it holds for the app.
     /// With `selection.simulator`, `input` is not read: the device found gives the containers.
     public static func inventories(of input: String, _ selection: ContainerSelection = ContainerSelection()) throws -> [Inventory] {
-        try inventories(InputKinds.detect(input, selection).read()).inventories
+        var (inventories, notes) = inventories(try InputKinds.detect(input, selection).read())
+        _ = try applyAppInfo(&inventories, &notes, selection)
+        return inventories
     }
 
     /// The inventories of what an input read gives, and what finding the containers had to say.
@@ -37,7 +39,8 @@ public enum Audit {
         var selection = selection
         selection.appGroups += policy.appGroups.filter { !selection.appGroups.contains($0) }
         let given = try InputKinds.detect(input, selection).read()
-        let (inventories, notes) = inventories(given)
+        var (inventories, notes) = inventories(given)
+        let appInfo = try applyAppInfo(&inventories, &notes, selection)
         // The path reports name (with --simulator, the app's data container found).
         let input = given.input
         var backup: BackupComparison?
@@ -53,17 +56,19 @@ public enum Audit {
             backup = BackupComparison(prediction: inventories, backup: held, folder: folder, app: app)
         }
         return run(input, inventories: inventories, selection: selection, policy: policy, baseline: baseline,
-                   backup: backup, notes: notes, scanTime: scanTime)
+                   backup: backup, notes: notes, scanTime: scanTime, appInfo: appInfo)
     }
 
     /// The audit of inventories already read (`backup`: the prediction already held against a
     /// backup; `notes`: what reading the input had to say).
     static func run(_ input: String, inventories: [Inventory], selection: ContainerSelection, policy: Policy,
-                    baseline: Baseline?, backup: BackupComparison?, notes: [String] = [], scanTime: Double) -> AuditResult {
+                    baseline: Baseline?, backup: BackupComparison?, notes: [String] = [], scanTime: Double, appInfo: AppInfo? = nil) -> AuditResult {
         var notes = notes
         let comparison = baseline.map { BaselineComparison(baseline: $0, inventories: inventories) }
         var context = RuleContext(settings: policy.settings, scanTime: scanTime)
         context.paths = policy.paths
+        context.protection = policy.protection
+        context.appInfo = appInfo
         context.budgets = Budgets.evaluate(policy.budgets, growth: policy.growth, inventories, comparison)
         context.baseline = baseline.map { BaselineFiles($0, primaryDomain: inventories[0].domain) }
         context.backupComparison = backup

@@ -18,6 +18,8 @@ public struct Policy: Sendable {
     package var paths: [PathPolicy] = []
     var budgets: [Budget] = []
     var growth: GrowthBudget?
+    /// The weakest data protection class allowed, by glob (`protection:`).
+    var protection: [ProtectionRequirement] = []
     /// App Group identifiers whose containers belong to the app (`appGroups:`).
     public var appGroups: [String] = []
 

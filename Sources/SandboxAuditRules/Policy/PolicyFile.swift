@@ -55,7 +55,7 @@ public enum PolicyFile {
 
     // MARK: the schema
 
-    static let topKeys = ["failOn", "rules", "ignore", "paths", "budgets", "growth", "appGroups"]
+    static let topKeys = ["failOn", "rules", "ignore", "paths", "budgets", "growth", "appGroups", "protection"]
     static let pathKeys = ["path", "backup", "forbidden", "maxSize"]
     static let budgetKeys = ["backup", "churn", "zones", "paths", "domains"]
     static let budgetPathKeys = ["path", "max", "measure"]
@@ -152,6 +152,7 @@ public enum PolicyFile {
                 guard let seq = v.sequence else { throw Failure(message: "paths must be a list of {path: GLOB, …} entries", mark: v.mark) }
                 policy.paths = try seq.map(readPathPolicy)
             case "budgets": try readBudgets(v, into: &policy)
+            case "protection": try readProtection(v, into: &policy)
             case "appGroups":
                 guard let seq = v.sequence else { throw Failure(message: "appGroups must be a list of App Group identifiers (group.…)", mark: v.mark) }
                 policy.appGroups = try seq.map { try string($0, "appGroups") }

@@ -52,6 +52,11 @@ extension PolicyFile {
           #   - path: "Library/Application Support/**"
           #     max: 5MB
 
+        # The weakest data protection class allowed, by glob: checked on a device backup only
+        # (complete, completeUnlessOpen, completeUntilFirstUserAuthentication, none).
+        # protection:
+        #   "Documents/Private": complete
+
         # Growth of the backup footprint against --baseline: max(10% of it, 1 MB).
         # growth:
         #   backup: "10%"
@@ -120,6 +125,9 @@ extension PolicyFile {
         if !globs.isEmpty { budgets.append(("paths", Node.sequence(Node.Sequence(globs)))) }
         top.append(("budgets", map(budgets)))
         if !policy.appGroups.isEmpty { top.append(("appGroups", Node.sequence(Node.Sequence(policy.appGroups.map { scalar($0) })))) }
+        if !policy.protection.isEmpty {
+            top.append(("protection", map(policy.protection.map { ($0.glob.pattern, scalar($0.weakest.name)) })))
+        }
         if let g = policy.growth {
             top.append(("growth", map([("backup", scalar("\(g.percent)%")), ("min", size(g.minimum))])))
         }

@@ -43,7 +43,7 @@ enum FixCommand {
     /// Where the scan saw a mark, as `--carrier` names it.
     static func carrier(_ source: AttributeSource) -> BackupMarker.Carrier {
         switch source {
-        case .native: return .native
+        case .native, .manifest: return .native
         case .appleDouble: return .sidecar
         case .macosxMirror: return .macosx
         }

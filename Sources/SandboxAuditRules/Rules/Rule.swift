@@ -71,6 +71,10 @@ public struct RuleContext: Sendable {
     var baseline: BaselineFiles?
     /// The prediction held against a real backup (`--against-backup`).
     var backupComparison: BackupComparison?
+    /// The policy's `protection:` requirements (protection-below-policy checks them).
+    var protection: [ProtectionRequirement] = []
+    /// The app's own Info.plist, when the scan has it (user-visible-documents reads it).
+    var appInfo: AppInfo?
 
     init(settings: RuleSettings = RuleSettings(), scanTime: Double = Date().timeIntervalSince1970, content: ContentReader? = nil) {
         self.settings = settings
@@ -144,6 +148,12 @@ public enum RuleCatalogue {
         BudgetExceeded(),
         ExclusionLost(),
         BackupPredictionMismatch(),
+        ProtectionBelowPolicy(),
+        StoreProtectionMismatch(),
+        SharedStoreCompleteProtection(),
+        UnprotectedStore(),
+        ScopedExclusionAttribute(),
+        UserVisibleDocuments(),
     ]
 
     public static func rule(id: String) -> (any Rule)? { byID[id] }

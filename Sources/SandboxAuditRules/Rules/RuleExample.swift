@@ -25,9 +25,18 @@ package struct RuleExample: Sendable {
     /// the app's domain (paths relative to the domain root, kinds, sizes). The harness builds a
     /// real backup folder of it and scans the example with `--against-backup`.
     package let backup: [Item]?
+    /// True for the rules that only a device backup can feed (data protection): the harness
+    /// writes `items` as a real backup folder (Manifest.db, MBFile blobs with each item's
+    /// `protection`, XX/FILEID bytes), the domain of `role` (an extension's or App Group's beside
+    /// an app domain), and scans the backup.
+    package let backupInput: Bool
+    /// For the rules that read the app's own Info.plist: the keys it sets to true. The harness
+    /// writes it beside the container and scans with `--app-info`.
+    package let appInfoKeys: [String]?
 
     init(_ title: String, _ items: [Item], expect: [String] = [], policy: String? = nil, role: ContainerRole = .app,
-                before: [Item]? = nil, recreated: [String] = [], backup: [Item]? = nil) {
+                before: [Item]? = nil, recreated: [String] = [], backup: [Item]? = nil, backupInput: Bool = false,
+                appInfoKeys: [String]? = nil) {
         self.title = title
         self.items = items
         self.expectedPaths = expect
@@ -36,6 +45,8 @@ package struct RuleExample: Sendable {
         self.before = before
         self.recreated = recreated
         self.backup = backup
+        self.backupInput = backupInput
+        self.appInfoKeys = appInfoKeys
     }
 
     /// How an example carries an exclude or legacy attribute.
@@ -53,6 +64,10 @@ package struct RuleExample: Sendable {
         }
         static func legacy(via carrier: Carrier = .native) -> Mark {
             Mark(attribute: .legacy, value: BackupAttribute.legacyValue, carrier: carrier)
+        }
+        /// One of the two scoped names, with the value seen on Apple's own files.
+        static func scoped(_ attribute: BackupAttribute, via carrier: Carrier = .native) -> Mark {
+            Mark(attribute: attribute, value: Array(BackupAttribute.legacy.macName.utf8), carrier: carrier)
         }
         static func raw(_ bytes: [UInt8], via carrier: Carrier = .native) -> Mark {
             Mark(attribute: .exclude, value: bytes, carrier: carrier)
@@ -80,6 +95,17 @@ package struct RuleExample: Sendable {
         package let marks: [Mark]
         /// Modification time this many seconds before now.
         package let age: Double?
+        /// The data protection class a backup records for it (`backupInput` examples only).
+        package var protection: ProtectionClass? = nil
+
+        /// The item at data protection class `c` in the example's backup.
+        func at(_ c: ProtectionClass) -> Item {
+            var item = self
+            item.protection = c
+            return item
+        }
+        /// A one-page SQLite database (its header, then zeros).
+        static func sqlite(_ path: String) -> Item { bytes(path, VolatileStore.sampleSQLiteFile) }
 
         static func file(_ path: String, size: Int = 16, _ marks: Mark..., age: Double? = nil) -> Item {
             Item(path: path, kind: .file(size: size), marks: marks, age: age)

@@ -25,8 +25,23 @@ struct MBFile: Sendable, Equatable {
     var target: [UInt8]?
     /// An encrypted backup's wrapped file key (with its 4-byte protection class in front).
     var encryptionKey: [UInt8]?
+    /// `ExtendedAttributes`: the item's extended attributes as the device recorded them, by
+    /// name (sorted), each value's bytes. An NSData holding a binary plist of name → data, as
+    /// public readers decode it; nil when the row records none.
+    var extendedAttributes: [(name: String, value: [UInt8])]?
+    /// Why `ExtendedAttributes` was present but could not be read (the rest of the row is).
+    var extendedAttributesProblem: String?
 
     init() {}
+
+    static func == (a: MBFile, b: MBFile) -> Bool {
+        a.size == b.size && a.mode == b.mode && a.lastModified == b.lastModified && a.lastStatusChange == b.lastStatusChange
+            && a.birth == b.birth && a.inode == b.inode && a.userID == b.userID && a.groupID == b.groupID
+            && a.protectionClass == b.protectionClass && a.flags == b.flags && a.relativePath == b.relativePath
+            && a.target == b.target && a.encryptionKey == b.encryptionKey && a.extendedAttributesProblem == b.extendedAttributesProblem
+            && a.extendedAttributes?.map(\.name) == b.extendedAttributes?.map(\.name)
+            && a.extendedAttributes?.map(\.value) == b.extendedAttributes?.map(\.value)
+    }
 
     /// A blob larger than this is not decoded (a real one is well under 1 KiB).
     static let maximumBlobSize = 64 * 1024
@@ -83,7 +98,29 @@ struct MBFile: Sendable, Equatable {
         f.relativePath = value("RelativePath") as? String
         f.target = dataBytes(value("Target"), objects)
         f.encryptionKey = dataBytes(value("EncryptionKey"), objects)
+        if root["ExtendedAttributes"] != nil {
+            switch decodeAttributes(dataBytes(value("ExtendedAttributes"), objects)) {
+            case .success(let list): f.extendedAttributes = list
+            case .failure(let refusal): f.extendedAttributesProblem = refusal.reason
+            }
+        }
         return .success(f)
+    }
+
+    /// The attributes in `ExtendedAttributes`' bytes: a binary or XML plist dictionary of names
+    /// to data (a string value is taken as its UTF-8), read with the same bounds as the blob
+    /// that held it (`BoundedPlist`: no reference bombs, no deep nesting).
+    static func decodeAttributes(_ bytes: [UInt8]?) -> Result<[(name: String, value: [UInt8])], Refusal> {
+        guard let bytes else { return .failure(Refusal(reason: "its ExtendedAttributes is not data")) }
+        guard case .success(let parsed) = BoundedPlist.decode(bytes, maximumSize: maximumBlobSize),
+              let dictionary = parsed.object as? [String: Any] else {
+            return .failure(Refusal(reason: "its ExtendedAttributes is not a property list of names and values"))
+        }
+        var list: [(name: String, value: [UInt8])] = []
+        for (name, v) in dictionary {
+            if let d = v as? Data { list.append((name, [UInt8](d))) } else if let s = v as? String { list.append((name, Array(s.utf8))) }
+        }
+        return .success(list.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) })
     }
 
     /// A string's UTF-8, data's bytes, or an NSData/NSMutableData archive object's `NS.data`.

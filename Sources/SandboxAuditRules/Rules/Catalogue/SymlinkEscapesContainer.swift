@@ -11,7 +11,12 @@ struct SymlinkEscapesContainer: Rule {
         rationale: """
             Backup and restore carry the link, not what it points to, and the container moves on update and \
             differs per device (\(References.filesSavedDuringUpdates)): a link out of the container is broken \
-            after restore or on another device. The scan never follows links; it resolves the target's text.
+            after restore or on another device. The scan never follows links; it resolves the target's text. \
+            An absolute link into a container's own path (`/var/mobile/Containers/Data/Application/UUID/…`, \
+            common in Library/WebKit and seen in real backups) is named as such: for app domains MobileBackup \
+            restores relative links, and nothing in its decompiled sources says it restores absolute ones \
+            (\(References.whatIOSBacksUp)); whether it does is open, and either way the link dangles on a new \
+            device, where the container has another UUID. A note, not a verdict: the link counts as backed up.
             """,
         fix: "Store a path relative to the container and resolve it at run time (e.g. from FileManager.urls(for:in:)).",
         defaultSeverity: .note,
@@ -23,6 +28,9 @@ struct SymlinkEscapesContainer: Rule {
         nonTriggeringExamples: [
             RuleExample("A link within the container", [.file("Documents/a.txt"), .symlink("Library/latest", to: "../Documents/a.txt")]),
         ])
+
+    /// The folders of container paths on a device or Simulator (`…/Containers/Data/Application/UUID`).
+    static let containerMarkers = ["/Containers/Data/Application/", "/Containers/Data/PluginKitPlugin/", "/Containers/Shared/AppGroup/"]
 
     /// Where `target` of the link at `path` lands, relative to the data root, or nil when it
     /// leaves it. `dataRoot` is the absolute data root, for absolute targets.
@@ -53,6 +61,10 @@ struct SymlinkEscapesContainer: Rule {
         inventory.entries.compactMap { e in
             guard e.entry.kind == .symlink, let target = e.entry.symlinkTarget else { return nil }
             guard SymlinkEscapesContainer.resolve(target, at: e.path, dataRoot: inventory.container.dataRoot) == nil else { return nil }
+            if target.first == UInt8(ascii: "/"), Self.containerMarkers.contains(where: { ByteText.display(target).contains($0) }) {
+                let backed = e.backedUp == true ? "backed up: " : ""
+                return finding(e.path, "absolute symlink to \(ByteText.display(target)), a container path of the device it was made on: \(backed)whether iOS restores absolute links is open, and either way it dangles on a new device, where the container has another UUID")
+            }
             return finding(e.path, "symlink to \(ByteText.display(target)) points outside the container")
         }
     }
