@@ -62,10 +62,10 @@ public enum ComparisonReport {
 
     static func sections(_ c: ReportComparison) -> [Section] {
         func paths(_ title: String, _ list: [PathChange]) -> Section {
-            Section(title: "\(title) (\(list.count))", rows: nil, lines: list.prefix(500).map { pathLine($0, c) }, total: list.count, unavailable: c.pathsUnavailable)
+            Section(title: "\(title) (\(groupedDigits(Int64(list.count))))", rows: nil, lines: list.prefix(500).map { pathLine($0, c) }, total: list.count, unavailable: c.pathsUnavailable)
         }
         func findings(_ title: String, _ list: [FindingRecord]) -> Section {
-            Section(title: "\(title) (\(list.count))", rows: nil, lines: list.prefix(500).map { findingLine($0, c) }, total: list.count, unavailable: nil)
+            Section(title: "\(title) (\(groupedDigits(Int64(list.count))))", rows: nil, lines: list.prefix(500).map { findingLine($0, c) }, total: list.count, unavailable: nil)
         }
         return [
             Section(title: "By domain", rows: c.domains, lines: [], total: c.domains.count, unavailable: nil),
