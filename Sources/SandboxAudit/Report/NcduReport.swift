@@ -25,14 +25,21 @@ enum NcduReport {
             nodes.append(Node(name: Array((multi ? inventory.domain : inventory.container.dataRoot).utf8)))
             if multi { nodes[0].children.append(top) }
             var index: [ContainerPath: Int] = [.root: top]
-            // The folder of `path`, made (as a bare folder) when the inventory does not list it.
+            // The folder of `path`, made (as bare folders, without recursion: chains run thousands
+            // deep) when the inventory does not list it or the folders above it.
             func folder(_ path: ContainerPath) -> Int {
-                if let i = index[path] { return i }
-                let parent = folder(path.parent ?? .root)
-                nodes.append(Node(name: Array(path.name)))
-                index[path] = nodes.count - 1
-                nodes[parent].children.append(nodes.count - 1)
-                return nodes.count - 1
+                var missing: [ContainerPath] = []
+                var p = path
+                while index[p] == nil, let up = p.parent {
+                    missing.append(p)
+                    p = up
+                }
+                for m in missing.reversed() {
+                    nodes.append(Node(name: Array(m.name)))
+                    nodes[index[m.parent ?? .root]!].children.append(nodes.count - 1)
+                    index[m] = nodes.count - 1
+                }
+                return index[path]!
             }
             for e in inventory.entries {
                 let parent = folder(e.path.parent ?? .root)
