@@ -31,7 +31,7 @@ public enum ComparisonReport {
     }
 
     /// The path as the reports write it: `DOMAIN/PATH` outside the app's data container.
-    static func place(_ key: ComparedReport.PathKey?, domain: String, path: ContainerPath?, in c: ReportComparison) -> String {
+    static func place(domain: String, path: ContainerPath?, in c: ReportComparison) -> String {
         let primary = c.head.domains.first ?? domain
         let shown = path?.display ?? "(no path)"
         return domain == primary ? shown : "\(domain)/\(shown)"
@@ -41,14 +41,14 @@ public enum ComparisonReport {
         let sizes = "\(p.before.map { ByteSize.format($0.size) } ?? "new") → \(p.after.map { ByteSize.format($0.size) } ?? "removed")"
         let backedUp = (p.after ?? p.before)?.backedUp == true ? "backed up" : "not backed up"
         let owner = p.owner.map { ", owner \($0)" } ?? ""
-        return "\(delta(p.delta))  \(place(p.key, domain: p.key.domain, path: p.key.path, in: c)) (\(sizes), \(backedUp)\(owner))"
+        return "\(delta(p.delta))  \(place(domain: p.key.domain, path: p.key.path, in: c)) (\(sizes), \(backedUp)\(owner))"
     }
 
     static func findingLine(_ f: FindingRecord, _ c: ReportComparison) -> String {
         let head = [f.severity, f.ruleId].compactMap { $0 }.joined(separator: " ")
         let message = f.message.map { ": \($0)" } ?? ""
         let owner = f.owner.map { " (owner \($0))" } ?? ""
-        return "\(head) \(place(nil, domain: f.domain, path: f.path, in: c))\(message)\(owner)"
+        return "\(head) \(place(domain: f.domain, path: f.path, in: c))\(message)\(owner)"
     }
 
     /// The sections both formats print, each a title and its lines (or why it has none).

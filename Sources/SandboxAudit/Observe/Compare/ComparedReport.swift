@@ -82,7 +82,7 @@ struct ComparedReport: Sendable {
         }
         let notReport = InputError("\(what) \(location) is not a sandbox-audit scan report (scan --format json) or baseline (scan --write-baseline)")
         guard let root = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { throw notReport }
-        var reader = Reader(location: location, what: what)
+        let reader = Reader(location: location, what: what)
         if root["kind"] as? String == "sandbox-audit-baseline" { return try reader.baseline(root) }
         if (root["tool"] as? [String: Any])?["name"] as? String == "sandbox-audit", root["domains"] is [Any] {
             return try reader.scan(root)
@@ -120,7 +120,7 @@ struct ComparedReport: Sendable {
             }
         }
 
-        mutating func scan(_ root: [String: Any]) throws -> ComparedReport {
+        func scan(_ root: [String: Any]) throws -> ComparedReport {
             try version(root, readable: ComparedReport.scanReportVersions)
             var domains: [String] = []
             var perDomain: [String: Figures] = [:]
@@ -165,7 +165,7 @@ struct ComparedReport: Sendable {
             return PathKey(domain: domain, path: ContainerPath(bytes: Array(rest)))
         }
 
-        mutating func baseline(_ root: [String: Any]) throws -> ComparedReport {
+        func baseline(_ root: [String: Any]) throws -> ComparedReport {
             try version(root, readable: Baseline.readableVersions.map(Int.init))
             let container = root["container"] as? [String: Any]
             let bundle = container?["bundleIdentifier"] as? String
