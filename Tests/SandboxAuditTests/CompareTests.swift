@@ -141,6 +141,34 @@ final class CompareTests: XCTestCase {
         XCTAssertFalse(r.stdout.contains("<b>"), "container text is escaped")
     }
 
+    /// A baseline writes the paths of the app's other containers `DOMAIN/PATH`: compare counts
+    /// them in their domain and names them that way.
+    func testABaselinesOtherContainersAreTheirOwnDomains() throws {
+        let dir = try TempDir()
+        func write(_ name: String, _ files: [(String, Int)]) throws {
+            let object: [String: Any] = [
+                "schemaVersion": 2, "kind": "sandbox-audit-baseline", "container": ["bundleIdentifier": "com.example.app"],
+                "backupFootprint": files.reduce(0) { $0 + $1.1 },
+                "files": files.map { ["path": $0.0, "size": $0.1, "mtime": 0, "zone": "root", "backedUp": true] },
+                "findings": [["ruleId": "large-user-defaults", "path": "AppDomainGroup-group.example/Library/Preferences/group.example.plist"]],
+            ]
+            try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: dir.sub(name)))
+        }
+        try write("base.json", [("Documents/a", 10)])
+        try write("head.json", [("Documents/a", 10), ("AppDomainGroup-group.example/Shared.sqlite", 500)])
+        let r = try compare([dir.sub("base.json"), dir.sub("head.json"), "--format", "json"])
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: r.stdoutBytes) as? [String: Any], r.stderr)
+        let domains = try XCTUnwrap(json["domains"] as? [[String: Any]])
+        XCTAssertEqual(domains.map { $0["domain"] as? String }, ["AppDomain-com.example.app", "AppDomainGroup-group.example"])
+        XCTAssertEqual((domains[1]["backupFootprint"] as? [String: Any])?["delta"] as? Int, 500)
+        let added = try XCTUnwrap((json["added"] as? [[String: Any]])?.first)
+        XCTAssertEqual(added["domain"] as? String, "AppDomainGroup-group.example")
+        XCTAssertEqual(added["path"] as? String, "Shared.sqlite")
+        XCTAssertEqual((json["newFindings"] as? [Any])?.count, 0, "the same finding on both sides is neither new nor fixed")
+        let text = try compare([dir.sub("base.json"), dir.sub("head.json")]).stdout
+        XCTAssertTrue(text.contains("+500 B  AppDomainGroup-group.example/Shared.sqlite (new → 500 B, backed up)"), text)
+    }
+
     func testUnreadableOrWrongFilesExitTwoWithOneLine() throws {
         let dir = try TempDir()
         try scanBaseAndHead(in: dir)

@@ -68,7 +68,8 @@ public struct ReportComparison: Sendable {
         self.base = base
         self.head = head
         total = Row(name: nil, before: base.total, after: head.total)
-        let domainNames = head.domains + base.domains.filter { !head.domains.contains($0) }
+        let inHead = Set(head.domains)
+        let domainNames = head.domains + base.domains.filter { !inHead.contains($0) }
         domains = domainNames.map { Row(name: $0, id: $0, before: base.perDomain[$0], after: head.perDomain[$0]) }
         zones = Zone.allCases.filter { $0 != .system }.compactMap { z in
             let b = base.perZone[z], a = head.perZone[z]
