@@ -20,7 +20,7 @@ struct CompareCommand: ParsableCommand {
 
             Examples:
               sandbox-audit compare base.json head.json
-              sandbox-audit compare base-baseline.json head-baseline.json --format markdown > comment.md
+              sandbox-audit compare base-baseline.json head-baseline.json --format markdown
               sandbox-audit compare base.json head.json --fail-on-growth 5MB
             """)
 
