@@ -28,7 +28,7 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     }
 
     /// Every format, in the order help and errors list them.
-    public static let allCases: [ReportFormat] = [.text, .json, .sarif, .junit, .github, .markdown, .html]
+    public static let allCases: [ReportFormat] = [.text, .json, .sarif, .junit, .github, .markdown, .html, .ncdu]
 
     public static let text = ReportFormat("text", documentation: "text-text", incompleteMarker: "INCOMPLETE SCAN:") {
         TextReport(useColor: $1.color, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete).render($0)
@@ -51,6 +51,10 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     }
     public static let html = ReportFormat("html", documentation: "html-html", incompleteMarker: "INCOMPLETE SCAN:") {
         HTMLReport.render($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete)
+    }
+    public static let ncdu = ReportFormat("ncdu", help: "an export for ncdu -f and gdu -f", documentation: "ncdu-export-ncdu",
+                                          incompleteMarker: "\"read_error\":true") { r, _ in
+        NcduReport.render(r)
     }
 
     public init?(rawValue: String) {

@@ -36,6 +36,7 @@ enum Tool {
         "gzip": "Debian: apt-get install gzip",
         "python3": "Debian: apt-get install python3",
         "setpriv": "Debian: apt-get install util-linux (Linux only)",
+        "ncdu": "Debian: apt-get install ncdu; macOS: brew install ncdu",
     ]
 
     /// The tool's path: an absolute path if it is executable there, a bare name on PATH.
