@@ -10,7 +10,7 @@ struct ArchiveInput: InputKind {
     static let shortName = "archive"
     /// Sizes as stored, no blocks; no data root on disk: a fix command cannot name its files.
     static let capabilities = InputCapabilities(attributes: true, bytesOnDisk: false, protectionClasses: false,
-                                                materialisable: true, filesOnDisk: false)
+                                                materialisable: true, filesOnDisk: false, recordsBackup: false)
 
     let path: String
     let selection: ContainerSelection

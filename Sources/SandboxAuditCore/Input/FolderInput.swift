@@ -10,7 +10,7 @@ struct FolderInput: InputKind {
     static let name = "container folder"
     static let shortName = "container"
     static let capabilities = InputCapabilities(attributes: true, bytesOnDisk: true, protectionClasses: false,
-                                                        materialisable: true, filesOnDisk: true)
+                                                        materialisable: true, filesOnDisk: true, recordsBackup: false)
 
     let path: String
     let selection: ContainerSelection

@@ -3,19 +3,23 @@ import SandboxAuditSystem
 /// What an input lets the scan observe, as each kind declares it: the audit, the rules and the
 /// reports ask this, never which kind of input was given.
 package struct InputCapabilities: Sendable, Equatable {
-    /// The backup attributes (extended attributes, `._` sidecars, `__MACOSX` mirrors) can be
-    /// read: a backup holds none (an excluded file is simply absent from it).
+    /// The backup attributes (extended attributes, `._` sidecars, `__MACOSX` mirrors) decide
+    /// what is backed up: in a backup they do not (an excluded file is absent from it; the
+    /// attributes it records on the files it holds excluded nothing).
     let attributes: Bool
     /// The bytes each file takes on disk (blocks allocated) are known, not only its size.
     let bytesOnDisk: Bool
     /// The data protection class of each file is recorded (a backup's Manifest.db has it).
-    let protectionClasses: Bool
+    package let protectionClasses: Bool
     /// `simulate --into` can write what an event leaves as a real tree: the input holds the
     /// files' bytes as a tree (a backup stores them by fileID).
     package let materialisable: Bool
     /// Its containers are folders on disk: a fix command (`sandbox-audit exclude PATH`) can
     /// name their files.
     package let filesOnDisk: Bool
+    /// Its entries are what a device backup holds: their verdicts are what iOS did, not a
+    /// prediction (an App Clip's data, which iOS never backs up, cannot be in it).
+    package let recordsBackup: Bool
 }
 
 /// One kind of input a user can give (a folder container, an archive, a backup folder, a

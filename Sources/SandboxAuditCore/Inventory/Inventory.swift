@@ -135,7 +135,7 @@ public struct Inventory: Sendable {
         // One pass in path order. Exclusion flows down: a parent sorts before its children.
         let role = container.role
         let sets = role.pathSets
-        let fromBackup = container.kind == .backup
+        let fromBackup = container.source.capabilities.recordsBackup
         var zones = [Zone](repeating: .root, count: n)
         var placements = [Placement](repeating: Placement(backedUp: false, restored: false, keptOnUpdate: false), count: n)
         var excludedBy = [ContainerPath?](repeating: nil, count: n)

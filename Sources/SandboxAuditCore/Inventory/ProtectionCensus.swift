@@ -22,7 +22,7 @@ package struct ProtectionCensus: Sendable, Equatable {
 
     /// The census of `inventory`, or nil when it was not read from a backup.
     package init?(_ inventory: Inventory) {
-        guard inventory.container.kind == .backup else { return nil }
+        guard inventory.container.source.capabilities.protectionClasses else { return nil }
         var byClass: [ProtectionClass?: Row] = [:]
         for item in inventory.entries {
             let c = item.protectionClass

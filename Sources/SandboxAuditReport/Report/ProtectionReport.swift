@@ -18,7 +18,7 @@ enum ProtectionReport {
 
     /// The note, when no container of the scan was read from a backup.
     static func note(_ result: AuditResult) -> String? {
-        result.inventories.contains { $0.container.kind == .backup } ? nil : notObservable
+        result.inventories.contains { $0.container.source.capabilities.protectionClasses } ? nil : notObservable
     }
 
     static func json(_ census: ProtectionCensus?) -> JSON {

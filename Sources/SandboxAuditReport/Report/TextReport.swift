@@ -79,7 +79,7 @@ struct TextReport {
         var lines: [String] = []
         for inv in result.inventories {
             let ic = inv.container
-            lines.append(bold(TerminalText.escaped(ic.domain)) + "  \(ic.role.rawValue) container, \(ic.kind == .backup ? "in the backup folder" : "data root"): \(TerminalText.escaped(ic.dataRoot))")
+            lines.append(bold(TerminalText.escaped(ic.domain)) + "  \(ic.role.rawValue) container, \(ic.source.capabilities.recordsBackup ? "in the backup folder" : "data root"): \(TerminalText.escaped(ic.dataRoot))")
             lines.append(bold(header))
             for zone in Zone.allCases where zone != .system {
                 guard let t = inv.zoneTotals[zone] else { continue }

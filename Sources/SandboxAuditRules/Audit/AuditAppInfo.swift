@@ -11,7 +11,7 @@ extension Audit {
         guard let info = try findAppInfo(inventories, selection) else { return nil }
         if info.isAppClip {
             var skipped: [String] = []
-            for i in inventories.indices where inventories[i].container.kind != .backup && inventories[i].container.role != .group {
+            for i in inventories.indices where !inventories[i].container.source.capabilities.recordsBackup && inventories[i].container.role != .group {
                 inventories[i] = inventories[i].skippedByBackup()
                 skipped.append(inventories[i].domain)
             }
@@ -26,7 +26,7 @@ extension Audit {
 
     static func findAppInfo(_ inventories: [Inventory], _ selection: ContainerSelection) throws -> AppInfo? {
         if let path = selection.appInfo { return try AppInfo.read(path) }
-        guard let first = inventories.first, first.container.role == .app, first.container.kind != .backup,
+        guard let first = inventories.first, first.container.role == .app, first.container.source.capabilities.filesOnDisk,
               let app = selection.app ?? first.container.bundleIdentifier,
               let containers = AppContainers.containersAbove(first.container.dataRoot) else { return nil }
         return AppInfo.inBundle(containers: containers, app: app)

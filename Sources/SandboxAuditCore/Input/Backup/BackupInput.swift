@@ -7,10 +7,11 @@ import SandboxAuditSystem
 package struct BackupInput: InputKind {
     package static let name = "backup folder"
     package static let shortName = "backup"
-    /// No extended attributes (an excluded file is absent), sizes from Manifest.db, each file's
-    /// protection class recorded; its files are stored by fileID: no tree to write or to fix.
+    /// Attributes recorded but deciding nothing (an excluded file is absent), sizes from
+    /// Manifest.db, each file's protection class recorded; its files are stored by fileID: no
+    /// tree to write or to fix.
     package static let capabilities = InputCapabilities(attributes: false, bytesOnDisk: false, protectionClasses: true,
-                                                materialisable: false, filesOnDisk: false)
+                                                materialisable: false, filesOnDisk: false, recordsBackup: true)
 
     let path: String
     let selection: ContainerSelection

@@ -46,7 +46,7 @@ struct ProtectionBelowPolicy: Rule {
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        guard !context.protection.isEmpty, inventory.container.kind == .backup else { return [] }
+        guard !context.protection.isEmpty, inventory.container.source.capabilities.protectionClasses else { return [] }
         return inventory.entries.compactMap { e in
             guard let c = e.protectionClass else { return nil }
             // The strictest entry covering the file decides.

@@ -46,7 +46,7 @@ struct StoreProtectionMismatch: Rule {
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        guard inventory.container.kind == .backup else { return [] }
+        guard inventory.container.source.capabilities.protectionClasses else { return [] }
         var companions: [ContainerPath: [InventoryEntry]] = [:]
         for e in inventory.entries where e.entry.kind == .file && e.protectionClass != nil {
             guard let (main, isRealm) = SplitStoreBackup.mainPath(of: e), !isRealm else { continue }
