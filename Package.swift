@@ -41,21 +41,49 @@ let package = Package(
             providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
         ),
         // What Swift cannot reach of the system's C interface (constants under _GNU_SOURCE,
-        // copy_file_range, listxattrat): Sources/SandboxAudit/System uses it, nothing else.
+        // copy_file_range, listxattrat): Sources/SandboxAuditSystem/System uses it, nothing else.
         .target(name: "CSystem"),
+        // The library, one target per stage of the pipeline, each using only the ones above it,
+        // so that the compiler keeps the order (docs/ARCHITECTURE.md): what a stage shares with a
+        // later one is `package`, what users may call is `public`.
+        // System calls and small value types every stage uses (paths, sizes, bounded reads).
         .target(
-            name: "SandboxAudit",
+            name: "SandboxAuditSystem",
+            dependencies: ["CSystem", .target(name: "CLibAttr", condition: .when(platforms: [.linux]))]
+        ),
+        // Input → walk → classify → inventory: what the user gave, read into entries with verdicts.
+        .target(
+            name: "SandboxAuditCore",
             dependencies: [
-                "CSystem",
-                .target(name: "CLibAttr", condition: .when(platforms: [.linux])),
+                "SandboxAuditSystem",
                 "CLibArchive",
-                .product(name: "Yams", package: "Yams"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // Input/Backup/ManifestDatabase.swift imports it for the SQLite C API.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
+        ),
+        // Observe (budgets, baseline, a real backup) → rules → policy, and the audit that runs them.
+        .target(
+            name: "SandboxAuditRules",
+            dependencies: ["SandboxAuditSystem", "SandboxAuditCore", .product(name: "Yams", package: "Yams")]
+        ),
+        // What an update, a restore or a backup would keep, written out or checked.
+        .target(
+            name: "SandboxAuditSimulate",
+            dependencies: ["SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules"]
+        ),
+        // Printers: they decide nothing.
+        .target(
+            name: "SandboxAuditReport",
+            dependencies: ["SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules", "SandboxAuditSimulate"]
+        ),
+        // The one import for users: every stage's public interface.
+        .target(
+            name: "SandboxAudit",
+            dependencies: ["SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules", "SandboxAuditSimulate",
+                           "SandboxAuditReport"]
         ),
         .executableTarget(
             name: "sandbox-audit",
@@ -68,7 +96,8 @@ let package = Package(
             name: "SandboxAuditTests",
             // The CLI tests run the built executable as a subprocess.
             // GRDB and Crypto: the tests write backup folders (Manifest.db, encrypted backups).
-            dependencies: ["SandboxAudit", "sandbox-audit",
+            dependencies: ["SandboxAudit", "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules",
+                           "SandboxAuditSimulate", "SandboxAuditReport", "sandbox-audit",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "_CryptoExtras", package: "swift-crypto")],

@@ -11,7 +11,7 @@
 #
 # Each tarball holds one folder, sandbox-audit-VERSION-OS-ARCH/, with the binary and README.md,
 # and has a .sha256 beside it (`sha256sum -c` or `shasum -a 256 -c` reads it); scripts/install.sh
-# installs from them. VERSION is Project.version (Sources/SandboxAudit/Support/Project.swift).
+# installs from them. VERSION is Project.version (Sources/SandboxAuditSystem/Support/Project.swift).
 #
 #   scripts/dist.sh                         build, then package into dist/
 #   scripts/dist.sh --package BINARY [DIR]  package an already built BINARY into DIR (default
@@ -20,8 +20,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 die() { echo "dist: $*" >&2; exit 2; }
 
-version=$(sed -n 's/^ *static let version = "\([^"]*\)".*/\1/p' Sources/SandboxAudit/Support/Project.swift)
-[ -n "$version" ] || die "no version in Sources/SandboxAudit/Support/Project.swift"
+version=$(sed -n 's/^ *package static let version = "\([^"]*\)".*/\1/p' Sources/SandboxAuditSystem/Support/Project.swift)
+[ -n "$version" ] || die "no version in Sources/SandboxAuditSystem/Support/Project.swift"
 case "$(uname -s)" in
     Linux)
         case "$(uname -m)" in

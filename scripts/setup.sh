@@ -11,12 +11,13 @@
 # there is not installed again, so a second run only rebuilds. Debian/Ubuntu packages:
 #   build: libattr1-dev libarchive-dev libsqlite3-dev pkg-config
 #   test:  libarchive-tools (bsdtar) zip xz-utils python3-jsonschema util-linux (setpriv, script,
-#          prlimit) time (GNU time: the cost tests measure peak memory with it),
+#          prlimit) time (GNU time: the cost tests measure peak memory with it), ncdu (reads the
+#          ncdu export back),
 #          check-jsonschema from PyPI (the workflow schema test, which skips without it),
 #          and chromium when the distribution has it (the HTML report test, which skips without
 #          it; SANDBOX_AUDIT_NO_BROWSER=1 leaves it out)
 # macOS: brew install libarchive (keg-only: PKG_CONFIG_PATH is set to it; Package.swift has no
-# fallback, see docs/distribution.md), and for the tests xz, Python's jsonschema and check-jsonschema.
+# fallback, see docs/distribution.md), and for the tests xz, ncdu, Python's jsonschema and check-jsonschema.
 # Swift 6.1 or later (Xcode 16.3 on macOS) is not installed: https://www.swift.org/install/
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -97,13 +98,14 @@ if [ "$os" = Darwin ]; then
     if [ "$mode" = test ]; then
         # bsdtar and zip come with macOS.
         command -v xz >/dev/null 2>&1 || brew_install xz
+        command -v ncdu >/dev/null 2>&1 || brew_install ncdu
         python_jsonschema
         check_jsonschema
     fi
 elif command -v dpkg >/dev/null 2>&1; then
     apt_install libattr1-dev libarchive-dev libsqlite3-dev pkg-config
     if [ "$mode" = test ]; then
-        apt_install libarchive-tools zip xz-utils python3 util-linux time
+        apt_install libarchive-tools zip xz-utils python3 util-linux time ncdu
         python3 -c 'import jsonschema' 2>/dev/null || apt_install python3-jsonschema
         check_jsonschema
         # Optional: the HTML report test runs headless Chromium, and skips without it. Debian has

@@ -2,7 +2,7 @@
 # The release workflow's stamp: makes VERSION (a tag without its `v`) the version everywhere it
 # is written, before the build.
 #
-#   scripts/stamp-version.sh VERSION        Project.version in Sources/SandboxAudit/Support/Project.swift
+#   scripts/stamp-version.sh VERSION        Project.version in Sources/SandboxAuditSystem/Support/Project.swift
 #                                           (what --version prints and the reports name)
 #   scripts/stamp-version.sh VERSION DIST   the same, and Formula/sandbox-audit.rb (its version,
 #                                           urls and each platform's sha256, read from
@@ -14,9 +14,9 @@ die() { echo "stamp-version: $*" >&2; exit 2; }
 version="${1#v}"
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$ ]] || die "not a version: $1"
 
-project=Sources/SandboxAudit/Support/Project.swift
-sed -i.bak "s/^\( *static let version = \)\"[^\"]*\"/\1\"$version\"/" "$project" && rm -f "$project.bak"
-grep "static let version = \"$version\"" "$project" >/dev/null || die "could not stamp $project"
+project=Sources/SandboxAuditSystem/Support/Project.swift
+sed -i.bak "s/^\( *package static let version = \)\"[^\"]*\"/\1\"$version\"/" "$project" && rm -f "$project.bak"
+grep "package static let version = \"$version\"" "$project" >/dev/null || die "could not stamp $project"
 echo "stamp-version: $project says $version"
 
 [ $# -eq 2 ] || exit 0

@@ -11,7 +11,7 @@ struct SandboxAuditCommand: ParsableCommand {
             Scans are read-only. Only exclude, include, config init, scan --write-baseline and --output, and simulate --into write, and they say so.
             """,
         version: Audit.toolVersion,
-        subcommands: [Scan.self, InventoryCommand.self, SimulateCommand.self, ConfigCommand.self, Exclude.self, Include.self, AttributesCommand.self, RulesCommand.self]
+        subcommands: [Scan.self, InventoryCommand.self, CompareCommand.self, SimulateCommand.self, ConfigCommand.self, Exclude.self, Include.self, AttributesCommand.self, RulesCommand.self]
     )
 }
 
@@ -103,6 +103,9 @@ struct ContainerOptions: ParsableArguments {
     @Option(name: .customLong("password-file"), help: ArgumentHelp("An encrypted backup folder's password: the first line of FILE (default: the environment variable \(BackupPassword.environmentVariable)). Decrypted bytes stay in memory.", valueName: "FILE"))
     var passwordFile: String?
 
+    @Option(name: .customLong("app-info"), help: ArgumentHelp("The app's own Info.plist, or its .app folder (read by default from the app's bundle on a Simulator device): an App Clip (NSAppClip) has a backup footprint of 0; UIFileSharingEnabled or LSSupportsOpeningDocumentsInPlace make Documents user-visible (user-visible-documents).", valueName: "PATH"))
+    var appInfo: String?
+
     func validate() throws {
         if kind != nil && app != nil { throw ValidationError("--kind is for a container given alone, not with --app") }
         if simulator != nil && app == nil { throw ValidationError("--simulator needs --app BUNDLE_ID: the app whose containers to audit on the device") }
@@ -121,8 +124,10 @@ struct ContainerOptions: ParsableArguments {
 
     /// What to audit; throws `InputError` for an unreadable password file.
     func selection(_ policy: Policy = Policy()) throws -> ContainerSelection {
-        ContainerSelection(role: kind, app: app, appGroups: appGroups + policy.appGroups.filter { !appGroups.contains($0) },
-                           password: try BackupPassword.resolve(passwordFile: passwordFile, environment: ProcessInfo.processInfo.environment),
-                           simulator: simulator, deviceSets: deviceSets)
+        var selection = ContainerSelection(role: kind, app: app, appGroups: appGroups + policy.appGroups.filter { !appGroups.contains($0) },
+                                           password: try BackupPassword.resolve(passwordFile: passwordFile, environment: ProcessInfo.processInfo.environment),
+                                           simulator: simulator, deviceSets: deviceSets)
+        selection.appInfo = appInfo
+        return selection
     }
 }

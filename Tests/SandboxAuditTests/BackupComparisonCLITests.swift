@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// `scan CONTAINER --against-backup BACKUP_DIR`, run as the built executable against real
 /// backup folders (BackupBuilder: Manifest.db, MBFile blobs, XX/FILEID).

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// The prediction held against a backup. The model's tests compare a real container with the
 /// inventory a backup domain gives: a real folder holding what the backup holds, scanned and

@@ -3,6 +3,11 @@ import Foundation
 import GRDB
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// The encrypted-backup reader against backups encrypted by the test with the documented
 /// algorithm (TestBackupEncryptor): round trips, a wrong password, hostile keybags, bad keys and

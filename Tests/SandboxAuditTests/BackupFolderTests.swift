@@ -1,5 +1,10 @@
 import Foundation
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 import XCTest
 
 /// A backup folder as input, read through the library: real Manifest.db files, real MBFile

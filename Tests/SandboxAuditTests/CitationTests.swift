@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// What users read cites what users can open: no output format, no `rules` text and no file in
 /// docs/ names the project's private notes (domain.md, the seeds) or a repository file that

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// The command line as clig.dev asks: errors that list what is accepted, conflicting options
 /// refused, `-` for standard output, `--color`, help with defaults and examples, a progress line

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// A scan that could not read part of the container says so in every format and fails unless
 /// `--allow-incomplete` accepts it. Run as `nobody` (permissions mean nothing to root).

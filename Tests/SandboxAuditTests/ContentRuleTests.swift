@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// The rules that look inside files or across groups of files: large-user-defaults,
 /// split-store-backup, volatile-store, many-backed-up-files (beyond their catalogue examples).

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// What the distribution files state agrees with the one place it is written: the toolchain floor
 /// (Package.swift's swift-tools-version), the pinned dependency versions, the repository and

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// The fixes findings suggest work: every rule example whose finding names a sandbox-audit
 /// command is built on disk (real files, xattrs, sidecars, __MACOSX mirrors), the command is
@@ -25,9 +30,10 @@ final class FixCommandTests: XCTestCase {
         var fixedRules: Set<String> = []
         var ran = 0
         for rule in RuleCatalogue.all {
-            // A baseline or a backup is the second observation those examples need; their fixes
-            // name no command.
-            for example in rule.description.triggeringExamples where example.before == nil && example.backup == nil {
+            // A baseline or a backup is the second observation those examples need, a backup folder
+            // or the app's Info.plist their input; their fixes name no command.
+            for example in rule.description.triggeringExamples
+            where example.before == nil && example.backup == nil && !example.backupInput && example.appInfoKeys == nil {
                 let dir = try TempDir("fix")
                 let root = dir.sub("App")
                 try Fixture.materialize(example, at: root)

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// An input is opened once, when it is located, and read through that descriptor for the rest
 /// of the run (issue 22): a folder container or an archive whose name is given to another folder

@@ -1,5 +1,10 @@
 import Foundation
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 import XCTest
 
 /// The ordered list of input kinds (`InputKinds`): each kind detected from a real path built
@@ -93,14 +98,14 @@ final class InputKindTests: XCTestCase {
 
     func testCapabilitiesDeclaredForEachKind() {
         let declared = Dictionary(uniqueKeysWithValues: InputKinds.all.map { ($0.name, $0.capabilities) })
-        func caps(_ a: Bool, _ b: Bool, _ p: Bool, _ m: Bool, _ f: Bool) -> InputCapabilities {
-            InputCapabilities(attributes: a, bytesOnDisk: b, protectionClasses: p, materialisable: m, filesOnDisk: f)
+        func caps(_ a: Bool, _ b: Bool, _ p: Bool, _ m: Bool, _ f: Bool, _ r: Bool) -> InputCapabilities {
+            InputCapabilities(attributes: a, bytesOnDisk: b, protectionClasses: p, materialisable: m, filesOnDisk: f, recordsBackup: r)
         }
         XCTAssertEqual(declared, [
-            "container folder": caps(true, true, false, true, true),
-            "Simulator device": caps(true, true, false, true, true),
-            "archive": caps(true, false, false, true, false),
-            "backup folder": caps(false, false, true, false, false),
+            "container folder": caps(true, true, false, true, true, false),
+            "Simulator device": caps(true, true, false, true, true, false),
+            "archive": caps(true, false, false, true, false, false),
+            "backup folder": caps(false, false, true, false, false, true),
         ])
         XCTAssertNil(ArchiveInput.contentReader(for: Container(input: "a.tar", dataRoot: "a.tar!", kind: .directory,
                                                                bundleIdentifier: nil, version: nil, identitySource: nil)))

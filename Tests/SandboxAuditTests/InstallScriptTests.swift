@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// scripts/install.sh against a release served on 127.0.0.1 (python3 -m http.server), run as a
 /// subprocess under `env -i PATH=/usr/bin:/bin`. The tarball is `scripts/dist.sh --package`'s:

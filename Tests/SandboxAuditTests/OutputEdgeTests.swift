@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// What the reports and the command line say at their edges: hostile names in `simulate`'s
 /// text, the value of the legacy attribute under the exclude attribute's name, the SARIF base

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// The owner catalogue, tested like the rules: every entry's examples are built as a real
 /// container and attributed, by the library, by `inventory` and by the JSON report.
@@ -157,9 +162,9 @@ final class OwnerCatalogueTests: XCTestCase {
         let (json, _) = try CLI.scanJSON([root])
         let findings = try XCTUnwrap(json["findings"] as? [[String: Any]])
         let f = try XCTUnwrap(findings.first { $0["ruleId"] as? String == "oversized-backed-up-file" })
-        let owner = try XCTUnwrap(f["owner"] as? [String: Any])
-        XCTAssertEqual(owner["name"] as? String, "Bugsnag")
-        XCTAssertEqual(owner["kind"] as? String, "sdk")
+        XCTAssertEqual(f["owner"] as? String, "Bugsnag")
+        XCTAssertEqual(f["ownerKind"] as? String, "sdk")
+        let owner = try XCTUnwrap(f["ownerDetail"] as? [String: Any])
         XCTAssertEqual(owner["excludedBySDK"] as? String, "not-excluded")
         XCTAssertEqual((owner["source"] as? [String: Any])?["repository"] as? String, "bugsnag/bugsnag-cocoa")
         XCTAssertEqual((owner["source"] as? [String: Any])?["file"] as? String, "Bugsnag/Storage/BSGFileLocations.m")
@@ -286,6 +291,37 @@ extension OwnerCatalogueTests {
                 XCTAssertEqual(matcher.attribution(code: codes[i])?.name, expected, e.path.display)
                 XCTAssertEqual(matcher.attribution(of: e.path)?.name, expected, e.path.display)
             }
+        }
+    }
+}
+
+extension OwnerCatalogueTests {
+    /// Baselines record each file's owner, so `compare` of two of them names the owner of a
+    /// grown Firebase folder and of a new Realm file.
+    func testBaselinesRecordOwnersAndCompareNamesThem() throws {
+        let dir = try TempDir()
+        let root = dir.sub("container")
+        try Fixture.container(at: root)
+        try Fixture.file(root + "/Library/Application Support/Google/FirebaseMessaging/rmq2.sqlite", size: 4096)
+        try Fixture.file(root + "/Documents/notes.txt", size: 10)
+        let base = dir.sub("base.json"), head = dir.sub("head.json")
+        XCTAssertEqual(try CLI.run(["scan", "--write-baseline", base, root]).status, 0)
+        try Fixture.file(root + "/Library/Application Support/Google/FirebaseMessaging/rmq2.sqlite", size: 900_000)
+        try Fixture.file(root + "/Documents/default.realm", size: 500_000)
+        XCTAssertEqual(try CLI.run(["scan", "--write-baseline", head, root]).status, 0)
+
+        let recorded = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: head))) as? [String: Any])
+        let files = try XCTUnwrap(recorded["files"] as? [[String: Any]])
+        let owner = Dictionary(uniqueKeysWithValues: files.map { ($0["path"] as! String, $0["owner"]) })
+        XCTAssertEqual(owner["Documents/default.realm"] as? String, "Realm")
+        XCTAssertEqual(owner["Library/Application Support/Google/FirebaseMessaging/rmq2.sqlite"] as? String, "Firebase")
+        XCTAssertTrue(owner["Documents/notes.txt"] is NSNull)
+
+        for format in ["text", "markdown", "json"] {
+            let r = try CLI.run(["compare", "--format", format, base, head])
+            XCTAssertTrue([0, 1].contains(r.status), r.stderr)
+            XCTAssertTrue(r.stdout.contains("Firebase"), "\(format): \(r.stdout)")
+            XCTAssertTrue(r.stdout.contains("Realm"), "\(format): \(r.stdout)")
         }
     }
 }

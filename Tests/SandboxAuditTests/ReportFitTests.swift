@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// Reports that fit where they land.
 final class ReportFitTests: XCTestCase {

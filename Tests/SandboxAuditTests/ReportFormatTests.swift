@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// Every registered report format, run through the built binary: each one shows an incomplete
 /// scan, and the command line takes exactly the registered names (docs/report-formats.md is

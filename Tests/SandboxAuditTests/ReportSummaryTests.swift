@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// The figures every report states about the scan as a whole come from one `ReportSummary`:
 /// the identity line, the counts per severity, what was found but not reported, the rules that ran.

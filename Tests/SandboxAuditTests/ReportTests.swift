@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// Every report format, for every sample and for hostile names, checked by real readers: the
 /// official SARIF schema (python jsonschema), Python's XML parser for JUnit, headless Chromium

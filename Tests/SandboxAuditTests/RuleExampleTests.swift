@@ -1,5 +1,10 @@
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 
 /// Every rule's examples, built on disk with real files and attributes, and scanned.
 final class RuleExampleTests: XCTestCase {
@@ -34,6 +39,10 @@ final class RuleExampleTests: XCTestCase {
         let result: AuditResult
         if let before = example.before {
             result = try ExampleObservations.auditWithBaseline(example, before: before, at: dir.path, policy: policy)
+        } else if let keys = example.appInfoKeys {
+            result = try ExampleObservations.auditWithAppInfo(example, keys: keys, at: dir.path, policy: policy)
+        } else if example.backupInput {
+            result = try ExampleObservations.auditBackupInput(example, at: dir.path, policy: policy)
         } else if let backup = example.backup {
             result = try ExampleObservations.auditAgainstBackup(example, backup: backup, at: dir.path, policy: policy)
         } else {

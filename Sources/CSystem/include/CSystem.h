@@ -3,7 +3,7 @@
 /* What Swift cannot reach of the system's C interface: constants defined only under
    _GNU_SOURCE or as expressions the importer skips, and calls that are variadic or have no libc
    wrapper yet. Each is read from the platform's own headers in CSystem.c, never written here
-   as a number. The Swift side is Sources/SandboxAudit/System/Platform+*.swift. */
+   as a number. The Swift side is Sources/SandboxAuditSystem/System/Platform+*.swift. */
 #include <sys/types.h>
 
 /* O_NOATIME (Linux; 0 where the system has none). */

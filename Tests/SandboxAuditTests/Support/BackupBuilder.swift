@@ -38,6 +38,11 @@ struct BackupBuilder {
         var inode: Int64 = 0
         var target: String?
         var protectionClass: Int64 = 3
+        /// The MBFile's `ExtendedAttributes` (name → value), written as an NSMutableData
+        /// holding a binary plist dictionary, as a device records it; nil: no key.
+        var extendedAttributes: [String: [UInt8]]?
+        /// Hostile rows: these bytes as the `ExtendedAttributes` data instead.
+        var extendedAttributesBytes: [UInt8]?
         /// False: the row is written but `XX/FILEID` is not (a backup lacking the bytes).
         var storeBytes = true
         /// Hostile rows: another fileID than the SHA-1, or another blob than an MBFile.
@@ -170,6 +175,13 @@ struct BackupBuilder {
         if let t = item.target {
             root["Target"] = try uid(objects.count)
             objects.append(t)
+        }
+        if item.extendedAttributes != nil || item.extendedAttributesBytes != nil {
+            let plist = try item.extendedAttributesBytes.map { Data($0) }
+                ?? PropertyListSerialization.data(fromPropertyList: (item.extendedAttributes ?? [:]).mapValues { Data($0) }, format: .binary, options: 0)
+            root["ExtendedAttributes"] = try uid(objects.count)
+            objects.append(["NS.data": plist, "$class": try uid(objects.count + 1)] as [String: Any])
+            objects.append(["$classname": "NSMutableData", "$classes": ["NSMutableData", "NSData", "NSObject"]])
         }
         if let key = encryptionKey {
             root["EncryptionKey"] = try uid(objects.count)

@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
 @testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,6 +36,7 @@ enum Tool {
         "gzip": "Debian: apt-get install gzip",
         "python3": "Debian: apt-get install python3",
         "setpriv": "Debian: apt-get install util-linux (Linux only)",
+        "ncdu": "Debian: apt-get install ncdu; macOS: brew install ncdu",
     ]
 
     /// The tool's path: an absolute path if it is executable there, a bare name on PATH.

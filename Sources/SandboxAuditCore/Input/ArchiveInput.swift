@@ -1,0 +1,40 @@
+import SandboxAuditSystem
+
+/// A tar or zip archive of one container (`Walk/ArchiveWalk.swift` reads it as a stream,
+/// nothing extracted): a regular file, not through a symlink, whose name ends as an archive's
+/// does or whose first bytes are an archive's. The file is opened once, when it is detected,
+/// and read through that descriptor; its container's identity comes from the members that
+/// carry it, so locating the container and walking it are one pass over the archive.
+struct ArchiveInput: InputKind {
+    static let name = "archive"
+    static let shortName = "archive"
+    /// Sizes as stored, no blocks; no data root on disk: a fix command cannot name its files.
+    static let capabilities = InputCapabilities(attributes: true, bytesOnDisk: false, protectionClasses: false,
+                                                materialisable: true, filesOnDisk: false, recordsBackup: false)
+
+    let path: String
+    let selection: ContainerSelection
+    /// The file as opened when it was detected, or why it could not be opened (said when read).
+    let file: Result<ArchiveSnapshot, InputError>
+
+    /// Taken for a regular file named as an archive (opened here; a failure to open is said when
+    /// it is read), or for one whose first bytes, read through the descriptor opened here, are an
+    /// archive's.
+    static func detect(_ path: String, _ selection: ContainerSelection) -> ArchiveInput? {
+        guard Container.fileExists(path) else { return nil }
+        let file = Result { () throws(InputError) in try ArchiveWalk.open(path) }
+        if ArchiveWalk.isArchive(path) { return ArchiveInput(path: path, selection: selection, file: file) }
+        guard case .success(let opened) = file, ArchiveWalk.hasArchiveSignature(ArchiveWalk.header(of: opened)) else { return nil }
+        return ArchiveInput(path: path, selection: selection, file: file)
+    }
+
+    /// The archive's one container and its walk. App Groups named with it cannot be in it.
+    func read() throws -> InputRead {
+        if !selection.appGroups.isEmpty { throw AppContainers.loneGroupError(selection.appGroups, path) }
+        let (container, walk) = try ArchiveWalk.read(path, file: try file.get(), role: selection.role)
+        return InputRead(input: path, containers: [(container, walk)], notes: [])
+    }
+
+    /// None: the walk kept the first bytes the rules need (`Inventory.archive` holds the file).
+    static func contentReader(for container: Container) -> ContentReader? { nil }
+}

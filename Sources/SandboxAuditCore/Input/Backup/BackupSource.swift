@@ -1,0 +1,107 @@
+import Foundation
+import SandboxAuditSystem
+
+/// Where one backup domain's files' bytes are: `XX/FILEID` below the backup folder, decrypted
+/// in memory by the backup's cipher when it is encrypted. What the walk's headers and the
+/// content rules read instead of a data root.
+package final class BackupSource: Sendable {
+    /// One file row: where its bytes are and what decrypts them.
+    struct Stored: Sendable {
+        let fileID: String
+        let size: Int64
+        let encryptionKey: [UInt8]?
+    }
+
+    /// Why bytes could not be read: a phrase for the scan's list of what it missed.
+    struct Failure: Error, Sendable {
+        let reason: String
+        /// True when the backup has no bytes for the file (no `XX/FILEID`).
+        let absent: Bool
+    }
+
+    package let folder: BackupFolder
+    let domain: String
+    let cipher: (any BackupCipher)?
+    let files: [ContainerPath: Stored]
+
+    init(folder: BackupFolder, domain: String, cipher: (any BackupCipher)?, files: [ContainerPath: Stored]) {
+        self.folder = folder
+        self.domain = domain
+        self.cipher = cipher
+        self.files = files
+    }
+
+    /// True when the backup lists `path` as a file but holds no bytes for it.
+    package func lacksBytes(_ path: ContainerPath) -> Bool {
+        guard let stored = files[path] else { return false }
+        switch open(stored) {
+        case .failure(let f): return f.absent
+        case .success(let opened): opened.fd.close()
+        }
+        return false
+    }
+
+    /// Up to `limit` bytes from the start of the file at `path` (relative to the domain root).
+    /// Encrypted, only the AES blocks that hold them are read and decrypted.
+    func read(_ path: ContainerPath, limit: Int) -> Result<[UInt8], Failure> {
+        guard let stored = files[path] else {
+            return .failure(Failure(reason: "the backup lists no file at this path with bytes to read", absent: false))
+        }
+        let name = Self.name(stored)
+        let fd: FileDescriptor, ciphertextSize: Int64
+        switch open(stored) {
+        case .failure(let f): return .failure(f)
+        case .success(let opened): (fd, ciphertextSize) = opened
+        }
+        defer { fd.close() }
+        guard folder.isEncrypted else {
+            return Result { () throws(Errno) in try fd.read(count: max(0, min(limit, Int(clamping: ciphertextSize))), at: 0) }
+                .mapError { Failure(reason: "\(name): \(errorText($0.code))", absent: false) }
+        }
+        guard let cipher else { return .failure(Failure(reason: "the backup is encrypted and no password was given", absent: false)) }
+        guard let key = stored.encryptionKey else {
+            return .failure(Failure(reason: "its MBFile has no EncryptionKey to decrypt it with", absent: false))
+        }
+        do {
+            return .success(try cipher.file(encryptionKey: key, size: stored.size, ciphertextSize: ciphertextSize, limit: limit,
+                                            what: folder.input + "/" + name) { offset, count in
+                do throws(Errno) { return try fd.read(count: count, at: offset) } catch { throw InputError("\(name): \(errorText(error.code))") }
+            })
+        } catch {
+            return .failure(Failure(reason: "it could not be decrypted (\(error))", absent: false))
+        }
+    }
+
+    /// `XX/FILEID`, as the backup folder holds it.
+    static func name(_ stored: Stored) -> String { "\(stored.fileID.prefix(2))/\(stored.fileID)" }
+
+    /// The file's bytes, opened through the backup folder's descriptor (held for the run):
+    /// `XX` must be a real folder and `FILEID` a regular file, neither reached through a
+    /// symlink, so a link planted there cannot lead the read out of the folder, and a folder
+    /// swapped by path is never read. The descriptor and the file's size.
+    private func open(_ stored: Stored) -> Result<(fd: FileDescriptor, size: Int64), Failure> {
+        let name = Self.name(stored)
+        let missing = Failure(reason: "the backup holds no bytes for it (\(name) is missing)", absent: true)
+        let sub: FileDescriptor
+        switch Result(catching: { () throws(Errno) in try folder.directory.descriptor.openDirectory(stored.fileID.prefix(2).utf8) }) {
+        case .success(let fd): sub = fd
+        case .failure(let e): return .failure(e.code == ENOENT ? missing : Failure(reason: "\(name): \(errorText(e.code))", absent: false))
+        }
+        let opened = Result { () throws(Errno) in try sub.open(stored.fileID.utf8, .reading, keepAccessTime: true) }
+        sub.close()
+        let fd: FileDescriptor
+        switch opened {
+        case .success(let f): fd = f
+        case .failure(let e): return .failure(e.code == ENOENT ? missing : Failure(reason: "\(name): \(errorText(e.code))", absent: false))
+        }
+        switch Result(catching: { () throws(Errno) in try fd.status() }) {
+        case .success(let status) where status.kind == .regular: return .success((fd, status.size))
+        case .success(let status):
+            fd.close()
+            return .failure(Failure(reason: "\(name) is \(BackupFolder.kindPhrase(status.kind)), not a regular file", absent: false))
+        case .failure(let e):
+            fd.close()
+            return .failure(Failure(reason: "\(name): \(errorText(e.code))", absent: false))
+        }
+    }
+}

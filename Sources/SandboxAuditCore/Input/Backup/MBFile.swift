@@ -1,0 +1,162 @@
+import Foundation
+import SandboxAuditSystem
+
+/// What one `Manifest.db` row's `file` blob says about a file: an `MBFile` archived by
+/// NSKeyedArchiver (a binary plist: `$top` {root: UID}, `$objects` [the objects, referring to
+/// each other by UID]). Decoded with `PropertyListSerialization` after `BoundedPlist` checked
+/// the bytes, UIDs resolved here; every key is optional (the schema is Apple's and
+/// undocumented: read what is there). Keys as the public readers decode them: mvt
+/// (https://github.com/mvt-project/mvt/blob/main/src/mvt/ios/modules/backup/manifest.py),
+/// iphonebackuptools (https://github.com/richinfante/iphonebackuptools).
+struct MBFile: Sendable, Equatable {
+    var size: Int64?
+    var mode: UInt32?
+    /// Seconds since 1970.
+    var lastModified: Int64?
+    var lastStatusChange: Int64?
+    var birth: Int64?
+    var inode: UInt64?
+    var userID: Int64?
+    var groupID: Int64?
+    var protectionClass: Int64?
+    var flags: Int64?
+    var relativePath: String?
+    /// A symlink's target, as archived.
+    var target: [UInt8]?
+    /// An encrypted backup's wrapped file key (with its 4-byte protection class in front).
+    var encryptionKey: [UInt8]?
+    /// `ExtendedAttributes`: the item's extended attributes as the device recorded them, by
+    /// name (sorted), each value's bytes. An NSData holding a binary plist of name → data, as
+    /// public readers decode it; nil when the row records none.
+    var extendedAttributes: [(name: String, value: [UInt8])]?
+    /// Why `ExtendedAttributes` was present but could not be read (the rest of the row is).
+    var extendedAttributesProblem: String?
+
+    init() {}
+
+    static func == (a: MBFile, b: MBFile) -> Bool {
+        a.size == b.size && a.mode == b.mode && a.lastModified == b.lastModified && a.lastStatusChange == b.lastStatusChange
+            && a.birth == b.birth && a.inode == b.inode && a.userID == b.userID && a.groupID == b.groupID
+            && a.protectionClass == b.protectionClass && a.flags == b.flags && a.relativePath == b.relativePath
+            && a.target == b.target && a.encryptionKey == b.encryptionKey && a.extendedAttributesProblem == b.extendedAttributesProblem
+            && a.extendedAttributes?.map(\.name) == b.extendedAttributes?.map(\.name)
+            && a.extendedAttributes?.map(\.value) == b.extendedAttributes?.map(\.value)
+    }
+
+    /// A blob larger than this is not decoded (a real one is well under 1 KiB).
+    static let maximumBlobSize = 64 * 1024
+    /// UIDs followed from the root object to a value: the root, the data object, its bytes.
+    static let maximumHops = 4
+
+    /// Why a blob gave no MBFile: a one-line phrase.
+    struct Refusal: Error, Sendable, CustomStringConvertible {
+        let reason: String
+        var description: String { reason }
+    }
+
+    /// Decodes `bytes`, or says why it cannot.
+    static func decode(_ bytes: [UInt8]) -> Result<MBFile, Refusal> {
+        guard bytes.count <= maximumBlobSize else {
+            return .failure(Refusal(reason: "its MBFile blob is \(bytes.count) bytes, over \(maximumBlobSize)"))
+        }
+        let object: Any
+        switch BoundedPlist.decode(bytes, maximumSize: maximumBlobSize) {
+        case .success(let parsed): object = parsed.object
+        case .failure(let refusal): return .failure(Refusal(reason: "its MBFile blob is not a property list (\(refusal.reason))"))
+        }
+        guard let archive = object as? [String: Any], let objects = archive["$objects"] as? [Any] else {
+            return .failure(Refusal(reason: "its MBFile blob is not a keyed archive (no $objects)"))
+        }
+        let top = archive["$top"] as? [String: Any]
+        guard let rootUID = top.flatMap({ uid($0["root"]) }), let root = resolve(rootUID, objects) as? [String: Any] else {
+            return .failure(Refusal(reason: "its MBFile blob has no root object"))
+        }
+        func value(_ key: String) -> Any? {
+            guard let v = root[key] else { return nil }
+            if let u = uid(v) { return resolve(u, objects) }
+            return v
+        }
+        // Numbers are stored inline, never behind a UID: read them directly (a scan decodes one
+        // blob per row, and every dynamic cast costs).
+        func integer(_ key: String) -> Int64? {
+            guard let v = root[key] else { return nil }
+            if let n = v as? Int { return Int64(n) }
+            if let n = v as? Int64 { return n }
+            return (v as? NSNumber)?.int64Value
+        }
+        var f = MBFile()
+        f.size = integer("Size").flatMap { $0 >= 0 ? $0 : nil }
+        f.mode = integer("Mode").flatMap { UInt32(exactly: $0) }
+        f.lastModified = integer("LastModified")
+        f.lastStatusChange = integer("LastStatusChange")
+        f.birth = integer("Birth")
+        f.inode = integer("InodeNumber").flatMap { UInt64(exactly: $0) }
+        f.userID = integer("UserID")
+        f.groupID = integer("GroupID")
+        f.protectionClass = integer("ProtectionClass")
+        f.flags = integer("Flags")
+        f.relativePath = value("RelativePath") as? String
+        f.target = dataBytes(value("Target"), objects)
+        f.encryptionKey = dataBytes(value("EncryptionKey"), objects)
+        if root["ExtendedAttributes"] != nil {
+            switch decodeAttributes(dataBytes(value("ExtendedAttributes"), objects)) {
+            case .success(let list): f.extendedAttributes = list
+            case .failure(let refusal): f.extendedAttributesProblem = refusal.reason
+            }
+        }
+        return .success(f)
+    }
+
+    /// The attributes in `ExtendedAttributes`' bytes: a binary or XML plist dictionary of names
+    /// to data (a string value is taken as its UTF-8), read with the same bounds as the blob
+    /// that held it (`BoundedPlist`: no reference bombs, no deep nesting).
+    static func decodeAttributes(_ bytes: [UInt8]?) -> Result<[(name: String, value: [UInt8])], Refusal> {
+        guard let bytes else { return .failure(Refusal(reason: "its ExtendedAttributes is not data")) }
+        guard case .success(let parsed) = BoundedPlist.decode(bytes, maximumSize: maximumBlobSize),
+              let dictionary = parsed.object as? [String: Any] else {
+            return .failure(Refusal(reason: "its ExtendedAttributes is not a property list of names and values"))
+        }
+        var list: [(name: String, value: [UInt8])] = []
+        for (name, v) in dictionary {
+            if let d = v as? Data { list.append((name, [UInt8](d))) } else if let s = v as? String { list.append((name, Array(s.utf8))) }
+        }
+        return .success(list.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) })
+    }
+
+    /// A string's UTF-8, data's bytes, or an NSData/NSMutableData archive object's `NS.data`.
+    static func dataBytes(_ value: Any?, _ objects: [Any]) -> [UInt8]? {
+        if let s = value as? String { return Array(s.utf8) }
+        if let d = value as? Data { return [UInt8](d) }
+        if let archived = value as? [String: Any], let inner = archived["NS.data"] {
+            if let d = inner as? Data { return [UInt8](d) }
+            if let u = uid(inner), let d = resolve(u, objects) as? Data { return [UInt8](d) }
+            if let s = archived["NS.bytes"] as? String { return Array(s.utf8) }
+        }
+        return nil
+    }
+
+    /// The object `uid` names; `$null` (object 0) and out-of-range UIDs are nil.
+    static func resolve(_ uid: Int, _ objects: [Any]) -> Any? {
+        guard uid > 0, uid < objects.count else { return nil }
+        if let s = objects[uid] as? String, s == "$null" { return nil }
+        return objects[uid]
+    }
+
+    /// The value of a plist UID. Neither Foundation exposes the type it decodes a UID as: on
+    /// Linux (swift-corelibs-foundation) it is a Swift class with a stored `value`, read by
+    /// reflection; on Apple platforms a CFKeyedArchiverUID, whose description ends in
+    /// `{value = N}`. An XML plist's `{CF$UID: N}` dictionary is one too.
+    static func uid(_ value: Any?) -> Int? {
+        guard let value else { return nil }
+        if String(describing: type(of: value)).contains("KeyedArchiverUID") {
+            for child in Mirror(reflecting: value).children where child.label == "value" {
+                if let n = child.value as? UInt32 { return Int(n) }
+            }
+            let text = String(describing: value)
+            guard let open = text.range(of: "{value = "), let close = text[open.upperBound...].firstIndex(of: "}") else { return nil }
+            return Int(text[open.upperBound..<close])
+        }
+        if let d = value as? [String: Any], d.count == 1, let n = d["CF$UID"] as? Int { return n }
+        return nil
+    }
+}

@@ -1,0 +1,149 @@
+import GRDBSQLite
+import SandboxAuditSystem
+
+/// `Manifest.db` (or its `-wal`) opened once through the backup folder's descriptor: no symlink
+/// followed, no blocking on a FIFO, its kind and size checked on the open descriptor before a
+/// byte is read, then read at the offsets asked.
+struct ManifestFile {
+    let descriptor: FileDescriptor
+    let size: Int64
+    let label: String
+
+    init(_ folder: BackupFolder, name: String, label: String, limit: Int = ManifestDatabase.maximumSize) throws {
+        self.label = label
+        let directory = folder.directory.descriptor
+        switch Result(catching: { () throws(Errno) in try directory.open(name.utf8, .reading, keepAccessTime: true) }) {
+        case .success(let fd): descriptor = fd
+        case .failure(let e):
+            let status = try? folder.directory.descriptor.status(of: name.utf8)
+            if let status, status.kind != .regular {
+                throw InputError("cannot read \(label): it is \(BackupFolder.kindPhrase(status.kind)), not a regular file")
+            }
+            throw InputError("cannot read \(label): \(errorText(e.code).lowercased())")
+        }
+        let status: FileStatus, opened = descriptor
+        switch Result(catching: { () throws(Errno) in try opened.status() }) {
+        case .success(let s): status = s
+        case .failure(let e):
+            descriptor.close()
+            throw InputError("cannot read \(label): \(errorText(e.code).lowercased())")
+        }
+        guard status.kind == .regular else {
+            descriptor.close()
+            throw InputError("cannot read \(label): it is \(BackupFolder.kindPhrase(status.kind)), not a regular file")
+        }
+        guard status.size <= Int64(limit) else {
+            descriptor.close()
+            let limitText = limit % (1 << 30) == 0 ? "\(limit >> 30) GiB" : ByteSize.format(Int64(limit))
+            throw InputError("cannot read \(label): it is \(ByteSize.format(status.size)) (\(status.size) bytes), over the \(limitText) limit for a backup's Manifest.db (see docs/limits.md)")
+        }
+        size = status.size
+    }
+
+    /// Up to `count` bytes at `offset` (fewer at the end).
+    func read(_ offset: Int64, _ count: Int) throws -> [UInt8] {
+        do { return try descriptor.read(count: count, at: offset) } catch {
+            throw InputError("cannot read \(label): \(errorText(error.code).lowercased())")
+        }
+    }
+
+    /// Fills `buffer` from the start of the file.
+    func fill(_ buffer: UnsafeMutableRawBufferPointer) throws {
+        let n: Int
+        do { n = try descriptor.read(filling: buffer, at: 0) } catch {
+            throw InputError("cannot read \(label): \(errorText(error.code).lowercased())")
+        }
+        guard n == buffer.count else { throw InputError("cannot read \(label): it was cut to \(n) bytes while it was read") }
+    }
+}
+
+extension ManifestDatabase {
+    /// Memory SQLite can take over (`sqlite3_deserialize` with FREEONCLOSE): `size` bytes.
+    static func allocate(_ size: Int, label: String) throws -> UnsafeMutableRawBufferPointer {
+        guard let memory = sqlite3_malloc64(sqlite3_uint64(max(size, 1))) else {
+            throw InputError("cannot read \(label): no memory for \(ByteSize.format(Int64(size)))")
+        }
+        return UnsafeMutableRawBufferPointer(start: memory, count: size)
+    }
+
+    /// The first bytes must be SQLite's, before the rest is read or decrypted.
+    static func checkHeader(_ bytes: [UInt8], label: String, encrypted: Bool) throws {
+        guard bytes.starts(with: Array("SQLite format 3\0".utf8)) else {
+            throw InputError("cannot read \(label): it is not a SQLite database" + (encrypted ? " once decrypted" : ""))
+        }
+    }
+
+    /// The database's size as its header says it (page size × "in-header database size"),
+    /// when that field is valid (its "version-valid-for" number equals the change counter):
+    /// SQLite reads no further, so neither does this. Nil when the header does not say. The
+    /// layout: "Database File Format", section 1.3, https://www.sqlite.org/fileformat2.html.
+    static func declaredSize(_ header: [UInt8]) -> Int? {
+        guard header.count >= 100, header[24..<28].elementsEqual(header[92..<96]) else { return nil }
+        let pageField = Int(header[16]) << 8 | Int(header[17])
+        let pageSize = pageField == 1 ? 65536 : pageField
+        let pages = header[28..<32].reduce(0) { $0 << 8 | Int($1) }
+        guard pageSize >= 512, pages > 0 else { return nil }
+        return pages * pageSize
+    }
+
+    /// A cipher's failure as one line naming the file (its own errors already do).
+    static func decrypting<T>(_ label: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let e as InputError { throw e } catch {
+            throw InputError("cannot decrypt \(label): \(error)")
+        }
+    }
+
+    /// Applies a `Manifest.db-wal` beside the database (plain backups) in memory, and says what
+    /// was left out in `notes`: a WAL of an encrypted backup, a malformed one, a `-journal`.
+    static func applyJournals(_ folder: BackupFolder, label: String, encrypted: Bool,
+                              _ plain: UnsafeMutableRawBufferPointer, _ length: Int, notes: inout [String]) -> (UnsafeMutableRawBufferPointer, Int) {
+        func beside(_ suffix: String) -> FileStatus? {
+            try? folder.directory.descriptor.status(of: (BackupFolder.manifestDatabase + suffix).utf8)
+        }
+        if let journal = beside("-journal"), journal.kind != .regular || journal.size > 0 {
+            notes.append("\(label)-journal (\(journal.kind == .regular ? ByteSize.format(journal.size) : BackupFolder.kindPhrase(journal.kind))) was not applied: a rollback journal beside Manifest.db means a write to it was interrupted; the database is read as it stands")
+        }
+        guard let wal = beside("-wal"), wal.kind != .regular || wal.size > 0 else { return (plain, length) }
+        let walLabel = label + "-wal"
+        func skipped(_ why: String) -> (UnsafeMutableRawBufferPointer, Int) {
+            notes.append("\(walLabel) was not applied (\(why)): rows written to it since the last checkpoint are not listed")
+            return (plain, length)
+        }
+        if encrypted { return skipped("the backup is encrypted, and a WAL beside an encrypted Manifest.db is not read") }
+        guard length >= 100 else { return skipped("the database has no header") }
+        let file: ManifestFile
+        do { file = try ManifestFile(folder, name: BackupFolder.manifestDatabase + "-wal", label: walLabel, limit: maximumSize - length) } catch {
+            return skipped((error as? InputError)?.message ?? "\(error)")
+        }
+        defer { file.descriptor.close() }
+        guard let bytes = try? file.read(0, Int(file.size)) else { return skipped("it could not be read") }
+        let pageField = Int(plain[16]) << 8 | Int(plain[17])
+        let pageSize = pageField == 1 ? 65536 : pageField
+        let commit: ManifestWAL.Commit
+        switch ManifestWAL.commit(bytes, pageSize: pageSize) {
+        case .failure(let refusal): return skipped("it is not a WAL of this database: \(refusal.reason)")
+        case .success(nil): return skipped("it holds no valid committed frame")
+        case .success(let found?): commit = found
+        }
+        // Every page lies in the database or the WAL: a commit may not claim more.
+        let newLength = Int(commit.databasePages) * pageSize
+        guard newLength <= length + bytes.count else {
+            return skipped("its commit claims \(commit.databasePages) pages, more than the database and the WAL hold")
+        }
+        var buffer = plain
+        if newLength > plain.count {
+            guard let grown = sqlite3_realloc64(plain.baseAddress, sqlite3_uint64(newLength)) else {
+                return skipped("no memory for \(ByteSize.format(Int64(newLength)))")
+            }
+            buffer = UnsafeMutableRawBufferPointer(start: grown, count: newLength)
+            buffer[length..<newLength].initializeMemory(as: UInt8.self, repeating: 0)
+        }
+        bytes.withUnsafeBytes { wal in
+            for (page, offset) in commit.pages where page <= commit.databasePages {
+                buffer.baseAddress!.advanced(by: Int(page - 1) * pageSize).copyMemory(from: wal.baseAddress!.advanced(by: offset), byteCount: pageSize)
+            }
+        }
+        notes.append("\(walLabel): \(commit.frames) committed frame\(commit.frames == 1 ? "" : "s") applied in memory (the backup was still being written, or was not closed cleanly)")
+        return (buffer, newLength)
+    }
+}

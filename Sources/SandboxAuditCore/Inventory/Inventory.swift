@@ -1,0 +1,302 @@
+import Foundation
+import SandboxAuditSystem
+
+/// One entry with its zone and verdicts: the model every output is built from. A class, so
+/// that the rules' passes over hundreds of thousands of entries share rather than copy them.
+public final class InventoryEntry: Sendable {
+    package let entry: WalkEntry
+    package let zone: Zone
+    /// The nearest path carrying the exclude attribute: the entry itself or its closest marked
+    /// ancestor. Nil when not excluded.
+    package let excludedBy: ContainerPath?
+    /// False for the second and later paths of a hard-linked file, and for system entries:
+    /// their bytes are not added to any total.
+    package let countsInTotals: Bool
+    /// What backup, restore and update do with the entry because of where it is
+    /// (`BackupPathSets` of its container's role); exclusion comes on top.
+    package let placement: Placement
+
+    init(entry: WalkEntry, zone: Zone, placement: Placement, excludedBy: ContainerPath?, countsInTotals: Bool) {
+        self.entry = entry
+        self.zone = zone
+        self.placement = placement
+        self.excludedBy = excludedBy
+        self.countsInTotals = countsInTotals
+    }
+
+    public var path: ContainerPath { entry.path }
+    package var isSystem: Bool { zone == .system }
+    /// Nil for system entries, as are the verdicts below.
+    public var excluded: Bool? { isSystem ? nil : excludedBy != nil }
+    /// Backup carries it: its place is backed up and it is not excluded.
+    public var backedUp: Bool? { isSystem ? nil : placement.backedUp && excludedBy == nil }
+    public var survivesUpdate: Bool? { isSystem ? nil : placement.keptOnUpdate }
+    /// A restore onto a new device brings back the backed-up set, less what restore skips
+    /// (Saved Application State, SplashBoard).
+    public var survivesRestore: Bool? { isSystem ? nil : placement.restored && excludedBy == nil }
+
+    /// Content that counts in the totals: a file's or symlink's bytes, once per hard-linked file.
+    package var countsAsContent: Bool { countsInTotals && entry.holdsContent }
+    /// The bytes this entry adds to the totals (0 when it adds none; a symlink adds none).
+    public var countedSize: Int64 { countsInTotals ? entry.contentSize : 0 }
+
+    /// The class a device backup records (nil: not recorded, or not a backup input).
+    package var protectionClass: ProtectionClass? { entry.protectionClass }
+    package var carriesExclude: Bool { entry.marks.contains { $0.attribute == .exclude } }
+    package var carriesLegacy: Bool { entry.marks.contains { $0.attribute == .legacy } }
+}
+
+/// Counts and sizes for one zone. Sizes are apparent sizes of regular files' contents (a symlink
+/// adds 0, as a backup records it); `allocated` is what the entries occupy on disk, directories
+/// included. Every sum saturates (`+|=`), and `Inventory.boundedSizes` keeps any sum far below it.
+package struct ZoneTotals: Sendable, Equatable {
+    package var files = 0
+    package var directories = 0
+    package var symlinks = 0
+    package var others = 0
+    package var size: Int64 = 0
+    package var allocated: Int64 = 0
+    package var backedUpSize: Int64 = 0
+    package var excludedSize: Int64 = 0
+    package var survivesUpdateSize: Int64 = 0
+    package var survivesRestoreSize: Int64 = 0
+
+    package init() {}
+
+    /// Counts one entry that counts in totals.
+    mutating func add(_ item: InventoryEntry) {
+        let e = item.entry
+        switch e.kind {
+        case .file: files += 1
+        case .directory: directories += 1
+        case .symlink: symlinks += 1
+        case .other: others += 1
+        }
+        let content = e.contentSize
+        size +|= content
+        allocated +|= e.allocated
+        if item.backedUp == true { backedUpSize +|= content }
+        if item.excludedBy != nil { excludedSize +|= content }
+        if item.survivesUpdate == true { survivesUpdateSize +|= content }
+        if item.survivesRestore == true { survivesRestoreSize +|= content }
+    }
+
+    package static func + (a: ZoneTotals, b: ZoneTotals) -> ZoneTotals {
+        var t = a
+        t.files += b.files; t.directories += b.directories; t.symlinks += b.symlinks; t.others += b.others
+        t.size +|= b.size; t.allocated +|= b.allocated; t.backedUpSize +|= b.backedUpSize
+        t.excludedSize +|= b.excludedSize; t.survivesUpdateSize +|= b.survivesUpdateSize
+        t.survivesRestoreSize +|= b.survivesRestoreSize
+        return t
+    }
+}
+
+/// The classified container: entries sorted by path bytes, totals, and what could not be read.
+public struct Inventory: Sendable {
+    public let container: Container
+    public let entries: [InventoryEntry]
+    package let problems: [WalkProblem]
+    package let rootMarks: [AttributeMark]
+    package let sidecarCount: Int
+    /// Sidecars that describe no entry (the `orphan-sidecar` rule reports them).
+    package let orphanSidecars: [SidecarOrphan]
+    /// The archive the inventory was read from, as it was opened (nil for a folder or backup).
+    package let archive: ArchiveSnapshot?
+    /// Totals per app zone (system entries are not counted).
+    package let zoneTotals: [Zone: ZoneTotals]
+
+    package var total: ZoneTotals { zoneTotals.values.reduce(ZoneTotals(), +) }
+    /// Bytes an iCloud or computer backup carries.
+    public var backupFootprint: Int64 { total.backedUpSize }
+    /// Bytes an app update keeps (Documents and Library; all of a group container).
+    public var keptOnUpdate: Int64 { total.survivesUpdateSize }
+    /// Bytes a restore onto a new device brings back (the backed-up set, less what restore skips).
+    public var keptOnRestore: Int64 { total.survivesRestoreSize }
+    /// The backup domain: `AppDomain-ID`, `AppDomainPlugin-ID` or `AppDomainGroup-ID`.
+    public var domain: String { container.domain }
+
+    /// Classifies a walk. Hard-linked files count once: at their first backed-up path in byte
+    /// order, or their first path when no link is backed up.
+    /// `skippedByBackup`: iOS backs none of the container up (an App Clip's): nothing is backed
+    /// up or restored, whatever its place.
+    package init(container: Container, walk: WalkResult, skippedByBackup: Bool = false) {
+        self.container = container
+        var problems = walk.problems
+        var raw = Inventory.boundedSizes(walk.entries, problems: &problems)
+        Inventory.shareLinkMarks(&raw)
+        self.problems = problems.sorted { $0.path < $1.path }
+        self.rootMarks = walk.rootMarks
+        self.sidecarCount = walk.sidecarCount
+        self.archive = walk.archive
+        self.orphanSidecars = walk.orphanSidecars.sorted { $0.sidecar < $1.sidecar }
+        let order = Inventory.pathOrder(raw)
+        let n = order.count
+
+        // One pass in path order. Exclusion flows down: a parent sorts before its children.
+        let role = container.role
+        let sets = role.pathSets
+        let fromBackup = container.source.capabilities.recordsBackup
+        var zones = [Zone](repeating: .root, count: n)
+        var placements = [Placement](repeating: Placement(backedUp: false, restored: false, keptOnUpdate: false), count: n)
+        var excludedBy = [ContainerPath?](repeating: nil, count: n)
+        var primary: [HardLinkKey: Int] = [:] // the position that counts, per hard-linked file
+        raw.withUnsafeBufferPointer { w in
+            var excludedFolders: [ContainerPath: ContainerPath] = [:]
+            // An exclusion on the data root covers every top-level item.
+            if walk.rootMarks.contains(where: { $0.attribute == .exclude }) { excludedFolders[.root] = .root }
+            // Siblings sort next to each other: remember the last parent looked up, so most
+            // entries need neither a new parent path nor a dictionary lookup.
+            var lastParent = ContainerPath.root
+            var lastInherited: ContainerPath? = excludedFolders[.root]
+            // Every path set lies at most two levels down: below that, an entry's placement
+            // is its parent's.
+            var parentPlacement: Placement?
+            for pos in 0..<n {
+                let i = order[pos]
+                let path = w[i].path
+                if !path.isChild(of: lastParent) {
+                    lastParent = path.parent ?? .root
+                    lastInherited = excludedFolders[lastParent]
+                    parentPlacement = lastParent.bytes.contains(UInt8(ascii: "/")) ? sets.placement(of: lastParent) : nil
+                }
+                let zone = Zone.of(path, role: role)
+                var placement = parentPlacement ?? sets.placement(of: path)
+                // A backup's entries are what the backup holds: backed up by definition.
+                if fromBackup && !placement.backedUp {
+                    placement = Placement(backedUp: true, restored: placement.restored, keptOnUpdate: placement.keptOnUpdate)
+                }
+                if skippedByBackup { placement = Placement(backedUp: false, restored: false, keptOnUpdate: placement.keptOnUpdate) }
+                // What a backup holds is backed up: an attribute its rows record excludes nothing.
+                let by = !fromBackup && w[i].marks.contains { $0.attribute == .exclude } ? path : lastInherited
+                zones[pos] = zone
+                placements[pos] = placement
+                // System entries have no verdicts: nothing excludes them (format: null).
+                excludedBy[pos] = zone == .system ? nil : by
+                if w[i].kind == .directory, let by { excludedFolders[path] = by }
+                if w[i].kind == .file, w[i].linkCount > 1, zone != .system {
+                    let key = HardLinkKey(device: w[i].device, inode: w[i].inode)
+                    if let current = primary[key] {
+                        let backed = placement.backedUp && by == nil
+                        let currentBacked = placements[current].backedUp && excludedBy[current] == nil
+                        if backed && !currentBacked { primary[key] = pos }
+                    } else {
+                        primary[key] = pos
+                    }
+                }
+            }
+        }
+
+        // The entries and the totals, on both cores: each half is independent now.
+        let halves = n >= 20_000 ? 2 : 1
+        let partial = WorkerSlots<[ZoneTotals?]>(count: halves, initial: [])
+        self.entries = [InventoryEntry](unsafeUninitializedCapacity: n) { buffer, count in
+            let base = buffer.baseAddress
+            raw.withUnsafeBufferPointer { w in
+                DispatchQueue.concurrentPerform(iterations: halves) { half in
+                    var totals = [ZoneTotals?](repeating: nil, count: Zone.allCases.count)
+                    for pos in (half == 0 ? 0 : n / 2)..<(half + 1 == halves ? n : n / 2) {
+                        let e = w[order[pos]]
+                        let zone = zones[pos]
+                        var counts = zone != .system
+                        if counts, e.kind == .file, e.linkCount > 1 {
+                            counts = primary[HardLinkKey(device: e.device, inode: e.inode)] == pos
+                        }
+                        let item = InventoryEntry(entry: e, zone: zone, placement: placements[pos], excludedBy: excludedBy[pos], countsInTotals: counts)
+                        (base! + pos).initialize(to: item)
+                        guard counts else { continue }
+                        var t = totals[zone.ordinal] ?? ZoneTotals()
+                        t.add(item)
+                        totals[zone.ordinal] = t
+                    }
+                    partial.store(totals, at: half)
+                }
+            }
+            count = n
+        }
+        var byZone: [Zone: ZoneTotals] = [:]
+        for zone in Zone.allCases {
+            let parts = partial.results.compactMap { $0[zone.ordinal] }
+            if !parts.isEmpty { byZone[zone] = parts.reduce(ZoneTotals(), +) }
+        }
+        self.zoneTotals = byZone
+    }
+
+    /// The entries' positions in path-byte order. The paths are copied into one buffer first,
+    /// so that comparing two of them is a memcmp; large inventories sort in two halves on two
+    /// cores, then merge.
+    static func pathOrder(_ entries: [WalkEntry]) -> [Int] {
+        var offsets = [Int](repeating: 0, count: entries.count + 1)
+        for (i, e) in entries.enumerated() { offsets[i + 1] = offsets[i] + e.path.bytes.count }
+        var arena = [UInt8](repeating: 0, count: max(offsets[entries.count], 1))
+        arena.withUnsafeMutableBufferPointer { a in
+            for (i, e) in entries.enumerated() {
+                e.path.bytes.withUnsafeBufferPointer { b in
+                    if b.count > 0 { (a.baseAddress! + offsets[i]).update(from: b.baseAddress!, count: b.count) }
+                }
+            }
+        }
+        return arena.withUnsafeBufferPointer { a in
+            offsets.withUnsafeBufferPointer { o in
+                let base = a.baseAddress!
+                func less(_ x: Int, _ y: Int) -> Bool {
+                    let lx = o[x + 1] - o[x], ly = o[y + 1] - o[y]
+                    let c = memcmp(base + o[x], base + o[y], min(lx, ly))
+                    return c != 0 ? c < 0 : lx < ly
+                }
+                var order = Array(0..<entries.count)
+                guard order.count >= 20_000 else {
+                    order.sort(by: less)
+                    return order
+                }
+                let mid = order.count / 2
+                order.withUnsafeMutableBufferPointer { whole in
+                    let all = whole
+                    DispatchQueue.concurrentPerform(iterations: 2) { half in
+                        var part = UnsafeMutableBufferPointer(rebasing: all[half == 0 ? 0..<mid : mid..<all.count])
+                        part.sort(by: less)
+                    }
+                }
+                var merged: [Int] = []
+                merged.reserveCapacity(order.count)
+                var i = 0, j = mid
+                while i < mid && j < order.count {
+                    if less(order[j], order[i]) { merged.append(order[j]); j += 1 } else { merged.append(order[i]); i += 1 }
+                }
+                merged += order[i..<mid]
+                merged += order[j...]
+                return merged
+            }
+        }
+    }
+
+    /// The entry at `path`, found by binary search (entries are in path-byte order).
+    package func entry(at path: ContainerPath) -> InventoryEntry? {
+        var low = 0, high = entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            if entries[mid].path < path { low = mid + 1 } else { high = mid }
+        }
+        return low < entries.count && entries[low].path == path ? entries[low] : nil
+    }
+
+    /// The subtree size (content bytes that count) under each top-level item.
+    package func topLevelSizes() -> [ContainerPath: Int64] {
+        var sizes: [ContainerPath: Int64] = [:]
+        for e in entries {
+            guard let first = e.path.leadingComponents(1).first else { continue }
+            let top = ContainerPath(bytes: Array(first))
+            sizes[top, default: 0] +|= e.countedSize
+        }
+        return sizes
+    }
+}
+
+package struct HardLinkKey: Hashable {
+    let device: UInt64
+    let inode: UInt64
+
+    package init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+}

@@ -1,0 +1,273 @@
+import Foundation
+import SandboxAuditSystem
+
+/// The container and the walk of its data root, from the members read.
+extension ArchiveWalk {
+    static func assemble(_ location: String, _ members: [Member], _ numbering: MemberNumbering, _ readProblems: [WalkProblem],
+                         rootMember: Member? = nil, role: ContainerRole? = nil) throws -> (Container, WalkResult) {
+        guard let prefixBytes = dataRootPrefix(members) ?? (role == .group ? groupRootPrefix(members) : nil) else {
+            throw InputError("\(location) holds no app data container: no Documents, Library or tmp at its root, in a single top folder, or in NAME.xcappdata/AppData (for an App Group container, add --kind group)")
+        }
+        let container = identify(location, members, prefix: prefixBytes, role: role)
+        var result = WalkResult()
+        result.problems = readProblems
+        var sidecars = readSidecars(members, prefix: prefixBytes, into: &result)
+        // The archive root's `./` member is the data root when the archive was made inside it.
+        if prefixBytes.isEmpty, let root = rootMember { result.rootMarks = marks(root, []) }
+        let hasHardLinks = members.contains { $0.hardlink != nil }
+        var entries = memberEntries(members, numbering, prefix: prefixBytes, hasHardLinks: hasHardLinks, sidecars: &sidecars, into: &result)
+        // The data root's own sidecars, when the archive does not store its folder.
+        if !prefixBytes.isEmpty { result.rootMarks += sidecars.take(Array(prefixBytes.dropLast())) }
+        addImpliedFolders(&entries, prefix: prefixBytes, sidecars: &sidecars, problems: &result.problems)
+        if hasHardLinks { shareLinkCounts(&entries) }
+        result.entries = entries
+        SidecarOrphans.resolve(sidecars.orphans(below: prefixBytes), into: &result)
+        return (container, result)
+    }
+
+    /// The container's kind, identity and role, from the members that carry them (the package's
+    /// AppDataInfo.plist, the Simulator's metadata plist).
+    private static func identify(_ location: String, _ members: [Member], prefix prefixBytes: [UInt8], role: ContainerRole?) -> Container {
+        let prefix = String(decoding: prefixBytes, as: UTF8.self)
+        let packagePrefix = prefix.hasSuffix("/AppData/") ? Array(prefixBytes.dropLast(appDataName.count + 1)) : prefixBytes
+        func plist(_ path: [UInt8]) -> [String: Any]? {
+            guard let m = members.first(where: { $0.path == path }), let d = m.data else { return nil }
+            return BoundedPlist.dictionary(d, maximumSize: Container.maximumIdentityPlistSize)
+        }
+        var kind = Container.Kind.directory
+        var bundle: String?, version: String?, source: String?
+        if prefix.hasSuffix("AppData/"), let info = plist(packagePrefix + Array(Container.appDataInfo.utf8)) {
+            kind = .xcappdata
+            (bundle, version) = Container.appDataInfoIdentity(info)
+            source = Container.appDataInfo
+        } else if prefix.hasSuffix("AppData/") {
+            kind = .xcappdata
+        } else if let meta = plist(prefixBytes + Array(Container.simulatorMetadata.utf8)) {
+            kind = .simulator
+            bundle = Container.metadataIdentity(meta)
+            source = Container.simulatorMetadata
+        }
+        var chosen: (ContainerRole, String) = role.map { ($0, "option") } ?? (.app, "default")
+        if role == nil, kind == .simulator, let meta = plist(prefixBytes + Array(Container.simulatorMetadata.utf8)),
+           let r = Container.metadataRole(meta) {
+            chosen = (r, meta["MCMMetadataContentClass"] != nil ? "metadata" : "identifier")
+        }
+        return Container(input: location, dataRoot: dataRoot(location, prefix: prefixBytes), kind: kind,
+                         role: chosen.0, roleSource: chosen.1, bundleIdentifier: bundle, version: version, identitySource: source,
+                         source: ArchiveInput.self)
+    }
+
+    /// Sidecars: `._NAME` beside NAME, and `__MACOSX/…/._NAME` mirrors, by the member path of
+    /// the item they describe. One that does not parse is reported as unreadable, as the folder
+    /// reading does, and not as an orphan.
+    private static func readSidecars(_ members: [Member], prefix prefixBytes: [UInt8], into result: inout WalkResult) -> ArchiveSidecars {
+        var sidecars = ArchiveSidecars()
+        for m in members where ArchiveSidecars.isSidecar(m) {
+            result.sidecarCount += 1
+            var target = m.path
+            let mirror = ArchiveSidecars.mirror(holding: target, prefix: prefixBytes)
+            let isMirrored = mirror != nil
+            if let mirror { target.removeSubrange(mirror) }
+            let slash = target.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+            target.removeSubrange(slash..<(slash + 2))
+            let sidecarPath = SidecarOrphans.relative(m.path, toRoot: prefixBytes)
+            var found: [AttributeMark] = []
+            do {
+                if let reason = m.sidecarError { throw InputError(reason) }
+                let parsed = try AppleDouble.parse(m.data ?? [])
+                let source: AttributeSource = isMirrored ? .macosxMirror(sidecar: ContainerPath(bytes: m.path).display) : .appleDouble(sidecar: sidecarPath)
+                found = AttributeMark.marks(in: parsed, source: source)
+            } catch {
+                result.problems.append(WalkProblem(path: sidecarPath, operation: "parse AppleDouble file", reason: "\(error)"))
+                continue
+            }
+            sidecars.byTarget[ContainerPath(bytes: target), default: []].append((m.path, sidecarPath, found, m.size))
+        }
+        return sidecars
+    }
+
+    /// An entry for each member below the data root (the root member gives the root's marks).
+    /// A hard link names a member by path: its position, then the entry made of it (only
+    /// archives that hold hard links need that table).
+    private static func memberEntries(_ members: [Member], _ numbering: MemberNumbering, prefix prefixBytes: [UInt8], hasHardLinks: Bool,
+                                      sidecars: inout ArchiveSidecars, into result: inout WalkResult) -> [WalkEntry] {
+        var entryOfPosition: [Int: Int] = [:]
+        var entries: [WalkEntry] = []
+        entries.reserveCapacity(members.count)
+        for (i, m) in members.enumerated() where !ArchiveSidecars.inMirror(m.path, prefix: prefixBytes) && !ArchiveSidecars.isSidecar(m) {
+            if m.path.count + 1 == prefixBytes.count, prefixBytes.starts(with: m.path) {
+                result.rootMarks = marks(m, sidecars.take(m.path))
+                continue
+            }
+            guard let rel = relative(m.path, prefixBytes) else { continue }
+            var entry = WalkEntry(path: rel, kind: .other, special: nil, size: m.size, allocated: 0, mode: m.mode,
+                                  modifiedSeconds: m.mtime, modifiedNanoseconds: m.mtimeNanoseconds,
+                                  device: 0, inode: UInt64(i + 1), linkCount: 1, symlinkTarget: nil, header: nil,
+                                  marks: marks(m, sidecars.take(m.path)))
+            if let target = m.hardlink {
+                var t = target[...]
+                while t.starts(with: [UInt8(ascii: "."), UInt8(ascii: "/")]) { t = t.dropFirst(2) }
+                guard let position = numbering.position(of: ContainerPath(bytes: Array(t))), let original = entryOfPosition[position].map({ entries[$0] }) else {
+                    result.problems.append(WalkProblem(path: rel, operation: "read archive entry", reason: "hard link to \(ByteText.display(target)), which the archive does not hold before it"))
+                    continue
+                }
+                linkEntry(&entry, to: original)
+            } else {
+                if m.type == FileType.reg, hasHardLinks { entryOfPosition[i] = entries.count }
+                setKind(&entry, of: m, path: rel)
+            }
+            entries.append(entry)
+        }
+        return entries
+    }
+
+    /// A hard link's entry: the file of the member it names, whose attributes it shares.
+    private static func linkEntry(_ entry: inout WalkEntry, to original: WalkEntry) {
+        entry.kind = .file
+        entry.size = original.size
+        entry.inode = original.inode
+        entry.header = original.header
+        // Attributes belong to the file, not the path: GNU tar records them only on the
+        // first path of a hard-linked file.
+        if !entry.marks.contains(where: { if case .native = $0.source { return true } else { return false } }) {
+            entry.marks += original.marks.filter { if case .native = $0.source { return true } else { return false } }
+        }
+    }
+
+    /// The entry's kind (and what goes with it) from the member's type.
+    private static func setKind(_ entry: inout WalkEntry, of m: Member, path rel: ContainerPath) {
+        switch m.type {
+        case FileType.reg:
+            entry.kind = .file
+            if StoreSignature.wantsHeader(rel, size: m.size) { entry.header = m.data }
+        case FileType.dir: entry.kind = .directory; entry.size = 0
+        case FileType.lnk: entry.kind = .symlink; entry.symlinkTarget = m.symlink; entry.size = Int64(m.symlink?.count ?? 0)
+        case FileType.fifo: entry.special = .fifo
+        case FileType.sock: entry.special = .socket
+        case FileType.chr: entry.special = .characterDevice
+        case FileType.blk: entry.special = .blockDevice
+        default: break
+        }
+    }
+
+    /// Folders the archive only implies. Members of one folder usually come together, so the
+    /// last parent checked is remembered. Implied folders' paths count against the archive's path
+    /// budget (`maximumPathBytes`, which the members' own paths used first): one member at the
+    /// bottom of a chain implies every folder above it, whose paths add up to the square of its
+    /// depth. Once a member's folders would pass the budget, no more folders are implied, and
+    /// every entry whose folders are not all there is left out, with one problem.
+    private static func addImpliedFolders(_ entries: inout [WalkEntry], prefix prefixBytes: [UInt8], sidecars: inout ArchiveSidecars,
+                                          problems: inout [WalkProblem]) {
+        var folders = Set<ContainerPath>()
+        var budget = maximumPathBytes
+        for e in entries {
+            budget -= e.path.bytes.count
+            if e.kind == .directory { folders.insert(e.path) }
+        }
+        var lastChecked = ContainerPath.root
+        var leftOut = false
+        for i in entries.indices {
+            let e = entries[i]
+            if e.path.isChild(of: lastChecked) { continue }
+            var parent = e.path.parent ?? .root
+            lastChecked = parent
+            var missing: [ContainerPath] = [], cost = 0
+            while !parent.isRoot, !folders.contains(parent) {
+                cost += parent.bytes.count
+                guard cost <= budget else { break }
+                missing.append(parent)
+                guard let up = parent.parent else { break }
+                parent = up
+            }
+            guard cost <= budget else {
+                if !leftOut {
+                    problems.append(WalkProblem(path: e.path, operation: "read archive entry",
+                                                reason: "the archive's paths, with the folders they imply, add up to more than \(maximumPathBytes / (1 << 20)) MiB: this entry, and every later one whose folders are not listed yet, are left out"))
+                }
+                leftOut = true
+                budget = 0
+                continue
+            }
+            budget -= cost
+            for folder in missing {
+                folders.insert(folder)
+                entries.append(WalkEntry(path: folder, kind: .directory, special: nil, size: 0, allocated: 0, mode: 0o755,
+                                         modifiedSeconds: e.modifiedSeconds, modifiedNanoseconds: 0, device: 0, inode: 0,
+                                         linkCount: 1, symlinkTarget: nil, header: nil,
+                                         marks: sidecars.take(prefixBytes + folder.bytes)))
+            }
+        }
+        guard leftOut else { return }
+        // Only entries whose every folder is there: shallowest first, so that an entry left out
+        // takes everything below it.
+        var kept = Set<ContainerPath>(), keep = [Bool](repeating: false, count: entries.count)
+        for i in entries.indices.sorted(by: { entries[$0].path.depth < entries[$1].path.depth }) {
+            let parent = entries[i].path.parent ?? .root
+            guard parent.isRoot || kept.contains(parent) else { continue }
+            keep[i] = true
+            if entries[i].kind == .directory { kept.insert(entries[i].path) }
+        }
+        entries = entries.indices.filter { keep[$0] }.map { entries[$0] }
+    }
+
+    /// Hard links: every path of a file shares its inode and its count.
+    private static func shareLinkCounts(_ entries: inout [WalkEntry]) {
+        var counts: [UInt64: UInt64] = [:]
+        for e in entries where e.kind == .file { counts[e.inode, default: 0] += 1 }
+        for i in entries.indices where entries[i].kind == .file { entries[i].linkCount = counts[entries[i].inode] ?? 1 }
+    }
+}
+
+/// An archive's AppleDouble sidecars by the member path of the item they describe. Each is taken
+/// when its item is; what is left describes nothing the container holds.
+private struct ArchiveSidecars {
+    typealias Found = (sidecar: [UInt8], sidecarPath: ContainerPath, marks: [AttributeMark], size: Int64)
+    var byTarget: [ContainerPath: [Found]] = [:]
+
+    static let mirror = Array(AppleDouble.mirrorFolder.utf8) + [UInt8(ascii: "/")]
+
+    static func isSidecar(_ m: ArchiveWalk.Member) -> Bool {
+        guard m.type == ArchiveWalk.FileType.reg, let data = m.data, AppleDouble.hasMagic(data) else { return false }
+        let start = m.path.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+        return m.path.count - start > 2 && m.path[start...].starts(with: AppleDouble.sidecarPrefix)
+    }
+
+    /// The `__MACOSX/` component of `path` when it lies in a mirror: one at the archive root
+    /// or in any folder down to the data root (`PREFIX/__MACOSX/REST` describes `PREFIX/REST`,
+    /// as a mirror inside the folder does when the folder is read).
+    static func mirror(holding path: [UInt8], prefix: [UInt8]) -> Range<Int>? {
+        var start = 0
+        while true {
+            if path.count > start + mirror.count, path[..<start].elementsEqual(prefix[..<start]), path[start...].starts(with: mirror) {
+                return start..<(start + mirror.count)
+            }
+            guard start < prefix.count, let slash = prefix[start...].firstIndex(of: UInt8(ascii: "/")) else { return nil }
+            start = slash + 1
+        }
+    }
+
+    /// `__MACOSX` itself and everything below it (at the archive root or in a folder down to
+    /// the data root): never entries.
+    static func inMirror(_ path: [UInt8], prefix: [UInt8]) -> Bool {
+        mirror(holding: path, prefix: prefix) != nil || mirror(holding: path + [UInt8(ascii: "/"), 0], prefix: prefix) != nil
+    }
+
+    /// The marks of the sidecars describing `path`, which they are then taken by.
+    mutating func take(_ path: [UInt8]) -> [AttributeMark] {
+        guard !byTarget.isEmpty, let found = byTarget.removeValue(forKey: ContainerPath(bytes: path)) else { return [] }
+        return found.count == 1 ? found[0].marks : found.flatMap(\.marks)
+    }
+
+    /// The sidecars left over that describe nothing in the data root (those about members
+    /// outside it, beside the container, are not the container's business).
+    func orphans(below prefixBytes: [UInt8]) -> [SidecarOrphan] {
+        var orphans: [SidecarOrphan] = []
+        for (target, found) in byTarget {
+            guard let rel = ArchiveWalk.relative(target.bytes, prefixBytes) else { continue }
+            for s in found.sorted(by: { $0.sidecar.lexicographicallyPrecedes($1.sidecar) }) {
+                orphans.append(SidecarOrphan(sidecar: s.sidecarPath, target: rel, marks: s.marks, size: s.size))
+            }
+        }
+        return orphans
+    }
+}

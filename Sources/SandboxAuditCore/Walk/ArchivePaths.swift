@@ -1,0 +1,91 @@
+import Foundation
+import SandboxAuditSystem
+
+/// What a member's stored path means, and how members are numbered and placed.
+extension ArchiveWalk {
+    /// What a member's stored path means.
+    package enum MemberPath: Equatable {
+        /// The archive's own root (`.`, `./`, empty): nothing to record.
+        case root
+        /// An absolute path or one with a `..` component: refused.
+        case unsafe
+        /// Relative to the archive root, without `./` in front or `/` behind.
+        case path([UInt8])
+    }
+
+    /// The one reading of a stored path, shared by the scan and by materialising.
+    package static func normalise(_ raw: [UInt8]) -> MemberPath {
+        var p = raw[...]
+        while p.starts(with: [UInt8(ascii: "."), UInt8(ascii: "/")]) { p = p.dropFirst(2) }
+        while p.last == UInt8(ascii: "/") { p = p.dropLast() }
+        if p.first == UInt8(ascii: "/") || hasDotDot(p) { return .unsafe }
+        if p.isEmpty || p.elementsEqual([UInt8(ascii: ".")]) { return .root }
+        return .path(p.count == raw.count ? raw : Array(p))
+    }
+
+    /// True when a `..` component appears (without splitting the path).
+    static func hasDotDot(_ p: ArraySlice<UInt8>) -> Bool {
+        var start = p.startIndex
+        while start < p.endIndex {
+            let end = p[start...].firstIndex(of: UInt8(ascii: "/")) ?? p.endIndex
+            if end - start == 2, p[start] == UInt8(ascii: "."), p[start + 1] == UInt8(ascii: ".") { return true }
+            start = end + 1
+        }
+        return false
+    }
+
+    /// Whether a member may lie in Library/Caches or tmp under any data root the archive can
+    /// have (the root, one folder down, or NAME.xcappdata/AppData): only those files' first
+    /// bytes are read, so the rest of the data is skipped, not read.
+    static func mayBePurgeable(_ path: [UInt8]) -> Bool {
+        // Components 0 to 2 may be tmp (with something below it) or Library (with Caches next).
+        var start = 0, index = 0
+        var previousWasLibrary = false
+        while index < 4, start < path.count {
+            let end = path[start...].firstIndex(of: UInt8(ascii: "/")) ?? path.count
+            let component = path[start..<end]
+            if previousWasLibrary && component.elementsEqual(cachesName) { return true }
+            if index < 3 && end < path.count && component.elementsEqual(tmpName) { return true }
+            previousWasLibrary = index < 3 && component.elementsEqual(libraryName)
+            start = end + 1
+            index += 1
+        }
+        return false
+    }
+
+    static let libraryName = Array("Library".utf8), cachesName = Array("Caches".utf8), tmpName = Array("tmp".utf8)
+    static let identityNames: [[UInt8]] = [Array(Container.simulatorMetadata.utf8), Array(Container.appDataInfo.utf8)]
+    static let rootFolderNames: [[UInt8]] = ["Documents", "Library", "tmp"].map { Array($0.utf8) }
+    static let appDataName = Array("AppData".utf8)
+
+    /// Numbers the stored paths (normalised; the root and unsafe paths are not numbered) by
+    /// their first position among the members. An archive entry's inode is its position + 1:
+    /// the scan numbers through this, and so does simulate --into when it reads the archive
+    /// again, so the two agree.
+    package struct MemberNumbering {
+        private var positions: [ContainerPath: Int] = [:]
+
+        package init() {}
+
+        /// The path's position, and whether the archive stored it before.
+        package mutating func number(_ path: [UInt8]) -> (position: Int, repeated: Bool) {
+            let key = ContainerPath(bytes: path)
+            if let known = positions[key] { return (known, true) }
+            positions[key] = positions.count
+            return (positions.count - 1, false)
+        }
+
+        func position(of path: ContainerPath) -> Int? { positions[path] }
+    }
+
+    /// The data root of a container read from the archive at `location`: the archive itself, or
+    /// `ARCHIVE!/PREFIX` for the members below `PREFIX/`.
+    static func dataRoot(_ location: String, prefix: [UInt8]) -> String {
+        prefix.isEmpty ? location : location + "!/" + String(decoding: prefix.dropLast(), as: UTF8.self)
+    }
+
+    /// The members' prefix (`PREFIX/`, or empty) of a container that `dataRoot` made.
+    package static func memberPrefix(of container: Container) -> [UInt8] {
+        container.dataRoot == container.input ? [] : Array(container.dataRoot.utf8.dropFirst(container.input.utf8.count + 2)) + [UInt8(ascii: "/")]
+    }
+}

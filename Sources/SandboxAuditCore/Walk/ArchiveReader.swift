@@ -1,0 +1,252 @@
+import CLibArchive
+import Foundation
+import SandboxAuditSystem
+
+/// The archive as libarchive reads it: members with their headers and the bytes kept of them.
+/// What the members mean (the data root, sidecars, the container) is ArchiveWalk's.
+extension ArchiveWalk {
+    /// libarchive's AE_IF* file types (from its header, through the shim: cast macros, which
+    /// Swift does not import).
+    package enum FileType {
+        package static let reg = UInt32(sandbox_audit_ae_ifreg), dir = UInt32(sandbox_audit_ae_ifdir), lnk = UInt32(sandbox_audit_ae_iflnk)
+        package static let fifo = UInt32(sandbox_audit_ae_ififo), sock = UInt32(sandbox_audit_ae_ifsock)
+        static let chr = UInt32(sandbox_audit_ae_ifchr), blk = UInt32(sandbox_audit_ae_ifblk)
+    }
+
+    /// One archive member, as read.
+    package struct Member {
+        package var path: [UInt8]
+        package var type: UInt32
+        var size: Int64
+        package var mode: UInt32
+        package var mtime: Int64
+        package var mtimeNanoseconds: Int32
+        var symlink: [UInt8]?
+        package var hardlink: [UInt8]?
+        package var xattrs: [(String, [UInt8])]
+        /// Small contents kept: sidecars, identity plists; the first bytes of other files.
+        var data: [UInt8]?
+        /// Why a sidecar member could not be parsed (its data is then dropped).
+        var sidecarError: String?
+        /// Why the member has no name (it cannot be placed: the walk reports it).
+        var nameless: String?
+    }
+
+    /// The one place that calls libarchive.
+    package final class Reader {
+        private let archive: OpaquePointer
+        private let source: Source
+        let location: String
+
+        /// Per-value and per-member limits on pax attribute records (Linux caps a value at 64 KiB).
+        static let maximumAttributeValue = 64 * 1024
+        static let maximumAttributes = 256
+
+        /// A zip's names flagged UTF-8 are read in a UTF-8 locale (this thread's only, while
+        /// libarchive runs): in the "C" locale libarchive gives NULL for every non-ASCII one
+        /// (`sandbox_audit_utf8_ctype_locale`). Only for a zip: converting from UTF-8, libarchive
+        /// also normalises (NFC; NFD on macOS), which would change a tar's exact pax names,
+        /// while a flagged zip name has no other reading (docs/limits.md).
+        nonisolated(unsafe) static let utf8Locale = sandbox_audit_utf8_ctype_locale()
+        private var readsZip = false
+
+        /// Runs `body` with this thread's character type UTF-8 when the archive is a zip.
+        func inUTF8<T>(_ body: () throws -> T) rethrows -> T {
+            guard readsZip, let locale = Reader.utf8Locale else { return try body() }
+            let previous = uselocale(locale)
+            defer { uselocale(previous) }
+            return try body()
+        }
+
+        /// Reads the archive `file` (opened once, `ArchiveWalk.open`) from its first byte,
+        /// through a duplicate of its descriptor: a second reading (simulate --into) reads the
+        /// same open file as the scan, whatever its name leads to by then. `location` names it
+        /// in messages.
+        package init(_ location: String, file: ArchiveSnapshot) throws {
+            guard let a = archive_read_new() else { throw InputError("cannot read \(location): out of memory") }
+            archive = a
+            self.location = location
+            let opened = Result { () throws(Errno) in try file.file.rewound() }
+            source = Source(fd: try? opened.get())
+            // On failure deinit frees the archive: it runs once every property is set.
+            if case .failure(let e) = opened { throw InputError("cannot read \(location): \(errorText(e.code))") }
+            var magic = [UInt8](repeating: 0, count: 4)
+            let got = magic.withUnsafeMutableBytes { b in (try? source.fd?.read(into: b, at: 0)) ?? 0 }
+            readsZip = got == 4 && (magic == [0x50, 0x4B, 0x03, 0x04] || magic == [0x50, 0x4B, 0x05, 0x06])
+            archive_read_support_filter_all(a)
+            archive_read_support_format_tar(a)
+            archive_read_support_format_gnutar(a)
+            archive_read_support_format_zip(a)
+            archive_read_set_seek_callback(a) { _, client, offset, whence in Source.of(client).seek(offset, whence) }
+            guard inUTF8({ archive_read_open2(a, Unmanaged.passUnretained(source).toOpaque(), nil,
+                                     { _, client, out in Source.of(client).read(out) },
+                                     { _, client, request in Source.of(client).skip(request) }, nil) }) == ARCHIVE_OK else {
+                throw InputError("cannot read \(location) as a tar or zip archive: \(errorString)")
+            }
+        }
+
+        /// The archive file, read in blocks that start small after every skip and double while
+        /// libarchive keeps reading. libarchive's own file reader reads 64 KiB for every member
+        /// header of an uncompressed tar (about 1.7 GB copied to list a 2 GB archive of 20 kB
+        /// files), where a header needs 512 bytes; compressed streams still get large reads.
+        final class Source {
+            let fd: FileDescriptor?
+            static let smallest = 1024, largest = 1 << 20
+            var blockSize = smallest
+            var failure: Int32 = 0
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: largest, alignment: 16)
+            /// The file's size and the read position, for refusing to skip past the end.
+            let size: Int64
+            var position: Int64 = 0
+
+            init(fd: FileDescriptor?) {
+                self.fd = fd
+                let status = try? fd?.status()
+                size = status?.kind == .regular ? status!.size : -1
+            }
+            deinit {
+                buffer.deallocate()
+                fd?.close()
+            }
+
+            static func of(_ client: UnsafeMutableRawPointer?) -> Source { Unmanaged<Source>.fromOpaque(client!).takeUnretainedValue() }
+
+            func read(_ out: UnsafeMutablePointer<UnsafeRawPointer?>?) -> Int {
+                guard let fd else { failure = EBADF; return -1 }
+                let n: Int
+                switch Result(catching: { () throws(Errno) in try fd.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: blockSize)) }) {
+                case .success(let count): n = count
+                case .failure(let e): failure = e.code; return -1
+                }
+                position += Int64(n)
+                out?.pointee = UnsafeRawPointer(buffer)
+                blockSize = min(blockSize * 2, Source.largest)
+                return n
+            }
+
+            /// Skips by seeking; 0 (nothing skipped) makes libarchive read through instead, as
+            /// for a skip past the end (so that a truncated archive reads as truncated) or where
+            /// the file cannot seek.
+            func skip(_ request: Int64) -> Int64 {
+                blockSize = Source.smallest
+                guard size >= 0, request <= size - position, (try? fd?.seek(request, from: SEEK_CUR)) != nil else { return 0 }
+                position += request
+                return request
+            }
+
+            func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
+                blockSize = Source.smallest
+                guard let r = try? fd?.seek(offset, from: whence) else { return Int64(ARCHIVE_FATAL) }
+                position = r
+                return r
+            }
+        }
+
+        var errorString: String {
+            if source.failure != 0 { return errorText(source.failure) }
+            return archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+        }
+
+        /// The next member's header, with up to `keep(path, size)` bytes of its data; nil at the
+        /// end. Throws on a corrupt or truncated archive.
+        package func next(keep: ([UInt8], Int64) -> Int) throws -> Member? {
+            try inUTF8 { try nextMember(keep: keep) }
+        }
+
+        private func nextMember(keep: ([UInt8], Int64) -> Int) throws -> Member? {
+            var entry: OpaquePointer?
+            let rc = archive_read_next_header(archive, &entry)
+            if rc == ARCHIVE_EOF { return nil }
+            guard rc == ARCHIVE_OK || rc == ARCHIVE_WARN, let e = entry else {
+                throw InputError("\(location) is damaged or truncated: \(errorString)")
+            }
+            func bytes(_ p: UnsafePointer<CChar>?) -> [UInt8]? {
+                p.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) }
+            }
+            // A name as libarchive gives it in this locale (a tar's: its stored bytes), else its
+            // UTF-8 form. A name neither gives (a flagged zip name that is not UTF-8) or an
+            // empty one is reported (`nameless`), never dropped in silence.
+            let path = bytes(archive_entry_pathname(e)) ?? bytes(archive_entry_pathname_utf8(e))
+            var member = Member(
+                path: path ?? [], type: UInt32(archive_entry_filetype(e)),
+                size: Int64(archive_entry_size(e)), mode: UInt32(archive_entry_perm(e)),
+                mtime: Int64(archive_entry_mtime(e)), mtimeNanoseconds: Int32(archive_entry_mtime_nsec(e)),
+                symlink: bytes(archive_entry_symlink(e)) ?? bytes(archive_entry_symlink_utf8(e)),
+                hardlink: bytes(archive_entry_hardlink(e)) ?? bytes(archive_entry_hardlink_utf8(e)),
+                xattrs: [], data: nil)
+            if path == nil || path!.isEmpty { member.nameless = rc == ARCHIVE_WARN ? errorString : "the member has no name" }
+            archive_entry_xattr_reset(e)
+            var name: UnsafePointer<CChar>?
+            var value: UnsafeRawPointer?
+            var size = 0
+            // bsdtar writes each attribute twice, LIBARCHIVE.xattr (base64, exact) first and
+            // SCHILY.xattr second, and libarchive decodes both in that order: keep the first.
+            // Bounded (docs/limits.md): at most `maximumAttributeValue` bytes copied per value
+            // and `maximumAttributes` attributes kept per member. A backup attribute's value
+            // over the limit is kept cut one byte past it, so it is reported as unrecognised
+            // (its presence still excludes); any other oversized value is dropped (no Linux
+            // file system could hold it).
+            var seen = 0
+            while archive_entry_xattr_next(e, &name, &value, &size) == ARCHIVE_OK {
+                guard let name else { continue }
+                seen += 1
+                let key = String(cString: name)
+                let isBackup = BackupAttribute(attributeName: Array(key.utf8)) != nil
+                guard isBackup || (seen <= Self.maximumAttributes && size <= Self.maximumAttributeValue) else { continue }
+                guard !member.xattrs.contains(where: { $0.0 == key }) else { continue }
+                let kept = min(max(size, 0), Self.maximumAttributeValue + 1)
+                let v = value.map { Array(UnsafeRawBufferPointer(start: $0, count: kept)) } ?? []
+                member.xattrs.append((key, v))
+            }
+            let wanted = member.type == FileType.reg ? keep(member.path, member.size) : 0
+            if wanted > 0 {
+                var buffer = [UInt8](repeating: 0, count: wanted)
+                var got = 0
+                while got < wanted {
+                    let n = buffer[got...].withUnsafeMutableBytes { archive_read_data(archive, $0.baseAddress, $0.count) }
+                    if n < 0 { throw InputError("\(location) is damaged or truncated: \(errorString)") }
+                    if n == 0 { break }
+                    got += n
+                }
+                member.data = Array(buffer[0..<got])
+            }
+            return member
+        }
+
+        /// Streams the current member's data (what `next` has not consumed already) as blocks
+        /// with their offsets in the file; sparse members skip their holes. Throws on a corrupt
+        /// or truncated archive.
+        package func readData(_ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
+            try inUTF8 { try readBlocks(body) }
+        }
+
+        private func readBlocks(_ body: (UnsafeRawBufferPointer, Int64) throws -> Void) throws {
+            var buffer: UnsafeRawPointer?
+            var size = 0
+            var offset: la_int64_t = 0
+            while true {
+                let rc = archive_read_data_block(archive, &buffer, &size, &offset)
+                if rc == ARCHIVE_EOF { return }
+                guard rc == ARCHIVE_OK || rc == ARCHIVE_WARN else {
+                    throw InputError("\(location) is damaged or truncated: \(errorString)")
+                }
+                if size > 0 { try body(UnsafeRawBufferPointer(start: buffer, count: size), Int64(offset)) }
+            }
+        }
+    }
+}
+
+/// The archive file as the scan opened it (`ArchiveWalk.open`): the descriptor held for the rest
+/// of the run, through which every reading of it goes, and its device, inode, size and
+/// modification time then.
+package struct ArchiveSnapshot: Sendable {
+    let file: HeldDescriptor
+    let status: FileStatus
+
+    /// Whether the open file still has the size and modification time the scan saw (a file
+    /// written over in place since is not what was scanned).
+    package var isUnchanged: Bool {
+        guard let now = try? file.descriptor.status() else { return false }
+        return (now.size, now.modifiedSeconds, now.modifiedNanoseconds) == (status.size, status.modifiedSeconds, status.modifiedNanoseconds)
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+import SandboxAuditSystem
+
+/// Reads an app data container out of a tar or zip archive, as a stream: nothing is extracted,
+/// and memory grows with the number of entries, not with the archive's size. The result is the
+/// same `WalkResult` a directory walk gives, so everything after the walk is shared.
+///
+/// Attributes come from what libarchive decodes (pax `SCHILY.xattr.*` and
+/// `LIBARCHIVE.xattr.*` records), from `._NAME` AppleDouble members (macOS tar) and from
+/// `__MACOSX/` members (Finder zips, `ditto -c -k --sequesterRsrc`). The data root is the archive
+/// root, a single top-level folder, or `NAME.xcappdata/AppData`.
+package enum ArchiveWalk {
+    /// The most bytes of member paths one archive's reading keeps (docs/limits.md).
+    static let maximumPathBytes = 64 << 20
+
+    static let suffixes = [".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".zip"]
+
+    static func isArchive(_ path: String) -> Bool {
+        let lower = path.lowercased()
+        return suffixes.contains { lower.hasSuffix($0) }
+    }
+
+    /// The kinds of archive named in messages.
+    static let kindsText = Container.archiveKinds
+
+    /// Whether `header` (a file's first bytes, 262 or more for tar) starts as an archive does:
+    /// gzip, xz, bzip2 or zstd compression (of a tar, presumably), a zip, or a POSIX tar.
+    static func hasArchiveSignature(_ header: [UInt8]) -> Bool {
+        let signatures: [[UInt8]] = [
+            [0x1F, 0x8B],                               // gzip
+            [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00],       // xz
+            [0x50, 0x4B, 0x03, 0x04],                   // zip (local file header)
+            [0x50, 0x4B, 0x05, 0x06],                   // zip (empty archive)
+            [0x42, 0x5A, 0x68],                         // bzip2 "BZh"
+            [0x28, 0xB5, 0x2F, 0xFD],                   // zstd
+        ]
+        if signatures.contains(where: { header.starts(with: $0) }) { return true }
+        return header.count >= 262 && header[257..<262].elementsEqual("ustar".utf8)
+    }
+
+    /// How many leading bytes `hasArchiveSignature` looks at.
+    static let signatureLength = 512
+
+    /// The first `signatureLength` bytes of the opened file (fewer when it is shorter; none when
+    /// they cannot be read), read at offset 0 through its descriptor: its position is untouched.
+    static func header(of file: ArchiveSnapshot) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: signatureLength)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { buffer in
+                (try? file.file.descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]), at: Int64(count))) ?? 0
+            }
+            if n <= 0 { break }
+            count += n
+        }
+        return Array(bytes[..<count])
+    }
+
+    /// A sidecar member is reduced as soon as it is read to its backup attributes (rebuilt as
+    /// a small AppleDouble file), or to its parse error: however many the archive holds, each
+    /// costs memory for what it says, not for its size.
+    static func compactSidecar(_ m: inout Member) {
+        guard m.type == FileType.reg, let data = m.data, AppleDouble.hasMagic(data) else { return }
+        let start = m.path.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+        guard m.path.count - start > 2, m.path[start...].starts(with: AppleDouble.sidecarPrefix) else { return }
+        do {
+            let parsed = try AppleDouble.parse(data)
+            let kept = parsed.attributes.filter { BackupAttribute(attributeName: Array($0.name.utf8)) != nil }
+            m.data = AppleDouble.build(AppleDouble.Parsed(attributes: kept))
+        } catch {
+            m.sidecarError = "\(error)"
+            m.data = Array(data.prefix(4))
+        }
+    }
+
+
+    /// Reads the archive and returns the container and the walk of its data root.
+    /// `role` (`--kind`) overrides what the metadata says; `group` also lets the data root be
+    /// a folder without Documents, Library or tmp (the archive root, or its one top folder).
+    static func read(_ location: String, role: ContainerRole? = nil) throws -> (Container, WalkResult) {
+        try read(location, file: try open(location), role: role)
+    }
+
+    /// As above, from the archive as opened when it was named (`ArchiveInput.detect`).
+    static func read(_ location: String, file: ArchiveSnapshot, role: ContainerRole? = nil) throws -> (Container, WalkResult) {
+        let reader = try Reader(location, file: file)
+        var members: [Member] = []
+        var numbering = MemberNumbering()
+        var problems: [WalkProblem] = []
+        var tooDeepReported = Set<ContainerPath>()
+        var progress = ProgressCounter()
+        defer { progress.flush(folder: "") }
+        let headerLength = StoreSignature.headerLength
+        var memberCount = 0, pathBytes = 0
+        var rootMember: Member?
+        while let m = try reader.next(keep: { path, size in
+            let start = (path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
+            let name = path[start...]
+            if name.starts(with: AppleDouble.sidecarPrefix) || identityNames.contains(where: { name.elementsEqual($0) }) {
+                return Int(min(size, Int64(AppleDouble.maximumSize)))
+            }
+            return StoreSignature.mayBeDatabase(size: size) && mayBePurgeable(path) ? headerLength : 0
+        }) {
+            var m = m
+            memberCount += 1
+            if let why = m.nameless {
+                problems.append(WalkProblem(path: ContainerPath("(member \(memberCount) of the archive)"), operation: "read archive entry",
+                                            reason: "its name cannot be read (\(why)): skipped"))
+                continue
+            }
+            if m.size < 0 {
+                problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "its stored size is negative (\(m.size)): counted as 0 bytes"))
+                m.size = 0
+            }
+            progress.count(m.type == FileType.reg ? m.size : 0, folder: ContainerPath(bytes: Array(m.path[..<(m.path.lastIndex(of: UInt8(ascii: "/")) ?? 0)])).display)
+            compactSidecar(&m)
+            switch normalise(m.path) {
+            case .root:
+                // `./`: the archive root's own member, whose attributes are the data root's
+                // when the archive was made inside the container.
+                if m.type == FileType.dir { rootMember = m }
+                continue
+            case .unsafe:
+                problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "absolute path or '..' in the archive: skipped"))
+                continue
+            case .path(let normal): m.path = normal
+            }
+            // As in a folder, nothing deeper than the path limit is recorded (one problem per
+            // folder whose contents are left out).
+            if m.path.count > Walker.maximumPathLength {
+                var cut = m.path.count
+                while cut > Walker.maximumPathLength, let slash = m.path[..<cut].lastIndex(of: UInt8(ascii: "/")) { cut = slash }
+                let folder = ContainerPath(bytes: Array(m.path[..<cut]))
+                if !tooDeepReported.contains(folder) {
+                    tooDeepReported.insert(folder)
+                    problems.append(Walker.tooDeep(folder))
+                }
+                continue
+            }
+            // The paths kept are bounded in total, not only each (docs/limits.md): past the
+            // limit the rest of the archive is left out, with one problem.
+            pathBytes += m.path.count
+            if pathBytes > maximumPathBytes {
+                problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry",
+                                            reason: "the archive's paths add up to more than \(maximumPathBytes / (1 << 20)) MiB: this member and every later one are left out"))
+                break
+            }
+            let (position, repeated) = numbering.number(m.path)
+            if repeated {
+                problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "the archive holds this path twice: the later one counts"))
+                members[position] = m
+            } else {
+                members.append(m)
+            }
+        }
+        var (container, walk) = try assemble(location, members, numbering, problems, rootMember: rootMember, role: role)
+        walk.archive = file
+        return (container, walk)
+    }
+
+    /// Opens the archive at `location` once, for the whole run: never through a symlink (an
+    /// archive input is a regular file, `ArchiveInput.detect`, and one swapped for a
+    /// symlink since is refused), without blocking on a FIFO put there, without updating its
+    /// access time where permitted (Linux O_NOATIME needs the file's owner or CAP_FOWNER; it is
+    /// opened plainly otherwise); what is not a regular file once open is refused.
+    static func open(_ location: String) throws(InputError) -> ArchiveSnapshot {
+        do {
+            let file = try HeldDescriptor.regularFile(location.utf8)
+            return ArchiveSnapshot(file: file, status: try file.descriptor.status())
+        } catch {
+            if error.code == EINVAL || error.code == ESPIPE { throw InputError("cannot read \(location): it is no longer a regular file (it was replaced since it was named)") }
+            throw InputError("cannot read \(location): \(errorText(error.code))")
+        }
+    }
+
+    /// A group container's root when nothing marks one: the archive's one top folder, or the
+    /// archive root.
+    static func groupRootPrefix(_ members: [Member]) -> [UInt8] {
+        var top: ArraySlice<UInt8>?
+        for m in members {
+            guard let slash = m.path.firstIndex(of: UInt8(ascii: "/")) else {
+                if m.type == FileType.dir, top == nil || top!.elementsEqual(m.path) { top = m.path[...]; continue }
+                return []
+            }
+            let first = m.path[..<slash]
+            if first.elementsEqual(AppleDouble.mirrorFolder.utf8) { continue }
+            if let t = top, !t.elementsEqual(first) { return [] }
+            top = first
+        }
+        return top.map { Array($0) + [UInt8(ascii: "/")] } ?? []
+    }
+
+    /// The data root: the archive root, a top folder, or a top folder's AppData, whichever first
+    /// holds Documents, Library or tmp (stored or implied by a deeper member), tops in byte order.
+    static func dataRootPrefix(_ members: [Member]) -> [UInt8]? {
+        // Each prefix found is (top folder, AppData below it); the archive root is ([], false).
+        var found = Set<[UInt8]>()
+        var atRoot = false
+        var lastTop: ArraySlice<UInt8> = []
+        var lastAppData = false
+        for m in members {
+            let p = m.path
+            // The first three components' bounds, and whether each is a folder (something
+            // follows it, or the member is itself a folder).
+            var bounds: [(Int, Int)] = []
+            var start = 0
+            while bounds.count < 3, start < p.count {
+                let end = p[start...].firstIndex(of: UInt8(ascii: "/")) ?? p.count
+                bounds.append((start, end))
+                start = end + 1
+            }
+            func isFolder(_ i: Int) -> Bool { bounds[i].1 < p.count || m.type == FileType.dir }
+            func isRootFolder(_ i: Int) -> Bool {
+                i < bounds.count && isFolder(i) && rootFolderNames.contains { p[bounds[i].0..<bounds[i].1].elementsEqual($0) }
+            }
+            if isRootFolder(0) { atRoot = true; continue }
+            guard bounds.count >= 2 else { continue }
+            let top = p[bounds[0].0..<bounds[0].1]
+            let appData = p[bounds[1].0..<bounds[1].1].elementsEqual(appDataName) && isRootFolder(2)
+            guard isRootFolder(1) || appData else { continue }
+            if top.elementsEqual(lastTop), appData == lastAppData { continue }
+            lastTop = top
+            lastAppData = appData
+            found.insert(Array(top) + (appData ? [1] : [0]))
+        }
+        if atRoot { return [] }
+        let mirror = Array(AppleDouble.mirrorFolder.utf8)
+        let first = found.filter { key in
+            let top = key.dropLast()
+            return !top.elementsEqual(mirror) && !top.starts(with: AppleDouble.sidecarPrefix)
+        }.min { a, b in
+            let (ta, tb) = (a.dropLast(), b.dropLast())
+            return ta.elementsEqual(tb) ? a.last! < b.last! : ta.lexicographicallyPrecedes(tb)
+        }
+        guard let key = first else { return nil }
+        return Array(key.dropLast()) + [UInt8(ascii: "/")] + (key.last == 1 ? appDataName + [UInt8(ascii: "/")] : [])
+    }
+
+
+    /// `path` below `prefix`, or nil.
+    static func relative(_ path: [UInt8], _ prefix: [UInt8]) -> ContainerPath? {
+        guard path.count > prefix.count, path.starts(with: prefix) else { return prefix.isEmpty && !path.isEmpty ? ContainerPath(bytes: path) : nil }
+        return ContainerPath(bytes: Array(path[prefix.count...]))
+    }
+
+    /// The backup attributes among a member's extended attributes (either spelling), plus its
+    /// sidecar's.
+    static func marks(_ m: Member, _ sidecar: [AttributeMark]) -> [AttributeMark] {
+        m.xattrs.compactMap { name, value in
+            BackupAttribute(attributeName: Array(name.utf8)).map { AttributeMark(attribute: $0, value: value, source: .native(name: name)) }
+        } + sidecar
+    }
+}

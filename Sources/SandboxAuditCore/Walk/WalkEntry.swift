@@ -1,0 +1,117 @@
+import SandboxAuditSystem
+
+/// What the walk records for one entry, from `lstat` and the entry's attributes. Nothing here
+/// is a judgement: zones and verdicts come later (Classify).
+package struct WalkEntry: Sendable {
+    package enum Kind: String, Sendable { case file, directory, symlink, other }
+    package enum Special: String, Sendable { case fifo, socket, characterDevice = "character-device", blockDevice = "block-device" }
+
+    package var path: ContainerPath
+    package var kind: Kind
+    /// For `other`: which kind of special file.
+    package var special: Special?
+    /// `st_size`: apparent size.
+    package var size: Int64
+    /// `st_blocks` × 512: allocated size.
+    package var allocated: Int64
+    package var mode: UInt32
+    /// Modification time, seconds and nanoseconds since 1970.
+    package var modifiedSeconds: Int64
+    package var modifiedNanoseconds: Int32
+    package var device: UInt64
+    package var inode: UInt64
+    package var linkCount: UInt64
+    /// For symlinks: the target, as stored.
+    package var symlinkTarget: [UInt8]?
+    /// The file's first bytes, when the walk was asked for them (`Walker.headerLength`).
+    package var header: [UInt8]?
+    /// Backup attributes found on the entry (native or from sidecars).
+    package var marks: [AttributeMark]
+    /// The data protection class a device backup records for the entry; nil when not recorded
+    /// or not observable (every input but a backup).
+    package var protectionClass: ProtectionClass? = nil
+    package var modifiedTime: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
+    /// Files and symlinks hold content (a symlink: its target); folders and special files do not.
+    package var holdsContent: Bool { kind == .file || kind == .symlink }
+    /// The bytes an entry adds to sizes and the backup footprint: a file's `size`, 0 for the
+    /// rest. A symlink's `size` is its target's length, which a backup does not count (a
+    /// real backup's `Manifest.db` records `Size` 0 for every symlink).
+    package var contentSize: Int64 { kind == .file ? size : 0 }
+}
+
+/// Something the walk could not read. The walk records it and goes on.
+package struct WalkProblem: Sendable, Hashable {
+    package var path: ContainerPath
+    /// The system call or step that failed ("open directory", "read attributes" …).
+    package var operation: String
+    package var reason: String
+    /// True when the entry disappeared while the scan ran.
+    package var vanished: Bool
+
+    init(path: ContainerPath, operation: String, reason: String, vanished: Bool = false) {
+        self.path = path
+        self.operation = operation
+        self.reason = reason
+        self.vanished = vanished
+    }
+}
+
+/// Everything one walk produced.
+package struct WalkResult: Sendable {
+    /// In no particular order; the inventory sorts.
+    var entries: [WalkEntry] = []
+    /// Attributes on the walked root itself.
+    var rootMarks: [AttributeMark] = []
+    var problems: [WalkProblem] = []
+    /// Sidecars whose file was not beside them (all of them, in a `__MACOSX` mirror), by the
+    /// path of the item they describe, relative to the walked root.
+    var unmatchedSidecars: [ContainerPath: Sidecar] = [:]
+    /// Sidecars that describe no entry of the container, in no particular order. Their bytes
+    /// count with the sidecars, never in the app's totals.
+    var orphanSidecars: [SidecarOrphan] = []
+    /// How many AppleDouble files were read (kept out of every total).
+    var sidecarCount = 0
+    /// The archive read, as opened and held (nil for a folder or a backup).
+    var archive: ArchiveSnapshot?
+    /// This walker's count for the progress line (nothing when nobody watches).
+    var progress = ProgressCounter()
+}
+
+/// What one AppleDouble `._NAME` file held.
+struct Sidecar: Sendable {
+    /// The backup attributes in it (none when it holds other attributes or Finder info only).
+    var marks: [AttributeMark]
+    /// The sidecar file's own size.
+    var size: Int64
+
+    init(marks: [AttributeMark], size: Int64) {
+        self.marks = marks
+        self.size = size
+    }
+}
+
+/// An AppleDouble sidecar that describes no entry: its item is gone, or is named with other
+/// bytes (the same name in another Unicode normalisation, NFC against NFD).
+package struct SidecarOrphan: Sendable {
+    /// Where the sidecar is, relative to the data root (`../` leads out of it, to a sidecar
+    /// beside the data root or to a `__MACOSX` mirror beside it).
+    package var sidecar: ContainerPath
+    /// The item it names, relative to the data root.
+    package var target: ContainerPath
+    package var marks: [AttributeMark]
+    /// The sidecar file's size.
+    package var size: Int64
+    /// The entry in the same folder whose name equals the target's under Unicode
+    /// normalisation, else the entry there nearest by name; nil when the folder holds none.
+    package var nearest: ContainerPath?
+    /// True when `nearest` is the same name under Unicode normalisation: a Mac's file system
+    /// treats the two as one name, so the sidecar's marks were given to that entry.
+    package var sameUnderNormalisation = false
+
+    init(sidecar: ContainerPath, target: ContainerPath, marks: [AttributeMark], size: Int64) {
+        self.sidecar = sidecar
+        self.target = target
+        self.marks = marks
+        self.size = size
+    }
+}

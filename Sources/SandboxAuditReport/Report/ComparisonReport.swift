@@ -1,0 +1,167 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+import SandboxAuditRules
+import SandboxAuditSimulate
+
+/// `compare`'s text and Markdown (docs/compare-format.md). Both print the same sections from
+/// `ReportComparison`; lists are cut with an "and N more" line, and the Markdown is cut
+/// further until it fits a GitHub comment. Printers decide nothing.
+public enum ComparisonReport {
+    typealias Row = ReportComparison.Row
+    typealias PathChange = ReportComparison.PathChange
+    typealias FindingRecord = ComparedReport.FindingRecord
+
+    /// How many paths and findings each list shows, and domains and owners each table, in text.
+    static let textListLength = 25
+    /// Longest path or message a Markdown line shows, in characters, before "…".
+    static let markdownItemLength = 300
+
+    static func delta(_ d: Int64?) -> String {
+        guard let d else { return "n/a" }
+        return d == 0 ? "±0 B" : (d > 0 ? "+" : "") + ByteSize.format(d)
+    }
+
+    static func count(_ d: Int64) -> String { d == 0 ? "±0" : (d > 0 ? "+" : "") + groupedDigits(d) }
+
+    /// "1.20 MB → 3.40 MB": "—" where the side lacks the row, "n/a" where it lacks the figure.
+    static func span(_ r: Row, _ figure: (ComparedReport.Figures) -> Int64?, _ format: (Int64) -> String) -> String {
+        func one(_ f: ComparedReport.Figures?) -> String { f.map { figure($0).map(format) ?? "n/a" } ?? "—" }
+        return "\(one(r.before)) → \(one(r.after))"
+    }
+
+    static func side(_ s: ComparedReport) -> String {
+        let what = s.kind == .scan ? "scan report" : "baseline"
+        let who = [s.bundleIdentifier, s.version].compactMap { $0 }.joined(separator: " ")
+        return "\(s.location) (\(what)\(who.isEmpty ? "" : ", " + who))"
+    }
+
+    /// The path as the reports write it: `DOMAIN/PATH` outside the app's data container.
+    static func place(domain: String, path: ContainerPath?, in c: ReportComparison) -> String {
+        let primary = c.head.domains.first ?? domain
+        let shown = path?.display ?? "(no path)"
+        return domain == primary ? shown : "\(domain)/\(shown)"
+    }
+
+    static func pathLine(_ p: PathChange, _ c: ReportComparison) -> String {
+        let sizes = "\(p.before.map { ByteSize.format($0.size) } ?? "new") → \(p.after.map { ByteSize.format($0.size) } ?? "removed")"
+        let backedUp = (p.after ?? p.before)?.backedUp == true ? "backed up" : "not backed up"
+        let owner = p.owner.map { ", owner \($0)" } ?? ""
+        return "\(delta(p.delta))  \(place(domain: p.key.domain, path: p.key.path, in: c)) (\(sizes), \(backedUp)\(owner))"
+    }
+
+    static func findingLine(_ f: FindingRecord, _ c: ReportComparison) -> String {
+        let head = [f.severity, f.ruleId].compactMap { $0 }.joined(separator: " ")
+        let message = f.message.map { ": \($0)" } ?? ""
+        let owner = f.owner.map { " (owner \($0))" } ?? ""
+        return "\(head) \(place(domain: f.domain, path: f.path, in: c))\(message)\(owner)"
+    }
+
+    /// The sections both formats print, each a title and its lines (or why it has none).
+    struct Section {
+        let title: String
+        let rows: [Row]?
+        let lines: [String]
+        let total: Int
+        let unavailable: String?
+    }
+
+    static func sections(_ c: ReportComparison) -> [Section] {
+        func paths(_ title: String, _ list: [PathChange]) -> Section {
+            Section(title: "\(title) (\(groupedDigits(Int64(list.count))))", rows: nil, lines: list.prefix(500).map { pathLine($0, c) }, total: list.count, unavailable: c.pathsUnavailable)
+        }
+        func findings(_ title: String, _ list: [FindingRecord]) -> Section {
+            Section(title: "\(title) (\(groupedDigits(Int64(list.count))))", rows: nil, lines: list.prefix(500).map { findingLine($0, c) }, total: list.count, unavailable: nil)
+        }
+        return [
+            Section(title: "By domain", rows: c.domains, lines: [], total: c.domains.count, unavailable: nil),
+            Section(title: "By zone", rows: c.zones, lines: [], total: c.zones.count, unavailable: nil),
+            Section(title: "By owner", rows: c.owners, lines: [], total: c.owners?.count ?? 0, unavailable: c.ownersUnavailable),
+            paths("Paths grown most", c.grew),
+            paths("New paths", c.added),
+            paths("Removed paths", c.removed),
+            findings("Findings new in HEAD", c.newFindings),
+            findings("Findings fixed since BASE", c.fixedFindings),
+        ]
+    }
+
+    static func more(_ shown: Int, of total: Int) -> String? { total > shown ? "and \(groupedDigits(Int64(total - shown))) more" : nil }
+
+    public static func text(_ c: ReportComparison) -> String {
+        var out = "sandbox-audit compare\n  BASE \(TerminalText.escaped(side(c.base)))\n  HEAD \(TerminalText.escaped(side(c.head)))\n"
+        for n in c.notes { out += "  note: \(n)\n" }
+        func row(_ r: Row, _ name: String) -> String {
+            "  \(TerminalText.escaped(name))\n      backup \(span(r, \.backupFootprint, ByteSize.format)) (\(delta(r.footprintDelta)))"
+                + "; kept on update \(span(r, \.keptOnUpdate, ByteSize.format)) (\(delta(r.keptOnUpdateDelta)))"
+                + "; files \(span(r, { $0.files }, groupedDigits)) (\(count(r.filesDelta)))\n"
+        }
+        out += "\n" + row(c.total, "Whole app")
+        for s in sections(c) {
+            out += "\n\(s.title):\n"
+            if let why = s.unavailable, s.rows == nil && s.lines.isEmpty {
+                out += "  not compared: \(why)\n"
+                continue
+            }
+            let shown = min(s.total, textListLength)
+            if let rows = s.rows {
+                for r in rows.prefix(shown) { out += row(r, r.name ?? "(no owner)") }
+            } else {
+                if s.total == 0 { out += "  none\n" }
+                for l in s.lines.prefix(shown) { out += "  \(TerminalText.escaped(l))\n" }
+            }
+            if let m = more(shown, of: s.total) { out += "  \(m)\n" }
+        }
+        return out
+    }
+
+    public static func markdown(_ c: ReportComparison) -> String {
+        let all = sections(c)
+        // The longest lists first; shorter until the comment fits GitHub's limit.
+        for length in [50, 20, 10, 5, 2, 0] {
+            let md = markdown(c, all, listLength: length)
+            if md.utf8.count <= MarkdownReport.maxLength { return md }
+        }
+        let cut = "\n\n*Cut to fit a GitHub comment: run `sandbox-audit compare --format text` for everything.*\n"
+        let md = markdown(c, all, listLength: 0)
+        var end = md.utf8.index(md.utf8.startIndex, offsetBy: MarkdownReport.maxLength - cut.utf8.count)
+        while end > md.startIndex, md[end] != "\n" { end = md.index(before: end) }
+        return String(md[..<end]) + cut
+    }
+
+    static func clipped(_ s: String) -> String {
+        s.count <= markdownItemLength ? s : String(s.prefix(markdownItemLength)) + "…"
+    }
+
+    static func markdown(_ c: ReportComparison, _ all: [Section], listLength: Int) -> String {
+        let cell = MarkdownReport.cell
+        let grew = c.footprintGrowth
+        var md = "## sandbox-audit: backup footprint \(delta(grew)) \(grew > 0 ? "📈" : grew < 0 ? "📉" : "")\n\n"
+        md += "BASE \(cell(clipped(side(c.base)))) → HEAD \(cell(clipped(side(c.head))))\n\n"
+        for n in c.notes { md += "> **⚠️ \(cell(n))**\n\n" }
+        let header = "| | backup footprint | Δ | kept on update | Δ | files | Δ |\n|---|---:|---:|---:|---:|---:|---:|\n"
+        func row(_ r: Row, _ name: String) -> String {
+            "| \(name) | \(span(r, \.backupFootprint, ByteSize.format)) | \(delta(r.footprintDelta)) "
+                + "| \(span(r, \.keptOnUpdate, ByteSize.format)) | \(delta(r.keptOnUpdateDelta)) "
+                + "| \(span(r, { $0.files }, groupedDigits)) | \(count(r.filesDelta)) |\n"
+        }
+        md += header + row(c.total, "**Whole app**") + "\n"
+        for s in all {
+            md += "### \(s.title)\n\n"
+            if let why = s.unavailable, s.rows == nil && s.lines.isEmpty {
+                md += "Not compared: \(cell(why)).\n\n"
+                continue
+            }
+            let shown = min(s.total, listLength)
+            if let rows = s.rows {
+                md += header
+                for r in rows.prefix(shown) { md += row(r, r.name.map { cell(clipped($0)) } ?? "*no owner*") }
+                if let m = more(shown, of: s.total) { md += "| *\(m)* | | | | | | |\n" }
+            } else {
+                if s.total == 0 { md += "None.\n" }
+                for l in s.lines.prefix(shown) { md += "- \(cell(clipped(l)))\n" }
+                if let m = more(shown, of: s.total) { md += "- *\(m)*\n" }
+            }
+            md += "\n"
+        }
+        return md
+    }
+}

@@ -1,0 +1,57 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+import SandboxAuditRules
+import SandboxAuditSimulate
+
+/// GitHub Actions workflow commands: one annotation per finding, most severe first. GitHub shows
+/// at most 10 errors, 10 warnings and 10 notices per step, so the rest of each kind is summed up
+/// in one notice.
+enum GitHubReport {
+    static let perKind = 10
+
+    /// `pathPrefix` gives, for a container's data root, what is prepended to its paths so
+    /// annotations point at files in the repository when the container lies inside it.
+    static func render(_ result: AuditResult, pathPrefix: (String) -> String, allowIncomplete: Bool = false) -> String {
+        var lines: [String] = []
+        // First, so GitHub's per-step limit never hides it.
+        if !result.complete {
+            let shown = result.missed.prefix(5).map(result.place)
+            let more = result.missed.count > shown.count ? "; … \(result.missed.count - shown.count) more" : ""
+            lines.append("::\(allowIncomplete ? "warning" : "error") title=\(property("incomplete scan (sandbox-audit)"))::\(data(result.incompleteSummary + ": " + shown.joined(separator: "; ") + more))")
+        }
+        var left: [String] = []
+        let ordered = result.findings.enumerated().sorted { a, b in
+            if a.element.severity != b.element.severity { return a.element.severity > b.element.severity }
+            if (a.element.size ?? 0) != (b.element.size ?? 0) { return (a.element.size ?? 0) > (b.element.size ?? 0) }
+            return a.offset < b.offset
+        }.map(\.element)
+        for severity in [Severity.error, .warning, .note] {
+            let group = ordered.filter { $0.severity == severity }
+            let command = severity == .note ? "notice" : severity.rawValue
+            // Notices share their 10 with the summary notice; errors (warnings when accepted)
+            // with the incomplete-scan annotation.
+            let shared = !result.complete && severity == (allowIncomplete ? .warning : .error)
+            let room = severity == .note || shared ? perKind - 1 : perKind
+            for f in group.prefix(room) {
+                // A finding about no entry (a budget) is annotated on no file.
+                let prefix = pathPrefix(result.inventory(of: f).container.dataRoot)
+                let file = f.path.map { "file=" + property($0.isRoot ? prefix : prefix + "/" + $0.display) + "," } ?? ""
+                lines.append("::\(command) \(file)title=\(property("\(f.ruleId) (sandbox-audit)"))::\(data(f.message))")
+            }
+            if group.count > room { left.append("\(group.count - room) more \(severity.rawValue)\(group.count - room == 1 ? "" : "s")") }
+        }
+        if !left.isEmpty {
+            lines.append("::notice title=sandbox-audit::\(data("Not annotated (GitHub shows 10 of each per step): " + left.joined(separator: ", ") + ". See the job summary or the full report."))")
+        }
+        return lines.map { $0 + "\n" }.joined()
+    }
+
+    /// Workflow-command escaping: data escapes %, CR and LF; properties also `:` and `,`.
+    static func data(_ s: String) -> String {
+        s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
+    }
+
+    static func property(_ s: String) -> String {
+        data(s).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+    }
+}

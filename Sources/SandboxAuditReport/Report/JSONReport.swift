@@ -1,0 +1,270 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+import SandboxAuditRules
+import SandboxAuditSimulate
+
+/// The machine formats of `scan` and `inventory`; documented in docs/json-format.md and
+/// docs/inventory-format.md. Printers decide nothing: every figure comes from the model.
+public enum JSONReport {
+    /// Bumped on any change that could break a reader.
+    static let schemaVersion: Int64 = 2
+
+    static func path(_ p: ContainerPath) -> [(String, JSON)] {
+        var fields: [(String, JSON)] = [("path", .string(p.display))]
+        if let b = p.base64 { fields.append(("pathBase64", .string(b))) }
+        return fields
+    }
+
+    static func container(_ c: Container) -> JSON {
+        var fields: [(String, JSON)] = [
+            ("input", .string(c.input)),
+            ("dataRoot", .string(c.dataRoot)),
+            ("kind", .string(c.kind.rawValue)),
+            ("role", .string(c.role.rawValue)),
+            ("roleSource", .string(c.roleSource)),
+            ("domain", .string(c.domain)),
+            ("bundleIdentifier", .optional(c.bundleIdentifier)),
+            ("version", .optional(c.version)),
+            ("identitySource", .optional(c.identitySource)),
+        ]
+        if let b = c.backup {
+            let i = b.folder.identity
+            fields.append(("backup", .object([
+                ("folder", .string(b.folder.path)),
+                ("deviceName", .optional(i.deviceName)),
+                ("productVersion", .optional(i.productVersion)),
+                ("date", .optional(i.date)),
+                ("encrypted", .bool(i.isEncrypted)),
+            ])))
+        }
+        return .object(fields)
+    }
+
+    static func zoneTotals(_ t: ZoneTotals) -> [(String, JSON)] {
+        [
+            ("files", .int(Int64(t.files))), ("directories", .int(Int64(t.directories))),
+            ("symlinks", .int(Int64(t.symlinks))), ("others", .int(Int64(t.others))),
+            ("size", .int(t.size)), ("allocated", .int(t.allocated)),
+            ("backedUpSize", .int(t.backedUpSize)), ("excludedSize", .int(t.excludedSize)),
+            ("survivesUpdateSize", .int(t.survivesUpdateSize)),
+            ("survivesRestoreSize", .int(t.survivesRestoreSize)),
+        ]
+    }
+
+    static func finding(_ f: Finding, owner: Attribution? = nil) -> JSON {
+        var fields: [(String, JSON)] = [("ruleId", .string(f.ruleId)), ("severity", .string(f.severity.rawValue))]
+        fields.append(("domain", .optional(f.domain)))
+        // Null for a finding about no entry (a budget): see docs/json-format.md.
+        fields += f.path.map(path) ?? [("path", .null)]
+        fields.append(("message", .string(f.message)))
+        fields.append(("size", .optional(f.size)))
+        fields.append(("fix", .optional(f.fixText)))
+        fields += [("owner", .optional(owner?.name)), ("ownerKind", .optional(owner?.kind)), ("ownerDetail", OwnerReport.json(owner))]
+        return .object(fields)
+    }
+
+    /// One container of the scan: its backup domain, totals and zones.
+    static func domain(_ inv: Inventory, owners: [OwnerMap.Total] = []) -> JSON {
+        let zones: [JSON] = Zone.allCases.filter { $0 != .system }.map { zone in
+            .object([("zone", .string(zone.rawValue)), ("title", .string(zone.title))] + zoneTotals(inv.zoneTotals[zone] ?? ZoneTotals()))
+        }
+        return .object([
+            ("domain", .string(inv.domain)),
+            ("container", container(inv.container)),
+            ("totals", .object([
+                ("backupFootprint", .int(inv.backupFootprint)),
+                ("keptOnUpdate", .int(inv.keptOnUpdate)),
+                ("keptOnRestore", .int(inv.keptOnRestore)),
+            ] + zoneTotals(inv.total) + [
+                ("systemEntries", .int(Int64(inv.entries.filter(\.isSystem).count))),
+                ("sidecarsRead", .int(Int64(inv.sidecarCount))),
+                ("unreadable", .int(Int64(inv.problems.count))),
+            ])),
+            ("zones", .array(zones)),
+            ("protection", ProtectionReport.json(ProtectionCensus(inv))),
+            ("owners", OwnerReport.json(owners)),
+        ])
+    }
+
+    /// A rule option's value in `settings`: bytes, seconds or a count.
+    static func setting(_ value: RuleOption.Value) -> JSON {
+        switch value {
+        case .size(let b): return .int(b)
+        case .age(let a): return .double(a)
+        case .count(let n): return .int(Int64(n))
+        }
+    }
+
+    /// The `scan --format json` document. `totals` and `zones` are the app's, over every
+    /// container; `domains` has each container's own.
+    static func scan(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> JSON {
+        let inventories = result.inventories
+        let s = result.context.settings
+        let summary = result.summary
+        let zones: [JSON] = Zone.allCases.filter { $0 != .system }.map { zone in
+            let t = inventories.reduce(ZoneTotals()) { $0 + ($1.zoneTotals[zone] ?? ZoneTotals()) }
+            return .object([("zone", .string(zone.rawValue)), ("title", .string(zone.title))] + zoneTotals(t))
+        }
+        let systemCount = inventories.reduce(0) { n, inv in n + inv.entries.filter(\.isSystem).count }
+        let ownerTotals = OwnerReport.totals(result)
+        let domains: [JSON] = inventories.indices.map { domain(inventories[$0], owners: ownerTotals[$0]) }
+        return .object([
+            ("schemaVersion", .int(schemaVersion)),
+            ("tool", .object([("name", .string("sandbox-audit")), ("version", .string(Audit.toolVersion))])),
+            ("container", container(result.inventory.container)),
+            ("domains", .array(domains)),
+            ("settings", .object(RuleCatalogue.options.map { ($0.option.json, setting(s[$0.option])) } + [("failOn", .string(failOn.rawValue))])),
+            ("totals", .object([
+                ("backupFootprint", .int(result.backupFootprint)),
+                ("keptOnUpdate", .int(result.keptOnUpdate)),
+                ("keptOnRestore", .int(result.keptOnRestore)),
+            ] + zoneTotals(result.total) + [
+                ("systemEntries", .int(Int64(systemCount))),
+                ("sidecarsRead", .int(Int64(inventories.reduce(0) { $0 + $1.sidecarCount }))),
+                ("unreadable", .int(Int64(inventories.reduce(0) { $0 + $1.problems.count }))),
+            ])),
+            ("zones", .array(zones)),
+            ("complete", .bool(result.complete)),
+            ("missed", .array(result.missed.map(missed))),
+            ("notes", .array(result.notes.map { .string($0) })),
+            ("protection", ProtectionReport.json(result)),
+            ("policy", .object([("source", .optional(result.policy.source))])),
+            ("budgets", .array(result.budgets.map { budget($0, owners: result.context.owners) })),
+            ("baseline", result.comparison.map { comparison($0, suppressed: summary.baselineFindings, owners: result.context.owners) } ?? .null),
+            ("backupComparison", result.backupComparison.map(BackupComparisonReport.json) ?? .null),
+            ("findings", .array(result.findings.map { finding($0, owner: OwnerReport.owner(result, $0)) })),
+            ("summary", .object([
+                ("error", .int(Int64(summary.errors))),
+                ("warning", .int(Int64(summary.warnings))),
+                ("note", .int(Int64(summary.notes))),
+                ("ignoredFindings", .int(Int64(summary.ignoredFindings))),
+                ("baselineFindings", .int(Int64(summary.baselineFindings))),
+                ("failed", .bool(result.fails(at: failOn, allowIncomplete: allowIncomplete))),
+            ])),
+        ])
+    }
+
+    /// One thing the scan could not read.
+    static func missed(_ m: MissedItem) -> JSON {
+        .object(path(m.path) + [("domain", .string(m.domain)), ("what", .string(m.what)), ("why", .string(m.why))])
+    }
+
+    /// A listed path's owner (`owner`, null when none covers it).
+    static func owner(_ path: ContainerPath, _ owners: OwnerMap?) -> (String, JSON) {
+        ("owner", .optional(path.isRoot ? nil : owners?.attribution(of: path)?.name))
+    }
+
+    static func budget(_ r: BudgetResult, owners: OwnerMap? = nil) -> JSON {
+        var scope: [(String, JSON)]
+        switch r.budget.scope {
+        case .backup: scope = [("scope", .string("backup"))]
+        case .churn: scope = [("scope", .string("churn"))]
+        case .growth: scope = [("scope", .string("growth"))]
+        case .zone(let z): scope = [("scope", .string("zone")), ("zone", .string(z.rawValue))]
+        case .glob(let g): scope = [("scope", .string("glob")), ("glob", .string(g.pattern))]
+        case .domain(let d): scope = [("scope", .string("domain")), ("domain", .string(d))]
+        case .owner(let o): scope = [("scope", .string("owner")), ("owner", .string(o))]
+        }
+        return .object([("name", .string(r.budget.name))] + scope + [
+            ("measure", .string(r.budget.measure.rawValue)),
+            ("limit", .int(r.limit)),
+            ("measured", .optional(r.measured)),
+            ("percent", r.percent.map { $0.isFinite ? .double(($0 * 10).rounded() / 10) : .null } ?? .null),
+            ("exceeded", .bool(r.exceeded)),
+            ("overshoot", .int(r.overshoot)),
+            ("contributors", .array(r.contributors.map { .object(path($0.path) + [("size", .int($0.size)), owner($0.path, owners)]) })),
+        ])
+    }
+
+    /// How many of each list the reports carry.
+    static let changeListLength = 10
+
+    static func comparison(_ c: BaselineComparison, suppressed: Int, owners: OwnerMap? = nil) -> JSON {
+        func changes(_ list: [BaselineComparison.Change]) -> JSON {
+            .array(list.prefix(changeListLength).map { ch in
+                .object(path(ch.path) + [("before", .optional(ch.before)), ("after", .optional(ch.after)), ("delta", .int(ch.delta)), owner(ch.path, owners)])
+            })
+        }
+        return .object([
+            ("suppressedFindings", .int(Int64(suppressed))),
+            ("backupFootprintBefore", .int(c.footprintBefore)),
+            ("backupFootprintAfter", .int(c.footprintAfter)),
+            ("backupFootprintDelta", .int(c.footprintDelta)),
+            ("zones", .array(c.zones.map { .object([("zone", .string($0.zone.rawValue)), ("before", .int($0.before)), ("after", .int($0.after)), ("delta", .int($0.after - $0.before))]) })),
+            ("addedCount", .int(Int64(c.added.count))),
+            ("removedCount", .int(Int64(c.removed.count))),
+            ("grewCount", .int(Int64(c.grew.count))),
+            ("added", changes(c.added)),
+            ("removed", changes(c.removed)),
+            ("grew", changes(c.grew)),
+            ("churn", .int(c.churn)),
+            ("churnContributors", changes(c.churnContributors)),
+        ])
+    }
+
+    /// The `inventory` output, JSON Lines: every entry of each inventory in turn, handed to
+    /// `write` in chunks of about 64 KiB so that a large container streams.
+    /// Each line names the entry's owner: the policy's `owners:` first, then the catalogue.
+    public static func inventoryLines(_ inventories: [Inventory], policy: Policy = Policy(), write: ([UInt8]) -> Void) {
+        let owners = OwnerMap(inventories, rules: policy.owners)
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(1 << 17)
+        for (c, inventory) in inventories.enumerated() {
+            for (i, entry) in inventory.entries.enumerated() {
+                self.entry(entry, domain: inventory.domain, owner: owners.attribution(container: c, entry: i)).appendCompact(to: &chunk)
+                chunk.append(UInt8(ascii: "\n"))
+                if chunk.count >= 1 << 16 {
+                    write(chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+        write(chunk)
+    }
+
+    /// One `inventory` line.
+    static func entry(_ e: InventoryEntry, domain: String, owner: Attribution? = nil) -> JSON {
+        let w = e.entry
+        var fields: [(String, JSON)] = [("domain", .string(domain))]
+        fields += path(e.path)
+        fields.append(("kind", .string(w.kind.rawValue)))
+        if let special = w.special { fields.append(("special", .string(special.rawValue))) }
+        fields += [
+            ("zone", .string(e.zone.rawValue)),
+            ("owner", .optional(owner?.name)),
+            ("ownerKind", .optional(owner?.kind)),
+            ("size", .int(w.size)),
+            ("allocated", .int(w.allocated)),
+            ("mtime", .int(w.modifiedSeconds)),
+            ("mode", .string(String(w.mode & 0o7777, radix: 8))),
+            ("links", .int(Int64(w.linkCount))),
+            ("countsInTotals", .bool(e.countsInTotals)),
+            ("excluded", .optional(e.excluded)),
+            ("excludedBy", e.excludedBy.map { .string($0.display) } ?? .null),
+        ]
+        if let b = e.excludedBy?.base64 { fields.append(("excludedByBase64", .string(b))) }
+        fields += [
+            ("backedUp", .optional(e.backedUp)),
+            ("survivesUpdate", .optional(e.survivesUpdate)),
+            ("survivesRestore", .optional(e.survivesRestore)),
+        ]
+        if let target = w.symlinkTarget {
+            fields.append(("symlinkTarget", .string(ByteText.display(target))))
+        }
+        fields.append(("protectionClass", w.protectionClass.map { .string($0.name) } ?? .null))
+        fields.append(("attributes", .array(w.marks.map(mark))))
+        return .object(fields)
+    }
+
+    static func mark(_ m: AttributeMark) -> JSON {
+        var fields: [(String, JSON)] = [
+            ("attribute", .string(m.attribute.macName)),
+            ("source", .string(m.source.kind)),
+            ("from", .string(m.source.detail)),
+        ]
+        if m.attribute == .exclude { fields.append(("valueClass", .string(m.valueClass.rawValue))) }
+        fields.append(("valueHex", .string(ByteText.hexString(m.value))))
+        fields.append(("meaning", .string(m.attribute.meaning)))
+        return .object(fields)
+    }
+}

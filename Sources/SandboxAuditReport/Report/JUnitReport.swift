@@ -1,0 +1,122 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+import SandboxAuditRules
+import SandboxAuditSimulate
+
+/// How JUnit shows findings below the fail level (`scan --junit-warnings`).
+public enum JUnitWarnings: String, CaseIterable, Sendable {
+    /// Every finding is a failing case, whatever its severity.
+    case failure
+    /// Findings below the fail level are skipped cases, which Jenkins and GitLab list (the default).
+    case skipped
+    /// Findings below the fail level are passing cases with the finding as their output.
+    case pass
+}
+
+/// JUnit XML, the format every CI server reads: one test suite per rule that ran, a test case
+/// per subject it reported (failed when at or above the fail level; below it, skipped, failed
+/// or passed as `warnings` says), a passing case for a rule that found nothing, and a suite of
+/// budgets with one case each.
+enum JUnitReport {
+    static func render(_ result: AuditResult, failOn: Severity, warnings: JUnitWarnings = .skipped, allowIncomplete: Bool = false) -> String {
+        let x = XMLText.escape
+        var suites: [String] = []
+        var totalTests = 0, totalFailures = 0, totalSkipped = 0
+        // Completeness first: one case, failed when the scan missed something (system-err
+        // naming what when --allow-incomplete accepts it).
+        do {
+            let listText = result.missed.map { x(result.place($0)) }.joined(separator: "&#10;")
+            var body = ""
+            var failures = 0
+            if !result.complete {
+                if allowIncomplete {
+                    body = "\n      <system-err>\(x(result.incompleteSummary))&#10;\(listText)</system-err>\n    "
+                } else {
+                    failures = 1
+                    body = "\n      <failure type=\"incomplete\" message=\"\(x(result.incompleteSummary))\">\(listText)</failure>\n    "
+                }
+            }
+            let testcase = body.isEmpty ? "    <testcase classname=\"scan\" name=\"complete\"/>" : "    <testcase classname=\"scan\" name=\"complete\">\(body)</testcase>"
+            suites.append("  <testsuite name=\"scan\" tests=\"1\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\">\n\(testcase)\n  </testsuite>")
+            totalTests += 1
+            totalFailures += failures
+        }
+        let byRule = Dictionary(grouping: result.findings, by: \.ruleId)
+        // An exceeded budget is a case of the budgets suite (below), not a second one here.
+        let budgetsSuite = !result.budgets.isEmpty
+        for rule in result.summary.rulesRun.compactMap(RuleCatalogue.rule(id:)) where !(budgetsSuite && rule.id == "budget-exceeded") {
+            let findings = byRule[rule.id] ?? []
+            var cases: [String] = []
+            var failures = 0, skipped = 0
+            if findings.isEmpty {
+                cases.append("    <testcase classname=\"\(x(rule.id))\" name=\"container\"/>")
+            }
+            for f in findings {
+                let name = x(result.subject(f) ?? f.domain ?? "app")
+                if f.severity >= failOn || warnings == .failure {
+                    failures += 1
+                    cases.append("""
+                            <testcase classname="\(x(rule.id))" name="\(name)">
+                              <failure type="\(f.severity.rawValue)" message="\(x(f.message))">\(x(f.message))&#10;fix: \(x(f.fixText ?? rule.description.fix))</failure>
+                            </testcase>
+                        """)
+                } else if warnings == .skipped {
+                    skipped += 1
+                    cases.append("""
+                            <testcase classname="\(x(rule.id))" name="\(name)">
+                              <skipped message="\(x(f.severity.rawValue)): \(x(f.message))"/>
+                              <system-out>\(x(f.severity.rawValue)): \(x(f.message))&#10;fix: \(x(f.fixText ?? rule.description.fix))</system-out>
+                            </testcase>
+                        """)
+                } else {
+                    cases.append("""
+                            <testcase classname="\(x(rule.id))" name="\(name)">
+                              <system-out>\(x(f.severity.rawValue)): \(x(f.message))</system-out>
+                            </testcase>
+                        """)
+                }
+            }
+            totalTests += cases.count
+            totalFailures += failures
+            totalSkipped += skipped
+            suites.append("  <testsuite name=\"\(x(rule.id))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\">\n" + cases.joined(separator: "\n") + "\n  </testsuite>")
+        }
+        if !result.budgets.isEmpty {
+            // The budget-exceeded rule's severity decides, as for any rule's finding: failed at
+            // or above the fail level, else as `warnings` says; passed when the rule is off.
+            let ruleID = "budget-exceeded"
+            let severity = result.policy.disabledRules.contains(ruleID) ? nil
+                : result.policy.severities[ruleID] ?? RuleCatalogue.rule(id: ruleID)?.description.defaultSeverity
+            var cases: [String] = []
+            var failures = 0, skipped = 0
+            for r in result.budgets {
+                let name = x(r.budget.name)
+                let text = "\(ByteSize.format(r.measured ?? 0)) of \(ByteSize.format(r.limit))" + (r.exceeded ? ", over by \(ByteSize.format(r.overshoot))" : "")
+                func testcase(_ body: String) -> String { "    <testcase classname=\"budgets\" name=\"\(name)\">\n      \(body)\n    </testcase>" }
+                if r.measured == nil {
+                    skipped += 1
+                    cases.append(testcase("<skipped message=\"needs --baseline\"/>"))
+                } else if r.exceeded, let severity, severity >= failOn || warnings == .failure {
+                    failures += 1
+                    cases.append(testcase("<failure type=\"\(ruleID)\" message=\"\(x(text))\">\(x(text))</failure>"))
+                } else if r.exceeded, let severity, warnings == .skipped {
+                    skipped += 1
+                    cases.append(testcase("<skipped message=\"\(severity.rawValue): \(x(text))\"/>"))
+                } else {
+                    cases.append(testcase("<system-out>\(x(text))</system-out>"))
+                }
+            }
+            totalTests += cases.count
+            totalFailures += failures
+            totalSkipped += skipped
+            suites.append("  <testsuite name=\"budgets\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\">\n" + cases.joined(separator: "\n") + "\n  </testsuite>")
+        }
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <testsuites name="sandbox-audit" tests="\(totalTests)" failures="\(totalFailures)" errors="0" skipped="\(totalSkipped)">
+            \(suites.joined(separator: "\n"))
+            </testsuites>
+
+            """
+    }
+}

@@ -1,0 +1,132 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+import SandboxAuditRules
+import SandboxAuditSimulate
+
+/// Markdown for a pull-request comment or a GitHub job summary: headline numbers, budgets with
+/// use, baseline deltas, counts by rule (each linked to its section of docs/rules.md), and the
+/// most severe findings (folded past the first 20) as many as fit in `maxLength`.
+public enum MarkdownReport {
+    static let unfolded = 20
+    /// GitHub refuses comment bodies longer than 65,536 characters; counted here in UTF-8 bytes,
+    /// which is never fewer than characters, so the whole report always fits.
+    static let maxLength = 65_536
+
+    /// Escapes text for a GitHub-flavoured Markdown table cell.
+    static func cell(_ s: String) -> String {
+        var out = ""
+        for ch in s {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "|": out += "&#124;"
+            case "\n", "\r": out += "<br>"
+            case "\\", "`", "*", "_", "[", "]", "#", "~", "!": out += "\\" + String(ch)
+            default:
+                // Control characters from the container, as visible escapes (\x1B → \\x1B).
+                for c in TerminalText.escaped(String(ch)) { out += c == "\\" && ch != "\\" ? "\\\\" : String(c) }
+            }
+        }
+        return out
+    }
+
+    public static func render(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> String {
+        let summary = result.summary
+        let failed = result.fails(at: failOn, allowIncomplete: allowIncomplete)
+        var md = "## sandbox-audit: \(cell(summary.identity)) \(failed ? "❌" : "✅")\n\n"
+        if let b = summary.backup { md += "Read from a \(cell(b)).\n\n" }
+        if !result.complete { md += "> **⚠️ \(cell(result.incompleteSummary))**\n\n" }
+        md += "\(summary.counts); fails at \(failOn.rawValue).\n\n"
+        let delta: (Int64) -> String = { $0 == 0 ? "±0 B" : ($0 > 0 ? "+" : "") + ByteSize.format($0) }
+        md += "| | size |" + (result.comparison != nil ? " since the baseline |" : "") + "\n|---|---:|" + (result.comparison != nil ? "---:|" : "") + "\n"
+        md += "| Backup footprint\(result.isMultiDomain ? " (\(result.inventories.count) domains)" : "") | **\(ByteSize.format(result.backupFootprint))** |" + (result.comparison.map { " \(delta($0.footprintDelta)) |" } ?? "") + "\n"
+        md += "| Kept on update | \(ByteSize.format(result.keptOnUpdate)) |" + (result.comparison != nil ? " |" : "") + "\n"
+        md += "| Kept on restore | \(ByteSize.format(result.keptOnRestore)) |" + (result.comparison != nil ? " |" : "") + "\n"
+        if result.isMultiDomain {
+            for i in result.inventories {
+                md += "| \(cell(i.domain)) backup | \(ByteSize.format(i.backupFootprint)) |" + (result.comparison != nil ? " |" : "") + "\n"
+            }
+        }
+        if let cmp = result.comparison {
+            md += "| Churn (new or changed, backed up) | \(ByteSize.format(cmp.churn)) | |\n"
+        }
+        md += "\n"
+
+        if !result.budgets.isEmpty {
+            md += "### Budgets\n\n| budget | use | % | |\n|---|---:|---:|---|\n"
+            for r in result.budgets {
+                guard let m = r.measured, let p = r.percent else {
+                    if case .domain = r.budget.scope {
+                        md += "| \(cell(r.budget.name)) | not measured | | domain not scanned |\n"
+                        continue
+                    }
+                    md += "| \(cell(r.budget.name)) | not measured | | needs a baseline |\n"
+                    continue
+                }
+                md += "| \(cell(r.budget.name)) | \(ByteSize.format(m)) of \(ByteSize.format(r.limit)) | \(p.isFinite ? String(Int(p.rounded())) : "∞")% | "
+                md += r.exceeded ? "❌ over by \(ByteSize.format(r.overshoot)) |\n" : "✅ |\n"
+            }
+            md += "\n"
+        }
+
+        if let cmp = result.comparison {
+            let moved = cmp.zones.filter { $0.before != $0.after }
+            if !moved.isEmpty {
+                md += "### Backed up per zone, since the baseline\n\n| zone | before | after | change |\n|---|---:|---:|---:|\n"
+                for z in moved {
+                    md += "| \(cell(z.zone.title)) | \(ByteSize.format(z.before)) | \(ByteSize.format(z.after)) | \(delta(z.after - z.before)) |\n"
+                }
+                md += "\n"
+            }
+            if !cmp.grew.isEmpty || !cmp.added.isEmpty {
+                md += "Grew most: " + cmp.grew.prefix(5).map { "\(cell($0.path.display)) (\(delta($0.delta)))" }.joined(separator: ", ")
+                md += cmp.grew.isEmpty ? "none" : ""
+                md += ". Added: \(cmp.added.count) file(s), removed: \(cmp.removed.count).\n\n"
+            }
+        }
+
+        if let b = result.backupComparison { md += BackupComparisonReport.markdown(b) }
+        md += ProtectionReport.markdown(result)
+        md += OwnerReport.markdown(result, cell: cell).joined(separator: "\n") + "\n"
+
+        var tail = summary.notReported.isEmpty ? "" : "\nNot reported: " + summary.notReported.joined(separator: ", ") + "."
+        tail += "\n\n<sub>\(ByteSize.unitsNote). sandbox-audit \(Audit.toolVersion).</sub>\n"
+        if result.findings.isEmpty { return md + "No findings." + tail }
+
+        md += "### Findings by rule\n\n| rule | errors | warnings | notes |\n|---|---:|---:|---:|\n"
+        for t in result.tallies {
+            md += "| [`\(t.ruleId)`](\(References.ruleHelp(t.ruleId))) | \(t.errors) | \(t.warnings) | \(t.notes) |\n"
+        }
+        md += "\n"
+
+        // The most severe findings, as many as fit: the whole comment stays within maxLength.
+        let header = "| severity | rule | path | finding |\n|---|---|---|---|\n"
+        func row(_ f: Finding) -> String {
+            let icon = f.severity == .error ? "🛑" : (f.severity == .warning ? "⚠️" : "ℹ️")
+            let owner = OwnerReport.owner(result, f).map { " (owner: \($0.name))" } ?? ""
+            return "| \(icon) \(f.severity.rawValue) | \(cell(f.ruleId)) | \(cell(result.subject(f) ?? "")) | \(cell(f.message + owner)) |\n"
+        }
+        let ordered = result.findingsBySeverity
+        let title = "### Most severe findings\n\n"
+        let reserve = 400 // the fold's summary and the "… N more" line
+        var room = maxLength - md.utf8.count - tail.utf8.count - title.utf8.count - 2 * header.utf8.count - reserve
+        var rows: [String] = []
+        for f in ordered {
+            let r = row(f)
+            guard r.utf8.count <= room else { break }
+            room -= r.utf8.count
+            rows.append(r)
+        }
+        md += title + header + rows.prefix(unfolded).joined()
+        if rows.count > unfolded {
+            md += "\n<details><summary>\(rows.count - unfolded) more finding(s)</summary>\n\n" + header
+            md += rows.dropFirst(unfolded).joined() + "\n</details>\n"
+        }
+        if rows.count < ordered.count {
+            md += "\n… \(ordered.count - rows.count) more finding(s) — see the HTML report / SARIF (`--output html=PATH --output sarif=PATH`).\n"
+        }
+        md += tail
+        return md
+    }
+}

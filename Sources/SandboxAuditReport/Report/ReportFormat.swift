@@ -1,0 +1,96 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+import SandboxAuditRules
+import SandboxAuditSimulate
+
+/// One output format of `scan`, rendered from one audit result. The formats are declared once,
+/// in `allCases` below: the `scan` help, `--format` and `--output` parsing, their error messages
+/// and the tests all derive from that list, and `docs/report-formats.md` is checked against it.
+public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
+    /// The name `--format` and `--output NAME=PATH` take.
+    public let rawValue: String
+    /// What `scan --help` says of it after its name ("workflow annotations"), if anything.
+    public let help: String?
+    /// Its section of `docs/report-formats.md`, as a Markdown heading anchor.
+    public let documentation: String
+    /// Text every report in this format carries when the scan is incomplete, and only then:
+    /// how it shows that part of the container was not read.
+    public let incompleteMarker: String
+    let printer: @Sendable (AuditResult, Options) -> String
+
+    init(_ name: String, help: String? = nil, documentation: String, incompleteMarker: String,
+         printer: @escaping @Sendable (AuditResult, Options) -> String) {
+        self.rawValue = name
+        self.help = help
+        self.documentation = documentation
+        self.incompleteMarker = incompleteMarker
+        self.printer = printer
+    }
+
+    /// Every format, in the order help and errors list them.
+    public static let allCases: [ReportFormat] = [.text, .json, .sarif, .junit, .github, .markdown, .html, .ncdu]
+
+    public static let text = ReportFormat("text", documentation: "text-text", incompleteMarker: "INCOMPLETE SCAN:") {
+        TextReport(useColor: $1.color, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete).render($0)
+    }
+    public static let json = ReportFormat("json", documentation: "json-json", incompleteMarker: "\"complete\": false") {
+        JSONReport.scan($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete).pretty + "\n"
+    }
+    public static let sarif = ReportFormat("sarif", documentation: "sarif-210-sarif", incompleteMarker: "\"executionSuccessful\": false") { r, _ in
+        SARIFReport.render(r).pretty + "\n"
+    }
+    public static let junit = ReportFormat("junit", documentation: "junit-xml-junit", incompleteMarker: "INCOMPLETE SCAN:") {
+        JUnitReport.render($0, failOn: $1.failOn, warnings: $1.junitWarnings, allowIncomplete: $1.allowIncomplete)
+    }
+    public static let github = ReportFormat("github", help: "workflow annotations", documentation: "github-actions-github",
+                                            incompleteMarker: "title=incomplete scan (sandbox-audit)::") {
+        GitHubReport.render($0, pathPrefix: $1.pathPrefix, allowIncomplete: $1.allowIncomplete)
+    }
+    public static let markdown = ReportFormat("markdown", documentation: "markdown-markdown", incompleteMarker: "INCOMPLETE SCAN:") {
+        MarkdownReport.render($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete)
+    }
+    public static let html = ReportFormat("html", documentation: "html-html", incompleteMarker: "INCOMPLETE SCAN:") {
+        HTMLReport.render($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete)
+    }
+    public static let ncdu = ReportFormat("ncdu", help: "an export for ncdu -f and gdu -f", documentation: "ncdu-export-ncdu",
+                                          incompleteMarker: "\"read_error\":true") { r, _ in
+        NcduReport.render(r)
+    }
+
+    public init?(rawValue: String) {
+        guard let f = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = f
+    }
+
+    public static func == (a: ReportFormat, b: ReportFormat) -> Bool { a.rawValue == b.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+    /// The formats as help lists them: "text, json, …, github (workflow annotations), markdown or html".
+    public static var helpList: String {
+        let names = allCases.map { f in f.help.map { "\(f.rawValue) (\($0))" } ?? f.rawValue }
+        return names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
+
+    public struct Options: Sendable {
+        var failOn: Severity
+        var color: Bool
+        /// For `github`: given a container's data root, what is prepended to its paths so
+        /// annotations point at repository files.
+        var pathPrefix: @Sendable (String) -> String
+        /// For `junit`: how findings below `failOn` appear.
+        var junitWarnings: JUnitWarnings
+        /// `--allow-incomplete`: a scan that missed something does not fail by that alone.
+        var allowIncomplete: Bool
+
+        public init(failOn: Severity, color: Bool = false, pathPrefix: @escaping @Sendable (String) -> String = { _ in "." },
+                    junitWarnings: JUnitWarnings = .skipped, allowIncomplete: Bool = false) {
+            self.failOn = failOn
+            self.color = color
+            self.pathPrefix = pathPrefix
+            self.junitWarnings = junitWarnings
+            self.allowIncomplete = allowIncomplete
+        }
+    }
+
+    public func render(_ result: AuditResult, _ options: Options) -> String { printer(result, options) }
+}

@@ -1,0 +1,28 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+import SandboxAuditRules
+import SandboxAuditSimulate
+
+/// Escaping for XML and HTML text and attributes: `&`, `<`, `>`, quotes; control characters
+/// XML 1.0 cannot carry become U+FFFD (`\xHH` path escapes keep the bytes visible anyway).
+enum XMLText {
+    static func escape(_ s: String) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            case "\n": out += "&#10;"
+            case "\r": out += "&#13;"
+            case "\t": out += "&#9;"
+            case let c where c.value < 0x20 || (0xFFFE...0xFFFF).contains(c.value): out += "\u{FFFD}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import SandboxAuditSystem
+import SandboxAuditCore
+
+/// The pipeline in one call: input → walk → classify → inventory → rules.
+public enum Audit {
+    /// The tool's version (`Project.version`, which the release stamps from its tag).
+    public static var toolVersion: String { Project.version }
+
+    /// Walks and classifies the container at `input` (a data container, an `.xcappdata`, or
+    /// a tar or zip archive of one). `role` (`--kind`) overrides what the metadata and the
+    /// folder say. Throws `InputError` for input that is not a container.
+    public static func inventory(of input: String, role: ContainerRole? = nil) throws -> Inventory {
+        try inventories(of: input, ContainerSelection(role: role))[0]
+    }
+
+    /// The inventories of every container `selection` names in `input`: the app's data
+    /// container first, then its extensions', then its App Groups', each a backup domain.
+    /// A backup folder (one holding Manifest.db) gives the domains it holds for the app.
+    /// With `selection.simulator`, `input` is not read: the device found gives the containers.
+    public static func inventories(of input: String, _ selection: ContainerSelection = ContainerSelection()) throws -> [Inventory] {
+        var (inventories, notes) = inventories(try InputKinds.detect(input, selection).read())
+        _ = try applyAppInfo(&inventories, &notes, selection)
+        return inventories
+    }
+
+    /// The inventories of what an input read gives, and what finding the containers had to say.
+    static func inventories(_ read: InputRead) -> (inventories: [Inventory], notes: [String]) {
+        (read.containers.map { Inventory(container: $0.container, walk: $0.walk) }, read.notes)
+    }
+
+    /// Scans, checks every enabled rule, then applies the policy: severities, ignored paths,
+    /// budgets and, with a baseline, suppression of known findings and the comparison. With
+    /// `againstBackup` (a backup folder), the prediction is held against what the backup holds
+    /// for the same app and App Groups.
+    public static func run(_ input: String, selection: ContainerSelection = ContainerSelection(), policy: Policy = Policy(),
+                           baseline: Baseline? = nil, againstBackup: String? = nil,
+                           scanTime: Double = Date().timeIntervalSince1970) throws -> AuditResult {
+        var selection = selection
+        selection.appGroups += policy.appGroups.filter { !selection.appGroups.contains($0) }
+        let given = try InputKinds.detect(input, selection).read()
+        var (inventories, notes) = inventories(given)
+        let appInfo = try applyAppInfo(&inventories, &notes, selection)
+        // The path reports name (with --simulator, the app's data container found).
+        let input = given.input
+        var backup: BackupComparison?
+        if let folder = againstBackup {
+            guard let app = selection.app ?? inventories.first?.container.bundleIdentifier else {
+                throw InputError("\(input) does not name its app's bundle identifier: add --app BUNDLE_ID to compare it with the backup \(folder)")
+            }
+            // The backup side: the same app and App Groups, and the same password.
+            var side = selection
+            side.role = nil
+            side.app = app
+            let held = Audit.inventories(try BackupInput.open(folder, side).read()).inventories
+            backup = BackupComparison(prediction: inventories, backup: held, folder: folder, app: app)
+        }
+        return run(input, inventories: inventories, selection: selection, policy: policy, baseline: baseline,
+                   backup: backup, notes: notes, scanTime: scanTime, appInfo: appInfo)
+    }
+
+    /// The audit of inventories already read (`backup`: the prediction already held against a
+    /// backup; `notes`: what reading the input had to say).
+    static func run(_ input: String, inventories: [Inventory], selection: ContainerSelection, policy: Policy,
+                    baseline: Baseline?, backup: BackupComparison?, notes: [String] = [], scanTime: Double, appInfo: AppInfo? = nil) -> AuditResult {
+        var notes = notes
+        let comparison = baseline.map { BaselineComparison(baseline: $0, inventories: inventories) }
+        var context = RuleContext(settings: policy.settings, scanTime: scanTime)
+        context.paths = policy.paths
+        context.protection = policy.protection
+        context.appInfo = appInfo
+        let owners = OwnerMap(inventories, matcher: OwnerMatcher(rules: policy.owners))
+        context.owners = owners
+        context.budgets = Budgets.evaluate(policy.budgets, growth: policy.growth, inventories, comparison, owners: owners)
+        context.baseline = baseline.map { BaselineFiles($0, primaryDomain: inventories[0].domain) }
+        context.backupComparison = backup
+
+        // The rules are independent: run them side by side, each with its own content reader,
+        // on every container whose role they apply to. Budgets are the app's: checked once.
+        let rules = RuleCatalogue.all.filter { policy.enables($0.id) }
+        var jobs: [(rule: Int, container: Int)] = []
+        for c in inventories.indices {
+            for r in rules.indices where rules[r].roles.contains(inventories[c].container.role) { jobs.append((r, c)) }
+        }
+        let perJob = WorkerSlots<[Finding]>(count: jobs.count, initial: [])
+        let perJobMisses = WorkerSlots<[ContentMiss]>(count: jobs.count, initial: [])
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { i in
+            let inventory = inventories[jobs[i].container]
+            var own = context
+            if jobs[i].container > 0 { own.budgets = [] }
+            // An archive's container holds no folder (the walk kept the headers the rules need):
+            // no reader then.
+            let reader = inventory.container.source.contentReader(for: inventory.container)
+            own.content = reader
+            perJob.store(rules[jobs[i].rule].check(inventory, own).map { $0.with(domain: inventory.domain) }, at: i)
+            perJobMisses.store(reader?.misses ?? [], at: i)
+        }
+        // What the scan missed: every walk problem, then every content read a rule could not do,
+        // each of those also reported as an unreadable-entry finding naming what was not checked.
+        var missed: [MissedItem] = []
+        for inv in inventories {
+            missed += inv.problems.map { MissedItem(path: $0.path, domain: inv.domain, what: $0.operation, why: $0.reason) }
+        }
+        var contentFindings: [Finding] = []
+        for (i, misses) in perJobMisses.results.enumerated() {
+            let domain = inventories[jobs[i].container].domain
+            let backup = inventories[jobs[i].container].container.backup
+            for m in misses {
+                if let backup, backup.lacksBytes(m.path) {
+                    notes.append("the backup holds no bytes for \(domain): \(m.path.display) (its file is missing from the backup folder): \(m.ruleId) could not read it")
+                }
+                missed.append(MissedItem(path: m.path, domain: domain, what: "read \(m.what): \(m.consequence)", why: m.why))
+                guard policy.enables(RuleCatalogue.unreadableEntryID) else { continue }
+                contentFindings.append(RuleCatalogue.unreadContentFinding(m).with(domain: domain))
+            }
+        }
+        let domainRank = Dictionary(inventories.enumerated().map { ($1.domain, $0) }, uniquingKeysWith: { a, _ in a })
+        missed.sort { a, b in
+            let da = domainRank[a.domain] ?? 0, db = domainRank[b.domain] ?? 0
+            if da != db { return da < db }
+            if a.path != b.path { return a.path < b.path }
+            return (a.what, a.why) < (b.what, b.why)
+        }
+        let applied = PolicyApplication(policy, to: perJob.results + [contentFindings], domains: inventories.map(\.domain), baseline: baseline)
+        for inv in inventories where inv.container.roleSource == "default" {
+            let top = Set(inv.entries.filter { $0.path.depth == 1 }.map(\.path.display))
+            if !top.contains("Documents") && !top.contains("tmp") {
+                notes.append("\(inv.container.dataRoot) has no Documents or tmp folder and no metadata saying what it is: it was read as an app's data container; if it is an App Group container, add --kind group")
+            }
+        }
+        return AuditResult(inventories: inventories, findings: applied.reported, allFindings: applied.findings, context: context,
+                           ignoredFindings: applied.ignored, baselineFindings: applied.known, comparison: comparison, notes: notes, missed: missed,
+                           backupComparison: backup, policy: policy)
+    }
+}
+
+/// An inventory, what the rules found in it, and what the policy made of it.
+public struct AuditResult: Sendable {
+    /// One per container (backup domain): the app's data container first.
+    public let inventories: [Inventory]
+    /// The findings to report: after rule switches, severities, ignored paths and the baseline.
+    public let findings: [Finding]
+    /// Before baseline suppression: what a new baseline records.
+    let allFindings: [Finding]
+    package let context: RuleContext
+    /// Findings dropped because their path is in `ignore`.
+    package let ignoredFindings: Int
+    /// Findings already in the baseline, not reported again.
+    package let baselineFindings: Int
+    package let comparison: BaselineComparison?
+    /// What the user should know about the scan itself (containers left out …).
+    public let notes: [String]
+    /// What the scan could not read, in domain then path order: every walk problem of every
+    /// container and every content read a rule needed and could not do. Empty when complete.
+    package let missed: [MissedItem]
+    /// The prediction held against a real backup (`--against-backup`); nil when not asked.
+    package let backupComparison: BackupComparison?
+    /// The policy the audit ran with (its file, the rules it turned off).
+    package let policy: Policy
+
+    init(inventories: [Inventory], findings: [Finding], allFindings: [Finding], context: RuleContext,
+                ignoredFindings: Int, baselineFindings: Int, comparison: BaselineComparison?, notes: [String], missed: [MissedItem] = [],
+                backupComparison: BackupComparison? = nil, policy: Policy = Policy()) {
+        self.backupComparison = backupComparison
+        self.policy = policy
+        self.inventories = inventories
+        self.findings = findings
+        self.allFindings = allFindings
+        self.context = context
+        self.ignoredFindings = ignoredFindings
+        self.baselineFindings = baselineFindings
+        self.comparison = comparison
+        self.notes = notes
+        self.missed = missed
+    }
+
+    /// The first container: the app's data container when several were scanned.
+    package var inventory: Inventory { inventories[0] }
+    /// Totals over every container of the app.
+    package var total: ZoneTotals { inventories.reduce(ZoneTotals()) { $0 + $1.total } }
+    /// Bytes an iCloud or computer backup carries for the app: every domain.
+    public var backupFootprint: Int64 { inventories.byteSum(\.backupFootprint) }
+    public var keptOnUpdate: Int64 { inventories.byteSum(\.keptOnUpdate) }
+    public var keptOnRestore: Int64 { inventories.byteSum(\.keptOnRestore) }
+    /// More than one container: reports name each finding's domain.
+    package var isMultiDomain: Bool { inventories.count > 1 }
+
+    /// Where a finding is, as reports show it: its path, after its domain when the app was
+    /// scanned as several containers.
+    package func place(_ f: Finding) -> String {
+        let path = f.path?.display ?? "."
+        return isMultiDomain ? "\(f.domain ?? inventory.domain): \(path)" : path
+    }
+
+    /// A missed item as reports show it: its line, after its domain when the app was scanned
+    /// as several containers.
+    package func place(_ m: MissedItem) -> String { isMultiDomain ? "\(m.domain): \(m.line)" : m.line }
+
+    /// The container a finding is about.
+    package func inventory(of f: Finding) -> Inventory {
+        inventories.first { $0.domain == f.domain } ?? inventory
+    }
+
+    package var budgets: [BudgetResult] { context.budgets }
+
+    // By index: iterating would copy every finding (tens of thousands on large containers).
+    func count(_ severity: Severity) -> Int {
+        var n = 0
+        for i in findings.indices where findings[i].severity == severity { n += 1 }
+        return n
+    }
+
+    /// True when a finding is at or above `level`.
+    public func fails(at level: Severity) -> Bool { findings.indices.contains { findings[$0].severity >= level } }
+}
+
+extension Baseline {
+    /// Records an audit: its containers and its findings before any baseline suppression.
+    public init(_ result: AuditResult) { self.init(inventories: result.inventories, findings: result.allFindings, owners: result.context.owners) }
+}

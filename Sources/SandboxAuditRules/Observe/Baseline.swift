@@ -1,0 +1,229 @@
+import Foundation
+import SandboxAuditSystem
+import SandboxAuditCore
+
+/// What a release leaves behind to compare the next one with: its findings and, per file, the
+/// size, modification time and backup state. Paths are relative to the data root and the file
+/// is sorted, so it is the same on every machine and checkout. Format: docs/baseline-format.md.
+public struct Baseline: Sendable {
+    static let schemaVersion: Int64 = 2
+    /// Versions `load` reads: version 1 files have no `inode` and `excluded` keys.
+    static let readableVersions: [Int64] = [1, 2]
+    /// The largest baseline read (a 200,000-file container's is 45 MB).
+    static let maximumSize = 1 << 30
+
+    struct File: Sendable, Equatable {
+        var size: Int64
+        var mtime: Int64
+        var zone: Zone
+        var backedUp: Bool
+        /// The file's inode number when recorded (nil in a version 1 baseline).
+        var inode: UInt64?
+        /// The file carried or inherited the exclude attribute (nil in a version 1 baseline).
+        var excluded: Bool?
+        /// Its owner's name when the baseline was written (docs/owners.md); nil for none.
+        var owner: String? = nil
+    }
+
+    struct FindingKey: Hashable, Sendable {
+        let ruleId: String
+        /// Qualified: see `Baseline.qualified`.
+        let path: ContainerPath
+
+        init(ruleId: String, path: ContainerPath) {
+            self.ruleId = ruleId
+            self.path = path
+        }
+
+    }
+
+    /// Paths of the app's data container (the first scanned) stay as they are; paths of its
+    /// other containers (extensions, App Groups) are written `DOMAIN/PATH`, so one baseline
+    /// holds the whole app.
+    static func qualified(_ path: ContainerPath, domain: String?) -> ContainerPath {
+        guard let domain else { return path }
+        return path.isRoot ? ContainerPath(domain) : ContainerPath(domain).appending(path.bytes)
+    }
+
+    var bundleIdentifier: String?
+    var version: String?
+    var backupFootprint: Int64
+    var zones: [Zone: ZoneTotals]
+    var findings: Set<FindingKey>
+    var files: [ContainerPath: File]
+
+    /// Records an audit (its findings before any baseline suppression).
+    public var json: JSON {
+        func path(_ p: ContainerPath) -> [(String, JSON)] {
+            var f: [(String, JSON)] = [("path", .string(p.display))]
+            if let b = p.base64 { f.append(("pathBase64", .string(b))) }
+            return f
+        }
+        let zoneList: [JSON] = Zone.allCases.compactMap { z in
+            guard let t = zones[z] else { return nil }
+            return .object([("zone", .string(z.rawValue)), ("size", .int(t.size)), ("backedUpSize", .int(t.backedUpSize))])
+        }
+        return .object([
+            ("schemaVersion", .int(Baseline.schemaVersion)),
+            ("kind", .string("sandbox-audit-baseline")),
+            ("container", .object([("bundleIdentifier", .optional(bundleIdentifier)), ("version", .optional(version))])),
+            ("backupFootprint", .int(backupFootprint)),
+            ("zones", .array(zoneList)),
+            ("findings", .array(findings.sorted { ($0.path, $0.ruleId) < ($1.path, $1.ruleId) }.map {
+                .object([("ruleId", .string($0.ruleId))] + path($0.path))
+            })),
+            ("files", .array(files.keys.sorted().map { p in
+                guard let f = files[p] else { return .null }
+                var fields = path(p) + [("size", .int(f.size)), ("mtime", .int(f.mtime)), ("zone", .string(f.zone.rawValue)), ("backedUp", .bool(f.backedUp))]
+                if let inode = f.inode { fields.append(("inode", .int(Int64(bitPattern: inode)))) }
+                if let excluded = f.excluded { fields.append(("excluded", .bool(excluded))) }
+                fields.append(("owner", .optional(f.owner)))
+                return .object(fields)
+            })),
+        ])
+    }
+
+    /// Reads a baseline file; an `InputError` says what is wrong with it.
+    public static func load(_ location: String) throws -> Baseline {
+        let bytes: [UInt8]
+        do {
+            bytes = try BoundedRead.file(Array(location.utf8), limit: maximumSize, followSymlink: true)
+        } catch let failure as BoundedRead.Failure {
+            throw InputError("cannot read baseline \(location): \(failure)")
+        }
+        guard let root = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+              root["kind"] as? String == "sandbox-audit-baseline" else {
+            throw InputError("\(location) is not a sandbox-audit baseline (write one with --write-baseline)")
+        }
+        guard let v = root["schemaVersion"] as? Int, readableVersions.contains(Int64(v)) else {
+            throw InputError("\(location): baseline schemaVersion \(root["schemaVersion"] ?? "missing") is not supported (expected \(readableVersions.map(String.init).joined(separator: " or ")))")
+        }
+        func path(_ o: [String: Any]) throws -> ContainerPath {
+            if let b = o["pathBase64"] as? String, let d = Data(base64Encoded: b) { return ContainerPath(bytes: Array(d)) }
+            guard let p = o["path"] as? String else { throw InputError("\(location): an entry has no path") }
+            return p == "." ? .root : ContainerPath(p)
+        }
+        var b = Baseline(empty: ())
+        let container = root["container"] as? [String: Any]
+        b.bundleIdentifier = container?["bundleIdentifier"] as? String
+        b.version = container?["version"] as? String
+        // Sizes are byte counts: a negative one is not a baseline this tool wrote, and refusing it
+        // keeps every difference below (after − before, both in 0…Int64.max) from overflowing.
+        func size(_ value: Any?, _ what: String) throws -> Int64 {
+            let n = Int64(value as? Int ?? 0)
+            guard n >= 0 else { throw InputError("\(location): \(what) is negative (\(n))") }
+            return n
+        }
+        b.backupFootprint = try size(root["backupFootprint"], "backupFootprint")
+        for z in root["zones"] as? [[String: Any]] ?? [] {
+            guard let zone = (z["zone"] as? String).flatMap(Zone.init(rawValue:)) else { continue }
+            var t = ZoneTotals()
+            t.size = try size(z["size"], "the size of zone \(zone.rawValue)")
+            t.backedUpSize = try size(z["backedUpSize"], "the backedUpSize of zone \(zone.rawValue)")
+            b.zones[zone] = t
+        }
+        for f in root["findings"] as? [[String: Any]] ?? [] {
+            guard let id = f["ruleId"] as? String else { throw InputError("\(location): a finding has no ruleId") }
+            b.findings.insert(FindingKey(ruleId: id, path: try path(f)))
+        }
+        for f in root["files"] as? [[String: Any]] ?? [] {
+            guard let size = f["size"] as? Int, let zone = (f["zone"] as? String).flatMap(Zone.init(rawValue:)) else {
+                throw InputError("\(location): a file entry lacks size or zone")
+            }
+            // Nothing is inferred for a key a file lacks (version 1): the rules that need it stay silent.
+            let inode = (f["inode"] as? NSNumber).map { UInt64(bitPattern: $0.int64Value) }
+            guard size >= 0 else { throw InputError("\(location): a file entry's size is negative (\(size))") }
+            b.files[try path(f)] = File(size: Int64(size), mtime: Int64(f["mtime"] as? Int ?? 0), zone: zone, backedUp: f["backedUp"] as? Bool ?? false,
+                                        inode: inode, excluded: f["excluded"] as? Bool, owner: f["owner"] as? String)
+        }
+        return b
+    }
+
+    private init(empty: Void) {
+        backupFootprint = 0
+        zones = [:]
+        findings = []
+        files = [:]
+    }
+}
+
+/// The baseline as the rules see it: the last scan's record of a file, found by the path and
+/// domain of a container of this scan.
+struct BaselineFiles: Sendable {
+    let baseline: Baseline
+    /// The domain of this scan's first container: its paths are recorded unqualified.
+    let primaryDomain: String
+
+    init(_ baseline: Baseline, primaryDomain: String) {
+        self.baseline = baseline
+        self.primaryDomain = primaryDomain
+    }
+
+    func file(_ path: ContainerPath, domain: String) -> Baseline.File? {
+        baseline.files[Baseline.qualified(path, domain: domain == primaryDomain ? nil : domain)]
+    }
+}
+
+/// One release against the last.
+package struct BaselineComparison: Sendable {
+    package struct Change: Sendable {
+        package let path: ContainerPath
+        package let before: Int64?
+        package let after: Int64?
+        package var delta: Int64 { (after ?? 0) - (before ?? 0) }
+    }
+
+    package let footprintBefore: Int64
+    package let footprintAfter: Int64
+    /// Per zone: backed-up bytes before and after.
+    package let zones: [(zone: Zone, before: Int64, after: Int64)]
+    package let added: [Change]
+    package let removed: [Change]
+    /// Files present in both whose size grew, largest growth first.
+    package let grew: [Change]
+    /// Backed-up bytes new or changed (size or modification time) since the baseline, or newly
+    /// backed up: what the next incremental backup uploads.
+    package let churn: Int64
+    package let churnContributors: [Change]
+
+    package var footprintDelta: Int64 { footprintAfter - footprintBefore }
+
+    /// Compares the app's containers (the first is its data container) with the baseline.
+    init(baseline: Baseline, inventories: [Inventory]) {
+        footprintBefore = baseline.backupFootprint
+        footprintAfter = inventories.byteSum(\.backupFootprint)
+        zones = Zone.allCases.filter { $0 != .system }.map { z in
+            (z, baseline.zones[z]?.backedUpSize ?? 0, inventories.byteSum { $0.zoneTotals[z]?.backedUpSize ?? 0 })
+        }
+        var added: [Change] = [], grew: [Change] = [], churned: [Change] = []
+        var seen = Set<ContainerPath>()
+        var churn: Int64 = 0
+        for (index, inventory) in inventories.enumerated() {
+          for e in inventory.entries where e.countsAsContent {
+            let path = Baseline.qualified(e.path, domain: index == 0 ? nil : inventory.domain)
+            seen.insert(path)
+            let size = e.entry.size
+            let old = baseline.files[path]
+            if let old {
+                if size > old.size { grew.append(Change(path: path, before: old.size, after: size)) }
+            } else {
+                added.append(Change(path: path, before: nil, after: size))
+            }
+            guard e.backedUp == true else { continue }
+            if old == nil || old!.size != size || old!.mtime != e.entry.modifiedSeconds || !old!.backedUp {
+                churn +|= e.countedSize
+                churned.append(Change(path: path, before: old?.size, after: size))
+            }
+          }
+        }
+        let removed = baseline.files.filter { !seen.contains($0.key) }.map { Change(path: $0.key, before: $0.value.size, after: nil) }
+        func largest(_ list: [Change], by key: (Change) -> Int64) -> [Change] {
+            list.sorted { key($0) != key($1) ? key($0) > key($1) : $0.path < $1.path }
+        }
+        self.added = largest(added) { $0.after ?? 0 }
+        self.removed = largest(removed) { $0.before ?? 0 }
+        self.grew = largest(grew) { $0.delta }
+        self.churn = churn
+        self.churnContributors = Array(largest(churned) { $0.after ?? 0 }.prefix(10))
+    }
+}

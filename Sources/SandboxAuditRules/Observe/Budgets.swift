@@ -1,0 +1,82 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+
+/// A budget and how much of it is used.
+package struct BudgetResult: Sendable {
+    package let budget: Budget
+    /// Nil when the budget cannot be measured (churn and growth need a baseline).
+    package let measured: Int64?
+    package let limit: Int64
+    /// The largest contributors, largest first.
+    package let contributors: [(path: ContainerPath, size: Int64)]
+
+    package var exceeded: Bool { (measured ?? 0) > limit }
+    package var overshoot: Int64 { max(0, (measured ?? 0).addingSaturated(limit == .min ? .max : -limit)) }
+    /// Use as a percentage of the limit.
+    package var percent: Double? {
+        guard let m = measured else { return nil }
+        return limit > 0 ? Double(m) * 100 / Double(limit) : (m > 0 ? .infinity : 0)
+    }
+}
+
+/// Measures every budget of a policy against an inventory (and a baseline, for growth and churn).
+enum Budgets {
+    static let contributorCount = 5
+
+    /// Budgets are the app's: every container counts, except in a domain's own budget.
+    static func evaluate(_ budgets: [Budget], growth: GrowthBudget?, _ inventories: [Inventory], _ comparison: BaselineComparison?,
+                         owners: OwnerMap? = nil) -> [BudgetResult] {
+        var budgets = budgets
+        if let g = growth {
+            budgets.append(Budget(scope: .growth, limit: comparison.map { g.allowance(baseline: $0.footprintBefore) } ?? g.minimum))
+        }
+        let files = inventories.flatMap { inv in inv.entries.filter(\.countsAsContent) }
+        func top(_ items: [(ContainerPath, Int64)]) -> [(path: ContainerPath, size: Int64)] {
+            items.filter { $0.1 > 0 }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }.prefix(contributorCount).map { ($0.0, $0.1) }
+        }
+        func sum(_ selected: [InventoryEntry], _ measure: Budget.Measure) -> (Int64, [(path: ContainerPath, size: Int64)]) {
+            let counted = selected.filter { measure == .size || $0.backedUp == true }
+            return (counted.byteSum(\.entry.contentSize), top(counted.map { ($0.path, $0.entry.contentSize) }))
+        }
+        return budgets.map { b in
+            switch b.scope {
+            case .backup:
+                let (m, c) = sum(files, .backedUp)
+                return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
+            case .zone(let z):
+                let (m, c) = sum(files.filter { $0.zone == z }, b.measure)
+                return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
+            case .glob(let g):
+                let (m, c) = sum(files.filter { g.covers($0.path) }, b.measure)
+                return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
+            case .domain(let d):
+                let own = inventories.filter { $0.domain == d }.flatMap { inv in
+                    inv.entries.filter(\.countsAsContent)
+                }
+                let (m, c) = sum(own, b.measure)
+                return BudgetResult(budget: b, measured: inventories.contains { $0.domain == d } ? m : nil, limit: b.limit, contributors: c)
+            case .owner(let name):
+                let (m, c) = sum(ownedBy(name, inventories, owners), b.measure)
+                return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
+            case .churn:
+                return BudgetResult(budget: b, measured: comparison?.churn, limit: b.limit,
+                                    contributors: top(comparison?.churnContributors.map { ($0.path, $0.after ?? 0) } ?? []))
+            case .growth:
+                return BudgetResult(budget: b, measured: comparison?.footprintDelta, limit: b.limit,
+                                    contributors: top((comparison?.grew.map { ($0.path, $0.delta) } ?? []) + (comparison?.added.map { ($0.path, $0.after ?? 0) } ?? [])))
+            }
+        }
+    }
+
+    /// The content entries of every container that `name` owns.
+    static func ownedBy(_ name: String, _ inventories: [Inventory], _ owners: OwnerMap?) -> [InventoryEntry] {
+        guard let owners else { return [] }
+        var out: [InventoryEntry] = []
+        for (c, inv) in inventories.enumerated() {
+            for (i, e) in inv.entries.enumerated() where e.countsAsContent && owners.attribution(container: c, entry: i)?.name == name {
+                out.append(e)
+            }
+        }
+        return out
+    }
+}

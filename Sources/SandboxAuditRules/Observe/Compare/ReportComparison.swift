@@ -1,0 +1,157 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+
+/// `compare BASE HEAD`: two scans of an app (a pull request's base and head, two releases),
+/// each read from a scan report or a baseline, and what changed between them: the backup
+/// footprint, kept-on-update bytes and file counts per domain, zone and owner; the paths that
+/// grew, appeared and went; the findings new in HEAD and those fixed since BASE. Everything a
+/// printer shows is decided here. Format: docs/compare-format.md.
+public struct ReportComparison: Sendable {
+    package typealias Figures = ComparedReport.Figures
+
+    /// One line of a table: a domain, a zone, an owner, or the whole app, before and after.
+    package struct Row: Sendable {
+        /// The domain, zone title or owner; nil for the owner row of paths that name none.
+        package let name: String?
+        /// What machine formats name it by: the domain, the zone's id, the owner.
+        package var id: String? = nil
+        package let before: Figures?
+        package let after: Figures?
+
+        package var footprintDelta: Int64 { (after?.backupFootprint ?? 0) - (before?.backupFootprint ?? 0) }
+        package var filesDelta: Int64 { (after?.files ?? 0) - (before?.files ?? 0) }
+        /// Nil when either side does not record kept-on-update bytes (a baseline).
+        package var keptOnUpdateDelta: Int64? {
+            guard let a = after?.keptOnUpdate ?? (after == nil ? 0 : nil),
+                  let b = before?.keptOnUpdate ?? (before == nil ? 0 : nil) else { return nil }
+            return a - b
+        }
+    }
+
+    /// A path in either side, with its record in each (nil where it does not exist).
+    package struct PathChange: Sendable {
+        package let key: ComparedReport.PathKey
+        package let before: ComparedReport.PathRecord?
+        package let after: ComparedReport.PathRecord?
+        package var delta: Int64 { (after?.size ?? 0) - (before?.size ?? 0) }
+        package var owner: String? { after?.owner ?? before?.owner }
+    }
+
+    package let base: ComparedReport
+    package let head: ComparedReport
+    package let total: Row
+    package let domains: [Row]
+    package let zones: [Row]
+    /// Per owner, largest HEAD footprint first; nil with the reason in `ownersUnavailable`.
+    package let owners: [Row]?
+    package let ownersUnavailable: String?
+    /// Files in both that grew, most first; files only in HEAD and only in BASE, largest first.
+    /// Empty with the reason in `pathsUnavailable` when a side has no per-path sizes.
+    package let grew: [PathChange]
+    package let added: [PathChange]
+    package let removed: [PathChange]
+    package let pathsUnavailable: String?
+    package let newFindings: [ComparedReport.FindingRecord]
+    package let fixedFindings: [ComparedReport.FindingRecord]
+    /// What the reader should know of the inputs themselves (an incomplete scan).
+    package let notes: [String]
+
+    /// Reads both files; an `InputError` names the one that cannot be read.
+    public static func load(base: String, head: String) throws -> ReportComparison {
+        ReportComparison(base: try ComparedReport.load(base, as: "BASE"), head: try ComparedReport.load(head, as: "HEAD"))
+    }
+
+    /// The change in bytes backup carries, HEAD less BASE.
+    public var footprintGrowth: Int64 { total.footprintDelta }
+
+    /// `--fail-on-growth`: the footprint grew by more than `limit` bytes.
+    public func grew(moreThan limit: Int64) -> Bool { footprintGrowth > limit }
+
+    package init(base: ComparedReport, head: ComparedReport) {
+        self.base = base
+        self.head = head
+        total = Row(name: nil, before: base.total, after: head.total)
+        let inHead = Set(head.domains)
+        let domainNames = head.domains + base.domains.filter { !inHead.contains($0) }
+        domains = domainNames.map { Row(name: $0, id: $0, before: base.perDomain[$0], after: head.perDomain[$0]) }
+        zones = Zone.allCases.filter { $0 != .system }.compactMap { z in
+            let b = base.perZone[z], a = head.perZone[z]
+            let empty = [b, a].allSatisfy { ($0 ?? Figures()) == Figures() }
+            return empty ? nil : Row(name: z.title, id: z.rawValue, before: b, after: a)
+        }
+
+        if let basePaths = base.paths, let headPaths = head.paths {
+            pathsUnavailable = nil
+            var grew: [PathChange] = [], added: [PathChange] = [], removed: [PathChange] = []
+            for (key, after) in headPaths {
+                if let before = basePaths[key] {
+                    if after.size > before.size { grew.append(PathChange(key: key, before: before, after: after)) }
+                } else {
+                    added.append(PathChange(key: key, before: nil, after: after))
+                }
+            }
+            for (key, before) in basePaths where headPaths[key] == nil { removed.append(PathChange(key: key, before: before, after: nil)) }
+            func largestFirst(_ size: @escaping (PathChange) -> Int64) -> (PathChange, PathChange) -> Bool {
+                { (size($0), $1.key) > (size($1), $0.key) }
+            }
+            self.grew = grew.sorted(by: largestFirst(\.delta))
+            self.added = added.sorted(by: largestFirst { $0.after?.size ?? 0 })
+            self.removed = removed.sorted(by: largestFirst { $0.before?.size ?? 0 })
+            if base.namesOwners && head.namesOwners {
+                func perOwner(_ paths: [ComparedReport.PathKey: ComparedReport.PathRecord]) -> [String?: Figures] {
+                    var out: [String?: Figures] = [:]
+                    for r in paths.values { out[r.owner, default: Figures(keptOnUpdate: nil)].count(r.size, backedUp: r.backedUp) }
+                    return out
+                }
+                let b = perOwner(basePaths), a = perOwner(headPaths)
+                let names = Set(b.keys).union(a.keys)
+                owners = names.map { Row(name: $0, id: $0, before: b[$0], after: a[$0]) }.sorted {
+                    ($0.after?.backupFootprint ?? 0, $1.name ?? "") > ($1.after?.backupFootprint ?? 0, $0.name ?? "")
+                }
+                ownersUnavailable = nil
+            } else {
+                owners = nil
+                let which = [(base, "BASE"), (head, "HEAD")].filter { !$0.0.namesOwners }.map(\.1)
+                ownersUnavailable = "\(which.count == 2 ? "neither BASE nor HEAD names" : "\(which[0]) names no") owner for its files (a baseline records one for each file when sandbox-audit attributes paths to owners)"
+            }
+        } else {
+            grew = []
+            added = []
+            removed = []
+            let which = [(base, "BASE"), (head, "HEAD")].filter { $0.0.paths == nil }.map(\.1)
+            pathsUnavailable = (which.count == 2 ? "BASE and HEAD are scan reports, which record" : "\(which[0]) is a scan report, which records")
+                + " no per-path sizes; compare baselines (scan --write-baseline) to see paths"
+            owners = nil
+            ownersUnavailable = "bytes per owner need per-path sizes on both sides"
+        }
+
+        (newFindings, fixedFindings) = Self.findingChanges(base: base, head: head, order: domainNames)
+        notes = [(base, "BASE"), (head, "HEAD")].compactMap { side, name in
+            side.complete == false ? "\(name)'s scan was incomplete: its figures leave out what it could not read" : nil
+        }
+    }
+
+    /// Findings in HEAD and not in BASE, and the other way, by rule, domain and path (several
+    /// findings of one rule about no entry are counted, not matched by message).
+    package static func findingChanges(base: ComparedReport, head: ComparedReport, order: [String])
+        -> ([ComparedReport.FindingRecord], [ComparedReport.FindingRecord]) {
+        struct Key: Hashable { let rule: String, domain: String, path: ContainerPath? }
+        func key(_ f: ComparedReport.FindingRecord) -> Key { Key(rule: f.ruleId, domain: f.domain, path: f.path) }
+        func extra(_ a: [ComparedReport.FindingRecord], over b: [ComparedReport.FindingRecord]) -> [ComparedReport.FindingRecord] {
+            var left: [Key: Int] = [:]
+            for f in b { left[key(f), default: 0] += 1 }
+            return a.filter { f in
+                guard let n = left[key(f)], n > 0 else { return true }
+                left[key(f)] = n - 1
+                return false
+            }
+        }
+        let rank = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        func sorted(_ list: [ComparedReport.FindingRecord]) -> [ComparedReport.FindingRecord] {
+            list.sorted { a, b in
+                (rank[a.domain] ?? .max, a.path ?? .root, a.ruleId) < (rank[b.domain] ?? .max, b.path ?? .root, b.ruleId)
+            }
+        }
+        return (sorted(extra(head.findings, over: base.findings)), sorted(extra(base.findings, over: head.findings)))
+    }
+}

@@ -1,0 +1,34 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+
+/// Writing a baseline: what a scan found, keyed by rule and path. Here, after the rules, since a
+/// baseline records findings; reading one and comparing with it come before (Observe/).
+extension Baseline.FindingKey {
+    /// The key of a finding of an audit whose first container is `primary`.
+    init(_ f: Finding, primary: String?) {
+        self.init(ruleId: f.ruleId, path: Baseline.qualified(f.path ?? .root, domain: f.domain == primary ? nil : f.domain))
+    }
+}
+
+extension Baseline {
+    /// Records the app's containers (its data container first) and `findings`, the findings
+    /// before any baseline suppression.
+    /// Each file records its owner (`owners`).
+    init(inventories: [Inventory], findings: [Finding], owners: OwnerMap? = nil) {
+        let inv = inventories[0]
+        bundleIdentifier = inv.container.bundleIdentifier
+        version = inv.container.version
+        backupFootprint = inventories.byteSum(\.backupFootprint)
+        zones = inventories.reduce(into: [:]) { all, i in all.merge(i.zoneTotals) { $0 + $1 } }
+        self.findings = Set(findings.map { FindingKey($0, primary: inv.domain) })
+        var files: [ContainerPath: File] = [:]
+        for (index, i) in inventories.enumerated() {
+            for (j, e) in i.entries.enumerated() where e.countsAsContent {
+                files[Baseline.qualified(e.path, domain: index == 0 ? nil : i.domain)] =
+                    File(size: e.entry.size, mtime: e.entry.modifiedSeconds, zone: e.zone, backedUp: e.backedUp == true,
+                         inode: e.entry.inode, excluded: e.excludedBy != nil, owner: owners?.attribution(container: index, entry: j)?.name)
+            }
+        }
+        self.files = files
+    }
+}

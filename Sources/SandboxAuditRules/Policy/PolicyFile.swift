@@ -1,0 +1,325 @@
+import Foundation
+import Yams
+import SandboxAuditSystem
+import SandboxAuditCore
+
+/// Reads and validates `.sandbox-audit.yml`. Every error names the file, line and column and,
+/// for a misspelt key or rule id, the nearest valid one.
+public enum PolicyFile {
+    public static let fileName = ".sandbox-audit.yml"
+
+    /// The policy file for `directory`: the first `.sandbox-audit.yml` found from it upward, up
+    /// to the repository root (the first folder holding `.git`) or the file system root.
+    static func find(from directory: String) -> String? {
+        var dir = URL(fileURLWithPath: directory).standardizedFileURL
+        while true {
+            let candidate = dir.appendingPathComponent(fileName).path
+            if FileManager.default.fileExists(atPath: candidate) { return candidate }
+            if FileManager.default.fileExists(atPath: dir.appendingPathComponent(".git").path) { return nil }
+            let parent = dir.deletingLastPathComponent()
+            if parent.path == dir.path { return nil }
+            dir = parent
+        }
+    }
+
+    /// Policy files larger than this are refused (a full one is a few kilobytes).
+    static let maximumSize = 1 << 20
+
+    /// Loads the file at `path`. Anything but a regular file (a folder, a FIFO, a device) is
+    /// refused before it is opened, so a FIFO never blocks; the file is read through a
+    /// non-blocking descriptor and at most `maximumSize` bytes are taken.
+    static func load(_ path: String) throws -> Policy {
+        let st: FileStatus
+        switch Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.status(following: path.utf8) }) {
+        case .success(let s): st = s
+        case .failure(let e): throw InputError("cannot read \(path): \(e.code == ENOENT ? "no such file" : errorText(e.code))")
+        }
+        switch st.kind {
+        case .regular: break
+        case .directory: throw InputError("cannot read \(path): is a directory, not a policy file")
+        default: throw InputError("cannot read \(path): is not a regular file")
+        }
+        guard st.size <= Int64(maximumSize) else {
+            throw InputError("\(path): \(st.size) bytes, over the \(maximumSize)-byte limit for a policy file")
+        }
+        let bytes: [UInt8]
+        do {
+            // Opened non-blocking and checked again after opening (a race cannot swap in a FIFO).
+            bytes = try BoundedRead.file(Array(path.utf8), limit: maximumSize, followSymlink: true)
+        } catch let e as BoundedRead.Failure {
+            throw InputError("cannot read \(path): \(e)")
+        }
+        guard let text = ByteText.utf8String(bytes) else { throw InputError("\(path): not UTF-8 text") }
+        return try parse(text, source: path)
+    }
+
+    // MARK: the schema
+
+    static let topKeys = ["failOn", "rules", "ignore", "paths", "budgets", "growth", "appGroups", "protection", "owners"]
+    static let pathKeys = ["path", "backup", "forbidden", "maxSize"]
+    static let budgetKeys = ["backup", "churn", "zones", "paths", "domains", "owners"]
+    static let budgetPathKeys = ["path", "max", "measure"]
+    static let zoneBudgetKeys = ["max", "measure"]
+    static let growthKeys = ["backup", "min"]
+
+    // MARK: parsing
+
+    struct Failure: Error { let message: String; let mark: Mark? }
+
+    static func parse(_ text: String, source: String) throws -> Policy {
+        var policy = Policy()
+        policy.source = source
+        do {
+            guard let root = try Yams.compose(yaml: text) else { return policy }
+            try read(root, into: &policy)
+        } catch let f as Failure {
+            let at = f.mark.map { "\(source):\($0.line):\($0.column)" } ?? source
+            throw InputError("\(at): \(f.message)")
+        } catch let e as YamlError {
+            throw InputError(describe(e, source: source))
+        }
+        return policy
+    }
+
+    static func describe(_ e: YamlError, source: String) -> String {
+        switch e {
+        case let .scanner(_, problem, mark, _), let .parser(_, problem, mark, _), let .composer(_, problem, mark, _):
+            return "\(source):\(mark.line):\(mark.column): YAML syntax error: \(problem)"
+        case let .duplicatedKeysInMapping(duplicates, context):
+            return "\(source):\(context.mark.line):\(context.mark.column): duplicate key \(duplicates.map { "'\($0)'" }.joined(separator: ", "))"
+        default:
+            return "\(source): YAML error: \(e)"
+        }
+    }
+
+    static func mapping(_ node: Node, _ what: String) throws -> Node.Mapping {
+        guard let m = node.mapping else { throw Failure(message: "\(what) must be a mapping (key: value lines)", mark: node.mark) }
+        return m
+    }
+
+    static func string(_ node: Node, _ what: String) throws -> String {
+        guard let s = node.scalar?.string else { throw Failure(message: "\(what) must be a single value", mark: node.mark) }
+        return s
+    }
+
+    static func checkKeys(_ m: Node.Mapping, allowed: [String], in what: String) throws {
+        for (k, _) in m {
+            let key = try string(k, "a key")
+            guard allowed.contains(key) else {
+                var message = "unknown key '\(key)' in \(what)"
+                if let near = nearest(key, in: allowed) { message += "; did you mean '\(near)'?" }
+                message += " (valid: \(allowed.joined(separator: ", ")))"
+                throw Failure(message: message, mark: k.mark)
+            }
+        }
+    }
+
+    static func size(_ node: Node, _ what: String) throws -> Int64 {
+        let s = try string(node, what)
+        guard let v = ByteSize.parse(s) else {
+            throw Failure(message: "\(what): '\(s)' is not a size; \(ByteSize.accepted)", mark: node.mark)
+        }
+        return v
+    }
+
+    static func severity(_ node: Node, _ what: String, allowOff: Bool) throws -> Severity? {
+        let s = try string(node, what)
+        if allowOff, s == "off" || s == "false" { return nil }
+        guard let v = Severity(rawValue: s) else {
+            let allowed = (allowOff ? ["off"] : []) + Severity.allCases.reversed().map(\.rawValue)
+            throw Failure(message: "\(what) must be one of \(allowed.joined(separator: ", ")), not '\(s)'", mark: node.mark)
+        }
+        return v
+    }
+
+    static func glob(_ node: Node, _ what: String) throws -> Glob {
+        let s = try string(node, what)
+        do { return try Glob(s) } catch { throw Failure(message: "\(what): bad glob '\(s)': \(error)", mark: node.mark) }
+    }
+
+    static func read(_ root: Node, into policy: inout Policy) throws {
+        let top = try mapping(root, "the policy file")
+        try checkKeys(top, allowed: topKeys, in: "the policy file")
+        // A key with nothing after it (only comments beneath) means "none".
+        for (k, v) in top where v.null == nil {
+            switch try string(k, "a key") {
+            case "failOn": policy.failOn = try severity(v, "failOn", allowOff: false)
+            case "rules": try readRules(v, into: &policy)
+            case "ignore":
+                guard let seq = v.sequence else { throw Failure(message: "ignore must be a list of globs", mark: v.mark) }
+                policy.ignore = try seq.map { try glob($0, "ignore") }
+            case "paths":
+                guard let seq = v.sequence else { throw Failure(message: "paths must be a list of {path: GLOB, …} entries", mark: v.mark) }
+                policy.paths = try seq.map(readPathPolicy)
+            case "budgets": try readBudgets(v, into: &policy)
+            case "protection": try readProtection(v, into: &policy)
+            case "owners": policy.owners = try readOwners(v)
+            case "appGroups":
+                guard let seq = v.sequence else { throw Failure(message: "appGroups must be a list of App Group identifiers (group.…)", mark: v.mark) }
+                policy.appGroups = try seq.map { try string($0, "appGroups") }
+            case "growth":
+                let m = try mapping(v, "growth")
+                try checkKeys(m, allowed: growthKeys, in: "growth")
+                var percent: Double?
+                var minimum: Int64 = 0
+                for (gk, gv) in m {
+                    switch try string(gk, "a key") {
+                    case "backup":
+                        let s = try string(gv, "growth.backup")
+                        guard s.hasSuffix("%"), let p = Double(s.dropLast().trimmingCharacters(in: .whitespaces)), p >= 0 else {
+                            throw Failure(message: "growth.backup: '\(s)' is not a percentage; write e.g. \"10%\"", mark: gv.mark)
+                        }
+                        percent = p
+                    default: minimum = try size(gv, "growth.min")
+                    }
+                }
+                guard let p = percent else { throw Failure(message: "growth needs 'backup' (a percentage, e.g. \"10%\")", mark: v.mark) }
+                policy.growth = GrowthBudget(percent: p, minimum: minimum)
+            default: break
+            }
+        }
+    }
+
+    static func readRules(_ node: Node, into policy: inout Policy) throws {
+        if node.null != nil { return }
+        let m = try mapping(node, "rules")
+        let known = RuleCatalogue.all.map(\.id)
+        for (k, v) in m {
+            let id = try string(k, "a rule id")
+            guard known.contains(id) else {
+                var message = "unknown rule '\(id)'"
+                if let near = nearest(id, in: known) { message += "; did you mean '\(near)'?" }
+                message += " ('sandbox-audit rules' lists them)"
+                throw Failure(message: message, mark: k.mark)
+            }
+            if v.scalar != nil {
+                if let s = try severity(v, "rules.\(id)", allowOff: true) { policy.severities[id] = s } else { policy.disabledRules.insert(id) }
+                continue
+            }
+            let options = RuleCatalogue.rule(id: id)!.options
+            let rm = try mapping(v, "rules.\(id)")
+            try checkKeys(rm, allowed: ["severity"] + options.map(\.key), in: "rules.\(id)")
+            for (ok, ov) in rm {
+                let key = try string(ok, "a key")
+                if key == "severity" {
+                    if let s = try severity(ov, "rules.\(id).severity", allowOff: true) { policy.severities[id] = s } else { policy.disabledRules.insert(id) }
+                    continue
+                }
+                let option = options.first { $0.key == key }!
+                let what = "rules.\(id).\(key)"
+                let s = try string(ov, what)
+                guard let value = option.kind.parse(s) else { throw Failure(message: "\(what): '\(s)' is not \(option.kind.expected)", mark: ov.mark) }
+                policy.settings[option] = value
+            }
+        }
+    }
+
+    static func readPathPolicy(_ node: Node) throws -> PathPolicy {
+        let m = try mapping(node, "each entry of paths")
+        try checkKeys(m, allowed: pathKeys, in: "paths")
+        guard let g = m["path"] else { throw Failure(message: "each entry of paths needs 'path' (a glob)", mark: node.mark) }
+        var p = PathPolicy(glob: try glob(g, "paths.path"))
+        for (k, v) in m {
+            switch try string(k, "a key") {
+            case "backup":
+                let s = try string(v, "paths.backup")
+                guard let b = PathPolicy.Backup(rawValue: s) else {
+                    throw Failure(message: "paths.backup must be 'excluded' or 'included', not '\(s)'", mark: v.mark)
+                }
+                p.backup = b
+            case "forbidden":
+                guard let b = v.bool else { throw Failure(message: "paths.forbidden must be true or false", mark: v.mark) }
+                p.forbidden = b
+            case "maxSize": p.maxSize = try size(v, "paths.maxSize")
+            default: break
+            }
+        }
+        guard p.backup != nil || p.forbidden || p.maxSize != nil else {
+            throw Failure(message: "the entry for '\(p.glob.pattern)' sets no policy: add backup, forbidden or maxSize", mark: node.mark)
+        }
+        return p
+    }
+
+    static func measure(_ node: Node, _ what: String) throws -> Budget.Measure {
+        let s = try string(node, what)
+        guard let m = Budget.Measure(rawValue: s) else {
+            throw Failure(message: "\(what) must be 'backedUp' or 'size', not '\(s)'", mark: node.mark)
+        }
+        return m
+    }
+
+    static func readBudgets(_ node: Node, into policy: inout Policy) throws {
+        let m = try mapping(node, "budgets")
+        try checkKeys(m, allowed: budgetKeys, in: "budgets")
+        for (k, v) in m {
+            switch try string(k, "a key") {
+            case "backup": policy.budgets.append(Budget(scope: .backup, limit: try size(v, "budgets.backup")))
+            case "churn": policy.budgets.append(Budget(scope: .churn, limit: try size(v, "budgets.churn")))
+            case "domains":
+                let dm = try mapping(v, "budgets.domains")
+                for (dk, dv) in dm {
+                    let domain = try string(dk, "a backup domain")
+                    guard ContainerRole.allCases.contains(where: { domain.hasPrefix($0.domainPrefix) }) else {
+                        throw Failure(message: "budgets.domains: '\(domain)' is not a backup domain; write AppDomain-ID, AppDomainPlugin-ID or AppDomainGroup-ID", mark: dk.mark)
+                    }
+                    policy.budgets.append(Budget(scope: .domain(domain), limit: try size(dv, "budgets.domains.\(domain)")))
+                }
+            case "owners":
+                for (ok, ov) in try mapping(v, "budgets.owners") {
+                    let owner = try string(ok, "an owner")
+                    policy.budgets.append(Budget(scope: .owner(owner), limit: try size(ov, "budgets.owners.\(owner)")))
+                }
+            case "zones":
+                let zm = try mapping(v, "budgets.zones")
+                let zoneNames = Zone.allCases.filter { $0 != .system }.map(\.rawValue)
+                try checkKeys(zm, allowed: zoneNames, in: "budgets.zones")
+                for (zk, zv) in zm {
+                    let zone = Zone(rawValue: try string(zk, "a zone"))!
+                    let what = "budgets.zones.\(zone.rawValue)"
+                    if zv.scalar != nil {
+                        policy.budgets.append(Budget(scope: .zone(zone), limit: try size(zv, what)))
+                        continue
+                    }
+                    let bm = try mapping(zv, what)
+                    try checkKeys(bm, allowed: zoneBudgetKeys, in: what)
+                    guard let max = bm["max"] else { throw Failure(message: "\(what) needs 'max'", mark: zv.mark) }
+                    policy.budgets.append(Budget(scope: .zone(zone), measure: try bm["measure"].map { try measure($0, what + ".measure") } ?? .backedUp,
+                                                 limit: try size(max, what + ".max")))
+                }
+            default:
+                guard let seq = v.sequence else { throw Failure(message: "budgets.paths must be a list of {path: GLOB, max: SIZE} entries", mark: v.mark) }
+                for item in seq {
+                    let bm = try mapping(item, "each entry of budgets.paths")
+                    try checkKeys(bm, allowed: budgetPathKeys, in: "budgets.paths")
+                    guard let g = bm["path"], let max = bm["max"] else {
+                        throw Failure(message: "each entry of budgets.paths needs 'path' (a glob) and 'max' (a size)", mark: item.mark)
+                    }
+                    policy.budgets.append(Budget(scope: .glob(try glob(g, "budgets.paths.path")),
+                                                 measure: try bm["measure"].map { try measure($0, "budgets.paths.measure") } ?? .backedUp,
+                                                 limit: try size(max, "budgets.paths.max")))
+                }
+            }
+        }
+    }
+
+    /// The nearest candidate by edit distance, when close enough to be a likely typo.
+    static func nearest(_ word: String, in candidates: [String]) -> String? {
+        func distance(_ a: [Character], _ b: [Character]) -> Int {
+            var row = Array(0...b.count)
+            for (i, ca) in a.enumerated() {
+                var prev = row[0]
+                row[0] = i + 1
+                for (j, cb) in b.enumerated() {
+                    let cur = row[j + 1]
+                    row[j + 1] = min(row[j] + 1, row[j + 1] + 1, prev + (ca == cb ? 0 : 1))
+                    prev = cur
+                }
+            }
+            return row[b.count]
+        }
+        let w = Array(word.lowercased())
+        let best = candidates.map { ($0, distance(w, Array($0.lowercased()))) }.min { $0.1 < $1.1 }
+        guard let (candidate, d) = best, d <= max(2, word.count / 3) else { return nil }
+        return candidate
+    }
+}

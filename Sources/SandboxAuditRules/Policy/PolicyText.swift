@@ -1,0 +1,149 @@
+import Foundation
+import Yams
+import SandboxAuditSystem
+import SandboxAuditCore
+
+extension PolicyFile {
+    /// The policy for a scan: the file given, or the one found from `directory` upward, or the
+    /// defaults when there is none (a missing optional file is not an error).
+    public static func resolve(config: String?, from directory: String = FileManager.default.currentDirectoryPath) throws -> Policy {
+        if let config { return try load(config) }
+        if let found = find(from: directory) { return try load(found) }
+        return Policy()
+    }
+
+    /// What `config init` writes: every key, commented.
+    public static let starter = """
+        # .sandbox-audit.yml: the backup policy of this app, checked by `sandbox-audit scan`.
+        # Reference: docs/policy-file.md. Sizes: B, kB, MB, GB (powers of 1000), KiB, MiB, GiB
+        # (powers of 1024). Globs are relative to the data root; ** spans folders.
+
+        # Exit 1 when a finding is at or above this severity (the command line's --fail-on wins).
+        failOn: error
+
+        # Per rule: off, a severity, or thresholds (`sandbox-audit rules` lists the ids).
+        rules:
+        \(starterRules)  # recreatable-in-documents: off
+
+        # Paths left out of the audit (still counted in the totals).
+        ignore:
+          # - "Library/WebKit/**"
+
+        # What may be stored where.
+        paths:
+          # - path: "Library/Application Support/Downloads"
+          #   backup: excluded        # re-creatable: must not be backed up
+          # - path: "Documents/**/*.sqlite"
+          #   backup: included        # must survive a restore
+          #   maxSize: 50MB
+          # - path: "tmp/**"
+          #   forbidden: true
+
+        # How big the backup may grow. None is set: a budget fails the scan (budget-exceeded is an
+        # error), so set each from the figures a first scan prints (its backup footprint, its zones)
+        # with the room you want, then uncomment it.
+        budgets:
+          # backup: 25MB
+          # churn: 5MB               # new or changed backed-up bytes since --baseline
+          # zones:
+          #   documents: 20MB
+          #   caches: {max: 200MB, measure: size}
+          # paths:
+          #   - path: "Library/Application Support/**"
+          #     max: 5MB
+          # owners:                  # an owner's backed-up bytes (catalogue SDKs, or owners: below)
+          #   Firebase: 2MB
+
+        # Who owns which paths, as in CODEOWNERS: the last line covering a path wins, before the
+        # built-in catalogue of SDKs (docs/owners.md). Reports show each path's owner.
+        owners:
+          # "Library/Application Support/Feed": feed-team
+          # "Documents/Exports/**": exports
+
+        # The weakest data protection class allowed, by glob: checked on a device backup only
+        # (complete, completeUnlessOpen, completeUntilFirstUserAuthentication, none).
+        # protection:
+        #   "Documents/Private": complete
+
+        # Growth of the backup footprint against --baseline: max(10% of it, 1 MB).
+        # growth:
+        #   backup: "10%"
+        #   min: 1MB
+
+        """
+
+    /// The starter's rule options: those declared `inStarter`, with their defaults.
+    static var starterRules: String {
+        RuleCatalogue.all.map { rule in
+            let shown = rule.options.filter(\.inStarter)
+            return shown.isEmpty ? "" : "  \(rule.id):\n" + shown.map { "    \($0.key): \($0.defaultText)\n" }.joined()
+        }.joined()
+    }
+
+    /// The effective configuration as YAML: defaults merged, every rule listed with its severity
+    /// and thresholds. It is itself a policy file: loaded, it gives the same effective policy
+    /// (and renders to the same text).
+    public static func render(_ policy: Policy) -> String {
+        func scalar(_ s: String) -> Node { Node(s) }
+        func map(_ pairs: [(String, Node)]) -> Node { Node.mapping(Node.Mapping(pairs.map { (Node($0.0), $0.1) })) }
+        func size(_ b: Int64) -> Node { Node("\(b)B") }
+
+        var rules: [(String, Node)] = []
+        for rule in RuleCatalogue.all {
+            var fields: [(String, Node)] = []
+            let severity = policy.disabledRules.contains(rule.id) ? "off" : (policy.severities[rule.id] ?? rule.description.defaultSeverity).rawValue
+            fields.append(("severity", scalar(severity)))
+            for option in rule.options {
+                switch policy.settings[option] {
+                case .size(let b): fields.append((option.key, size(b)))
+                case .age(let a): fields.append((option.key, scalar(Age.compact(a))))
+                case .count(let n): fields.append((option.key, scalar(String(n))))
+                }
+            }
+            rules.append((rule.id, map(fields)))
+        }
+        var top: [(String, Node)] = [
+            ("failOn", scalar(policy.failOn?.rawValue ?? "error")),
+            ("rules", map(rules)),
+            ("ignore", Node.sequence(Node.Sequence(policy.ignore.map { scalar($0.pattern) }))),
+            ("paths", Node.sequence(Node.Sequence(policy.paths.map { p in
+                var f: [(String, Node)] = [("path", scalar(p.glob.pattern))]
+                if let b = p.backup { f.append(("backup", scalar(b.rawValue))) }
+                if p.forbidden { f.append(("forbidden", scalar("true"))) }
+                if let m = p.maxSize { f.append(("maxSize", size(m))) }
+                return map(f)
+            }))),
+        ]
+        var budgets: [(String, Node)] = []
+        var zones: [(String, Node)] = []
+        var globs: [Node] = []
+        var domains: [(String, Node)] = []
+        var owners: [(String, Node)] = []
+        for b in policy.budgets {
+            switch b.scope {
+            case .backup: budgets.append(("backup", size(b.limit)))
+            case .churn: budgets.append(("churn", size(b.limit)))
+            case .zone(let z): zones.append((z.rawValue, map([("max", size(b.limit)), ("measure", scalar(b.measure.rawValue))])))
+            case .glob(let g): globs.append(map([("path", scalar(g.pattern)), ("max", size(b.limit)), ("measure", scalar(b.measure.rawValue))]))
+            case .domain(let d): domains.append((d, size(b.limit)))
+            case .owner(let o): owners.append((o, size(b.limit)))
+            case .growth: break
+            }
+        }
+        if !zones.isEmpty { budgets.append(("zones", map(zones))) }
+        if !domains.isEmpty { budgets.append(("domains", map(domains))) }
+        if !globs.isEmpty { budgets.append(("paths", Node.sequence(Node.Sequence(globs)))) }
+        if !owners.isEmpty { budgets.append(("owners", map(owners))) }
+        top.append(("budgets", map(budgets)))
+        if !policy.owners.isEmpty { top.append(("owners", map(policy.owners.map { ($0.glob.pattern, scalar($0.owner)) }))) }
+        if !policy.appGroups.isEmpty { top.append(("appGroups", Node.sequence(Node.Sequence(policy.appGroups.map { scalar($0) })))) }
+        if !policy.protection.isEmpty {
+            top.append(("protection", map(policy.protection.map { ($0.glob.pattern, scalar($0.weakest.name)) })))
+        }
+        if let g = policy.growth {
+            top.append(("growth", map([("backup", scalar("\(g.percent)%")), ("min", size(g.minimum))])))
+        }
+        let header = "# effective configuration: \(policy.source ?? "no policy file, built-in defaults")\n"
+        return header + ((try? Yams.serialize(node: map(top), sortKeys: false)) ?? "")
+    }
+}

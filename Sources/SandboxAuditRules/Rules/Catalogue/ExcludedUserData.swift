@@ -1,0 +1,61 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+
+/// `excluded-user-data`: an exclusion inside Documents.
+struct ExcludedUserData: Rule {
+    init() {}
+    let description = RuleDescription(
+        id: "excluded-user-data",
+        name: "Excluded user data",
+        summary: "An item inside Documents carries the exclude-from-backup attribute: it is lost on restore to a new device.",
+        rationale: """
+            Documents holds what the user created and the app cannot re-create; a restore brings back the \
+            backed-up set only, so an excluded item there is gone after a new device is set up \
+            (\(References.fileSystemBasics); \(References.whatIOSBacksUp)). Apple also warns that safe-save \
+            operations reset the flag, so it protects nothing the app rewrites (\(References.isExcludedFromBackup)). \
+            Reported once per topmost excluded item.
+            """,
+        fix: "If it can be re-created, move it to Library/Caches or Application Support; if not, clear the attribute (sandbox-audit include PATH).",
+        defaultSeverity: .warning,
+        severityNote: nil,
+        triggeringExamples: [
+            RuleExample("An excluded folder of user files", [.directory("Documents/Projects", .exclude()), .file("Documents/Projects/a.txt"), .directory("Documents/Projects/Old", .exclude())], expect: ["Documents/Projects"]),
+            RuleExample("An excluded file, marked through a sidecar", [.file("Documents/journal.db", .exclude(via: .sidecar))], expect: ["Documents/journal.db"]),
+            RuleExample("An excluded folder, marked in a __MACOSX mirror (an unzipped Finder archive)", [.directory("Documents/Drafts", .exclude(via: .macosx)), .file("Documents/Drafts/a.txt")],
+                        expect: ["Documents/Drafts"]),
+        ],
+        nonTriggeringExamples: [
+            RuleExample("Exclusion in Application Support", [.file("Library/Application Support/index.db", .exclude())]),
+            RuleExample("Documents itself excluded (another rule's finding)", [.directory("Documents", .exclude()), .file("Documents/a.txt")]),
+        ])
+
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+        let carriers = inventory.entries.filter { $0.carriesExclude && $0.zone == .documents && $0.path.depth >= 2 }
+        guard !carriers.isEmpty else { return [] }
+        // Each carrier's topmost carrier: its own, or that of the nearest carrier above it
+        // (carriers are in path order, so that one is known by then).
+        var topOf: [ContainerPath: ContainerPath] = [:]
+        var topmost: [InventoryEntry] = []
+        for c in carriers {
+            var p = c.path.parent
+            while let q = p, q.depth >= 2, topOf[q] == nil { p = q.parent }
+            if let q = p, q.depth >= 2, let top = topOf[q] {
+                topOf[c.path] = top
+            } else {
+                topOf[c.path] = c.path
+                topmost.append(c)
+            }
+        }
+        var sizes: [ContainerPath: Int64] = [:]
+        for e in inventory.entries where e.excludedBy != nil && e.zone == .documents && e.countsInTotals && e.entry.kind != .directory {
+            if let by = e.excludedBy, let top = topOf[by] { sizes[top, default: 0] += e.entry.size }
+        }
+        return topmost.map { c in
+            let size = sizes[c.path] ?? 0
+            let fix = FixCommand.command("include", c, in: inventory).map {
+                "If it can be re-created, move it to Library/Caches or Application Support; if not, clear the attribute (held in \(FixCommand.carrierPhrase(c.entry.marks))): \($0)"
+            }
+            return finding(c.path, "excluded from backup inside Documents: \(ByteSize.format(size)) of user data is lost on restore", size: size, fix: fix)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+
+/// `policy-forbidden`: something the policy file says must not exist.
+struct PolicyForbidden: Rule {
+    init() {}
+    let description = RuleDescription(
+        id: "policy-forbidden",
+        name: "Policy: forbidden path",
+        summary: "An item matches a `paths:` entry with `forbidden: true`.",
+        rationale: """
+            Teams know the leftovers they never want to ship again: a debug database, an old folder an update \
+            must have migrated, a download that belongs in Caches. The policy file lists them; the scan holds \
+            every build to it.
+            """,
+        fix: "Stop writing it there (or migrate it away on first launch).",
+        defaultSeverity: .error,
+        severityNote: nil,
+        triggeringExamples: [
+            RuleExample("A debug log left in Documents", [.file("Documents/debug.log", size: 300)], expect: ["Documents/debug.log"],
+                        policy: "paths:\n  - path: \"Documents/*.log\"\n    forbidden: true\n"),
+            RuleExample("Anything inside tmp", [.file("tmp/a"), .file("tmp/sub/b")], expect: ["tmp/a", "tmp/sub"],
+                        policy: "paths:\n  - path: \"tmp/**\"\n    forbidden: true\n"),
+        ],
+        nonTriggeringExamples: [
+            RuleExample("Nothing matches (tmp itself is not inside tmp)", [.file("Documents/notes.txt")],
+                        policy: "paths:\n  - path: \"Documents/*.log\"\n    forbidden: true\n  - path: \"tmp/**\"\n    forbidden: true\n"),
+        ])
+
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+        context.paths.filter(\.forbidden).flatMap { policy in
+            PolicyTotals.matches(inventory, policy.glob).map { path, size in
+                finding(path, "forbidden by the policy ('\(policy.glob.pattern)'), yet present (\(ByteSize.format(size)))", size: size)
+            }
+        }
+    }
+}

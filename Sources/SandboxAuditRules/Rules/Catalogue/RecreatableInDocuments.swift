@@ -1,0 +1,81 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+
+/// `recreatable-in-documents`: content that looks like a cache, by its name, in Documents.
+struct RecreatableInDocuments: Rule {
+    init() {}
+
+    /// File name endings (compared case-insensitively).
+    static let fileSuffixes = [".cache", ".tmp", ".temp", ".part", ".partial", ".download", ".crdownload", ".swp"]
+    /// Folder names (case-insensitively).
+    static let folderNames: Set<String> = ["tmp", "temp", ".tmp", "thumbnails", ".thumbnails", "thumbs"]
+    /// Folder name endings (case-insensitively): `Cache`, `ImageCache`, `url_caches` …
+    static let folderSuffixes = ["cache", "caches"]
+
+    let description = RuleDescription(
+        id: "recreatable-in-documents",
+        name: "Re-creatable content in Documents",
+        summary: "Cache-like content in Documents, by name: *.cache, *.tmp, *.temp, *.part, *.partial, *.download, *.crdownload, *.swp files; tmp, temp, thumbnails, thumbs and *cache / *caches folders.",
+        rationale: """
+            Documents is for critical data the user created and the app cannot re-create; it is always backed \
+            up. Caches, partial downloads and thumbnails there inflate every backup; they belong in \
+            Library/Caches (\(References.backupBestPractices); \(References.dataStorageGuidelines)). The rule \
+            judges by name only and reports the topmost matching item once.
+            """,
+        fix: "Move it to Library/Caches (or tmp for partial downloads), where backup does not carry it.",
+        defaultSeverity: .warning,
+        severityNote: nil,
+        triggeringExamples: [
+            RuleExample("A thumbnail folder", [.directory("Documents/Thumbnails"), .file("Documents/Thumbnails/1.jpg"), .file("Documents/Thumbnails/2.jpg")], expect: ["Documents/Thumbnails"]),
+            RuleExample("An interrupted download", [.file("Documents/season1.zip.part", size: 4096)], expect: ["Documents/season1.zip.part"]),
+            RuleExample("An image cache folder", [.directory("Documents/ImageCache"), .file("Documents/ImageCache/a.cache")], expect: ["Documents/ImageCache"]),
+        ],
+        nonTriggeringExamples: [
+            RuleExample("User documents", [.file("Documents/Report.pages"), .file("Documents/cached-thoughts.txt")]),
+            RuleExample("A cache where it belongs", [.directory("Library/Caches/Thumbnails"), .file("Library/Caches/Thumbnails/1.jpg")]),
+            RuleExample("An excluded partial download", [.file("Documents/season1.zip.part", .exclude())]),
+        ])
+
+    static func matches(_ entry: WalkEntry) -> String? {
+        // Every pattern is ASCII: compare lowercased bytes, and make a String only for a match.
+        let name = entry.path.name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        switch entry.kind {
+        case .file:
+            return fileSuffixBytes.firstIndex { name.count > $0.count && name.ends(with: $0) }.map { "a *\(fileSuffixes[$0]) file" }
+        case .directory:
+            if folderNameBytes.contains(name) || folderSuffixBytes.contains(where: { name.ends(with: $0) }) {
+                return "a \(String(decoding: name, as: UTF8.self)) folder"
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    static let fileSuffixBytes = fileSuffixes.map { Array($0.utf8) }
+    static let folderNameBytes = Set(folderNames.map { Array($0.utf8) })
+    static let folderSuffixBytes = folderSuffixes.map { Array($0.utf8) }
+
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
+        var flagged: [ContainerPath] = []
+        var reasons: [ContainerPath: String] = [:]
+        var sizes: [ContainerPath: Int64] = [:]
+        // The flagged folder above each folder, inherited downward: parents sort before children.
+        var owner: [ContainerPath: ContainerPath] = [:]
+        for e in inventory.entries where e.zone == .documents && e.path.depth >= 2 {
+            if !owner.isEmpty, let folder = e.path.parent.flatMap({ owner[$0] }) {
+                if e.entry.kind == .directory { owner[e.path] = folder }
+                sizes[folder, default: 0] += e.countedSize
+                continue
+            }
+            guard e.backedUp == true, let why = RecreatableInDocuments.matches(e.entry) else { continue }
+            flagged.append(e.path)
+            reasons[e.path] = why
+            sizes[e.path] = e.entry.kind == .file && e.countsInTotals ? e.entry.size : 0
+            if e.entry.kind == .directory { owner[e.path] = e.path }
+        }
+        return flagged.map { path in
+            finding(path, "looks re-creatable (\(reasons[path]!)) yet sits in Documents, where it is backed up (\(ByteSize.format(sizes[path] ?? 0)))", size: sizes[path] ?? 0)
+        }
+    }
+}

@@ -1,0 +1,12 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+
+/// The public sources the data protection rules cite.
+extension References {
+    static let fileProtectionType = "Apple, FileProtectionType: https://developer.apple.com/documentation/foundation/fileprotectiontype"
+    static let onDiskEncryption = "Apple, App Programming Guide for iOS, Protecting Data Using On-Disk Encryption: \(appProgrammingGuideURL)"
+    static let backupClassNumbers = "the class numbers as public backup readers decode them: jsharkey13/iphone_backup_decrypt (src/iphone_backup_decrypt/utils.py), dinosec/iphone-dataprotection (emf.h: \"class keys 1 to 4 are used for files\")"
+    static let grdbLockedGroupStore = "groue/GRDB.swift#1688: \(issue("groue/GRDB.swift", 1688))"
+    static let mixpanelFileProtection = "mixpanel/mixpanel-swift PR #705, Use iOS file-protection flag when opening DB: https://github.com/mixpanel/mixpanel-swift/pull/705"
+    static let sqliteWAL = "SQLite, Write-Ahead Logging: https://www.sqlite.org/wal.html"
+}

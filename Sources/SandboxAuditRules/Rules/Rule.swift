@@ -1,0 +1,168 @@
+import Foundation
+import SandboxAuditSystem
+import SandboxAuditCore
+
+public enum Severity: String, Comparable, CaseIterable, Sendable, Codable {
+    case note, warning, error
+
+    public static func < (a: Severity, b: Severity) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+/// One thing a rule found.
+public struct Finding: Sendable, Hashable {
+    public let ruleId: String
+    public let severity: Severity
+    /// The entry concerned (nil for findings about the container as a whole).
+    public let path: ContainerPath?
+    public let message: String
+    /// Bytes concerned, where a size is relevant.
+    public let size: Int64?
+    /// The backup domain of the container it is about (`AppDomain-ID` …), set by the audit.
+    public let domain: String?
+    /// How to fix this finding, when it can be said better than the rule's generic `fix`
+    /// (the carrier the scan saw, a command that fixes it); reports print it instead.
+    public let fix: String?
+
+    init(ruleId: String, severity: Severity, path: ContainerPath?, message: String, size: Int64? = nil, domain: String? = nil, fix: String? = nil) {
+        self.ruleId = ruleId
+        self.severity = severity
+        self.path = path
+        self.message = message
+        self.size = size
+        self.domain = domain
+        self.fix = fix
+    }
+
+    func with(severity: Severity) -> Finding {
+        Finding(ruleId: ruleId, severity: severity, path: path, message: message, size: size, domain: domain, fix: fix)
+    }
+
+    func with(domain: String) -> Finding {
+        Finding(ruleId: ruleId, severity: severity, path: path, message: message, size: size, domain: domain, fix: fix)
+    }
+
+    /// What reports print as the fix: this finding's own, else its rule's.
+    public var fixText: String? { fix ?? RuleCatalogue.rule(id: ruleId)?.description.fix }
+
+    /// Byte order of the path, then rule id.
+    static func ordered(_ a: Finding, _ b: Finding) -> Bool {
+        let pa = a.path ?? .root, pb = b.path ?? .root
+        if pa != pb { return pa < pb }
+        if a.ruleId != b.ruleId { return a.ruleId < b.ruleId }
+        return a.message < b.message
+    }
+}
+
+/// What a rule sees besides the inventory.
+public struct RuleContext: Sendable {
+    package var settings: RuleSettings
+    /// When the scan started (seconds since 1970).
+    package var scanTime: Double
+    /// File contents, for the rules that look inside (nil when the inventory has no data
+    /// root on disk to read from).
+    var content: ContentReader?
+    /// The policy file's path entries (the policy rules check them).
+    var paths: [PathPolicy] = []
+    /// Budgets measured for this scan (budget-exceeded reports the exceeded ones).
+    var budgets: [BudgetResult] = []
+    /// The last release's files (`--baseline`), for the rules that compare two observations.
+    var baseline: BaselineFiles?
+    /// The prediction held against a real backup (`--against-backup`).
+    var backupComparison: BackupComparison?
+    /// The policy's `protection:` requirements (protection-below-policy checks them).
+    var protection: [ProtectionRequirement] = []
+    /// The app's own Info.plist, when the scan has it (user-visible-documents reads it).
+    var appInfo: AppInfo?
+    /// Every entry's owner (the policy's `owners:`, then the catalogue); nil outside a scan.
+    package var owners: OwnerMap?
+
+    init(settings: RuleSettings = RuleSettings(), scanTime: Double = Date().timeIntervalSince1970, content: ContentReader? = nil) {
+        self.settings = settings
+        self.scanTime = scanTime
+        self.content = content
+    }
+}
+
+/// A rule's documentation: everything the catalogue, `rules` and the reports show.
+public struct RuleDescription: Sendable {
+    /// Stable: baselines, suppressions and SARIF results refer to it.
+    public let id: String
+    public let name: String
+    public let summary: String
+    /// Why it matters, citing public sources by title and URL (`References`).
+    public let rationale: String
+    /// How to fix what it finds, in one line.
+    public let fix: String
+    public let defaultSeverity: Severity
+    /// Where the rule uses more than one severity, what decides ("error outside Documents …").
+    package let severityNote: String?
+    package let triggeringExamples: [RuleExample]
+    package let nonTriggeringExamples: [RuleExample]
+}
+
+public protocol Rule: Sendable {
+    var description: RuleDescription { get }
+    /// The containers the rule checks (all by default): a rule about an app's own folders
+    /// does not apply to a group container, whose root is backed up whole.
+    var roles: Set<ContainerRole> { get }
+    /// Its options (thresholds), each declared in its file (`RuleOption`); none by default.
+    var options: [RuleOption] { get }
+    func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding]
+}
+
+extension Rule {
+    public var id: String { description.id }
+    var roles: Set<ContainerRole> { Set(ContainerRole.allCases) }
+    var options: [RuleOption] { [] }
+
+    func finding(_ path: ContainerPath?, _ message: String, size: Int64? = nil, severity: Severity? = nil, fix: String? = nil) -> Finding {
+        Finding(ruleId: description.id, severity: severity ?? description.defaultSeverity, path: path, message: message, size: size, fix: fix)
+    }
+}
+
+/// Every rule, in catalogue order.
+public enum RuleCatalogue {
+    public static let all: [any Rule] = [
+        MisplacedAtRoot(),
+        OversizedBackedUpFile(),
+        UnexcludedSupportData(),
+        RecreatableInDocuments(),
+        ExcludedUserData(),
+        ExcludedContainerDirectory(),
+        RedundantExclusion(),
+        LegacyExclusionAttribute(),
+        UnrecognisedExclusionValue(),
+        OrphanSidecar(),
+        StaleTemporaryFile(),
+        UnreadableEntry(),
+        SymlinkEscapesContainer(),
+        SpecialFile(),
+        LargeUserDefaults(),
+        SplitStoreBackup(),
+        VolatileStore(),
+        ManyBackedUpFiles(),
+        PolicyBackupExcluded(),
+        PolicyBackupIncluded(),
+        PolicyForbidden(),
+        PolicyMaxSize(),
+        BudgetExceeded(),
+        ExclusionLost(),
+        BackupPredictionMismatch(),
+        ProtectionBelowPolicy(),
+        StoreProtectionMismatch(),
+        SharedStoreCompleteProtection(),
+        UnprotectedStore(),
+        ScopedExclusionAttribute(),
+        UserVisibleDocuments(),
+    ]
+
+    public static func rule(id: String) -> (any Rule)? { byID[id] }
+
+    /// Every rule's options, in catalogue order, with the id of the rule that declares each.
+    package static let options: [(rule: String, option: RuleOption)] = all.flatMap { r in r.options.map { (r.id, $0) } }
+
+    /// Reports look a rule up once per finding.
+    private static let byID = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
+}

@@ -1,0 +1,256 @@
+import Foundation
+
+/// The only way the tool reads (and re-encodes) property lists. Foundation's parser expands a
+/// binary plist's shared references into separate objects, so a few hundred bytes whose arrays
+/// each refer twice to the next one (a "billion laughs") become 2^n objects. Before any bytes
+/// reach `PropertyListSerialization`, this checks them:
+///
+/// - binary plists (`bplist00`): the trailer, the offset table, every reachable object's
+///   marker and extent, and the object graph itself: it must be acyclic, no deeper than
+///   `maximumDepth`, and its expansion (every reference counted as a copy, subtree sizes
+///   memoised) at most `maximumExpandedObjects(for:)` objects and
+///   `maximumExpandedBytes(for:)` payload bytes;
+/// - XML plists: size, and nesting no deeper than `maximumDepth`;
+/// - anything else (OpenStep text, other binary versions) is refused.
+///
+/// Limits are documented in docs/limits.md.
+package enum BoundedPlist {
+    package enum Format: Sendable { case binary, xml }
+
+    /// Why a plist was not parsed: a one-line phrase.
+    package struct Refusal: Error, CustomStringConvertible, Sendable {
+        package let reason: String
+        package init(_ reason: String) { self.reason = reason }
+        package var description: String { reason }
+    }
+
+    /// The default size cap (the largest plist the tool parses anywhere: a Preferences plist).
+    package static let defaultMaximumSize = 16 * 1024 * 1024
+    /// Nesting of arrays and dictionaries.
+    package static let maximumDepth = 256
+    /// Objects in the expanded graph: 100,000, plus one per 4 bytes of input.
+    package static func maximumExpandedObjects(for byteCount: Int) -> Int { 100_000 + byteCount / 4 }
+    /// Payload bytes (strings, data, numbers) in the expanded graph: 1 MiB plus 4 × the input.
+    package static func maximumExpandedBytes(for byteCount: Int) -> Int { (1 << 20) + 4 * byteCount }
+
+    /// Parses `bytes` after checking them; never expands more than the limits allow.
+    package static func decode(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) -> Result<(object: Any, format: Format), Refusal> {
+        let format: Format
+        do { format = try check(bytes, maximumSize: maximumSize) } catch let r as Refusal { return .failure(r) } catch { return .failure(Refusal("\(error)")) }
+        do {
+            let object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
+            return .success((object, format))
+        } catch {
+            return .failure(Refusal(format == .binary ? "not a valid binary property list" : "not a valid XML property list"))
+        }
+    }
+
+    /// The object, or nil when refused or unparsable.
+    package static func object(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) -> Any? {
+        if case .success(let r) = decode(bytes, maximumSize: maximumSize) { return r.object }
+        return nil
+    }
+
+    /// A dictionary plist (identity plists), or nil.
+    package static func dictionary(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) -> [String: Any]? {
+        object(bytes, maximumSize: maximumSize) as? [String: Any]
+    }
+
+    /// The size of `value` encoded alone as a binary plist; `value` must come from `decode`
+    /// (so it is already bounded). Nil when it cannot be encoded.
+    package static func binarySize(of value: Any) -> Int? {
+        (try? PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0))?.count
+    }
+
+    /// Checks structure and cost; returns the format or throws a `Refusal`.
+    @discardableResult
+    package static func check(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) throws -> Format {
+        guard bytes.count <= maximumSize else {
+            throw Refusal("property list of \(bytes.count) bytes is over the \(maximumSize)-byte limit")
+        }
+        if bytes.starts(with: Array("bplist".utf8)) {
+            guard bytes.starts(with: Array("bplist00".utf8)) else { throw Refusal("binary property list of an unsupported version") }
+            try checkBinary(bytes)
+            return .binary
+        }
+        if looksXML(bytes) {
+            try checkXML(bytes)
+            return .xml
+        }
+        throw Refusal("not a binary or XML property list")
+    }
+
+    /// True when the first bytes (after a UTF-8 byte-order mark and white space) open an XML
+    /// document or a `<plist>` element.
+    package static func looksXML(_ bytes: [UInt8]) -> Bool {
+        var i = 0
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
+        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
+        let rest = bytes[i...]
+        return rest.starts(with: Array("<?xml".utf8)) || rest.starts(with: Array("<plist".utf8)) || rest.starts(with: Array("<!DOCTYPE".utf8))
+    }
+
+    // MARK: XML
+
+    package static func checkXML(_ b: [UInt8]) throws {
+        // Nesting of <array> and <dict>; also refuses internal DTD subsets (entity declarations).
+        var depth = 0
+        var i = 0
+        let n = b.count
+        func at(_ i: Int, _ s: StaticString) -> Bool {
+            let len = s.utf8CodeUnitCount
+            guard i + len <= n else { return false }
+            return s.withUTF8Buffer { p in
+                for k in 0..<len where b[i + k] != p[k] { return false }
+                return true
+            }
+        }
+        while i < n {
+            guard b[i] == UInt8(ascii: "<") else { i += 1; continue }
+            if at(i, "<!ENTITY") { throw Refusal("XML property list declares entities") }
+            var j = i + 1
+            var closing = false
+            if j < n, b[j] == UInt8(ascii: "/") { closing = true; j += 1 }
+            let isContainer = at(j, "array") || at(j, "dict")
+            guard isContainer else { i += 1; continue }
+            // Find the end of the tag: self-closing tags do not nest.
+            var k = j
+            while k < n, b[k] != UInt8(ascii: ">") { k += 1 }
+            let selfClosing = k > 0 && k < n && b[k - 1] == UInt8(ascii: "/")
+            if closing {
+                depth -= 1
+            } else if !selfClosing {
+                depth += 1
+                if depth > maximumDepth { throw Refusal("XML property list nested more than \(maximumDepth) deep") }
+            }
+            i = k
+        }
+    }
+
+    // MARK: binary
+
+    package static func checkBinary(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBufferPointer { try checkBinary($0) }
+    }
+
+    private static func checkBinary(_ b: UnsafeBufferPointer<UInt8>) throws {
+        let n = b.count
+        guard n >= 8 + 1 + 32 else { throw Refusal("binary property list truncated") }
+        let t = n - 32
+        let offsetSize = Int(b[t + 6]), refSize = Int(b[t + 7])
+        let objectCount = readUInt(b, t + 8, 8), top = readUInt(b, t + 16, 8), tableOffset = readUInt(b, t + 24, 8)
+        guard (1...8).contains(offsetSize), (1...8).contains(refSize) else { throw Refusal("binary property list trailer is malformed") }
+        // Every object takes at least one byte, so there are no more objects than bytes.
+        guard objectCount >= 1, objectCount <= UInt64(n), top < objectCount else {
+            throw Refusal("binary property list trailer claims \(objectCount) objects")
+        }
+        guard tableOffset >= 9, tableOffset <= UInt64(t),
+              UInt64(t) - tableOffset >= objectCount * UInt64(offsetSize) else {
+            throw Refusal("binary property list offset table lies outside the file")
+        }
+        let count = Int(objectCount), table = Int(tableOffset)
+        let objectEnd = table
+        let maxObjects = maximumExpandedObjects(for: n), maxBytes = maximumExpandedBytes(for: n)
+
+        // Iterative depth-first walk with memoised expanded sizes. state: 0 new, 1 on stack, 2 done.
+        var state = [UInt8](repeating: 0, count: count)
+        var expandedObjects = [Int](repeating: 0, count: count)
+        var expandedBytes = [Int](repeating: 0, count: count)
+        /// An object being walked: its references are `refCount` integers of `refSize` bytes at `refs`.
+        struct Frame { var object: Int; var refs: Int; var refCount: Int; var next: Int; var objects: Int; var bytes: Int }
+        var stack: [Frame] = []
+        stack.reserveCapacity(maximumDepth + 1)
+
+        func malformed(_ object: Int, _ what: String) -> Refusal { Refusal("binary property list object \(object) \(what)") }
+
+        func open(_ object: Int) throws -> Frame {
+            let o = readUInt(b, table + object * offsetSize, offsetSize)
+            guard o >= 8, o < tableOffset else { throw malformed(object, "lies outside the object area") }
+            let start = Int(o)
+            let marker = b[start]
+            let high = marker >> 4, low = Int(marker & 0x0F)
+            var p = start + 1
+            // Length of a variable-sized object: the low nibble, or a following integer object.
+            func length() throws -> Int {
+                if low != 0x0F { return low }
+                guard p < objectEnd, b[p] >> 4 == 0x1 else { throw malformed(object, "has a malformed length") }
+                let size = 1 << Int(b[p] & 0x0F)
+                guard size <= 8, p + 1 + size <= objectEnd else { throw malformed(object, "has a malformed length") }
+                let v = readUInt(b, p + 1, size)
+                p += 1 + size
+                guard v <= UInt64(n) else { throw malformed(object, "claims \(v) elements") }
+                return Int(v)
+            }
+            func need(_ bytes: Int) throws {
+                guard bytes >= 0, p + bytes <= objectEnd else { throw malformed(object, "runs past the object area") }
+            }
+            var payload = 0
+            switch high {
+            case 0x0:
+                guard low == 0x00 || low == 0x08 || low == 0x09 || low == 0x0F else { throw malformed(object, "has an unknown marker") }
+                payload = 1
+            case 0x1, 0x2:
+                guard low <= 4 else { throw malformed(object, "is a number of unsupported size") }
+                try need(1 << low); payload = 1 << low
+            case 0x3:
+                guard low == 3 else { throw malformed(object, "has an unknown marker") }
+                try need(8); payload = 8
+            case 0x4, 0x5:
+                let len = try length(); try need(len); payload = len
+            case 0x6:
+                let len = try length(); try need(len * 2); payload = len * 2
+            case 0x8:
+                try need(low + 1); payload = low + 1
+            case 0xA, 0xC, 0xD:
+                let len = try length()
+                let refs = high == 0xD ? len * 2 : len
+                try need(refs * refSize)
+                return Frame(object: object, refs: p, refCount: refs, next: 0, objects: 1, bytes: 0)
+            default:
+                throw malformed(object, "has an unknown marker 0x\(String(marker, radix: 16))")
+            }
+            return Frame(object: object, refs: p, refCount: 0, next: 0, objects: 1, bytes: payload)
+        }
+
+        let overLimit = Refusal("binary property list expands to more than \(maxObjects) objects or \(maxBytes) bytes (shared references)")
+        state[Int(top)] = 1
+        stack.append(try open(Int(top)))
+        while let i = stack.indices.last {
+            if stack[i].next < stack[i].refCount {
+                let r = readUInt(b, stack[i].refs + stack[i].next * refSize, refSize)
+                guard r < objectCount else { throw malformed(stack[i].object, "refers to a missing object") }
+                let child = Int(r)
+                stack[i].next += 1
+                switch state[child] {
+                case 2:
+                    stack[i].objects += expandedObjects[child]
+                    stack[i].bytes += expandedBytes[child]
+                    if stack[i].objects > maxObjects || stack[i].bytes > maxBytes { throw overLimit }
+                case 1:
+                    throw Refusal("binary property list contains a cycle")
+                default:
+                    guard stack.count < maximumDepth else { throw Refusal("binary property list nested more than \(maximumDepth) deep") }
+                    state[child] = 1
+                    stack.append(try open(child))
+                }
+            } else {
+                let done = stack.removeLast()
+                state[done.object] = 2
+                expandedObjects[done.object] = done.objects
+                expandedBytes[done.object] = done.bytes
+                if let parent = stack.indices.last {
+                    stack[parent].objects += done.objects
+                    stack[parent].bytes += done.bytes
+                    if stack[parent].objects > maxObjects || stack[parent].bytes > maxBytes { throw overLimit }
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    package static func readUInt(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ size: Int) -> UInt64 {
+        var v: UInt64 = 0
+        for k in 0..<size { v = v << 8 | UInt64(b[at + k]) }
+        return v
+    }
+}

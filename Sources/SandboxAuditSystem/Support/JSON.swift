@@ -1,0 +1,106 @@
+/// A JSON value with ordered object keys.
+///
+/// Written by hand rather than with JSONEncoder: the documented formats need a fixed field
+/// order, explicit `null`s (system entries have null verdicts; JSONEncoder drops nil), and
+/// JSON Lines streamed one entry at a time.
+public indirect enum JSON: Sendable {
+    case string(String)
+    case int(Int64)
+    case double(Double)
+    case bool(Bool)
+    case null
+    case array([JSON])
+    case object([(String, JSON)])
+
+    package static func optional(_ s: String?) -> JSON { s.map { .string($0) } ?? .null }
+    package static func optional(_ b: Bool?) -> JSON { b.map { .bool($0) } ?? .null }
+    package static func optional(_ i: Int64?) -> JSON { i.map { .int($0) } ?? .null }
+
+    /// Compact serialisation (one line).
+    package var compact: String {
+        var out: [UInt8] = []
+        write(into: &out, indent: nil, level: 0)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the compact form to a byte buffer (JSON Lines are written this way).
+    package func appendCompact(to out: inout [UInt8]) {
+        write(into: &out, indent: nil, level: 0)
+    }
+
+    /// Indented serialisation, two spaces.
+    public var pretty: String {
+        var out: [UInt8] = []
+        write(into: &out, indent: 2, level: 0)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private func write(into out: inout [UInt8], indent: Int?, level: Int) {
+        switch self {
+        case .string(let s): JSON.escape(s, into: &out)
+        case .int(let i): out += String(i).utf8
+        case .double(let d): out += (d.isFinite ? String(d) : "null").utf8
+        case .bool(let b): out += (b ? "true" : "false").utf8
+        case .null: out += "null".utf8
+        case .array(let items):
+            if items.isEmpty { out += "[]".utf8; return }
+            out.append(UInt8(ascii: "["))
+            for (i, item) in items.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                newline(&out, indent, level + 1)
+                item.write(into: &out, indent: indent, level: level + 1)
+            }
+            newline(&out, indent, level)
+            out.append(UInt8(ascii: "]"))
+        case .object(let fields):
+            if fields.isEmpty { out += "{}".utf8; return }
+            out.append(UInt8(ascii: "{"))
+            for (i, (key, value)) in fields.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                newline(&out, indent, level + 1)
+                JSON.escape(key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                if indent != nil { out.append(UInt8(ascii: " ")) }
+                value.write(into: &out, indent: indent, level: level + 1)
+            }
+            newline(&out, indent, level)
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private func newline(_ out: inout [UInt8], _ indent: Int?, _ level: Int) {
+        guard let indent else { return }
+        out.append(UInt8(ascii: "\n"))
+        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * level))
+    }
+
+    /// Escapes a string into the buffer, byte by byte: `"`, `\\`, control characters, DEL and
+    /// U+2028/U+2029 (for JavaScript readers); everything else is copied as UTF-8.
+    package static func escape(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { bytes in
+            var i = 0
+            while i < bytes.count {
+                let b = bytes[i]
+                switch b {
+                case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+                case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+                case UInt8(ascii: "\n"): out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+                case UInt8(ascii: "\r"): out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+                case UInt8(ascii: "\t"): out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+                case 0..<0x20, 0x7F:
+                    out += "\\u00".utf8
+                    out += ByteText.hexString([b]).utf8
+                case 0xE2 where i + 2 < bytes.count && bytes[i + 1] == 0x80 && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9):
+                    out += (bytes[i + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8
+                    i += 2
+                default:
+                    out.append(b)
+                }
+                i += 1
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

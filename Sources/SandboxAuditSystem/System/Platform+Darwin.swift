@@ -1,0 +1,16 @@
+#if canImport(Darwin)
+import Darwin
+
+/// What differs on macOS (the constants both platforms read alike are in Platform.swift).
+package enum Platform {
+    package static let descriptorLimit = RLIMIT_NOFILE
+
+    package static func modified(_ st: stat) -> timespec { st.st_mtimespec }
+
+    /// The extended attributes a copy leaves out: those the system sets and owns, which a copy
+    /// may not write (`com.apple.provenance`, `com.apple.rootless`) or should not carry
+    /// (`com.apple.quarantine`). Everything else is copied, the backup attributes
+    /// `com.apple.metadata:com_apple_backup_excludeItem` and `com.apple.MobileBackup` among them.
+    package static let attributeCopySkipPrefixes = ["com.apple.quarantine", "com.apple.provenance", "com.apple.rootless"]
+}
+#endif
