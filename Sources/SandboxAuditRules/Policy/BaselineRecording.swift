@@ -25,7 +25,7 @@ extension Baseline {
             for e in i.entries where e.countsAsContent {
                 files[Baseline.qualified(e.path, domain: index == 0 ? nil : i.domain)] =
                     File(size: e.entry.size, mtime: e.entry.modifiedSeconds, zone: e.zone, backedUp: e.backedUp == true,
-                         inode: e.entry.inode, excluded: e.excludedBy != nil)
+                         inode: e.entry.inode, excluded: e.excludedBy != nil, survivesUpdate: e.survivesUpdate == true)
             }
         }
         self.files = files
