@@ -49,6 +49,10 @@ final class CompareTests: XCTestCase {
         XCTAssertEqual(added.first?["backedUp"] as? Bool, true)
         let footprint = try XCTUnwrap((json["total"] as? [String: Any])?["backupFootprint"] as? [String: Any])
         XCTAssertEqual(footprint["delta"] as? Int, 2_980_000 + 700_000)
+        // Baselines record which files an update keeps: kept-on-update bytes per side and delta.
+        let kept = try XCTUnwrap((json["total"] as? [String: Any])?["keptOnUpdate"] as? [String: Any])
+        XCTAssertEqual(kept["before"] as? Int, 40 + 20_000 + 5_000)
+        XCTAssertEqual(kept["delta"] as? Int, 2_980_000 + 700_000)
         // The text says the same in its lines.
         let text = try compare(files).stdout
         XCTAssertTrue(text.contains("+2.98 MB  " + Self.firebase + " (20.0 kB → 3.00 MB, backed up"), text)
@@ -74,10 +78,17 @@ final class CompareTests: XCTestCase {
         XCTAssertEqual(json["grewCount"] as? Int, 0)
         let text = try compare([dir.sub("base.json"), dir.sub("head.json")]).stdout
         XCTAssertTrue(text.contains("not compared: BASE and HEAD are scan reports, which record no per-path sizes"), text)
-        // A scan report against a baseline: the baseline records no kept-on-update bytes.
+        // A scan report against a baseline: the same figures, the baseline's from its files.
         let mixed = try compare([dir.sub("base.json"), dir.sub("head-baseline.json")])
         XCTAssertEqual(mixed.status, 0, mixed.stderr)
-        XCTAssertTrue(mixed.stdout.contains("backup 20.0 kB → 3.70 MB (+3.68 MB); kept on update 25.0 kB → n/a (n/a); files 3 → 4 (+1)"), mixed.stdout)
+        XCTAssertTrue(mixed.stdout.contains("backup 20.0 kB → 3.70 MB (+3.68 MB); kept on update 25.0 kB → 3.71 MB (+3.68 MB); files 3 → 4 (+1)"), mixed.stdout)
+        // A baseline written before files recorded `survivesUpdate` has no such figure.
+        let old = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.sub("head-baseline.json")))) as? [String: Any])
+        var stripped = old
+        stripped["files"] = (old["files"] as? [[String: Any]] ?? []).map { var f = $0; f.removeValue(forKey: "survivesUpdate"); return f }
+        try JSONSerialization.data(withJSONObject: stripped).write(to: URL(fileURLWithPath: dir.sub("old-baseline.json")))
+        let unknown = try compare([dir.sub("base.json"), dir.sub("old-baseline.json")])
+        XCTAssertTrue(unknown.stdout.contains("kept on update 25.0 kB → n/a (n/a)"), unknown.stdout)
     }
 
     func testFailOnGrowth() throws {

@@ -26,7 +26,8 @@ extension Baseline {
             for (j, e) in i.entries.enumerated() where e.countsAsContent {
                 files[Baseline.qualified(e.path, domain: index == 0 ? nil : i.domain)] =
                     File(size: e.entry.size, mtime: e.entry.modifiedSeconds, zone: e.zone, backedUp: e.backedUp == true,
-                         inode: e.entry.inode, excluded: e.excludedBy != nil, owner: owners?.attribution(container: index, entry: j)?.name)
+                         inode: e.entry.inode, excluded: e.excludedBy != nil, survivesUpdate: e.survivesUpdate == true,
+                         owner: owners?.attribution(container: index, entry: j)?.name)
             }
         }
         self.files = files

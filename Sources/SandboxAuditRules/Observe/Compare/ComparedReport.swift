@@ -20,9 +20,12 @@ package struct ComparedReport: Sendable {
         package var keptOnUpdate: Int64? = 0
         package var files: Int64 = 0
 
-        package mutating func count(_ size: Int64, backedUp: Bool) {
+        /// `kept`: whether an update keeps the file; nil when the side does not record it,
+        /// which makes the kept-on-update sum unknown.
+        package mutating func count(_ size: Int64, backedUp: Bool, kept: Bool?) {
             files += 1
             if backedUp { backupFootprint +|= size }
+            if let kept { if kept, let k = keptOnUpdate { keptOnUpdate = k.addingSaturated(size) } } else { keptOnUpdate = nil }
         }
     }
 
@@ -39,6 +42,8 @@ package struct ComparedReport: Sendable {
         package let zone: Zone
         /// The owner the entry names; nil when it names none or has no `owner` key.
         package let owner: String?
+        /// Whether an update keeps it; nil when the side does not record it.
+        package var kept: Bool? = nil
     }
 
     package struct FindingRecord: Sendable {
@@ -173,11 +178,14 @@ package struct ComparedReport: Sendable {
             let bundle = container?["bundleIdentifier"] as? String
             let primary = ContainerRole.app.domain(bundle)
             var domains = [primary]
-            var perDomain: [String: Figures] = [primary: Figures(keptOnUpdate: nil)]
+            let files = root["files"] as? [[String: Any]] ?? []
+            // Kept-on-update bytes are known when the files record `survivesUpdate`.
+            let empty = Figures(keptOnUpdate: files.contains { $0["survivesUpdate"] is Bool } ? 0 : nil)
+            var perDomain: [String: Figures] = [primary: empty]
             var perZone: [Zone: Figures] = [:]
             var paths: [PathKey: PathRecord] = [:]
             var namesOwners = false
-            for f in root["files"] as? [[String: Any]] ?? [] {
+            for f in files {
                 guard let p = try path(f), let zone = (f["zone"] as? String).flatMap(Zone.init(rawValue:)) else {
                     throw error("a file entry lacks a path or zone")
                 }
@@ -185,10 +193,11 @@ package struct ComparedReport: Sendable {
                 let backedUp = f["backedUp"] as? Bool ?? false
                 if f["owner"] != nil { namesOwners = true }
                 let key = split(p, primary: primary)
-                paths[key] = PathRecord(size: size, backedUp: backedUp, zone: zone, owner: f["owner"] as? String)
+                let kept = f["survivesUpdate"] as? Bool
+                paths[key] = PathRecord(size: size, backedUp: backedUp, zone: zone, owner: f["owner"] as? String, kept: kept)
                 if perDomain[key.domain] == nil { domains.append(key.domain) }
-                perDomain[key.domain, default: Figures(keptOnUpdate: nil)].count(size, backedUp: backedUp)
-                perZone[zone, default: Figures(keptOnUpdate: nil)].count(size, backedUp: backedUp)
+                perDomain[key.domain, default: empty].count(size, backedUp: backedUp, kept: kept)
+                perZone[zone, default: empty].count(size, backedUp: backedUp, kept: kept)
             }
             // The zones' recorded bytes, where a symlink counts 0 (the files list does not tell
             // symlinks from files, so the per-domain sums count a symlink's length).
@@ -201,7 +210,8 @@ package struct ComparedReport: Sendable {
                 let key = try path(f).map { split($0, primary: primary) }
                 return FindingRecord(ruleId: id, domain: key?.domain ?? primary, path: key?.path, severity: nil, message: nil, owner: f["owner"] as? String)
             }
-            let total = Figures(backupFootprint: try size(root["backupFootprint"], "backupFootprint"), keptOnUpdate: nil,
+            let kept = perDomain.values.reduce(empty.keptOnUpdate) { sum, d in d.keptOnUpdate.flatMap { k in sum.map { $0.addingSaturated(k) } } }
+            let total = Figures(backupFootprint: try size(root["backupFootprint"], "backupFootprint"), keptOnUpdate: kept,
                                 files: Int64(paths.count))
             return ComparedReport(kind: .baseline, location: location, bundleIdentifier: bundle, version: container?["version"] as? String,
                                   complete: nil, domains: domains, total: total, perDomain: perDomain, perZone: perZone,

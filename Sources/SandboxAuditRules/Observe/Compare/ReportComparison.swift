@@ -100,7 +100,8 @@ public struct ReportComparison: Sendable {
             if base.namesOwners && head.namesOwners {
                 func perOwner(_ paths: [ComparedReport.PathKey: ComparedReport.PathRecord]) -> [String?: Figures] {
                     var out: [String?: Figures] = [:]
-                    for r in paths.values { out[r.owner, default: Figures(keptOnUpdate: nil)].count(r.size, backedUp: r.backedUp) }
+                    let recorded = paths.values.contains { $0.kept != nil }
+                    for r in paths.values { out[r.owner, default: Figures(keptOnUpdate: recorded ? 0 : nil)].count(r.size, backedUp: r.backedUp, kept: r.kept) }
                     return out
                 }
                 let b = perOwner(basePaths), a = perOwner(headPaths)
