@@ -51,6 +51,7 @@ enum HTMLReport {
             <section>
             \(result.inventories.map { i in treemap(i, domain: result.isMultiDomain ? i.domain : nil, largest: result.inventories.map(\.total.size).max() ?? 0) }.joined(separator: "\n"))
             </section>
+            \(OwnerReport.html(result))
             <section>
             \(result.inventories.map { i in "<h2>\(result.isMultiDomain ? x(i.domain) + ": f" : "F")ootprint by zone and backup state</h2>\n\(zoneChart(i))\n\(stateChart(i))" }.joined(separator: "\n"))
             </section>
@@ -215,7 +216,7 @@ enum HTMLReport {
             func rows(_ list: ArraySlice<Finding>) -> String {
                 list.map { f in
                     "<tr class=\"\(f.severity.rawValue)\"><td data-sort=\"\(Severity.allCases.firstIndex(of: f.severity)!)\"><span class=\"sev\">\(f.severity.rawValue)</span></td>"
-                        + "<td class=\"path\">\(result.subject(f).map { "<code>\(x($0))</code>" } ?? "")</td><td>\(x(f.message))</td>"
+                        + "<td class=\"path\">\(result.subject(f).map { "<code>\(x($0))</code>" } ?? "")</td><td>\(x(f.message))\(OwnerReport.owner(result, f).map { "<br><small>\(x(OwnerReport.line($0)))</small>" } ?? "")</td>"
                         + "<td class=\"num\" data-sort=\"\(f.size ?? -1)\">\(f.size.map { x(ByteSize.format($0)) } ?? "")</td></tr>"
                 }.joined()
             }

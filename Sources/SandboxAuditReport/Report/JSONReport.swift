@@ -51,7 +51,7 @@ public enum JSONReport {
         ]
     }
 
-    static func finding(_ f: Finding) -> JSON {
+    static func finding(_ f: Finding, owner: Attribution? = nil) -> JSON {
         var fields: [(String, JSON)] = [("ruleId", .string(f.ruleId)), ("severity", .string(f.severity.rawValue))]
         fields.append(("domain", .optional(f.domain)))
         // Null for a finding about no entry (a budget): see docs/json-format.md.
@@ -59,11 +59,12 @@ public enum JSONReport {
         fields.append(("message", .string(f.message)))
         fields.append(("size", .optional(f.size)))
         fields.append(("fix", .optional(f.fixText)))
+        fields += [("owner", .optional(owner?.name)), ("ownerKind", .optional(owner?.kind)), ("ownerDetail", OwnerReport.json(owner))]
         return .object(fields)
     }
 
     /// One container of the scan: its backup domain, totals and zones.
-    static func domain(_ inv: Inventory) -> JSON {
+    static func domain(_ inv: Inventory, owners: [OwnerMap.Total] = []) -> JSON {
         let zones: [JSON] = Zone.allCases.filter { $0 != .system }.map { zone in
             .object([("zone", .string(zone.rawValue)), ("title", .string(zone.title))] + zoneTotals(inv.zoneTotals[zone] ?? ZoneTotals()))
         }
@@ -81,6 +82,7 @@ public enum JSONReport {
             ])),
             ("zones", .array(zones)),
             ("protection", ProtectionReport.json(ProtectionCensus(inv))),
+            ("owners", OwnerReport.json(owners)),
         ])
     }
 
@@ -104,11 +106,13 @@ public enum JSONReport {
             return .object([("zone", .string(zone.rawValue)), ("title", .string(zone.title))] + zoneTotals(t))
         }
         let systemCount = inventories.reduce(0) { n, inv in n + inv.entries.filter(\.isSystem).count }
+        let ownerTotals = OwnerReport.totals(result)
+        let domains: [JSON] = inventories.indices.map { domain(inventories[$0], owners: ownerTotals[$0]) }
         return .object([
             ("schemaVersion", .int(schemaVersion)),
             ("tool", .object([("name", .string("sandbox-audit")), ("version", .string(Audit.toolVersion))])),
             ("container", container(result.inventory.container)),
-            ("domains", .array(inventories.map(domain))),
+            ("domains", .array(domains)),
             ("settings", .object(RuleCatalogue.options.map { ($0.option.json, setting(s[$0.option])) } + [("failOn", .string(failOn.rawValue))])),
             ("totals", .object([
                 ("backupFootprint", .int(result.backupFootprint)),
@@ -125,10 +129,10 @@ public enum JSONReport {
             ("notes", .array(result.notes.map { .string($0) })),
             ("protection", ProtectionReport.json(result)),
             ("policy", .object([("source", .optional(result.policy.source))])),
-            ("budgets", .array(result.budgets.map(budget))),
-            ("baseline", result.comparison.map { comparison($0, suppressed: summary.baselineFindings) } ?? .null),
+            ("budgets", .array(result.budgets.map { budget($0, owners: result.context.owners) })),
+            ("baseline", result.comparison.map { comparison($0, suppressed: summary.baselineFindings, owners: result.context.owners) } ?? .null),
             ("backupComparison", result.backupComparison.map(BackupComparisonReport.json) ?? .null),
-            ("findings", .array(result.findings.map(finding))),
+            ("findings", .array(result.findings.map { finding($0, owner: OwnerReport.owner(result, $0)) })),
             ("summary", .object([
                 ("error", .int(Int64(summary.errors))),
                 ("warning", .int(Int64(summary.warnings))),
@@ -145,7 +149,12 @@ public enum JSONReport {
         .object(path(m.path) + [("domain", .string(m.domain)), ("what", .string(m.what)), ("why", .string(m.why))])
     }
 
-    static func budget(_ r: BudgetResult) -> JSON {
+    /// A listed path's owner (`owner`, null when none covers it).
+    static func owner(_ path: ContainerPath, _ owners: OwnerMap?) -> (String, JSON) {
+        ("owner", .optional(path.isRoot ? nil : owners?.attribution(of: path)?.name))
+    }
+
+    static func budget(_ r: BudgetResult, owners: OwnerMap? = nil) -> JSON {
         var scope: [(String, JSON)]
         switch r.budget.scope {
         case .backup: scope = [("scope", .string("backup"))]
@@ -154,6 +163,7 @@ public enum JSONReport {
         case .zone(let z): scope = [("scope", .string("zone")), ("zone", .string(z.rawValue))]
         case .glob(let g): scope = [("scope", .string("glob")), ("glob", .string(g.pattern))]
         case .domain(let d): scope = [("scope", .string("domain")), ("domain", .string(d))]
+        case .owner(let o): scope = [("scope", .string("owner")), ("owner", .string(o))]
         }
         return .object([("name", .string(r.budget.name))] + scope + [
             ("measure", .string(r.budget.measure.rawValue)),
@@ -162,17 +172,17 @@ public enum JSONReport {
             ("percent", r.percent.map { $0.isFinite ? .double(($0 * 10).rounded() / 10) : .null } ?? .null),
             ("exceeded", .bool(r.exceeded)),
             ("overshoot", .int(r.overshoot)),
-            ("contributors", .array(r.contributors.map { .object(path($0.path) + [("size", .int($0.size))]) })),
+            ("contributors", .array(r.contributors.map { .object(path($0.path) + [("size", .int($0.size)), owner($0.path, owners)]) })),
         ])
     }
 
     /// How many of each list the reports carry.
     static let changeListLength = 10
 
-    static func comparison(_ c: BaselineComparison, suppressed: Int) -> JSON {
+    static func comparison(_ c: BaselineComparison, suppressed: Int, owners: OwnerMap? = nil) -> JSON {
         func changes(_ list: [BaselineComparison.Change]) -> JSON {
             .array(list.prefix(changeListLength).map { ch in
-                .object(path(ch.path) + [("before", .optional(ch.before)), ("after", .optional(ch.after)), ("delta", .int(ch.delta))])
+                .object(path(ch.path) + [("before", .optional(ch.before)), ("after", .optional(ch.after)), ("delta", .int(ch.delta)), owner(ch.path, owners)])
             })
         }
         return .object([
@@ -194,12 +204,14 @@ public enum JSONReport {
 
     /// The `inventory` output, JSON Lines: every entry of each inventory in turn, handed to
     /// `write` in chunks of about 64 KiB so that a large container streams.
-    public static func inventoryLines(_ inventories: [Inventory], write: ([UInt8]) -> Void) {
+    /// Each line names the entry's owner: the policy's `owners:` first, then the catalogue.
+    public static func inventoryLines(_ inventories: [Inventory], policy: Policy = Policy(), write: ([UInt8]) -> Void) {
+        let owners = OwnerMap(inventories, rules: policy.owners)
         var chunk: [UInt8] = []
         chunk.reserveCapacity(1 << 17)
-        for inventory in inventories {
-            for entry in inventory.entries {
-                self.entry(entry, domain: inventory.domain).appendCompact(to: &chunk)
+        for (c, inventory) in inventories.enumerated() {
+            for (i, entry) in inventory.entries.enumerated() {
+                self.entry(entry, domain: inventory.domain, owner: owners.attribution(container: c, entry: i)).appendCompact(to: &chunk)
                 chunk.append(UInt8(ascii: "\n"))
                 if chunk.count >= 1 << 16 {
                     write(chunk)
@@ -211,7 +223,7 @@ public enum JSONReport {
     }
 
     /// One `inventory` line.
-    static func entry(_ e: InventoryEntry, domain: String) -> JSON {
+    static func entry(_ e: InventoryEntry, domain: String, owner: Attribution? = nil) -> JSON {
         let w = e.entry
         var fields: [(String, JSON)] = [("domain", .string(domain))]
         fields += path(e.path)
@@ -219,6 +231,8 @@ public enum JSONReport {
         if let special = w.special { fields.append(("special", .string(special.rawValue))) }
         fields += [
             ("zone", .string(e.zone.rawValue)),
+            ("owner", .optional(owner?.name)),
+            ("ownerKind", .optional(owner?.kind)),
             ("size", .int(w.size)),
             ("allocated", .int(w.allocated)),
             ("mtime", .int(w.modifiedSeconds)),

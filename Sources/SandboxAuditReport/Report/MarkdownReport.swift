@@ -88,6 +88,7 @@ public enum MarkdownReport {
 
         if let b = result.backupComparison { md += BackupComparisonReport.markdown(b) }
         md += ProtectionReport.markdown(result)
+        md += OwnerReport.markdown(result, cell: cell).joined(separator: "\n") + "\n"
 
         var tail = summary.notReported.isEmpty ? "" : "\nNot reported: " + summary.notReported.joined(separator: ", ") + "."
         tail += "\n\n<sub>\(ByteSize.unitsNote). sandbox-audit \(Audit.toolVersion).</sub>\n"
@@ -103,7 +104,8 @@ public enum MarkdownReport {
         let header = "| severity | rule | path | finding |\n|---|---|---|---|\n"
         func row(_ f: Finding) -> String {
             let icon = f.severity == .error ? "🛑" : (f.severity == .warning ? "⚠️" : "ℹ️")
-            return "| \(icon) \(f.severity.rawValue) | \(cell(f.ruleId)) | \(cell(result.subject(f) ?? "")) | \(cell(f.message)) |\n"
+            let owner = OwnerReport.owner(result, f).map { " (owner: \($0.name))" } ?? ""
+            return "| \(icon) \(f.severity.rawValue) | \(cell(f.ruleId)) | \(cell(result.subject(f) ?? "")) | \(cell(f.message + owner)) |\n"
         }
         let ordered = result.findingsBySeverity
         let title = "### Most severe findings\n\n"

@@ -40,6 +40,7 @@ struct TextReport {
         lines += zoneTables(result)
         lines += headlineNumbers(result)
         lines += ProtectionReport.text(result, bold: bold)
+        lines += OwnerReport.text(result, bold: bold)
         lines += budgets(result)
         lines += baselineComparison(result)
         if let b = result.backupComparison { lines += BackupComparisonReport.text(b, bold: bold) }
@@ -160,6 +161,7 @@ struct TextReport {
                 let tag = paint(TextReport.pad(f.severity.rawValue, 8), color(f.severity))
                 lines.append("\(tag)\(f.ruleId)" + (result.subject(f).map { "  " + TerminalText.escaped($0) } ?? ""))
                 lines.append("        \(TerminalText.escaped(f.message))")
+                if let owner = OwnerReport.owner(result, f) { lines.append("        \(TerminalText.escaped(OwnerReport.line(owner)))") }
                 if let fix = f.fixText {
                     lines.append("        fix: \(TerminalText.escaped(fix))")
                 }

@@ -69,7 +69,9 @@ public enum Audit {
         context.paths = policy.paths
         context.protection = policy.protection
         context.appInfo = appInfo
-        context.budgets = Budgets.evaluate(policy.budgets, growth: policy.growth, inventories, comparison)
+        let owners = OwnerMap(inventories, matcher: OwnerMatcher(rules: policy.owners))
+        context.owners = owners
+        context.budgets = Budgets.evaluate(policy.budgets, growth: policy.growth, inventories, comparison, owners: owners)
         context.baseline = baseline.map { BaselineFiles($0, primaryDomain: inventories[0].domain) }
         context.backupComparison = backup
 
@@ -214,5 +216,5 @@ public struct AuditResult: Sendable {
 
 extension Baseline {
     /// Records an audit: its containers and its findings before any baseline suppression.
-    public init(_ result: AuditResult) { self.init(inventories: result.inventories, findings: result.allFindings) }
+    public init(_ result: AuditResult) { self.init(inventories: result.inventories, findings: result.allFindings, owners: result.context.owners) }
 }

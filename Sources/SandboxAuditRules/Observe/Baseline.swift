@@ -23,6 +23,8 @@ public struct Baseline: Sendable {
         var excluded: Bool?
         /// An app update keeps the file (nil in a baseline written before it was recorded).
         var survivesUpdate: Bool? = nil
+        /// Its owner's name when the baseline was written (docs/owners.md); nil for none.
+        var owner: String? = nil
     }
 
     struct FindingKey: Hashable, Sendable {
@@ -78,6 +80,7 @@ public struct Baseline: Sendable {
                 if let inode = f.inode { fields.append(("inode", .int(Int64(bitPattern: inode)))) }
                 if let excluded = f.excluded { fields.append(("excluded", .bool(excluded))) }
                 if let kept = f.survivesUpdate { fields.append(("survivesUpdate", .bool(kept))) }
+                fields.append(("owner", .optional(f.owner)))
                 return .object(fields)
             })),
         ])
@@ -134,7 +137,8 @@ public struct Baseline: Sendable {
             let inode = (f["inode"] as? NSNumber).map { UInt64(bitPattern: $0.int64Value) }
             guard size >= 0 else { throw InputError("\(location): a file entry's size is negative (\(size))") }
             b.files[try path(f)] = File(size: Int64(size), mtime: Int64(f["mtime"] as? Int ?? 0), zone: zone, backedUp: f["backedUp"] as? Bool ?? false,
-                                        inode: inode, excluded: f["excluded"] as? Bool, survivesUpdate: f["survivesUpdate"] as? Bool)
+                                        inode: inode, excluded: f["excluded"] as? Bool, survivesUpdate: f["survivesUpdate"] as? Bool,
+                                        owner: f["owner"] as? String)
         }
         return b
     }

@@ -24,7 +24,8 @@ enum Budgets {
     static let contributorCount = 5
 
     /// Budgets are the app's: every container counts, except in a domain's own budget.
-    static func evaluate(_ budgets: [Budget], growth: GrowthBudget?, _ inventories: [Inventory], _ comparison: BaselineComparison?) -> [BudgetResult] {
+    static func evaluate(_ budgets: [Budget], growth: GrowthBudget?, _ inventories: [Inventory], _ comparison: BaselineComparison?,
+                         owners: OwnerMap? = nil) -> [BudgetResult] {
         var budgets = budgets
         if let g = growth {
             budgets.append(Budget(scope: .growth, limit: comparison.map { g.allowance(baseline: $0.footprintBefore) } ?? g.minimum))
@@ -54,6 +55,9 @@ enum Budgets {
                 }
                 let (m, c) = sum(own, b.measure)
                 return BudgetResult(budget: b, measured: inventories.contains { $0.domain == d } ? m : nil, limit: b.limit, contributors: c)
+            case .owner(let name):
+                let (m, c) = sum(ownedBy(name, inventories, owners), b.measure)
+                return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
             case .churn:
                 return BudgetResult(budget: b, measured: comparison?.churn, limit: b.limit,
                                     contributors: top(comparison?.churnContributors.map { ($0.path, $0.after ?? 0) } ?? []))
@@ -62,5 +66,17 @@ enum Budgets {
                                     contributors: top((comparison?.grew.map { ($0.path, $0.delta) } ?? []) + (comparison?.added.map { ($0.path, $0.after ?? 0) } ?? [])))
             }
         }
+    }
+
+    /// The content entries of every container that `name` owns.
+    static func ownedBy(_ name: String, _ inventories: [Inventory], _ owners: OwnerMap?) -> [InventoryEntry] {
+        guard let owners else { return [] }
+        var out: [InventoryEntry] = []
+        for (c, inv) in inventories.enumerated() {
+            for (i, e) in inv.entries.enumerated() where e.countsAsContent && owners.attribution(container: c, entry: i)?.name == name {
+                out.append(e)
+            }
+        }
+        return out
     }
 }

@@ -82,6 +82,14 @@ package struct Glob: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// The glob's components, `**` as one of its own: for matching many globs against one path
+    /// split once (`OwnerMatcher`), with `matches(_:_:)`.
+    var patterns: [[UInt8]] { components }
+    static let anyDepth = doubleStar
+
+    /// True when component patterns match components, both already split.
+    static func matches(_ patterns: ArraySlice<[UInt8]>, _ parts: ArraySlice<[UInt8]>) -> Bool { match(patterns, parts) }
+
     private static let doubleStar = Array("**".utf8)
 
     private static func match(_ globs: ArraySlice<[UInt8]>, _ parts: ArraySlice<[UInt8]>) -> Bool {

@@ -33,6 +33,8 @@ package struct Budget: Sendable {
         case domain(String)
         /// Growth of the backup footprint since the baseline (from `growth:`).
         case growth
+        /// The bytes one owner (a catalogue owner or a team of `owners:`) has, in every container.
+        case owner(String)
     }
     /// Which bytes count: what backup carries, or every byte.
     package enum Measure: String, Sendable { case backedUp, size }
@@ -56,6 +58,7 @@ package struct Budget: Sendable {
         case .glob(let g): return "\(g.pattern)" + (measure == .size ? " (all bytes)" : " (backed up)")
         case .domain(let d): return "\(d) backup footprint"
         case .growth: return "backup growth since the baseline"
+        case .owner(let o): return "\(o)'s backup footprint"
         }
     }
 }

@@ -13,7 +13,8 @@ extension Baseline.FindingKey {
 extension Baseline {
     /// Records the app's containers (its data container first) and `findings`, the findings
     /// before any baseline suppression.
-    init(inventories: [Inventory], findings: [Finding]) {
+    /// Each file records its owner (`owners`).
+    init(inventories: [Inventory], findings: [Finding], owners: OwnerMap? = nil) {
         let inv = inventories[0]
         bundleIdentifier = inv.container.bundleIdentifier
         version = inv.container.version
@@ -22,10 +23,11 @@ extension Baseline {
         self.findings = Set(findings.map { FindingKey($0, primary: inv.domain) })
         var files: [ContainerPath: File] = [:]
         for (index, i) in inventories.enumerated() {
-            for e in i.entries where e.countsAsContent {
+            for (j, e) in i.entries.enumerated() where e.countsAsContent {
                 files[Baseline.qualified(e.path, domain: index == 0 ? nil : i.domain)] =
                     File(size: e.entry.size, mtime: e.entry.modifiedSeconds, zone: e.zone, backedUp: e.backedUp == true,
-                         inode: e.entry.inode, excluded: e.excludedBy != nil, survivesUpdate: e.survivesUpdate == true)
+                         inode: e.entry.inode, excluded: e.excludedBy != nil, survivesUpdate: e.survivesUpdate == true,
+                         owner: owners?.attribution(container: index, entry: j)?.name)
             }
         }
         self.files = files

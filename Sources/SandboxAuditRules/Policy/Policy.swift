@@ -20,6 +20,8 @@ public struct Policy: Sendable {
     var growth: GrowthBudget?
     /// The weakest data protection class allowed, by glob (`protection:`).
     var protection: [ProtectionRequirement] = []
+    /// Who owns which paths (`owners:`), in file order: the last line covering a path wins.
+    package var owners: [OwnerRule] = []
     /// App Group identifiers whose containers belong to the app (`appGroups:`).
     public var appGroups: [String] = []
 

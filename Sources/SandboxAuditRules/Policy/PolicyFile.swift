@@ -55,9 +55,9 @@ public enum PolicyFile {
 
     // MARK: the schema
 
-    static let topKeys = ["failOn", "rules", "ignore", "paths", "budgets", "growth", "appGroups", "protection"]
+    static let topKeys = ["failOn", "rules", "ignore", "paths", "budgets", "growth", "appGroups", "protection", "owners"]
     static let pathKeys = ["path", "backup", "forbidden", "maxSize"]
-    static let budgetKeys = ["backup", "churn", "zones", "paths", "domains"]
+    static let budgetKeys = ["backup", "churn", "zones", "paths", "domains", "owners"]
     static let budgetPathKeys = ["path", "max", "measure"]
     static let zoneBudgetKeys = ["max", "measure"]
     static let growthKeys = ["backup", "min"]
@@ -153,6 +153,7 @@ public enum PolicyFile {
                 policy.paths = try seq.map(readPathPolicy)
             case "budgets": try readBudgets(v, into: &policy)
             case "protection": try readProtection(v, into: &policy)
+            case "owners": policy.owners = try readOwners(v)
             case "appGroups":
                 guard let seq = v.sequence else { throw Failure(message: "appGroups must be a list of App Group identifiers (group.…)", mark: v.mark) }
                 policy.appGroups = try seq.map { try string($0, "appGroups") }
@@ -262,6 +263,11 @@ public enum PolicyFile {
                         throw Failure(message: "budgets.domains: '\(domain)' is not a backup domain; write AppDomain-ID, AppDomainPlugin-ID or AppDomainGroup-ID", mark: dk.mark)
                     }
                     policy.budgets.append(Budget(scope: .domain(domain), limit: try size(dv, "budgets.domains.\(domain)")))
+                }
+            case "owners":
+                for (ok, ov) in try mapping(v, "budgets.owners") {
+                    let owner = try string(ok, "an owner")
+                    policy.budgets.append(Budget(scope: .owner(owner), limit: try size(ov, "budgets.owners.\(owner)")))
                 }
             case "zones":
                 let zm = try mapping(v, "budgets.zones")

@@ -51,6 +51,14 @@ extension PolicyFile {
           # paths:
           #   - path: "Library/Application Support/**"
           #     max: 5MB
+          # owners:                  # an owner's backed-up bytes (catalogue SDKs, or owners: below)
+          #   Firebase: 2MB
+
+        # Who owns which paths, as in CODEOWNERS: the last line covering a path wins, before the
+        # built-in catalogue of SDKs (docs/owners.md). Reports show each path's owner.
+        owners:
+          # "Library/Application Support/Feed": feed-team
+          # "Documents/Exports/**": exports
 
         # The weakest data protection class allowed, by glob: checked on a device backup only
         # (complete, completeUnlessOpen, completeUntilFirstUserAuthentication, none).
@@ -110,6 +118,7 @@ extension PolicyFile {
         var zones: [(String, Node)] = []
         var globs: [Node] = []
         var domains: [(String, Node)] = []
+        var owners: [(String, Node)] = []
         for b in policy.budgets {
             switch b.scope {
             case .backup: budgets.append(("backup", size(b.limit)))
@@ -117,13 +126,16 @@ extension PolicyFile {
             case .zone(let z): zones.append((z.rawValue, map([("max", size(b.limit)), ("measure", scalar(b.measure.rawValue))])))
             case .glob(let g): globs.append(map([("path", scalar(g.pattern)), ("max", size(b.limit)), ("measure", scalar(b.measure.rawValue))]))
             case .domain(let d): domains.append((d, size(b.limit)))
+            case .owner(let o): owners.append((o, size(b.limit)))
             case .growth: break
             }
         }
         if !zones.isEmpty { budgets.append(("zones", map(zones))) }
         if !domains.isEmpty { budgets.append(("domains", map(domains))) }
         if !globs.isEmpty { budgets.append(("paths", Node.sequence(Node.Sequence(globs)))) }
+        if !owners.isEmpty { budgets.append(("owners", map(owners))) }
         top.append(("budgets", map(budgets)))
+        if !policy.owners.isEmpty { top.append(("owners", map(policy.owners.map { ($0.glob.pattern, scalar($0.owner)) }))) }
         if !policy.appGroups.isEmpty { top.append(("appGroups", Node.sequence(Node.Sequence(policy.appGroups.map { scalar($0) })))) }
         if !policy.protection.isEmpty {
             top.append(("protection", map(policy.protection.map { ($0.glob.pattern, scalar($0.weakest.name)) })))

@@ -75,6 +75,8 @@ public struct RuleContext: Sendable {
     var protection: [ProtectionRequirement] = []
     /// The app's own Info.plist, when the scan has it (user-visible-documents reads it).
     var appInfo: AppInfo?
+    /// Every entry's owner (the policy's `owners:`, then the catalogue); nil outside a scan.
+    package var owners: OwnerMap?
 
     init(settings: RuleSettings = RuleSettings(), scanTime: Double = Date().timeIntervalSince1970, content: ContentReader? = nil) {
         self.settings = settings

@@ -5,7 +5,7 @@ import SandboxAudit
 struct InventoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inventory",
-        abstract: "Print every entry with its domain, zone and backup, update and restore verdicts, as JSON Lines.",
+        abstract: "Print every entry with its domain, zone, owner and backup, update and restore verdicts, as JSON Lines.",
         discussion: """
             One JSON object per line: each container (backup domain) in turn, the app's data container \
             first, and within it sorted by path bytes; fields in docs/inventory-format.md. Read-only. \
@@ -26,12 +26,12 @@ struct InventoryCommand: ParsableCommand {
 
     @OptionGroup var containers: ContainerOptions
 
-    @Option(help: "The policy file, for its appGroups (default: .sandbox-audit.yml found from the working directory upward).")
+    @Option(help: "The policy file, for its appGroups and owners (default: .sandbox-audit.yml found from the working directory upward).")
     var config: String?
 
     func run() throws {
         let policy = try PolicyFile.resolve(config: config)
         let inventories = try ProgressLine.during { try Audit.inventories(of: try containers.input(path), try containers.selection(policy)) }
-        JSONReport.inventoryLines(inventories) { FileHandle.standardOutput.write(Data($0)) }
+        JSONReport.inventoryLines(inventories, policy: policy) { FileHandle.standardOutput.write(Data($0)) }
     }
 }

@@ -76,7 +76,10 @@ struct LargeUserDefaults: Rule {
         case .failure(let why): return why.reason
         case .success(let keys):
             if keys.isEmpty { return "it has no top-level keys" }
-            let listed = keys.prefix(keysListed).map { "\"\($0.key)\" \(ByteSize.format(Int64($0.size)))" }
+            // A key an SDK writes into the app's own plist (`flutter.` …) is named with its owner.
+            let listed = keys.prefix(keysListed).map { k in
+                "\"\(k.key)\" \(ByteSize.format(Int64(k.size)))" + (context.owners?.matcher.keyOwner(k.key).map { " (\($0.owner)'s)" } ?? "")
+            }
             return "largest top-level keys (each value re-encoded alone as a binary plist): " + listed.joined(separator: ", ")
         }
     }

@@ -1,0 +1,51 @@
+import Foundation
+import SandboxAuditRules
+
+/// docs/owners.md: the owner catalogue as a page, generated from `OwnerCatalogue.all` (the
+/// tests check the file against it).
+enum OwnerCatalogueReport {
+    static func markdown() -> String {
+        func code(_ s: String) -> String { "`" + s + "`" }
+        func match(_ m: OwnerEntry.Match) -> String {
+            switch m {
+            case .path(let g): return "path " + code(g)
+            case .suite(let s): return "suite " + code(s) + " (" + code("Library/Preferences/\(s).plist") + ")"
+            case .keyPrefix(let p): return "keys " + code(p + "…") + " in the app's preferences plist"
+            case .store(let g): return "store " + code(g)
+            }
+        }
+        var md = """
+            # Who owns the bytes: the owner catalogue
+
+            Generated from the catalogue in `Sources/SandboxAuditRules/Observe/Owners` (the tests check this
+            page against it). `inventory`, the reports and the findings attribute each path to the
+            last line of the policy file's `owners:` that covers it ([policy-file.md](policy-file.md#owners)),
+            else to the last entry below that covers it (matches it, or a folder above it): the
+            general entries come first, so an SDK's own folder wins over them. A suite is a UserDefaults
+            suite's plist, in any of the app's containers; key prefixes name the owners of keys in the
+            app's own preferences plist (`large-user-defaults` names them). **Excluded** says whether the
+            SDK sets the exclude-from-backup attribute: `not-needed` is Caches or tmp, which backup skips.
+            **Evidence**: `code` was read in the SDK's source at the file and lines given, `docs` in its
+            documentation, `observed` only seen in public issues or container listings, not read in code.
+            Each entry's example paths are built as a real container and attributed by the tests
+            (`OwnerCatalogueTests`).
+
+            | Owner | Kind | Matches | Holds | Excluded | Evidence | Source | What to do |
+            |---|---|---|---|---|---|---|---|
+
+            """
+        for e in OwnerCatalogue.all {
+            var matches = e.matches.map(match).joined(separator: "; ")
+            if !e.legacy.isEmpty { matches += "; before it moved: " + e.legacy.map(match).joined(separator: "; ") }
+            var holds = e.holds
+            if let h = e.history { holds += " (moved: \(h))" }
+            if e.debugOnly { holds += " **debug-only**: absent from release builds" }
+            let excluded = e.exclusion.rawValue + (e.exclusionNote.map { ": " + $0 } ?? "")
+            // Linked as repository/file, so that a file named Sources/… reads as the SDK's, not this project's.
+            let source = "[\(e.source.repository)/\(e.source.file)](\(e.source.url))" + (e.source.line.map { " " + $0 } ?? "")
+            let row = [e.owner, e.kind.rawValue, matches, holds, excluded, e.evidence.rawValue, source, e.advice]
+            md += "| " + row.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |\n"
+        }
+        return md
+    }
+}

@@ -1,0 +1,137 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+import SandboxAuditRules
+
+/// Who owns the bytes, in every format: each container's owners with their files and
+/// backed-up bytes, and a finding's owner with its public source and what to do. Formats only:
+/// the attribution is `OwnerMap`'s (Observe).
+enum OwnerReport {
+    /// Each container's owners (in scan order), most backed-up bytes first.
+    static func totals(_ result: AuditResult) -> [[OwnerMap.Total]] {
+        guard let owners = result.context.owners else { return result.inventories.map { _ in [] } }
+        return result.inventories.enumerated().map { owners.totals($1, container: $0) }
+    }
+
+    /// The owner of a finding's path (nil for none, or a finding about no path).
+    static func owner(_ result: AuditResult, _ f: Finding) -> Attribution? {
+        guard let path = f.path, !path.isRoot else { return nil }
+        return result.context.owners?.attribution(of: path)
+    }
+
+    /// The owner of a path the report lists.
+    static func owner(_ result: AuditResult, _ path: ContainerPath) -> Attribution? {
+        path.isRoot ? nil : result.context.owners?.attribution(of: path)
+    }
+
+    /// One line on a finding's owner: who, where it is said, and what to do.
+    static func line(_ a: Attribution) -> String {
+        guard let e = a.entry else { return "owner: \(a.name) (team, from the policy file's owners)" }
+        var s = "owner: \(e.owner) (\(e.kind.rawValue)): \(e.holds)"
+        if case .catalogue(_, legacy: true) = a, let h = e.history { s += "; a location it no longer writes: \(h)" }
+        if e.debugOnly { s += "; written only by debug builds, absent from release builds" }
+        s += ". Source: \(e.source)" + (e.evidence == .observed ? " (observed, not read in code)" : "")
+        return s + ". What to do: \(e.advice)"
+    }
+
+    /// A finding's owner's catalogue entry in JSON: its source and advice; null for a team or no owner.
+    static func json(_ a: Attribution?) -> JSON {
+        guard let a, let e = a.entry else { return .null }
+        var legacy = false
+        if case .catalogue(_, let l) = a { legacy = l }
+        return .object([
+            ("holds", .string(e.holds)),
+            ("excludedBySDK", .string(e.exclusion.rawValue)),
+            ("debugOnly", .bool(e.debugOnly)),
+            ("legacyLocation", .bool(legacy)),
+            ("evidence", .string(e.evidence.rawValue)),
+            ("source", .object([("repository", .string(e.source.repository)), ("file", .string(e.source.file)), ("line", .optional(e.source.line)),
+                                ("commit", .optional(e.source.commit)), ("url", .string(e.source.url))])),
+            ("advice", .string(e.advice)),
+        ])
+    }
+
+    /// One container's owners in JSON.
+    static func json(_ totals: [OwnerMap.Total]) -> JSON {
+        .array(totals.map { t in
+            .object([("owner", .string(t.owner)), ("kind", .string(t.kind)), ("files", .int(Int64(t.files))),
+                     ("backedUpBytes", .int(t.backedUpBytes)), ("size", .int(t.size))])
+        })
+    }
+
+    /// The catalogue's page, where reports point.
+    static var catalogueURL: String { References.repositoryFile("docs/owners.md") }
+
+    /// The text table: per container, each owner's files, bytes and backed-up bytes.
+    static func text(_ result: AuditResult, bold: (String) -> String) -> [String] {
+        let all = totals(result)
+        guard all.contains(where: { !$0.isEmpty }) else { return [] }
+        var lines: [String] = []
+        for (inv, rows) in zip(result.inventories, all) where !rows.isEmpty {
+            lines.append(bold("owners") + (result.isMultiDomain ? " in " + TerminalText.escaped(inv.domain) : "") + " (the catalogue: \(catalogueURL))")
+            let width = max(20, rows.map { $0.owner.count }.max() ?? 0)
+            lines.append(bold(TextReport.pad("owner", width + 2) + TextReport.pad("kind", 10) + TextReport.pad("files", 8, right: true)
+                              + TextReport.pad("size", 11, right: true) + TextReport.pad("backed up", 12, right: true)))
+            for t in rows {
+                lines.append(TextReport.pad(TerminalText.escaped(t.owner), width + 2) + TextReport.pad(t.kind, 10)
+                             + TextReport.pad(String(t.files), 8, right: true) + TextReport.pad(ByteSize.format(t.size), 11, right: true)
+                             + TextReport.pad(ByteSize.format(t.backedUpBytes), 12, right: true))
+            }
+            lines.append("")
+        }
+        return lines
+    }
+
+    /// Owners per container in the Markdown table (the comment has a size limit).
+    static let markdownRows = 15
+
+    /// The Markdown table: one row per container and owner, the largest first.
+    static func markdown(_ result: AuditResult, cell: (String) -> String) -> [String] {
+        let all = totals(result)
+        guard all.contains(where: { !$0.isEmpty }) else { return [] }
+        var lines = ["### Who owns the bytes", "", "Owners: the policy's `owners:`, then [the catalogue](\(catalogueURL)).", "", "| Domain | Owner | Kind | Files | Size | Backed up |", "|---|---|---|--:|--:|--:|"]
+        for (inv, rows) in zip(result.inventories, all) {
+            for t in rows.prefix(markdownRows) {
+                lines.append("| \(cell(inv.domain)) | \(cell(t.owner)) | \(t.kind) | \(t.files) | \(ByteSize.format(t.size)) | \(ByteSize.format(t.backedUpBytes)) |")
+            }
+            if rows.count > markdownRows { lines.append("| \(cell(inv.domain)) | … \(rows.count - markdownRows) more | | | | |") }
+        }
+        return lines + [""]
+    }
+
+    /// Tile colours by owner kind (no owner: grey).
+    static let colors = ["sdk": "#2563eb", "framework": "#7c3aed", "team": "#059669", "": "#9ca3af"]
+
+    /// The HTML section: per container, a treemap of its backed-up bytes grouped by owner,
+    /// coloured by kind, the bytes no owner claims as one grey tile.
+    static func html(_ result: AuditResult) -> String {
+        let all = totals(result)
+        guard all.contains(where: { !$0.isEmpty }) else { return "" }
+        let x = XMLText.escape
+        var h = "<section>\n"
+        for (inv, rows) in zip(result.inventories, all) where !rows.isEmpty {
+            var tiles = rows.filter { $0.backedUpBytes > 0 }.map { (name: $0.owner, kind: $0.kind, bytes: $0.backedUpBytes, files: $0.files) }
+            let rest = inv.backupFootprint - tiles.reduce(Int64(0)) { $0.addingSaturated($1.bytes) }
+            if rest > 0 { tiles.append((name: "no owner", kind: "", bytes: rest, files: 0)) }
+            tiles.sort { $0.bytes > $1.bytes }
+            let title = (result.isMultiDomain ? x(inv.domain) + ": b" : "B") + "acked-up bytes by owner"
+            h += "<h2>\(title)</h2>\n"
+            guard !tiles.isEmpty else { h += "<p>Nothing backed up.</p>\n"; continue }
+            let height = 160.0
+            let rects = Treemap.squarify(tiles.map { Double($0.bytes) }, in: Treemap.Rect(x: 0, y: 0, w: Treemap.width, h: height))
+            h += "<svg class=\"treemap\" viewBox=\"0 0 \(Int(Treemap.width)) \(Int(height))\" role=\"img\" aria-label=\"\(title)\"><title>\(title)</title>"
+            for (t, r) in zip(tiles, rects) {
+                let tip = "\(t.name)\(t.kind.isEmpty ? "" : " (\(t.kind))"): \(ByteSize.format(t.bytes)) backed up" + (t.files > 0 ? ", \(t.files) files" : "")
+                h += "<g><title>\(x(tip))</title><rect x=\"\(Treemap.f(r.x))\" y=\"\(Treemap.f(r.y))\" width=\"\(Treemap.f(r.w))\" height=\"\(Treemap.f(r.h))\" fill=\"\(colors[t.kind] ?? "#9ca3af")\"/>"
+                h += "<rect x=\"\(Treemap.f(r.x))\" y=\"\(Treemap.f(r.y))\" width=\"\(Treemap.f(r.w))\" height=\"\(Treemap.f(r.h))\" class=\"tile\"/>"
+                if r.h >= 14, let name = Treemap.fit(t.name, r.w) {
+                    h += "<text x=\"\(Treemap.f(r.x + 4))\" y=\"\(Treemap.f(r.y + 12))\" class=\"tl\">\(x(name))</text>"
+                }
+                h += "</g>"
+            }
+            h += "</svg>\n<p class=\"legend\">" + [("sdk", "SDK"), ("framework", "Apple framework"), ("team", "team (policy owners)"), ("", "no owner")].map {
+                "<span style=\"color:\(colors[$0.0]!)\">■</span> \($0.1)"
+            }.joined(separator: " ") + " · <a href=\"\(catalogueURL)\">the owner catalogue</a></p>\n"
+        }
+        return h + "</section>"
+    }
+}

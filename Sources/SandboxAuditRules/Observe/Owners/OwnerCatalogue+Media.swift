@@ -1,0 +1,81 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+
+/// Image caches, maps, Apple's frameworks and cross-platform runtimes (Cordova before
+/// Capacitor: its snapshots inside Library/NoCloud are Capacitor's).
+extension OwnerCatalogue {
+    static let media: [OwnerEntry] = [
+        OwnerEntry("SDWebImage", [.path("Library/Caches/com.hackemist.SDImageCache")],
+                   holds: "SDWebImage's disk image cache (no size limit by default, one week old at most)", exclusion: .notNeeded,
+                   note: "also excluded (shouldDisableiCloud is on by default)",
+                   source: ("SDWebImage/SDWebImage", "SDWebImage/Core/SDImageCacheConfig.m", "14, 28, 35-36"),
+                   advice: "Not backed up (Caches); set SDImageCacheConfig.maxDiskSize to bound it",
+                   examples: ["Library/Caches/com.hackemist.SDImageCache/default/0123abcd.png"]),
+        OwnerEntry("Kingfisher", [.path("Library/Caches/com.onevcat.Kingfisher.ImageCache.*")],
+                   holds: "Kingfisher's disk image cache (no size limit by default, seven days)", exclusion: .notNeeded,
+                   source: ("onevcat/Kingfisher", "Sources/Cache/DiskStorage.swift", "530, 664-680"),
+                   advice: "Not backed up (Caches); set diskStorage.config.sizeLimit to bound it",
+                   examples: ["Library/Caches/com.onevcat.Kingfisher.ImageCache.default/ab12"]),
+        OwnerEntry("Nuke", [.path("Library/Caches/com.github.kean.Nuke.*")],
+                   holds: "Nuke's HTTP cache (150 MB) and data cache", exclusion: .notNeeded,
+                   source: ("kean/Nuke", "Sources/Nuke/Loading/DataLoader.swift", "70-92"),
+                   advice: "Not backed up (Caches)",
+                   examples: ["Library/Caches/com.github.kean.Nuke.Cache/Cache.db"]),
+        OwnerEntry("Mapbox", [.path("Library/Application Support/*/.mapbox")],
+                   holds: "Mapbox GL (legacy) / MapLibre's tile cache and offline packs (one database)", exclusion: .excluded,
+                   note: "not excluded when MGLOfflineStorageDatabasePath moves it",
+                   source: ("mapbox/mapbox-gl-native-ios", "platform/darwin/src/MGLOfflineStorage.mm", "240-270"),
+                   advice: "Excluded by the SDK; if Info.plist sets MGLOfflineStorageDatabasePath, exclude that file",
+                   examples: ["Library/Application Support/com.example.app/.mapbox/cache.db"]),
+        OwnerEntry("Mapbox", [.path("Library/Application Support/.mapbox")],
+                   holds: "Mapbox Maps v10+'s ambient cache and tile store (offline regions can reach gigabytes)", exclusion: .unknown,
+                   source: ("mapbox/mapbox-maps-android", "CHANGELOG.md", "10.0.0-beta.21"), evidence: .observed,
+                   advice: "Closed-source core: check whether the tile store is excluded; exclude it if offline regions can be downloaded again",
+                   examples: ["Library/Application Support/.mapbox/maps/ambient_cache.db", "Library/Application Support/.mapbox/maps/tile-store/1.db"]),
+    ]
+
+    static let frameworks: [OwnerEntry] = [
+        OwnerEntry("WebKit", [.path("Library/WebKit"), .path("Library/Caches/WebKit"), .path("tmp/WebKit")], kind: .framework,
+                   holds: "WKWebView's website data (local storage, IndexedDB, cookies, service workers, content rule lists) and caches",
+                   exclusion: .partly, note: "Library/WebKit is backed up; its caches are in Caches and tmp",
+                   source: ("WebKit/WebKit", "Source/WebKit/UIProcess/WebsiteData/Cocoa/WebsiteDataStoreCocoa.mm", "defaultWebsiteDataStoreRootDirectory"),
+                   advice: "Remove website data the app does not need (WKWebsiteDataStore.removeData), or give transient web views WKWebsiteDataStore.nonPersistent()",
+                   examples: ["Library/WebKit/WebsiteData/LocalStorage/https_example.com_0.localstorage", "Library/WebKit/WebsiteDataStore/5B1C/IndexedDB/db.sqlite3",
+                              "Library/Caches/WebKit/NetworkCache/Version 16/Records/abc", "tmp/WebKit/MediaCache/x"]),
+        OwnerEntry("CFNetwork", [.path("Library/Caches/*/Cache.db"), .path("Library/Caches/*/Cache.db-*"), .path("Library/Caches/*/fsCachedData")], kind: .framework,
+                   holds: "URLCache.shared's HTTP response cache (URLSession, Alamofire)", exclusion: .notNeeded,
+                   source: ("OWASP/mastg", "pull request 1831", nil), evidence: .observed,
+                   advice: "Not backed up (Caches); set URLCache.shared's diskCapacity to bound it",
+                   examples: ["Library/Caches/com.example.app/Cache.db", "Library/Caches/com.example.app/Cache.db-wal", "Library/Caches/com.example.app/fsCachedData/0A1B"]),
+    ]
+
+    static let crossPlatform: [OwnerEntry] = [
+        OwnerEntry("Flutter shared_preferences", [.keyPrefix("flutter.")],
+                   holds: "Flutter's shared_preferences values, in the app's own preferences plist", exclusion: .notExcluded,
+                   source: ("flutter/packages", "packages/shared_preferences/shared_preferences_foundation/darwin/shared_preferences_foundation/Sources/shared_preferences_foundation/SharedPreferencesPlugin.swift", "33-49, 91-104"),
+                   advice: "Keep large values out of shared_preferences: write them to files (path_provider's getApplicationSupportDirectory)",
+                   examples: ["flutter.cachedFeed", "flutter.onboardingDone"]),
+        OwnerEntry("Capacitor Preferences", [.keyPrefix("CapacitorStorage.")],
+                   holds: "Capacitor Preferences' values, in the app's own preferences plist", exclusion: .notExcluded,
+                   source: ("ionic-team/capacitor-plugins", "preferences/ios/Sources/PreferencesPlugin/Preferences.swift", "10-31"),
+                   advice: "Keep large values out of Preferences: write them with the Filesystem plugin (Directory.Library)",
+                   examples: ["CapacitorStorage.session", "CapacitorStorage.cart"]),
+        OwnerEntry("Cordova", [.path("Library/NoCloud"), .path("Documents/NoCloud")],
+                   holds: "cordova-plugin-file's dataDirectory and documents-nosync (files the plugin excludes)", exclusion: .excluded,
+                   note: "Documents/NoCloud is excluded but visible in the Files app when file sharing is on",
+                   source: ("apache/cordova-plugin-file", "src/ios/CDVFile.m", "255-301, 488-513"),
+                   advice: "Excluded by the plugin: what must survive a restore belongs in syncedDataDirectory (Library/Cloud)",
+                   examples: ["Library/NoCloud/data.json", "Documents/NoCloud/export.csv"]),
+        OwnerEntry("Cordova", [.path("Library/Cloud")],
+                   holds: "cordova-plugin-file's syncedDataDirectory (backed up on purpose)", exclusion: .notExcluded,
+                   source: ("apache/cordova-plugin-file", "src/ios/CDVFile.m", "255-301"),
+                   advice: "Backed up on purpose; keep re-creatable files in dataDirectory (Library/NoCloud) or cacheDirectory",
+                   examples: ["Library/Cloud/notes.json"]),
+        OwnerEntry("Capacitor", [.path("Library/kvstore"), .path("Library/NoCloud/ionic_built_snapshots")],
+                   holds: "Capacitor's key-value store and live-update web bundle snapshots", exclusion: .partly,
+                   note: "the key-value store is backed up; the core sets no exclusion on the snapshots (whether the live-update plugin does is unverified)",
+                   source: ("ionic-team/capacitor", "ios/Capacitor/Capacitor/KeyValueStore.swift", "228-246"),
+                   advice: "Snapshots can be downloaded again: exclude Library/NoCloud",
+                   examples: ["Library/kvstore/capacitor/config", "Library/NoCloud/ionic_built_snapshots/abc/index.html"]),
+    ]
+}

@@ -1,0 +1,311 @@
+import SandboxAuditSystem
+import SandboxAuditCore
+
+/// A policy file's `owners:` line: the team or component that owns what a glob covers.
+package struct OwnerRule: Sendable {
+    let glob: Glob
+    package let owner: String
+
+    init(glob: Glob, owner: String) {
+        self.glob = glob
+        self.owner = owner
+    }
+}
+
+/// Who owns a path: a team or component the policy file names, or a catalogue entry (at its
+/// current location, or at one it wrote before it moved).
+package enum Attribution: Sendable {
+    case team(String)
+    case catalogue(OwnerEntry, legacy: Bool)
+
+    package var name: String {
+        switch self {
+        case .team(let name): return name
+        case .catalogue(let entry, _): return entry.owner
+        }
+    }
+
+    /// `team`, `sdk` or `framework`.
+    package var kind: String {
+        switch self {
+        case .team: return "team"
+        case .catalogue(let entry, _): return entry.kind.rawValue
+        }
+    }
+
+    package var entry: OwnerEntry? {
+        if case .catalogue(let entry, _) = self { return entry }
+        return nil
+    }
+}
+
+/// Attributes paths to owners, CODEOWNERS-style: the policy file's `owners:` first, the last of
+/// its lines that covers the path (matches it or a folder above it) winning; then the catalogue,
+/// likewise the last entry that covers it (`OwnerCatalogue.all` is in order of precedence).
+/// The same globs in every container of the app: paths are relative to each container's root.
+package struct OwnerMatcher: Sendable {
+    /// What a match leads to: a policy line, or a catalogue entry's glob (current or legacy).
+    enum Target: Sendable {
+        case rule(Int)
+        case entry(Int, legacy: Bool)
+    }
+
+    let rules: [OwnerRule]
+    let catalogue: [OwnerEntry]
+    /// Every glob, the policy's first: a match's code is its index here.
+    private let globs: [(shape: GlobShape, target: Target)]
+    private let ruleCount: Int
+    /// The most leading and trailing components any shape reads.
+    private let leading: Int
+    private let trailing: Int
+    /// Whether a glob needs the whole path (several `**`).
+    private let needsAll: Bool
+    /// The globs a path may match, last first, by its depth and first component: a glob without
+    /// `**` only at its depth, and only with that first component when it names one; a glob
+    /// with `**` at any depth. Most paths are tried against a handful of the catalogue's globs.
+    private let candidates: [CandidateKey: [Int]]
+    private let candidatesByDepth: [Int: [Int]]
+    private let anyDepth: [Int]
+
+    struct CandidateKey: Hashable {
+        let depth: Int
+        let first: [UInt8]
+    }
+
+    init(rules: [OwnerRule] = [], catalogue: [OwnerEntry] = OwnerCatalogue.all) {
+        self.rules = rules
+        self.catalogue = catalogue
+        var globs = rules.enumerated().map { (shape: GlobShape($1.glob), target: Target.rule($0)) }
+        for (i, entry) in catalogue.enumerated() {
+            for (matches, legacy) in [(entry.matches, false), (entry.legacy, true)] {
+                for m in matches {
+                    // The catalogue's globs are fixed and tested: one that does not parse is a defect.
+                    guard let pattern = m.glob, let glob = try? Glob(pattern) else { continue }
+                    globs.append((shape: GlobShape(glob), target: Target.entry(i, legacy: legacy)))
+                }
+            }
+        }
+        self.globs = globs
+        self.ruleCount = rules.count
+        self.leading = globs.map(\.shape.leading).max() ?? 0
+        self.trailing = globs.map(\.shape.trailing).max() ?? 0
+        self.needsAll = globs.contains { $0.shape.kind == .general }
+        var keyed: [CandidateKey: [Int]] = [:], byDepth: [Int: [Int]] = [:], anyDepth: [Int] = []
+        for (i, g) in globs.enumerated() {
+            guard g.shape.kind == .fixed else { anyDepth.append(i); continue }
+            let p = g.shape.before
+            if let first = p.first, !first.contains(where: { "*?[".utf8.contains($0) }) {
+                keyed[CandidateKey(depth: p.count, first: first), default: []].append(i)
+            } else {
+                byDepth[p.count, default: []].append(i)
+            }
+        }
+        var merged: [CandidateKey: [Int]] = [:]
+        for (k, v) in keyed { merged[k] = (v + (byDepth[k.depth] ?? []) + anyDepth).sorted(by: >) }
+        self.candidates = merged
+        self.candidatesByDepth = byDepth.mapValues { ($0 + anyDepth).sorted(by: >) }
+        self.anyDepth = anyDepth.sorted(by: >)
+    }
+
+    /// What code `code` stands for (nil for -1, no owner).
+    func attribution(code: Int32) -> Attribution? {
+        guard code >= 0 else { return nil }
+        switch globs[Int(code)].target {
+        case .rule(let r): return .team(rules[r].owner)
+        case .entry(let e, let legacy): return .catalogue(catalogue[e], legacy: legacy)
+        }
+    }
+
+    /// The owner of `path`.
+    package func attribution(of path: ContainerPath) -> Attribution? { attribution(code: code(of: path)) }
+
+    /// The owner of every entry of `inventory`, as codes (`attribution(code:)`), in entry order.
+    /// A folder's owner passes to what is inside it: each path is matched once, by itself, and
+    /// reading a path costs its bytes plus the few components the globs look at (a `**` glob
+    /// with one `**` reads the components before and after it), so a deep tree costs what its
+    /// paths hold.
+    func codes(_ inventory: Inventory) -> [Int32] {
+        var folders: [ContainerPath: Best] = [:]
+        var out: [Int32] = []
+        out.reserveCapacity(inventory.entries.count)
+        // Siblings come together (path order): the last parent seen is checked in place first.
+        var last: (path: ContainerPath, best: Best)?
+        for e in inventory.entries {
+            var best = Best()
+            if let last, e.path.isChild(of: last.path) {
+                best = last.best
+            } else if let parent = e.path.parent, !parent.isRoot {
+                if let known = folders[parent] {
+                    best = known
+                } else {
+                    // A folder the input does not list (a backup without its row): matched once.
+                    best = covering(parent)
+                    folders[parent] = best
+                }
+                last = (parent, best)
+            }
+            let depth = e.path.depth
+            let lead = e.path.leadingComponents(max(leading, 1))
+            let tried = candidates(depth: depth, first: lead.first.map(Array.init) ?? [])
+            if !tried.isEmpty {
+                let all = needsAll ? e.path.components.map(Array.init) : []
+                let parts = PathParts(depth: depth, leading: lead, trailing: PathParts.trailing(e.path, trailing), all: all[...])
+                best.merge(own(parts, tried))
+            }
+            if e.entry.kind == .directory { folders[e.path] = best }
+            out.append(best.code)
+        }
+        return out
+    }
+
+    /// The code of `path`: matched at each of its prefixes.
+    func code(of path: ContainerPath) -> Int32 { covering(path).code }
+
+    /// The owner of a top-level key of the app's preferences plist, by its prefix: the last
+    /// catalogue entry whose prefix it has.
+    package func keyOwner(_ key: String) -> OwnerEntry? {
+        catalogue.last(where: { entry in entry.keyPrefixes.contains { key.hasPrefix($0) } })
+    }
+
+    /// The last policy line and the last catalogue glob matching a path or an ancestor.
+    private struct Best {
+        var rule: Int32 = -1
+        var entry: Int32 = -1
+        mutating func merge(_ other: Best) {
+            rule = max(rule, other.rule)
+            entry = max(entry, other.entry)
+        }
+        var code: Int32 { rule >= 0 ? rule : entry }
+    }
+
+    private func covering(_ path: ContainerPath) -> Best {
+        let components = path.components
+        let all = needsAll ? components.map(Array.init) : []
+        var best = Best()
+        for n in stride(from: 1, through: components.count, by: 1) {
+            let parts = PathParts(depth: n, leading: Array(components[0..<min(n, leading)]), trailing: Array(components[max(0, n - trailing)..<n]),
+                                  all: needsAll ? all[0..<n] : [])
+            best.merge(own(parts, candidates(depth: n, first: Array(components[0]))))
+        }
+        return best
+    }
+
+    /// The globs a path of this depth and first component may match, last first.
+    private func candidates(depth: Int, first: [UInt8]) -> [Int] {
+        candidates[CandidateKey(depth: depth, first: first)] ?? candidatesByDepth[depth] ?? anyDepth
+    }
+
+    /// The last policy line and the last catalogue glob among `tried` matching the path itself.
+    private func own(_ parts: PathParts, _ tried: [Int]) -> Best {
+        var best = Best()
+        for i in tried where globs[i].shape.matches(parts) {
+            if i < ruleCount {
+                best.rule = Int32(i)
+                break
+            }
+            if best.entry < 0 { best.entry = Int32(i) }
+        }
+        return best
+    }
+}
+
+/// What of a path the globs read: its depth, its first and last components (as many as the
+/// globs need), and all of them only when a glob has several `**`.
+struct PathParts {
+    let depth: Int
+    let leading: [ArraySlice<UInt8>]
+    let trailing: [ArraySlice<UInt8>]
+    let all: ArraySlice<[UInt8]>
+
+    /// The last `n` components (fewer when the path is shorter), read from the end.
+    static func trailing(_ path: ContainerPath, _ n: Int) -> [ArraySlice<UInt8>] {
+        var out: [ArraySlice<UInt8>] = []
+        var end = path.bytes.endIndex
+        while out.count < n, end > path.bytes.startIndex {
+            let start = path.bytes[..<end].lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? path.bytes.startIndex
+            out.append(path.bytes[start..<end])
+            end = start - 1
+        }
+        return out.reversed()
+    }
+}
+
+/// A glob as its matching needs it: components at fixed places, or around one `**`; each
+/// component's literal head and tail checked first, so most paths are turned away without
+/// running the glob.
+struct GlobShape {
+    enum Kind {
+        /// No `**`: exactly the `before` components.
+        case fixed
+        /// One `**`: the `before` components first and the `after` ones last, anything between
+        /// (a trailing `**`: at least one component after the first ones).
+        case around
+        /// Several `**`: matched against the whole path.
+        case general
+    }
+
+    let kind: Kind
+    let before: [[UInt8]]
+    let after: [[UInt8]]
+    let all: [[UInt8]]
+    private let beforeAffixes: [Affix]
+    private let afterAffixes: [Affix]
+
+    /// What a component must start and end with to match a pattern.
+    struct Affix {
+        let head: [UInt8]
+        let tail: [UInt8]
+
+        init(_ pattern: [UInt8]) {
+            let wild = "*?[".utf8
+            guard let first = pattern.firstIndex(where: { wild.contains($0) }) else {
+                head = pattern
+                tail = []
+                return
+            }
+            head = Array(pattern[..<first])
+            // Only `*` wildcards: the bytes after the last one end every match.
+            if pattern.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }) {
+                tail = []
+            } else {
+                tail = Array(pattern[(pattern.lastIndex(of: UInt8(ascii: "*"))! + 1)...])
+            }
+        }
+
+        func admits(_ c: ArraySlice<UInt8>) -> Bool {
+            c.count >= head.count + tail.count && c.starts(with: head) && (tail.isEmpty || c.suffix(tail.count).elementsEqual(tail))
+        }
+    }
+
+    init(_ glob: Glob) {
+        let p = glob.patterns
+        let stars = p.indices.filter { p[$0] == Glob.anyDepth }
+        all = p
+        switch stars.count {
+        case 0: (kind, before, after) = (.fixed, p, [])
+        case 1: (kind, before, after) = (.around, Array(p[..<stars[0]]), Array(p[(stars[0] + 1)...]))
+        default: (kind, before, after) = (.general, [], [])
+        }
+        beforeAffixes = before.map(Affix.init)
+        afterAffixes = after.map(Affix.init)
+    }
+
+    var leading: Int { before.count }
+    var trailing: Int { after.count }
+
+    func matches(_ path: PathParts) -> Bool {
+        switch kind {
+        case .fixed:
+            guard path.depth == before.count else { return false }
+        case .around:
+            guard path.depth >= before.count + max(after.count, 1) else { return false }
+        case .general:
+            return Glob.matches(all[...], path.all)
+        }
+        let lead = path.leading[0..<before.count]
+        let trail = path.trailing[(path.trailing.count - after.count)...]
+        for (a, c) in zip(beforeAffixes, lead) where !a.admits(c) { return false }
+        for (a, c) in zip(afterAffixes, trail) where !a.admits(c) { return false }
+        return Glob.matches(before[...], lead.map(Array.init)[...]) && (kind == .fixed || Glob.matches(after[...], trail.map(Array.init)[...]))
+    }
+}

@@ -1,0 +1,327 @@
+import Foundation
+import XCTest
+@testable import SandboxAudit
+@testable import SandboxAuditSystem
+@testable import SandboxAuditCore
+@testable import SandboxAuditRules
+@testable import SandboxAuditSimulate
+@testable import SandboxAuditReport
+
+/// The owner catalogue, tested like the rules: every entry's examples are built as a real
+/// container and attributed, by the library, by `inventory` and by the JSON report.
+final class OwnerCatalogueTests: XCTestCase {
+    let catalogue = OwnerCatalogue.all
+
+    func testEveryEntryHasASourceAndExamplesAndItsGlobsParse() throws {
+        for e in catalogue {
+            let what = "\(e.owner): \(e.holds)"
+            XCTAssertFalse(e.owner.isEmpty)
+            XCTAssertFalse(e.holds.isEmpty, what)
+            XCTAssertFalse(e.advice.isEmpty, what)
+            XCTAssertFalse(e.examples.isEmpty, what)
+            XCTAssertFalse(e.matches.isEmpty, what)
+            XCTAssertTrue(e.source.repository.contains("/"), "\(what): a repository is owner/name")
+            XCTAssertFalse(e.source.file.isEmpty, what)
+            // Without a line to point at, the entry was only observed (an issue, a listing).
+            if e.source.line == nil { XCTAssertEqual(e.evidence, .observed, what) }
+            XCTAssertTrue(e.source.url.hasPrefix("https://github.com/\(e.source.repository)/"), what)
+            XCTAssertFalse(e.source.url.contains(" "), what)
+            if e.evidence == .code { XCTAssertNotNil(e.source.line, "\(what): code is cited with its lines") }
+            if !e.legacy.isEmpty { XCTAssertNotNil(e.history, "\(what): a legacy location says when it moved") }
+            for m in e.matches + e.legacy {
+                if let g = m.glob { XCTAssertNoThrow(try Glob(g), "\(what): \(g)") }
+            }
+        }
+    }
+
+    /// The examples of the entries that match paths, each with the index of its entry.
+    var pathExamples: [(path: String, entry: Int)] {
+        catalogue.enumerated().flatMap { i, e in e.keyPrefixes.isEmpty ? e.examples.map { ($0, i) } : [] }
+    }
+
+    func makeContainer(_ dir: TempDir, size: Int = 100) throws -> String {
+        let root = dir.sub("container")
+        try Fixture.container(at: root)
+        for (p, _) in pathExamples { try Fixture.file(root + "/" + p, size: size) }
+        try Fixture.file(root + "/Documents/notes.txt", size: size)
+        return root
+    }
+
+    func testEveryExampleIsAttributedToItsEntryInTheLibraryInventoryAndReport() throws {
+        XCTAssertGreaterThanOrEqual(Set(pathExamples.map(\.entry)).count, 30, "the done-when asks for 30 entries at least")
+        let dir = try TempDir()
+        let root = try makeContainer(dir)
+
+        // The library: each example is its own entry's, and matching one path agrees with the pass.
+        let inventory = try Audit.inventory(of: root)
+        let map = OwnerMap([inventory], rules: [])
+        let index = Dictionary(uniqueKeysWithValues: inventory.entries.enumerated().map { ($1.path.display, $0) })
+        for (p, i) in pathExamples {
+            let want = catalogue[i]
+            guard let at = index[p] else { XCTFail("\(p) not in the inventory"); continue }
+            for got in [map.attribution(container: 0, entry: at), map.attribution(of: ContainerPath(p))] {
+                XCTAssertEqual(got?.entry?.holds, want.holds, p)
+                XCTAssertEqual(got?.entry?.source.description, want.source.description, p)
+            }
+            let legacy = want.legacy.contains { m in m.glob.map { (try? Glob($0))?.covers(ContainerPath(p)) == true } ?? false }
+            if case .catalogue(_, let l)? = map.attribution(of: ContainerPath(p)) { XCTAssertEqual(l, legacy, p) }
+        }
+
+        // `inventory`, a real run of the binary: `owner` and `ownerKind` on every line.
+        let (entries, _, run) = try CLI.inventory(root)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        for (p, i) in pathExamples {
+            XCTAssertEqual(entries[p]?["owner"] as? String, catalogue[i].owner, p)
+            XCTAssertEqual(entries[p]?["ownerKind"] as? String, catalogue[i].kind.rawValue, p)
+        }
+        XCTAssertTrue(entries["Documents/notes.txt"]?["owner"] is NSNull, "an unmatched path has owner null")
+        XCTAssertTrue(entries["Documents/notes.txt"]?["ownerKind"] is NSNull)
+
+        // The JSON report: every owner in the domain's `owners`, with its files and bytes.
+        let (json, _) = try CLI.scanJSON([root])
+        let domain = try XCTUnwrap((json["domains"] as? [[String: Any]])?.first)
+        let owners = try XCTUnwrap(domain["owners"] as? [[String: Any]])
+        let byName = Dictionary(owners.map { ($0["owner"] as! String, $0) }, uniquingKeysWith: { a, _ in a })
+        for (p, i) in pathExamples {
+            let row = byName[catalogue[i].owner]
+            XCTAssertNotNil(row, "\(p): \(catalogue[i].owner) missing from owners")
+            XCTAssertEqual(row?["kind"] as? String, catalogue[i].kind.rawValue)
+            XCTAssertGreaterThan(row?["files"] as? Int ?? 0, 0)
+        }
+        // Bugsnag: two files of 100 bytes, in Application Support, not excluded.
+        XCTAssertEqual(byName["Bugsnag"]?["files"] as? Int, 2)
+        XCTAssertEqual(byName["Bugsnag"]?["backedUpBytes"] as? Int, 200)
+        XCTAssertEqual(byName["Bugsnag"]?["size"] as? Int, 200)
+        // Sentry: Caches, not backed up.
+        XCTAssertEqual(byName["Sentry"]?["backedUpBytes"] as? Int, 0)
+        XCTAssertEqual(byName["Sentry"]?["size"] as? Int, 200)
+    }
+
+    func testKeyPrefixEntriesNameTheOwnerOfKeysInTheAppsPreferences() throws {
+        let matcher = OwnerMatcher()
+        for e in catalogue where !e.keyPrefixes.isEmpty {
+            for key in e.examples { XCTAssertEqual(matcher.keyOwner(key)?.owner, e.owner, key) }
+        }
+        XCTAssertNil(matcher.keyOwner("theme"))
+        let dir = try TempDir()
+        let root = dir.sub("container")
+        try Fixture.container(at: root)
+        try Fixture.plist(root + "/Library/Preferences/com.example.app.plist", keys: [("flutter.cachedFeed", 600_000), ("theme", 10)])
+        let result = try audit(root)
+        let f = try XCTUnwrap(result.findings.first { $0.ruleId == "large-user-defaults" })
+        XCTAssertTrue(f.message.contains("\"flutter.cachedFeed\" "), f.message)
+        XCTAssertTrue(f.message.contains(" (Flutter shared_preferences's)"), f.message)
+        XCTAssertEqual(f.message.components(separatedBy: "'s)").count, 2, "only the owned key names an owner: \(f.message)")
+    }
+
+    func testPolicyOwnersComeBeforeTheCatalogueAndTheLastLineWins() throws {
+        let dir = try TempDir()
+        let root = try makeContainer(dir)
+        let config = dir.sub("policy.yml")
+        try """
+            owners:
+              "Library/Caches/io.sentry": crash-team
+              "Library/Application Support/**": platform
+              "Library/Application Support/com.bugsnag.Bugsnag": crash-team
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["inventory", "--config", config, root])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        var owner: [String: (Any?, Any?)] = [:]
+        for line in r.stdoutBytes.split(separator: UInt8(ascii: "\n")) {
+            let o = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            owner[o["path"] as! String] = (o["owner"], o["ownerKind"])
+        }
+        func check(_ path: String, _ name: String, _ kind: String, line: UInt = #line) {
+            XCTAssertEqual(owner[path]?.0 as? String, name, path, line: line)
+            XCTAssertEqual(owner[path]?.1 as? String, kind, path, line: line)
+        }
+        check("Library/Caches/io.sentry/0a1b2c/envelopes/1.envelope", "crash-team", "team")
+        check("Library/Application Support/com.bugsnag.Bugsnag/com.example.app/v1/events/1.json", "crash-team", "team")
+        check("Library/Application Support/segment/WRITEKEY/0-segment-events.temp", "platform", "team")
+        check("Library/Caches/com.datadoghq/v2/4e3a/rum/v2/batch-1", "Datadog", "sdk")
+        check("Library/WebKit/WebsiteData/LocalStorage/https_example.com_0.localstorage", "WebKit", "framework")
+        XCTAssertTrue(owner["Documents/notes.txt"]?.0 is NSNull)
+
+        // The report counts the team's bytes, and names the finding's owner with what to do.
+        let (json, _) = try CLI.scanJSON(["--config", config, root])
+        let owners = try XCTUnwrap((json["domains"] as? [[String: Any]])?.first?["owners"] as? [[String: Any]])
+        let crash = try XCTUnwrap(owners.first { $0["owner"] as? String == "crash-team" })
+        XCTAssertEqual(crash["kind"] as? String, "team")
+        // Sentry's two files and Bugsnag's own folder's one: bugsnag-shared-… is only under
+        // "Library/Application Support/**", platform's.
+        XCTAssertEqual(crash["files"] as? Int, 3)
+        XCTAssertEqual(owners.first { $0["owner"] as? String == "platform" }?["kind"] as? String, "team")
+        XCTAssertNil(owners.first { $0["owner"] as? String == "Bugsnag" })
+    }
+
+    func testFindingsNameTheOwnerItsSourceAndWhatToDo() throws {
+        let dir = try TempDir()
+        let root = dir.sub("container")
+        try Fixture.container(at: root)
+        try Fixture.file(root + "/Library/Application Support/com.bugsnag.Bugsnag/big.json", size: 11_000_000)
+        let (json, _) = try CLI.scanJSON([root])
+        let findings = try XCTUnwrap(json["findings"] as? [[String: Any]])
+        let f = try XCTUnwrap(findings.first { $0["ruleId"] as? String == "oversized-backed-up-file" })
+        XCTAssertEqual(f["owner"] as? String, "Bugsnag")
+        XCTAssertEqual(f["ownerKind"] as? String, "sdk")
+        let owner = try XCTUnwrap(f["ownerDetail"] as? [String: Any])
+        XCTAssertEqual(owner["excludedBySDK"] as? String, "not-excluded")
+        XCTAssertEqual((owner["source"] as? [String: Any])?["repository"] as? String, "bugsnag/bugsnag-cocoa")
+        XCTAssertEqual((owner["source"] as? [String: Any])?["file"] as? String, "Bugsnag/Storage/BSGFileLocations.m")
+        XCTAssertEqual((owner["source"] as? [String: Any])?["commit"] as? String, "84fb011")
+        XCTAssertTrue((owner["advice"] as? String ?? "").contains("Exclude"))
+        let text = try CLI.run(["scan", root])
+        XCTAssertTrue(text.stdout.contains("owner: Bugsnag (sdk): Bugsnag's crash reports"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("Source: https://github.com/bugsnag/bugsnag-cocoa/blob/84fb011/Bugsnag/Storage/BSGFileLocations.m#L33-L120, lines 33-120"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("owners"), text.stdout)
+        let md = try CLI.run(["scan", "--format", "markdown", root])
+        XCTAssertTrue(md.stdout.contains("| AppDomain-") || md.stdout.contains("Who owns the bytes"), md.stdout)
+        XCTAssertTrue(md.stdout.contains("(owner: Bugsnag)"), md.stdout)
+        let html = try CLI.run(["scan", "--format", "html", root])
+        XCTAssertTrue(html.stdout.contains("acked-up bytes by owner"), String(html.stdout.prefix(400)))
+        XCTAssertTrue(html.stdout.contains("<title>Bugsnag (sdk): \(ByteSize.format(11_000_000)) backed up, 1 files</title>"), "the owner treemap has Bugsnag's tile")
+        XCTAssertTrue(html.stdout.contains("<br><small>owner: Bugsnag (sdk)"), "the finding names its owner")
+    }
+
+    func testListedPathsInTheJSONReportNameTheirOwner() throws {
+        let dir = try TempDir()
+        let root = dir.sub("container")
+        try Fixture.container(at: root)
+        try Fixture.file(root + "/Library/Application Support/segment/k/batch", size: 500)
+        try Fixture.file(root + "/Documents/notes.txt", size: 400)
+        let config = dir.sub("policy.yml")
+        try "budgets:\n  backup: 1B\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let baseline = dir.sub("baseline.json")
+        let wrote = try CLI.run(["scan", "--write-baseline", baseline, root])
+        XCTAssertEqual(wrote.status, 0, wrote.stderr)
+        try Fixture.file(root + "/Library/Application Support/segment/k/batch", size: 900)
+        let (json, _) = try CLI.scanJSON(["--config", config, "--baseline", baseline, root])
+        let grew = try XCTUnwrap((json["baseline"] as? [String: Any])?["grew"] as? [[String: Any]])
+        XCTAssertEqual(grew.first?["path"] as? String, "Library/Application Support/segment/k/batch")
+        XCTAssertEqual(grew.first?["owner"] as? String, "Segment")
+        let contributors = try XCTUnwrap((json["budgets"] as? [[String: Any]])?.first?["contributors"] as? [[String: Any]])
+        let byPath = Dictionary(uniqueKeysWithValues: contributors.map { ($0["path"] as! String, $0["owner"]) })
+        XCTAssertEqual(byPath["Library/Application Support/segment/k/batch"] as? String, "Segment")
+        XCTAssertTrue(byPath["Documents/notes.txt"] is NSNull)
+    }
+
+    func testBudgetsTargetAnOwner() throws {
+        let dir = try TempDir()
+        let root = dir.sub("container")
+        try Fixture.container(at: root)
+        try Fixture.file(root + "/Library/Application Support/com.bugsnag.Bugsnag/a.json", size: 3000)
+        try Fixture.file(root + "/Library/Application Support/segment/k/batch", size: 500)
+        let policy = try PolicyFile.parse("""
+            budgets:
+              owners:
+                Bugsnag: 2kB
+                Segment: 1kB
+            """, source: "test.yml")
+        let result = try audit(root, policy: policy)
+        let bugsnag = try XCTUnwrap(result.budgets.first { $0.budget.scope == .owner("Bugsnag") })
+        XCTAssertEqual(bugsnag.measured, 3000)
+        XCTAssertTrue(bugsnag.exceeded)
+        XCTAssertEqual(bugsnag.contributors.first?.path.display, "Library/Application Support/com.bugsnag.Bugsnag/a.json")
+        let segment = try XCTUnwrap(result.budgets.first { $0.budget.scope == .owner("Segment") })
+        XCTAssertEqual(segment.measured, 500)
+        XCTAssertFalse(segment.exceeded)
+        XCTAssertEqual(result.findings.filter { $0.ruleId == "budget-exceeded" }.count, 1)
+        // The effective configuration renders it back.
+        let again = try PolicyFile.parse(PolicyFile.render(policy), source: "rendered")
+        XCTAssertEqual(again.budgets.map(\.scope), policy.budgets.map(\.scope))
+    }
+
+    func testOwnersInThePolicyFileParseRenderAndFailClearly() throws {
+        let p = try PolicyFile.parse("owners:\n  \"Documents/**\": app\n  \"Library/Caches/x\": \"cache team\"\n", source: "o.yml")
+        XCTAssertEqual(p.owners.map(\.owner), ["app", "cache team"])
+        XCTAssertEqual(p.owners.map(\.glob.pattern), ["Documents/**", "Library/Caches/x"])
+        let again = try PolicyFile.parse(PolicyFile.render(p), source: "rendered")
+        XCTAssertEqual(again.owners.map(\.owner), p.owners.map(\.owner))
+        XCTAssertEqual(again.owners.map(\.glob.pattern), p.owners.map(\.glob.pattern))
+        for (text, message) in [
+            ("owners:\n  - Documents\n", "o.yml:2:3: owners must be a mapping (key: value lines)"),
+            ("owners:\n  \"Documents/[a\": app\n", "o.yml:2:3: owners: bad glob 'Documents/[a': unclosed '[' in glob"),
+            ("owners:\n  Documents: [a, b]\n", "o.yml:2:14: owners.Documents must be a single value"),
+            ("budgets:\n  owners: 2MB\n", "o.yml:2:11: budgets.owners must be a mapping (key: value lines)"),
+            ("budgets:\n  owners:\n    Firebase: lots\n", "o.yml:3:15: budgets.owners.Firebase: 'lots' is not a size"),
+        ] {
+            XCTAssertThrowsError(try PolicyFile.parse(text, source: "o.yml"), text) { error in
+                XCTAssertTrue("\(error)".hasPrefix(message) || (error as? InputError)?.message.hasPrefix(message) == true, "\(error)")
+            }
+        }
+    }
+}
+
+extension OwnerCatalogueTests {
+    /// docs/owners.md is the catalogue, generated.
+    func testOwnersPageListsTheCatalogue() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let page = root.appendingPathComponent("docs/owners.md")
+        let expected = OwnerCatalogueReport.markdown()
+        let actual = (try? String(contentsOf: page, encoding: .utf8)) ?? ""
+        if actual != expected {
+            let fresh = NSTemporaryDirectory() + "/owners.md"
+            try expected.write(toFile: fresh, atomically: true, encoding: .utf8)
+            XCTFail("docs/owners.md is not the catalogue: the generated page is at \(fresh); copy it over docs/owners.md")
+        }
+    }
+}
+
+extension OwnerCatalogueTests {
+    /// The matcher's shortcuts (components read from each end, literal heads and tails checked
+    /// first, globs picked by depth and first component) agree with `Glob.covers`: the owner
+    /// is the last glob covering the path, in a real container and path by path.
+    func testTheMatcherAgreesWithGlobCoversForEveryKindOfGlob() throws {
+        let patterns = ["Documents", "Documents/*.txt", "**/*.db", "Library/**", "Library/**/x?.bin", "**/cache/**/*.tmp",
+                        "tmp/[a-c]*", "*/Caches/*/Cache.db", "**", "Library/Caches/**/deep", "Documents/a/b/c"]
+        let rules = try patterns.enumerated().map { OwnerRule(glob: try Glob($1), owner: "r\($0)") }
+        let dir = try TempDir()
+        let root = dir.sub("c")
+        try Fixture.container(at: root)
+        let paths = ["Documents/notes.txt", "Documents/a/b/c/d.txt", "Documents/x.db", "Library/Caches/app/Cache.db",
+                     "Library/Caches/a/b/deep/f", "Library/Application Support/x1.bin", "tmp/apple", "tmp/zebra",
+                     "tmp/cache/1/2/file.tmp", "Library/Preferences/p.plist", "rootfile"]
+        for p in paths { try Fixture.file(root + "/" + p, size: 1) }
+        let inventory = try Audit.inventory(of: root)
+        for subset in [rules, Array(rules.dropLast(3)), [rules[2], rules[5]], [rules[4]]] {
+            let matcher = OwnerMatcher(rules: subset, catalogue: [])
+            let codes = matcher.codes(inventory)
+            for (i, e) in inventory.entries.enumerated() {
+                let expected = subset.lastIndex { $0.glob.covers(e.path) }.map { subset[$0].owner }
+                XCTAssertEqual(matcher.attribution(code: codes[i])?.name, expected, e.path.display)
+                XCTAssertEqual(matcher.attribution(of: e.path)?.name, expected, e.path.display)
+            }
+        }
+    }
+}
+
+extension OwnerCatalogueTests {
+    /// Baselines record each file's owner, so `compare` of two of them names the owner of a
+    /// grown Firebase folder and of a new Realm file.
+    func testBaselinesRecordOwnersAndCompareNamesThem() throws {
+        let dir = try TempDir()
+        let root = dir.sub("container")
+        try Fixture.container(at: root)
+        try Fixture.file(root + "/Library/Application Support/Google/FirebaseMessaging/rmq2.sqlite", size: 4096)
+        try Fixture.file(root + "/Documents/notes.txt", size: 10)
+        let base = dir.sub("base.json"), head = dir.sub("head.json")
+        XCTAssertEqual(try CLI.run(["scan", "--write-baseline", base, root]).status, 0)
+        try Fixture.file(root + "/Library/Application Support/Google/FirebaseMessaging/rmq2.sqlite", size: 900_000)
+        try Fixture.file(root + "/Documents/default.realm", size: 500_000)
+        XCTAssertEqual(try CLI.run(["scan", "--write-baseline", head, root]).status, 0)
+
+        let recorded = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: head))) as? [String: Any])
+        let files = try XCTUnwrap(recorded["files"] as? [[String: Any]])
+        let owner = Dictionary(uniqueKeysWithValues: files.map { ($0["path"] as! String, $0["owner"]) })
+        XCTAssertEqual(owner["Documents/default.realm"] as? String, "Realm")
+        XCTAssertEqual(owner["Library/Application Support/Google/FirebaseMessaging/rmq2.sqlite"] as? String, "Firebase")
+        XCTAssertTrue(owner["Documents/notes.txt"] is NSNull)
+
+        for format in ["text", "markdown", "json"] {
+            let r = try CLI.run(["compare", "--format", format, base, head])
+            XCTAssertTrue([0, 1].contains(r.status), r.stderr)
+            XCTAssertTrue(r.stdout.contains("Firebase"), "\(format): \(r.stdout)")
+            XCTAssertTrue(r.stdout.contains("Realm"), "\(format): \(r.stdout)")
+        }
+    }
+}
