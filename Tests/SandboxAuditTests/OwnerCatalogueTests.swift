@@ -181,6 +181,19 @@ final class OwnerCatalogueTests: XCTestCase {
         XCTAssertTrue(html.stdout.contains("acked-up bytes by owner"), String(html.stdout.prefix(400)))
         XCTAssertTrue(html.stdout.contains("<title>Bugsnag (sdk): \(ByteSize.format(11_000_000)) backed up, 1 files</title>"), "the owner treemap has Bugsnag's tile")
         XCTAssertTrue(html.stdout.contains("<br><small>owner: Bugsnag (sdk)"), "the finding names its owner")
+        // The CI formats too: SARIF's result properties, the annotation's text, the JUnit case.
+        let sarif = try XCTUnwrap(JSONSerialization.jsonObject(with: try CLI.run(["scan", "--format", "sarif", root]).stdoutBytes) as? [String: Any])
+        let results = try XCTUnwrap(((sarif["runs"] as? [[String: Any]])?.first?["results"]) as? [[String: Any]])
+        let result = try XCTUnwrap(results.first { $0["ruleId"] as? String == "oversized-backed-up-file" })
+        let properties = try XCTUnwrap(result["properties"] as? [String: Any])
+        XCTAssertEqual(properties["owner"] as? String, "Bugsnag")
+        XCTAssertEqual(properties["ownerKind"] as? String, "sdk")
+        XCTAssertEqual(((properties["ownerDetail"] as? [String: Any])?["source"] as? [String: Any])?["repository"] as? String, "bugsnag/bugsnag-cocoa")
+        let github = try CLI.run(["scan", "--format", "github", root]).stdout
+        let annotation = try XCTUnwrap(github.split(separator: "\n").first { $0.contains("oversized-backed-up-file") })
+        XCTAssertTrue(annotation.contains("%0Aowner: Bugsnag (sdk): Bugsnag's crash reports"), String(annotation))
+        let junit = try CLI.run(["scan", "--format", "junit", "--junit-warnings", "failure", root]).stdout
+        XCTAssertTrue(junit.contains("&#10;owner: Bugsnag (sdk): Bugsnag&#39;s crash reports"), junit)
     }
 
     func testListedPathsInTheJSONReportNameTheirOwner() throws {

@@ -36,7 +36,9 @@ enum GitHubReport {
                 // A finding about no entry (a budget) is annotated on no file.
                 let prefix = pathPrefix(result.inventory(of: f).container.dataRoot)
                 let file = f.path.map { "file=" + property($0.isRoot ? prefix : prefix + "/" + $0.display) + "," } ?? ""
-                lines.append("::\(command) \(file)title=\(property("\(f.ruleId) (sandbox-audit)"))::\(data(f.message))")
+                // The owner on a line of its own: who wrote it, its source, what to do.
+                let owner = OwnerReport.owner(result, f).map { "\n" + OwnerReport.line($0) } ?? ""
+                lines.append("::\(command) \(file)title=\(property("\(f.ruleId) (sandbox-audit)"))::\(data(f.message + owner))")
             }
             if group.count > room { left.append("\(group.count - room) more \(severity.rawValue)\(group.count - room == 1 ? "" : "s")") }
         }

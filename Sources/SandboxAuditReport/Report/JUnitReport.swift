@@ -53,11 +53,12 @@ enum JUnitReport {
             }
             for f in findings {
                 let name = x(result.subject(f) ?? f.domain ?? "app")
+                let owner = OwnerReport.owner(result, f).map { "&#10;" + x(OwnerReport.line($0)) } ?? ""
                 if f.severity >= failOn || warnings == .failure {
                     failures += 1
                     cases.append("""
                             <testcase classname="\(x(rule.id))" name="\(name)">
-                              <failure type="\(f.severity.rawValue)" message="\(x(f.message))">\(x(f.message))&#10;fix: \(x(f.fixText ?? rule.description.fix))</failure>
+                              <failure type="\(f.severity.rawValue)" message="\(x(f.message))">\(x(f.message))&#10;fix: \(x(f.fixText ?? rule.description.fix))\(owner)</failure>
                             </testcase>
                         """)
                 } else if warnings == .skipped {
@@ -65,13 +66,13 @@ enum JUnitReport {
                     cases.append("""
                             <testcase classname="\(x(rule.id))" name="\(name)">
                               <skipped message="\(x(f.severity.rawValue)): \(x(f.message))"/>
-                              <system-out>\(x(f.severity.rawValue)): \(x(f.message))&#10;fix: \(x(f.fixText ?? rule.description.fix))</system-out>
+                              <system-out>\(x(f.severity.rawValue)): \(x(f.message))&#10;fix: \(x(f.fixText ?? rule.description.fix))\(owner)</system-out>
                             </testcase>
                         """)
                 } else {
                     cases.append("""
                             <testcase classname="\(x(rule.id))" name="\(name)">
-                              <system-out>\(x(f.severity.rawValue)): \(x(f.message))</system-out>
+                              <system-out>\(x(f.severity.rawValue)): \(x(f.message))\(owner)</system-out>
                             </testcase>
                         """)
                 }

@@ -42,6 +42,11 @@ enum SARIFReport {
             if let b64 = f.path?.base64 { properties.append(("pathBase64", .string(b64))) }
             if let d = f.domain { properties.append(("domain", .string(d))) }
             if let fix = f.fix { properties.append(("fix", .string(fix))) }
+            if let owner = OwnerReport.owner(result, f) {
+                properties.append(("owner", .string(owner.name)))
+                properties.append(("ownerKind", .string(owner.entry?.kind.rawValue ?? "team")))
+                if case .object = OwnerReport.json(owner) { properties.append(("ownerDetail", OwnerReport.json(owner))) }
+            }
             if !properties.isEmpty { fields.append(("properties", .object(properties))) }
             return .object(fields)
         }
