@@ -92,6 +92,9 @@ final class ProtectionClassTests: XCTestCase {
         }
         let sarif = try CLI.run(["scan", dir.sub("B"), "--app", T.app, "--format", "sarif"]).stdout
         XCTAssertTrue(sarif.contains("\"protection\""), sarif)
+        let junit = try CLI.run(["scan", dir.sub("B"), "--app", T.app, "--format", "junit"]).stdout
+        XCTAssertTrue(junit.contains("<property name=\"protection \(T.appDomain) complete\" value=\"1 files, 10 bytes (1 entries)\"/>"), junit)
+        XCTAssertTrue(junit.contains("<property name=\"protection \(T.appDomain) class 7\" value=\"1 files, 50 bytes (1 entries)\"/>"), junit)
     }
 
     /// A container cannot show classes: null on every line, and one note in each format.
@@ -108,7 +111,7 @@ final class ProtectionClassTests: XCTestCase {
         let protection = try XCTUnwrap(json["protection"] as? [String: Any])
         XCTAssertEqual(protection["observable"] as? Bool, false)
         XCTAssertEqual(protection["note"] as? String, ProtectionReport.notObservable)
-        for format in ["text", "markdown", "html"] {
+        for format in ["text", "markdown", "html", "junit"] {
             let out = try CLI.run(["scan", dir.path, "--format", format, "--color", "never"]).stdout
             XCTAssertEqual(out.components(separatedBy: "only a device backup records them").count, 2, format)
         }

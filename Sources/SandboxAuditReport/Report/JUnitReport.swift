@@ -37,7 +37,9 @@ enum JUnitReport {
                 }
             }
             let testcase = body.isEmpty ? "    <testcase classname=\"scan\" name=\"complete\"/>" : "    <testcase classname=\"scan\" name=\"complete\">\(body)</testcase>"
-            suites.append("  <testsuite name=\"scan\" tests=\"1\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\">\n\(testcase)\n  </testsuite>")
+            let properties = ProtectionReport.junitProperties(result).map { "      <property name=\"\(x($0))\" value=\"\(x($1))\"/>" }
+            let propertyBlock = "    <properties>\n" + properties.joined(separator: "\n") + "\n    </properties>\n"
+            suites.append("  <testsuite name=\"scan\" tests=\"1\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\">\n\(propertyBlock)\(testcase)\n  </testsuite>")
             totalTests += 1
             totalFailures += failures
         }

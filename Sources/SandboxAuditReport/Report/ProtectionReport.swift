@@ -77,6 +77,15 @@ enum ProtectionReport {
         return h
     }
 
+    /// JUnit properties of the `scan` suite: per backup domain and class, its files and bytes
+    /// (`protection DOMAIN CLASS` = `FILES files, BYTES bytes`), or the note.
+    static func junitProperties(_ result: AuditResult) -> [(String, String)] {
+        if let note = note(result) { return [("protection", note)] }
+        return censuses(result).flatMap { domain, census in
+            census.rows.map { ("protection \(domain) \($0.label)", "\($0.files) files, \($0.size) bytes (\($0.entries) entries)") }
+        }
+    }
+
     /// SARIF run properties: each backup domain's census, or the note.
     static func sarifProperties(_ result: AuditResult) -> [(String, JSON)] {
         if let note = note(result) { return [("protectionNote", .string(note))] }
