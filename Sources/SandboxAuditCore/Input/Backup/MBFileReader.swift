@@ -2,8 +2,8 @@ import SandboxAuditSystem
 
 /// Reads an `MBFile` blob straight from its binary-plist bytes, without
 /// `PropertyListSerialization` or a Foundation object per value: the keys `MBFile.decode` uses,
-/// with the same meaning. A `Manifest.db` row costs a few hundred nanoseconds instead of tens of
-/// microseconds (docs/PERFORMANCE.md).
+/// with the same meaning. A `Manifest.db` row's blob costs about 3 µs instead of about 40 µs
+/// (docs/PERFORMANCE.md).
 ///
 /// It runs after `BoundedPlist.check` accepted the bytes (every bound kept), and reads only
 /// what it reads exactly as Foundation would: it walks every object reachable from the top (as
@@ -12,8 +12,9 @@ import SandboxAuditSystem
 /// ASCII strings with bytes over 0x7F, UTF-16 with surrogates, dictionary keys that are not
 /// strings, a key a lookup finds twice, a `CF$UID` dictionary, a number of another type where
 /// an integer is read) and on every shape `MBFile.decode` refuses. The caller then decodes the
-/// blob through Foundation, which gives the answer or the refusal it always gave. The format:
-/// "CFBinaryPList.c" (https://github.com/apple-oss-distributions/CF/blob/main/CFBinaryPList.c).
+/// blob through Foundation, which gives the answer or the refusal it always gave. The format and
+/// Foundation's checks: swift-corelibs-foundation, Sources/CoreFoundation/CFBinaryPList.c
+/// (https://github.com/swiftlang/swift-corelibs-foundation).
 struct MBFileReader {
     private let b: UnsafeBufferPointer<UInt8>
     private let offsetSize: Int, refSize: Int, count: Int, table: Int, top: Int
