@@ -195,10 +195,11 @@ final class ManifestDatabase {
         try read { db in
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(domains))
             while let row = try cursor.next() {
-                let blob: Data? = row[4]
-                let path: Data? = row[2]
-                body(ManifestRow(fileID: row[0] ?? "", domain: row[1] ?? "", relativePath: path.map { [UInt8]($0) } ?? [],
-                                 flags: (row[3] as Int64?) ?? 0, file: blob.map { [UInt8]($0) }, blobSize: row[5] ?? 0))
+                // The blob and the path copied once, from SQLite's memory.
+                let blob = try row.withUnsafeData(atIndex: 4) { $0.map { [UInt8]($0) } }
+                let path = try row.withUnsafeData(atIndex: 2) { $0.map { [UInt8]($0) } }
+                body(ManifestRow(fileID: row[0] ?? "", domain: row[1] ?? "", relativePath: path ?? [],
+                                 flags: (row[3] as Int64?) ?? 0, file: blob, blobSize: row[5] ?? 0))
             }
         }
     }
