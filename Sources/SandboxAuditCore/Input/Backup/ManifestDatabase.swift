@@ -206,8 +206,8 @@ final class ManifestDatabase {
 
     /// Rows decoded at a time by `forEachDecodedRow`, and their blobs' bytes at most (plus one
     /// blob of at most `MBFile.maximumBlobSize`).
-    static let decodeBatch = 4096
-    static let decodeBatchBytes = 4 << 20
+    static let decodeBatch = 1024
+    static let decodeBatchBytes = 1 << 20
 
     /// `forEachRow`, each row handed with its blob decoded (`MBFile.decode`; nil when the row has
     /// no blob): the rows of a batch are decoded on both cores while none is held longer than
