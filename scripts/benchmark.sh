@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
         --files) files="$2"; shift ;;
         --work) work="$2"; shift ;;
         --bin) bin="$2"; shift ;;
-        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
         *) echo "benchmark: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
