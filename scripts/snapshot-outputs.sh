@@ -5,9 +5,10 @@
 #
 #   scripts/snapshot-outputs.sh inputs DIR              makes the inputs once (archives of the
 #                                                       samples, a tar with links, a FIFO and a
-#                                                       sparse file, a policy file, a baseline)
+#                                                       sparse file, a policy file, a baseline,
+#                                                       a backup folder with odd rows)
 #   scripts/snapshot-outputs.sh BIN DIR OUT [TREE]      runs BIN on them (and on TREE, a large
-#                                                       container such as benchmark-scan.sh's) into OUT
+#                                                       container such as benchmark.sh's) into OUT
 #
 # Then: scripts/snapshot-outputs.sh OLD_BIN DIR before TREE; scripts/snapshot-outputs.sh NEW_BIN DIR
 # after TREE; diff -r before after. Inputs are made with fixed times, and the outputs name them
@@ -20,11 +21,21 @@ for gnu in find sed tar; do
     "$gnu" --version 2>/dev/null | grep GNU >/dev/null \
         || { echo "snapshot-outputs: needs GNU $gnu (Linux; macOS: brew install findutils gnu-sed gnu-tar coreutils, with their gnubin folders first on PATH)" >&2; exit 2; }
 done
-for tool in truncate sha256sum; do
+for tool in truncate sha256sum python3; do
     command -v "$tool" >/dev/null 2>&1 || { echo "snapshot-outputs: needs $tool (GNU coreutils)" >&2; exit 2; }
 done
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 S="$repo/sample-containers"
+# A backup folder (scripts/make-backup.py, 300 files, plus rows of every unusual shape an MBFile
+# blob can take: scripts/bench/add-odd-rows.py) in DIR/backup; made when missing, also in BIN mode
+# (inputs made before it was added lack it).
+make_backup() {
+    [ -f "$1/backup/Manifest.db" ] && return 0
+    rm -rf "$1/backup.part"
+    python3 "$repo/scripts/make-backup.py" "$1/backup.part" 300 >/dev/null
+    python3 "$repo/scripts/bench/add-odd-rows.py" "$1/backup.part"
+    mv "$1/backup.part" "$1/backup"
+}
 if [ "$1" = inputs ]; then
     I="$2"; mkdir -p "$I"; cd "$I"
     rm -rf src && mkdir -p src/links/Documents src/links/tmp
@@ -39,12 +50,14 @@ if [ "$1" = inputs ]; then
     (cd src && zip -qry ../Misbehaving.zip Misbehaving)
     tar -C src -czf links.tar.gz links
     tar -C src --sparse -czf sparse.tar.gz links
+    make_backup "$I"
     printf 'rules:\n  volatile-store: off\n  stale-temporary-file: note\nignore:\n  - "Library/Caches/**"\nbudgets:\n  backup: 1MB\n' > policy.yml
     echo "inputs in $I"
     exit 0
 fi
 B="$1"; I="$2"; O="$3"; T="${4:-}"
 mkdir -p "$O"
+make_backup "$I"
 [ -f "$I/baseline.json" ] || "$B" scan "$S/Misbehaving" --write-baseline "$I/baseline.json" >/dev/null 2>&1 || true
 run() { out="$1"; shift; "$B" "$@" > "$O/$out" 2>&1 && echo "exit 0" >> "$O/$out" || echo "exit $?" >> "$O/$out"; }
 # Every registered format, as the binary's own help lists them (ReportFormat.allCases).
@@ -55,6 +68,7 @@ for F in $formats; do
     for a in Misbehaving.tar.gz Misbehaving.zip links.tar.gz sparse.tar.gz; do run "in-$a.scan.$F" scan --format $F --color never "$I/$a"; done
     run "device.scan.$F" scan --format $F --color never --app com.example.misbehaving --app-group group.com.example.misbehaving "$S/MisbehavingDevice"
     run "policy.scan.$F" scan --format $F --color never --config "$I/policy.yml" "$S/Misbehaving"
+    run "backup.scan.$F" scan --format $F --color never --app com.example.bench --app-group group.example.bench "$I/backup"
     run "policy-baseline.scan.$F" scan --format $F --color never --config "$I/policy.yml" --baseline "$I/baseline.json" "$S/Misbehaving"
 done
 for J in failure skipped pass; do run "junit-$J.xml" scan --format junit --junit-warnings $J "$S/Misbehaving"; done
@@ -62,6 +76,8 @@ run "color.text" scan --color always "$S/Misbehaving"
 for n in Misbehaving WellBehaved Example.xcappdata.tar.gz; do run "$n.inventory" inventory "$S/$n"; done
 for a in Misbehaving.zip links.tar.gz sparse.tar.gz; do run "in-$a.inventory" inventory "$I/$a"; done
 run "device.inventory" inventory --app com.example.misbehaving "$S/MisbehavingDevice"
+run "backup.inventory" inventory --app com.example.bench --app-group group.example.bench "$I/backup"
+run "backup-sim-update.txt" simulate update --app com.example.bench "$I/backup"
 for ev in update restore purge all; do
     run "sim-$ev.txt" simulate $ev "$S/Misbehaving"
     for a in Misbehaving.tar.gz links.tar.gz; do

@@ -37,8 +37,8 @@ package struct BackupWalk {
     }
 
     /// Adds one row of the domain: rows are taken as the database gives them, so that their
-    /// blobs are decoded and dropped one at a time.
-    mutating func add(_ row: ManifestRow) {
+    /// blobs are decoded and dropped one at a time (`decoded`: the blob's decoding, when made).
+    mutating func add(_ row: ManifestRow, decoded: Result<MBFile, MBFile.Refusal>? = nil) {
         if row.relativePath.isEmpty { return }
         let path = ContainerPath(bytes: row.relativePath)
         func problem(_ reason: String) {
@@ -57,7 +57,7 @@ package struct BackupWalk {
             return
         }
         let mb: MBFile
-        switch MBFile.decode(blob) {
+        switch decoded ?? MBFile.decode(blob) {
         case .success(let decoded): mb = decoded
         case .failure(let refusal):
             problem(refusal.reason)
@@ -129,7 +129,9 @@ extension BackupWalk {
         for (role, id) in choice.domains {
             walks[role.domain(id)] = BackupWalk(domain: role.domain(id), folder: choice.folder, cipher: choice.cipher)
         }
-        try choice.database.forEachRow(domains: choice.domains.map { $0.role.domain($0.id) }) { row in walks[row.domain]?.add(row) }
+        try choice.database.forEachDecodedRow(domains: choice.domains.map { $0.role.domain($0.id) }) { row, decoded in
+            walks[row.domain]?.add(row, decoded: decoded)
+        }
         return choice.domains.map { role, id in
             let domain = role.domain(id)
             let (walk, source) = walks[domain]?.finish() ?? BackupWalk(domain: domain, folder: choice.folder, cipher: choice.cipher).finish()

@@ -3,8 +3,9 @@ import SandboxAuditSystem
 
 /// What one `Manifest.db` row's `file` blob says about a file: an `MBFile` archived by
 /// NSKeyedArchiver (a binary plist: `$top` {root: UID}, `$objects` [the objects, referring to
-/// each other by UID]). Decoded with `PropertyListSerialization` after `BoundedPlist` checked
-/// the bytes, UIDs resolved here; every key is optional (the schema is Apple's and
+/// each other by UID]). Decoded by `MBFileReader` (or, for what it leaves, by
+/// `PropertyListSerialization`) after `BoundedPlist` checked the bytes, UIDs resolved here;
+/// every key is optional (the schema is Apple's and
 /// undocumented: read what is there). Keys as the public readers decode them: mvt
 /// (https://github.com/mvt-project/mvt/blob/main/src/mvt/ios/modules/backup/manifest.py),
 /// iphonebackuptools (https://github.com/richinfante/iphonebackuptools).
@@ -59,6 +60,17 @@ struct MBFile: Sendable, Equatable {
         guard bytes.count <= maximumBlobSize else {
             return .failure(Refusal(reason: "its MBFile blob is \(bytes.count) bytes, over \(maximumBlobSize)"))
         }
+        // Read directly when the bytes pass the same checks and hold nothing the direct reader
+        // leaves to Foundation; Foundation decides everything else, as it always did.
+        if (try? BoundedPlist.check(bytes, maximumSize: maximumBlobSize)) == .binary,
+           let direct = bytes.withUnsafeBufferPointer(MBFileReader.decode) {
+            return .success(direct)
+        }
+        return decodeWithFoundation(bytes)
+    }
+
+    /// `decode` through `PropertyListSerialization`: every blob the direct reader leaves.
+    static func decodeWithFoundation(_ bytes: [UInt8]) -> Result<MBFile, Refusal> {
         let object: Any
         switch BoundedPlist.decode(bytes, maximumSize: maximumBlobSize) {
         case .success(let parsed): object = parsed.object
