@@ -66,6 +66,12 @@ final class OwnerCatalogueTests: XCTestCase {
             let legacy = want.legacy.contains { m in m.glob.map { (try? Glob($0))?.covers(ContainerPath(p)) == true } ?? false }
             if case .catalogue(_, let l)? = map.attribution(of: ContainerPath(p)) { XCTAssertEqual(l, legacy, p) }
         }
+        // A large container is matched in runs on every core (each run starting with no folder
+        // known): every cut gives what one pass gives.
+        let whole = map.matcher.codes(inventory, chunks: 1)
+        for chunks in [2, 3, 7, inventory.entries.count] {
+            XCTAssertEqual(map.matcher.codes(inventory, chunks: chunks), whole, "\(chunks) runs")
+        }
 
         // `inventory`, a real run of the binary: `owner` and `ownerKind` on every line.
         let (entries, _, run) = try CLI.inventory(root)

@@ -1,3 +1,4 @@
+import Foundation
 import SandboxAuditSystem
 import SandboxAuditCore
 
@@ -125,12 +126,30 @@ package struct OwnerMatcher: Sendable {
     /// with one `**` reads the components before and after it), so a deep tree costs what its
     /// paths hold.
     func codes(_ inventory: Inventory) -> [Int32] {
+        codes(inventory, chunks: inventory.entries.count < 100_000 ? 1 : ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// The same in `chunks` runs on every core: a run starts knowing no folder, and matches the
+    /// parent of its first entries afresh (`covering`), as it does a folder the input does not list.
+    func codes(_ inventory: Inventory, chunks: Int) -> [Int32] {
+        let entries = inventory.entries
+        let chunks = max(1, min(chunks, entries.count))
+        let size = (entries.count + chunks - 1) / chunks
+        let parts = WorkerSlots<[Int32]>(count: chunks, initial: [])
+        DispatchQueue.concurrentPerform(iterations: chunks) { c in
+            parts.store(codes(entries[min(c * size, entries.count)..<min((c + 1) * size, entries.count)]), at: c)
+        }
+        return parts.results.flatMap { $0 }
+    }
+
+    /// The codes of a run of entries in path order.
+    private func codes(_ entries: ArraySlice<InventoryEntry>) -> [Int32] {
         var folders: [ContainerPath: Best] = [:]
         var out: [Int32] = []
-        out.reserveCapacity(inventory.entries.count)
+        out.reserveCapacity(entries.count)
         // Siblings come together (path order): the last parent seen is checked in place first.
         var last: (path: ContainerPath, best: Best)?
-        for e in inventory.entries {
+        for e in entries {
             var best = Best()
             if let last, e.path.isChild(of: last.path) {
                 best = last.best
