@@ -270,13 +270,16 @@ public struct Inventory: Sendable {
     }
 
     /// The entry at `path`, found by binary search (entries are in path-byte order).
-    package func entry(at path: ContainerPath) -> InventoryEntry? {
+    package func entry(at path: ContainerPath) -> InventoryEntry? { index(of: path).map { entries[$0] } }
+
+    /// The position of the entry at `path` (entries are in path order), nil when none is there.
+    package func index(of path: ContainerPath) -> Int? {
         var low = 0, high = entries.count
         while low < high {
             let mid = (low + high) / 2
             if entries[mid].path < path { low = mid + 1 } else { high = mid }
         }
-        return low < entries.count && entries[low].path == path ? entries[low] : nil
+        return low < entries.count && entries[low].path == path ? low : nil
     }
 
     /// The subtree size (content bytes that count) under each top-level item.

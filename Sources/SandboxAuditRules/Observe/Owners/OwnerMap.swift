@@ -26,6 +26,13 @@ package struct OwnerMap: Sendable {
     /// The owner of a path (a finding's), matched afresh.
     package func attribution(of path: ContainerPath) -> Attribution? { matcher.attribution(of: path) }
 
+    /// The owner of a path of container `container` (`inventory`): its entry's, found in the
+    /// pass already made, or matched afresh when the inventory lists no entry there.
+    package func attribution(of path: ContainerPath, container: Int, in inventory: Inventory) -> Attribution? {
+        guard container < codes.count, let entry = inventory.index(of: path) else { return attribution(of: path) }
+        return attribution(container: container, entry: entry)
+    }
+
     /// One owner's files and bytes in one container.
     package struct Total: Sendable, Equatable {
         package let owner: String
