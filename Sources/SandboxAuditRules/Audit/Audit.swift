@@ -19,14 +19,20 @@ public enum Audit {
     /// A backup folder (one holding Manifest.db) gives the domains it holds for the app.
     /// With `selection.simulator`, `input` is not read: the device found gives the containers.
     public static func inventories(of input: String, _ selection: ContainerSelection = ContainerSelection()) throws -> [Inventory] {
-        var (inventories, notes) = inventories(try InputKinds.detect(input, selection).read())
-        _ = try applyAppInfo(&inventories, &notes, selection)
-        return inventories
+        let given = try InputKinds.detect(input, selection).read()
+        return inventories(given, appInfo: try findAppInfo(given.containers.map(\.container), selection)).inventories
     }
 
     /// The inventories of what an input read gives, and what finding the containers had to say.
-    static func inventories(_ read: InputRead) -> (inventories: [Inventory], notes: [String]) {
-        (read.containers.map { Inventory(container: $0.container, walk: $0.walk) }, read.notes)
+    /// `appInfo`: the app's own Info.plist; an App Clip's containers are classified as iOS
+    /// treats them, none of them backed up (`skipsBackup`).
+    static func inventories(_ read: InputRead, appInfo: AppInfo? = nil) -> (inventories: [Inventory], notes: [String]) {
+        var notes = read.notes
+        let skipped = read.containers.map { skipsBackup($0.container, appInfo) }
+        if let appInfo, let note = appClipNote(appInfo, domains: zip(read.containers, skipped).filter(\.1).map(\.0.container.domain)) {
+            notes.append(note)
+        }
+        return (zip(read.containers, skipped).map { Inventory(container: $0.container, walk: $0.walk, skippedByBackup: $1) }, notes)
     }
 
     /// Scans, checks every enabled rule, then applies the policy: severities, ignored paths,
@@ -39,8 +45,8 @@ public enum Audit {
         var selection = selection
         selection.appGroups += policy.appGroups.filter { !selection.appGroups.contains($0) }
         let given = try InputKinds.detect(input, selection).read()
-        var (inventories, notes) = inventories(given)
-        let appInfo = try applyAppInfo(&inventories, &notes, selection)
+        let appInfo = try findAppInfo(given.containers.map(\.container), selection)
+        let (inventories, notes) = inventories(given, appInfo: appInfo)
         // The path reports name (with --simulator, the app's data container found).
         let input = given.input
         var backup: BackupComparison?
