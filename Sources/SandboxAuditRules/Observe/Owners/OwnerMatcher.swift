@@ -67,6 +67,8 @@ package struct OwnerMatcher: Sendable {
     private let candidates: [CandidateKey: [Int]]
     private let candidatesByDepth: [Int: [Int]]
     private let anyDepth: [Int]
+    /// Each glob's last component's literal head and tail, in one buffer.
+    private let lastAffixes: LastAffixes
 
     struct CandidateKey: Hashable {
         let depth: Int
@@ -106,6 +108,7 @@ package struct OwnerMatcher: Sendable {
         self.candidates = merged
         self.candidatesByDepth = byDepth.mapValues { ($0 + anyDepth).sorted(by: >) }
         self.anyDepth = anyDepth.sorted(by: >)
+        self.lastAffixes = LastAffixes(globs.map(\.shape.lastAffix))
     }
 
     /// What code `code` stands for (nil for -1, no owner).
@@ -147,26 +150,32 @@ package struct OwnerMatcher: Sendable {
         var folders: [ContainerPath: Best] = [:]
         var out: [Int32] = []
         out.reserveCapacity(entries.count)
-        // Siblings come together (path order): the last parent seen is checked in place first.
-        var last: (path: ContainerPath, best: Best)?
+        // Siblings come together (path order): the last parent seen is checked in place first,
+        // with the globs its children may match (the same depth and first component for all).
+        var last: (path: ContainerPath, best: Best, tried: [Int])?
         for e in entries {
             var best = Best()
+            let tried: [Int]
             if let last, e.path.isChild(of: last.path) {
                 best = last.best
-            } else if let parent = e.path.parent, !parent.isRoot {
-                if let known = folders[parent] {
-                    best = known
-                } else {
-                    // A folder the input does not list (a backup without its row): matched once.
-                    best = covering(parent)
-                    folders[parent] = best
+                tried = last.tried
+            } else {
+                tried = candidates(depth: e.path.depth, first: e.path.leadingComponents(1).first.map(Array.init) ?? [])
+                if let parent = e.path.parent, !parent.isRoot {
+                    if let known = folders[parent] {
+                        best = known
+                    } else {
+                        // A folder the input does not list (a backup without its row): matched once.
+                        best = covering(parent)
+                        folders[parent] = best
+                    }
+                    last = (parent, best, tried)
                 }
-                last = (parent, best)
             }
-            let depth = e.path.depth
-            let lead = e.path.leadingComponents(max(leading, 1))
-            let tried = candidates(depth: depth, first: lead.first.map(Array.init) ?? [])
-            if !tried.isEmpty {
+            // Most names are turned away by the globs' last component alone, read in place.
+            if lastAffixes.admitsAny(tried, e.path.name) {
+                let depth = e.path.depth
+                let lead = e.path.leadingComponents(max(leading, 1))
                 let all = needsAll ? e.path.components.map(Array.init) : []
                 let parts = PathParts(depth: depth, leading: lead, trailing: PathParts.trailing(e.path, trailing), all: all[...])
                 best.merge(own(parts, tried))
@@ -225,106 +234,5 @@ package struct OwnerMatcher: Sendable {
             if best.entry < 0 { best.entry = Int32(i) }
         }
         return best
-    }
-}
-
-/// What of a path the globs read: its depth, its first and last components (as many as the
-/// globs need), and all of them only when a glob has several `**`.
-struct PathParts {
-    let depth: Int
-    let leading: [ArraySlice<UInt8>]
-    let trailing: [ArraySlice<UInt8>]
-    let all: ArraySlice<[UInt8]>
-
-    /// The last `n` components (fewer when the path is shorter), read from the end.
-    static func trailing(_ path: ContainerPath, _ n: Int) -> [ArraySlice<UInt8>] {
-        var out: [ArraySlice<UInt8>] = []
-        var end = path.bytes.endIndex
-        while out.count < n, end > path.bytes.startIndex {
-            let start = path.bytes[..<end].lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? path.bytes.startIndex
-            out.append(path.bytes[start..<end])
-            end = start - 1
-        }
-        return out.reversed()
-    }
-}
-
-/// A glob as its matching needs it: components at fixed places, or around one `**`; each
-/// component's literal head and tail checked first, so most paths are turned away without
-/// running the glob.
-struct GlobShape {
-    enum Kind {
-        /// No `**`: exactly the `before` components.
-        case fixed
-        /// One `**`: the `before` components first and the `after` ones last, anything between
-        /// (a trailing `**`: at least one component after the first ones).
-        case around
-        /// Several `**`: matched against the whole path.
-        case general
-    }
-
-    let kind: Kind
-    let before: [[UInt8]]
-    let after: [[UInt8]]
-    let all: [[UInt8]]
-    private let beforeAffixes: [Affix]
-    private let afterAffixes: [Affix]
-
-    /// What a component must start and end with to match a pattern.
-    struct Affix {
-        let head: [UInt8]
-        let tail: [UInt8]
-
-        init(_ pattern: [UInt8]) {
-            let wild = "*?[".utf8
-            guard let first = pattern.firstIndex(where: { wild.contains($0) }) else {
-                head = pattern
-                tail = []
-                return
-            }
-            head = Array(pattern[..<first])
-            // Only `*` wildcards: the bytes after the last one end every match.
-            if pattern.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }) {
-                tail = []
-            } else {
-                tail = Array(pattern[(pattern.lastIndex(of: UInt8(ascii: "*"))! + 1)...])
-            }
-        }
-
-        func admits(_ c: ArraySlice<UInt8>) -> Bool {
-            c.count >= head.count + tail.count && c.starts(with: head) && (tail.isEmpty || c.suffix(tail.count).elementsEqual(tail))
-        }
-    }
-
-    init(_ glob: Glob) {
-        let p = glob.patterns
-        let stars = p.indices.filter { p[$0] == Glob.anyDepth }
-        all = p
-        switch stars.count {
-        case 0: (kind, before, after) = (.fixed, p, [])
-        case 1: (kind, before, after) = (.around, Array(p[..<stars[0]]), Array(p[(stars[0] + 1)...]))
-        default: (kind, before, after) = (.general, [], [])
-        }
-        beforeAffixes = before.map(Affix.init)
-        afterAffixes = after.map(Affix.init)
-    }
-
-    var leading: Int { before.count }
-    var trailing: Int { after.count }
-
-    func matches(_ path: PathParts) -> Bool {
-        switch kind {
-        case .fixed:
-            guard path.depth == before.count else { return false }
-        case .around:
-            guard path.depth >= before.count + max(after.count, 1) else { return false }
-        case .general:
-            return Glob.matches(all[...], path.all)
-        }
-        let lead = path.leading[0..<before.count]
-        let trail = path.trailing[(path.trailing.count - after.count)...]
-        for (a, c) in zip(beforeAffixes, lead) where !a.admits(c) { return false }
-        for (a, c) in zip(afterAffixes, trail) where !a.admits(c) { return false }
-        return Glob.matches(before[...], lead.map(Array.init)[...]) && (kind == .fixed || Glob.matches(after[...], trail.map(Array.init)[...]))
     }
 }
