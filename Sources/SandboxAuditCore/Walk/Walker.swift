@@ -87,7 +87,12 @@ struct Walker {
             local.progress.flush(folder: "")
             shared.store(local, at: worker)
         }
-        for part in shared.results {
+        // Each worker's entries are let go once copied: at most one worker's are held twice.
+        var parts = shared.take(leaving: WalkResult())
+        result.entries.reserveCapacity(result.entries.count + parts.reduce(0) { $0 + $1.entries.count })
+        for i in parts.indices {
+            let part = parts[i]
+            parts[i] = WalkResult()
             result.entries += part.entries
             result.problems += part.problems
             result.unmatchedSidecars.merge(part.unmatchedSidecars) { a, b in Sidecar(marks: a.marks + b.marks, size: a.size + b.size) }

@@ -20,7 +20,9 @@ public enum Audit {
     /// With `selection.simulator`, `input` is not read: the device found gives the containers.
     public static func inventories(of input: String, _ selection: ContainerSelection = ContainerSelection()) throws -> [Inventory] {
         let given = try InputKinds.detect(input, selection).read()
-        return inventories(given, appInfo: try findAppInfo(given.containers.map(\.container), selection)).inventories
+        let appInfo = try findAppInfo(given.containers.map(\.container), selection)
+        // The walks go once the inventories hold what they need of them.
+        return inventories(consume given, appInfo: appInfo).inventories
     }
 
     /// The inventories of what an input read gives, and what finding the containers had to say.
@@ -46,9 +48,10 @@ public enum Audit {
         selection.appGroups += policy.appGroups.filter { !selection.appGroups.contains($0) }
         let given = try InputKinds.detect(input, selection).read()
         let appInfo = try findAppInfo(given.containers.map(\.container), selection)
-        let (inventories, notes) = inventories(given, appInfo: appInfo)
         // The path reports name (with --simulator, the app's data container found).
         let input = given.input
+        // The walks go once the inventories hold what they need of them.
+        let (inventories, notes) = inventories(consume given, appInfo: appInfo)
         var backup: BackupComparison?
         if let folder = againstBackup {
             guard let app = selection.app ?? inventories.first?.container.bundleIdentifier else {
