@@ -282,6 +282,23 @@ public struct Inventory: Sendable {
         return low < entries.count && entries[low].path == path ? low : nil
     }
 
+    /// `index(of:)` for a path that sorts before position `limit`, most often just before it:
+    /// looked for backwards from there in steps that double, then by halving what is left.
+    package func index(of path: ContainerPath, before limit: Int) -> Int? {
+        var high = min(limit, entries.count), step = 1
+        var low = max(0, high - step)
+        while low > 0, path < entries[low].path {
+            high = low
+            step *= 2
+            low = max(0, high - step)
+        }
+        while low < high {
+            let mid = (low + high) / 2
+            if entries[mid].path < path { low = mid + 1 } else { high = mid }
+        }
+        return low < entries.count && entries[low].path == path ? low : nil
+    }
+
     /// The subtree size (content bytes that count) under each top-level item.
     package func topLevelSizes() -> [ContainerPath: Int64] {
         var sizes: [ContainerPath: Int64] = [:]

@@ -51,17 +51,19 @@ struct SplitStoreBackup: Rule {
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         // Companions first, keyed by the main file they belong to; then the main files.
-        var members: [ContainerPath: [InventoryEntry]] = [:]
+        // A main file sorts before its companions (its path is a prefix of theirs), most often
+        // just before: it is looked for backwards from the first companion's position.
+        var members: [ContainerPath: (companions: [InventoryEntry], first: Int)] = [:]
         var realm: Set<ContainerPath> = []
-        for e in inventory.entries where e.backedUp != nil {
+        for (i, e) in inventory.entries.enumerated() where e.backedUp != nil {
             guard let (main, isRealm) = Self.mainPath(of: e) else { continue }
-            members[main, default: []].append(e)
+            members[main, default: ([], i)].companions.append(e)
             if isRealm { realm.insert(main) }
         }
         guard !members.isEmpty else { return [] }
         var findings: [Finding] = []
-        for (main, companions) in members {
-            guard let e = inventory.entry(at: main), e.entry.kind == .file, e.backedUp != nil,
+        for (main, (companions, first)) in members {
+            guard let at = inventory.index(of: main, before: first), case let e = inventory.entries[at], e.entry.kind == .file, e.backedUp != nil,
                   companions.contains(where: { $0.backedUp != e.backedUp }) else { continue }
             let group = [e] + companions
             let backed = group.filter { $0.backedUp == true }
