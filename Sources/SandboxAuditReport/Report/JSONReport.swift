@@ -211,7 +211,7 @@ public enum JSONReport {
         chunk.reserveCapacity(1 << 17)
         for (c, inventory) in inventories.enumerated() {
             for (i, entry) in inventory.entries.enumerated() {
-                self.entry(entry, domain: inventory.domain, owner: owners.attribution(container: c, entry: i)).appendCompact(to: &chunk)
+                self.entry(entry, domain: inventory.domain, owner: owners.attribution(container: c, entry: i), into: &chunk)
                 chunk.append(UInt8(ascii: "\n"))
                 if chunk.count >= 1 << 16 {
                     write(chunk)
@@ -222,38 +222,35 @@ public enum JSONReport {
         write(chunk)
     }
 
-    /// One `inventory` line.
-    static func entry(_ e: InventoryEntry, domain: String, owner: Attribution? = nil) -> JSON {
+    /// One `inventory` line, written straight into `out`: the fields in the order
+    /// docs/json-format.md gives, without building a `JSON` value per entry first.
+    static func entry(_ e: InventoryEntry, domain: String, owner: Attribution? = nil, into out: inout [UInt8]) {
         let w = e.entry
-        var fields: [(String, JSON)] = [("domain", .string(domain))]
-        fields += path(e.path)
-        fields.append(("kind", .string(w.kind.rawValue)))
-        if let special = w.special { fields.append(("special", .string(special.rawValue))) }
-        fields += [
-            ("zone", .string(e.zone.rawValue)),
-            ("owner", .optional(owner?.name)),
-            ("ownerKind", .optional(owner?.kind)),
-            ("size", .int(w.size)),
-            ("allocated", .int(w.allocated)),
-            ("mtime", .int(w.modifiedSeconds)),
-            ("mode", .string(String(w.mode & 0o7777, radix: 8))),
-            ("links", .int(Int64(w.linkCount))),
-            ("countsInTotals", .bool(e.countsInTotals)),
-            ("excluded", .optional(e.excluded)),
-            ("excludedBy", e.excludedBy.map { .string($0.display) } ?? .null),
-        ]
-        if let b = e.excludedBy?.base64 { fields.append(("excludedByBase64", .string(b))) }
-        fields += [
-            ("backedUp", .optional(e.backedUp)),
-            ("survivesUpdate", .optional(e.survivesUpdate)),
-            ("survivesRestore", .optional(e.survivesRestore)),
-        ]
-        if let target = w.symlinkTarget {
-            fields.append(("symlinkTarget", .string(ByteText.display(target))))
-        }
-        fields.append(("protectionClass", w.protectionClass.map { .string($0.name) } ?? .null))
-        fields.append(("attributes", .array(w.marks.map(mark))))
-        return .object(fields)
+        var o = JSONObjectWriter(&out)
+        defer { o.end(&out) }
+        o.string("domain", domain, &out)
+        o.string("path", e.path.display, &out)
+        if let b = e.path.base64 { o.string("pathBase64", b, &out) }
+        o.string("kind", w.kind.rawValue, &out)
+        if let special = w.special { o.string("special", special.rawValue, &out) }
+        o.string("zone", e.zone.rawValue, &out)
+        o.string("owner", owner?.name, &out)
+        o.string("ownerKind", owner?.kind, &out)
+        o.int("size", w.size, &out)
+        o.int("allocated", w.allocated, &out)
+        o.int("mtime", w.modifiedSeconds, &out)
+        o.string("mode", String(w.mode & 0o7777, radix: 8), &out)
+        o.int("links", Int64(w.linkCount), &out)
+        o.bool("countsInTotals", e.countsInTotals, &out)
+        o.bool("excluded", e.excluded, &out)
+        o.string("excludedBy", e.excludedBy?.display, &out)
+        if let b = e.excludedBy?.base64 { o.string("excludedByBase64", b, &out) }
+        o.bool("backedUp", e.backedUp, &out)
+        o.bool("survivesUpdate", e.survivesUpdate, &out)
+        o.bool("survivesRestore", e.survivesRestore, &out)
+        if let target = w.symlinkTarget { o.string("symlinkTarget", ByteText.display(target), &out) }
+        o.string("protectionClass", w.protectionClass?.name, &out)
+        o.value("attributes", .array(w.marks.map(mark)), &out)
     }
 
     static func mark(_ m: AttributeMark) -> JSON {

@@ -80,6 +80,11 @@ public indirect enum JSON: Sendable {
         out.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { bytes in
+            // Most strings need no escape: copied whole.
+            if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0x7F || $0 == 0xE2 }) {
+                out.append(contentsOf: bytes)
+                return
+            }
             var i = 0
             while i < bytes.count {
                 let b = bytes[i]
@@ -103,4 +108,45 @@ public indirect enum JSON: Sendable {
         }
         out.append(UInt8(ascii: "\""))
     }
+}
+
+/// Writes one compact JSON object straight into a byte buffer, field by field, in the order
+/// they are given: the bytes `JSON.object(fields).appendCompact` gives, without making a
+/// `JSON` value (a boxed value per field) first. For output written once per entry.
+package struct JSONObjectWriter {
+    private var fields = 0
+
+    package init(_ out: inout [UInt8]) { out.append(UInt8(ascii: "{")) }
+
+    /// A key the caller writes as a literal: no byte of it needs escaping.
+    private mutating func key(_ key: StaticString, _ out: inout [UInt8]) {
+        if fields > 0 { out.append(UInt8(ascii: ",")) }
+        fields += 1
+        out.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { out.append(contentsOf: $0) }
+        out.append(UInt8(ascii: "\""))
+        out.append(UInt8(ascii: ":"))
+    }
+
+    package mutating func string(_ key: StaticString, _ value: String?, _ out: inout [UInt8]) {
+        self.key(key, &out)
+        if let value { JSON.escape(value, into: &out) } else { out += "null".utf8 }
+    }
+
+    package mutating func int(_ key: StaticString, _ value: Int64, _ out: inout [UInt8]) {
+        self.key(key, &out)
+        out += String(value).utf8
+    }
+
+    package mutating func bool(_ key: StaticString, _ value: Bool?, _ out: inout [UInt8]) {
+        self.key(key, &out)
+        out += (value.map { $0 ? "true" : "false" } ?? "null").utf8
+    }
+
+    package mutating func value(_ key: StaticString, _ value: JSON, _ out: inout [UInt8]) {
+        self.key(key, &out)
+        value.appendCompact(to: &out)
+    }
+
+    package func end(_ out: inout [UInt8]) { out.append(UInt8(ascii: "}")) }
 }
