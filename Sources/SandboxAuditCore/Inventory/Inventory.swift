@@ -4,11 +4,11 @@ import SandboxAuditSystem
 /// One entry with its zone and verdicts: the model every output is built from. A class, so
 /// that the rules' passes over hundreds of thousands of entries share rather than copy them.
 public final class InventoryEntry: Sendable {
+    /// The nearest path carrying the exclude attribute: the entry itself or its closest marked
+    /// ancestor. Nil when not excluded. (Stored first: the object is 16 bytes smaller.)
+    package let excludedBy: ContainerPath?
     package let entry: WalkEntry
     package let zone: Zone
-    /// The nearest path carrying the exclude attribute: the entry itself or its closest marked
-    /// ancestor. Nil when not excluded.
-    package let excludedBy: ContainerPath?
     /// False for the second and later paths of a hard-linked file, and for system entries:
     /// their bytes are not added to any total.
     package let countsInTotals: Bool
