@@ -135,3 +135,25 @@ final class WalkTests: XCTestCase {
         }
     }
 }
+
+extension WalkTests {
+    /// `index(of:before:)` finds what `index(of:)` finds, from any later position, near or
+    /// far, and nothing for a path the inventory does not list.
+    func testIndexBeforeAPositionAgreesWithTheWholeSearch() throws {
+        let dir = try TempDir()
+        let root = dir.sub("container")
+        try Fixture.container(at: root)
+        for name in ["a.sqlite", "a.sqlite-shm", "a.sqlite-wal", "a.sqlite.bak", "b", "b.realm", "b.realm.lock", "z"] {
+            try Fixture.file(root + "/Documents/" + name, size: 10)
+        }
+        for i in 0..<40 { try Fixture.file(root + "/Library/Caches/f\(i)", size: 1) }
+        let inventory = try Audit.inventory(of: root)
+        let n = inventory.entries.count
+        for (i, e) in inventory.entries.enumerated() {
+            XCTAssertEqual(inventory.index(of: e.path), i)
+            for limit in (i + 1)...n { XCTAssertEqual(inventory.index(of: e.path, before: limit), i, "\(e.path) before \(limit)") }
+        }
+        let absent = ContainerPath("Documents/a.sqlite-journal")
+        for limit in 0...n { XCTAssertNil(inventory.index(of: absent, before: limit)) }
+    }
+}
