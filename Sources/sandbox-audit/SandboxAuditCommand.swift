@@ -18,7 +18,12 @@ struct SandboxAuditCommand: ParsableCommand {
 
 /// Writes to standard output without Swift's print buffering surprises on large outputs.
 func emit(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
+    // Written from the string's own bytes: a large report is not copied once more.
+    var text = text
+    text.withUTF8 { bytes in
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
+    }
 }
 
 extension ColorMode: ExpressibleByArgument {}

@@ -73,6 +73,6 @@ extension ComparisonReport {
             ("removed", paths(c.removed)),
             ("newFindings", findings(c.newFindings)),
             ("fixedFindings", findings(c.fixedFindings)),
-        ]).pretty + "\n"
+        ]).prettyLine
     }
 }

@@ -132,7 +132,7 @@ public enum JSONReport {
             ("budgets", .array(result.budgets.map { budget($0, owners: result.context.owners) })),
             ("baseline", result.comparison.map { comparison($0, suppressed: summary.baselineFindings, owners: result.context.owners) } ?? .null),
             ("backupComparison", result.backupComparison.map(BackupComparisonReport.json) ?? .null),
-            ("findings", .array(result.findings.map { finding($0, owner: OwnerReport.owner(result, $0)) })),
+            ("findings", .elements(count: result.findings.count) { finding(result.findings[$0], owner: OwnerReport.owner(result, result.findings[$0])) }),
             ("summary", .object([
                 ("error", .int(Int64(summary.errors))),
                 ("warning", .int(Int64(summary.warnings))),

@@ -34,10 +34,10 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
         TextReport(useColor: $1.color, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete).render($0)
     }
     public static let json = ReportFormat("json", documentation: "json-json", incompleteMarker: "\"complete\": false") {
-        JSONReport.scan($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete).pretty + "\n"
+        JSONReport.scan($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete).prettyLine
     }
     public static let sarif = ReportFormat("sarif", documentation: "sarif-210-sarif", incompleteMarker: "\"executionSuccessful\": false") { r, _ in
-        SARIFReport.render(r).pretty + "\n"
+        SARIFReport.render(r).prettyLine
     }
     public static let junit = ReportFormat("junit", documentation: "junit-xml-junit", incompleteMarker: "INCOMPLETE SCAN:") {
         JUnitReport.render($0, failOn: $1.failOn, warnings: $1.junitWarnings, allowIncomplete: $1.allowIncomplete)

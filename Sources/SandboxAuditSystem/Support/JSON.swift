@@ -11,6 +11,9 @@ public indirect enum JSON: Sendable {
     case null
     case array([JSON])
     case object([(String, JSON)])
+    /// An array whose elements are made one at a time while it is written, each let go once
+    /// written: a report of tens of thousands of findings never holds them all as values.
+    case elements(count: Int, element: @Sendable (Int) -> JSON)
 
     package static func optional(_ s: String?) -> JSON { s.map { .string($0) } ?? .null }
     package static func optional(_ b: Bool?) -> JSON { b.map { .bool($0) } ?? .null }
@@ -35,6 +38,15 @@ public indirect enum JSON: Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// `pretty` and a newline, made once (a report of a large container is tens of megabytes:
+    /// not copied again to add the newline).
+    package var prettyLine: String {
+        var out: [UInt8] = []
+        write(into: &out, indent: 2, level: 0)
+        out.append(UInt8(ascii: "\n"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
     private func write(into out: inout [UInt8], indent: Int?, level: Int) {
         switch self {
         case .string(let s): JSON.escape(s, into: &out)
@@ -43,32 +55,38 @@ public indirect enum JSON: Sendable {
         case .bool(let b): out += (b ? "true" : "false").utf8
         case .null: out += "null".utf8
         case .array(let items):
-            if items.isEmpty { out += "[]".utf8; return }
-            out.append(UInt8(ascii: "["))
-            for (i, item) in items.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                newline(&out, indent, level + 1)
-                item.write(into: &out, indent: indent, level: level + 1)
-            }
-            newline(&out, indent, level)
-            out.append(UInt8(ascii: "]"))
+            JSON.writeArray(count: items.count, { items[$0] }, into: &out, indent: indent, level: level)
+        case .elements(let count, let element):
+            JSON.writeArray(count: count, element, into: &out, indent: indent, level: level)
         case .object(let fields):
             if fields.isEmpty { out += "{}".utf8; return }
             out.append(UInt8(ascii: "{"))
             for (i, (key, value)) in fields.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                newline(&out, indent, level + 1)
+                JSON.newline(&out, indent, level + 1)
                 JSON.escape(key, into: &out)
                 out.append(UInt8(ascii: ":"))
                 if indent != nil { out.append(UInt8(ascii: " ")) }
                 value.write(into: &out, indent: indent, level: level + 1)
             }
-            newline(&out, indent, level)
+            JSON.newline(&out, indent, level)
             out.append(UInt8(ascii: "}"))
         }
     }
 
-    private func newline(_ out: inout [UInt8], _ indent: Int?, _ level: Int) {
+    private static func writeArray(count: Int, _ item: (Int) -> JSON, into out: inout [UInt8], indent: Int?, level: Int) {
+        if count == 0 { out += "[]".utf8; return }
+        out.append(UInt8(ascii: "["))
+        for i in 0..<count {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            JSON.newline(&out, indent, level + 1)
+            item(i).write(into: &out, indent: indent, level: level + 1)
+        }
+        JSON.newline(&out, indent, level)
+        out.append(UInt8(ascii: "]"))
+    }
+
+    private static func newline(_ out: inout [UInt8], _ indent: Int?, _ level: Int) {
         guard let indent else { return }
         out.append(UInt8(ascii: "\n"))
         out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * level))

@@ -211,7 +211,7 @@ struct Scan: ParsableCommand {
             try Audit.run(try containers.input(path), selection: try containers.selection(policy), policy: policy, baseline: previous, againstBackup: againstBackup)
         }
         keptUntilExit = result
-        let baselineText = writeBaseline.map { _ in Baseline(result).json.pretty + "\n" }
+        let baselineText = writeBaseline.map { _ in Baseline(result).json.prettyLine }
         if let target = writeBaseline, let baselineText, target != "-" {
             try AtomicFile.write(Array(baselineText.utf8), to: target, overwrite: force)
         }

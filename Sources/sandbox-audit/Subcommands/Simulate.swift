@@ -70,7 +70,7 @@ struct SimulateCommand: ParsableCommand {
         let events = event == .all ? SimulatedEvent.allCases : [SimulatedEvent(rawValue: event.rawValue)!]
         let run = try SimulationRun(inventories, events: events, policy: policy, into: into, verify: verify)
         switch format {
-        case .json: emit(SimulationReport.json(run).pretty + "\n")
+        case .json: emit(SimulationReport.json(run).prettyLine)
         case .text: emit(SimulationReport.text(run))
         }
         if run.failedVerification { throw ExitCode(1) }
