@@ -69,10 +69,13 @@ extension ArchiveWalk {
 
         /// The path's position, and whether the archive stored it before.
         package mutating func number(_ path: [UInt8]) -> (position: Int, repeated: Bool) {
-            let key = ContainerPath(bytes: path)
-            if let known = positions[key] { return (known, true) }
-            positions[key] = positions.count
-            return (positions.count - 1, false)
+            // One hash for a new path (nearly all of them); a repeated one gets its first back.
+            let next = positions.count
+            if let known = positions.updateValue(next, forKey: ContainerPath(bytes: path)) {
+                positions[ContainerPath(bytes: path)] = known
+                return (known, true)
+            }
+            return (next, false)
         }
 
         func position(of path: ContainerPath) -> Int? { positions[path] }

@@ -89,8 +89,15 @@ public indirect enum JSON: Sendable {
     private static func newline(_ out: inout [UInt8], _ indent: Int?, _ level: Int) {
         guard let indent else { return }
         out.append(UInt8(ascii: "\n"))
-        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * level))
+        let width = indent * level
+        if width <= spaces.count {
+            spaces.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<width])) }
+        } else {
+            out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: width))
+        }
     }
+
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
 
     /// Escapes a string into the buffer, byte by byte: `"`, `\\`, control characters, DEL and
     /// U+2028/U+2029 (for JavaScript readers); everything else is copied as UTF-8.
