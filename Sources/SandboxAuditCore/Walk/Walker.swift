@@ -87,13 +87,22 @@ struct Walker {
             local.progress.flush(folder: "")
             shared.store(local, at: worker)
         }
-        // Each worker's entries are let go once copied: at most one worker's are held twice.
-        var parts = shared.take(leaving: WalkResult())
-        result.entries.reserveCapacity(result.entries.count + parts.reduce(0) { $0 + $1.entries.count })
-        for i in parts.indices {
-            let part = parts[i]
-            parts[i] = WalkResult()
-            result.entries += part.entries
+        // The workers' entries are copied into one array on as many cores, then let go.
+        let parts = shared.take(leaving: WalkResult())
+        var starts = [result.entries.count]
+        for part in parts { starts.append(starts[starts.count - 1] + part.entries.count) }
+        let top = result.entries
+        result.entries = [WalkEntry](unsafeUninitializedCapacity: starts[parts.count]) { buffer, count in
+            let base = buffer.baseAddress
+            top.withUnsafeBufferPointer { if let b = base, let t = $0.baseAddress { b.initialize(from: t, count: $0.count) } }
+            DispatchQueue.concurrentPerform(iterations: parts.count) { w in
+                parts[w].entries.withUnsafeBufferPointer { src in
+                    if let b = base, let s = src.baseAddress { (b + starts[w]).initialize(from: s, count: src.count) }
+                }
+            }
+            count = starts[parts.count]
+        }
+        for part in parts {
             result.problems += part.problems
             result.unmatchedSidecars.merge(part.unmatchedSidecars) { a, b in Sidecar(marks: a.marks + b.marks, size: a.size + b.size) }
             result.sidecarCount += part.sidecarCount
