@@ -50,3 +50,17 @@ final class ReportFormatTests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("formats: " + ReportFormat.allCases.map(\.rawValue).joined(separator: ", ")), bad.stderr)
     }
 }
+
+extension ReportFormatTests {
+    /// A JSON document streamed in small parts is, put together, the document printed whole,
+    /// and no part but the last waits for more than an element past the chunk size.
+    func testStreamedJSONIsThePrintedDocument() {
+        let items: [JSON] = (0..<500).map { i in .object([("i", .int(Int64(i))), ("name", .string("entry \"\(i)\"\n")), ("ok", .optional(i % 2 == 0 ? true : nil))]) }
+        let document = JSON.object([("a", .array(items)), ("b", .elements(count: 300) { .int(Int64($0)) }), ("c", .array([]))])
+        var parts: [[UInt8]] = []
+        document.writePrettyLine(chunk: 256) { parts.append($0) }
+        XCTAssertGreaterThan(parts.count, 10)
+        XCTAssertEqual(String(decoding: parts.flatMap { $0 }, as: UTF8.self), document.prettyLine)
+        XCTAssertTrue(parts.dropLast().allSatisfy { $0.count >= 256 && $0.count < 256 + 200 })
+    }
+}

@@ -17,6 +17,8 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     /// how it shows that part of the container was not read.
     public let incompleteMarker: String
     let printer: @Sendable (AuditResult, Options) -> String
+    /// For a JSON format: the document, which `write` streams.
+    let document: (@Sendable (AuditResult, Options) -> JSON)?
 
     init(_ name: String, help: String? = nil, documentation: String, incompleteMarker: String,
          printer: @escaping @Sendable (AuditResult, Options) -> String) {
@@ -25,6 +27,17 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
         self.documentation = documentation
         self.incompleteMarker = incompleteMarker
         self.printer = printer
+        self.document = nil
+    }
+
+    /// A JSON format: printed as `document`'s indented form and a newline.
+    init(_ name: String, documentation: String, incompleteMarker: String, document: @escaping @Sendable (AuditResult, Options) -> JSON) {
+        self.rawValue = name
+        self.help = nil
+        self.documentation = documentation
+        self.incompleteMarker = incompleteMarker
+        self.printer = { document($0, $1).prettyLine }
+        self.document = document
     }
 
     /// Every format, in the order help and errors list them.
@@ -33,12 +46,12 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     public static let text = ReportFormat("text", documentation: "text-text", incompleteMarker: "INCOMPLETE SCAN:") {
         TextReport(useColor: $1.color, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete).render($0)
     }
-    public static let json = ReportFormat("json", documentation: "json-json", incompleteMarker: "\"complete\": false") {
-        JSONReport.scan($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete).prettyLine
-    }
-    public static let sarif = ReportFormat("sarif", documentation: "sarif-210-sarif", incompleteMarker: "\"executionSuccessful\": false") { r, _ in
-        SARIFReport.render(r).prettyLine
-    }
+    public static let json = ReportFormat("json", documentation: "json-json", incompleteMarker: "\"complete\": false", document: {
+        JSONReport.scan($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete)
+    })
+    public static let sarif = ReportFormat("sarif", documentation: "sarif-210-sarif", incompleteMarker: "\"executionSuccessful\": false", document: { r, _ in
+        SARIFReport.render(r)
+    })
     public static let junit = ReportFormat("junit", documentation: "junit-xml-junit", incompleteMarker: "INCOMPLETE SCAN:") {
         JUnitReport.render($0, failOn: $1.failOn, warnings: $1.junitWarnings, allowIncomplete: $1.allowIncomplete)
     }
@@ -93,4 +106,14 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     }
 
     public func render(_ result: AuditResult, _ options: Options) -> String { printer(result, options) }
+
+    /// `render`'s bytes handed to `sink` as they are made: a JSON format in parts of about a
+    /// megabyte (a large container's report is never held whole), the others at once.
+    public func write(_ result: AuditResult, _ options: Options, to sink: ([UInt8]) -> Void) {
+        if let document {
+            document(result, options).writePrettyLine(to: sink)
+        } else {
+            sink(Array(render(result, options).utf8))
+        }
+    }
 }

@@ -47,7 +47,24 @@ public indirect enum JSON: Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private func write(into out: inout [UInt8], indent: Int?, level: Int) {
+    /// `prettyLine` handed to `sink` a part of about `chunk` bytes at a time, as it is made:
+    /// a report tens of megabytes long is never held whole.
+    package func writePrettyLine(chunk: Int = 1 << 20, to sink: ([UInt8]) -> Void) {
+        var out: [UInt8] = []
+        out.reserveCapacity(chunk + chunk / 4)
+        withoutActuallyEscaping(sink) { sink in
+            write(into: &out, indent: 2, level: 0) { out in
+                guard out.count >= chunk else { return }
+                sink(out)
+                out.removeAll(keepingCapacity: true)
+            }
+            out.append(UInt8(ascii: "\n"))
+            sink(out)
+        }
+    }
+
+    /// `flush` is offered the buffer after each element of an array.
+    private func write(into out: inout [UInt8], indent: Int?, level: Int, flush: ((inout [UInt8]) -> Void)? = nil) {
         switch self {
         case .string(let s): JSON.escape(s, into: &out)
         case .int(let i): out += String(i).utf8
@@ -55,9 +72,9 @@ public indirect enum JSON: Sendable {
         case .bool(let b): out += (b ? "true" : "false").utf8
         case .null: out += "null".utf8
         case .array(let items):
-            JSON.writeArray(count: items.count, { items[$0] }, into: &out, indent: indent, level: level)
+            JSON.writeArray(count: items.count, { items[$0] }, into: &out, indent: indent, level: level, flush: flush)
         case .elements(let count, let element):
-            JSON.writeArray(count: count, element, into: &out, indent: indent, level: level)
+            JSON.writeArray(count: count, element, into: &out, indent: indent, level: level, flush: flush)
         case .object(let fields):
             if fields.isEmpty { out += "{}".utf8; return }
             out.append(UInt8(ascii: "{"))
@@ -67,20 +84,22 @@ public indirect enum JSON: Sendable {
                 JSON.escape(key, into: &out)
                 out.append(UInt8(ascii: ":"))
                 if indent != nil { out.append(UInt8(ascii: " ")) }
-                value.write(into: &out, indent: indent, level: level + 1)
+                value.write(into: &out, indent: indent, level: level + 1, flush: flush)
             }
             JSON.newline(&out, indent, level)
             out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeArray(count: Int, _ item: (Int) -> JSON, into out: inout [UInt8], indent: Int?, level: Int) {
+    private static func writeArray(count: Int, _ item: (Int) -> JSON, into out: inout [UInt8], indent: Int?, level: Int,
+                                   flush: ((inout [UInt8]) -> Void)?) {
         if count == 0 { out += "[]".utf8; return }
         out.append(UInt8(ascii: "["))
         for i in 0..<count {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             JSON.newline(&out, indent, level + 1)
-            item(i).write(into: &out, indent: indent, level: level + 1)
+            item(i).write(into: &out, indent: indent, level: level + 1, flush: flush)
+            flush?(&out)
         }
         JSON.newline(&out, indent, level)
         out.append(UInt8(ascii: "]"))

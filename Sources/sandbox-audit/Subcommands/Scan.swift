@@ -225,7 +225,9 @@ struct Scan: ParsableCommand {
         if baselineToStandardOutput, let baselineText {
             emit(baselineText)
         } else {
-            emit(console.render(result, .init(failOn: failLevel, color: colorWanted(color), pathPrefix: prefix, junitWarnings: junitWarnings, allowIncomplete: allowIncomplete)))
+            console.write(result, .init(failOn: failLevel, color: colorWanted(color), pathPrefix: prefix, junitWarnings: junitWarnings, allowIncomplete: allowIncomplete)) {
+                FileHandle.standardOutput.write(Data($0))
+            }
         }
         if console == .github, let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
             appendJobSummary(MarkdownReport.render(result, failOn: failLevel, allowIncomplete: allowIncomplete), to: summary)
