@@ -22,9 +22,10 @@ package final class BackupSource: Sendable {
     package let folder: BackupFolder
     let domain: String
     let cipher: (any BackupCipher)?
-    let files: [ContainerPath: Stored]
+    /// Every path of the domain's walk; a file whose bytes can be looked for with where they are.
+    let files: [ContainerPath: Stored?]
 
-    init(folder: BackupFolder, domain: String, cipher: (any BackupCipher)?, files: [ContainerPath: Stored]) {
+    init(folder: BackupFolder, domain: String, cipher: (any BackupCipher)?, files: [ContainerPath: Stored?]) {
         self.folder = folder
         self.domain = domain
         self.cipher = cipher
@@ -33,7 +34,7 @@ package final class BackupSource: Sendable {
 
     /// True when the backup lists `path` as a file but holds no bytes for it.
     package func lacksBytes(_ path: ContainerPath) -> Bool {
-        guard let stored = files[path] else { return false }
+        guard let stored = files[path] ?? nil else { return false }
         switch open(stored) {
         case .failure(let f): return f.absent
         case .success(let opened): opened.fd.close()
@@ -44,7 +45,7 @@ package final class BackupSource: Sendable {
     /// Up to `limit` bytes from the start of the file at `path` (relative to the domain root).
     /// Encrypted, only the AES blocks that hold them are read and decrypted.
     func read(_ path: ContainerPath, limit: Int) -> Result<[UInt8], Failure> {
-        guard let stored = files[path] else {
+        guard let stored = files[path] ?? nil else {
             return .failure(Failure(reason: "the backup lists no file at this path with bytes to read", absent: false))
         }
         let name = Self.name(stored)

@@ -116,20 +116,32 @@ struct MBFileReader {
     /// True when every object reachable from the top is one this reader reads as Foundation
     /// does, and every dictionary's keys are strings.
     private func allSupported() -> Bool {
-        var seen = [Bool](repeating: false, count: count)
-        var pending = [top]
-        pending.reserveCapacity(count)
+        // The walk's tables on the stack when they are small (a blob of a few dozen objects).
+        withUnsafeTemporaryAllocation(of: Bool.self, capacity: count) { seen in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { pending in
+                seen.initialize(repeating: false)
+                return allSupported(seen: seen, pending: pending)
+            }
+        }
+    }
+
+    private func allSupported(seen: UnsafeMutableBufferPointer<Bool>, pending: UnsafeMutableBufferPointer<Int>) -> Bool {
+        // Each object is pending at most once.
+        var waiting = 1
+        pending[0] = top
         seen[top] = true
         func visit(_ child: Int) -> Bool {
             guard child < count else { return false }
             if !seen[child] {
                 seen[child] = true
-                pending.append(child)
+                pending[waiting] = child
+                waiting += 1
             }
             return true
         }
-        while let object = pending.popLast() {
-            switch kind(object) {
+        while waiting > 0 {
+            waiting -= 1
+            switch kind(pending[waiting]) {
             case .unsupported: return false
             case .array(let refs, let n):
                 for k in 0..<n where !visit(reference(refs, k)) { return false }

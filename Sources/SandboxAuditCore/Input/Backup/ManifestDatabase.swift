@@ -5,17 +5,19 @@ import GRDBSQLite
 import SandboxAuditSystem
 
 /// One row of `Manifest.db`'s `Files` table (`fileID TEXT PRIMARY KEY, domain TEXT,
-/// relativePath TEXT, flags INTEGER, file BLOB`), its blob left undecoded.
+/// relativePath TEXT, flags INTEGER, file BLOB`), as `ManifestDatabase.forEachRow` reads it; its
+/// blob is handed beside it.
 struct ManifestRow: Sendable {
     var fileID: String
-    var domain: String
+    /// Which of the domains asked for (their index).
+    var domain: Int
     /// The column's exact bytes (read as a blob): a NUL or bytes that are not UTF-8 are kept.
     var relativePath: [UInt8]
     /// 1 file, 2 directory, 4 symlink.
     var flags: Int64
-    /// The MBFile blob; nil when the row has none, or one over `MBFile.maximumBlobSize`
-    /// (`blobSize` then says how large).
-    var file: [UInt8]?
+    /// Where the MBFile blob lies in its batch's bytes; nil when the row has none, or one over
+    /// `MBFile.maximumBlobSize` (`blobSize` then says how large).
+    var blob: Range<Int>?
     var blobSize: Int64
 }
 
@@ -97,7 +99,7 @@ final class ManifestDatabase {
         let pages = ManifestPages(label: label, length: Int64(length), readStored: readStored, close: { file.descriptor.close() })
         self.pages = pages
         var notes: [String] = []
-        try Self.applyJournals(folder, label: label, encrypted: folder.isEncrypted, pages, notes: &notes)
+        Self.applyJournals(folder, label: label, encrypted: folder.isEncrypted, pages, notes: &notes)
         // Text is read as its bytes (relativePath): they are UTF-8 only in a UTF-8 database.
         let header = try pages.header()
         if header.count >= 60, header[56] == 0, header[57] == 0, header[58] == 0, header[59] == 2 || header[59] == 3 {
@@ -184,10 +186,18 @@ final class ManifestDatabase {
         return domains
     }
 
-    /// Hands each row of `domains` to `body` as it is read, in no particular order. Text columns
-    /// that are not text are read as text, `relativePath` as its bytes, and flags as an integer
-    /// (every column is cast in SQL first); a blob over `MBFile.maximumBlobSize` is not loaded.
-    func forEachRow(domains: [String], _ body: (ManifestRow) -> Void) throws {
+    /// Rows prepared at a time by `forEachRow`, and their blobs' bytes at most (plus one blob
+    /// of at most `MBFile.maximumBlobSize`).
+    static let batchRows = 1024
+    static let batchBytes = 1 << 20
+
+    /// Hands each row of `domains` to `body` in the order read (no particular one), after
+    /// `prepare` made of it, with its blob's bytes (nil when it has none), what `body` needs:
+    /// the rows of a batch are prepared on both cores, none held longer than its batch, their
+    /// blobs in one buffer. Text columns that are not text are read as text, `relativePath` as
+    /// its bytes, and flags as an integer (every column is cast in SQL first); a blob over
+    /// `MBFile.maximumBlobSize` is not loaded.
+    func forEachRow<T>(domains: [String], prepare: (ManifestRow, UnsafeBufferPointer<UInt8>?) -> T, _ body: (T) -> Void) throws {
         guard !domains.isEmpty else { return }
         let marks = Array(repeating: "?", count: domains.count).joined(separator: ", ")
         let sql = """
@@ -195,11 +205,48 @@ final class ManifestDatabase {
                    CASE WHEN length(file) <= \(MBFile.maximumBlobSize) THEN CAST(file AS BLOB) END, length(file)
             FROM Files WHERE domain IN (\(marks))
             """
-        try query(sql, domains) { statement in
-            body(ManifestRow(fileID: Self.text(statement, 0) ?? "", domain: Self.text(statement, 1) ?? "",
-                             relativePath: Self.bytes(statement, 2) ?? [], flags: sqlite3_column_int64(statement, 3),
-                             file: Self.bytes(statement, 4), blobSize: sqlite3_column_int64(statement, 5)))
+        let names = domains.map { Array($0.utf8) }
+        var rows: [ManifestRow] = []
+        var blobs: [UInt8] = []
+        rows.reserveCapacity(Self.batchRows)
+        blobs.reserveCapacity(Self.batchBytes + MBFile.maximumBlobSize)
+        func flush() {
+            let n = rows.count
+            let prepared = [T](unsafeUninitializedCapacity: n) { buffer, count in
+                let base = buffer.baseAddress!
+                rows.withUnsafeBufferPointer { rows in
+                    blobs.withUnsafeBufferPointer { blobs in
+                        let halves = n >= 32 ? 2 : 1
+                        DispatchQueue.concurrentPerform(iterations: halves) { half in
+                            for i in (half == 0 ? 0 : n / 2)..<(half + 1 == halves ? n : n / 2) {
+                                (base + i).initialize(to: prepare(rows[i], rows[i].blob.map { UnsafeBufferPointer(rebasing: blobs[$0]) }))
+                            }
+                        }
+                    }
+                }
+                count = n
+            }
+            for item in prepared { body(item) }
+            rows.removeAll(keepingCapacity: true)
+            blobs.removeAll(keepingCapacity: true)
         }
+        try query(sql, domains) { statement in
+            // The domain is one of those asked for, byte for byte (the IN compares text).
+            let domainBytes = UnsafeRawBufferPointer(start: sqlite3_column_text(statement, 1), count: Int(sqlite3_column_bytes(statement, 1)))
+            guard let domain = names.firstIndex(where: { $0.elementsEqual(domainBytes) }) else { return }
+            var blob: Range<Int>?
+            if sqlite3_column_type(statement, 4) != SQLITE_NULL {
+                let start = blobs.count
+                if let bytes = sqlite3_column_blob(statement, 4) {
+                    blobs.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, 4))))
+                }
+                blob = start..<blobs.count
+            }
+            rows.append(ManifestRow(fileID: Self.text(statement, 0) ?? "", domain: domain, relativePath: Self.bytes(statement, 2) ?? [],
+                                    flags: sqlite3_column_int64(statement, 3), blob: blob, blobSize: sqlite3_column_int64(statement, 5)))
+            if rows.count == Self.batchRows || blobs.count >= Self.batchBytes { flush() }
+        }
+        if !rows.isEmpty { flush() }
     }
 
     /// Column `index` as bytes, copied once from SQLite's memory; nil for NULL.
@@ -209,43 +256,6 @@ final class ManifestDatabase {
         return [UInt8](UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, index))))
     }
 
-    /// Rows decoded at a time by `forEachDecodedRow`, and their blobs' bytes at most (plus one
-    /// blob of at most `MBFile.maximumBlobSize`).
-    static let decodeBatch = 1024
-    static let decodeBatchBytes = 1 << 20
-
-    /// `forEachRow`, each row handed with its blob decoded (`MBFile.decode`; nil when the row has
-    /// no blob): the rows of a batch are decoded on both cores while none is held longer than
-    /// its batch, then handed over in the order read.
-    func forEachDecodedRow(domains: [String], _ body: (ManifestRow, Result<MBFile, MBFile.Refusal>?) -> Void) throws {
-        var batch: [ManifestRow] = []
-        var bytes = 0
-        batch.reserveCapacity(Self.decodeBatch)
-        func flush() {
-            let n = batch.count
-            let decoded = [Result<MBFile, MBFile.Refusal>?](unsafeUninitializedCapacity: n) { buffer, count in
-                let base = buffer.baseAddress!
-                batch.withUnsafeBufferPointer { rows in
-                    let halves = n >= 32 ? 2 : 1
-                    DispatchQueue.concurrentPerform(iterations: halves) { half in
-                        for i in (half == 0 ? 0 : n / 2)..<(half + 1 == halves ? n : n / 2) {
-                            (base + i).initialize(to: rows[i].file.map(MBFile.decode))
-                        }
-                    }
-                }
-                count = n
-            }
-            for i in 0..<n { body(batch[i], decoded[i]) }
-            batch.removeAll(keepingCapacity: true)
-            bytes = 0
-        }
-        try forEachRow(domains: domains) { row in
-            batch.append(row)
-            bytes += row.file?.count ?? 0
-            if batch.count == Self.decodeBatch || bytes >= Self.decodeBatchBytes { flush() }
-        }
-        if !batch.isEmpty { flush() }
-    }
 }
 
 /// The SQLite steps a `Manifest.db` may cost, for the whole run: the progress handler spends
