@@ -192,12 +192,13 @@ final class ManifestDatabase {
     static let batchBytes = 1 << 20
 
     /// Hands each row of `domains` to `body` in the order read (no particular one), after
-    /// `prepare` made of it, with its blob's bytes (nil when it has none), what `body` needs:
-    /// the rows of a batch are prepared on both cores, none held longer than its batch, their
-    /// blobs in one buffer. Text columns that are not text are read as text, `relativePath` as
-    /// its bytes, and flags as an integer (every column is cast in SQL first); a blob over
+    /// `prepare` made of it, with its blob's bytes (nil when it has none), what `body` needs.
+    /// The rows are read in batches, their blobs in one buffer: while the next batch is read and
+    /// the last one handed to `body`, a batch is prepared on both cores; so at most three
+    /// batches are held. Text columns that are not text are read as text, `relativePath` as its
+    /// bytes, and flags as an integer (every column is cast in SQL first); a blob over
     /// `MBFile.maximumBlobSize` is not loaded.
-    func forEachRow<T>(domains: [String], prepare: (ManifestRow, UnsafeBufferPointer<UInt8>?) -> T, _ body: (T) -> Void) throws {
+    func forEachRow<T>(domains: [String], prepare: @escaping (ManifestRow, UnsafeBufferPointer<UInt8>?) -> T, _ body: (T) -> Void) throws {
         guard !domains.isEmpty else { return }
         let marks = Array(repeating: "?", count: domains.count).joined(separator: ", ")
         let sql = """
@@ -206,47 +207,47 @@ final class ManifestDatabase {
             FROM Files WHERE domain IN (\(marks))
             """
         let names = domains.map { Array($0.utf8) }
-        var rows: [ManifestRow] = []
-        var blobs: [UInt8] = []
-        rows.reserveCapacity(Self.batchRows)
-        blobs.reserveCapacity(Self.batchBytes + MBFile.maximumBlobSize)
-        func flush() {
-            let n = rows.count
-            let prepared = [T](unsafeUninitializedCapacity: n) { buffer, count in
-                let base = buffer.baseAddress!
-                rows.withUnsafeBufferPointer { rows in
-                    blobs.withUnsafeBufferPointer { blobs in
-                        let halves = n >= 32 ? 2 : 1
-                        DispatchQueue.concurrentPerform(iterations: halves) { half in
-                            for i in (half == 0 ? 0 : n / 2)..<(half + 1 == halves ? n : n / 2) {
-                                (base + i).initialize(to: prepare(rows[i], rows[i].blob.map { UnsafeBufferPointer(rebasing: blobs[$0]) }))
-                            }
-                        }
+        do {
+            let preparing = DispatchQueue(label: "Manifest.db rows")
+            var batch = RowBatch<T>(), inFlight: RowBatch<T>?, spare: RowBatch<T>?
+            let done = DispatchGroup()
+            // Every batch sent is prepared before this returns, even when reading fails.
+            defer { done.wait() }
+            func handOver() {
+                guard let last = inFlight else { return }
+                done.wait()
+                last.prepared.forEach(body)
+                last.clear()
+                spare = last
+                inFlight = nil
+            }
+            func send() {
+                let full = batch
+                batch = spare ?? RowBatch()
+                spare = nil
+                handOver()
+                preparing.async(group: done) { full.prepare(prepare) }
+                inFlight = full
+            }
+            try query(sql, domains) { statement in
+                // The domain is one of those asked for, byte for byte (the IN compares text).
+                let domainBytes = UnsafeRawBufferPointer(start: sqlite3_column_text(statement, 1), count: Int(sqlite3_column_bytes(statement, 1)))
+                guard let domain = names.firstIndex(where: { $0.elementsEqual(domainBytes) }) else { return }
+                var blob: Range<Int>?
+                if sqlite3_column_type(statement, 4) != SQLITE_NULL {
+                    let start = batch.blobs.count
+                    if let bytes = sqlite3_column_blob(statement, 4) {
+                        batch.blobs.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, 4))))
                     }
+                    blob = start..<batch.blobs.count
                 }
-                count = n
+                batch.rows.append(ManifestRow(fileID: Self.text(statement, 0) ?? "", domain: domain, relativePath: Self.bytes(statement, 2) ?? [],
+                                              flags: sqlite3_column_int64(statement, 3), blob: blob, blobSize: sqlite3_column_int64(statement, 5)))
+                if batch.rows.count == Self.batchRows || batch.blobs.count >= Self.batchBytes { send() }
             }
-            for item in prepared { body(item) }
-            rows.removeAll(keepingCapacity: true)
-            blobs.removeAll(keepingCapacity: true)
+            if !batch.rows.isEmpty { send() }
+            handOver()
         }
-        try query(sql, domains) { statement in
-            // The domain is one of those asked for, byte for byte (the IN compares text).
-            let domainBytes = UnsafeRawBufferPointer(start: sqlite3_column_text(statement, 1), count: Int(sqlite3_column_bytes(statement, 1)))
-            guard let domain = names.firstIndex(where: { $0.elementsEqual(domainBytes) }) else { return }
-            var blob: Range<Int>?
-            if sqlite3_column_type(statement, 4) != SQLITE_NULL {
-                let start = blobs.count
-                if let bytes = sqlite3_column_blob(statement, 4) {
-                    blobs.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, 4))))
-                }
-                blob = start..<blobs.count
-            }
-            rows.append(ManifestRow(fileID: Self.text(statement, 0) ?? "", domain: domain, relativePath: Self.bytes(statement, 2) ?? [],
-                                    flags: sqlite3_column_int64(statement, 3), blob: blob, blobSize: sqlite3_column_int64(statement, 5)))
-            if rows.count == Self.batchRows || blobs.count >= Self.batchBytes { flush() }
-        }
-        if !rows.isEmpty { flush() }
     }
 
     /// Column `index` as bytes, copied once from SQLite's memory; nil for NULL.
@@ -256,6 +257,43 @@ final class ManifestDatabase {
         return [UInt8](UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, index))))
     }
 
+}
+
+/// Rows of `Manifest.db` read together, their blobs in one buffer, and what was made of them.
+final class RowBatch<T>: @unchecked Sendable {
+    var rows: [ManifestRow] = []
+    var blobs: [UInt8] = []
+    private(set) var prepared: [T] = []
+
+    init() {
+        rows.reserveCapacity(ManifestDatabase.batchRows)
+        blobs.reserveCapacity(ManifestDatabase.batchBytes + MBFile.maximumBlobSize)
+    }
+
+    /// Prepares every row, the first half on one core and the second on another.
+    func prepare(_ prepare: (ManifestRow, UnsafeBufferPointer<UInt8>?) -> T) {
+        let n = rows.count
+        prepared = [T](unsafeUninitializedCapacity: n) { buffer, count in
+            let base = buffer.baseAddress!
+            rows.withUnsafeBufferPointer { rows in
+                blobs.withUnsafeBufferPointer { blobs in
+                    let halves = n >= 32 ? 2 : 1
+                    DispatchQueue.concurrentPerform(iterations: halves) { half in
+                        for i in (half == 0 ? 0 : n / 2)..<(half + 1 == halves ? n : n / 2) {
+                            (base + i).initialize(to: prepare(rows[i], rows[i].blob.map { UnsafeBufferPointer(rebasing: blobs[$0]) }))
+                        }
+                    }
+                }
+            }
+            count = n
+        }
+    }
+
+    func clear() {
+        rows.removeAll(keepingCapacity: true)
+        blobs.removeAll(keepingCapacity: true)
+        prepared = []
+    }
 }
 
 /// The SQLite steps a `Manifest.db` may cost, for the whole run: the progress handler spends
