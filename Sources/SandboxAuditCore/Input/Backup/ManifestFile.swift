@@ -46,15 +46,6 @@ struct ManifestFile {
             throw InputError("cannot read \(label): \(errorText(error.code).lowercased())")
         }
     }
-
-    /// Fills `buffer` from the start of the file.
-    func fill(_ buffer: UnsafeMutableRawBufferPointer) throws {
-        let n: Int
-        do { n = try descriptor.read(filling: buffer, at: 0) } catch {
-            throw InputError("cannot read \(label): \(errorText(error.code).lowercased())")
-        }
-        guard n == buffer.count else { throw InputError("cannot read \(label): it was cut to \(n) bytes while it was read") }
-    }
 }
 
 extension ManifestDatabase {
