@@ -142,9 +142,15 @@ package struct BackupWalk {
     static func unsafePath(_ path: [UInt8]) -> String? {
         if path.first == UInt8(ascii: "/") { return "is absolute" }
         if let nul = path.firstIndex(of: 0) { return "holds a NUL byte (at byte \(nul))" }
-        for component in path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
-            if component.elementsEqual("..".utf8) { return "leads out of the domain with .." }
-            if component.isEmpty || component.elementsEqual(".".utf8) { return "has an empty or . component" }
+        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        var start = 0
+        for end in 0...path.count where end == path.count || path[end] == slash {
+            switch end - start {
+            case 0: return "has an empty or . component"
+            case 1 where path[start] == dot: return "has an empty or . component"
+            case 2 where path[start] == dot && path[start + 1] == dot: return "leads out of the domain with .."
+            default: start = end + 1
+            }
         }
         return nil
     }
