@@ -21,7 +21,7 @@ package struct BackupWalk {
     private var walk = WalkResult()
     /// Every path taken, with where its bytes are for a file whose bytes can be looked for:
     /// one table, so that each row's path is hashed once.
-    private var paths: [ContainerPath: BackupSource.Stored?] = [:]
+    private var paths: [BackupSource.HashedPath: BackupSource.Stored?] = [:]
 
     init(domain: String, folder: BackupFolder, cipher: (any BackupCipher)?) {
         self.domain = domain
@@ -44,7 +44,8 @@ package struct BackupWalk {
         }
         let domain: Int
         let fileID: String
-        let path: ContainerPath
+        let key: BackupSource.HashedPath
+        var path: ContainerPath { key.path }
         let outcome: Outcome
     }
 
@@ -52,7 +53,7 @@ package struct BackupWalk {
     /// its entry made.
     static func prepare(_ row: ManifestRow, blob: UnsafeBufferPointer<UInt8>?) -> Prepared {
         func made(_ outcome: Prepared.Outcome) -> Prepared {
-            Prepared(domain: row.domain, fileID: row.fileID, path: ContainerPath(bytes: row.relativePath), outcome: outcome)
+            Prepared(domain: row.domain, fileID: row.fileID, key: .init(ContainerPath(bytes: row.relativePath)), outcome: outcome)
         }
         if row.relativePath.isEmpty { return made(.root) }
         if let why = Self.unsafePath(row.relativePath) { return made(.refused("its relativePath \(why): not read")) }
@@ -92,7 +93,7 @@ package struct BackupWalk {
                 problems.append("its fileID is not 40 hexadecimal digits: its bytes are not looked for")
             }
         }
-        return Prepared(domain: row.domain, fileID: row.fileID, path: path, outcome: .entry(entry, stored, problems: problems))
+        return Prepared(domain: row.domain, fileID: row.fileID, key: .init(path), outcome: .entry(entry, stored, problems: problems))
     }
 
     /// Adds one row of the domain, as `prepare` read it: a path another row already has is a
@@ -108,8 +109,8 @@ package struct BackupWalk {
         case .entry(_, let s, _): stored = s
         case .unread: break
         }
-        if let taken = paths.updateValue(stored, forKey: row.path) {
-            paths[row.path] = taken
+        if let taken = paths.updateValue(stored, forKey: row.key) {
+            paths[row.key] = taken
             return problem("another row of the domain has the same relativePath: this one is not read")
         }
         switch row.outcome {

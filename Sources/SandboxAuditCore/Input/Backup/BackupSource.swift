@@ -12,6 +12,20 @@ package final class BackupSource: Sendable {
         let encryptionKey: [UInt8]?
     }
 
+    /// A path with its hash computed once, where its row is read (on either core): the table of
+    /// a domain's paths then hashes an integer, and compares two paths only when their hashes
+    /// are equal.
+    struct HashedPath: Hashable, Sendable {
+        let path: ContainerPath
+        let hash: Int
+        init(_ path: ContainerPath) {
+            self.path = path
+            hash = path.hashValue
+        }
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+        static func == (a: HashedPath, b: HashedPath) -> Bool { a.hash == b.hash && a.path == b.path }
+    }
+
     /// Why bytes could not be read: a phrase for the scan's list of what it missed.
     struct Failure: Error, Sendable {
         let reason: String
@@ -23,9 +37,9 @@ package final class BackupSource: Sendable {
     let domain: String
     let cipher: (any BackupCipher)?
     /// Every path of the domain's walk; a file whose bytes can be looked for with where they are.
-    let files: [ContainerPath: Stored?]
+    let files: [HashedPath: Stored?]
 
-    init(folder: BackupFolder, domain: String, cipher: (any BackupCipher)?, files: [ContainerPath: Stored?]) {
+    init(folder: BackupFolder, domain: String, cipher: (any BackupCipher)?, files: [HashedPath: Stored?]) {
         self.folder = folder
         self.domain = domain
         self.cipher = cipher
@@ -34,7 +48,7 @@ package final class BackupSource: Sendable {
 
     /// True when the backup lists `path` as a file but holds no bytes for it.
     package func lacksBytes(_ path: ContainerPath) -> Bool {
-        guard let stored = files[path] ?? nil else { return false }
+        guard let stored = files[HashedPath(path)] ?? nil else { return false }
         switch open(stored) {
         case .failure(let f): return f.absent
         case .success(let opened): opened.fd.close()
@@ -45,7 +59,7 @@ package final class BackupSource: Sendable {
     /// Up to `limit` bytes from the start of the file at `path` (relative to the domain root).
     /// Encrypted, only the AES blocks that hold them are read and decrypted.
     func read(_ path: ContainerPath, limit: Int) -> Result<[UInt8], Failure> {
-        guard let stored = files[path] ?? nil else {
+        guard let stored = files[HashedPath(path)] ?? nil else {
             return .failure(Failure(reason: "the backup lists no file at this path with bytes to read", absent: false))
         }
         let name = Self.name(stored)

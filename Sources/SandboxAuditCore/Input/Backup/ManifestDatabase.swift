@@ -209,24 +209,27 @@ final class ManifestDatabase {
         let names = domains.map { Array($0.utf8) }
         do {
             let preparing = DispatchQueue(label: "Manifest.db rows")
-            var batch = RowBatch<T>(), inFlight: RowBatch<T>?, spare: RowBatch<T>?
-            let done = DispatchGroup()
+            let all = DispatchGroup()
             // Every batch sent is prepared before this returns, even when reading fails.
-            defer { done.wait() }
-            func handOver() {
-                guard let last = inFlight else { return }
-                done.wait()
-                last.prepared.forEach(body)
-                last.clear()
-                spare = last
-                inFlight = nil
+            defer { all.wait() }
+            var batch = RowBatch<T>(), inFlight: RowBatch<T>?, spare: RowBatch<T>?
+            func handOver(_ prepared: RowBatch<T>) {
+                prepared.done.wait()
+                prepared.prepared.forEach(body)
+                prepared.clear()
+                spare = prepared
             }
+            // The full batch is prepared while the one before it is handed over and the next read.
             func send() {
                 let full = batch
+                full.done.enter()
+                preparing.async(group: all) {
+                    full.prepare(prepare)
+                    full.done.leave()
+                }
                 batch = spare ?? RowBatch()
                 spare = nil
-                handOver()
-                preparing.async(group: done) { full.prepare(prepare) }
+                if let previous = inFlight { handOver(previous) }
                 inFlight = full
             }
             try query(sql, domains) { statement in
@@ -246,7 +249,7 @@ final class ManifestDatabase {
                 if batch.rows.count == Self.batchRows || batch.blobs.count >= Self.batchBytes { send() }
             }
             if !batch.rows.isEmpty { send() }
-            handOver()
+            if let last = inFlight { handOver(last) }
         }
     }
 
@@ -264,6 +267,8 @@ final class RowBatch<T>: @unchecked Sendable {
     var rows: [ManifestRow] = []
     var blobs: [UInt8] = []
     private(set) var prepared: [T] = []
+    /// Left once `prepared` is made.
+    let done = DispatchGroup()
 
     init() {
         rows.reserveCapacity(ManifestDatabase.batchRows)
