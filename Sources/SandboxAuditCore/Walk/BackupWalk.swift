@@ -19,9 +19,10 @@ package struct BackupWalk {
     let folder: BackupFolder
     let cipher: (any BackupCipher)?
     private var walk = WalkResult()
-    /// Every path taken, with where its bytes are for a file whose bytes can be looked for:
-    /// one table, so that each row's path is hashed once.
-    private var paths: [BackupSource.HashedPath: BackupSource.Stored?] = [:]
+    /// Every path taken, with the index in `stored` of where its bytes are for a file whose
+    /// bytes can be looked for (else -1): one table, so that each row's path is hashed once.
+    private var paths: [BackupSource.HashedPath: Int32] = [:]
+    private var stored: [BackupSource.Stored] = []
 
     init(domain: String, folder: BackupFolder, cipher: (any BackupCipher)?) {
         self.domain = domain
@@ -87,8 +88,8 @@ package struct BackupWalk {
             protectionClass: ProtectionClass(recorded: mb.protectionClass))
         var stored: BackupSource.Stored?
         if kind == .file {
-            if BackupFolder.isFileID(row.fileID) {
-                stored = BackupSource.Stored(fileID: row.fileID, size: size, encryptionKey: mb.encryptionKey)
+            if let id = BackupSource.FileID(row.fileID) {
+                stored = BackupSource.Stored(fileID: id, size: size, encryptionKey: mb.encryptionKey)
             } else {
                 problems.append("its fileID is not 40 hexadecimal digits: its bytes are not looked for")
             }
@@ -102,17 +103,18 @@ package struct BackupWalk {
         func problem(_ reason: String) {
             walk.problems.append(WalkProblem(path: row.path, operation: Self.rowOperation + " " + row.fileID.prefix(40), reason: reason))
         }
-        var stored: BackupSource.Stored?
+        var file: BackupSource.Stored?
         switch row.outcome {
         case .root: return
         case .refused(let why): return problem(why)
-        case .entry(_, let s, _): stored = s
+        case .entry(_, let s, _): file = s
         case .unread: break
         }
-        if let taken = paths.updateValue(stored, forKey: row.key) {
+        if let taken = paths.updateValue(file == nil ? -1 : Int32(stored.count), forKey: row.key) {
             paths[row.key] = taken
             return problem("another row of the domain has the same relativePath: this one is not read")
         }
+        if let file { stored.append(file) }
         switch row.outcome {
         case .unread(let why): problem(why)
         case .entry(let entry, _, let problems):
@@ -125,7 +127,7 @@ package struct BackupWalk {
     /// The walk, with the first bytes of the files the rules want them of.
     func finish() -> (walk: WalkResult, source: BackupSource) {
         var walk = walk
-        let source = BackupSource(folder: folder, domain: domain, cipher: cipher, files: paths)
+        let source = BackupSource(folder: folder, domain: domain, cipher: cipher, paths: paths, stored: stored)
         for i in walk.entries.indices where walk.entries[i].kind == .file {
             let e = walk.entries[i]
             let wanted = StoreSignature.headerLength(e.path, size: e.size)
