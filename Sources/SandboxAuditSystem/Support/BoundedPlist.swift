@@ -65,16 +65,24 @@ package enum BoundedPlist {
     /// Checks structure and cost; returns the format or throws a `Refusal`.
     @discardableResult
     package static func check(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) throws -> Format {
+        try bytes.withUnsafeBufferPointer { try check($0, maximumSize: maximumSize) }
+    }
+
+    /// `check` of bytes held elsewhere; a binary plist is checked without allocating anything
+    /// for one of a few hundred objects.
+    @discardableResult
+    package static func check(_ bytes: UnsafeBufferPointer<UInt8>, maximumSize: Int = defaultMaximumSize) throws -> Format {
         guard bytes.count <= maximumSize else {
             throw Refusal("property list of \(bytes.count) bytes is over the \(maximumSize)-byte limit")
         }
-        if bytes.starts(with: Array("bplist".utf8)) {
-            guard bytes.starts(with: Array("bplist00".utf8)) else { throw Refusal("binary property list of an unsupported version") }
+        if bytes.starts(with: "bplist".utf8) {
+            guard bytes.starts(with: "bplist00".utf8) else { throw Refusal("binary property list of an unsupported version") }
             try checkBinary(bytes)
             return .binary
         }
-        if looksXML(bytes) {
-            try checkXML(bytes)
+        let copy = Array(bytes)
+        if looksXML(copy) {
+            try checkXML(copy)
             return .xml
         }
         throw Refusal("not a binary or XML property list")
@@ -149,18 +157,32 @@ package enum BoundedPlist {
             throw Refusal("binary property list offset table lies outside the file")
         }
         let count = Int(objectCount), table = Int(tableOffset)
-        let objectEnd = table
-        let maxObjects = maximumExpandedObjects(for: n), maxBytes = maximumExpandedBytes(for: n)
 
         // Iterative depth-first walk with memoised expanded sizes. state: 0 new, 1 on stack, 2 done.
-        var state = [UInt8](repeating: 0, count: count)
-        var expandedObjects = [Int](repeating: 0, count: count)
-        var expandedBytes = [Int](repeating: 0, count: count)
-        /// An object being walked: its references are `refCount` integers of `refSize` bytes at `refs`.
-        struct Frame { var object: Int; var refs: Int; var refCount: Int; var next: Int; var objects: Int; var bytes: Int }
-        var stack: [Frame] = []
-        stack.reserveCapacity(maximumDepth + 1)
+        // The walk's tables live on the stack when they are small (a Manifest.db row's blob).
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { state in
+            try withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * count) { expanded in
+                // An object is on the stack at most once, so it is never deeper than the objects.
+                try withUnsafeTemporaryAllocation(of: Frame.self, capacity: min(count, maximumDepth) + 1) { stack in
+                    state.initialize(repeating: 0)
+                    try walk(b, state: state, expanded: expanded, stack: stack, count: count, top: Int(top),
+                             offsetSize: offsetSize, refSize: refSize, table: table)
+                }
+            }
+        }
+    }
 
+    /// An object being walked: its references are `refCount` integers of `refSize` bytes at `refs`.
+    private struct Frame { var object: Int; var refs: Int; var refCount: Int; var next: Int; var objects: Int; var bytes: Int }
+
+    /// The walk of `checkBinary`: `expanded` holds an object's expanded objects at its index and
+    /// its expanded bytes at `count` + its index, once its `state` is 2.
+    private static func walk(_ b: UnsafeBufferPointer<UInt8>, state: UnsafeMutableBufferPointer<UInt8>, expanded: UnsafeMutableBufferPointer<Int>,
+                             stack: UnsafeMutableBufferPointer<Frame>, count: Int, top: Int, offsetSize: Int, refSize: Int, table: Int) throws {
+        let n = b.count
+        let objectCount = UInt64(count), tableOffset = UInt64(table)
+        let objectEnd = table
+        let maxObjects = maximumExpandedObjects(for: n), maxBytes = maximumExpandedBytes(for: n)
         func malformed(_ object: Int, _ what: String) -> Refusal { Refusal("binary property list object \(object) \(what)") }
 
         func open(_ object: Int) throws -> Frame {
@@ -212,10 +234,12 @@ package enum BoundedPlist {
             return Frame(object: object, refs: p, refCount: 0, next: 0, objects: 1, bytes: payload)
         }
 
-        let overLimit = Refusal("binary property list expands to more than \(maxObjects) objects or \(maxBytes) bytes (shared references)")
-        state[Int(top)] = 1
-        stack.append(try open(Int(top)))
-        while let i = stack.indices.last {
+        func overLimit() -> Refusal { Refusal("binary property list expands to more than \(maxObjects) objects or \(maxBytes) bytes (shared references)") }
+        state[top] = 1
+        stack[0] = try open(top)
+        var depth = 1
+        while depth > 0 {
+            let i = depth - 1
             if stack[i].next < stack[i].refCount {
                 let r = readUInt(b, stack[i].refs + stack[i].next * refSize, refSize)
                 guard r < objectCount else { throw malformed(stack[i].object, "refers to a missing object") }
@@ -223,25 +247,28 @@ package enum BoundedPlist {
                 stack[i].next += 1
                 switch state[child] {
                 case 2:
-                    stack[i].objects += expandedObjects[child]
-                    stack[i].bytes += expandedBytes[child]
-                    if stack[i].objects > maxObjects || stack[i].bytes > maxBytes { throw overLimit }
+                    stack[i].objects += expanded[child]
+                    stack[i].bytes += expanded[count + child]
+                    if stack[i].objects > maxObjects || stack[i].bytes > maxBytes { throw overLimit() }
                 case 1:
                     throw Refusal("binary property list contains a cycle")
                 default:
-                    guard stack.count < maximumDepth else { throw Refusal("binary property list nested more than \(maximumDepth) deep") }
+                    guard depth < maximumDepth else { throw Refusal("binary property list nested more than \(maximumDepth) deep") }
                     state[child] = 1
-                    stack.append(try open(child))
+                    stack[depth] = try open(child)
+                    depth += 1
                 }
             } else {
-                let done = stack.removeLast()
+                let done = stack[i]
+                depth -= 1
                 state[done.object] = 2
-                expandedObjects[done.object] = done.objects
-                expandedBytes[done.object] = done.bytes
-                if let parent = stack.indices.last {
+                expanded[done.object] = done.objects
+                expanded[count + done.object] = done.bytes
+                if depth > 0 {
+                    let parent = depth - 1
                     stack[parent].objects += done.objects
                     stack[parent].bytes += done.bytes
-                    if stack[parent].objects > maxObjects || stack[parent].bytes > maxBytes { throw overLimit }
+                    if stack[parent].objects > maxObjects || stack[parent].bytes > maxBytes { throw overLimit() }
                 }
             }
         }

@@ -87,24 +87,8 @@ struct BackupDecryption: BackupCipher {
                                                  outputByteCount: 32, unsafeUncheckedRounds: keybag.iterations)
     }
 
-    func manifestDatabase(size: Int, what: String, read: CiphertextRead, into out: UnsafeMutableRawBufferPointer) throws -> Int {
-        guard size % 16 == 0 else {
-            throw InputError("\(what): \(size) bytes of ciphertext, not a whole number of 16-byte AES blocks")
-        }
-        let key = SymmetricKey(data: manifestKey)
-        var done = 0
-        while done < size {
-            let count = min(Self.decryptionRun, size - done)
-            let plain = try Self.blocks(at: Int64(done), count: count, key: key, what: what, read: read)
-            plain.withUnsafeBytes { out.baseAddress!.advanced(by: done).copyMemory(from: $0.baseAddress!, byteCount: count) }
-            done += count
-        }
-        // PKCS#7 padding, removed when it is there. An SQLite file is a whole number of pages
-        // (512 bytes at least), so a ciphertext of such a length carries no padding at all.
-        guard size % 512 != 0, size > 0 else { return size }
-        let pad = Int(out[size - 1])
-        guard pad >= 1, pad <= 16, (size - pad..<size).allSatisfy({ Int(out[$0]) == pad }) else { return size }
-        return size - pad
+    func manifestDatabaseBlocks(at offset: Int64, count: Int, what: String, read: CiphertextRead) throws -> [UInt8] {
+        try Self.blocks(at: offset, count: count, key: SymmetricKey(data: manifestKey), what: what, read: read)
     }
 
     func file(encryptionKey: [UInt8], size: Int64, ciphertextSize: Int64, limit: Int, what: String, read: CiphertextRead) throws -> [UInt8] {
@@ -127,8 +111,6 @@ struct BackupDecryption: BackupCipher {
         return Array(plain.prefix(Int(wanted)))
     }
 
-    /// What `Manifest.db` is decrypted by at a time (1 MiB).
-    static let decryptionRun = 1 << 20
     /// One read of an encrypted file decrypts at most this (256 MiB); a rule asks for far less.
     static let maximumDecryptedRead = 256 << 20
 

@@ -143,7 +143,9 @@ package struct BackupFolder: Sendable {
 
     /// 40 hexadecimal digits: a SHA-1, as every fileID is.
     static func isFileID(_ s: String) -> Bool {
-        s.utf8.count == 40 && s.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) || (65...70).contains($0) }
+        func hex(_ c: UInt8) -> Bool { (48...57).contains(c) || (97...102).contains(c) || (65...70).contains(c) }
+        return s.utf8.withContiguousStorageIfAvailable { $0.count == 40 && $0.allSatisfy(hex) }
+            ?? (s.utf8.count == 40 && s.utf8.allSatisfy(hex))
     }
 
     /// The apps the backup holds, for an error: Info.plist "Installed Applications" and the

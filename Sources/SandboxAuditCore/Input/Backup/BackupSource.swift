@@ -7,9 +7,36 @@ import SandboxAuditSystem
 package final class BackupSource: Sendable {
     /// One file row: where its bytes are and what decrypts them.
     struct Stored: Sendable {
-        let fileID: String
+        let fileID: FileID
         let size: Int64
         let encryptionKey: [UInt8]?
+    }
+
+    /// A fileID's 40 hexadecimal digits, as the row spells them, held in place: no string per row.
+    struct FileID: Sendable {
+        private var digits: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+
+        /// Nil when `text` is not 40 hexadecimal digits.
+        init?(_ text: String) {
+            guard BackupFolder.isFileID(text) else { return nil }
+            withUnsafeMutableBytes(of: &digits) { _ = $0.initializeMemory(as: UInt8.self, from: text.utf8) }
+        }
+
+        var string: String { withUnsafeBytes(of: digits) { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    /// A path with its hash computed once, where its row is read (on either core): the table of
+    /// a domain's paths then hashes an integer, and compares two paths only when their hashes
+    /// are equal.
+    struct HashedPath: Hashable, Sendable {
+        let path: ContainerPath
+        let hash: Int
+        init(_ path: ContainerPath) {
+            self.path = path
+            hash = path.hashValue
+        }
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+        static func == (a: HashedPath, b: HashedPath) -> Bool { a.hash == b.hash && a.path == b.path }
     }
 
     /// Why bytes could not be read: a phrase for the scan's list of what it missed.
@@ -22,18 +49,28 @@ package final class BackupSource: Sendable {
     package let folder: BackupFolder
     let domain: String
     let cipher: (any BackupCipher)?
-    let files: [ContainerPath: Stored]
+    /// Every path of the domain's walk, with the index in `stored` of where its bytes are (a
+    /// file whose bytes can be looked for), or -1.
+    let paths: [HashedPath: Int32]
+    let stored: [Stored]
 
-    init(folder: BackupFolder, domain: String, cipher: (any BackupCipher)?, files: [ContainerPath: Stored]) {
+    init(folder: BackupFolder, domain: String, cipher: (any BackupCipher)?, paths: [HashedPath: Int32], stored: [Stored]) {
         self.folder = folder
         self.domain = domain
         self.cipher = cipher
-        self.files = files
+        self.paths = paths
+        self.stored = stored
+    }
+
+    /// Where the bytes of the file at `path` are, when the backup lists them.
+    func stored(_ path: ContainerPath) -> Stored? {
+        guard let i = paths[HashedPath(path)], i >= 0 else { return nil }
+        return stored[Int(i)]
     }
 
     /// True when the backup lists `path` as a file but holds no bytes for it.
     package func lacksBytes(_ path: ContainerPath) -> Bool {
-        guard let stored = files[path] else { return false }
+        guard let stored = stored(path) else { return false }
         switch open(stored) {
         case .failure(let f): return f.absent
         case .success(let opened): opened.fd.close()
@@ -44,7 +81,7 @@ package final class BackupSource: Sendable {
     /// Up to `limit` bytes from the start of the file at `path` (relative to the domain root).
     /// Encrypted, only the AES blocks that hold them are read and decrypted.
     func read(_ path: ContainerPath, limit: Int) -> Result<[UInt8], Failure> {
-        guard let stored = files[path] else {
+        guard let stored = stored(path) else {
             return .failure(Failure(reason: "the backup lists no file at this path with bytes to read", absent: false))
         }
         let name = Self.name(stored)
@@ -73,7 +110,10 @@ package final class BackupSource: Sendable {
     }
 
     /// `XX/FILEID`, as the backup folder holds it.
-    static func name(_ stored: Stored) -> String { "\(stored.fileID.prefix(2))/\(stored.fileID)" }
+    static func name(_ stored: Stored) -> String {
+        let id = stored.fileID.string
+        return "\(id.prefix(2))/\(id)"
+    }
 
     /// The file's bytes, opened through the backup folder's descriptor (held for the run):
     /// `XX` must be a real folder and `FILEID` a regular file, neither reached through a
@@ -83,11 +123,12 @@ package final class BackupSource: Sendable {
         let name = Self.name(stored)
         let missing = Failure(reason: "the backup holds no bytes for it (\(name) is missing)", absent: true)
         let sub: FileDescriptor
-        switch Result(catching: { () throws(Errno) in try folder.directory.descriptor.openDirectory(stored.fileID.prefix(2).utf8) }) {
+        let id = stored.fileID.string
+        switch Result(catching: { () throws(Errno) in try folder.directory.descriptor.openDirectory(id.prefix(2).utf8) }) {
         case .success(let fd): sub = fd
         case .failure(let e): return .failure(e.code == ENOENT ? missing : Failure(reason: "\(name): \(errorText(e.code))", absent: false))
         }
-        let opened = Result { () throws(Errno) in try sub.open(stored.fileID.utf8, .reading, keepAccessTime: true) }
+        let opened = Result { () throws(Errno) in try sub.open(id.utf8, .reading, keepAccessTime: true) }
         sub.close()
         let fd: FileDescriptor
         switch opened {

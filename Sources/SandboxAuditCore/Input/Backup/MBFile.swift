@@ -57,16 +57,20 @@ struct MBFile: Sendable, Equatable {
 
     /// Decodes `bytes`, or says why it cannot.
     static func decode(_ bytes: [UInt8]) -> Result<MBFile, Refusal> {
+        bytes.withUnsafeBufferPointer(decode)
+    }
+
+    /// `decode` of bytes held elsewhere (a batch of `Manifest.db` rows).
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<MBFile, Refusal> {
         guard bytes.count <= maximumBlobSize else {
             return .failure(Refusal(reason: "its MBFile blob is \(bytes.count) bytes, over \(maximumBlobSize)"))
         }
         // Read directly when the bytes pass the same checks and hold nothing the direct reader
         // leaves to Foundation; Foundation decides everything else, as it always did.
-        if (try? BoundedPlist.check(bytes, maximumSize: maximumBlobSize)) == .binary,
-           let direct = bytes.withUnsafeBufferPointer(MBFileReader.decode) {
+        if (try? BoundedPlist.check(bytes, maximumSize: maximumBlobSize)) == .binary, let direct = MBFileReader.decode(bytes) {
             return .success(direct)
         }
-        return decodeWithFoundation(bytes)
+        return decodeWithFoundation(Array(bytes))
     }
 
     /// `decode` through `PropertyListSerialization`: every blob the direct reader leaves.

@@ -18,12 +18,19 @@ import SandboxAuditSystem
 struct MBFileReader {
     private let b: UnsafeBufferPointer<UInt8>
     private let offsetSize: Int, refSize: Int, count: Int, table: Int, top: Int
+    /// What each object is, read once (`object(_:)`); on the stack for a blob of a few dozen.
+    private var kinds = UnsafeBufferPointer<Kind>(start: nil, count: 0)
 
     /// The MBFile in `bytes` (a binary plist `BoundedPlist.check` accepted), or nil when the
     /// Foundation path must decide.
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> MBFile? {
-        guard let reader = MBFileReader(bytes), reader.allSupported() else { return nil }
-        return reader.mbFile()
+        guard var reader = MBFileReader(bytes) else { return nil }
+        return withUnsafeTemporaryAllocation(of: Kind.self, capacity: reader.count) { kinds in
+            for i in 0..<reader.count { (kinds.baseAddress! + i).initialize(to: reader.object(i)) }
+            reader.kinds = UnsafeBufferPointer(kinds)
+            guard reader.allSupported() else { return nil }
+            return reader.mbFile()
+        }
     }
 
     private init?(_ b: UnsafeBufferPointer<UInt8>) {
@@ -32,8 +39,8 @@ struct MBFileReader {
         let t = b.count - 32
         offsetSize = Int(b[t + 6])
         refSize = Int(b[t + 7])
-        let objects = BoundedPlist.readUInt(b, t + 8, 8), top = BoundedPlist.readUInt(b, t + 16, 8)
-        let tableOffset = BoundedPlist.readUInt(b, t + 24, 8)
+        let objects = Self.readUInt(b, t + 8, 8), top = Self.readUInt(b, t + 16, 8)
+        let tableOffset = Self.readUInt(b, t + 24, 8)
         guard (1...8).contains(offsetSize), (1...8).contains(refSize), objects >= 1, objects <= UInt64(b.count),
               top < objects, tableOffset >= 9, tableOffset <= UInt64(t),
               UInt64(t) - tableOffset >= objects * UInt64(offsetSize) else { return nil }
@@ -66,11 +73,29 @@ struct MBFileReader {
         case unsupported
     }
 
-    private func offset(_ object: Int) -> Int { Int(BoundedPlist.readUInt(b, table + object * offsetSize, offsetSize)) }
-    private func reference(_ at: Int, _ k: Int) -> Int { Int(BoundedPlist.readUInt(b, at + k * refSize, refSize)) }
+    private func offset(_ object: Int) -> Int { Int(Self.readUInt(b, table + object * offsetSize, offsetSize)) }
+    private func reference(_ at: Int, _ k: Int) -> Int { Int(Self.readUInt(b, at + k * refSize, refSize)) }
+
+    /// `BoundedPlist.readUInt`, inlined here, with the widths references and offsets have.
+    @inline(__always)
+    private static func readUInt(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ size: Int) -> UInt64 {
+        switch size {
+        case 1: return UInt64(b[at])
+        case 2: return UInt64(b[at]) << 8 | UInt64(b[at + 1])
+        default:
+            var v: UInt64 = 0
+            for k in 0..<size { v = v << 8 | UInt64(b[at + k]) }
+            return v
+        }
+    }
+
+    /// What object `object` is, as `object(_:)` read it.
+    private func kind(_ object: Int) -> Kind {
+        object >= 0 && object < count ? kinds[object] : .unsupported
+    }
 
     /// What object `object` is. Its extent was checked by `BoundedPlist.check`; lengths again here.
-    private func kind(_ object: Int) -> Kind {
+    private func object(_ object: Int) -> Kind {
         guard object >= 0, object < count else { return .unsupported }
         let start = offset(object)
         guard start >= 8, start < table else { return .unsupported }
@@ -82,7 +107,7 @@ struct MBFileReader {
             guard p < table, b[p] >> 4 == 0x1, b[p] & 0x0F <= 3 else { return .unsupported }
             let size = 1 << Int(b[p] & 0x0F)
             guard p + 1 + size <= table else { return .unsupported }
-            let v = BoundedPlist.readUInt(b, p + 1, size)
+            let v = Self.readUInt(b, p + 1, size)
             guard v <= UInt64(b.count) else { return .unsupported }
             n = Int(v)
             p += 1 + size
@@ -91,7 +116,7 @@ struct MBFileReader {
         case 0x0: return low == 0x8 || low == 0x9 ? .scalar : .unsupported
         case 0x1:
             guard low <= 3, p + (1 << low) <= table else { return .unsupported }
-            let v = BoundedPlist.readUInt(b, p, 1 << low)
+            let v = Self.readUInt(b, p, 1 << low)
             return .integer(low == 3 ? Int64(bitPattern: v) : Int64(v))
         case 0x2: return (low == 2 || low == 3) && p + (1 << low) <= table ? .scalar : .unsupported
         case 0x3: return low == 3 && p + 8 <= table ? .scalar : .unsupported
@@ -106,7 +131,7 @@ struct MBFileReader {
             return .utf16(start: p, count: n)
         case 0x8:
             guard low <= 3, p + low + 1 <= table else { return .unsupported }
-            return .uid(Int(BoundedPlist.readUInt(b, p, low + 1)))
+            return .uid(Int(Self.readUInt(b, p, low + 1)))
         case 0xA: return p + n * refSize <= table ? .array(refs: p, count: n) : .unsupported
         case 0xD: return p + 2 * n * refSize <= table ? .dictionary(refs: p, count: n) : .unsupported
         default: return .unsupported
@@ -116,20 +141,32 @@ struct MBFileReader {
     /// True when every object reachable from the top is one this reader reads as Foundation
     /// does, and every dictionary's keys are strings.
     private func allSupported() -> Bool {
-        var seen = [Bool](repeating: false, count: count)
-        var pending = [top]
-        pending.reserveCapacity(count)
+        // The walk's tables on the stack when they are small (a blob of a few dozen objects).
+        withUnsafeTemporaryAllocation(of: Bool.self, capacity: count) { seen in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { pending in
+                seen.initialize(repeating: false)
+                return allSupported(seen: seen, pending: pending)
+            }
+        }
+    }
+
+    private func allSupported(seen: UnsafeMutableBufferPointer<Bool>, pending: UnsafeMutableBufferPointer<Int>) -> Bool {
+        // Each object is pending at most once.
+        var waiting = 1
+        pending[0] = top
         seen[top] = true
         func visit(_ child: Int) -> Bool {
             guard child < count else { return false }
             if !seen[child] {
                 seen[child] = true
-                pending.append(child)
+                pending[waiting] = child
+                waiting += 1
             }
             return true
         }
-        while let object = pending.popLast() {
-            switch kind(object) {
+        while waiting > 0 {
+            waiting -= 1
+            switch kind(pending[waiting]) {
             case .unsupported: return false
             case .array(let refs, let n):
                 for k in 0..<n where !visit(reference(refs, k)) { return false }
@@ -220,7 +257,12 @@ struct MBFileReader {
         var values = [Int](repeating: -1, count: Self.rootKeys.count)
         for k in 0..<n {
             let key = kind(reference(refs, k))
-            for (i, name) in Self.rootKeys.enumerated() where equals(key, name) {
+            let length: Int
+            switch key {
+            case .ascii(_, let count), .utf16(_, let count): length = count
+            default: continue
+            }
+            for (i, name) in Self.rootKeys.enumerated() where name.utf8CodeUnitCount == length && equals(key, name) {
                 guard values[i] < 0 else { throw GiveUp() }
                 values[i] = reference(refs, n + k)
             }

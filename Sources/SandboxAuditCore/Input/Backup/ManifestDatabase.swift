@@ -1,34 +1,35 @@
 import Foundation
-import GRDB
-// The SQLite module GRDB itself imports under SwiftPM (its system library target):
-// sqlite3_deserialize, sqlite3_limit, sqlite3_progress_handler and their flags.
+// The SQLite module GRDB itself imports under SwiftPM (its system library target): the C
+// interface, `sqlite3_vfs_register`, `sqlite3_limit`, `sqlite3_progress_handler`.
 import GRDBSQLite
 import SandboxAuditSystem
 
 /// One row of `Manifest.db`'s `Files` table (`fileID TEXT PRIMARY KEY, domain TEXT,
-/// relativePath TEXT, flags INTEGER, file BLOB`), its blob left undecoded.
+/// relativePath TEXT, flags INTEGER, file BLOB`), as `ManifestDatabase.forEachRow` reads it; its
+/// blob is handed beside it.
 struct ManifestRow: Sendable {
     var fileID: String
-    var domain: String
+    /// Which of the domains asked for (their index).
+    var domain: Int
     /// The column's exact bytes (read as a blob): a NUL or bytes that are not UTF-8 are kept.
     var relativePath: [UInt8]
     /// 1 file, 2 directory, 4 symlink.
     var flags: Int64
-    /// The MBFile blob; nil when the row has none, or one over `MBFile.maximumBlobSize`
-    /// (`blobSize` then says how large).
-    var file: [UInt8]?
+    /// Where the MBFile blob lies in its batch's bytes; nil when the row has none, or one over
+    /// `MBFile.maximumBlobSize` (`blobSize` then says how large).
+    var blob: Range<Int>?
     var blobSize: Int64
 }
 
-/// A backup's `Manifest.db`, read in memory through GRDB.
+/// A backup's `Manifest.db`, read through SQLite's C interface.
 ///
 /// The file is opened once, through the backup folder's descriptor, its size checked on that
-/// descriptor before anything is read (`maximumSize`), its header checked, then read (and
-/// decrypted) a run at a time straight into the memory SQLite takes with `sqlite3_deserialize`
-/// as a read-only in-memory database: the same path for a plain and a decrypted database, so a
-/// decrypted one never touches the disk; and SQLite never opens the file itself, so no
-/// journal, `-wal` or `-shm` file can be created beside it. A `Manifest.db-wal` left by a
-/// backup still being written is applied in memory (`ManifestWAL`).
+/// descriptor before anything is read (`maximumSize`), its header checked, then read by SQLite
+/// page by page through `ManifestVFS`: `pread` on that descriptor (an encrypted one decrypted a
+/// page at a time), so neither the file nor a decrypted copy is ever held whole, and SQLite
+/// never opens the file itself: no journal, `-wal` or `-shm` file can be created beside it. A
+/// `Manifest.db-wal` left by a backup still being written is applied page by page
+/// (`ManifestWAL`).
 ///
 /// Only a real `Files` table is read (not a view, a virtual table or one with generated
 /// columns: nothing the file holds runs as SQL), and SQLite's work is capped as well: at most
@@ -43,11 +44,12 @@ final class ManifestDatabase {
     /// The longest string or blob SQLite may make while reading (1 MiB): a row's blob is read
     /// only up to `MBFile.maximumBlobSize`, a path up to 32 KiB.
     static let maximumValueLength = 1 << 20
-    let queue: DatabaseQueue
     let label: String
     /// What the user should know about the read (a `-wal` applied or not, a `-journal`).
     private(set) var notes: [String] = []
     private let budget: WorkBudget
+    private let pages: ManifestPages
+    private let connection: OpaquePointer
 
     /// Reads `folder`'s Manifest.db, decrypted by `cipher` when the backup is encrypted.
     /// Throws `InputError` (one line) for an encrypted backup without a cipher, a file that is
@@ -58,10 +60,11 @@ final class ManifestDatabase {
         self.label = label
         if folder.isEncrypted && cipher == nil { throw folder.encryptedError }
         let file = try ManifestFile(folder, name: BackupFolder.manifestDatabase, label: label)
-        defer { file.descriptor.close() }
+        var held = true
+        defer { if held { file.descriptor.close() } }
         let size = Int(file.size)
-        var plain: UnsafeMutableRawBufferPointer
-        var length: Int
+        let length: Int
+        let readStored: ManifestPages.Read
         if folder.isEncrypted, let cipher {
             // The first blocks say whether the rest is worth decrypting, and how much of it
             // the database holds (a size that is not whole blocks is refused at once, unread).
@@ -73,73 +76,58 @@ final class ManifestDatabase {
             }
             try Self.checkHeader(first, label: label, encrypted: true)
             let wanted = Self.declaredSize(first).map { min($0, size) } ?? size
-            plain = try Self.allocate(wanted, label: label)
-            do {
-                length = try Self.decrypting(label) { try cipher.manifestDatabase(size: wanted, what: label, read: file.read, into: plain) }
-            } catch {
-                sqlite3_free(plain.baseAddress)
-                throw error
+            length = try Self.decrypting(label) { try cipher.manifestDatabaseLength(size: wanted, what: label, read: file.read) }
+            readStored = { out, offset in
+                // The whole blocks around the bytes asked for (and the one before them).
+                let start = offset / 16 * 16, end = min((offset + Int64(out.count) + 15) / 16 * 16, Int64(wanted))
+                let plain = try Self.decrypting(label) { try cipher.manifestDatabaseBlocks(at: start, count: Int(end - start), what: label, read: file.read) }
+                let skip = Int(offset - start), n = max(0, min(out.count, plain.count - skip))
+                plain.withUnsafeBytes { out.baseAddress!.copyMemory(from: $0.baseAddress! + skip, byteCount: n) }
+                return n
             }
         } else {
             let header = try file.read(0, 100)
             try Self.checkHeader(header, label: label, encrypted: false)
             length = Self.declaredSize(header).map { min($0, size) } ?? size
-            plain = try Self.allocate(length, label: label)
-            do { try file.fill(plain) } catch {
-                sqlite3_free(plain.baseAddress)
-                throw error
+            readStored = { out, offset in
+                do throws(Errno) { return try file.descriptor.read(filling: out, at: offset) } catch {
+                    throw InputError("cannot read \(label): \(errorText(error.code).lowercased())")
+                }
             }
         }
+        held = false
+        let pages = ManifestPages(label: label, length: Int64(length), readStored: readStored, close: { file.descriptor.close() })
+        self.pages = pages
         var notes: [String] = []
-        (plain, length) = Self.applyJournals(folder, label: label, encrypted: folder.isEncrypted, plain, length, notes: &notes)
+        Self.applyJournals(folder, label: label, encrypted: folder.isEncrypted, pages, notes: &notes)
         // Text is read as its bytes (relativePath): they are UTF-8 only in a UTF-8 database.
-        if length >= 60, plain[56] == 0, plain[57] == 0, plain[58] == 0, plain[59] == 2 || plain[59] == 3 {
-            sqlite3_free(plain.baseAddress)
+        let header = try pages.header()
+        if header.count >= 60, header[56] == 0, header[57] == 0, header[58] == 0, header[59] == 2 || header[59] == 3 {
             throw InputError("cannot read \(label): its text is UTF-16, and a backup's Manifest.db is UTF-8")
         }
-        // A database last written in WAL mode says so in its header (bytes 18 and 19 = 2): an
-        // in-memory copy cannot have a WAL (any was applied above), so it is marked as a
-        // rollback-journal one.
-        if length > 19, plain[18] == 2 || plain[19] == 2 {
-            plain[18] = 1
-            plain[19] = 1
-        }
-        var configuration = Configuration()
-        configuration.label = "Manifest.db"
-        let queue: DatabaseQueue
-        do { queue = try DatabaseQueue(configuration: configuration) } catch {
-            sqlite3_free(plain.baseAddress)
-            throw error
-        }
-        self.queue = queue
+        connection = try ManifestVFS.connect(pages)
         self.notes = notes
-        let budget = WorkBudget(operations: Self.operationsPerByte * max(size, length) + Self.baseOperations)
+        let budget = WorkBudget(operations: Self.operationsPerByte * max(size, Int(pages.length)) + Self.baseOperations)
         self.budget = budget
-        try queue.inDatabase { db in
-            let connection = db.sqliteConnection
-            // SQLite owns the copy from here, and frees it on close, even when this fails.
-            let code = sqlite3_deserialize(connection, "main", plain.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                           sqlite3_int64(length), sqlite3_int64(plain.count),
-                                           UInt32(SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY))
-            guard code == SQLITE_OK else {
-                throw InputError("cannot read \(label): SQLite refused it (\(String(cString: sqlite3_errstr(code))))")
-            }
-            sqlite3_limit(connection, SQLITE_LIMIT_LENGTH, Int32(Self.maximumValueLength))
-            sqlite3_progress_handler(connection, Int32(WorkBudget.stepsPerCall), { context in
-                Unmanaged<WorkBudget>.fromOpaque(context!).takeUnretainedValue().spend()
-            }, Unmanaged.passUnretained(budget).toOpaque())
-        }
+        sqlite3_limit(connection, SQLITE_LIMIT_LENGTH, Int32(Self.maximumValueLength))
+        sqlite3_progress_handler(connection, Int32(WorkBudget.stepsPerCall), { context in
+            Unmanaged<WorkBudget>.fromOpaque(context!).takeUnretainedValue().spend()
+        }, Unmanaged.passUnretained(budget).toOpaque())
+        // As GRDB opens a connection; and temporary tables (a sort) in memory, never in a file.
+        _disableDoubleQuotedStringLiterals(connection)
+        try query("PRAGMA temp_store = MEMORY") { _ in }
         // Only a real table is read: a view (or a virtual table) runs whatever SQL it holds.
-        let kinds = try read { db in
-            try Row.fetchAll(db, sql: "SELECT CAST(type AS TEXT), CAST(substr(sql, 1, 40) AS TEXT) FROM sqlite_master WHERE lower(CAST(name AS TEXT)) = 'files'")
-                .map { (($0[0] as String?) ?? "", ($0[1] as String?) ?? "") }
+        var kinds: [(String, String)] = []
+        try query("SELECT CAST(type AS TEXT), CAST(substr(sql, 1, 40) AS TEXT) FROM sqlite_master WHERE lower(CAST(name AS TEXT)) = 'files'") {
+            kinds.append((Self.text($0, 0) ?? "", Self.text($0, 1) ?? ""))
         }
         if let kind = kinds.first, kind.0 != "table" || kind.1.uppercased().hasPrefix("CREATE VIRTUAL") {
             throw InputError("cannot read \(label): its Files is \(kind.0 == "table" ? "a virtual table" : "a \(kind.0)"), not a table (only a table is read)")
         }
         // table_xinfo's `hidden`: 2 and 3 are generated columns, computed by SQL the file holds.
-        let described = try read { db in
-            try Row.fetchAll(db, sql: "SELECT CAST(name AS TEXT), hidden FROM pragma_table_xinfo('Files')").map { (($0[0] as String?) ?? "", ($0[1] as Int64?) ?? 0) }
+        var described: [(String, Int64)] = []
+        try query("SELECT CAST(name AS TEXT), hidden FROM pragma_table_xinfo('Files')") {
+            described.append((Self.text($0, 0) ?? "", sqlite3_column_int64($0, 1)))
         }
         if let generated = described.first(where: { $0.1 == 2 || $0.1 == 3 }) {
             throw InputError("cannot read \(label): its Files column \(generated.0) is computed by SQL (a generated column), which no backup's is")
@@ -151,40 +139,66 @@ final class ManifestDatabase {
         }
     }
 
-    /// Runs `body`, turning a SQLite error (a corrupt file, the work cap reached) into one line.
-    func read<T>(_ body: (Database) throws -> T) throws -> T {
-        do {
-            return try queue.inDatabase(body)
-        } catch let e as InputError {
-            throw e
-        } catch let e as DatabaseError {
-            if budget.exhausted {
-                throw InputError("cannot read \(label): reading it took more than the \(budget.limit) SQLite steps allowed for a Manifest.db of its size (\(Self.operationsPerByte) per byte and \(Self.baseOperations)): its Files table is not a backup's (see docs/limits.md)")
-            }
-            if e.resultCode == .SQLITE_TOOBIG {
-                throw InputError("cannot read \(label): it holds a value over \(ByteSize.format(Int64(Self.maximumValueLength))), which no backup row has (see docs/limits.md)")
-            }
-            throw InputError("cannot read \(label): \(e.message ?? "SQLite error \(e.resultCode.rawValue)")")
+    deinit { sqlite3_close_v2(connection) }
+
+    /// Runs `sql` with `texts` bound to its parameters, handing each result row (the prepared
+    /// statement, its columns read with `sqlite3_column_*`) to `row`; a SQLite error (a corrupt
+    /// file, the work cap reached) becomes one line.
+    func query(_ sql: String, _ texts: [String] = [], row: (OpaquePointer) throws -> Void) throws {
+        var prepared: OpaquePointer?
+        var code = sqlite3_prepare_v2(connection, sql, -1, &prepared, nil)
+        guard code == SQLITE_OK, let statement = prepared else { throw failure(code) }
+        defer { sqlite3_finalize(statement) }
+        for (i, text) in texts.enumerated() {
+            code = sqlite3_bind_text(statement, Int32(i + 1), text, -1, Self.transient)
+            guard code == SQLITE_OK else { throw failure(code) }
         }
+        while true {
+            code = sqlite3_step(statement)
+            guard code == SQLITE_ROW else { break }
+            try row(statement)
+        }
+        guard code == SQLITE_DONE else { throw failure(code) }
+    }
+
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    private func failure(_ code: Int32) -> InputError {
+        if budget.exhausted {
+            return InputError("cannot read \(label): reading it took more than the \(budget.limit) SQLite steps allowed for a Manifest.db of its size (\(Self.operationsPerByte) per byte and \(Self.baseOperations)): its Files table is not a backup's (see docs/limits.md)")
+        }
+        if code & 0xFF == SQLITE_TOOBIG {
+            return InputError("cannot read \(label): it holds a value over \(ByteSize.format(Int64(Self.maximumValueLength))), which no backup row has (see docs/limits.md)")
+        }
+        if let failure = pages.failure { return failure }
+        return InputError("cannot read \(label): \(String(cString: sqlite3_errmsg(connection)))")
+    }
+
+    /// Column `index` as text, as `String(cString:)` reads it (up to a NUL); nil for NULL.
+    static func text(_ statement: OpaquePointer, _ index: Int32) -> String? {
+        sqlite3_column_text(statement, index).map { String(cString: $0) }
     }
 
     /// Every domain the backup holds, sorted.
     func domains() throws -> [String] {
-        try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT CAST(domain AS TEXT) FROM Files WHERE domain IS NOT NULL ORDER BY 1") }
+        var domains: [String] = []
+        try query("SELECT DISTINCT CAST(domain AS TEXT) FROM Files WHERE domain IS NOT NULL ORDER BY 1") { domains.append(Self.text($0, 0) ?? "") }
+        return domains
     }
 
-    /// The rows of `domains`, in no particular order (`forEachRow` without holding them).
-    func rows(domains: [String]) throws -> [ManifestRow] {
-        var rows: [ManifestRow] = []
-        try forEachRow(domains: domains) { rows.append($0) }
-        return rows
-    }
+    /// Rows prepared at a time by `forEachRow`, and their blobs' bytes at most (plus one blob
+    /// of at most `MBFile.maximumBlobSize`).
+    static let batchRows = 1024
+    static let batchBytes = 1 << 20
 
-    /// Hands each row of `domains` to `body` as it is read, in no particular order. Text columns
-    /// that are not text are read as text, `relativePath` as its bytes, and flags as an integer
-    /// (GRDB stops the process on a value it cannot convert: every column is cast in SQL
-    /// first); a blob over `MBFile.maximumBlobSize` is not loaded.
-    func forEachRow(domains: [String], _ body: (ManifestRow) -> Void) throws {
+    /// Hands each row of `domains` to `body` in the order read (no particular one), after
+    /// `prepare` made of it, with its blob's bytes (nil when it has none), what `body` needs.
+    /// The rows are read in batches, their blobs in one buffer: while the next batch is read and
+    /// the last one handed to `body`, a batch is prepared on both cores; so at most three
+    /// batches are held. Text columns that are not text are read as text, `relativePath` as its
+    /// bytes, and flags as an integer (every column is cast in SQL first); a blob over
+    /// `MBFile.maximumBlobSize` is not loaded.
+    func forEachRow<T>(domains: [String], prepare: @escaping (ManifestRow, UnsafeBufferPointer<UInt8>?) -> T, _ body: (T) -> Void) throws {
         guard !domains.isEmpty else { return }
         let marks = Array(repeating: "?", count: domains.count).joined(separator: ", ")
         let sql = """
@@ -192,54 +206,98 @@ final class ManifestDatabase {
                    CASE WHEN length(file) <= \(MBFile.maximumBlobSize) THEN CAST(file AS BLOB) END, length(file)
             FROM Files WHERE domain IN (\(marks))
             """
-        try read { db in
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(domains))
-            while let row = try cursor.next() {
-                // The blob and the path copied once, from SQLite's memory.
-                let blob = try row.withUnsafeData(atIndex: 4) { $0.map { [UInt8]($0) } }
-                let path = try row.withUnsafeData(atIndex: 2) { $0.map { [UInt8]($0) } }
-                body(ManifestRow(fileID: row[0] ?? "", domain: row[1] ?? "", relativePath: path ?? [],
-                                 flags: (row[3] as Int64?) ?? 0, file: blob, blobSize: row[5] ?? 0))
+        let names = domains.map { Array($0.utf8) }
+        do {
+            let preparing = DispatchQueue(label: "Manifest.db rows")
+            let all = DispatchGroup()
+            // Every batch sent is prepared before this returns, even when reading fails.
+            defer { all.wait() }
+            var batch = RowBatch<T>(), inFlight: RowBatch<T>?, spare: RowBatch<T>?
+            func handOver(_ prepared: RowBatch<T>) {
+                prepared.done.wait()
+                prepared.prepared.forEach(body)
+                prepared.clear()
+                spare = prepared
             }
+            // The full batch is prepared while the one before it is handed over and the next read.
+            func send() {
+                let full = batch
+                full.done.enter()
+                preparing.async(group: all) {
+                    full.prepare(prepare)
+                    full.done.leave()
+                }
+                batch = spare ?? RowBatch()
+                spare = nil
+                if let previous = inFlight { handOver(previous) }
+                inFlight = full
+            }
+            try query(sql, domains) { statement in
+                // The domain is one of those asked for, byte for byte (the IN compares text).
+                let domainBytes = UnsafeRawBufferPointer(start: sqlite3_column_text(statement, 1), count: Int(sqlite3_column_bytes(statement, 1)))
+                guard let domain = names.firstIndex(where: { $0.elementsEqual(domainBytes) }) else { return }
+                var blob: Range<Int>?
+                if sqlite3_column_type(statement, 4) != SQLITE_NULL {
+                    let start = batch.blobs.count
+                    if let bytes = sqlite3_column_blob(statement, 4) {
+                        batch.blobs.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, 4))))
+                    }
+                    blob = start..<batch.blobs.count
+                }
+                batch.rows.append(ManifestRow(fileID: Self.text(statement, 0) ?? "", domain: domain, relativePath: Self.bytes(statement, 2) ?? [],
+                                              flags: sqlite3_column_int64(statement, 3), blob: blob, blobSize: sqlite3_column_int64(statement, 5)))
+                if batch.rows.count == Self.batchRows || batch.blobs.count >= Self.batchBytes { send() }
+            }
+            if !batch.rows.isEmpty { send() }
+            if let last = inFlight { handOver(last) }
         }
     }
 
-    /// Rows decoded at a time by `forEachDecodedRow`, and their blobs' bytes at most (plus one
-    /// blob of at most `MBFile.maximumBlobSize`).
-    static let decodeBatch = 1024
-    static let decodeBatchBytes = 1 << 20
+    /// Column `index` as bytes, copied once from SQLite's memory; nil for NULL.
+    static func bytes(_ statement: OpaquePointer, _ index: Int32) -> [UInt8]? {
+        guard sqlite3_column_type(statement, index) != SQLITE_NULL else { return nil }
+        guard let start = sqlite3_column_blob(statement, index) else { return [] }
+        return [UInt8](UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, index))))
+    }
 
-    /// `forEachRow`, each row handed with its blob decoded (`MBFile.decode`; nil when the row has
-    /// no blob): the rows of a batch are decoded on both cores while none is held longer than
-    /// its batch, then handed over in the order read.
-    func forEachDecodedRow(domains: [String], _ body: (ManifestRow, Result<MBFile, MBFile.Refusal>?) -> Void) throws {
-        var batch: [ManifestRow] = []
-        var bytes = 0
-        batch.reserveCapacity(Self.decodeBatch)
-        func flush() {
-            let n = batch.count
-            let decoded = [Result<MBFile, MBFile.Refusal>?](unsafeUninitializedCapacity: n) { buffer, count in
-                let base = buffer.baseAddress!
-                batch.withUnsafeBufferPointer { rows in
+}
+
+/// Rows of `Manifest.db` read together, their blobs in one buffer, and what was made of them.
+final class RowBatch<T>: @unchecked Sendable {
+    var rows: [ManifestRow] = []
+    var blobs: [UInt8] = []
+    private(set) var prepared: [T] = []
+    /// Left once `prepared` is made.
+    let done = DispatchGroup()
+
+    init() {
+        rows.reserveCapacity(ManifestDatabase.batchRows)
+        blobs.reserveCapacity(ManifestDatabase.batchBytes + MBFile.maximumBlobSize)
+    }
+
+    /// Prepares every row, the first half on one core and the second on another.
+    func prepare(_ prepare: (ManifestRow, UnsafeBufferPointer<UInt8>?) -> T) {
+        let n = rows.count
+        prepared = [T](unsafeUninitializedCapacity: n) { buffer, count in
+            let base = buffer.baseAddress!
+            rows.withUnsafeBufferPointer { rows in
+                blobs.withUnsafeBufferPointer { blobs in
                     let halves = n >= 32 ? 2 : 1
                     DispatchQueue.concurrentPerform(iterations: halves) { half in
                         for i in (half == 0 ? 0 : n / 2)..<(half + 1 == halves ? n : n / 2) {
-                            (base + i).initialize(to: rows[i].file.map(MBFile.decode))
+                            (base + i).initialize(to: prepare(rows[i], rows[i].blob.map { UnsafeBufferPointer(rebasing: blobs[$0]) }))
                         }
                     }
                 }
-                count = n
             }
-            for i in 0..<n { body(batch[i], decoded[i]) }
-            batch.removeAll(keepingCapacity: true)
-            bytes = 0
+            count = n
         }
-        try forEachRow(domains: domains) { row in
-            batch.append(row)
-            bytes += row.file?.count ?? 0
-            if batch.count == Self.decodeBatch || bytes >= Self.decodeBatchBytes { flush() }
-        }
-        if !batch.isEmpty { flush() }
+    }
+
+    func clear() {
+        rows.removeAll(keepingCapacity: true)
+        blobs.removeAll(keepingCapacity: true)
+        prepared = []
     }
 }
 

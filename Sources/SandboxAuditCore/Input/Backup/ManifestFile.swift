@@ -46,26 +46,9 @@ struct ManifestFile {
             throw InputError("cannot read \(label): \(errorText(error.code).lowercased())")
         }
     }
-
-    /// Fills `buffer` from the start of the file.
-    func fill(_ buffer: UnsafeMutableRawBufferPointer) throws {
-        let n: Int
-        do { n = try descriptor.read(filling: buffer, at: 0) } catch {
-            throw InputError("cannot read \(label): \(errorText(error.code).lowercased())")
-        }
-        guard n == buffer.count else { throw InputError("cannot read \(label): it was cut to \(n) bytes while it was read") }
-    }
 }
 
 extension ManifestDatabase {
-    /// Memory SQLite can take over (`sqlite3_deserialize` with FREEONCLOSE): `size` bytes.
-    static func allocate(_ size: Int, label: String) throws -> UnsafeMutableRawBufferPointer {
-        guard let memory = sqlite3_malloc64(sqlite3_uint64(max(size, 1))) else {
-            throw InputError("cannot read \(label): no memory for \(ByteSize.format(Int64(size)))")
-        }
-        return UnsafeMutableRawBufferPointer(start: memory, count: size)
-    }
-
     /// The first bytes must be SQLite's, before the rest is read or decrypted.
     static func checkHeader(_ bytes: [UInt8], label: String, encrypted: Bool) throws {
         guard bytes.starts(with: Array("SQLite format 3\0".utf8)) else {
@@ -93,31 +76,34 @@ extension ManifestDatabase {
         }
     }
 
-    /// Applies a `Manifest.db-wal` beside the database (plain backups) in memory, and says what
-    /// was left out in `notes`: a WAL of an encrypted backup, a malformed one, a `-journal`.
-    static func applyJournals(_ folder: BackupFolder, label: String, encrypted: Bool,
-                              _ plain: UnsafeMutableRawBufferPointer, _ length: Int, notes: inout [String]) -> (UnsafeMutableRawBufferPointer, Int) {
+    /// Lays the committed pages of a `Manifest.db-wal` beside the database (plain backups) over
+    /// `pages`, and says what was left out in `notes`: a WAL of an encrypted backup, a malformed
+    /// one, a `-journal`. The WAL's bytes are held; the database's are read as SQLite asks.
+    static func applyJournals(_ folder: BackupFolder, label: String, encrypted: Bool, _ pages: ManifestPages, notes: inout [String]) {
         func beside(_ suffix: String) -> FileStatus? {
             try? folder.directory.descriptor.status(of: (BackupFolder.manifestDatabase + suffix).utf8)
         }
         if let journal = beside("-journal"), journal.kind != .regular || journal.size > 0 {
             notes.append("\(label)-journal (\(journal.kind == .regular ? ByteSize.format(journal.size) : BackupFolder.kindPhrase(journal.kind))) was not applied: a rollback journal beside Manifest.db means a write to it was interrupted; the database is read as it stands")
         }
-        guard let wal = beside("-wal"), wal.kind != .regular || wal.size > 0 else { return (plain, length) }
+        guard let wal = beside("-wal"), wal.kind != .regular || wal.size > 0 else { return }
         let walLabel = label + "-wal"
-        func skipped(_ why: String) -> (UnsafeMutableRawBufferPointer, Int) {
+        func skipped(_ why: String) {
             notes.append("\(walLabel) was not applied (\(why)): rows written to it since the last checkpoint are not listed")
-            return (plain, length)
         }
         if encrypted { return skipped("the backup is encrypted, and a WAL beside an encrypted Manifest.db is not read") }
-        guard length >= 100 else { return skipped("the database has no header") }
+        let length = Int(pages.length)
+        var header = [UInt8](repeating: 0, count: 100)
+        guard length >= 100, header.withUnsafeMutableBytes({ pages.read($0, at: 0) }) == SQLITE_OK else {
+            return skipped("the database has no header")
+        }
         let file: ManifestFile
         do { file = try ManifestFile(folder, name: BackupFolder.manifestDatabase + "-wal", label: walLabel, limit: maximumSize - length) } catch {
             return skipped((error as? InputError)?.message ?? "\(error)")
         }
         defer { file.descriptor.close() }
         guard let bytes = try? file.read(0, Int(file.size)) else { return skipped("it could not be read") }
-        let pageField = Int(plain[16]) << 8 | Int(plain[17])
+        let pageField = Int(header[16]) << 8 | Int(header[17])
         let pageSize = pageField == 1 ? 65536 : pageField
         let commit: ManifestWAL.Commit
         switch ManifestWAL.commit(bytes, pageSize: pageSize) {
@@ -126,24 +112,10 @@ extension ManifestDatabase {
         case .success(let found?): commit = found
         }
         // Every page lies in the database or the WAL: a commit may not claim more.
-        let newLength = Int(commit.databasePages) * pageSize
-        guard newLength <= length + bytes.count else {
+        guard Int(commit.databasePages) * pageSize <= length + bytes.count else {
             return skipped("its commit claims \(commit.databasePages) pages, more than the database and the WAL hold")
         }
-        var buffer = plain
-        if newLength > plain.count {
-            guard let grown = sqlite3_realloc64(plain.baseAddress, sqlite3_uint64(newLength)) else {
-                return skipped("no memory for \(ByteSize.format(Int64(newLength)))")
-            }
-            buffer = UnsafeMutableRawBufferPointer(start: grown, count: newLength)
-            buffer[length..<newLength].initializeMemory(as: UInt8.self, repeating: 0)
-        }
-        bytes.withUnsafeBytes { wal in
-            for (page, offset) in commit.pages where page <= commit.databasePages {
-                buffer.baseAddress!.advanced(by: Int(page - 1) * pageSize).copyMemory(from: wal.baseAddress!.advanced(by: offset), byteCount: pageSize)
-            }
-        }
+        pages.apply(commit, wal: bytes, pageSize: pageSize)
         notes.append("\(walLabel): \(commit.frames) committed frame\(commit.frames == 1 ? "" : "s") applied in memory (the backup was still being written, or was not closed cleanly)")
-        return (buffer, newLength)
     }
 }
