@@ -111,10 +111,13 @@ extension ArchiveWalk {
 
             static func of(_ client: UnsafeMutableRawPointer?) -> Source { Unmanaged<Source>.fromOpaque(client!).takeUnretainedValue() }
 
+            /// A regular file is read at `position` (pread): a skip or a seek is then no system
+            /// call at all, only a new position. Anything else is read where it stands.
             func read(_ out: UnsafeMutablePointer<UnsafeRawPointer?>?) -> Int {
                 guard let fd else { failure = EBADF; return -1 }
                 let n: Int
-                switch Result(catching: { () throws(Errno) in try fd.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: blockSize)) }) {
+                let block = UnsafeMutableRawBufferPointer(start: buffer, count: blockSize), at = position
+                switch Result(catching: { () throws(Errno) in try size >= 0 ? fd.read(into: block, at: at) : fd.read(into: block) }) {
                 case .success(let count): n = count
                 case .failure(let e): failure = e.code; return -1
                 }
@@ -129,16 +132,31 @@ extension ArchiveWalk {
             /// the file cannot seek.
             func skip(_ request: Int64) -> Int64 {
                 blockSize = Source.smallest
-                guard size >= 0, request <= size - position, (try? fd?.seek(request, from: SEEK_CUR)) != nil else { return 0 }
+                guard fd != nil, size >= 0, request >= 0, request <= size - position else { return 0 }
                 position += request
                 return request
             }
 
+            /// lseek(2)'s arithmetic on `position` for a regular file; anything else is asked.
             func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
                 blockSize = Source.smallest
-                guard let r = try? fd?.seek(offset, from: whence) else { return Int64(ARCHIVE_FATAL) }
-                position = r
-                return r
+                guard size >= 0 else {
+                    guard let r = try? fd?.seek(offset, from: whence) else { return Int64(ARCHIVE_FATAL) }
+                    position = r
+                    return r
+                }
+                let base: Int64
+                switch whence {
+                case SEEK_SET: base = 0
+                case SEEK_CUR: base = position
+                case SEEK_END: base = size
+                default: return Int64(ARCHIVE_FATAL)
+                }
+                guard fd != nil else { return Int64(ARCHIVE_FATAL) }
+                let (target, overflow) = base.addingReportingOverflow(offset)
+                guard !overflow, target >= 0 else { return Int64(ARCHIVE_FATAL) }
+                position = target
+                return target
             }
         }
 
