@@ -67,6 +67,10 @@ extension ArchiveWalk {
 
         package init() {}
 
+        /// Room for `expected` paths at once: no table rebuilt, every path hashed again, as
+        /// the archive is read.
+        package init(expected: Int) { positions.reserveCapacity(expected) }
+
         /// The path's position, and whether the archive stored it before.
         package mutating func number(_ path: [UInt8]) -> (position: Int, repeated: Bool) {
             // One hash for a new path (nearly all of them); a repeated one gets its first back.

@@ -85,7 +85,9 @@ package enum ArchiveWalk {
     static func read(_ location: String, file: ArchiveSnapshot, role: ContainerRole? = nil) throws -> (Container, WalkResult) {
         let reader = try Reader(location, file: file)
         var members: [Member] = []
-        var numbering = MemberNumbering()
+        // About one member per 4 KiB of archive, as app containers hold mostly small files
+        // (a guess, capped: the table grows past it as needed).
+        var numbering = MemberNumbering(expected: Int(min(max(file.status.size, 0) / 4096, 1 << 18)))
         var problems: [WalkProblem] = []
         var tooDeepReported = Set<ContainerPath>()
         var progress = ProgressCounter()
