@@ -30,9 +30,9 @@ struct PolicyApplication {
         // Sorted by index, then gathered once: sorting the values moves every finding through
         // the merge buffers.
         let domainOrder = Dictionary(domains.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        let rank = findings.map { domainOrder[$0.domain ?? ""] ?? 0 }
         findings = findings.indices.sorted { a, b in
-            let da = domainOrder[findings[a].domain ?? ""] ?? 0, db = domainOrder[findings[b].domain ?? ""] ?? 0
-            return da != db ? da < db : Finding.ordered(findings[a], findings[b])
+            rank[a] != rank[b] ? rank[a] < rank[b] : Finding.ordered(findings[a], findings[b])
         }.map { findings[$0] }
         var reported = findings
         if let baseline {
