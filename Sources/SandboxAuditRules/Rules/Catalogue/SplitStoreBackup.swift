@@ -82,13 +82,14 @@ struct SplitStoreBackup: Rule {
     /// whether that is a Realm store.
     /// Every member suffix as bytes, to reject most names before any allocation.
     static let memberSuffixes: [[UInt8]] = sqliteMembers.map { Array($0.utf8) } + realmMembers.map { Array((".realm" + $0).utf8) }
-    static let memberLastBytes = Array(Set(memberSuffixes.compactMap(\.last)))
+    static let memberTails = Array(Set(memberSuffixes.map { UInt16($0[$0.count - 2]) << 8 | UInt16($0[$0.count - 1]) }))
 
     static func mainPath(of e: InventoryEntry) -> (ContainerPath, Bool)? {
         let bytes = e.path.bytes
-        // Every suffix ends in l, m, k, e or t: most names are rejected by their last byte.
-        guard let last = bytes.last, memberLastBytes.contains(last),
-              memberSuffixes.contains(where: { bytes.count > $0.count && bytes.ends(with: $0) }) else { return nil }
+        // Every suffix ends in al, hm, ck, te or nt: most names are rejected by their last two bytes.
+        let n = bytes.count
+        guard n > 2, memberTails.contains(UInt16(bytes[n - 2]) << 8 | UInt16(bytes[n - 1])),
+              memberSuffixes.contains(where: { n > $0.count && bytes.ends(with: $0) }) else { return nil }
         let name = Array(e.path.name)
         guard let parent = e.path.parent else { return nil }
         let isDirectory = e.entry.kind == .directory
