@@ -36,15 +36,18 @@ struct RecreatableInDocuments: Rule {
             RuleExample("An excluded partial download", [.file("Documents/season1.zip.part", .exclude())]),
         ])
 
-    static func matches(_ entry: WalkEntry) -> String? {
-        // Every pattern is ASCII: compare lowercased bytes, and make a String only for a match.
-        let name = entry.path.name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-        switch entry.kind {
+    static func matches(_ entry: WalkEntry) -> String? { matches(name: entry.path.name, kind: entry.kind) }
+
+    /// Every pattern is ASCII: names are compared with their ASCII capitals folded, in place; a
+    /// String is made only for a match.
+    static func matches(name: ArraySlice<UInt8>, kind: WalkEntry.Kind) -> String? {
+        switch kind {
         case .file:
-            return fileSuffixBytes.firstIndex { name.count > $0.count && name.ends(with: $0) }.map { "a *\(fileSuffixes[$0]) file" }
+            return fileSuffixBytes.firstIndex { endsFolded(name, with: $0) && name.count > $0.count }.map { "a *\(fileSuffixes[$0]) file" }
         case .directory:
-            if folderNameBytes.contains(name) || folderSuffixBytes.contains(where: { name.ends(with: $0) }) {
-                return "a \(String(decoding: name, as: UTF8.self)) folder"
+            if folderNameBytes.contains(where: { $0.count == name.count && endsFolded(name, with: $0) })
+                || folderSuffixBytes.contains(where: { endsFolded(name, with: $0) }) {
+                return "a \(String(decoding: name.map(folded), as: UTF8.self)) folder"
             }
             return nil
         default:
@@ -52,8 +55,21 @@ struct RecreatableInDocuments: Rule {
         }
     }
 
+    private static func folded(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
+
+    /// Whether `name`, its ASCII capitals folded, ends with `suffix` (lower case).
+    private static func endsFolded(_ name: ArraySlice<UInt8>, with suffix: [UInt8]) -> Bool {
+        guard name.count >= suffix.count else { return false }
+        var i = name.endIndex - suffix.count
+        for b in suffix {
+            guard folded(name[i]) == b else { return false }
+            i += 1
+        }
+        return true
+    }
+
     static let fileSuffixBytes = fileSuffixes.map { Array($0.utf8) }
-    static let folderNameBytes = Set(folderNames.map { Array($0.utf8) })
+    static let folderNameBytes = folderNames.sorted().map { Array($0.utf8) }
     static let folderSuffixBytes = folderSuffixes.map { Array($0.utf8) }
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
@@ -62,13 +78,21 @@ struct RecreatableInDocuments: Rule {
         var sizes: [ContainerPath: Int64] = [:]
         // The flagged folder above each folder, inherited downward: parents sort before children.
         var owner: [ContainerPath: ContainerPath] = [:]
-        for e in inventory.entries where e.zone == .documents && e.path.depth >= 2 {
-            if !owner.isEmpty, let folder = e.path.parent.flatMap({ owner[$0] }) {
-                if e.entry.kind == .directory { owner[e.path] = folder }
-                sizes[folder, default: 0] += e.countedSize
-                continue
+        // Siblings come together: the last parent looked up is checked in place first.
+        var lastParent = ContainerPath.root, lastFolder: ContainerPath?
+        for e in inventory.entries where e.zone == .documents && e.path.bytes.contains(UInt8(ascii: "/")) {
+            if !owner.isEmpty {
+                if !e.path.isChild(of: lastParent) {
+                    lastParent = e.path.parent ?? .root
+                    lastFolder = owner[lastParent]
+                }
+                if let folder = lastFolder {
+                    if e.entry.kind == .directory { owner[e.path] = folder }
+                    sizes[folder, default: 0] += e.countedSize
+                    continue
+                }
             }
-            guard e.backedUp == true, let why = RecreatableInDocuments.matches(e.entry) else { continue }
+            guard e.backedUp == true, let why = RecreatableInDocuments.matches(name: e.path.name, kind: e.entry.kind) else { continue }
             flagged.append(e.path)
             reasons[e.path] = why
             sizes[e.path] = e.entry.kind == .file && e.countsInTotals ? e.entry.size : 0
