@@ -20,10 +20,13 @@ struct SandboxAuditCommand: ParsableCommand {
 func emit(_ text: String) {
     // Written from the string's own bytes: a large report is not copied once more.
     var text = text
-    text.withUTF8 { bytes in
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
-    }
+    text.withUTF8 { emit(UnsafeRawBufferPointer($0)) }
+}
+
+/// Writes bytes to standard output as they are, without a copy.
+func emit(_ bytes: UnsafeRawBufferPointer) {
+    guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+    FileHandle.standardOutput.write(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
 }
 
 extension ColorMode: ExpressibleByArgument {}

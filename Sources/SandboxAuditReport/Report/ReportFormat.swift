@@ -109,11 +109,12 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
 
     /// `render`'s bytes handed to `sink` as they are made: a JSON format in parts of about a
     /// megabyte (a large container's report is never held whole), the others at once.
-    public func write(_ result: AuditResult, _ options: Options, to sink: ([UInt8]) -> Void) {
+    public func write(_ result: AuditResult, _ options: Options, to sink: (UnsafeRawBufferPointer) -> Void) {
         if let document {
-            document(result, options).writePrettyLine(to: sink)
+            document(result, options).writePrettyLine { $0.withUnsafeBytes(sink) }
         } else {
-            sink(Array(render(result, options).utf8))
+            var text = render(result, options)
+            text.withUTF8 { sink(UnsafeRawBufferPointer($0)) }
         }
     }
 }

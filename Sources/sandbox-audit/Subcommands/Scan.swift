@@ -225,9 +225,7 @@ struct Scan: ParsableCommand {
         if baselineToStandardOutput, let baselineText {
             emit(baselineText)
         } else {
-            console.write(result, .init(failOn: failLevel, color: colorWanted(color), pathPrefix: prefix, junitWarnings: junitWarnings, allowIncomplete: allowIncomplete)) {
-                FileHandle.standardOutput.write(Data($0))
-            }
+            console.write(result, .init(failOn: failLevel, color: colorWanted(color), pathPrefix: prefix, junitWarnings: junitWarnings, allowIncomplete: allowIncomplete), to: emit)
         }
         if console == .github, let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
             appendJobSummary(MarkdownReport.render(result, failOn: failLevel, allowIncomplete: allowIncomplete), to: summary)
