@@ -273,14 +273,7 @@ public struct Inventory: Sendable {
     package func entry(at path: ContainerPath) -> InventoryEntry? { index(of: path).map { entries[$0] } }
 
     /// The position of the entry at `path` (entries are in path order), nil when none is there.
-    package func index(of path: ContainerPath) -> Int? {
-        var low = 0, high = entries.count
-        while low < high {
-            let mid = (low + high) / 2
-            if entries[mid].path < path { low = mid + 1 } else { high = mid }
-        }
-        return low < entries.count && entries[low].path == path ? low : nil
-    }
+    package func index(of path: ContainerPath) -> Int? { index(of: path, in: 0, entries.count) }
 
     /// `index(of:)` for a path that sorts before position `limit`, most often just before it:
     /// looked for backwards from there in steps that double, then by halving what is left.
@@ -292,6 +285,12 @@ public struct Inventory: Sendable {
             step *= 2
             low = max(0, high - step)
         }
+        return index(of: path, in: low, high)
+    }
+
+    /// The position of `path` between `low` and `high` (a binary search), nil when none is there.
+    private func index(of path: ContainerPath, in low: Int, _ high: Int) -> Int? {
+        var low = low, high = high
         while low < high {
             let mid = (low + high) / 2
             if entries[mid].path < path { low = mid + 1 } else { high = mid }

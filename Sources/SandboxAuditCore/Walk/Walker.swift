@@ -87,8 +87,8 @@ struct Walker {
             local.progress.flush(folder: "")
             shared.store(local, at: worker)
         }
-        // The workers' entries are copied into one array on as many cores, then let go.
-        let parts = shared.take(leaving: WalkResult())
+        // The workers' entries are copied into one array on as many cores.
+        let parts = shared.results
         var starts = [result.entries.count]
         for part in parts { starts.append(starts[starts.count - 1] + part.entries.count) }
         let top = result.entries

@@ -20,15 +20,6 @@ package final class WorkerSlots<T>: @unchecked Sendable {
         return values
     }
 
-    /// Every slot, moved out (each left holding `leaving`), so that the caller holds the only
-    /// copy and can let each go as soon as it has used it.
-    package func take(leaving: T) -> [T] {
-        lock.lock(); defer { lock.unlock() }
-        let taken = values
-        values = Array(repeating: leaving, count: values.count)
-        return taken
-    }
-
     /// The next task index below `count`, or nil when every task is taken.
     package func nextTask(below count: Int) -> Int? {
         lock.lock(); defer { lock.unlock() }
