@@ -52,15 +52,27 @@ final class ReportFormatTests: XCTestCase {
 }
 
 extension ReportFormatTests {
-    /// A JSON document streamed in small parts is, put together, the document printed whole,
-    /// and no part but the last waits for more than an element past the chunk size.
+    /// A JSON document streamed in small parts is, put together, the document printed whole;
+    /// objects written in place (JSONObjectWriter) are the bytes their JSON values give; no part
+    /// but the last waits for more than an element past the chunk size.
     func testStreamedJSONIsThePrintedDocument() {
         let items: [JSON] = (0..<500).map { i in .object([("i", .int(Int64(i))), ("name", .string("entry \"\(i)\"\n")), ("ok", .optional(i % 2 == 0 ? true : nil))]) }
-        let document = JSON.object([("a", .array(items)), ("b", .elements(count: 300) { .int(Int64($0)) }), ("c", .array([]))])
+        // The same objects written in place by JSONObjectWriter, compact and indented.
+        let written = JSON.written(count: 500) { i, out, indent, level in
+            var o = JSONObjectWriter(&out, indent: indent, level: level)
+            o.int("i", Int64(i), &out)
+            o.string("name", "entry \"\(i)\"\n", &out)
+            o.bool("ok", i % 2 == 0 ? true : nil, &out)
+            o.end(&out)
+        }
+        let document = JSON.object([("a", .array(items)), ("b", written), ("c", .array([])), ("d", .written(count: 0) { _, _, _, _ in })])
+        let expected = JSON.object([("a", .array(items)), ("b", .array(items)), ("c", .array([])), ("d", .array([]))])
+        XCTAssertEqual(document.compact, expected.compact)
         var parts: [[UInt8]] = []
         document.writePrettyLine(chunk: 256) { parts.append($0) }
         XCTAssertGreaterThan(parts.count, 10)
-        XCTAssertEqual(String(decoding: parts.flatMap { $0 }, as: UTF8.self), document.prettyLine)
+        XCTAssertEqual(String(decoding: parts.flatMap { $0 }, as: UTF8.self), expected.prettyLine)
+        XCTAssertEqual(document.prettyLine, expected.prettyLine)
         XCTAssertTrue(parts.dropLast().allSatisfy { $0.count >= 256 && $0.count < 256 + 200 })
     }
 }

@@ -51,16 +51,22 @@ public enum JSONReport {
         ]
     }
 
-    static func finding(_ f: Finding, owner: Attribution? = nil) -> JSON {
-        var fields: [(String, JSON)] = [("ruleId", .string(f.ruleId)), ("severity", .string(f.severity.rawValue))]
-        fields.append(("domain", .optional(f.domain)))
+    /// One finding, written straight into `out` where the report is, at `level`.
+    static func finding(_ f: Finding, owner: Attribution?, into out: inout [UInt8], indent: Int?, level: Int) {
+        var o = JSONObjectWriter(&out, indent: indent, level: level)
+        defer { o.end(&out) }
+        o.string("ruleId", f.ruleId, &out)
+        o.string("severity", f.severity.rawValue, &out)
+        o.string("domain", f.domain, &out)
         // Null for a finding about no entry (a budget): see docs/json-format.md.
-        fields += f.path.map(path) ?? [("path", .null)]
-        fields.append(("message", .string(f.message)))
-        fields.append(("size", .optional(f.size)))
-        fields.append(("fix", .optional(f.fixText)))
-        fields += [("owner", .optional(owner?.name)), ("ownerKind", .optional(owner?.kind)), ("ownerDetail", OwnerReport.json(owner))]
-        return .object(fields)
+        o.string("path", f.path?.display, &out)
+        if let b = f.path?.base64 { o.string("pathBase64", b, &out) }
+        o.string("message", f.message, &out)
+        o.int("size", f.size, &out)
+        o.string("fix", f.fixText, &out)
+        o.string("owner", owner?.name, &out)
+        o.string("ownerKind", owner?.kind, &out)
+        o.value("ownerDetail", OwnerReport.json(owner), &out)
     }
 
     /// One container of the scan: its backup domain, totals and zones.
@@ -132,7 +138,9 @@ public enum JSONReport {
             ("budgets", .array(result.budgets.map { budget($0, owners: result.context.owners) })),
             ("baseline", result.comparison.map { comparison($0, suppressed: summary.baselineFindings, owners: result.context.owners) } ?? .null),
             ("backupComparison", result.backupComparison.map(BackupComparisonReport.json) ?? .null),
-            ("findings", .elements(count: result.findings.count) { finding(result.findings[$0], owner: OwnerReport.owner(result, result.findings[$0])) }),
+            ("findings", .written(count: result.findings.count) { i, out, indent, level in
+                finding(result.findings[i], owner: OwnerReport.owner(result, result.findings[i]), into: &out, indent: indent, level: level)
+            }),
             ("summary", .object([
                 ("error", .int(Int64(summary.errors))),
                 ("warning", .int(Int64(summary.warnings))),

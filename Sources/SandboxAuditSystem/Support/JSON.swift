@@ -11,9 +11,10 @@ public indirect enum JSON: Sendable {
     case null
     case array([JSON])
     case object([(String, JSON)])
-    /// An array whose elements are made one at a time while it is written, each let go once
-    /// written: a report of tens of thousands of findings never holds them all as values.
-    case elements(count: Int, element: @Sendable (Int) -> JSON)
+    /// An array whose elements write themselves (`JSONObjectWriter`) while it is written, where
+    /// it is and at its indentation: a report of tens of thousands of findings makes no `JSON`
+    /// value for them and never holds them all.
+    case written(count: Int, element: @Sendable (_ index: Int, _ out: inout [UInt8], _ indent: Int?, _ level: Int) -> Void)
 
     package static func optional(_ s: String?) -> JSON { s.map { .string($0) } ?? .null }
     package static func optional(_ b: Bool?) -> JSON { b.map { .bool($0) } ?? .null }
@@ -64,7 +65,7 @@ public indirect enum JSON: Sendable {
     }
 
     /// `flush` is offered the buffer after each element of an array.
-    private func write(into out: inout [UInt8], indent: Int?, level: Int, flush: ((inout [UInt8]) -> Void)? = nil) {
+    fileprivate func write(into out: inout [UInt8], indent: Int?, level: Int, flush: ((inout [UInt8]) -> Void)? = nil) {
         switch self {
         case .string(let s): JSON.escape(s, into: &out)
         case .int(let i): out += String(i).utf8
@@ -72,9 +73,11 @@ public indirect enum JSON: Sendable {
         case .bool(let b): out += (b ? "true" : "false").utf8
         case .null: out += "null".utf8
         case .array(let items):
-            JSON.writeArray(count: items.count, { items[$0] }, into: &out, indent: indent, level: level, flush: flush)
-        case .elements(let count, let element):
-            JSON.writeArray(count: count, element, into: &out, indent: indent, level: level, flush: flush)
+            JSON.writeArray(count: items.count, into: &out, indent: indent, level: level, flush: flush) {
+                items[$0].write(into: &$1, indent: indent, level: $2, flush: flush)
+            }
+        case .written(let count, let element):
+            JSON.writeArray(count: count, into: &out, indent: indent, level: level, flush: flush) { element($0, &$1, indent, $2) }
         case .object(let fields):
             if fields.isEmpty { out += "{}".utf8; return }
             out.append(UInt8(ascii: "{"))
@@ -91,21 +94,22 @@ public indirect enum JSON: Sendable {
         }
     }
 
-    private static func writeArray(count: Int, _ item: (Int) -> JSON, into out: inout [UInt8], indent: Int?, level: Int,
-                                   flush: ((inout [UInt8]) -> Void)?) {
+    /// `item(i, &out, level)` writes element `i` at `level`.
+    private static func writeArray(count: Int, into out: inout [UInt8], indent: Int?, level: Int,
+                                   flush: ((inout [UInt8]) -> Void)?, _ item: (Int, inout [UInt8], Int) -> Void) {
         if count == 0 { out += "[]".utf8; return }
         out.append(UInt8(ascii: "["))
         for i in 0..<count {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             JSON.newline(&out, indent, level + 1)
-            item(i).write(into: &out, indent: indent, level: level + 1, flush: flush)
+            item(i, &out, level + 1)
             flush?(&out)
         }
         JSON.newline(&out, indent, level)
         out.append(UInt8(ascii: "]"))
     }
 
-    private static func newline(_ out: inout [UInt8], _ indent: Int?, _ level: Int) {
+    fileprivate static func newline(_ out: inout [UInt8], _ indent: Int?, _ level: Int) {
         guard let indent else { return }
         out.append(UInt8(ascii: "\n"))
         let width = indent * level
@@ -154,22 +158,31 @@ public indirect enum JSON: Sendable {
     }
 }
 
-/// Writes one compact JSON object straight into a byte buffer, field by field, in the order
-/// they are given: the bytes `JSON.object(fields).appendCompact` gives, without making a
-/// `JSON` value (a boxed value per field) first. For output written once per entry.
+/// Writes one JSON object straight into a byte buffer, field by field, in the order they are
+/// given: the bytes the same `JSON.object` would give (compact, or indented as at `level`),
+/// without making a `JSON` value (a boxed value per field) first. For output written once per
+/// entry or finding.
 package struct JSONObjectWriter {
     private var fields = 0
+    private let indent: Int?
+    private let level: Int
 
-    package init(_ out: inout [UInt8]) { out.append(UInt8(ascii: "{")) }
+    package init(_ out: inout [UInt8], indent: Int? = nil, level: Int = 0) {
+        self.indent = indent
+        self.level = level
+        out.append(UInt8(ascii: "{"))
+    }
 
     /// A key the caller writes as a literal: no byte of it needs escaping.
     private mutating func key(_ key: StaticString, _ out: inout [UInt8]) {
         if fields > 0 { out.append(UInt8(ascii: ",")) }
         fields += 1
+        JSON.newline(&out, indent, level + 1)
         out.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { out.append(contentsOf: $0) }
         out.append(UInt8(ascii: "\""))
         out.append(UInt8(ascii: ":"))
+        if indent != nil { out.append(UInt8(ascii: " ")) }
     }
 
     package mutating func string(_ key: StaticString, _ value: String?, _ out: inout [UInt8]) {
@@ -177,9 +190,9 @@ package struct JSONObjectWriter {
         if let value { JSON.escape(value, into: &out) } else { out += "null".utf8 }
     }
 
-    package mutating func int(_ key: StaticString, _ value: Int64, _ out: inout [UInt8]) {
+    package mutating func int(_ key: StaticString, _ value: Int64?, _ out: inout [UInt8]) {
         self.key(key, &out)
-        out += String(value).utf8
+        out += (value.map { String($0) } ?? "null").utf8
     }
 
     package mutating func bool(_ key: StaticString, _ value: Bool?, _ out: inout [UInt8]) {
@@ -189,8 +202,11 @@ package struct JSONObjectWriter {
 
     package mutating func value(_ key: StaticString, _ value: JSON, _ out: inout [UInt8]) {
         self.key(key, &out)
-        value.appendCompact(to: &out)
+        value.write(into: &out, indent: indent, level: level + 1)
     }
 
-    package func end(_ out: inout [UInt8]) { out.append(UInt8(ascii: "}")) }
+    package func end(_ out: inout [UInt8]) {
+        if fields > 0 { JSON.newline(&out, indent, level) }
+        out.append(UInt8(ascii: "}"))
+    }
 }
