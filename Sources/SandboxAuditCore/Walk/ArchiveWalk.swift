@@ -20,9 +20,6 @@ package enum ArchiveWalk {
         return suffixes.contains { lower.hasSuffix($0) }
     }
 
-    /// The kinds of archive named in messages.
-    static let kindsText = Container.archiveKinds
-
     /// Whether `header` (a file's first bytes, 262 or more for tar) starts as an archive does:
     /// gzip, xz, bzip2 or zstd compression (of a tar, presumably), a zip, or a POSIX tar.
     static func hasArchiveSignature(_ header: [UInt8]) -> Bool {

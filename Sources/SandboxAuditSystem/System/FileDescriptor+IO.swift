@@ -105,8 +105,4 @@ extension FileDescriptor {
     package func truncate(to size: Int64) throws(Errno) {
         guard retryOnInterrupt({ ftruncate(rawValue, off_t(size)) }) == 0 else { throw Errno.current }
     }
-
-    package func synchronize() throws(Errno) {
-        guard retryOnInterrupt({ fsync(rawValue) }) == 0 else { throw Errno.current }
-    }
 }

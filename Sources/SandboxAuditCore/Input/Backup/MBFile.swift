@@ -46,8 +46,6 @@ struct MBFile: Sendable, Equatable {
 
     /// A blob larger than this is not decoded (a real one is well under 1 KiB).
     static let maximumBlobSize = 64 * 1024
-    /// UIDs followed from the root object to a value: the root, the data object, its bytes.
-    static let maximumHops = 4
 
     /// Why a blob gave no MBFile: a one-line phrase.
     struct Refusal: Error, Sendable, CustomStringConvertible {
