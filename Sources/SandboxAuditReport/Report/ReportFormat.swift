@@ -21,23 +21,18 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     let document: (@Sendable (AuditResult, Options) -> JSON)?
 
     init(_ name: String, help: String? = nil, documentation: String, incompleteMarker: String,
-         printer: @escaping @Sendable (AuditResult, Options) -> String) {
+         document: (@Sendable (AuditResult, Options) -> JSON)? = nil, printer: @escaping @Sendable (AuditResult, Options) -> String) {
         self.rawValue = name
         self.help = help
         self.documentation = documentation
         self.incompleteMarker = incompleteMarker
         self.printer = printer
-        self.document = nil
+        self.document = document
     }
 
     /// A JSON format: printed as `document`'s indented form and a newline.
     init(_ name: String, documentation: String, incompleteMarker: String, document: @escaping @Sendable (AuditResult, Options) -> JSON) {
-        self.rawValue = name
-        self.help = nil
-        self.documentation = documentation
-        self.incompleteMarker = incompleteMarker
-        self.printer = { document($0, $1).prettyLine }
-        self.document = document
+        self.init(name, documentation: documentation, incompleteMarker: incompleteMarker, document: document) { document($0, $1).prettyLine }
     }
 
     /// Every format, in the order help and errors list them.

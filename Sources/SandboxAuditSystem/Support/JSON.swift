@@ -21,30 +21,19 @@ public indirect enum JSON: Sendable {
     package static func optional(_ i: Int64?) -> JSON { i.map { .int($0) } ?? .null }
 
     /// Compact serialisation (one line).
-    package var compact: String {
-        var out: [UInt8] = []
-        write(into: &out, indent: nil, level: 0)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Appends the compact form to a byte buffer (JSON Lines are written this way).
-    package func appendCompact(to out: inout [UInt8]) {
-        write(into: &out, indent: nil, level: 0)
-    }
+    package var compact: String { text(indent: nil) }
 
     /// Indented serialisation, two spaces.
-    public var pretty: String {
-        var out: [UInt8] = []
-        write(into: &out, indent: 2, level: 0)
-        return String(decoding: out, as: UTF8.self)
-    }
+    public var pretty: String { text(indent: 2) }
 
     /// `pretty` and a newline, made once (a report of a large container is tens of megabytes:
     /// not copied again to add the newline).
-    package var prettyLine: String {
+    package var prettyLine: String { text(indent: 2, newline: true) }
+
+    private func text(indent: Int?, newline: Bool = false) -> String {
         var out: [UInt8] = []
-        write(into: &out, indent: 2, level: 0)
-        out.append(UInt8(ascii: "\n"))
+        write(into: &out, indent: indent, level: 0)
+        if newline { out.append(UInt8(ascii: "\n")) }
         return String(decoding: out, as: UTF8.self)
     }
 
