@@ -104,6 +104,8 @@ public struct Inventory: Sendable {
     package let archive: ArchiveSnapshot?
     /// Totals per app zone (system entries are not counted).
     package let zoneTotals: [Zone: ZoneTotals]
+    /// How many entries are the system's (`Zone.system`), counted once as they are classified.
+    package let systemEntries: Int
 
     package var total: ZoneTotals { zoneTotals.values.reduce(ZoneTotals(), +) }
     /// Bytes an iCloud or computer backup carries.
@@ -219,6 +221,7 @@ public struct Inventory: Sendable {
             if !parts.isEmpty { byZone[zone] = parts.reduce(ZoneTotals(), +) }
         }
         self.zoneTotals = byZone
+        self.systemEntries = zones.reduce(0) { $1 == .system ? $0 + 1 : $0 }
     }
 
     /// The entries' positions in path-byte order. The paths are copied into one buffer first,

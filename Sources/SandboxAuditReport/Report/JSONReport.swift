@@ -82,7 +82,7 @@ public enum JSONReport {
                 ("keptOnUpdate", .int(inv.keptOnUpdate)),
                 ("keptOnRestore", .int(inv.keptOnRestore)),
             ] + zoneTotals(inv.total) + [
-                ("systemEntries", .int(Int64(inv.entries.filter(\.isSystem).count))),
+                ("systemEntries", .int(Int64(inv.systemEntries))),
                 ("sidecarsRead", .int(Int64(inv.sidecarCount))),
                 ("unreadable", .int(Int64(inv.problems.count))),
             ])),
@@ -111,7 +111,7 @@ public enum JSONReport {
             let t = inventories.reduce(ZoneTotals()) { $0 + ($1.zoneTotals[zone] ?? ZoneTotals()) }
             return .object([("zone", .string(zone.rawValue)), ("title", .string(zone.title))] + zoneTotals(t))
         }
-        let systemCount = inventories.reduce(0) { n, inv in n + inv.entries.filter(\.isSystem).count }
+        let systemCount = inventories.reduce(0) { $0 + $1.systemEntries }
         let ownerTotals = OwnerReport.totals(result)
         let domains: [JSON] = inventories.indices.map { domain(inventories[$0], owners: ownerTotals[$0]) }
         return .object([

@@ -87,7 +87,7 @@ struct TextReport {
                 lines.append(row(zone.title, t))
             }
             lines.append(row("total", inv.total))
-            let system = inv.entries.filter(\.isSystem).count
+            let system = inv.systemEntries
             if system > 0 { lines.append("(\(system) system entries listed but not counted)") }
             if result.isMultiDomain {
                 lines.append("backup \(ByteSize.format(inv.backupFootprint)), kept on update \(ByteSize.format(inv.keptOnUpdate)), kept on restore \(ByteSize.format(inv.keptOnRestore))")
