@@ -92,64 +92,67 @@ package enum ArchiveWalk {
         let headerLength = StoreSignature.headerLength
         var memberCount = 0, pathBytes = 0
         var rootMember: Member?
-        while let m = try reader.next(keep: { path, size in
+        let stream = ReadAhead(reader) { path, size in
             let start = (path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
             let name = path[start...]
             if name.starts(with: AppleDouble.sidecarPrefix) || identityNames.contains(where: { name.elementsEqual($0) }) {
                 return Int(min(size, Int64(AppleDouble.maximumSize)))
             }
             return StoreSignature.mayBeDatabase(size: size) && mayBePurgeable(path) ? headerLength : 0
-        }) {
-            var m = m
-            memberCount += 1
-            if let why = m.nameless {
-                problems.append(WalkProblem(path: ContainerPath("(member \(memberCount) of the archive)"), operation: "read archive entry",
-                                            reason: "its name cannot be read (\(why)): skipped"))
-                continue
-            }
-            if m.size < 0 {
-                problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "its stored size is negative (\(m.size)): counted as 0 bytes"))
-                m.size = 0
-            }
-            progress.count(m.type == FileType.reg ? m.size : 0, folder: ContainerPath(bytes: Array(m.path[..<(m.path.lastIndex(of: UInt8(ascii: "/")) ?? 0)])).display)
-            compactSidecar(&m)
-            switch normalise(m.path) {
-            case .root:
-                // `./`: the archive root's own member, whose attributes are the data root's
-                // when the archive was made inside the container.
-                if m.type == FileType.dir { rootMember = m }
-                continue
-            case .unsafe:
-                problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "absolute path or '..' in the archive: skipped"))
-                continue
-            case .path(let normal): m.path = normal
-            }
-            // As in a folder, nothing deeper than the path limit is recorded (one problem per
-            // folder whose contents are left out).
-            if m.path.count > Walker.maximumPathLength {
-                var cut = m.path.count
-                while cut > Walker.maximumPathLength, let slash = m.path[..<cut].lastIndex(of: UInt8(ascii: "/")) { cut = slash }
-                let folder = ContainerPath(bytes: Array(m.path[..<cut]))
-                if !tooDeepReported.contains(folder) {
-                    tooDeepReported.insert(folder)
-                    problems.append(Walker.tooDeep(folder))
+        }
+        defer { stream.close() }
+        reading: while let batch = try stream.next() {
+            for m in batch {
+                var m = m
+                memberCount += 1
+                if let why = m.nameless {
+                    problems.append(WalkProblem(path: ContainerPath("(member \(memberCount) of the archive)"), operation: "read archive entry",
+                                                reason: "its name cannot be read (\(why)): skipped"))
+                    continue
                 }
-                continue
-            }
-            // The paths kept are bounded in total, not only each (docs/limits.md): past the
-            // limit the rest of the archive is left out, with one problem.
-            pathBytes += m.path.count
-            if pathBytes > maximumPathBytes {
-                problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry",
-                                            reason: "the archive's paths add up to more than \(maximumPathBytes / (1 << 20)) MiB: this member and every later one are left out"))
-                break
-            }
-            let (position, repeated) = numbering.number(m.path)
-            if repeated {
-                problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "the archive holds this path twice: the later one counts"))
-                members[position] = m
-            } else {
-                members.append(m)
+                if m.size < 0 {
+                    problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "its stored size is negative (\(m.size)): counted as 0 bytes"))
+                    m.size = 0
+                }
+                progress.count(m.type == FileType.reg ? m.size : 0, folder: ContainerPath(bytes: Array(m.path[..<(m.path.lastIndex(of: UInt8(ascii: "/")) ?? 0)])).display)
+                switch normalise(m.path) {
+                case .root:
+                    // `./`: the archive root's own member, whose attributes are the data root's
+                    // when the archive was made inside the container.
+                    if m.type == FileType.dir { rootMember = m }
+                    continue
+                case .unsafe:
+                    problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "absolute path or '..' in the archive: skipped"))
+                    continue
+                case .path(let normal): m.path = normal
+                }
+                // As in a folder, nothing deeper than the path limit is recorded (one problem per
+                // folder whose contents are left out).
+                if m.path.count > Walker.maximumPathLength {
+                    var cut = m.path.count
+                    while cut > Walker.maximumPathLength, let slash = m.path[..<cut].lastIndex(of: UInt8(ascii: "/")) { cut = slash }
+                    let folder = ContainerPath(bytes: Array(m.path[..<cut]))
+                    if !tooDeepReported.contains(folder) {
+                        tooDeepReported.insert(folder)
+                        problems.append(Walker.tooDeep(folder))
+                    }
+                    continue
+                }
+                // The paths kept are bounded in total, not only each (docs/limits.md): past the
+                // limit the rest of the archive is left out, with one problem.
+                pathBytes += m.path.count
+                if pathBytes > maximumPathBytes {
+                    problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry",
+                                                reason: "the archive's paths add up to more than \(maximumPathBytes / (1 << 20)) MiB: this member and every later one are left out"))
+                    break reading
+                }
+                let (position, repeated) = numbering.number(m.path)
+                if repeated {
+                    problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "the archive holds this path twice: the later one counts"))
+                    members[position] = m
+                } else {
+                    members.append(m)
+                }
             }
         }
         var (container, walk) = try assemble(location, members, numbering, problems, rootMember: rootMember, role: role)
