@@ -106,6 +106,47 @@ final class SystemDataAndLinkTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
     }
 
+    /// An inventory of 20,000 entries or more is classified in two halves, side by side: an
+    /// excluded folder whose contents straddle the split still excludes all of them, and a
+    /// hard-linked file with a name in each half counts once, at its first backed-up name, or at
+    /// its first name when every name is backed up.
+    func testExclusionAndHardLinksAcrossTheTwoHalves() throws {
+        let dir = try TempDir("halves")
+        let app = dir.sub("App")
+        try Fixture.container(at: app)
+        try Fixture.files(in: app + "/Documents/A", count: 12_000, size: 0)
+        try Fixture.file(app + "/Documents/A/sub/deep.bin", size: 3)
+        try Fixture.files(in: app + "/Documents/B", count: 10_000, size: 0)
+        try BackupMarker.set(.exclude, value: exclude, on: app + "/Documents/A", carrier: .native)
+        // One file excluded in the first half, backed up in the second; one backed up in both.
+        try Fixture.file(app + "/Documents/A/0link", size: 1000)
+        XCTAssertEqual(link(app + "/Documents/A/0link", app + "/Documents/B/link"), 0)
+        try Fixture.file(app + "/Documents/0plain/hl", size: 500)
+        XCTAssertEqual(link(app + "/Documents/0plain/hl", app + "/Documents/B/hl"), 0)
+
+        let inv = try Audit.inventory(of: app)
+        let n = inv.entries.count, half = n / 2
+        XCTAssertGreaterThanOrEqual(n, 20_000)
+        func position(_ path: String) throws -> Int { try XCTUnwrap(inv.index(of: ContainerPath(path)), path) }
+        // The split falls inside A; its first-half and second-half names are as laid out.
+        XCTAssertLessThan(try position("Documents/A/0link"), half)
+        XCTAssertLessThan(try position("Documents/0plain/hl"), half)
+        XCTAssertGreaterThanOrEqual(try position("Documents/A/sub/deep.bin"), half)
+        XCTAssertGreaterThanOrEqual(try position("Documents/B/link"), half)
+
+        for e in inv.entries where e.path.display.hasPrefix("Documents/") {
+            let expected = e.path.display.hasPrefix("Documents/A") ? "Documents/A" : nil
+            XCTAssertEqual(e.excludedBy?.display, expected, e.path.display)
+        }
+        func counts(_ path: String) -> Bool? { inv.entry(at: ContainerPath(path))?.countsInTotals }
+        XCTAssertEqual(counts("Documents/A/0link"), false)
+        XCTAssertEqual(counts("Documents/B/link"), true)
+        XCTAssertEqual(counts("Documents/0plain/hl"), true)
+        XCTAssertEqual(counts("Documents/B/hl"), false)
+        XCTAssertEqual(inv.zoneTotals[.documents]?.size, 3 + 1000 + 500)
+        XCTAssertEqual(inv.backupFootprint, 1000 + 500)
+    }
+
     /// DIR taken by another entry between the check and the rename: the rename never replaces
     /// it (RENAME_NOREPLACE), nothing is claimed written, and what is there is left.
     func testTheRenameNeverReplacesWhatTookDIR() throws {

@@ -134,62 +134,99 @@ public struct Inventory: Sendable {
         let order = Inventory.pathOrder(raw)
         let n = order.count
 
-        // One pass in path order. Exclusion flows down: a parent sorts before its children.
+        // Zones, placements and exclusion, in path order, in two halves on two cores.
+        // Exclusion flows down through the folders the walk met: an entry is excluded by itself
+        // when it carries the attribute, else by whatever excludes its folder.
         let role = container.role
         let sets = role.pathSets
         let fromBackup = container.source.capabilities.recordsBackup
+        let rootExcluded = walk.rootMarks.contains { $0.attribute == .exclude }
+        // Every folder, and whether it carries the attribute (what a backup holds is backed up:
+        // an attribute its rows record excludes nothing).
+        let folders = raw.withUnsafeBufferPointer { w in
+            var folders: [ContainerPath: Bool] = [:]
+            for i in w.indices where w[i].kind == .directory {
+                folders[w[i].path] = (folders[w[i].path] ?? false) || (!fromBackup && w[i].marks.contains { $0.attribute == .exclude })
+            }
+            return folders
+        }
         var zones = [Zone](repeating: .root, count: n)
         var placements = [Placement](repeating: Placement(backedUp: false, restored: false, keptOnUpdate: false), count: n)
         var excludedBy = [ContainerPath?](repeating: nil, count: n)
-        var primary: [HardLinkKey: Int] = [:] // the position that counts, per hard-linked file
+        let halves = n >= 20_000 ? 2 : 1
+        // Per half, the position that counts for each hard-linked file: its first backed-up
+        // one, else its first.
+        let linkParts = WorkerSlots<[HardLinkKey: Int]>(count: halves, initial: [:])
         raw.withUnsafeBufferPointer { w in
-            var excludedFolders: [ContainerPath: ContainerPath] = [:]
-            // An exclusion on the data root covers every top-level item.
-            if walk.rootMarks.contains(where: { $0.attribute == .exclude }) { excludedFolders[.root] = .root }
-            // Siblings sort next to each other: remember the last parent looked up, so most
-            // entries need neither a new parent path nor a dictionary lookup.
-            var lastParent = ContainerPath.root
-            var lastInherited: ContainerPath? = excludedFolders[.root]
-            // Every path set lies at most two levels down: below that, an entry's placement
-            // is its parent's.
-            var parentPlacement: Placement?
-            for pos in 0..<n {
-                let i = order[pos]
-                let path = w[i].path
-                if !path.isChild(of: lastParent) {
-                    lastParent = path.parent ?? .root
-                    lastInherited = excludedFolders[lastParent]
-                    parentPlacement = lastParent.bytes.contains(UInt8(ascii: "/")) ? sets.placement(of: lastParent) : nil
-                }
-                let zone = Zone.of(path, role: role)
-                var placement = parentPlacement ?? sets.placement(of: path)
-                // A backup's entries are what the backup holds: backed up by definition.
-                if fromBackup && !placement.backedUp {
-                    placement = Placement(backedUp: true, restored: placement.restored, keptOnUpdate: placement.keptOnUpdate)
-                }
-                if skippedByBackup { placement = Placement(backedUp: false, restored: false, keptOnUpdate: placement.keptOnUpdate) }
-                // What a backup holds is backed up: an attribute its rows record excludes nothing.
-                let by = !fromBackup && w[i].marks.contains { $0.attribute == .exclude } ? path : lastInherited
-                zones[pos] = zone
-                placements[pos] = placement
-                // System entries have no verdicts: nothing excludes them (format: null).
-                excludedBy[pos] = zone == .system ? nil : by
-                if w[i].kind == .directory, let by { excludedFolders[path] = by }
-                if w[i].kind == .file, w[i].linkCount > 1, zone != .system {
-                    let key = HardLinkKey(device: w[i].device, inode: w[i].inode)
-                    if let current = primary[key] {
-                        let backed = placement.backedUp && by == nil
-                        let currentBacked = placements[current].backedUp && excludedBy[current] == nil
-                        if backed && !currentBacked { primary[key] = pos }
-                    } else {
-                        primary[key] = pos
+            zones.withUnsafeMutableBufferPointer { zoneOut in
+                placements.withUnsafeMutableBufferPointer { placementOut in
+                    excludedBy.withUnsafeMutableBufferPointer { excludedOut in
+                        DispatchQueue.concurrentPerform(iterations: halves) { half in
+                            // What excludes each folder met (nil: nothing), worked out once per folder.
+                            var byFolder: [ContainerPath: ContainerPath?] = [:]
+                            func excluding(_ folder: ContainerPath) -> ContainerPath? {
+                                if folder.bytes.isEmpty { return rootExcluded ? .root : nil }
+                                if let known = byFolder[folder] { return known }
+                                let by: ContainerPath? = switch folders[folder] {
+                                case .some(true): folder
+                                case .some(false): excluding(folder.parent ?? .root)
+                                case nil: nil
+                                }
+                                byFolder[folder] = by
+                                return by
+                            }
+                            var primary: [HardLinkKey: Int] = [:]
+                            // Siblings sort next to each other: remember the last parent looked
+                            // up. Every path set lies at most two levels down: below that, an
+                            // entry's placement is its parent's.
+                            var lastParent = ContainerPath.root
+                            var lastInherited = excluding(.root)
+                            var parentPlacement: Placement?
+                            for pos in (half == 0 ? 0 : n / 2)..<(half + 1 == halves ? n : n / 2) {
+                                let i = order[pos]
+                                let path = w[i].path
+                                if !path.isChild(of: lastParent) {
+                                    lastParent = path.parent ?? .root
+                                    lastInherited = excluding(lastParent)
+                                    parentPlacement = lastParent.bytes.contains(UInt8(ascii: "/")) ? sets.placement(of: lastParent) : nil
+                                }
+                                let zone = Zone.of(path, role: role)
+                                var placement = parentPlacement ?? sets.placement(of: path)
+                                // A backup's entries are what the backup holds: backed up by definition.
+                                if fromBackup && !placement.backedUp {
+                                    placement = Placement(backedUp: true, restored: placement.restored, keptOnUpdate: placement.keptOnUpdate)
+                                }
+                                if skippedByBackup { placement = Placement(backedUp: false, restored: false, keptOnUpdate: placement.keptOnUpdate) }
+                                let by = !fromBackup && w[i].marks.contains { $0.attribute == .exclude } ? path : lastInherited
+                                zoneOut[pos] = zone
+                                placementOut[pos] = placement
+                                // System entries have no verdicts: nothing excludes them (format: null).
+                                excludedOut[pos] = zone == .system ? nil : by
+                                if w[i].kind == .file, w[i].linkCount > 1, zone != .system {
+                                    let key = HardLinkKey(device: w[i].device, inode: w[i].inode)
+                                    if let current = primary[key] {
+                                        if placement.backedUp && by == nil && !(placementOut[current].backedUp && excludedOut[current] == nil) { primary[key] = pos }
+                                    } else {
+                                        primary[key] = pos
+                                    }
+                                }
+                            }
+                            linkParts.store(primary, at: half)
+                        }
                     }
                 }
             }
         }
+        // The halves' choices joined: the first half's, unless only the second half has a
+        // backed-up path of the file.
+        var primary = linkParts.results[0]
+        for (key, second) in linkParts.results.dropFirst().first ?? [:] {
+            guard let first = primary[key] else { primary[key] = second; continue }
+            let firstBacked = placements[first].backedUp && excludedBy[first] == nil
+            if !firstBacked && placements[second].backedUp && excludedBy[second] == nil { primary[key] = second }
+        }
 
         // The entries and the totals, on both cores: each half is independent now.
-        let halves = n >= 20_000 ? 2 : 1
         let partial = WorkerSlots<[ZoneTotals?]>(count: halves, initial: [])
         self.entries = [InventoryEntry](unsafeUninitializedCapacity: n) { buffer, count in
             let base = buffer.baseAddress
