@@ -132,8 +132,7 @@ public enum Audit {
         }
         let applied = PolicyApplication(policy, to: perJob.results + [contentFindings], domains: inventories.map(\.domain), baseline: baseline)
         for inv in inventories where inv.container.roleSource == "default" {
-            let top = Set(inv.entries.filter { $0.path.depth == 1 }.map(\.path.display))
-            if !top.contains("Documents") && !top.contains("tmp") {
+            if inv.entry(at: ContainerPath("Documents")) == nil && inv.entry(at: ContainerPath("tmp")) == nil {
                 notes.append("\(inv.container.dataRoot) has no Documents or tmp folder and no metadata saying what it is: it was read as an app's data container; if it is an App Group container, add --kind group")
             }
         }
