@@ -8,8 +8,11 @@
 #   backup       inventory BACKUP --app com.example.bench   vs  scripts/bench/read-manifest.py
 #                (the 100,000-file backup of scripts/make-backup.py; the reader is mvt's way:
 #                sqlite3 + plistlib, every row of the app's domains)
-#   scan         scan --format json CONTAINER               vs  du -s, getfattr -R -P -d -m -
-#                (1,000,000 files by default: scripts/bench/make-container.py)
+#   scan         scan --format json CONTAINER               vs  du -s, getfattr -R -P -d -m -,
+#                                                               and the floor under the scan
+#                (1,000,000 files by default: scripts/bench/make-container.py; the floor,
+#                scripts/bench/syscall-floor.c, makes only the scan's system calls on two
+#                threads, and is left out when there is no C compiler)
 #   archive      scan --format json ARCHIVE.tar             vs  tar -tvf
 #                (100,000-member pax tar: scripts/bench/make-tar.py)
 #   materialize  simulate update CONTAINER --into OUT       vs  cp -a --preserve=all
@@ -46,7 +49,7 @@ while [ $# -gt 0 ]; do
         --work) work="$2"; shift ;;
         --bin) bin="$2"; shift ;;
         --into) into="$2"; shift ;;
-        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
         *) echo "benchmark: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -155,10 +158,17 @@ fi
 if wants scan; then
     input "container-$files" python3 "$repo/scripts/bench/make-container.py" "$work/container-$files" "$files"
     tree="$work/container-$files"
+    floor=()
+    if cc -O2 -pthread -o "$measure/syscall-floor" "$repo/scripts/bench/syscall-floor.c" 2>"$measure/cc.log"; then
+        floor=("floor=$measure/syscall-floor $tree 2")
+    else
+        echo "   no floor: scripts/bench/syscall-floor.c did not build ($(head -n 1 "$measure/cc.log"))"
+    fi
     compare scan 1.0 - $((files * 150 / 1000000)) \
         "scan=$bin scan --format json $tree" \
         "du=du -s $tree" \
-        "getfattr=getfattr -R -P -d -m - $tree"
+        "getfattr=getfattr -R -P -d -m - $tree" \
+        ${floor[@]+"${floor[@]}"}
 fi
 
 # --- archive -----------------------------------------------------------------------------
@@ -243,8 +253,14 @@ for line in open(f"{m}/pairs"):
         goal = ", ".join(goals) + (" " + ("ok" if all(verdicts) else "MISSED") if goals else "")
         print(f"| {pair} | {label} | {med:.2f} | {min(walls):.2f}-{max(walls):.2f} | {rss:.0f} | {ratio} | {goal} | "
               + (f"{other:.2f} cores (load {load})" if k == 0 else "") + " |")
+    if "floor" in labels:
+        floor = statistics.median(r[0] for r in rows(pair, "floor"))
+        reference = statistics.median(r[0] for r in rows(pair, labels[1]))
+        print(f"| {pair} | floor against {labels[1]} | | | | {floor / reference:.2f}x | | |")
 print()
 print("ratio: the tool's median over this command's. other load: CPU used by other processes during the pair, on average.")
+if any("floor" in line.split()[9:] for line in open(f"{m}/pairs")):
+    print("floor: only the system calls the scan cannot do without (scripts/bench/syscall-floor.c, two threads).")
 if disturbed:
     print("DISTURBED: other processes used more than 0.15 core during a pair; rerun on a quiet machine before quoting.")
 PY
