@@ -5,7 +5,8 @@ import SandboxAuditSystem
 /// that the rules' passes over hundreds of thousands of entries share rather than copy them.
 public final class InventoryEntry: Sendable {
     /// The nearest path carrying the exclude attribute: the entry itself or its closest marked
-    /// ancestor. Nil when not excluded. (Stored first: the object is 16 bytes smaller.)
+    /// ancestor. Nil when not excluded. (Stored first: with the entry after it and the small
+    /// fields last, the object takes 115 bytes, a 128-byte allocation.)
     package let excludedBy: ContainerPath?
     package let entry: WalkEntry
     package let zone: Zone
@@ -121,18 +122,23 @@ public struct Inventory: Sendable {
     /// order, or their first path when no link is backed up.
     /// `skippedByBackup`: iOS backs none of the container up (an App Clip's): nothing is backed
     /// up or restored, whatever its place.
-    package init(container: Container, walk: WalkResult, skippedByBackup: Bool = false) {
+    /// The walk is taken over: handed over by its last holder (as `Audit` does), its entries
+    /// are let go chunk by chunk as the inventory's are made.
+    package init(container: Container, walk: consuming WalkResult, skippedByBackup: Bool = false) {
         self.container = container
         var problems = walk.problems
         var raw = Inventory.boundedSizes(walk.entries, problems: &problems)
+        walk.entries = WalkEntries()
         Inventory.shareLinkMarks(&raw)
         self.problems = problems.sorted { $0.path < $1.path }
         self.rootMarks = walk.rootMarks
         self.sidecarCount = walk.sidecarCount
         self.archive = walk.archive
         self.orphanSidecars = walk.orphanSidecars.sorted { $0.sidecar < $1.sidecar }
-        let order = Inventory.pathOrder(raw)
-        let n = order.count
+        // The walk's entries put in path order where they are (no copy of them is made):
+        // everything after reads them in order, and the inventory's entries are made in order.
+        raw.permute(by: Inventory.pathOrder(raw))
+        let n = raw.count
 
         // Zones, placements and exclusion, in path order, in two halves on two cores.
         // Exclusion flows down through the folders the walk met: an entry is excluded by itself
@@ -143,10 +149,11 @@ public struct Inventory: Sendable {
         let rootExcluded = walk.rootMarks.contains { $0.attribute == .exclude }
         // Every folder, and whether it carries the attribute (what a backup holds is backed up:
         // an attribute its rows record excludes nothing).
-        let folders = raw.withUnsafeBufferPointer { w in
+        let folders = raw.withChunkBases { bases in
+            let w = EntryPointers(bases)
             var folders: [ContainerPath: Bool] = [:]
-            for i in w.indices where w[i].kind == .directory {
-                folders[w[i].path] = (folders[w[i].path] ?? false) || (!fromBackup && w[i].marks.contains { $0.attribute == .exclude })
+            for i in 0..<n where w[i].pointee.kind == .directory {
+                folders[w[i].pointee.path] = (folders[w[i].pointee.path] ?? false) || (!fromBackup && w[i].pointee.marks.contains { $0.attribute == .exclude })
             }
             return folders
         }
@@ -157,7 +164,8 @@ public struct Inventory: Sendable {
         // Per half, the position that counts for each hard-linked file: its first backed-up
         // one, else its first.
         let linkParts = WorkerSlots<[HardLinkKey: Int]>(count: halves, initial: [:])
-        raw.withUnsafeBufferPointer { w in
+        raw.withChunkBases { bases in
+            let w = EntryPointers(bases)
             zones.withUnsafeMutableBufferPointer { zoneOut in
                 placements.withUnsafeMutableBufferPointer { placementOut in
                     excludedBy.withUnsafeMutableBufferPointer { excludedOut in
@@ -183,8 +191,7 @@ public struct Inventory: Sendable {
                             var lastInherited = excluding(.root)
                             var parentPlacement: Placement?
                             for pos in (half == 0 ? 0 : n / 2)..<(half + 1 == halves ? n : n / 2) {
-                                let i = order[pos]
-                                let path = w[i].path
+                                let path = w[pos].pointee.path
                                 if !path.isChild(of: lastParent) {
                                     lastParent = path.parent ?? .root
                                     lastInherited = excluding(lastParent)
@@ -197,13 +204,13 @@ public struct Inventory: Sendable {
                                     placement = Placement(backedUp: true, restored: placement.restored, keptOnUpdate: placement.keptOnUpdate)
                                 }
                                 if skippedByBackup { placement = Placement(backedUp: false, restored: false, keptOnUpdate: placement.keptOnUpdate) }
-                                let by = !fromBackup && w[i].marks.contains { $0.attribute == .exclude } ? path : lastInherited
+                                let by = !fromBackup && w[pos].pointee.marks.contains { $0.attribute == .exclude } ? path : lastInherited
                                 zoneOut[pos] = zone
                                 placementOut[pos] = placement
                                 // System entries have no verdicts: nothing excludes them (format: null).
                                 excludedOut[pos] = zone == .system ? nil : by
-                                if w[i].kind == .file, w[i].linkCount > 1, zone != .system {
-                                    let key = HardLinkKey(device: w[i].device, inode: w[i].inode)
+                                if w[pos].pointee.kind == .file, w[pos].pointee.linkCount > 1, zone != .system {
+                                    let key = HardLinkKey(device: w[pos].pointee.device, inode: w[pos].pointee.inode)
                                     if let current = primary[key] {
                                         if placement.backedUp && by == nil && !(placementOut[current].backedUp && excludedOut[current] == nil) { primary[key] = pos }
                                     } else {
@@ -226,15 +233,22 @@ public struct Inventory: Sendable {
             if !firstBacked && placements[second].backedUp && excludedBy[second] == nil { primary[key] = second }
         }
 
-        // The entries and the totals, on both cores: each half is independent now.
+        // The entries and the totals, on both cores, each half a run of the walk's chunks (in
+        // path order now): each chunk is let go once its entries are in the inventory's (when
+        // nothing else holds it), so the two are never both whole in memory.
+        let releases = raw.isUniquelyOwned()
+        let chunks = raw.ownedChunks
         let partial = WorkerSlots<[ZoneTotals?]>(count: halves, initial: [])
         self.entries = [InventoryEntry](unsafeUninitializedCapacity: n) { buffer, count in
             let base = buffer.baseAddress
-            raw.withUnsafeBufferPointer { w in
-                DispatchQueue.concurrentPerform(iterations: halves) { half in
-                    var totals = [ZoneTotals?](repeating: nil, count: Zone.allCases.count)
-                    for pos in (half == 0 ? 0 : n / 2)..<(half + 1 == halves ? n : n / 2) {
-                        let e = w[order[pos]]
+            DispatchQueue.concurrentPerform(iterations: halves) { half in
+                var totals = [ZoneTotals?](repeating: nil, count: Zone.allCases.count)
+                let mid = chunks.count / 2
+                for (first, chunk) in chunks[(half == 0 ? 0 : mid)..<(half + 1 == halves ? chunks.count : mid)] {
+                    for j in 0..<chunk.count {
+                        let pos = first + j
+                        // Moved out of a chunk owned alone (no reference counted), else copied.
+                        let e = releases ? (chunk.base + j).move() : chunk.base[j]
                         let zone = zones[pos]
                         var counts = zone != .system
                         if counts, e.kind == .file, e.linkCount > 1 {
@@ -247,8 +261,9 @@ public struct Inventory: Sendable {
                         t.add(item)
                         totals[zone.ordinal] = t
                     }
-                    partial.store(totals, at: half)
+                    if releases { chunk.releaseMovedOut() }
                 }
+                partial.store(totals, at: half)
             }
             count = n
         }
@@ -264,16 +279,21 @@ public struct Inventory: Sendable {
     /// The entries' positions in path-byte order. The paths are copied into one buffer first,
     /// so that comparing two of them is a memcmp; large inventories sort in two halves on two
     /// cores, then merge.
-    static func pathOrder(_ entries: [WalkEntry]) -> [Int] {
-        var offsets = [Int](repeating: 0, count: entries.count + 1)
-        for (i, e) in entries.enumerated() { offsets[i + 1] = offsets[i] + e.path.bytes.count }
-        var arena = [UInt8](repeating: 0, count: max(offsets[entries.count], 1))
-        arena.withUnsafeMutableBufferPointer { a in
-            for (i, e) in entries.enumerated() {
-                e.path.bytes.withUnsafeBufferPointer { b in
-                    if b.count > 0 { (a.baseAddress! + offsets[i]).update(from: b.baseAddress!, count: b.count) }
+    static func pathOrder(_ entries: WalkEntries) -> [Int] {
+        let n = entries.count
+        var offsets = [Int](repeating: 0, count: n + 1)
+        let arena = entries.withChunkBases { bases in
+            let w = EntryPointers(bases)
+            for i in 0..<n { offsets[i + 1] = offsets[i] + w[i].pointee.path.bytes.count }
+            var arena = [UInt8](repeating: 0, count: max(offsets[n], 1))
+            arena.withUnsafeMutableBufferPointer { a in
+                for i in 0..<n {
+                    w[i].pointee.path.bytes.withUnsafeBufferPointer { b in
+                        if b.count > 0 { (a.baseAddress! + offsets[i]).update(from: b.baseAddress!, count: b.count) }
+                    }
                 }
             }
+            return arena
         }
         return arena.withUnsafeBufferPointer { a in
             offsets.withUnsafeBufferPointer { o in
@@ -283,7 +303,7 @@ public struct Inventory: Sendable {
                     let c = memcmp(base + o[x], base + o[y], min(lx, ly))
                     return c != 0 ? c < 0 : lx < ly
                 }
-                var order = Array(0..<entries.count)
+                var order = Array(0..<n)
                 guard order.count >= 20_000 else {
                     order.sort(by: less)
                     return order

@@ -10,7 +10,7 @@ extension Inventory {
 
     /// The entries with every size made possible: a negative size is 0, and once the sizes (or
     /// allocated sizes) add up to `maximumTotal`, the rest count as 0, with one problem.
-    static func boundedSizes(_ entries: [WalkEntry], problems: inout [WalkProblem]) -> [WalkEntry] {
+    static func boundedSizes(_ entries: WalkEntries, problems: inout [WalkProblem]) -> WalkEntries {
         var sized: Int64 = 0, allocated: Int64 = 0
         var out = entries
         var reported = false
@@ -37,7 +37,7 @@ extension Inventory {
     /// Attributes belong to a file, not to one of its names: a sidecar's marks on one path of a
     /// hard-linked file are every path's (unpacked on a device, the attribute lands on the one
     /// inode, so backup excludes every name of it). Native marks are each path's already.
-    static func shareLinkMarks(_ entries: inout [WalkEntry]) {
+    static func shareLinkMarks(_ entries: inout WalkEntries) {
         var byFile: [HardLinkKey: [Int]] = [:]
         for (i, e) in entries.enumerated() where e.kind == .file && e.linkCount > 1 && !e.marks.isEmpty {
             byFile[HardLinkKey(device: e.device, inode: e.inode), default: []].append(i)

@@ -20,7 +20,7 @@ extension ArchiveWalk {
         if !prefixBytes.isEmpty { result.rootMarks += sidecars.take(Array(prefixBytes.dropLast())) }
         addImpliedFolders(&entries, prefix: prefixBytes, sidecars: &sidecars, problems: &result.problems)
         if hasHardLinks { shareLinkCounts(&entries) }
-        result.entries = entries
+        result.entries = WalkEntries(entries)
         SidecarOrphans.resolve(sidecars.orphans(below: prefixBytes), into: &result)
         return (container, result)
     }

@@ -58,7 +58,7 @@ struct ProgressCounter {
     var isWatched: Bool { sink != nil }
 
     /// Counts the entries one folder listing added.
-    mutating func countFolder(_ added: ArraySlice<WalkEntry>, _ folder: ContainerPath) {
+    mutating func countFolder(_ added: some Collection<WalkEntry>, _ folder: ContainerPath) {
         guard let sink else { return }
         for e in added where e.kind == .file { bytes +|= e.size }
         entries += added.count

@@ -87,22 +87,11 @@ struct Walker {
             local.progress.flush(folder: "")
             shared.store(local, at: worker)
         }
-        // The workers' entries are copied into one array on as many cores.
+        // The workers' entries join the top's, chunk by chunk (nothing is copied but the
+        // last, partly filled chunks).
         let parts = shared.results
-        var starts = [result.entries.count]
-        for part in parts { starts.append(starts[starts.count - 1] + part.entries.count) }
-        let top = result.entries
-        result.entries = [WalkEntry](unsafeUninitializedCapacity: starts[parts.count]) { buffer, count in
-            let base = buffer.baseAddress
-            top.withUnsafeBufferPointer { if let b = base, let t = $0.baseAddress { b.initialize(from: t, count: $0.count) } }
-            DispatchQueue.concurrentPerform(iterations: parts.count) { w in
-                parts[w].entries.withUnsafeBufferPointer { src in
-                    if let b = base, let s = src.baseAddress { (b + starts[w]).initialize(from: s, count: src.count) }
-                }
-            }
-            count = starts[parts.count]
-        }
         for part in parts {
+            result.entries.join(part.entries)
             result.problems += part.problems
             result.unmatchedSidecars.merge(part.unmatchedSidecars) { a, b in Sidecar(marks: a.marks + b.marks, size: a.size + b.size) }
             result.sidecarCount += part.sidecarCount

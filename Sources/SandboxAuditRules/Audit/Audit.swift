@@ -28,13 +28,23 @@ public enum Audit {
     /// The inventories of what an input read gives, and what finding the containers had to say.
     /// `appInfo`: the app's own Info.plist; an App Clip's containers are classified as iOS
     /// treats them, none of them backed up (`skipsBackup`).
-    static func inventories(_ read: InputRead, appInfo: AppInfo? = nil) -> (inventories: [Inventory], notes: [String]) {
+    /// The walks are handed over one by one, so that each inventory can let its walk's entries
+    /// go as it reads them.
+    static func inventories(_ read: consuming InputRead, appInfo: AppInfo? = nil) -> (inventories: [Inventory], notes: [String]) {
         var notes = read.notes
-        let skipped = read.containers.map { skipsBackup($0.container, appInfo) }
-        if let appInfo, let note = appClipNote(appInfo, domains: zip(read.containers, skipped).filter(\.1).map(\.0.container.domain)) {
+        var containers = read.containers
+        _ = consume read
+        let skipped = containers.map { skipsBackup($0.container, appInfo) }
+        if let appInfo, let note = appClipNote(appInfo, domains: zip(containers, skipped).filter(\.1).map(\.0.container.domain)) {
             notes.append(note)
         }
-        return (zip(read.containers, skipped).map { Inventory(container: $0.container, walk: $0.walk, skippedByBackup: $1) }, notes)
+        var inventories: [Inventory] = []
+        for i in containers.indices {
+            let walk = containers[i].walk
+            containers[i].walk = WalkResult()
+            inventories.append(Inventory(container: containers[i].container, walk: consume walk, skippedByBackup: skipped[i]))
+        }
+        return (inventories, notes)
     }
 
     /// Scans, checks every enabled rule, then applies the policy: severities, ignored paths,
