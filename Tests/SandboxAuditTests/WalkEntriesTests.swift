@@ -1,11 +1,7 @@
 import Foundation
 import XCTest
-@testable import SandboxAudit
 @testable import SandboxAuditSystem
 @testable import SandboxAuditCore
-@testable import SandboxAuditRules
-@testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
 
 /// The walk's chunked entries: what an array would do, chunk boundaries included, and the moves
 /// the inventory makes of them.
