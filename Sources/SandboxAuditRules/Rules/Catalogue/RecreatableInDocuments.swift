@@ -36,8 +36,6 @@ struct RecreatableInDocuments: Rule {
             RuleExample("An excluded partial download", [.file("Documents/season1.zip.part", .exclude())]),
         ])
 
-    static func matches(_ entry: WalkEntry) -> String? { matches(name: entry.path.name, kind: entry.kind) }
-
     /// Every pattern is ASCII: names are compared with their ASCII capitals folded, in place; a
     /// String is made only for a match.
     static func matches(name: ArraySlice<UInt8>, kind: WalkEntry.Kind) -> String? {
