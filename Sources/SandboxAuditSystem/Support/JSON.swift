@@ -68,18 +68,12 @@ public indirect enum JSON: Sendable {
         case .written(let count, let element):
             JSON.writeArray(count: count, into: &out, indent: indent, level: level, flush: flush) { element($0, &$1, indent, $2) }
         case .object(let fields):
-            if fields.isEmpty { out += "{}".utf8; return }
-            out.append(UInt8(ascii: "{"))
-            for (i, (key, value)) in fields.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSON.newline(&out, indent, level + 1)
-                JSON.escape(key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                if indent != nil { out.append(UInt8(ascii: " ")) }
+            var o = JSONObjectWriter(&out, indent: indent, level: level)
+            for (key, value) in fields {
+                o.key(&out) { JSON.escape(key, into: &$0) }
                 value.write(into: &out, indent: indent, level: level + 1, flush: flush)
             }
-            JSON.newline(&out, indent, level)
-            out.append(UInt8(ascii: "}"))
+            o.end(&out)
         }
     }
 
@@ -148,9 +142,9 @@ public indirect enum JSON: Sendable {
 }
 
 /// Writes one JSON object straight into a byte buffer, field by field, in the order they are
-/// given: the bytes the same `JSON.object` would give (compact, or indented as at `level`),
-/// without making a `JSON` value (a boxed value per field) first. For output written once per
-/// entry or finding.
+/// given (compact, or indented as at `level`), without making a `JSON` value (a boxed value per
+/// field) first: for output written once per entry or finding. `JSON.object` is written through
+/// it too, so both give the same bytes.
 package struct JSONObjectWriter {
     private var fields = 0
     private let indent: Int?
@@ -164,12 +158,19 @@ package struct JSONObjectWriter {
 
     /// A key the caller writes as a literal: no byte of it needs escaping.
     private mutating func key(_ key: StaticString, _ out: inout [UInt8]) {
+        self.key(&out) { out in
+            out.append(UInt8(ascii: "\""))
+            key.withUTF8Buffer { out.append(contentsOf: $0) }
+            out.append(UInt8(ascii: "\""))
+        }
+    }
+
+    /// The separator before a field, the key `write` writes, and the colon after it.
+    fileprivate mutating func key(_ out: inout [UInt8], _ write: (inout [UInt8]) -> Void) {
         if fields > 0 { out.append(UInt8(ascii: ",")) }
         fields += 1
         JSON.newline(&out, indent, level + 1)
-        out.append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { out.append(contentsOf: $0) }
-        out.append(UInt8(ascii: "\""))
+        write(&out)
         out.append(UInt8(ascii: ":"))
         if indent != nil { out.append(UInt8(ascii: " ")) }
     }
