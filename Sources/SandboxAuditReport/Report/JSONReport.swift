@@ -59,8 +59,7 @@ public enum JSONReport {
         o.string("severity", f.severity.rawValue, &out)
         o.string("domain", f.domain, &out)
         // Null for a finding about no entry (a budget): see docs/json-format.md.
-        o.string("path", f.path?.display, &out)
-        if let b = f.path?.base64 { o.string("pathBase64", b, &out) }
+        o.path("path", "pathBase64", f.path, &out)
         o.string("message", f.message, &out)
         o.int("size", f.size, &out)
         o.string("fix", f.fixText, &out)
@@ -237,8 +236,7 @@ public enum JSONReport {
         var o = JSONObjectWriter(&out)
         defer { o.end(&out) }
         o.string("domain", domain, &out)
-        o.string("path", e.path.display, &out)
-        if let b = e.path.base64 { o.string("pathBase64", b, &out) }
+        o.path("path", "pathBase64", e.path, &out)
         o.string("kind", w.kind.rawValue, &out)
         if let special = w.special { o.string("special", special.rawValue, &out) }
         o.string("zone", e.zone.rawValue, &out)
@@ -251,8 +249,7 @@ public enum JSONReport {
         o.int("links", Int64(w.linkCount), &out)
         o.bool("countsInTotals", e.countsInTotals, &out)
         o.bool("excluded", e.excluded, &out)
-        o.string("excludedBy", e.excludedBy?.display, &out)
-        if let b = e.excludedBy?.base64 { o.string("excludedByBase64", b, &out) }
+        o.path("excludedBy", "excludedByBase64", e.excludedBy, &out)
         o.bool("backedUp", e.backedUp, &out)
         o.bool("survivesUpdate", e.survivesUpdate, &out)
         o.bool("survivesRestore", e.survivesRestore, &out)
@@ -271,5 +268,14 @@ public enum JSONReport {
         fields.append(("valueHex", .string(ByteText.hexString(m.value))))
         fields.append(("meaning", .string(m.attribute.meaning)))
         return .object(fields)
+    }
+}
+
+extension JSONObjectWriter {
+    /// A path's field (null for none) and, where `base64` gives its bytes, the `…Base64` field
+    /// after it: the fields `JSONReport.path` makes.
+    mutating func path(_ key: StaticString, _ base64Key: StaticString, _ p: ContainerPath?, _ out: inout [UInt8]) {
+        string(key, p?.display, &out)
+        if let b = p?.base64 { string(base64Key, b, &out) }
     }
 }
