@@ -122,8 +122,9 @@ public struct Inventory: Sendable {
     /// order, or their first path when no link is backed up.
     /// `skippedByBackup`: iOS backs none of the container up (an App Clip's): nothing is backed
     /// up or restored, whatever its place.
-    /// The walk is taken over: handed over by its last holder (as `Audit` does), its entries
-    /// are let go chunk by chunk as the inventory's are made.
+    /// The walk is taken over: its entries are let go chunk by chunk as the inventory's are
+    /// made. Handed over by its last holder (as `Audit` does), they are never copied; entries
+    /// someone else still holds are copied as they are put in order.
     package init(container: Container, walk: consuming WalkResult, skippedByBackup: Bool = false) {
         self.container = container
         var problems = walk.problems
@@ -149,8 +150,7 @@ public struct Inventory: Sendable {
         let rootExcluded = walk.rootMarks.contains { $0.attribute == .exclude }
         // Every folder, and whether it carries the attribute (what a backup holds is backed up:
         // an attribute its rows record excludes nothing).
-        let folders = raw.withChunkBases { bases in
-            let w = EntryPointers(bases)
+        let folders = raw.withEntryPointers { w in
             var folders: [ContainerPath: Bool] = [:]
             for i in 0..<n where w[i].pointee.kind == .directory {
                 folders[w[i].pointee.path] = (folders[w[i].pointee.path] ?? false) || (!fromBackup && w[i].pointee.marks.contains { $0.attribute == .exclude })
@@ -164,8 +164,7 @@ public struct Inventory: Sendable {
         // Per half, the position that counts for each hard-linked file: its first backed-up
         // one, else its first.
         let linkParts = WorkerSlots<[HardLinkKey: Int]>(count: halves, initial: [:])
-        raw.withChunkBases { bases in
-            let w = EntryPointers(bases)
+        raw.withEntryPointers { w in
             zones.withUnsafeMutableBufferPointer { zoneOut in
                 placements.withUnsafeMutableBufferPointer { placementOut in
                     excludedBy.withUnsafeMutableBufferPointer { excludedOut in
@@ -234,9 +233,8 @@ public struct Inventory: Sendable {
         }
 
         // The entries and the totals, on both cores, each half a run of the walk's chunks (in
-        // path order now): each chunk is let go once its entries are in the inventory's (when
-        // nothing else holds it), so the two are never both whole in memory.
-        let releases = raw.isUniquelyOwned()
+        // path order now): each chunk is let go once its entries are in the inventory's, so the
+        // two are never both whole in memory.
         let chunks = raw.ownedChunks
         let partial = WorkerSlots<[ZoneTotals?]>(count: halves, initial: [])
         self.entries = [InventoryEntry](unsafeUninitializedCapacity: n) { buffer, count in
@@ -247,8 +245,8 @@ public struct Inventory: Sendable {
                 for (first, chunk) in chunks[(half == 0 ? 0 : mid)..<(half + 1 == halves ? chunks.count : mid)] {
                     for j in 0..<chunk.count {
                         let pos = first + j
-                        // Moved out of a chunk owned alone (no reference counted), else copied.
-                        let e = releases ? (chunk.base + j).move() : chunk.base[j]
+                        // Moved out (no reference counted): the chunk is freed after.
+                        let e = (chunk.base + j).move()
                         let zone = zones[pos]
                         var counts = zone != .system
                         if counts, e.kind == .file, e.linkCount > 1 {
@@ -261,7 +259,7 @@ public struct Inventory: Sendable {
                         t.add(item)
                         totals[zone.ordinal] = t
                     }
-                    if releases { chunk.releaseMovedOut() }
+                    chunk.releaseMovedOut()
                 }
                 partial.store(totals, at: half)
             }
@@ -282,8 +280,7 @@ public struct Inventory: Sendable {
     static func pathOrder(_ entries: WalkEntries) -> [Int] {
         let n = entries.count
         var offsets = [Int](repeating: 0, count: n + 1)
-        let arena = entries.withChunkBases { bases in
-            let w = EntryPointers(bases)
+        let arena = entries.withEntryPointers { w in
             for i in 0..<n { offsets[i + 1] = offsets[i] + w[i].pointee.path.bytes.count }
             var arena = [UInt8](repeating: 0, count: max(offsets[n], 1))
             arena.withUnsafeMutableBufferPointer { a in

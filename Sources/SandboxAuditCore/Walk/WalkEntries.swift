@@ -107,7 +107,8 @@ package struct WalkEntries: RandomAccessCollection, MutableCollection, Sendable 
 
     /// Puts the entry at `order[k]` at `k`, for every `k` (`order` is a permutation of the
     /// indices): each entry is moved once, in place, with no second copy of the entries and
-    /// no reference counted.
+    /// no reference counted. A chunk another value shares is copied first, so afterwards no
+    /// chunk is shared (`ownedChunks`).
     mutating func permute(by order: [Int]) {
         precondition(order.count == count, "a permutation of every entry")
         for c in chunks.indices where !isKnownUniquelyReferenced(&chunks[c]) { chunks[c] = chunks[c].copy() }
@@ -133,31 +134,24 @@ package struct WalkEntries: RandomAccessCollection, MutableCollection, Sendable 
         }
     }
 
-    /// The chunks' memory, for reading many entries without a bounds check or a reference
-    /// count each: entry `i` is `bases[i >> chunkShift][i & chunkMask]`. The pointers are good
-    /// while `body` runs and nothing writes to the entries.
-    package func withChunkBases<R>(_ body: ([UnsafePointer<WalkEntry>]) throws -> R) rethrows -> R {
-        try withExtendedLifetime(chunks) { try body(chunks.map { UnsafePointer($0.base) }) }
+    /// The entries read in place, for reading many without a bounds check or a reference count
+    /// each (`EntryPointers`). Good while `body` runs and nothing writes to the entries.
+    package func withEntryPointers<R>(_ body: (EntryPointers) throws -> R) rethrows -> R {
+        try withExtendedLifetime(chunks) { try body(EntryPointers(bases: chunks.map { UnsafePointer($0.base) })) }
     }
 
-    /// The chunks in order, as (the index of their first entry, the chunk): for a reader that
-    /// owns them alone (`isUniquelyOwned`) and frees each once read.
+    /// The chunks in order, as (the index of their first entry, the chunk), after `permute`:
+    /// no other value shares them then, so a reader may move their entries out and free each
+    /// (`Chunk.releaseMovedOut`).
     var ownedChunks: [(first: Int, chunk: Chunk)] {
         chunks.enumerated().map { ($0.offset << Self.chunkShift, $0.element) }
     }
-
-    /// Whether no other value shares any of the chunks (only then may `Chunk.release` run).
-    mutating func isUniquelyOwned() -> Bool {
-        chunks.indices.allSatisfy { isKnownUniquelyReferenced(&chunks[$0]) }
-    }
 }
 
-/// The entries of `WalkEntries.withChunkBases` read in place: `w[i].pointee` neither copies
-/// the entry nor checks a bound.
+/// The entries of `WalkEntries.withEntryPointers`: `w[i].pointee` neither copies the entry nor
+/// checks a bound.
 package struct EntryPointers: @unchecked Sendable {
     let bases: [UnsafePointer<WalkEntry>]
-
-    package init(_ bases: [UnsafePointer<WalkEntry>]) { self.bases = bases }
 
     package subscript(i: Int) -> UnsafePointer<WalkEntry> {
         bases[i >> WalkEntries.chunkShift] + (i & WalkEntries.chunkMask)
