@@ -6,9 +6,9 @@ extension ArchiveWalk {
     /// take a core each. The reader is used on that thread alone, from the first member to
     /// the last or until `close`, which waits for it to stop. A sidecar member is reduced
     /// (`compactSidecar`) on that thread as it is read, and at most `maximumBatches` batches
-    /// wait at any time, each of at most `batchSize` members and `batchBytes` bytes of kept
-    /// contents (or one member), so what is read ahead is bounded whatever the archive holds
-    /// (docs/limits.md).
+    /// wait at any time, each handed on at `batchSize` members or once its kept contents reach
+    /// `batchBytes` (a member keeps at most 1 MiB), so what is read ahead is bounded whatever
+    /// the archive holds (docs/limits.md).
     final class ReadAhead: @unchecked Sendable {
         static let batchSize = 256
         static let batchBytes = 4 << 20
@@ -19,7 +19,6 @@ extension ArchiveWalk {
         private var ended = false
         private var failure: (any Error)?
         private var stopping = false
-        private var running = true
 
         /// Starts reading `reader` (which nothing else may use until `close` returns), keeping
         /// `keep(path, size)` leading bytes of each regular file.
@@ -57,7 +56,6 @@ extension ArchiveWalk {
             if !batch.isEmpty, !stopping { ready.append(batch) }
             failure = error
             ended = true
-            running = false
             condition.broadcast()
             condition.unlock()
         }
@@ -93,7 +91,7 @@ extension ArchiveWalk {
             stopping = true
             ready = []
             condition.broadcast()
-            while running { condition.wait() }
+            while !ended { condition.wait() }
             condition.unlock()
         }
     }
