@@ -274,10 +274,17 @@ package enum BoundedPlist {
         }
     }
 
-    @inline(__always)
+    /// The big-endian unsigned integer of `size` bytes at `at`. Inlinable: `MBFileReader` reads
+    /// every reference and offset of a row's blob with it, from another module.
+    @inlinable @inline(__always)
     package static func readUInt(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ size: Int) -> UInt64 {
-        var v: UInt64 = 0
-        for k in 0..<size { v = v << 8 | UInt64(b[at + k]) }
-        return v
+        switch size {
+        case 1: return UInt64(b[at])
+        case 2: return UInt64(b[at]) << 8 | UInt64(b[at + 1])
+        default:
+            var v: UInt64 = 0
+            for k in 0..<size { v = v << 8 | UInt64(b[at + k]) }
+            return v
+        }
     }
 }

@@ -39,8 +39,8 @@ struct MBFileReader {
         let t = b.count - 32
         offsetSize = Int(b[t + 6])
         refSize = Int(b[t + 7])
-        let objects = Self.readUInt(b, t + 8, 8), top = Self.readUInt(b, t + 16, 8)
-        let tableOffset = Self.readUInt(b, t + 24, 8)
+        let objects = BoundedPlist.readUInt(b, t + 8, 8), top = BoundedPlist.readUInt(b, t + 16, 8)
+        let tableOffset = BoundedPlist.readUInt(b, t + 24, 8)
         guard (1...8).contains(offsetSize), (1...8).contains(refSize), objects >= 1, objects <= UInt64(b.count),
               top < objects, tableOffset >= 9, tableOffset <= UInt64(t),
               UInt64(t) - tableOffset >= objects * UInt64(offsetSize) else { return nil }
@@ -73,21 +73,8 @@ struct MBFileReader {
         case unsupported
     }
 
-    private func offset(_ object: Int) -> Int { Int(Self.readUInt(b, table + object * offsetSize, offsetSize)) }
-    private func reference(_ at: Int, _ k: Int) -> Int { Int(Self.readUInt(b, at + k * refSize, refSize)) }
-
-    /// `BoundedPlist.readUInt`, inlined here, with the widths references and offsets have.
-    @inline(__always)
-    private static func readUInt(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ size: Int) -> UInt64 {
-        switch size {
-        case 1: return UInt64(b[at])
-        case 2: return UInt64(b[at]) << 8 | UInt64(b[at + 1])
-        default:
-            var v: UInt64 = 0
-            for k in 0..<size { v = v << 8 | UInt64(b[at + k]) }
-            return v
-        }
-    }
+    private func offset(_ object: Int) -> Int { Int(BoundedPlist.readUInt(b, table + object * offsetSize, offsetSize)) }
+    private func reference(_ at: Int, _ k: Int) -> Int { Int(BoundedPlist.readUInt(b, at + k * refSize, refSize)) }
 
     /// What object `object` is, as `object(_:)` read it.
     private func kind(_ object: Int) -> Kind {
@@ -107,7 +94,7 @@ struct MBFileReader {
             guard p < table, b[p] >> 4 == 0x1, b[p] & 0x0F <= 3 else { return .unsupported }
             let size = 1 << Int(b[p] & 0x0F)
             guard p + 1 + size <= table else { return .unsupported }
-            let v = Self.readUInt(b, p + 1, size)
+            let v = BoundedPlist.readUInt(b, p + 1, size)
             guard v <= UInt64(b.count) else { return .unsupported }
             n = Int(v)
             p += 1 + size
@@ -116,7 +103,7 @@ struct MBFileReader {
         case 0x0: return low == 0x8 || low == 0x9 ? .scalar : .unsupported
         case 0x1:
             guard low <= 3, p + (1 << low) <= table else { return .unsupported }
-            let v = Self.readUInt(b, p, 1 << low)
+            let v = BoundedPlist.readUInt(b, p, 1 << low)
             return .integer(low == 3 ? Int64(bitPattern: v) : Int64(v))
         case 0x2: return (low == 2 || low == 3) && p + (1 << low) <= table ? .scalar : .unsupported
         case 0x3: return low == 3 && p + 8 <= table ? .scalar : .unsupported
@@ -131,7 +118,7 @@ struct MBFileReader {
             return .utf16(start: p, count: n)
         case 0x8:
             guard low <= 3, p + low + 1 <= table else { return .unsupported }
-            return .uid(Int(Self.readUInt(b, p, low + 1)))
+            return .uid(Int(BoundedPlist.readUInt(b, p, low + 1)))
         case 0xA: return p + n * refSize <= table ? .array(refs: p, count: n) : .unsupported
         case 0xD: return p + 2 * n * refSize <= table ? .dictionary(refs: p, count: n) : .unsupported
         default: return .unsupported
