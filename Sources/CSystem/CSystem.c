@@ -7,6 +7,9 @@
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
+#if __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#endif
 #endif
 
 #ifdef O_NOATIME
@@ -59,6 +62,18 @@ int sandbox_audit_rename_noreplace(int olddirfd, const char *oldname, int newdir
     return renameatx_np(olddirfd, oldname, newdirfd, newname, RENAME_EXCL);
 #else
     (void)olddirfd; (void)oldname; (void)newdirfd; (void)newname;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int sandbox_audit_openat2_beneath(int dirfd, const char *path, int flags) {
+#if defined(__linux__) && defined(SYS_openat2) && defined(RESOLVE_BENEATH)
+    struct open_how how = { .flags = (unsigned long long)(unsigned int)flags, .mode = 0,
+                            .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS };
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+#else
+    (void)dirfd; (void)path; (void)flags;
     errno = ENOSYS;
     return -1;
 #endif

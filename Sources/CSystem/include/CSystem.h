@@ -27,4 +27,10 @@ ssize_t sandbox_audit_listxattrat(int dirfd, const char *name, char *list, size_
    errno ENOSYS (or EINVAL from a file system without it) where the system has none. */
 int sandbox_audit_rename_noreplace(int olddirfd, const char *oldname, int newdirfd, const char *newname);
 
+/* openat2(2) (Linux 5.6 and later) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS: PATH opened
+   inside the open directory DIRFD, refused (EXDEV, ELOOP) where any of its components is a
+   symlink or leads above DIRFD. FLAGS are open(2)'s. -1 with errno ENOSYS on older kernels
+   (or where a filter hides the call) and elsewhere: the caller opens one component at a time. */
+int sandbox_audit_openat2_beneath(int dirfd, const char *path, int flags);
+
 #endif

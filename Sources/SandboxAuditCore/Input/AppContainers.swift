@@ -30,38 +30,113 @@ public struct ContainerSelection: Sendable {
     }
 }
 
+/// A Simulator device's `Containers` folder, opened once: every folder below it is opened
+/// from this descriptor (`openDirectory(beneath:)`: no symlink followed at any component),
+/// never through its path, which names it in messages only.
+package struct ContainersFolder: Sendable {
+    let path: String
+    let held: HeldDescriptor
+}
+
 /// An app's containers: its data container, its extensions' and its App Groups', each a
 /// backup domain of its own. Found in a Simulator device folder by their container-manager
 /// metadata; other apps' containers are identified by that file alone and never read.
 package enum AppContainers {
     /// The Containers folder of a Simulator device: `DEVICE/data/Containers`, given the
     /// device folder, its `data`, or that folder itself. Nil when `path` is none of these.
-    static func containersFolder(_ path: String) -> String? {
+    /// The path is opened once (a symlink to it followed: the user named it); below it,
+    /// nothing is reached through a symlink (`containersFolder(in:)`).
+    static func containersFolder(_ path: String) throws -> ContainersFolder? {
         let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
-        for candidate in [trimmed, trimmed + "/Containers", trimmed + "/data/Containers"] {
-            if Container.isDirectory(candidate + "/Data/Application") || Container.isDirectory(candidate + "/Shared/AppGroup") {
-                return candidate
+        guard let top = try? FileDescriptor.currentDirectory.open(trimmed.utf8, .namedDirectory, keepAccessTime: true) else { return nil }
+        return try containersFolder(in: HeldDescriptor(top), path: trimmed, candidates: ["", "Containers", "data/Containers"])
+    }
+
+    /// The first of `candidates` (relative to the folder `top` at `path`) holding
+    /// `Data/Application` or `Shared/AppGroup`, each component opened without following a
+    /// symlink. Throws `InputError` when a candidate leads through a symlink: a device's folders
+    /// are read only where they are (a symlink there could lead anywhere, a folder the device
+    /// set's owner cannot read included).
+    static func containersFolder(in top: HeldDescriptor, path: String, candidates: [String]) throws -> ContainersFolder? {
+        func beneath(_ folder: HeldDescriptor, _ relative: String, _ shown: String) throws -> HeldDescriptor? {
+            switch Result(catching: { () throws(Errno) in try folder.descriptor.openDirectory(beneath: relative) }) {
+            case .success(let fd): return HeldDescriptor(fd)
+            case .failure(let e) where [ELOOP, EXDEV, ENOTDIR].contains(e.code):
+                if let link = symlink(on: relative, in: folder) { throw refusal(path + "/" + link) }
+                return nil
+            case .failure: return nil
+            }
+        }
+        for candidate in candidates {
+            let shown = candidate.isEmpty ? path : path + "/" + candidate
+            guard let folder = candidate.isEmpty ? top : try beneath(top, candidate, shown) else { continue }
+            for inner in ["Data/Application", "Shared/AppGroup"] where try beneath(folder, inner, shown + "/" + inner) != nil {
+                return ContainersFolder(path: shown, held: folder)
             }
         }
         return nil
     }
 
-    /// One container of a device folder: where it is and what its metadata says.
+    /// The first component of `relative` (below `folder`) that is a symlink, as a relative
+    /// path; nil when none is (each component looked at without following one).
+    static func symlink(on relative: String, in folder: HeldDescriptor) -> String? {
+        let parts = relative.split(separator: "/").map { Array($0.utf8) }
+        for i in parts.indices {
+            let parent: FileDescriptor
+            if i == 0 { parent = folder.descriptor } else {
+                guard let opened = try? folder.descriptor.openDirectory(componentwise: Array(parts[..<i])) else { return nil }
+                parent = opened
+            }
+            defer { if i > 0 { parent.close() } }
+            guard let st = try? parent.status(of: parts[i]) else { return nil }
+            if st.kind == .symlink { return parts[...i].map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/") }
+            if st.kind != .directory { return nil }
+        }
+        return nil
+    }
+
+    /// The error for a device folder reached through a symlink.
+    static func refusal(_ path: String) -> InputError {
+        InputError("\(TerminalText.escaped(path)) is a symbolic link: refused (the folders of a Simulator device are read where they are, never through a symlink)")
+    }
+
+    /// One container of a device folder: where it is, what its metadata says, and how to open
+    /// it again (through the listing, identity checked: `Container.locate(listed:)`).
     struct Found {
         let path: String
         let identifier: String
+        let listing: DeviceListing
+        let containers: ContainersFolder
     }
 
-    /// The containers under `Containers/FOLDER/*` with their metadata identifiers, by path
-    /// (the folder listed once through a descriptor, as `SimulatorDevices.subfolders` does).
-    static func list(_ containers: String, _ folder: String) throws -> [Found] {
-        let base = containers + "/" + folder
-        return try SimulatorDevices.subfolders(of: base).compactMap { name in
-            let path = base + "/" + name
-            guard let meta = Container.readPlist(path + "/" + Container.simulatorMetadata),
-                  let id = Container.metadataIdentity(meta) else { return nil }
-            return Found(path: path, identifier: id)
+    /// The containers under `Containers/FOLDER/*` with their metadata identifiers: `FOLDER`
+    /// opened from the held `Containers` folder without following a symlink, listed once, each
+    /// container opened from that listing (never through a symlink) and its metadata read
+    /// through it. Symlinks there are skipped, and named in `skipped`.
+    static func list(_ containers: ContainersFolder, _ folder: String, skipped: inout [String]) throws -> [Found] {
+        let base = containers.path + "/" + folder
+        let held: HeldDescriptor
+        switch Result(catching: { () throws(Errno) in try containers.held.descriptor.openDirectory(beneath: folder) }) {
+        case .success(let fd): held = HeldDescriptor(fd)
+        case .failure(let e) where e.code == ENOENT: return []
+        case .failure(let e) where [ELOOP, EXDEV, ENOTDIR].contains(e.code):
+            if let link = symlink(on: folder, in: containers.held) { throw refusal(containers.path + "/" + link) }
+            throw InputError("cannot read \(TerminalText.escaped(base)): \(errorText(e.code).lowercased())")
+        case .failure(let e): throw InputError("cannot read \(TerminalText.escaped(base)): \(errorText(e.code).lowercased())")
         }
+        let listed = try SimulatorDevices.folders(of: held, path: base) { name, container, listing -> Found? in
+            guard let meta = Container.readPlist(Container.simulatorMetadata, in: container),
+                  let id = Container.metadataIdentity(meta) else { return nil }
+            return Found(path: base + "/" + name, identifier: id, listing: listing, containers: containers)
+        }
+        skipped += listed.symlinks.map { base + "/" + $0 }
+        return listed.values
+    }
+
+    /// `list`, the symlinks skipped not named.
+    static func list(_ containers: ContainersFolder, _ folder: String) throws -> [Found] {
+        var skipped: [String] = []
+        return try list(containers, folder, skipped: &skipped)
     }
 
     /// The containers to audit and what finding them had to say.
@@ -73,18 +148,27 @@ package enum AppContainers {
     /// The app's containers on the Simulator device `spec` names (`--simulator`): its data
     /// container, its extensions' and the App Groups named. Throws `InputError` when the device,
     /// the app or a named group is not there (listing what is). The notes: the device audited,
-    /// a parallel-testing clone, App Groups the app uses that were not named.
+    /// a parallel-testing clone, App Groups the app uses that were not named. The device folder
+    /// is opened again through its set's listing (identity checked), and its `data/Containers`
+    /// from it without following a symlink.
     static func onSimulator(_ spec: String, _ selection: ContainerSelection) throws -> Located {
         guard let app = selection.app else {
             throw InputError("--simulator needs --app BUNDLE_ID: the app whose containers to audit on the device")
         }
         let device = try SimulatorDevices.find(spec, in: try SimulatorDevices.sets(selection.deviceSets))
-        let place = "Simulator device \(TerminalText.escaped(device.name)) (\(device.udid))"
-        guard let containers = containersFolder(device.folder) else {
-            throw InputError("\(place) holds no app containers (no data/Containers/Data/Application in \(device.folder)): install and run the app on it first")
+        let place = "Simulator device \(TerminalText.escaped(device.name)) (\(TerminalText.escaped(device.udid)))"
+        guard let listing = device.listing else { throw InputError("\(place) cannot be read again: not audited") }
+        let folder = try listing.open(device.folder)
+        guard let containers = try containersFolder(in: folder, path: device.folder, candidates: ["data/Containers"]) else {
+            throw InputError("\(place) holds no app containers (no data/Containers/Data/Application in \(TerminalText.escaped(device.folder))): install and run the app on it first")
         }
-        var found = try appContainers(containers, app: app, groups: selection.appGroups, place: place,
-                                      uses: SimulatorApps.groups(of: app, on: device))
+        let answer = SimulatorApps.groups(of: app, on: device)
+        var uses: [String]?
+        if case .groups(let groups) = answer { uses = groups }
+        var found = try appContainers(containers, app: app, groups: selection.appGroups, place: place, uses: uses)
+        if case .failed(let why) = answer {
+            found.notes.append("xcrun simctl listapps gave no list of the app's App Groups: \(why); the groups not audited are told by their names only")
+        }
         found.notes.insert("Simulator device audited: \(device.line)", at: 0)
         if device.isClone {
             found.notes.insert("\(place) is a parallel-testing clone: xcodebuild deletes it when the test run ends (audit inside the test job, or test with -parallel-testing-enabled NO)", at: 1)
@@ -99,13 +183,13 @@ package enum AppContainers {
     /// may use that were not named.
     static func resolve(_ input: String, _ selection: ContainerSelection) throws -> Located {
         guard let app = selection.app else {
-            if AppContainers.containersFolder(input) != nil, !Container.isDirectory(input + "/Documents") {
-                throw InputError("\(input) is a Simulator device folder: name the app with --app BUNDLE_ID")
+            if try AppContainers.containersFolder(input) != nil, !Container.isDirectory(input + "/Documents") {
+                throw InputError("\(TerminalText.escaped(input)) is a Simulator device folder: name the app with --app BUNDLE_ID")
             }
             return try lone(input, selection)
         }
-        guard let containers = containersFolder(input) else { return try lone(input, selection) }
-        return try appContainers(containers, app: app, groups: selection.appGroups, place: containers)
+        guard let containers = try containersFolder(input) else { return try lone(input, selection) }
+        return try appContainers(containers, app: app, groups: selection.appGroups, place: TerminalText.escaped(containers.path))
     }
 
     /// A container given alone: it must be the app's. App Groups named with it are found in
@@ -114,57 +198,95 @@ package enum AppContainers {
     static func lone(_ input: String, _ selection: ContainerSelection) throws -> Located {
         let one = try Container.locate(input, role: selection.role)
         if let app = selection.app, let id = one.bundleIdentifier, id != app, one.role != .group {
-            throw InputError("\(input) belongs to \(id), not \(app)")
+            throw InputError("\(TerminalText.escaped(input)) belongs to \(TerminalText.escaped(id)), not \(TerminalText.escaped(app))")
         }
         let groups = Array(Set(selection.appGroups)).sorted().filter { !(one.role == .group && $0 == one.bundleIdentifier) }
         guard !groups.isEmpty else { return Located(containers: [one]) }
-        guard let containers = containersAbove(one.dataRoot) else { throw loneGroupError(groups, input) }
+        guard let containers = try containersAbove(one.dataRoot) else { throw loneGroupError(groups, input) }
         var result = [one]
-        result += try named(groups, in: try list(containers, "Shared/AppGroup"), place: containers)
+        result += try named(groups, in: try list(containers, "Shared/AppGroup"), place: TerminalText.escaped(containers.path))
         return Located(containers: result)
     }
 
     /// The error for App Groups named with a container given alone (or an archive of one),
     /// with no Simulator device folder above it to find them in.
     static func loneGroupError(_ groups: [String], _ input: String) -> InputError {
-        let names = Array(Set(groups)).sorted().joined(separator: ", ")
-        return InputError("App Group \(names) cannot be found from a lone container (\(input) is not inside a Simulator device folder): "
+        let names = Array(Set(groups)).sorted().map(TerminalText.escaped).joined(separator: ", ")
+        return InputError("App Group \(names) cannot be found from a lone container (\(TerminalText.escaped(input)) is not inside a Simulator device folder): "
             + "give --simulator DEVICE --app BUNDLE_ID, the device folder with --app BUNDLE_ID, or the group container itself as PATH")
     }
 
     /// The Simulator `Containers` folder holding the container at `root`
     /// (`Containers/Data/Application/UUID`, `Data/PluginKitPlugin/UUID` or `Shared/AppGroup/UUID`).
-    package static func containersAbove(_ root: String) -> String? {
+    package static func containersAbove(_ root: String) throws -> ContainersFolder? {
         guard Container.folderRole(root) != nil else { return nil }
         var parts = root.split(separator: "/", omittingEmptySubsequences: false)
         parts.removeLast(3)
         let candidate = parts.joined(separator: "/")
-        return containersFolder(candidate) == candidate ? candidate : nil
+        guard let top = try? FileDescriptor.currentDirectory.open(candidate.utf8, .namedDirectory, keepAccessTime: true) else { return nil }
+        return try containersFolder(in: HeldDescriptor(top), path: candidate, candidates: [""])
+    }
+
+    /// The installed app other than `app` that owns the extension `id` (`app.…`): the one
+    /// with the longest bundle identifier that `id` extends (`APP.NAME`, as iOS names an app's
+    /// extensions), found by trying `id`'s dot-prefixes longer than `app`, longest first, in
+    /// `installed` (linear in `id`'s length, whatever the number of apps or domains). Nil when
+    /// `app` is that owner.
+    static func owner(of id: String, app: String, installed: Set<String>) -> String? {
+        let bytes = Array(id.utf8)
+        var end = bytes.count
+        while let dot = bytes[..<end].lastIndex(of: UInt8(ascii: ".")), dot > app.utf8.count {
+            let candidate = String(decoding: bytes[..<dot], as: UTF8.self)
+            if installed.contains(candidate) { return candidate }
+            end = dot
+        }
+        return nil
     }
 
     /// The app's containers in a device's `Containers` folder: its data container, its
     /// extensions' and the `groups` named, each found by its metadata. `place` names the
     /// device in errors; `uses`, the groups `simctl listapps` says the app uses, when it said.
-    static func appContainers(_ containers: String, app: String, groups: [String], place: String, uses: [String]? = nil) throws -> Located {
-        let apps = try list(containers, "Data/Application")
-        guard let data = apps.first(where: { $0.identifier == app }) else {
-            let known = apps.map(\.identifier).sorted()
-            throw InputError("no data container of \(app) in \(place)"
-                + (known.isEmpty ? ": it holds no app data container" : ": it holds \(known.joined(separator: ", "))"))
+    /// An extension goes to the installed app with the longest bundle identifier it extends
+    /// (`com.example.app.pro.widget` to `com.example.app.pro`, not `com.example.app`), and a
+    /// note names both when it is not the app audited. Two data containers naming the app are
+    /// refused: which one iOS uses cannot be told from the device folder.
+    static func appContainers(_ containers: ContainersFolder, app: String, groups: [String], place: String, uses: [String]? = nil) throws -> Located {
+        var skipped: [String] = []
+        let apps = try list(containers, "Data/Application", skipped: &skipped)
+        let mine = apps.filter { $0.identifier == app }
+        guard let data = mine.first else {
+            let known = apps.map { TerminalText.escaped($0.identifier) }.sorted()
+            throw InputError("no data container of \(TerminalText.escaped(app)) in \(place)"
+                + (known.isEmpty ? ": it holds no app data container" : ": it holds \(known.joined(separator: ", "))")
+                + (skipped.isEmpty ? "" : " (symbolic links skipped, never followed: \(skipped.map(TerminalText.escaped).joined(separator: ", ")))"))
         }
-        var result = [try Container.locate(data.path, role: .app)]
-        for plugin in try list(containers, "Data/PluginKitPlugin") where plugin.identifier.hasPrefix(app + ".") {
-            result.append(try Container.locate(plugin.path, role: .extension))
+        guard mine.count == 1 else {
+            throw InputError("\(mine.count) data containers of \(TerminalText.escaped(app)) in \(place): "
+                + mine.map { TerminalText.escaped($0.path) }.joined(separator: ", ")
+                + ": which one the app uses cannot be told from the device folder; give that container as PATH (xcrun simctl get_app_container DEVICE \(TerminalText.escaped(app)) data prints it)")
+        }
+        var result = [try Container.locate(listed: data, role: .app)]
+        var notes: [String] = []
+        let installed = Set(apps.map(\.identifier))
+        for plugin in try list(containers, "Data/PluginKitPlugin", skipped: &skipped) where plugin.identifier.hasPrefix(app + ".") {
+            if let owner = owner(of: plugin.identifier, app: app, installed: installed) {
+                notes.append("extension \(TerminalText.escaped(plugin.identifier)) not audited with \(TerminalText.escaped(app)): it belongs to \(TerminalText.escaped(owner)), "
+                    + "the installed app with the longest bundle identifier it extends")
+                continue
+            }
+            result.append(try Container.locate(listed: plugin, role: .extension))
         }
         // Only for the note when no group is named: a folder that cannot be listed fails the run
         // only when a named group may be in it.
-        let present = groups.isEmpty ? ((try? list(containers, "Shared/AppGroup")) ?? []) : try list(containers, "Shared/AppGroup")
+        let present = groups.isEmpty ? ((try? list(containers, "Shared/AppGroup", skipped: &skipped)) ?? []) : try list(containers, "Shared/AppGroup", skipped: &skipped)
         result += try named(Array(Set(groups)).sorted(), in: present, place: place)
-        var notes: [String] = []
         if let uses, case let unnamed = uses.filter({ !groups.contains($0) }), !unnamed.isEmpty {
-            notes.append("App Groups the app uses (xcrun simctl listapps) not audited (add --app-group ID or appGroups: in the policy file): " + unnamed.joined(separator: ", "))
+            notes.append("App Groups the app uses (xcrun simctl listapps) not audited (add --app-group ID or appGroups: in the policy file): " + unnamed.map(TerminalText.escaped).joined(separator: ", "))
         } else if uses == nil, case let unnamed = unnamedGroups(present.map(\.identifier), app: app, named: groups), !unnamed.isEmpty {
-            notes.append("App Group containers not audited (add --app-group ID or appGroups: in the policy file if the app uses them): " + unnamed.joined(separator: ", "))
+            notes.append("App Group containers not audited (add --app-group ID or appGroups: in the policy file if the app uses them): " + unnamed)
+        }
+        if !skipped.isEmpty {
+            notes.append("symbolic links in \(place) skipped, never followed (a device's containers are read where they are): " + skipped.map(TerminalText.escaped).joined(separator: ", "))
         }
         return Located(containers: result, notes: notes)
     }
@@ -174,19 +296,29 @@ package enum AppContainers {
     static func named(_ ids: [String], in present: [Found], place: String) throws -> [Container] {
         try ids.map { id in
             guard let g = present.first(where: { $0.identifier == id }) else {
-                let known = present.map(\.identifier).sorted()
-                throw InputError("no App Group container \(id) in \(place)"
+                let known = present.map { TerminalText.escaped($0.identifier) }.sorted()
+                throw InputError("no App Group container \(TerminalText.escaped(id)) in \(place)"
                     + (known.isEmpty ? ": it holds no App Group container" : ": it holds \(known.joined(separator: ", "))"))
             }
-            return try Container.locate(g.path, role: .group)
+            return try Container.locate(listed: g, role: .group)
         }
     }
 
-    /// Of `groups`, those not `named` whose identifier shares `app`'s prefix
-    /// (`group.com.example…` for `com.example.app`), sorted.
-    static func unnamedGroups(_ groups: [String], app: String, named: [String]) -> [String] {
+    /// Of `groups`, those not `named` that may be the app's, as one list for the note: first
+    /// those whose identifier holds the app's whole bundle identifier (`group.com.example.app`,
+    /// `group.com.example.app.shared`), then, labelled as a guess, those that only share its
+    /// prefix (`group.com.example…` for `com.example.app`). Empty when there are none.
+    static func unnamedGroups(_ groups: [String], app: String, named: [String], shown: (String) -> String = { $0 }) -> String {
+        let candidates = Array(Set(groups.filter { !named.contains($0) })).sorted()
+        let full = candidates.filter { $0 == "group." + app || $0.hasPrefix("group." + app + ".") }
         let parts = app.split(separator: ".")
         let stem = parts.count > 2 ? parts.dropLast().joined(separator: ".") : app
-        return groups.filter { !named.contains($0) && $0.hasPrefix("group." + stem) }.sorted()
+        let guessed = candidates.filter { !full.contains($0) && $0.hasPrefix("group." + stem) }
+        var text: [String] = []
+        if !full.isEmpty { text.append(full.map { TerminalText.escaped(shown($0)) }.joined(separator: ", ") + " (named after the app)") }
+        if !guessed.isEmpty {
+            text.append(guessed.map { TerminalText.escaped(shown($0)) }.joined(separator: ", ") + " (guessed: only the prefix group.\(TerminalText.escaped(stem)) matches; which groups an app uses is in its entitlements)")
+        }
+        return text.joined(separator: "; ")
     }
 }

@@ -55,12 +55,16 @@ package struct AppInfo: Sendable {
 
     /// The app's bundle on the Simulator device whose `Containers` folder is `containers`: the
     /// `Bundle/Application/UUID` container whose metadata names `app`, its one `*.app` folder's
-    /// `Info.plist`. Nil when the device holds no such bundle or it cannot be read.
-    package static func inBundle(containers: String, app: String) -> AppInfo? {
+    /// `Info.plist`, each folder opened from the one above it without following a symlink. Nil
+    /// when the device holds no such bundle or it cannot be read.
+    package static func inBundle(containers: ContainersFolder, app: String) -> AppInfo? {
         guard let bundle = (try? AppContainers.list(containers, "Bundle/Application"))?.first(where: { $0.identifier == app }),
-              let name = (try? SimulatorDevices.subfolders(of: bundle.path))?.filter({ $0.hasSuffix(".app") }).sorted().first
+              let folder = try? bundle.listing.open(bundle.path),
+              let found = try? SimulatorDevices.folders(of: folder, path: bundle.path, { name, app, _ in
+                  name.hasSuffix(".app") ? (name, Container.readPlist("Info.plist", in: app)) : nil
+              }),
+              let (name, plist) = found.values.first
         else { return nil }
-        let file = bundle.path + "/" + name + "/Info.plist"
-        return Container.readPlist(file).map { AppInfo($0, source: file) }
+        return plist.map { AppInfo($0, source: bundle.path + "/" + name + "/Info.plist") }
     }
 }

@@ -42,6 +42,11 @@ public struct Container: Sendable {
     /// The kind of input it was found in: what it lets the scan observe, and how its contents
     /// are read back.
     package let source: any InputKind.Type
+    /// The Simulator device's `Containers` folder a container was listed in (`AppContainers`):
+    /// what else is read of the device (the app's bundle) is reached through it, and nothing
+    /// beside the data root is read by its path (no sidecar or `__MACOSX` mirror outside it).
+    /// Nil for a container given by its path.
+    package let listedIn: ContainersFolder?
 
     static let simulatorMetadata = ".com.apple.mobile_container_manager.metadata.plist"
     /// The kinds of archive a container may come in, as messages name them.
@@ -50,7 +55,7 @@ public struct Container: Sendable {
 
     init(input: String, dataRoot: String, kind: Kind, role: ContainerRole = .app, roleSource: String = "default",
                 bundleIdentifier: String?, version: String?, identitySource: String?, backup: BackupSource? = nil, root: HeldDescriptor? = nil,
-                source: (any InputKind.Type)? = nil) {
+                source: (any InputKind.Type)? = nil, listedIn: ContainersFolder? = nil) {
         // Without a kind named, what the container holds tells: a backup domain's source, or a folder.
         self.source = source ?? (backup == nil ? FolderInput.self : BackupInput.self)
         self.input = input
@@ -63,6 +68,7 @@ public struct Container: Sendable {
         self.version = version
         self.identitySource = identitySource
         self.backup = backup
+        self.listedIn = listedIn
     }
 
     /// What the reports say the input is: the kind, or for a backup domain "backup of DEVICE,
@@ -75,13 +81,13 @@ public struct Container: Sendable {
     /// The same container seen in another role (`--kind`).
     func with(role: ContainerRole, source roleSource: String) -> Container {
         Container(input: input, dataRoot: dataRoot, kind: kind, role: role, roleSource: roleSource,
-                  bundleIdentifier: bundleIdentifier, version: version, identitySource: identitySource, backup: backup, root: root, source: source)
+                  bundleIdentifier: bundleIdentifier, version: version, identitySource: identitySource, backup: backup, root: root, source: source, listedIn: listedIn)
     }
 
     /// The same container, found in an input of the kind `source`.
     func found(in source: any InputKind.Type) -> Container {
         Container(input: input, dataRoot: dataRoot, kind: kind, role: role, roleSource: roleSource,
-                  bundleIdentifier: bundleIdentifier, version: version, identitySource: identitySource, backup: backup, root: root, source: source)
+                  bundleIdentifier: bundleIdentifier, version: version, identitySource: identitySource, backup: backup, root: root, source: source, listedIn: listedIn)
     }
 
     /// The role the container-manager metadata gives: `MCMMetadataContentClass` 2 is an app's
@@ -182,6 +188,27 @@ public struct Container: Sendable {
 
     static let appDataFolder = "AppData"
 
+    /// The container a device folder's listing found (`AppContainers.list`), opened again
+    /// through that listing's descriptor, never through a symlink, and only when it is still
+    /// the folder listed (device and inode) and its metadata still names the identifier read
+    /// then. `role` is the one its place on the device gives.
+    static func locate(listed found: AppContainers.Found, role: ContainerRole) throws -> Container {
+        let held = try found.listing.open(found.path)
+        let shown = TerminalText.escaped(found.path)
+        guard let meta = readPlist(simulatorMetadata, in: held), metadataIdentity(meta) == found.identifier else {
+            throw InputError("\(shown) changed while it was read (its metadata no longer names \(TerminalText.escaped(found.identifier))): not audited")
+        }
+        if case .failure(let e) = Result(catching: { () throws(Errno) in _ = try held.descriptor.names(); _ = try held.descriptor.status(of: ".".utf8) }) {
+            throw InputError("cannot read \(shown): \(errorText(e.code).lowercased())")
+        }
+        if role != .group, !["Documents", "Library", "tmp"].contains(where: { isDirectory($0, in: held) }) {
+            throw InputError("\(shown) is not an app data container: no Documents, Library or tmp folder in it")
+        }
+        return Container(input: found.path, dataRoot: found.path, kind: .simulator, role: role, roleSource: "option",
+                         bundleIdentifier: found.identifier, version: nil, identitySource: simulatorMetadata, root: held,
+                         listedIn: found.containers)
+    }
+
     /// The folder at the real path `path`, opened and held; a failure says what stops the read.
     private static func open(_ path: String, input: String) throws -> HeldDescriptor {
         do { return try HeldDescriptor.directory(path.utf8) } catch {
@@ -275,6 +302,7 @@ public struct Container: Sendable {
             base = parent
         }
         return candidates.enumerated().filter { index, candidate in
+            if index > 0, listedIn != nil { return false }
             if index == 0, let root { return Container.isDirectory(AppleDouble.mirrorFolder, in: root) }
             if Container.isDirectory(candidate) { return true }
             guard index > 0, let slash = candidate.lastIndex(of: "/") else { return false }

@@ -13,6 +13,10 @@ struct SimulatorDevice: Sendable, Equatable {
     let state: Int
     /// The device set the device is in.
     let deviceSet: String
+    /// Where the listing found it: the set's folder as opened, the device folder's name in it
+    /// and the identity it had then. The device is opened again only through that descriptor,
+    /// its identity checked (`open`): never by its path.
+    var listing: DeviceListing? = nil
 
     static let booted = 3
 
@@ -47,6 +51,34 @@ struct SimulatorDevice: Sendable, Equatable {
     }
 }
 
+/// A folder found by listing a folder held open: the listing's descriptor, the name in it and
+/// the identity (device and inode) the folder had when it was listed and read. Opened again
+/// only through that descriptor, never through a symlink, and only when it is still that folder.
+struct DeviceListing: Sendable, Equatable {
+    let parent: HeldDescriptor
+    let name: [UInt8]
+    let device: UInt64
+    let inode: UInt64
+
+    static func == (a: DeviceListing, b: DeviceListing) -> Bool {
+        a.parent === b.parent && a.name == b.name && a.device == b.device && a.inode == b.inode
+    }
+
+    /// The folder opened again through the listing; throws `InputError` naming `path` when it
+    /// cannot be, is a symlink now, or is another folder than the one listed.
+    func open(_ path: String) throws -> HeldDescriptor {
+        let held: HeldDescriptor
+        do { held = HeldDescriptor(try parent.descriptor.openDirectory(name)) } catch {
+            let why = error.code == ELOOP || error.code == ENOTDIR ? "it is no longer a folder (a symbolic link or a file was put in its place)" : errorText(error.code).lowercased()
+            throw InputError("cannot read \(TerminalText.escaped(path)): \(why)")
+        }
+        guard let st = try? held.descriptor.status(), st.device == device, st.inode == inode else {
+            throw InputError("\(TerminalText.escaped(path)) changed while it was read (another folder is in its place): not audited")
+        }
+        return held
+    }
+}
+
 /// Finds a Simulator device by `booted`, UDID or name in device sets: the default set
 /// `~/Library/Developer/CoreSimulator/Devices` and the parallel-testing clones'
 /// `~/Library/Developer/XCTestDevices` (`$HOME` from the environment), or the sets given.
@@ -78,15 +110,17 @@ enum SimulatorDevices {
 
     /// The devices of `set`, sorted by name then UDID. A folder without a readable
     /// `device.plist` naming a UDID is not a device; a set that is missing holds none; a set
-    /// that cannot be listed is an error (the device wanted may be there).
+    /// that cannot be listed is an error (the device wanted may be there). The set is opened
+    /// once (a symlink to it followed: the user named it); each device folder is opened from
+    /// it without following a symlink, and its `device.plist` read through that descriptor.
     static func devices(in set: String) throws -> [SimulatorDevice] {
-        try subfolders(of: set).compactMap { name in
-            let folder = set + "/" + name
-            guard let info = Container.readPlist(folder + "/" + deviceInfo), let udid = info["UDID"] as? String else { return nil }
+        let listed = try folders(in: set) { name, folder, listing -> SimulatorDevice? in
+            guard let info = Container.readPlist(deviceInfo, in: folder), let udid = info["UDID"] as? String else { return nil }
             let state = (info["state"] as? Int) ?? (info["state"] as? NSNumber)?.intValue ?? -1
-            return SimulatorDevice(folder: folder, udid: udid, name: (info["name"] as? String) ?? "", runtime: (info["runtime"] as? String) ?? "",
-                                   state: state, deviceSet: set)
-        }.sorted { ($0.name, $0.udid, $0.deviceSet) < ($1.name, $1.udid, $1.deviceSet) }
+            return SimulatorDevice(folder: set + "/" + name, udid: udid, name: (info["name"] as? String) ?? "", runtime: (info["runtime"] as? String) ?? "",
+                                   state: state, deviceSet: set, listing: listing)
+        }
+        return (listed?.values ?? []).sorted { ($0.name, $0.udid, $0.deviceSet) < ($1.name, $1.udid, $1.deviceSet) }
     }
 
     /// The one device `spec` names (`booted`, a UDID, or a device name) in `sets`. Throws an
@@ -119,23 +153,49 @@ enum SimulatorDevices {
         throw InputError("\(none) in \(where_); the devices there are:\n" + all.map { "  " + $0.line }.joined(separator: "\n"))
     }
 
-    /// The names of the folders in `path`, sorted by bytes: listed through one descriptor,
-    /// without updating the access time where permitted, never through a symlink below `path`.
-    /// Empty when `path` does not exist; throws `InputError` when it cannot be listed.
-    static func subfolders(of path: String) throws -> [String] {
-        let fd: FileDescriptor
+    /// The folders of a folder held open, each read by the body that made its value, in
+    /// name-byte order, and the names of the symlinks found there (never followed).
+    struct Listed<T> {
+        var values: [T]
+        var symlinks: [String]
+    }
+
+    /// The folder at `path` (a symlink to it followed: the user named it), opened once, and
+    /// `body` of each folder in it, as `folders(of:)`. Nil when `path` does not exist; throws
+    /// `InputError` when it cannot be listed.
+    static func folders<T>(in path: String, _ body: (String, HeldDescriptor, DeviceListing) -> T?) throws -> Listed<T>? {
+        let held: HeldDescriptor
         switch Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.open(path.utf8, .namedDirectory, keepAccessTime: true) }) {
-        case .success(let opened): fd = opened
-        case .failure(let e) where e.code == ENOENT: return []
-        case .failure(let e): throw InputError("cannot read \(path): \(errorText(e.code).lowercased())")
+        case .success(let opened): held = HeldDescriptor(opened)
+        case .failure(let e) where e.code == ENOENT: return nil
+        case .failure(let e): throw InputError("cannot read \(TerminalText.escaped(path)): \(errorText(e.code).lowercased())")
         }
-        defer { fd.close() }
+        return try folders(of: held, path: path, body)
+    }
+
+    /// `body` of each folder in the folder `held` (at `path`, for messages), in name-byte
+    /// order: each opened from `held` without following a symlink (one at a time: one
+    /// descriptor more at most), with its identity kept (`DeviceListing`) so that it can be
+    /// opened again, and only as the folder it was. A name that is not UTF-8 is no UUID: no
+    /// device or container has it. Symlinks are named, never followed.
+    static func folders<T>(of held: HeldDescriptor, path: String, _ body: (String, HeldDescriptor, DeviceListing) -> T?) throws -> Listed<T> {
+        let fd = held.descriptor
         var names: [[UInt8]] = []
+        var symlinks: [String] = []
         let failure = fd.forEachName { cName, name in
-            if (try? fd.status(ofCString: cName))?.kind == .directory { names.append(Array(name)) }
+            switch (try? fd.status(ofCString: cName))?.kind {
+            case .directory: names.append(Array(name))
+            case .symlink: symlinks.append(String(decoding: name, as: UTF8.self))
+            default: break
+            }
         }
-        if let failure { throw InputError("cannot read \(path): \(errorText(failure.code).lowercased())") }
-        // A name that is not UTF-8 is no UUID: no device or container has it.
-        return names.sorted { $0.lexicographicallyPrecedes($1) }.compactMap { String(bytes: $0, encoding: .utf8) }
+        if let failure { throw InputError("cannot read \(TerminalText.escaped(path)): \(errorText(failure.code).lowercased())") }
+        let values: [T] = names.sorted { $0.lexicographicallyPrecedes($1) }.compactMap { name in
+            guard let text = String(bytes: name, encoding: .utf8), let child = try? fd.openDirectory(name) else { return nil }
+            let entry = HeldDescriptor(child)
+            guard let st = try? child.status(), st.kind == .directory else { return nil }
+            return body(text, entry, DeviceListing(parent: held, name: name, device: st.device, inode: st.inode))
+        }
+        return Listed(values: values, symlinks: symlinks.sorted())
     }
 }

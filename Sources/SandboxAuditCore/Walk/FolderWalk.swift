@@ -27,7 +27,7 @@ enum FolderWalk {
         // The data root's own sidecar beside it (`../._NAME`, as macOS tar or a copy to a
         // foreign volume leaves it).
         let (parent, name) = PathText.split(container.dataRoot)
-        if !name.isEmpty {
+        if !name.isEmpty, container.listedIn == nil {
             readRootSidecar(parent + "/._" + name, root: root, mirror: false, into: &walk)
         }
 

@@ -26,7 +26,7 @@ extension Audit {
         if let path = selection.appInfo { return try AppInfo.read(path) }
         guard let first = containers.first, first.role == .app, first.source.capabilities.filesOnDisk,
               let app = selection.app ?? first.bundleIdentifier,
-              let found = AppContainers.containersAbove(first.dataRoot) else { return nil }
+              let found = first.listedIn ?? (try? AppContainers.containersAbove(first.dataRoot)) ?? nil else { return nil }
         return AppInfo.inBundle(containers: found, app: app)
     }
 }

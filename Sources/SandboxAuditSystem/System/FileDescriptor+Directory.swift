@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CSystem
 
 /// What a directory descriptor does with the names in it: list them, make, link, rename and
 /// remove entries, read a link, set an entry's times. Each name is one component.
@@ -87,5 +88,53 @@ extension FileDescriptor {
             capacity *= 2
         }
         throw Errno(code: ENAMETOOLONG)
+    }
+}
+
+/// Folders below a folder held open, reached by a relative path that no symlink may redirect
+/// (a Simulator device set: `UDID/data/Containers/Data/Application`).
+extension FileDescriptor {
+    /// Opens the folder at `path` inside this directory (components joined by `/`, none empty,
+    /// `.` or `..`), never through a symlink at any component and never above this directory:
+    /// openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS where the kernel has it (Linux 5.6),
+    /// else (ENOSYS, or EPERM from a filter hiding the call, and on macOS) one component at a
+    /// time, each opened from its parent's descriptor with O_NOFOLLOW. A component that is a
+    /// symlink fails with ELOOP (openat2 may say EXDEV), one that is not a folder with ENOTDIR.
+    /// The access time is kept where permitted.
+    package func openDirectory(beneath path: String) throws(Errno) -> FileDescriptor {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else { throw Errno(code: EINVAL) }
+        let flags = FileDescriptor.Access.directory.rawValue
+        var fd: Int32 = -1
+        if Platform.noAccessTime != 0 {
+            fd = retryOnInterrupt { sandbox_audit_openat2_beneath(rawValue, path, flags | Platform.noAccessTime) }
+        }
+        if fd < 0 && (Platform.noAccessTime == 0 || errno == EPERM) {
+            fd = retryOnInterrupt { sandbox_audit_openat2_beneath(rawValue, path, flags) }
+        }
+        if fd >= 0 { return FileDescriptor(rawValue: fd) }
+        guard errno == ENOSYS || errno == EPERM else { throw Errno.current }
+        return try openDirectory(componentwise: parts.map { Array($0.utf8) })
+    }
+
+    /// `openDirectory(beneath:)` one component at a time, each with O_NOFOLLOW from its
+    /// parent's descriptor (what it does where openat2 is missing).
+    package func openDirectory(componentwise parts: [[UInt8]]) throws(Errno) -> FileDescriptor {
+        guard !parts.isEmpty else { throw Errno(code: EINVAL) }
+        var current = self
+        for (i, part) in parts.enumerated() {
+            guard !part.isEmpty, part != [UInt8(ascii: ".")], part != [UInt8(ascii: "."), UInt8(ascii: ".")] else {
+                if i > 0 { current.close() }
+                throw Errno(code: EINVAL)
+            }
+            let next: FileDescriptor
+            do { next = try current.openDirectory(part) } catch {
+                if i > 0 { current.close() }
+                throw error
+            }
+            if i > 0 { current.close() }
+            current = next
+        }
+        return current
     }
 }

@@ -12,5 +12,13 @@ package enum Platform {
     /// (`com.apple.quarantine`). Everything else is copied, the backup attributes
     /// `com.apple.metadata:com_apple_backup_excludeItem` and `com.apple.MobileBackup` among them.
     package static let attributeCopySkipPrefixes = ["com.apple.quarantine", "com.apple.provenance", "com.apple.rootless"]
+
+    /// posix_spawn(3)'s file actions and attributes: pointers the init calls fill on Darwin.
+    package typealias SpawnFileActions = posix_spawn_file_actions_t?
+    package typealias SpawnAttributes = posix_spawnattr_t?
+    package static func spawnFileActions() -> SpawnFileActions { nil }
+    package static func spawnAttributes() -> SpawnAttributes { nil }
+    /// The environment this process runs with, as posix_spawn(3) takes it.
+    package static var environmentPointer: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? { _NSGetEnviron().pointee }
 }
 #endif

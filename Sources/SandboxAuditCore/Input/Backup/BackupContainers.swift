@@ -36,9 +36,19 @@ enum BackupContainers {
         let groupPrefix = ContainerRole.group.domainPrefix
         let groupIDs = domains.filter { $0.hasPrefix(groupPrefix) }.map { String($0.dropFirst(groupPrefix.count)) }
         var chosen: [(role: ContainerRole, id: String)] = [(.app, app)]
+        // An extension domain goes to the app in the backup with the longest bundle identifier
+        // it extends: AppDomainPlugin-com.example.app.pro.widget to com.example.app.pro.
         let pluginPrefix = ContainerRole.extension.domainPrefix + app + "."
+        let installed = Set(apps)
+        var notes = database.notes
         for d in domains where d.hasPrefix(pluginPrefix) {
-            chosen.append((.extension, String(d.dropFirst(ContainerRole.extension.domainPrefix.count))))
+            let id = String(d.dropFirst(ContainerRole.extension.domainPrefix.count))
+            if let owner = AppContainers.owner(of: id, app: app, installed: installed) {
+                notes.append("\(TerminalText.escaped(d)) not audited with \(TerminalText.escaped(app)): it belongs to \(TerminalText.escaped(owner)), "
+                    + "the app in the backup with the longest bundle identifier it extends")
+                continue
+            }
+            chosen.append((.extension, id))
         }
         for id in Array(Set(selection.appGroups)).sorted() {
             guard groupIDs.contains(id) else {
@@ -47,12 +57,11 @@ enum BackupContainers {
             }
             chosen.append((.group, id))
         }
-        var notes = database.notes
-        let unnamed = AppContainers.unnamedGroups(groupIDs, app: app, named: selection.appGroups)
+        let unnamed = AppContainers.unnamedGroups(groupIDs, app: app, named: selection.appGroups, shown: { groupPrefix + $0 })
         if !unnamed.isEmpty {
-            notes.append("App Group domains in the backup not audited (add --app-group ID or appGroups: in the policy file if the app uses them): "
-                + unnamed.map { groupPrefix + $0 }.joined(separator: ", "))
+            notes.append("App Group domains in the backup not audited (add --app-group ID or appGroups: in the policy file if the app uses them): " + unnamed)
         }
         return Read(input: input, folder: folder, database: database, cipher: cipher, domains: chosen, notes: notes)
     }
+
 }
