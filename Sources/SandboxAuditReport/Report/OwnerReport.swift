@@ -15,7 +15,7 @@ enum OwnerReport {
     /// The owner of a finding's path (nil for none, or a finding about no path).
     static func owner(_ result: AuditResult, _ f: Finding) -> Attribution? {
         guard let path = f.path, !path.isRoot else { return nil }
-        let container = result.inventories.firstIndex { $0.domain == f.domain } ?? 0
+        let container = f.domain.flatMap { result.domainIndex[$0] } ?? 0
         return result.context.owners?.attribution(of: path, container: container, in: result.inventories[container])
     }
 
