@@ -92,4 +92,101 @@ final class IdentityTests: XCTestCase {
         print("extension domains: 2,500 in \(String(format: "%.2f", seconds[0])) s, 10,000 in \(String(format: "%.2f", seconds[1])) s")
         XCTAssertLessThan(seconds[1], 7 * seconds[0] + 1, "4x the domains cost more than 7x the time: not linear")
     }
+
+    /// `--app-info` must be the audited app's: an App Clip's or another app's Info.plist given
+    /// for the main app's container exits 2 naming both identifiers; the app's own is taken;
+    /// the clip's own container takes the clip's Info.plist (footprint 0 B).
+    func testAppInfoOfAnotherAppOrItsClipExitsTwoNamingBoth() throws {
+        let dir = try TempDir("appinfo-id")
+        let set = dir.sub("set")
+        let device = try S.device(set, S.booted, name: "iPhone 17", state: 3)
+        let clipContainer = device + "/data/Containers/Data/Application/9999"
+        try Fixture.container(at: clipContainer)
+        try S.plist(clipContainer + "/" + Container.simulatorMetadata, ["MCMMetadataIdentifier": "com.example.app.Clip", "MCMMetadataContentClass": 2])
+        try Fixture.file(clipContainer + "/Documents/clip.bin", size: 700)
+        try S.plist(dir.sub("Clip.plist"), ["CFBundleIdentifier": "com.example.app.Clip", "NSAppClip": [:] as [String: Any]])
+        try S.plist(dir.sub("App.plist"), ["CFBundleIdentifier": S.app])
+        try S.plist(dir.sub("Widget.plist"), ["CFBundleIdentifier": "com.example.app.widget", "NSExtension": ["NSExtensionPointIdentifier": "com.apple.widgetkit-extension"]])
+        try S.plist(dir.sub("NoID.plist"), ["UIFileSharingEnabled": true])
+        let app = device + "/data/Containers/Data/Application/1111"
+        for (input, plist, what) in [([app], "Clip.plist", "com.example.app.Clip (an App Clip)"),
+                                     (["--simulator", "booted", "--device-set", set, "--app", S.app], "Clip.plist", "com.example.app.Clip (an App Clip)"),
+                                     ([app, "--app", S.app], "Widget.plist", "com.example.app.widget (an app extension)")] {
+            for command in ["scan", "inventory"] {
+                let r = try CLI.run([command] + input + ["--app-info", dir.sub(plist)])
+                XCTAssertEqual(r.status, 2, "\(command) \(input) \(plist): \(r.stderr)")
+                XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+                XCTAssertTrue(r.stderr.contains("is the Info.plist of \(what), not of com.example.app, the app audited"), r.stderr)
+            }
+        }
+        let none = try CLI.run(["scan", app, "--app-info", dir.sub("NoID.plist")])
+        XCTAssertEqual(none.status, 2)
+        XCTAssertTrue(none.stderr.contains("names no app (no CFBundleIdentifier)"), none.stderr)
+        let (own, r) = try CLI.scanJSON([app, "--app-info", dir.sub("App.plist")])
+        XCTAssertTrue([0, 1].contains(r.status), r.stderr)
+        XCTAssertEqual(footprint(own), 1000)
+        let (clip, c) = try CLI.scanJSON([clipContainer, "--app-info", dir.sub("Clip.plist")])
+        XCTAssertTrue([0, 1].contains(c.status), c.stderr)
+        XCTAssertEqual(footprint(clip), 0)
+    }
+
+    /// The groups not named: those named after the app first, the ones only a prefix matches
+    /// labelled as guessed.
+    func testGuessedGroupsAreLabelledAsGuessed() throws {
+        let dir = try TempDir("groups")
+        let set = dir.sub("set")
+        let device = try S.device(set, S.booted, name: "iPhone 17", state: 3)
+        let g = device + "/data/Containers/Shared/AppGroup/8888"
+        try Fixture.mkdirs(g + "/Library")
+        try S.plist(g + "/" + Container.simulatorMetadata, ["MCMMetadataIdentifier": "group.com.example.app.shared", "MCMMetadataContentClass": 7])
+        let (json, _) = try CLI.scanJSON(["--simulator", "booted", "--device-set", set, "--app", S.app])
+        let note = notes(json).first { $0.contains("App Group containers not audited") } ?? ""
+        XCTAssertTrue(note.hasSuffix("group.com.example.app.shared (named after the app); group.com.example.shared, group.com.example.widgets (guessed: only the prefix group.com.example matches; which groups an app uses is in its entitlements)"), note)
+    }
+
+    /// Two data containers naming the app on one device: refused, both named, with how to choose.
+    func testTwoDataContainersOfTheAppAreRefusedNamingBoth() throws {
+        let dir = try TempDir("two")
+        let set = dir.sub("set")
+        let device = try S.device(set, S.booted, name: "iPhone 17", state: 3)
+        let second = device + "/data/Containers/Data/Application/2222"
+        try Fixture.container(at: second)
+        try S.plist(second + "/" + Container.simulatorMetadata, ["MCMMetadataIdentifier": S.app, "MCMMetadataContentClass": 2])
+        for input in [["--simulator", "booted", "--device-set", set], [device]] {
+            let r = try CLI.run(["scan"] + input + ["--app", S.app])
+            XCTAssertEqual(r.status, 2, r.stderr)
+            XCTAssertTrue(r.stderr.contains("2 data containers of com.example.app in") && r.stderr.contains("Application/1111, ") && r.stderr.contains("Application/2222"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("simctl get_app_container"), r.stderr)
+        }
+    }
+
+    /// Device parts that cannot be read are named ("cannot read device.plist"), not taken for
+    /// "no device is booted"; a device name and UDID with terminal escapes and U+202E print escaped.
+    func testUnreadableDevicePartsAreNamedAndInputStringsEscaped() throws {
+        let dir = try TempDir("unreadable")
+        let set = dir.sub("set")
+        let device = try S.device(set, S.booted, name: "iPhone 17", state: 3)
+        chmod(device + "/device.plist", 0o600)
+        chmod(set, 0o755)
+        let r = try CLI.run(["scan", "--simulator", "booted", "--device-set", set, "--app", S.app], asNobody: geteuid() == 0)
+        if geteuid() == 0 {
+            XCTAssertEqual(r.status, 2, r.stderr)
+            XCTAssertTrue(r.stderr.contains("no Simulator device is booted") && r.stderr.contains("these could not be read: \(device)/device.plist (permission denied)"), r.stderr)
+        }
+        try Fixture.bytes(device + "/device.plist", Array("not a plist".utf8))
+        let bad = try CLI.run(["scan", "--simulator", "booted", "--device-set", set, "--app", S.app])
+        XCTAssertTrue(bad.stderr.contains("\(device)/device.plist (not a property list dictionary"), bad.stderr)
+
+        let hostile = "iPhone\u{1B}]0;owned\u{07}\u{202E}"
+        try S.plist(device + "/device.plist", ["UDID": S.booted, "name": hostile, "state": 1])
+        for spec in ["booted", "x\u{1B}[31mred\u{202E}"] {
+            let e = try CLI.run(["scan", "--simulator", spec, "--device-set", set, "--app", S.app])
+            XCTAssertEqual(e.status, 2)
+            XCTAssertFalse(e.stderr.contains("\u{1B}") || e.stderr.contains("\u{202E}") || e.stderr.contains("\u{07}"), e.stderr)
+        }
+        let weird = dir.sub("set\u{1B}[2J")
+        let missing = try CLI.run(["scan", "--simulator", "booted", "--device-set", weird, "--app", S.app])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertFalse(missing.stderr.contains("\u{1B}"), missing.stderr)
+    }
 }

@@ -12,9 +12,11 @@ import SandboxAuditSystem
 package struct AppInfo: Sendable {
     /// The `Info.plist` read.
     package let source: String
-    let bundleIdentifier: String?
+    package let bundleIdentifier: String?
     /// `NSAppClip` is present.
     package let isAppClip: Bool
+    /// `NSExtension` is present: an app extension's Info.plist.
+    package let isExtension: Bool
     /// The keys, set to true, that make `Documents` user-visible, in `documentsKeys` order.
     package let documentsVisibleKeys: [String]
 
@@ -25,6 +27,7 @@ package struct AppInfo: Sendable {
         self.source = source
         bundleIdentifier = plist["CFBundleIdentifier"] as? String
         isAppClip = plist["NSAppClip"] != nil
+        isExtension = plist["NSExtension"] != nil
         documentsVisibleKeys = Self.documentsKeys.filter { (plist[$0] as? Bool) == true || (plist[$0] as? NSNumber)?.boolValue == true }
     }
 

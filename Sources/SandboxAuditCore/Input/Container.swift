@@ -125,22 +125,22 @@ public struct Container: Sendable {
         case .success(let s): st = s
         case .failure(let e):
             let reason = e.code == ENOENT ? "no such file or directory" : errorText(e.code)
-            throw InputError("cannot read \(input): \(reason)")
+            throw InputError("cannot read \(TerminalText.escaped(input)): \(reason)")
         }
         // The input may itself be a symlink to a container (a Simulator path alias): follow that one.
         if st.kind == .symlink {
-            guard let target = try? cwd.status(following: input.utf8) else { throw InputError("cannot read \(input): it is a broken symbolic link") }
+            guard let target = try? cwd.status(following: input.utf8) else { throw InputError("cannot read \(TerminalText.escaped(input)): it is a broken symbolic link") }
             st = target
         }
         guard st.kind == .directory else {
             if st.kind == .regular {
                 // A file that is not an archive (by name or by its first bytes): say which.
                 if case .failure(let e) = Result(catching: { () throws(SystemError) in try FileDescriptor.currentDirectory.readFile(input.utf8, limit: 1) }) {
-                    throw InputError("cannot read \(input): \(e.reason.lowercased())")
+                    throw InputError("cannot read \(TerminalText.escaped(input)): \(e.reason.lowercased())")
                 }
-                throw InputError("\(input) is not a directory, and not an archive (\(Container.archiveKinds)) by its name or its first bytes: give an app data container, an .xcappdata package or an archive of one")
+                throw InputError("\(TerminalText.escaped(input)) is not a directory, and not an archive (\(Container.archiveKinds)) by its name or its first bytes: give an app data container, an .xcappdata package or an archive of one")
             }
-            throw InputError("\(input) is not a directory: give an app data container, an .xcappdata package or an archive of one")
+            throw InputError("\(TerminalText.escaped(input)) is not a directory: give an app data container, an .xcappdata package or an archive of one")
         }
         // Work on the real path: the walk never follows a symlink, and a symlink's absolute
         // target is compared with it.
@@ -155,8 +155,8 @@ public struct Container: Sendable {
             let appData = trimmed + "/" + Container.appDataFolder
             let root: HeldDescriptor
             do { root = try HeldDescriptor.directory(Container.appDataFolder.utf8, in: top) } catch {
-                if [ENOENT, ENOTDIR, ELOOP].contains(error.code) { throw InputError("\(input) is an .xcappdata package without an AppData folder") }
-                throw InputError("cannot read \(input): \(errorText(error.code).lowercased())")
+                if [ENOENT, ENOTDIR, ELOOP].contains(error.code) { throw InputError("\(TerminalText.escaped(input)) is an .xcappdata package without an AppData folder") }
+                throw InputError("cannot read \(TerminalText.escaped(input)): \(errorText(error.code).lowercased())")
             }
             if role != .group { try requireContainerLayout(root, appData, input: input) }
             let info = readPlist(appDataInfo, in: top)
@@ -212,7 +212,7 @@ public struct Container: Sendable {
     /// The folder at the real path `path`, opened and held; a failure says what stops the read.
     private static func open(_ path: String, input: String) throws -> HeldDescriptor {
         do { return try HeldDescriptor.directory(path.utf8) } catch {
-            throw InputError("cannot read \(input): \(errorText(error.code).lowercased())")
+            throw InputError("cannot read \(TerminalText.escaped(input)): \(errorText(error.code).lowercased())")
         }
     }
 
@@ -230,7 +230,7 @@ public struct Container: Sendable {
     /// listed or entered by this user.
     private static func requireReadable(_ root: String, input: String) throws {
         if let e = Paths.cannotList(root) {
-            throw InputError("cannot read \(input): \(errorText(e.code).lowercased())")
+            throw InputError("cannot read \(TerminalText.escaped(input)): \(errorText(e.code).lowercased())")
         }
     }
 
@@ -239,7 +239,7 @@ public struct Container: Sendable {
         let known = ["Documents", "Library", "tmp"]
         guard known.contains(where: { isDirectory($0, in: root) }) else {
             let more = hint ? " (for an App Group container, add --kind group)" : ""
-            throw InputError("\(input) is not an app data container: no Documents, Library or tmp folder in \(path)\(more)")
+            throw InputError("\(TerminalText.escaped(input)) is not an app data container: no Documents, Library or tmp folder in \(TerminalText.escaped(path))\(more)")
         }
     }
 

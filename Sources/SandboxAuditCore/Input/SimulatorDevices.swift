@@ -98,7 +98,7 @@ enum SimulatorDevices {
     static func sets(_ given: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [String] {
         guard given.isEmpty else {
             for set in given where (try? FileDescriptor.currentDirectory.status(following: set.utf8))?.kind != .directory {
-                throw InputError("--device-set \(set) is not a folder: give a Simulator device set (a folder of device folders named by UDID)")
+                throw InputError("--device-set \(TerminalText.escaped(set)) is not a folder: give a Simulator device set (a folder of device folders named by UDID)")
             }
             return given.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         }
@@ -114,12 +114,33 @@ enum SimulatorDevices {
     /// once (a symlink to it followed: the user named it); each device folder is opened from
     /// it without following a symlink, and its `device.plist` read through that descriptor.
     static func devices(in set: String) throws -> [SimulatorDevice] {
+        var unreadable: [String] = []
+        return try devices(in: set, unreadable: &unreadable)
+    }
+
+    /// `devices(in:)`, and in `unreadable` the device folders and `device.plist` files there
+    /// that could not be read, each with why: the device wanted may be one of them.
+    static func devices(in set: String, unreadable: inout [String]) throws -> [SimulatorDevice] {
+        var cannot: [String] = []
         let listed = try folders(in: set) { name, folder, listing -> SimulatorDevice? in
-            guard let info = Container.readPlist(deviceInfo, in: folder), let udid = info["UDID"] as? String else { return nil }
+            let plist = set + "/" + name + "/" + deviceInfo
+            guard let info = Container.readPlist(deviceInfo, in: folder) else {
+                switch Result(catching: { () throws(SystemError) in try folder.descriptor.readFile(deviceInfo.utf8, limit: 1) }) {
+                case .failure(let e) where e.code != ENOENT: cannot.append("\(TerminalText.escaped(plist)) (\(errorText(e.code).lowercased()))")
+                case .success: cannot.append("\(TerminalText.escaped(plist)) (not a property list dictionary within \(Container.maximumIdentityPlistSize) bytes)")
+                default: break
+                }
+                return nil
+            }
+            guard let udid = info["UDID"] as? String else {
+                cannot.append("\(TerminalText.escaped(plist)) (no UDID)")
+                return nil
+            }
             let state = (info["state"] as? Int) ?? (info["state"] as? NSNumber)?.intValue ?? -1
             return SimulatorDevice(folder: set + "/" + name, udid: udid, name: (info["name"] as? String) ?? "", runtime: (info["runtime"] as? String) ?? "",
                                    state: state, deviceSet: set, listing: listing)
         }
+        unreadable += cannot + (listed?.unreadable ?? [])
         return (listed?.values ?? []).sorted { ($0.name, $0.udid, $0.deviceSet) < ($1.name, $1.udid, $1.deviceSet) }
     }
 
@@ -127,7 +148,9 @@ enum SimulatorDevices {
     /// `InputError` listing the candidates when several match, and the devices there are
     /// when none does.
     static func find(_ spec: String, in sets: [String]) throws -> SimulatorDevice {
-        let all = try sets.flatMap { try devices(in: $0) }
+        var unreadable: [String] = []
+        let all = try sets.flatMap { try devices(in: $0, unreadable: &unreadable) }
+        let unread = unreadable.isEmpty ? "" : "; these could not be read: " + unreadable.joined(separator: ", ")
         let matches: [SimulatorDevice]
         let what: String
         if spec.lowercased() == "booted" {
@@ -148,9 +171,9 @@ enum SimulatorDevices {
         }
         let none = spec.lowercased() == "booted" ? "no Simulator device is booted" : "no Simulator device is named or has the UDID \(TerminalText.escaped(spec))"
         guard !all.isEmpty else {
-            throw InputError("\(none): there is no device in \(where_) (boot one with xcrun simctl boot, or give the set with --device-set DIR)")
+            throw InputError("\(none): there is no device in \(where_) that can be read (boot one with xcrun simctl boot, or give the set with --device-set DIR)\(unread)")
         }
-        throw InputError("\(none) in \(where_); the devices there are:\n" + all.map { "  " + $0.line }.joined(separator: "\n"))
+        throw InputError("\(none) in \(where_)\(unread); the devices there are:\n" + all.map { "  " + $0.line }.joined(separator: "\n"))
     }
 
     /// The folders of a folder held open, each read by the body that made its value, in
@@ -158,6 +181,8 @@ enum SimulatorDevices {
     struct Listed<T> {
         var values: [T]
         var symlinks: [String]
+        /// The folders that could not be opened, each with why.
+        var unreadable: [String] = []
     }
 
     /// The folder at `path` (a symlink to it followed: the user named it), opened once, and
@@ -190,12 +215,20 @@ enum SimulatorDevices {
             }
         }
         if let failure { throw InputError("cannot read \(TerminalText.escaped(path)): \(errorText(failure.code).lowercased())") }
+        var unreadable: [String] = []
         let values: [T] = names.sorted { $0.lexicographicallyPrecedes($1) }.compactMap { name in
-            guard let text = String(bytes: name, encoding: .utf8), let child = try? fd.openDirectory(name) else { return nil }
+            guard let text = String(bytes: name, encoding: .utf8) else { return nil }
+            let child: FileDescriptor
+            switch Result(catching: { () throws(Errno) in try fd.openDirectory(name) }) {
+            case .success(let opened): child = opened
+            case .failure(let e):
+                if e.code != ENOENT { unreadable.append("\(TerminalText.escaped(path + "/" + text)) (\(errorText(e.code).lowercased()))") }
+                return nil
+            }
             let entry = HeldDescriptor(child)
             guard let st = try? child.status(), st.kind == .directory else { return nil }
             return body(text, entry, DeviceListing(parent: held, name: name, device: st.device, inode: st.inode))
         }
-        return Listed(values: values, symlinks: symlinks.sorted())
+        return Listed(values: values, symlinks: symlinks.sorted(), unreadable: unreadable)
     }
 }
