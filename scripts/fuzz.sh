@@ -27,6 +27,15 @@
 #              sparse files as large as the file system takes
 #   deep       deep-and-wide archives (tar.gz, tar.xz, zip): up to 16,000 folders deep, up to
 #              20,000 files at the bottom
+#   appinfo    --app-info: the app's Info.plist mutated, hostile, another app's or an App Clip's,
+#              a folder, a FIFO or a symlink, on a container that names the app and one that does not
+#   deviceset  --simulator --device-set: device.plists mutated or hostile (control characters and
+#              U+202E in names), device folders and data, Containers, Data/Application and
+#              containers replaced by symlinks, files or FIFOs, two data containers of the app,
+#              flavour apps with extensions, a bundle's Info.plist mutated
+#   xcrun      a fake xcrun first on PATH for --simulator: its listapps output mutated, a binary
+#              bomb, deeply nested text, 5 MB, non-zero exits (the hanging and stopped xcrun,
+#              which take the 30 s deadline, are held by XcrunDeadlineTests instead)
 # Commands run: scan (text and markdown), inventory, simulate, attributes (and exclude on sidecars).
 # A case fails when the binary is killed by a signal or exits other than 0, 1 or 2 (crash),
 # runs past --timeout (hang: killed then), or its peak RSS passes --budget-mb (over budget); and
@@ -804,6 +813,113 @@ def t_deep(case):
     run(["inventory", name], case, "deep")
     run(["simulate", rng.choice(EVENTS), name], case, "deep")
 
+# ---- Simulator device sets, --app-info and xcrun ------------------------------------------------
+
+UDID = "A1A1A1A1-0000-4000-8000-000000000001"
+HOSTILE_NAMES = ["iPhone 17", "x\x1b]0;owned\x07", "\u202eevil", "\x1b[2J", "a" * 5000, ""]
+
+def device_set(case, apps=(APP,), extra=None):
+    """A device set `set` holding one booted device with `apps`' data containers (each with an
+    extension `APP.widget`), a group, and the first app's bundle with its Info.plist."""
+    dev = os.path.join(case, "set", UDID)
+    os.makedirs(dev)
+    plistlib.dump({"UDID": UDID, "name": "iPhone 17", "state": 3, "runtime": "com.apple.CoreSimulator.SimRuntime.iOS-26-1"},
+                  open(os.path.join(dev, "device.plist"), "wb"), fmt=plistlib.FMT_BINARY)
+    base = os.path.join(dev, "data", "Containers")
+    for i, app in enumerate(apps):
+        container(os.path.join(base, "Data/Application", "%04d" % i), metadata(app, 2))
+        container(os.path.join(base, "Data/PluginKitPlugin", "%04d" % i), metadata(app + ".widget"))
+    container(os.path.join(base, "Shared/AppGroup", "G"), metadata(GROUP, 7))
+    bundle = os.path.join(base, "Bundle/Application", "B")
+    os.makedirs(os.path.join(bundle, "App.app"))
+    open(os.path.join(bundle, ".com.apple.mobile_container_manager.metadata.plist"), "wb").write(metadata(APP))
+    plistlib.dump({"CFBundleIdentifier": APP}, open(os.path.join(bundle, "App.app/Info.plist"), "wb"))
+    return dev, base
+
+def replace_hostile(path, outside):
+    k = rng.randrange(4)
+    if os.path.isdir(path) and not os.path.islink(path): shutil.rmtree(path)
+    elif os.path.lexists(path): os.remove(path)
+    if k == 0: os.symlink(outside, path)
+    elif k == 1: os.symlink(rng.choice(["/", "/etc", "/nonexistent", "../" * 20]), path)
+    elif k == 2 and hasattr(os, "mkfifo"): os.mkfifo(path)
+    else: open(path, "wb").write(b"x")
+
+def t_deviceset(case):
+    apps = [APP] + ([APP + ".pro"] if rng.random() < 0.5 else [])
+    dev, base = device_set(case, apps)
+    outside = os.path.join(case, "outside")
+    container(os.path.join(outside, "c"), metadata(APP, 2))
+    k = rng.randrange(6)
+    if k == 0:
+        p = os.path.join(dev, "device.plist")
+        open(p, "wb").write(plist_case([open(p, "rb").read()]))
+    elif k == 1:
+        plistlib.dump({"UDID": UDID, "name": rng.choice(HOSTILE_NAMES), "state": rng.choice([3, 1, -1, 2**40])},
+                      open(os.path.join(dev, "device.plist"), "wb"), fmt=plistlib.FMT_BINARY)  # XML cannot hold control characters
+    elif k == 2:
+        part = rng.choice(["data", "data/Containers", "data/Containers/Data/Application", "data/Containers/Data/Application/0000",
+                           "data/Containers/Data/PluginKitPlugin", "data/Containers/Bundle/Application/B/App.app"])
+        replace_hostile(os.path.join(dev, part), os.path.join(outside, "c"))
+    elif k == 3:
+        container(os.path.join(base, "Data/Application", "dup"), metadata(APP, 2))
+    elif k == 4:
+        p = os.path.join(base, "Bundle/Application/B/App.app/Info.plist")
+        open(p, "wb").write(plist_case(INFO_SEEDS))
+    else:
+        os.rename(dev, os.path.join(case, "moved"))
+        os.symlink(os.path.join(case, "moved"), dev)
+    spec = rng.choice(["booted", UDID, "iPhone 17", rng.choice(HOSTILE_NAMES) or "x"])
+    a = ["--simulator", spec, "--device-set", "set", "--app", rng.choice(apps)]
+    run(["scan"] + a, case, "deviceset")
+    run(["inventory"] + a, case, "deviceset")
+    event = rng.choice(EVENTS)
+    run(["simulate", event] + a + ["--into", "out-" + event], case, "deviceset")
+    shutil.rmtree(os.path.join(case, "out-" + event), ignore_errors=True)
+
+def t_appinfo(case):
+    c = os.path.join(case, "c")
+    named = rng.random() < 0.6
+    container(c, metadata(APP, 2) if named else None)
+    p = os.path.join(case, "Info.plist")
+    k = rng.randrange(6)
+    if k == 0: open(p, "wb").write(plist_case(INFO_SEEDS))
+    elif k == 1:
+        plistlib.dump({"CFBundleIdentifier": rng.choice([APP, APP + ".Clip", "org.other", "\x1b[31m\u202e"]),
+                       rng.choice(["NSAppClip", "NSExtension", "UIFileSharingEnabled"]): rng.choice([True, {}, "x", 7])},
+                      open(p, "wb"), fmt=plistlib.FMT_BINARY)
+    elif k == 2: open(p, "wb").write(hostile_plist())
+    elif k == 3: os.makedirs(os.path.join(case, "App.app")); p = os.path.join(case, rng.choice(["App.app", "App.app/"]))
+    elif k == 4: replace_hostile(p, "/dev/zero")
+    else: open(p, "wb").write(mutate(plistlib.dumps({"CFBundleIdentifier": APP, "NSAppClip": {}}, fmt=plistlib.FMT_BINARY)))
+    extra = ["--app", APP] if named and rng.random() < 0.5 else []
+    run(["scan", "c", "--app-info", os.path.relpath(p, case)] + extra, case, "appinfo")
+    run(["inventory", "c", "--app-info", os.path.relpath(p, case)] + extra, case, "appinfo")
+
+def t_xcrun(case):
+    device_set(case)
+    bin_dir = os.path.join(case, "bin"); os.makedirs(bin_dir)
+    good = ('{ "%s" = { CFBundleIdentifier = "%s"; GroupContainers = { "%s" = "file:///x/"; }; }; }' % (APP, APP, GROUP)).encode()
+    k = rng.randrange(7)
+    if k == 0: out = mutate(good)
+    elif k == 1: out = hostile_plist()
+    elif k == 2: out = b"(" * rng.choice([300, 100000]) + b")" * 10
+    elif k == 3: out = b"A" * rng.choice([5 << 20, 100])
+    elif k == 4: out = mutate(plistlib.dumps({APP: {"GroupContainers": {GROUP: "x"}}}, fmt=rng.choice([plistlib.FMT_BINARY, plistlib.FMT_XML])))
+    elif k == 5: out = b'{ "' + b"\x1b]0;x\x07\xe2\x80\xae" + b'" = {}; }'
+    else: out = good
+    open(os.path.join(case, "out.bin"), "wb").write(out)
+    code = rng.choice([0, 0, 0, 1, 70])
+    script = os.path.join(bin_dir, "xcrun")
+    open(script, "w").write("#!/bin/sh\ncat '%s'\nexit %d\n" % (os.path.join(case, "out.bin"), code))
+    os.chmod(script, 0o755)
+    saved = os.environ.get("PATH", "")
+    os.environ["PATH"] = bin_dir + ":" + saved
+    try:
+        run(["scan", "--format", "json", "--simulator", "booted", "--device-set", "set", "--app", APP], case, "xcrun")
+    finally:
+        os.environ["PATH"] = saved
+
 def available():
     """Targets whose tools are here, and what is skipped for want of one."""
     skipped = {}
@@ -821,6 +937,7 @@ def available():
 TARGETS = {"xattr": t_xattr, "sidecar": t_sidecar, "identity": t_identity, "appdatainfo": t_appdatainfo,
            "prefs": t_prefs, "tar": t_tar, "zip": t_zip, "yaml": t_yaml, "backup": t_backup, "encrypted": t_encrypted,
            "device": t_device, "simulate": t_simulate, "huge": t_huge, "deep": t_deep}
+TARGETS.update({"appinfo": t_appinfo, "deviceset": t_deviceset, "xcrun": t_xcrun})
 skipped = available()
 for t, why in sorted(skipped.items()):
     print("fuzz: skipping %s: %s" % (t, why), flush=True)
