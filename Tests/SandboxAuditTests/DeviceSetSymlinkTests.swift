@@ -102,6 +102,20 @@ final class DeviceSetSymlinkTests: XCTestCase {
         XCTAssertEqual(leaks(byPath, out: nil), [])
     }
 
+    /// A container (it has Documents, Library or tmp) whose data root holds symlinks named
+    /// `data` and `Containers` is still read as a container, with or without `--app`.
+    func testAContainerWithSymlinksNamedLikeDeviceFoldersIsStillAContainer() throws {
+        let dir = try TempDir("devset")
+        try Fixture.container(at: dir.sub("c"))
+        try Fixture.mkdirs(dir.sub("elsewhere/Data/Application"))
+        XCTAssertEqual(symlink(dir.sub("elsewhere"), dir.sub("c/Containers")), 0)
+        XCTAssertEqual(symlink(dir.sub("elsewhere"), dir.sub("c/data")), 0)
+        for extra in [[], ["--app", Self.app]] {
+            let r = try CLI.run(["inventory", dir.sub("c")] + extra)
+            XCTAssertEqual(r.status, 0, "\(extra): \(r.stderr)")
+        }
+    }
+
     /// The system call itself: openat2 (or its fallback, one component at a time) refuses a
     /// symlink at any component and `..`, and opens a real folder.
     func testOpenBeneathRefusesASymlinkAtAnyComponent() throws {

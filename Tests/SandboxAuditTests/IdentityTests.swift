@@ -189,4 +189,22 @@ final class IdentityTests: XCTestCase {
         XCTAssertEqual(missing.status, 2)
         XCTAssertFalse(missing.stderr.contains("\u{1B}"), missing.stderr)
     }
+
+    /// What xcrun prints reaches the terminal escaped: a group identifier with ESC, BEL and
+    /// U+202E in the note.
+    func testXcrunsGroupNamesAreEscapedInTheNote() throws {
+        let dir = try TempDir("xcrun-escape")
+        let home = try S.home(dir)
+        let bin = dir.sub("bin")
+        try Fixture.mkdirs(bin)
+        let listapps = "{ \"com.example.app\" = { GroupContainers = { \"group.\u{1B}]0;owned\u{07}\u{202E}x\" = \"file:///x/\"; }; }; }"
+        try Fixture.bytes(dir.sub("listapps.txt"), Array(listapps.utf8))
+        try Fixture.bytes(bin + "/xcrun", Array("#!/bin/sh\ncat '\(dir.sub("listapps.txt"))'\n".utf8))
+        chmod(bin + "/xcrun", 0o755)
+        let env = ["HOME": home, "PATH": bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
+        let r = try CLI.run(["scan", "--simulator", "booted", "--app", S.app, "--color", "never"], environment: env)
+        XCTAssertTrue([0, 1].contains(r.status), r.stderr)
+        XCTAssertTrue(r.stdout.contains("(xcrun simctl listapps) not audited"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("\u{1B}") || r.stdout.contains("\u{07}") || r.stdout.contains("\u{202E}"), r.stdout)
+    }
 }

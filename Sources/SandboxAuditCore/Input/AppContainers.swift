@@ -182,13 +182,18 @@ package enum AppContainers {
     /// the app or a named group is not there (listing what is). The notes: App Groups the app
     /// may use that were not named.
     static func resolve(_ input: String, _ selection: ContainerSelection) throws -> Located {
+        // A container whose data root holds a symlink named `data` or `Containers` is still a
+        // container: the refusal of a symlinked device folder is for what is no container.
+        let isContainer = ["Documents", "Library", "tmp"].contains { Container.isDirectory(input + "/" + $0) }
+        let found: ContainersFolder?
+        do { found = try containersFolder(input) } catch where isContainer { found = nil }
         guard let app = selection.app else {
-            if try AppContainers.containersFolder(input) != nil, !Container.isDirectory(input + "/Documents") {
+            if found != nil, !Container.isDirectory(input + "/Documents") {
                 throw InputError("\(TerminalText.escaped(input)) is a Simulator device folder: name the app with --app BUNDLE_ID")
             }
             return try lone(input, selection)
         }
-        guard let containers = try containersFolder(input) else { return try lone(input, selection) }
+        guard let containers = found else { return try lone(input, selection) }
         return try appContainers(containers, app: app, groups: selection.appGroups, place: TerminalText.escaped(containers.path))
     }
 
