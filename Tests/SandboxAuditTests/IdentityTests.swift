@@ -76,6 +76,23 @@ final class IdentityTests: XCTestCase {
         XCTAssertEqual(footprint(json), 3100)
     }
 
+    /// The real iOS 14 case: `--app com.apple.siri` took the extension of
+    /// `com.apple.siri.parsec.HashtagImagesApp`, whose app is in the same backup.
+    func testSiriDoesNotTakeTheHashtagImagesAppsExtension() throws {
+        let dir = try TempDir("siri")
+        var b = BackupBuilder()
+        b.installedApplications = ["com.apple.siri.parsec.HashtagImagesApp"]
+        b.file("AppDomain-com.apple.siri", "Library/Preferences/com.apple.siri.plist", size: 10)
+        b.file("AppDomain-com.apple.siri.parsec.HashtagImagesApp", "Documents/x", size: 10)
+        b.file("AppDomainPlugin-com.apple.siri.parsec.HashtagImagesApp.HashtagImagesExtension", "Library/Caches/y", size: 10)
+        b.file("AppDomainPlugin-com.apple.siri.Intents", "Library/z", size: 10)
+        try b.write(to: dir.sub("B"))
+        let (json, r) = try CLI.scanJSON([dir.sub("B"), "--app", "com.apple.siri"])
+        XCTAssertTrue([0, 1].contains(r.status), r.stderr)
+        XCTAssertEqual(domains(json), ["AppDomain-com.apple.siri", "AppDomainPlugin-com.apple.siri.Intents"])
+        XCTAssertTrue(notes(json).contains { $0.contains("AppDomainPlugin-com.apple.siri.parsec.HashtagImagesApp.HashtagImagesExtension not audited with com.apple.siri: it belongs to com.apple.siri.parsec.HashtagImagesApp") }, "\(notes(json))")
+    }
+
     /// Extension domains are joined to their app in linear time (issue 35, item 7: 40,000
     /// domains took 8.75 s): four times the domains take about four times as long, not sixteen.
     func testManyExtensionDomainsAreJoinedInLinearTime() throws {
