@@ -40,6 +40,9 @@ final class IncompleteCommandsTests: XCTestCase {
         XCTAssertTrue(simulate.stdout.hasPrefix(banner), simulate.stdout)
         XCTAssertTrue(simulate.stdout.contains("not read: \(missedPath): \(what)"), simulate.stdout)
         XCTAssertFalse(simulate.stdout.contains("policy-protected data are lost\n"), simulate.stdout)
+        // The figures follow the banner: what could be read.
+        XCTAssertTrue(simulate.stdout.contains("after a restore from backup onto a new device"), simulate.stdout)
+        XCTAssertTrue(simulate.stdout.contains("\ntotal "), simulate.stdout)
         let simulateJSON = try run(["simulate", "restore", root, "--format", "json"])
         XCTAssertEqual(simulateJSON.status, 1)
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: simulateJSON.stdoutBytes) as? [String: Any])

@@ -75,7 +75,7 @@ final class NotCheckedTests: XCTestCase {
         }
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(ReportFormat.json.render(byteless, .init(failOn: .error)).utf8)) as? [String: Any])
         XCTAssertEqual(json["complete"] as? Bool, true)
-        XCTAssertEqual(json["schemaVersion"] as? Int, 3)
+        XCTAssertEqual(json["schemaVersion"] as? Int, 2)
         let notChecked = try XCTUnwrap(json["notChecked"] as? [[String: Any]])
         let entry = try XCTUnwrap(notChecked.first { $0["ruleId"] as? String == "volatile-store" })
         XCTAssertEqual(entry["needs"] as? [String], ["fileHeaders"])

@@ -7,8 +7,9 @@ import SandboxAuditSimulate
 /// docs/inventory-format.md. Printers decide nothing: every figure comes from the model.
 public enum JSONReport {
     /// Bumped on any change that could break a reader.
-    /// 3: `notChecked` (scan); `complete` and `missed` (simulate).
-    static let schemaVersion: Int64 = 3
+    /// New fields appear within a version (docs/json-format.md): `notChecked` (scan), `complete`
+    /// and `missed` (simulate) came within 2.
+    static let schemaVersion: Int64 = 2
 
     static func path(_ p: ContainerPath) -> [(String, JSON)] {
         var fields: [(String, JSON)] = [("path", .string(p.display))]

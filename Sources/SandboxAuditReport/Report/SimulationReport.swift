@@ -10,7 +10,7 @@ public enum SimulationReport {
 
     /// The text of a run: one event in full, or every event side by side, per container.
     public static func text(_ run: SimulationRun) -> String {
-        incompleteBanner(run.completeness, multiDomain: run.results.count > 1).map { $0 + "\n" } ?? ""
+        (incompleteBanner(run.completeness, multiDomain: run.results.count > 1).map { $0 + "\n" } ?? "")
             + run.results.indices.map { i in
                 run.results[i].count > 1 ? table(run.results[i]) : text(run.results[i][0], materialized: run.materialized[i], mismatches: run.mismatches[i],
                                                                       complete: run.completeness.complete)

@@ -5,8 +5,8 @@ import SandboxAuditSystem
 /// container, an `.xcappdata` or a Simulator has no classes (docs/what-ios-backs-up.md, "Data
 /// protection"). The numbers are the kernel's (apple-oss-distributions/xnu,
 /// `bsd/sys/content_protection.h`: `PROTECTION_CLASS_A` 1 … `D` 4, `CX` 7), named as Foundation
-/// names them (apple/swift-foundation, `Sources/FoundationEssentials/FileManager/FileManager+Files.swift`,
-/// `FileProtectionType.init(intValue:)`: `CX` is `completeWhenUserInactive`, iOS 17), and as the
+/// names them (apple/swift-foundation, `FileManager+Files.swift`,
+/// https://github.com/apple/swift-foundation/blob/main/Sources/FoundationEssentials/FileManager/FileManager+Files.swift, `FileProtectionType.init(intValue:)`: `CX` is `completeWhenUserInactive`, iOS 17), and as the
 /// public backup readers decode them (jsharkey13/iphone_backup_decrypt,
 /// `src/iphone_backup_decrypt/google_iphone_dataprotection.py`, `_PROTECTION_CLASSES`).
 package struct ProtectionClass: Sendable, Hashable {
