@@ -54,7 +54,8 @@ public enum SimulationReport {
         out += TextReport.pad("total", 30) + TextReport.pad(String(kf), 12, right: true) + TextReport.pad(ByteSize.format(s.keptBytes), 11, right: true)
             + TextReport.pad(String(lf), 12, right: true) + TextReport.pad(ByteSize.format(s.lostBytes), 11, right: true) + "\n\n"
         if s.notable.isEmpty {
-            out += "no stores, large files or policy-protected data are lost" + (complete ? "\n" : " of what could be read (the scan is incomplete)\n")
+            out += complete ? "no stores, large files or policy-protected data are lost\n"
+                : "of what could be read, no stores, large files or policy-protected data are lost (the scan is incomplete)\n"
         } else {
             out += "lost items that matter most (\(s.notable.count)):\n"
             for l in s.notable.prefix(notableShown) {
