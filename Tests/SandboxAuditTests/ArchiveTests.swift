@@ -172,7 +172,11 @@ final class ArchiveTests: XCTestCase {
         }
         // Materialising from it writes inside DIR only: the later copy of a path stored twice,
         // no member with an unsafe path, no link to nothing.
-        let sim = try CLI.run(["simulate", "restore", dir.sub("evil.tar"), "--into", dir.sub("out"), "--verify"])
+        // Its unsafe members are not read (an incomplete input, exit 1 unless accepted).
+        let refused = try CLI.run(["simulate", "restore", dir.sub("evil.tar")])
+        XCTAssertEqual(refused.status, 1, refused.stdout + refused.stderr)
+        XCTAssertTrue(refused.stdout.hasPrefix("INCOMPLETE SCAN: "), refused.stdout)
+        let sim = try CLI.run(["simulate", "restore", dir.sub("evil.tar"), "--into", dir.sub("out"), "--verify", "--allow-incomplete"])
         XCTAssertEqual(sim.status, 0, sim.stdout + sim.stderr)
         XCTAssertEqual(FileManager.default.contents(atPath: dir.sub("out/Documents/twice.txt")), Data("two!".utf8))
         XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: dir.sub("out/Documents/up")), "../../../etc/passwd")

@@ -124,7 +124,7 @@ final class BackupFolderTests: XCTestCase {
         XCTAssertFalse(result.complete)
         XCTAssertEqual(result.missed.map(\.path.display), ["Library/Preferences/com.example.app.plist"])
         XCTAssertTrue(result.missed[0].why.contains("\(id.prefix(2))/\(id) is missing"), result.missed[0].why)
-        XCTAssertEqual(result.notes, ["the backup holds no bytes for AppDomain-com.example.app: Library/Preferences/com.example.app.plist (its file is missing from the backup folder): large-user-defaults could not read it"])
+        XCTAssertEqual(result.notes, ["the backup holds no bytes for 1 file of AppDomain-com.example.app (listed in Manifest.db, missing from the backup folder): the rules that read them did not check them (see unreadable-entry)"])
         // The size still comes from the MBFile: the finding is there, without key names.
         XCTAssertTrue(result.findings.contains { $0.ruleId == "large-user-defaults" })
     }

@@ -98,15 +98,14 @@ final class InputKindTests: XCTestCase {
 
     func testCapabilitiesDeclaredForEachKind() {
         let declared = Dictionary(uniqueKeysWithValues: InputKinds.all.map { ($0.name, $0.capabilities) })
-        func caps(_ a: Bool, _ b: Bool, _ p: Bool, _ m: Bool, _ f: Bool, _ r: Bool) -> InputCapabilities {
-            InputCapabilities(attributes: a, bytesOnDisk: b, protectionClasses: p, materialisable: m, filesOnDisk: f, recordsBackup: r)
-        }
         XCTAssertEqual(declared, [
-            "container folder": caps(true, true, false, true, true, false),
-            "Simulator device": caps(true, true, false, true, true, false),
-            "archive": caps(true, false, false, true, false, false),
-            "backup folder": caps(false, false, true, false, false, true),
+            "container folder": InputCapabilities(observes: [.attributesOnDisk, .fileHeaders, .fileContents, .sizesOnDisk], materialisable: true, filesOnDisk: true, recordsBackup: false),
+            "Simulator device": InputCapabilities(observes: [.attributesOnDisk, .fileHeaders, .fileContents, .sizesOnDisk], materialisable: true, filesOnDisk: true, recordsBackup: false),
+            "archive": InputCapabilities(observes: [.attributesOnDisk, .fileHeaders], materialisable: true, filesOnDisk: false, recordsBackup: false),
+            "backup folder": InputCapabilities(observes: [.fileHeaders, .fileContents, .protectionClasses], materialisable: false, filesOnDisk: false, recordsBackup: true),
         ])
+        // What a kind gives comes from the input alone: the run's options give the rest.
+        for kind in InputKinds.all { XCTAssertFalse(kind.capabilities.observes.contains { $0.fromRun }, kind.name) }
         XCTAssertNil(ArchiveInput.contentReader(for: Container(input: "a.tar", dataRoot: "a.tar!", kind: .directory,
                                                                bundleIdentifier: nil, version: nil, identitySource: nil)))
     }

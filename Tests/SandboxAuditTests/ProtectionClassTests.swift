@@ -42,15 +42,37 @@ final class ProtectionClassTests: XCTestCase {
             XCTAssertTrue(o.keys.contains("protectionClass"), "\(o)")
             got["\(o["domain"]!) \(o["path"]!)"] = (o["protectionClass"] as? String) ?? "null"
         }
-        let names: [Int64: String] = [0: "null", 1: "complete", 2: "completeUnlessOpen", 3: "completeUntilFirstUserAuthentication", 4: "none", 7: "class 7"]
+        let names: [Int64: String] = [0: "null", 1: "complete", 2: "completeUnlessOpen", 3: "completeUntilFirstUserAuthentication", 4: "none", 7: "completeWhenUserInactive"]
         var expected: [String: String] = [:]
         for item in builder.items where [T.appDomain, T.pluginDomain].contains(item.domain) && !item.relativePath.isEmpty {
             expected["\(item.domain) \(item.relativePath)"] = names[item.protectionClass]
         }
         XCTAssertEqual(got, expected)
         XCTAssertEqual(got["\(T.appDomain) Documents/a.bin"], "complete")
-        XCTAssertEqual(got["\(T.appDomain) Documents/e.bin"], "class 7")
+        XCTAssertEqual(got["\(T.appDomain) Documents/e.bin"], "completeWhenUserInactive")
         XCTAssertEqual(got["\(T.appDomain) Documents"], "null")
+    }
+
+    /// Class 7 is `completeWhenUserInactive` (iOS 17: the kernel's PROTECTION_CLASS_CX); a
+    /// number that is none of the named classes is `class N`, listed after them, a negative one
+    /// last (it used to sort first).
+    func testClassSevenIsNamedAndANegativeClassSortsAfterTheOthers() throws {
+        let dir = try TempDir("protection")
+        var b = try Self.backup()
+        b.file(T.appDomain, "Documents/f.bin", size: 60)
+        b.file(T.appDomain, "Documents/g.bin", size: 70)
+        for i in b.items.indices where b.items[i].relativePath == "Documents/f.bin" { b.items[i].protectionClass = -1 }
+        for i in b.items.indices where b.items[i].relativePath == "Documents/g.bin" { b.items[i].protectionClass = 9 }
+        try b.write(to: dir.sub("B"))
+        let inventories = try Audit.inventories(of: dir.sub("B"), ContainerSelection(app: T.app))
+        let census = try XCTUnwrap(ProtectionCensus(inventories[0]))
+        XCTAssertEqual(census.rows.map(\.label), ["complete", "completeUnlessOpen", "completeUntilFirstUserAuthentication", "none",
+                                                  "completeWhenUserInactive", "class 9", "class -1", "not recorded"])
+        XCTAssertEqual(ProtectionClass.completeWhenUserInactive.name, "completeWhenUserInactive")
+        XCTAssertNil(ProtectionClass.completeWhenUserInactive.strength)
+        let text = try CLI.run(["scan", dir.sub("B"), "--app", T.app, "--color", "never"]).stdout
+        XCTAssertTrue(text.contains("completeWhenUserInactive"), text)
+        XCTAssertFalse(text.contains("class 7"), text)
     }
 
     /// The census of each domain adds up to that domain's inventory lines, class by class.
@@ -88,13 +110,13 @@ final class ProtectionClassTests: XCTestCase {
         for format in ["text", "markdown", "html"] {
             let out = try CLI.run(["scan", dir.sub("B"), "--app", T.app, "--format", format, "--color", "never"]).stdout
             XCTAssertTrue(out.contains("completeUntilFirstUserAuthentication"), format)
-            XCTAssertTrue(out.contains("class 7"), format)
+            XCTAssertTrue(out.contains("completeWhenUserInactive"), format)
         }
         let sarif = try CLI.run(["scan", dir.sub("B"), "--app", T.app, "--format", "sarif"]).stdout
         XCTAssertTrue(sarif.contains("\"protection\""), sarif)
         let junit = try CLI.run(["scan", dir.sub("B"), "--app", T.app, "--format", "junit"]).stdout
         XCTAssertTrue(junit.contains("<property name=\"protection \(T.appDomain) complete\" value=\"1 files, 10 bytes (1 entries)\"/>"), junit)
-        XCTAssertTrue(junit.contains("<property name=\"protection \(T.appDomain) class 7\" value=\"1 files, 50 bytes (1 entries)\"/>"), junit)
+        XCTAssertTrue(junit.contains("<property name=\"protection \(T.appDomain) completeWhenUserInactive\" value=\"1 files, 50 bytes (1 entries)\"/>"), junit)
     }
 
     /// A container cannot show classes: null on every line, and one note in each format.

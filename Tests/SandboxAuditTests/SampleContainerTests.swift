@@ -185,7 +185,8 @@ final class SampleContainerTests: XCTestCase {
     func testSidecarsAreMetadataAndTheirMarksAreAttributes() throws {
         for (name, expected) in Self.marks {
             let inv = try CLI.inventory(sample(name))
-            XCTAssertEqual(inv.result.status, 0, name)
+            // Misbehaving's truncated ._ sidecar makes it incomplete: exit 1, as scan.
+            XCTAssertEqual(inv.result.status, name == "Misbehaving" ? 1 : 0, name)
             XCTAssertFalse(inv.order.isEmpty, name)
             for path in inv.order {
                 XCTAssertFalse(path.split(separator: "/").contains { $0.hasPrefix("._") },

@@ -8,8 +8,9 @@ import SandboxAuditSystem
 struct ArchiveInput: InputKind {
     static let name = "archive"
     static let shortName = "archive"
-    /// Sizes as stored, no blocks; no data root on disk: a fix command cannot name its files.
-    static let capabilities = InputCapabilities(attributes: true, bytesOnDisk: false, protectionClasses: false,
+    /// Sizes as stored, no blocks; the first bytes of the files that may be a database (kept by the
+    /// walk), no other contents; no data root on disk: a fix command cannot name its files.
+    static let capabilities = InputCapabilities(observes: [.attributesOnDisk, .fileHeaders],
                                                 materialisable: true, filesOnDisk: false, recordsBackup: false)
 
     let path: String

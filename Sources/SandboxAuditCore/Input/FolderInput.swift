@@ -9,8 +9,8 @@ import SandboxAuditSystem
 struct FolderInput: InputKind {
     static let name = "container folder"
     static let shortName = "container"
-    static let capabilities = InputCapabilities(attributes: true, bytesOnDisk: true, protectionClasses: false,
-                                                        materialisable: true, filesOnDisk: true, recordsBackup: false)
+    static let capabilities = InputCapabilities(observes: [.attributesOnDisk, .fileHeaders, .fileContents, .sizesOnDisk],
+                                                materialisable: true, filesOnDisk: true, recordsBackup: false)
 
     let path: String
     let selection: ContainerSelection

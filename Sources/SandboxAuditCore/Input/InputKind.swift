@@ -1,16 +1,71 @@
 import SandboxAuditSystem
 
+/// Something the audit can observe of the app beyond its entries' paths, kinds and sizes. An input
+/// kind declares those it gives (`InputCapabilities.observes`); the others come from the run's
+/// options (`fromRun`: a baseline, a backup to compare with, the app's Info.plist, the policy's
+/// sections). A rule declares those it needs (`Rule.needs`); where one is missing, the audit does
+/// not run the rule on that container and reports it "not checked: needs …".
+public enum Observation: String, CaseIterable, Sendable, Comparable {
+    /// The backup attributes on disk (extended attributes, `._` sidecars, `__MACOSX` mirrors)
+    /// decide what is backed up. A device backup has none to decide with: an excluded file is
+    /// absent from it, and the attributes it records on the files it holds excluded nothing.
+    case attributesOnDisk
+    /// The first bytes of the files that may be a database (a SQLite or Realm header).
+    case fileHeaders
+    /// Whole file contents (a preferences plist's keys).
+    case fileContents
+    /// The bytes each file takes on disk (blocks allocated), not only its size.
+    case sizesOnDisk
+    /// Each file's data protection class (a device backup records it).
+    case protectionClasses
+    /// The app's own Info.plist (`--app-info`, or the app's bundle on a Simulator device).
+    case appInfo
+    /// An earlier release's baseline (`--baseline`).
+    case baseline
+    /// A real device backup to hold the prediction against (`--against-backup`).
+    case backupToCompare
+    /// The policy file's `paths:` entries.
+    case policyPaths
+    /// The policy file's `budgets:`.
+    case policyBudgets
+    /// The policy file's `protection:` requirements.
+    case policyProtection
+
+    public static func < (a: Observation, b: Observation) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+
+    /// Given by the run's options, not by the input kind.
+    package var fromRun: Bool {
+        switch self {
+        case .appInfo, .baseline, .backupToCompare, .policyPaths, .policyBudgets, .policyProtection: return true
+        default: return false
+        }
+    }
+
+    /// What the reports say is needed: "needs " + this.
+    package var needed: String {
+        switch self {
+        case .attributesOnDisk: return "the backup attributes on disk (a device backup holds no excluded file to see them on)"
+        case .fileHeaders: return "the files' first bytes (this input holds none)"
+        case .fileContents: return "the files' contents (this input holds none)"
+        case .sizesOnDisk: return "the sizes on disk (blocks allocated)"
+        case .protectionClasses: return "data protection classes (a device backup's Manifest.db has them: scan a backup folder)"
+        case .appInfo: return "the app's Info.plist (--app-info, or the app's bundle on a Simulator device)"
+        case .baseline: return "a baseline (--baseline)"
+        case .backupToCompare: return "a backup to compare with (--against-backup)"
+        case .policyPaths: return "path entries in the policy file (paths:)"
+        case .policyBudgets: return "budgets in the policy file (budgets:)"
+        case .policyProtection: return "protection requirements in the policy file (protection:)"
+        }
+    }
+}
+
 /// What an input lets the scan observe, as each kind declares it: the audit, the rules and the
 /// reports ask this, never which kind of input was given.
 package struct InputCapabilities: Sendable, Equatable {
-    /// The backup attributes (extended attributes, `._` sidecars, `__MACOSX` mirrors) decide
-    /// what is backed up: in a backup they do not (an excluded file is absent from it; the
-    /// attributes it records on the files it holds excluded nothing).
-    let attributes: Bool
-    /// The bytes each file takes on disk (blocks allocated) are known, not only its size.
-    let bytesOnDisk: Bool
-    /// The data protection class of each file is recorded (a backup's Manifest.db has it).
-    package let protectionClasses: Bool
+    /// What the input lets the scan observe (none of them `fromRun`).
+    package let observes: Set<Observation>
     /// `simulate --into` can write what an event leaves as a real tree: the input holds the
     /// files' bytes as a tree (a backup stores them by fileID).
     package let materialisable: Bool
@@ -20,6 +75,21 @@ package struct InputCapabilities: Sendable, Equatable {
     /// Its entries are what a device backup holds: their verdicts are what iOS did, not a
     /// prediction (an App Clip's data, which iOS never backs up, cannot be in it).
     package let recordsBackup: Bool
+
+    package init(observes: Set<Observation>, materialisable: Bool, filesOnDisk: Bool, recordsBackup: Bool) {
+        precondition(!observes.contains { $0.fromRun }, "an input kind declares only what the input gives")
+        self.observes = observes
+        self.materialisable = materialisable
+        self.filesOnDisk = filesOnDisk
+        self.recordsBackup = recordsBackup
+    }
+
+    /// The backup attributes on disk decide what is backed up.
+    package var attributesDecide: Bool { observes.contains(.attributesOnDisk) }
+    /// Each file's data protection class is recorded.
+    package var protectionClasses: Bool { observes.contains(.protectionClasses) }
+    /// Each file's blocks on disk are known (a file needs at most those to be copied).
+    package var sizesOnDisk: Bool { observes.contains(.sizesOnDisk) }
 }
 
 /// One kind of input a user can give (a folder container, an archive, a backup folder, a
@@ -43,6 +113,7 @@ package protocol InputKind: Sendable {
 
     /// The reader of a container's file contents for the rules that look inside; nil when the
     /// input holds no bytes to read back (an archive: its walk kept the headers the rules need).
+    /// The audit asks for it only where the kind declares `.fileContents`.
     static func contentReader(for container: Container) -> ContentReader?
 }
 

@@ -43,7 +43,10 @@ public final class InventoryEntry: Sendable {
 
     /// The class a device backup records (nil: not recorded, or not a backup input).
     package var protectionClass: ProtectionClass? { entry.protectionClass }
-    package var carriesExclude: Bool { entry.marks.contains { $0.attribute == .exclude } }
+    /// The inventory's verdict: the entry's own attribute excludes it (not a folder above). The
+    /// rules read this, never the raw marks: in a device backup a recorded attribute excludes
+    /// nothing.
+    package var excludesItself: Bool { excludedBy == entry.path }
     package var carriesLegacy: Bool { entry.marks.contains { $0.attribute == .legacy } }
 }
 
@@ -98,6 +101,9 @@ public struct Inventory: Sendable {
     public let entries: [InventoryEntry]
     package let problems: [WalkProblem]
     package let rootMarks: [AttributeMark]
+    /// The inventory's verdict on the data root: its own attribute excludes it (and with it
+    /// everything), where the attributes on disk decide.
+    package let rootExcluded: Bool
     package let sidecarCount: Int
     /// Sidecars that describe no entry (the `orphan-sidecar` rule reports them).
     package let orphanSidecars: [SidecarOrphan]
@@ -147,13 +153,17 @@ public struct Inventory: Sendable {
         let role = container.role
         let sets = role.pathSets
         let fromBackup = container.source.capabilities.recordsBackup
-        let rootExcluded = walk.rootMarks.contains { $0.attribute == .exclude }
+        // Where the attributes on disk decide (not in a device backup, which holds no excluded
+        // file: the attributes it records on what it holds excluded nothing).
+        let marksDecide = container.source.capabilities.attributesDecide
+        let rootExcluded = marksDecide && walk.rootMarks.contains { $0.attribute == .exclude }
+        self.rootExcluded = rootExcluded
         // Every folder, and whether it carries the attribute (what a backup holds is backed up:
         // an attribute its rows record excludes nothing).
         let folders = raw.withEntryPointers { w in
             var folders: [ContainerPath: Bool] = [:]
             for i in 0..<n where w[i].pointee.kind == .directory {
-                folders[w[i].pointee.path] = (folders[w[i].pointee.path] ?? false) || (!fromBackup && w[i].pointee.marks.contains { $0.attribute == .exclude })
+                folders[w[i].pointee.path] = (folders[w[i].pointee.path] ?? false) || (marksDecide && w[i].pointee.marks.contains { $0.attribute == .exclude })
             }
             return folders
         }
@@ -203,7 +213,7 @@ public struct Inventory: Sendable {
                                     placement = Placement(backedUp: true, restored: placement.restored, keptOnUpdate: placement.keptOnUpdate)
                                 }
                                 if skippedByBackup { placement = Placement(backedUp: false, restored: false, keptOnUpdate: placement.keptOnUpdate) }
-                                let by = !fromBackup && w[pos].pointee.marks.contains { $0.attribute == .exclude } ? path : lastInherited
+                                let by = marksDecide && w[pos].pointee.marks.contains { $0.attribute == .exclude } ? path : lastInherited
                                 zoneOut[pos] = zone
                                 placementOut[pos] = placement
                                 // System entries have no verdicts: nothing excludes them (format: null).

@@ -16,8 +16,8 @@ package struct ProtectionCensus: Sendable, Equatable {
         package var label: String { protectionClass?.name ?? "not recorded" }
     }
 
-    /// The four file classes first (strongest first), then other numbers in order, then entries
-    /// with no class; only rows that count anything.
+    /// The four file classes first (strongest first), then other numbers in order (negative
+    /// ones after the others), then entries with no class; only rows that count anything.
     package let rows: [Row]
 
     /// The census of `inventory`, or nil when it was not read from a backup.
@@ -38,7 +38,7 @@ package struct ProtectionCensus: Sendable, Equatable {
             switch (a.protectionClass, b.protectionClass) {
             case (nil, _): return false
             case (_, nil): return true
-            case let (x?, y?): return x.number < y.number
+            case let (x?, y?): return ProtectionClass.listedBefore(x, y)
             }
         }
     }

@@ -5,7 +5,7 @@ import SandboxAuditSimulate
 
 /// GitHub Actions workflow commands: one annotation per finding, most severe first. GitHub shows
 /// at most 10 errors, 10 warnings and 10 notices per step, so the rest of each kind is summed up
-/// in one notice.
+/// in one notice. The rules not checked are one notice.
 enum GitHubReport {
     static let perKind = 10
 
@@ -19,6 +19,11 @@ enum GitHubReport {
             let more = result.missed.count > shown.count ? "; … \(result.missed.count - shown.count) more" : ""
             lines.append("::\(allowIncomplete ? "warning" : "error") title=\(property("incomplete scan (sandbox-audit)"))::\(data(result.incompleteSummary + ": " + shown.joined(separator: "; ") + more))")
         }
+        // What was not checked, one notice (it shares the notices' 10 with the findings).
+        let notChecked = result.notCheckedLines
+        if !notChecked.isEmpty {
+            lines.append("::notice title=\(property("not checked (sandbox-audit)"))::\(data("Not checked (what this scan could not observe):\n" + notChecked.map(\.text).joined(separator: "\n")))")
+        }
         var left: [String] = []
         let ordered = result.findings.enumerated().sorted { a, b in
             if a.element.severity != b.element.severity { return a.element.severity > b.element.severity }
@@ -31,7 +36,7 @@ enum GitHubReport {
             // Notices share their 10 with the summary notice; errors (warnings when accepted)
             // with the incomplete-scan annotation.
             let shared = !result.complete && severity == (allowIncomplete ? .warning : .error)
-            let room = severity == .note || shared ? perKind - 1 : perKind
+            let room = (severity == .note || shared ? perKind - 1 : perKind) - (severity == .note && !notChecked.isEmpty ? 1 : 0)
             for f in group.prefix(room) {
                 // A finding about no entry (a budget) is annotated on no file.
                 let prefix = pathPrefix(result.inventory(of: f).container.dataRoot)

@@ -20,6 +20,17 @@ enum HTMLReport {
         return "\(c.year ?? 1970)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)) UTC"
     }
 
+    /// The rules the scan could not check, or checked in part, and what they need.
+    static func notChecked(_ result: AuditResult) -> String {
+        let lines = result.notCheckedLines
+        guard !lines.isEmpty else { return "" }
+        let x = XMLText.escape
+        return "<section><h2>Not checked</h2><p class=\"meta\">What this scan could not observe: these rules did not run, or ran in part.</p><ul>"
+            + lines.map { line in
+                "<li>" + (line.domains.map { x($0.joined(separator: ", ")) + ": " } ?? "") + line.rules.map { "<code>\(x($0))</code>" }.joined(separator: ", ") + ": " + x(line.reason) + "</li>"
+            }.joined() + "</ul></section>\n"
+    }
+
     static func render(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> String {
         let x = XMLText.escape
         let summary = result.summary
@@ -63,6 +74,7 @@ enum HTMLReport {
         h += ProtectionReport.html(result)
         for i in result.inventories { h += largest(i, domain: result.isMultiDomain ? i.domain : nil) }
         h += findings(result, summary)
+        h += notChecked(result)
         h += """
             </main>
             <footer><p>\(x(ByteSize.unitsNote)). Rules: <a href="\(x(References.repositoryFile("docs/rules.md")))">the rules catalogue</a>; what iOS backs up: <a href="\(x(References.repositoryFile("docs/what-ios-backs-up.md")))">What iOS backs up</a>; the platform rules: <a href="\(x(References.appProgrammingGuideURL))">Apple's App Programming Guide for iOS</a> (App Backup Best Practices, Files Saved During App Updates). Click a column header to sort.</p></footer>

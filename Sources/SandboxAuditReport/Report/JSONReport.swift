@@ -7,6 +7,8 @@ import SandboxAuditSimulate
 /// docs/inventory-format.md. Printers decide nothing: every figure comes from the model.
 public enum JSONReport {
     /// Bumped on any change that could break a reader.
+    /// New fields appear within a version (docs/json-format.md): `notChecked` (scan), `complete`
+    /// and `missed` (simulate) came within 2.
     static let schemaVersion: Int64 = 2
 
     static func path(_ p: ContainerPath) -> [(String, JSON)] {
@@ -131,6 +133,7 @@ public enum JSONReport {
             ("zones", .array(zones)),
             ("complete", .bool(result.complete)),
             ("missed", .array(result.missed.map(missed))),
+            ("notChecked", .array(result.notChecked.map(notChecked))),
             ("notes", .array(result.notes.map { .string($0) })),
             ("protection", ProtectionReport.json(result)),
             ("policy", .object([("source", .optional(result.policy.source))])),
@@ -154,6 +157,12 @@ public enum JSONReport {
     /// One thing the scan could not read.
     static func missed(_ m: MissedItem) -> JSON {
         .object(path(m.path) + [("domain", .string(m.domain)), ("what", .string(m.what)), ("why", .string(m.why))])
+    }
+
+    /// A rule not run on a container, or run in part, and what it needs.
+    static func notChecked(_ n: NotChecked) -> JSON {
+        .object([("ruleId", .string(n.ruleId)), ("domain", .string(n.domain)), ("needs", .array(n.needs.map { .string($0.rawValue) })),
+                 ("checkedInPart", .bool(n.partly != nil)), ("reason", .string(n.reason))])
     }
 
     /// A listed path's owner (`owner`, null when none covers it).
@@ -212,13 +221,17 @@ public enum JSONReport {
     /// The `inventory` output, JSON Lines: every entry of each inventory in turn, handed to
     /// `write` in chunks of about 64 KiB so that a large container streams.
     /// Each line names the entry's owner: the policy's `owners:` first, then the catalogue.
+    /// An entry the walk could not read in full (a folder it could not list, a sidecar it could
+    /// not read for it) carries `notRead`: what was not done and why.
     public static func inventoryLines(_ inventories: [Inventory], policy: Policy = Policy(), write: ([UInt8]) -> Void) {
         let owners = OwnerMap(inventories, rules: policy.owners)
         var chunk: [UInt8] = []
         chunk.reserveCapacity(1 << 17)
         for (c, inventory) in inventories.enumerated() {
+            let notRead = notRead(inventory)
             for (i, entry) in inventory.entries.enumerated() {
-                self.entry(entry, domain: inventory.domain, owner: owners.attribution(container: c, entry: i), into: &chunk)
+                self.entry(entry, domain: inventory.domain, owner: owners.attribution(container: c, entry: i),
+                           notRead: notRead.isEmpty ? nil : notRead[entry.path], into: &chunk)
                 chunk.append(UInt8(ascii: "\n"))
                 if chunk.count >= 1 << 16 {
                     write(chunk)
@@ -229,9 +242,33 @@ public enum JSONReport {
         write(chunk)
     }
 
+    /// What the walk could not read of each entry: its own problems, and those of the `._`
+    /// sidecar that carries its attributes ("what (why)", several joined by "; ").
+    static func notRead(_ inventory: Inventory) -> [ContainerPath: String] {
+        var out: [ContainerPath: String] = [:]
+        let sidecarPrefix = Array("._".utf8)
+        for p in inventory.problems {
+            var path = p.path
+            if inventory.entry(at: path) == nil, p.path.name.starts(with: sidecarPrefix) {
+                let described = Array(p.path.name.dropFirst(2))
+                path = p.path.parent.map { $0.isRoot ? ContainerPath(bytes: described) : ContainerPath(bytes: $0.bytes + [UInt8(ascii: "/")] + described) } ?? p.path
+            }
+            guard inventory.entry(at: path) != nil else { continue }
+            let text = "\(p.operation) (\(p.reason))"
+            out[path] = out[path].map { $0 + "; " + text } ?? text
+        }
+        return out
+    }
+
+    /// The banner `inventory` writes on standard error when the walk missed part of the input
+    /// (the same first words as `scan`'s), with what it missed; nil when everything was read.
+    public static func incompleteBanner(_ inventories: [Inventory]) -> String? {
+        SimulationReport.incompleteBanner(Completeness(inventories), multiDomain: inventories.count > 1)
+    }
+
     /// One `inventory` line, written straight into `out`: the fields in the order
     /// docs/json-format.md gives, without building a `JSON` value per entry first.
-    static func entry(_ e: InventoryEntry, domain: String, owner: Attribution? = nil, into out: inout [UInt8]) {
+    static func entry(_ e: InventoryEntry, domain: String, owner: Attribution? = nil, notRead: String? = nil, into out: inout [UInt8]) {
         let w = e.entry
         var o = JSONObjectWriter(&out)
         defer { o.end(&out) }
@@ -256,6 +293,7 @@ public enum JSONReport {
         if let target = w.symlinkTarget { o.string("symlinkTarget", ByteText.display(target), &out) }
         o.string("protectionClass", w.protectionClass?.name, &out)
         o.value("attributes", .array(w.marks.map(mark)), &out)
+        if let notRead { o.string("notRead", notRead, &out) }
     }
 
     static func mark(_ m: AttributeMark) -> JSON {

@@ -13,10 +13,11 @@ public enum JUnitWarnings: String, CaseIterable, Sendable {
     case pass
 }
 
-/// JUnit XML, the format every CI server reads: one test suite per rule that ran, a test case
-/// per subject it reported (failed when at or above the fail level; below it, skipped, failed
-/// or passed as `warnings` says), a passing case for a rule that found nothing, and a suite of
-/// budgets with one case each.
+/// JUnit XML, the format every CI server reads: one test suite per rule the policy leaves on, a
+/// test case per subject it reported (failed when at or above the fail level; below it, skipped,
+/// failed or passed as `warnings` says), a passing case for a rule that ran and found nothing, a
+/// skipped case with its reason ("needs a baseline (--baseline)") where it could not run, and a
+/// suite of budgets with one case each.
 enum JUnitReport {
     static func render(_ result: AuditResult, failOn: Severity, warnings: JUnitWarnings = .skipped, allowIncomplete: Bool = false) -> String {
         let x = XMLText.escape
@@ -50,7 +51,22 @@ enum JUnitReport {
             let findings = byRule[rule.id] ?? []
             var cases: [String] = []
             var failures = 0, skipped = 0
-            if findings.isEmpty {
+            // Not run where the input or the run lacks what it needs: a skipped case with the
+            // reason, never a passing one (one case when it ran nowhere, else one per domain).
+            let notRun = result.notRun(rule.id)
+            let applies = result.inventories.filter { rule.roles.contains($0.container.role) }.count
+            let ranNowhere = !notRun.isEmpty && notRun.count == applies
+            for n in notRun {
+                skipped += 1
+                let name = ranNowhere && notRun.count == 1 ? "container" : n.domain
+                cases.append("    <testcase classname=\"\(x(rule.id))\" name=\"\(x(name))\">\n      <skipped message=\"\(x(n.reason))\"/>\n    </testcase>")
+            }
+            if applies == 0 {
+                // A rule for other containers than those scanned (an App Group rule on an app's
+                // container alone) did not run either.
+                skipped += 1
+                cases.append("    <testcase classname=\"\(x(rule.id))\" name=\"container\">\n      <skipped message=\"not run: it checks \(x(RulesCatalogueReport.containers(rule))), and none was scanned\"/>\n    </testcase>")
+            } else if findings.isEmpty && !ranNowhere {
                 cases.append("    <testcase classname=\"\(x(rule.id))\" name=\"container\"/>")
             }
             for f in findings {

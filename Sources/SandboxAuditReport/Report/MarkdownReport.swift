@@ -91,6 +91,7 @@ public enum MarkdownReport {
         md += OwnerReport.markdown(result, cell: cell).joined(separator: "\n") + "\n"
 
         var tail = summary.notReported.isEmpty ? "" : "\nNot reported: " + summary.notReported.joined(separator: ", ") + "."
+        tail += notChecked(result)
         tail += "\n\n<sub>\(ByteSize.unitsNote). sandbox-audit \(Audit.toolVersion).</sub>\n"
         if result.findings.isEmpty { return md + "No findings." + tail }
 
@@ -128,5 +129,14 @@ public enum MarkdownReport {
         }
         md += tail
         return md
+    }
+
+    /// The rules the scan could not check, or checked in part, and what they need: a short list.
+    static func notChecked(_ result: AuditResult) -> String {
+        let lines = result.notCheckedLines
+        guard !lines.isEmpty else { return "" }
+        return "\n\n**Not checked** (what this scan could not observe):\n\n" + lines.map { line in
+            "- " + (line.domains.map { cell($0.joined(separator: ", ")) + ": " } ?? "") + line.rules.map { "`\($0)`" }.joined(separator: ", ") + ": " + cell(line.reason) + "\n"
+        }.joined()
     }
 }

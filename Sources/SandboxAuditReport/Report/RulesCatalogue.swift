@@ -40,7 +40,8 @@ public enum RulesCatalogueReport {
         let d = rule.description
         var out = "\(d.id): \(d.name)\n"
         out += "default severity: \(d.defaultSeverity.rawValue)\(d.severityNote.map { " (\($0))" } ?? "")\n"
-        out += "checks: \(containers(rule))\n\n"
+        out += "checks: \(containers(rule))\n"
+        out += "needs: \(needs(rule))\n\n"
         out += d.summary + "\n\nWhy: " + d.rationale + "\n\nFix: " + d.fix + "\n"
         out += "More: \(References.ruleHelp(d.id))\n"
         for (title, examples) in [("Triggers on", d.triggeringExamples), ("Does not trigger on", d.nonTriggeringExamples)] {
@@ -74,6 +75,15 @@ public enum RulesCatalogueReport {
         return roles.map { $0 == .group ? "App Group" : $0.rawValue }.joined(separator: " and ") + " containers only"
     }
 
+    /// What a rule needs of the scan, in words: "nothing beyond the entries" or each need (a
+    /// need it only reads says what the rule leaves out without it).
+    static func needs(_ rule: any Rule) -> String {
+        guard !rule.needs.isEmpty else { return "nothing beyond the entries (every input)" }
+        return rule.needs.map { n in
+            n.observation.needed + (n.without.map { " (read when there; without it, the rule \($0))" } ?? " (without it: not checked)")
+        }.joined(separator: "; ")
+    }
+
     /// An example's policy file, indented.
     static func policyBlock(_ yaml: String, indent: String) -> String {
         yaml.split(separator: "\n", omittingEmptySubsequences: false).dropLast(yaml.hasSuffix("\n") ? 1 : 0)
@@ -100,6 +110,7 @@ public enum RulesCatalogueReport {
             out += "\n## \(d.id)\n\n**\(d.name)**. \(d.summary)\n\n"
             out += "- Default severity: **\(d.defaultSeverity.rawValue)**\(d.severityNote.map { " (\($0))" } ?? "")\n"
             out += "- Checks: \(containers(r))\n"
+            out += "- Needs: \(needs(r))\n"
             out += "- Why: \(d.rationale)\n"
             out += "- Fix: \(d.fix)\n\n"
             out += "Triggers on:\n\n"

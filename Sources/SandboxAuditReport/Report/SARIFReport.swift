@@ -71,7 +71,7 @@ enum SARIFReport {
                         ("description", .object([("text", .string(i == 0 ? "The app's data root (\(c.domain))" : "The root of \(c.domain)"))])),
                     ]))
                 })),
-                ("invocations", .array([invocation(result, baseID: baseID)])),
+                ("invocations", .array([invocation(result, baseID: baseID, ruleIndex: index)])),
                 ("results", .array(results)),
                 ("properties", .object(runProperties)),
             ])])),
@@ -99,13 +99,27 @@ enum SARIFReport {
 
     /// The run's one invocation: successful when the scan read everything it needed; otherwise
     /// a notification per thing it could not read (SARIF §3.20.14, §3.20.21).
-    static func invocation(_ result: AuditResult, baseID: [String: String]) -> JSON {
-        let notifications: [JSON] = result.missed.map { m in
+    static func invocation(_ result: AuditResult, baseID: [String: String], ruleIndex: [String: Int] = [:]) -> JSON {
+        var notifications: [JSON] = result.missed.map { m in
             .object([
                 ("descriptor", .object([("id", .string("unreadable-entry"))])),
                 ("level", .string("error")),
                 ("message", .object([("text", .string("Not read: \(m.line); the figures and findings leave it out"))])),
                 ("locations", .array([location(m.path, base: baseID[m.domain] ?? uriBaseId)])),
+            ])
+        }
+        // Each rule not run on a container, or run in part, and what it needs: a note naming the
+        // rule (`associatedRule`, §3.58.8); it does not make the run unsuccessful.
+        notifications += result.notChecked.map { n in
+            var rule: [(String, JSON)] = [("id", .string(n.ruleId))]
+            if let i = ruleIndex[n.ruleId] { rule.append(("index", .int(Int64(i)))) }
+            return .object([
+                ("descriptor", .object([("id", .string("not-checked"))])),
+                ("associatedRule", .object(rule)),
+                ("level", .string("note")),
+                ("message", .object([("text", .string("Not checked\(result.isMultiDomain ? " on \(n.domain)" : ""): \(n.ruleId) \(n.reason)"))])),
+                ("properties", .object([("domain", .string(n.domain)), ("needs", .array(n.needs.map { .string($0.rawValue) })),
+                                        ("checkedInPart", .bool(n.partly != nil))])),
             ])
         }
         var fields: [(String, JSON)] = [("executionSuccessful", .bool(result.complete))]

@@ -10,13 +10,26 @@ public enum SimulationReport {
 
     /// The text of a run: one event in full, or every event side by side, per container.
     public static func text(_ run: SimulationRun) -> String {
-        run.results.indices.map { i in
-            run.results[i].count > 1 ? table(run.results[i]) : text(run.results[i][0], materialized: run.materialized[i], mismatches: run.mismatches[i])
-        }.joined(separator: "\n")
+        (incompleteBanner(run.completeness, multiDomain: run.results.count > 1).map { $0 + "\n" } ?? "")
+            + run.results.indices.map { i in
+                run.results[i].count > 1 ? table(run.results[i]) : text(run.results[i][0], materialized: run.materialized[i], mismatches: run.mismatches[i],
+                                                                      complete: run.completeness.complete)
+            }.joined(separator: "\n")
     }
 
     public static func json(_ run: SimulationRun) -> JSON {
-        json(run.results, materialized: run.materialized, mismatches: run.mismatches)
+        guard case .object(var fields) = json(run.results, materialized: run.materialized, mismatches: run.mismatches) else { return .null }
+        // After schemaVersion: whether everything was read, and what was not.
+        fields.insert(contentsOf: [("complete", .bool(run.completeness.complete)), ("missed", .array(run.completeness.missed.map(JSONReport.missed)))], at: 1)
+        return .object(fields)
+    }
+
+    /// The banner of a command that read an input and missed part of it, with what it missed:
+    /// the same first words as `scan`'s ("INCOMPLETE SCAN: …"); nil when complete.
+    static func incompleteBanner(_ completeness: Completeness, multiDomain: Bool) -> String? {
+        guard !completeness.complete else { return nil }
+        return ([Completeness.banner(completeness.missed.count, leavesOut: "the figures")] + completeness.lines(multiDomain: multiDomain))
+            .map(TerminalText.escaped).joined(separator: "\n") + "\n"
     }
 
     static func title(_ event: SimulatedEvent) -> String {
@@ -27,7 +40,7 @@ public enum SimulationReport {
         }
     }
 
-    static func text(_ s: SimulationResult, materialized: Materializer.Report? = nil, mismatches: [Verification.Mismatch]? = nil) -> String {
+    static func text(_ s: SimulationResult, materialized: Materializer.Report? = nil, mismatches: [Verification.Mismatch]? = nil, complete: Bool = true) -> String {
         let c = s.inventory.container
         let identity = c.domain + (c.version.map { " \($0)" } ?? "")
         var out = "sandbox-audit \(Audit.toolVersion): \(TerminalText.escaped(identity)) (\(c.role.rawValue) container, \(TerminalText.escaped(c.kindDescription))), \(title(s.event))\n\n"
@@ -41,7 +54,8 @@ public enum SimulationReport {
         out += TextReport.pad("total", 30) + TextReport.pad(String(kf), 12, right: true) + TextReport.pad(ByteSize.format(s.keptBytes), 11, right: true)
             + TextReport.pad(String(lf), 12, right: true) + TextReport.pad(ByteSize.format(s.lostBytes), 11, right: true) + "\n\n"
         if s.notable.isEmpty {
-            out += "no stores, large files or policy-protected data are lost\n"
+            out += complete ? "no stores, large files or policy-protected data are lost\n"
+                : "of what could be read, no stores, large files or policy-protected data are lost (the scan is incomplete)\n"
         } else {
             out += "lost items that matter most (\(s.notable.count)):\n"
             for l in s.notable.prefix(notableShown) {

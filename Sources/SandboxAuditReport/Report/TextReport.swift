@@ -45,6 +45,7 @@ struct TextReport {
         lines += baselineComparison(result)
         if let b = result.backupComparison { lines += BackupComparisonReport.text(b, bold: bold) }
         lines += findings(result, summary)
+        lines += notChecked(result)
         lines += verdict(result)
         return lines.joined(separator: "\n") + "\n"
     }
@@ -169,6 +170,13 @@ struct TextReport {
         }
         if !summary.notReported.isEmpty { lines.append("not reported: " + summary.notReported.joined(separator: ", ")) }
         return lines + [""]
+    }
+
+    /// The rules the scan could not check, or checked in part, and what they need.
+    private func notChecked(_ result: AuditResult) -> [String] {
+        let lines = result.notCheckedLines
+        guard !lines.isEmpty else { return [] }
+        return [bold("not checked") + " (what this scan could not observe)"] + lines.map { "  " + TerminalText.escaped($0.text) } + [""]
     }
 
     /// The policy, the units, and PASSED or FAILED with why.

@@ -94,43 +94,75 @@ public enum Audit {
         context.baseline = baseline.map { BaselineFiles($0, primaryDomain: inventories[0].domain) }
         context.backupComparison = backup
 
+        // What the run's options give every container (the input kind gives the rest).
+        var fromRun: Set<Observation> = []
+        if appInfo != nil { fromRun.insert(.appInfo) }
+        if baseline != nil { fromRun.insert(.baseline) }
+        if backup != nil { fromRun.insert(.backupToCompare) }
+        if !policy.paths.isEmpty { fromRun.insert(.policyPaths) }
+        if !policy.budgets.isEmpty { fromRun.insert(.policyBudgets) }
+        if !policy.protection.isEmpty { fromRun.insert(.policyProtection) }
+
         // The rules are independent: run them side by side, each with its own content reader,
-        // on every container whose role they apply to. Budgets are the app's: checked once.
+        // on every container whose role they apply to and that gives what they require; where it
+        // does not, the rule is "not checked" there, with what it needs. Budgets are the app's:
+        // checked once.
         let rules = RuleCatalogue.all.filter { policy.enables($0.id) }
         var jobs: [(rule: Int, container: Int)] = []
-        for c in inventories.indices {
-            for r in rules.indices where rules[r].roles.contains(inventories[c].container.role) { jobs.append((r, c)) }
+        var notChecked: [NotChecked] = []
+        let observed = inventories.map { $0.container.source.capabilities.observes.union(fromRun) }
+        for r in rules.indices {
+            for c in inventories.indices where rules[r].roles.contains(inventories[c].container.role) {
+                let missing = rules[r].requirements.filter { !observed[c].contains($0) }
+                if !missing.isEmpty {
+                    notChecked.append(NotChecked(ruleId: rules[r].id, domain: inventories[c].domain, needs: missing, partly: nil))
+                    continue
+                }
+                for need in rules[r].needs where need.without != nil && !observed[c].contains(need.observation) {
+                    notChecked.append(NotChecked(ruleId: rules[r].id, domain: inventories[c].domain, needs: [need.observation], partly: need.without))
+                }
+                jobs.append((r, c))
+            }
         }
         let perJob = WorkerSlots<[Finding]>(count: jobs.count, initial: [])
         let perJobMisses = WorkerSlots<[ContentMiss]>(count: jobs.count, initial: [])
         DispatchQueue.concurrentPerform(iterations: jobs.count) { i in
-            let inventory = inventories[jobs[i].container]
+            let c = jobs[i].container
+            let inventory = inventories[c]
             var own = context
-            if jobs[i].container > 0 { own.budgets = [] }
-            // An archive's container holds no folder (the walk kept the headers the rules need):
-            // no reader then.
-            let reader = inventory.container.source.contentReader(for: inventory.container)
+            if c > 0 { own.budgets = [] }
+            // File contents only where the input declares them (an archive's walk kept the
+            // first bytes the rules need, and nothing else).
+            let reader = observed[c].contains(.fileContents) ? inventory.container.source.contentReader(for: inventory.container) : nil
             own.content = reader
             perJob.store(rules[jobs[i].rule].check(inventory, own).map { $0.with(domain: inventory.domain) }, at: i)
             perJobMisses.store(reader?.misses ?? [], at: i)
         }
-        // What the scan missed: every walk problem, then every content read a rule could not do,
-        // each of those also reported as an unreadable-entry finding naming what was not checked.
+        // What the scan missed: every walk problem, then every entry whose contents a rule needed
+        // and could not read: once per entry, naming every rule it left unchecked, also reported
+        // as one unreadable-entry finding.
         var missed: [MissedItem] = []
         for inv in inventories {
             missed += inv.problems.map { MissedItem(path: $0.path, domain: inv.domain, what: $0.operation, why: $0.reason) }
         }
         var contentFindings: [Finding] = []
+        var byEntry: [Int: [ContainerPath: [ContentMiss]]] = [:]
         for (i, misses) in perJobMisses.results.enumerated() {
-            let domain = inventories[jobs[i].container].domain
-            let backup = inventories[jobs[i].container].container.backup
-            for m in misses {
-                if let backup, backup.lacksBytes(m.path) {
-                    notes.append("the backup holds no bytes for \(domain): \(m.path.display) (its file is missing from the backup folder): \(m.ruleId) could not read it")
-                }
-                missed.append(MissedItem(path: m.path, domain: domain, what: "read \(m.what): \(m.consequence)", why: m.why))
+            for m in misses { byEntry[jobs[i].container, default: [:]][m.path, default: []].append(m) }
+        }
+        for c in byEntry.keys.sorted() {
+            let inventory = inventories[c]
+            var absent = 0
+            for (path, misses) in byEntry[c]!.sorted(by: { $0.key < $1.key }) {
+                let lacksBytes = inventory.container.backup?.lacksBytes(path) ?? false
+                if lacksBytes { absent += 1 }
+                let unread = UnreadContent(path: path, misses: misses, absentFromBackup: lacksBytes, fromBackup: inventory.container.backup != nil)
+                missed.append(MissedItem(path: path, domain: inventory.domain, what: unread.what, why: unread.why))
                 guard policy.enables(RuleCatalogue.unreadableEntryID) else { continue }
-                contentFindings.append(RuleCatalogue.unreadContentFinding(m).with(domain: domain))
+                contentFindings.append(RuleCatalogue.unreadContentFinding(unread).with(domain: inventory.domain))
+            }
+            if absent > 0 {
+                notes.append("the backup holds no bytes for \(absent) \(absent == 1 ? "file" : "files") of \(inventory.domain) (listed in Manifest.db, missing from the backup folder): the rules that read them did not check them (see unreadable-entry)")
             }
         }
         let domainRank = Dictionary(inventories.enumerated().map { ($1.domain, $0) }, uniquingKeysWith: { a, _ in a })
@@ -148,7 +180,7 @@ public enum Audit {
         }
         return AuditResult(inventories: inventories, findings: applied.reported, allFindings: applied.findings, context: context,
                            ignoredFindings: applied.ignored, baselineFindings: applied.known, comparison: comparison, notes: notes, missed: missed,
-                           backupComparison: backup, policy: policy)
+                           notChecked: notChecked, backupComparison: backup, policy: policy)
     }
 }
 
@@ -171,6 +203,9 @@ public struct AuditResult: Sendable {
     /// What the scan could not read, in domain then path order: every walk problem of every
     /// container and every content read a rule needed and could not do. Empty when complete.
     package let missed: [MissedItem]
+    /// The rules not run on a container, or run in part, because the input or the run did not
+    /// give what they need: in catalogue order, then domain order.
+    package let notChecked: [NotChecked]
     /// The prediction held against a real backup (`--against-backup`); nil when not asked.
     package let backupComparison: BackupComparison?
     /// The policy the audit ran with (its file, the rules it turned off).
@@ -178,7 +213,8 @@ public struct AuditResult: Sendable {
 
     init(inventories: [Inventory], findings: [Finding], allFindings: [Finding], context: RuleContext,
                 ignoredFindings: Int, baselineFindings: Int, comparison: BaselineComparison?, notes: [String], missed: [MissedItem] = [],
-                backupComparison: BackupComparison? = nil, policy: Policy = Policy()) {
+                notChecked: [NotChecked] = [], backupComparison: BackupComparison? = nil, policy: Policy = Policy()) {
+        self.notChecked = notChecked
         self.backupComparison = backupComparison
         self.policy = policy
         self.inventories = inventories

@@ -11,7 +11,6 @@ enum BackupStores {
 
     /// The main files that are stores, in path order, with "SQLite" or "Realm".
     static func stores(_ inventory: Inventory, _ context: RuleContext, ruleId: String) -> [(entry: InventoryEntry, kind: String)] {
-        guard inventory.container.source.capabilities.protectionClasses else { return [] }
         var withCompanions = Set<ContainerPath>()
         for e in inventory.entries where e.entry.kind == .file {
             if let (main, _) = SplitStoreBackup.mainPath(of: e) { withCompanions.insert(main) }

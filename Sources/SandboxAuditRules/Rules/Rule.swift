@@ -102,6 +102,21 @@ public struct RuleDescription: Sendable {
     package let nonTriggeringExamples: [RuleExample]
 }
 
+/// One thing a rule needs of the scan (`Rule.needs`): an `Observation` the input kind or the
+/// run's options must give. Without it, a rule that `requires` it is not run on that container
+/// and the report says "not checked: needs …"; a rule that only `reads` it runs, and the report
+/// says what it left out.
+public struct RuleNeed: Sendable, Hashable {
+    package let observation: Observation
+    /// Nil: the rule cannot run without it. Else what the rule leaves out without it.
+    package let without: String?
+
+    /// The rule cannot be checked without `observation`.
+    package static func requires(_ observation: Observation) -> RuleNeed { RuleNeed(observation: observation, without: nil) }
+    /// The rule runs without `observation`, and leaves out what `without` says.
+    package static func reads(_ observation: Observation, without: String) -> RuleNeed { RuleNeed(observation: observation, without: without) }
+}
+
 public protocol Rule: Sendable {
     var description: RuleDescription { get }
     /// The containers the rule checks (all by default): a rule about an app's own folders
@@ -109,6 +124,9 @@ public protocol Rule: Sendable {
     var roles: Set<ContainerRole> { get }
     /// Its options (thresholds), each declared in its file (`RuleOption`); none by default.
     var options: [RuleOption] { get }
+    /// What it needs of the scan, declared in its file beside its id (`RuleNeed`): the audit
+    /// runs it only where the input and the run give what it `requires`. None by default.
+    var needs: [RuleNeed] { get }
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding]
 }
 
@@ -116,6 +134,9 @@ extension Rule {
     public var id: String { description.id }
     var roles: Set<ContainerRole> { Set(ContainerRole.allCases) }
     var options: [RuleOption] { [] }
+    var needs: [RuleNeed] { [] }
+    /// The observations it cannot run without.
+    var requirements: [Observation] { needs.filter { $0.without == nil }.map(\.observation) }
 
     func finding(_ path: ContainerPath?, _ message: String, size: Int64? = nil, severity: Severity? = nil, fix: String? = nil) -> Finding {
         Finding(ruleId: description.id, severity: severity ?? description.defaultSeverity, path: path, message: message, size: size, fix: fix)

@@ -141,8 +141,9 @@ package enum Materializer {
     }
 
     /// Refuses, before anything is written, an event whose kept data does not fit in the free
-    /// space of DIR's file system. From a folder, a file needs its allocated bytes at most (holes
-    /// stay holes); from an archive, its size. Hard links count once.
+    /// space of DIR's file system. From an input whose sizes on disk are known (a folder), a file
+    /// needs its allocated bytes at most (holes stay holes); from another (an archive), its size.
+    /// Hard links count once.
     static func checkSpace(_ simulation: SimulationResult, on parentFD: FileDescriptor, dest: String, fromArchive: Bool) throws {
         guard let free = parentFD.freeBytes() else { return } // unknown: the copy reports a full disk itself
         var need: Int64 = 0
@@ -150,7 +151,8 @@ package enum Materializer {
         for (e, keep) in zip(simulation.inventory.entries, simulation.kept) where keep && e.entry.kind == .file {
             let w = e.entry
             if w.linkCount > 1 || fromArchive, !counted.insert(HardLinkKey(device: w.device, inode: w.inode)).inserted { continue }
-            need +|= fromArchive ? w.size : min(w.size, w.allocated)
+            // Where the input knows each file's blocks, a file needs at most those (holes stay holes).
+            need +|= simulation.inventory.container.source.capabilities.sizesOnDisk ? min(w.size, w.allocated) : w.size
         }
         guard need > free else { return }
         throw InputError("not enough space for \(dest): what the \(simulation.event.rawValue) keeps needs \(ByteSize.format(need)), its file system has \(ByteSize.format(free)) free; nothing written")

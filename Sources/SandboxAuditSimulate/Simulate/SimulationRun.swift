@@ -12,6 +12,8 @@ public struct SimulationRun: Sendable {
     package let materialized: [Materializer.Report?]
     /// Per container: how the written tree differs from the prediction (nil without `verify`).
     package let mismatches: [[Verification.Mismatch]?]
+    /// What reading the containers missed: the figures leave it out, as `scan`'s do.
+    package let completeness: Completeness
 
     /// Refuses a destination before anything is read: an input whose kind cannot be written as
     /// a tree (a backup folder: its files are stored by fileID), or a DIR that is not a name of a
@@ -27,6 +29,7 @@ public struct SimulationRun: Sendable {
     /// Replays `events` on every inventory. With `into`, `events` is one event, and what it
     /// leaves is written there.
     public init(_ inventories: [Inventory], events: [SimulatedEvent], policy: Policy, into: String? = nil, verify: Bool = false) throws {
+        completeness = Completeness(inventories)
         results = inventories.map { inventory in events.map { SimulationResult($0, inventory, policy: policy) } }
         var materialized: [Materializer.Report?] = results.map { _ in nil }
         var mismatches: [[Verification.Mismatch]?] = results.map { _ in nil }
@@ -46,4 +49,8 @@ public struct SimulationRun: Sendable {
 
     /// A written tree is not what was predicted.
     public var failedVerification: Bool { mismatches.contains { !($0 ?? []).isEmpty } }
+
+    /// The verdict: a written tree that is not what was predicted, or part of the input not
+    /// read (unless `allowIncomplete` accepts it), exit 1 as `scan` does.
+    public func fails(allowIncomplete: Bool) -> Bool { failedVerification || completeness.fails(allowIncomplete: allowIncomplete) }
 }

@@ -9,6 +9,9 @@ struct InventoryCommand: ParsableCommand {
         discussion: """
             One JSON object per line: each container (backup domain) in turn, the app's data container \
             first, and within it sorted by path bytes; fields in docs/inventory-format.md. Read-only. \
+            When part of the container could not be read, standard error says so first (INCOMPLETE SCAN), \
+            the lines of the entries not read in full carry notRead, and the exit status is 1 \
+            (--allow-incomplete accepts it). \
             A progress line is shown on standard error after one second, only when it is a terminal.
 
             \(inputKindsHelp)
@@ -29,9 +32,16 @@ struct InventoryCommand: ParsableCommand {
     @Option(help: "The policy file, for its appGroups and owners (default: .sandbox-audit.yml found from the working directory upward).")
     var config: String?
 
+    @Flag(name: .customLong("allow-incomplete"), help: "Do not fail (exit 1) because part of the container could not be read; the banner on standard error and the lines' notRead fields still say what was missed.")
+    var allowIncomplete = false
+
     func run() throws {
         let policy = try PolicyFile.resolve(config: config)
         let inventories = try ProgressLine.during { try Audit.inventories(of: try containers.input(path), try containers.selection(policy)) }
+        // What was not read, first, on standard error (standard output is the JSON Lines).
+        let banner = JSONReport.incompleteBanner(inventories)
+        if let banner { FileHandle.standardError.write(Data(banner.utf8)) }
         JSONReport.inventoryLines(inventories, policy: policy) { FileHandle.standardOutput.write(Data($0)) }
+        if banner != nil && !allowIncomplete { throw ExitCode(1) }
     }
 }

@@ -18,7 +18,9 @@ struct SimulateCommand: ParsableCommand {
             containers (--app), each backup domain is written into DIR/DOMAIN. A backup folder (with --app) \
             is simulated on what the backup holds (what a restore or an update would carry); --into is refused \
             for it. --verify then scans DIR and \
-            checks it against the prediction, entry by entry (exit 1 when it differs). A progress line is shown \
+            checks it against the prediction, entry by entry (exit 1 when it differs). When part of the container \
+            could not be read, the report says so first (INCOMPLETE SCAN; in JSON, complete and missed) and \
+            the exit status is 1 (--allow-incomplete accepts it). A progress line is shown \
             on standard error after one second while the container is read, only when it is a terminal.
 
             \(inputKindsHelp)
@@ -53,6 +55,9 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "text or json.")
     var format: Format = .text
 
+    @Flag(name: .customLong("allow-incomplete"), help: "Do not fail (exit 1) because part of the container could not be read; the report still says it is incomplete and lists what was missed.")
+    var allowIncomplete = false
+
     @Option(help: "The policy file (its backup: included paths mark what matters when lost; default: .sandbox-audit.yml found from the working directory upward).")
     var config: String?
 
@@ -73,6 +78,6 @@ struct SimulateCommand: ParsableCommand {
         case .json: emit(SimulationReport.json(run).prettyLine)
         case .text: emit(SimulationReport.text(run))
         }
-        if run.failedVerification { throw ExitCode(1) }
+        if run.fails(allowIncomplete: allowIncomplete) { throw ExitCode(1) }
     }
 }

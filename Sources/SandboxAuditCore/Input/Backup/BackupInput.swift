@@ -10,8 +10,8 @@ package struct BackupInput: InputKind {
     /// Attributes recorded but deciding nothing (an excluded file is absent), sizes from
     /// Manifest.db, each file's protection class recorded; its files are stored by fileID: no
     /// tree to write or to fix.
-    package static let capabilities = InputCapabilities(attributes: false, bytesOnDisk: false, protectionClasses: true,
-                                                materialisable: false, filesOnDisk: false, recordsBackup: true)
+    package static let capabilities = InputCapabilities(observes: [.fileHeaders, .fileContents, .protectionClasses],
+                                                        materialisable: false, filesOnDisk: false, recordsBackup: true)
 
     let path: String
     let selection: ContainerSelection

@@ -3,8 +3,12 @@ import SandboxAuditSystem
 /// A file's data protection class, as a device backup records it (`MBFile` `ProtectionClass`
 /// in `Manifest.db`): when the device can read the file. Only a backup shows it: a copied
 /// container, an `.xcappdata` or a Simulator has no classes (docs/what-ios-backs-up.md, "Data
-/// protection"). Numbers as the public readers decode them: jsharkey13/iphone_backup_decrypt
-/// (`src/iphone_backup_decrypt/utils.py`), dinosec/iphone-dataprotection (`emf.h`).
+/// protection"). The numbers are the kernel's (apple-oss-distributions/xnu,
+/// `bsd/sys/content_protection.h`: `PROTECTION_CLASS_A` 1 … `D` 4, `CX` 7), named as Foundation
+/// names them (apple/swift-foundation, `FileManager+Files.swift`,
+/// https://github.com/apple/swift-foundation/blob/main/Sources/FoundationEssentials/FileManager/FileManager+Files.swift, `FileProtectionType.init(intValue:)`: `CX` is `completeWhenUserInactive`, iOS 17), and as the
+/// public backup readers decode them (jsharkey13/iphone_backup_decrypt,
+/// `src/iphone_backup_decrypt/google_iphone_dataprotection.py`, `_PROTECTION_CLASSES`).
 package struct ProtectionClass: Sendable, Hashable {
     /// The number recorded (1 to 4 are the file classes; any other is kept as it is).
     package let number: Int64
@@ -20,6 +24,9 @@ package struct ProtectionClass: Sendable, Hashable {
     package static let completeUnlessOpen = ProtectionClass(recorded: 2)!
     package static let completeUntilFirstUserAuthentication = ProtectionClass(recorded: 3)!
     package static let none = ProtectionClass(recorded: 4)!
+    /// `completeWhenUserInactive` (iOS 17): readable after an unlock, until the user has been
+    /// inactive for a while.
+    package static let completeWhenUserInactive = ProtectionClass(recorded: 7)!
     /// The four file classes, strongest first.
     package static let known: [ProtectionClass] = [.complete, .completeUnlessOpen, .completeUntilFirstUserAuthentication, .none]
 
@@ -30,8 +37,20 @@ package struct ProtectionClass: Sendable, Hashable {
         case 2: return "completeUnlessOpen"
         case 3: return "completeUntilFirstUserAuthentication"
         case 4: return "none"
+        case 7: return "completeWhenUserInactive"
         default: return "class \(number)"
         }
+    }
+
+    /// The order reports list classes in: the four file classes strongest first, then the
+    /// other numbers (`completeWhenUserInactive` among them) in increasing order, negative
+    /// numbers last of all.
+    package static func listedBefore(_ a: ProtectionClass, _ b: ProtectionClass) -> Bool {
+        func rank(_ c: ProtectionClass) -> (Int, Int64) {
+            if (1...4).contains(c.number) { return (0, c.number) }
+            return c.number > 0 ? (1, c.number) : (2, -c.number)
+        }
+        return rank(a) < rank(b)
     }
 
     /// When the device can read a file of this class.
@@ -41,6 +60,7 @@ package struct ProtectionClass: Sendable, Hashable {
         case 2: return "while unlocked, or while it stays open from before the lock"
         case 3: return "after the first unlock since the device started"
         case 4: return "always"
+        case 7: return "after an unlock, until the user has been inactive for a while (iOS 17)"
         default: return "unknown (not one of the four file classes)"
         }
     }

@@ -5,6 +5,9 @@ import SandboxAuditCore
 /// backup disagree.
 struct BackupPredictionMismatch: Rule {
     init() {}
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+    /// audit reports the rule "not checked" there.
+    let needs: [RuleNeed] = [.requires(.backupToCompare)]
     let description = RuleDescription(
         id: "backup-prediction-mismatch",
         name: "Backup prediction mismatch",

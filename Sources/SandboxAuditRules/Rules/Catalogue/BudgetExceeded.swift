@@ -4,6 +4,9 @@ import SandboxAuditCore
 /// `budget-exceeded`: a size budget of the policy file is exceeded.
 struct BudgetExceeded: Rule {
     init() {}
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+    /// audit reports the rule "not checked" there.
+    let needs: [RuleNeed] = [.requires(.policyBudgets)]
     let description = RuleDescription(
         id: "budget-exceeded",
         name: "Budget exceeded",

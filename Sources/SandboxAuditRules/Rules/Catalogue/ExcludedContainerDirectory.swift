@@ -4,6 +4,9 @@ import SandboxAuditCore
 /// `excluded-container-directory`: the attribute on one of the folders Apple defines.
 struct ExcludedContainerDirectory: Rule {
     init() {}
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+    /// audit reports the rule "not checked" there.
+    let needs: [RuleNeed] = [.requires(.attributesOnDisk)]
     let description = RuleDescription(
         id: "excluded-container-directory",
         name: "Excluded container directory",
@@ -35,11 +38,11 @@ struct ExcludedContainerDirectory: Rule {
                 "Clear it (held in \(FixCommand.carrierPhrase(marks))): \($0); then mark a subfolder of your own instead."
             }
         }
-        if inventory.rootMarks.contains(where: { $0.attribute == .exclude }) {
+        if inventory.rootExcluded {
             out.append(finding(.root, "the data root itself is excluded from backup: nothing of the app is backed up", fix: fix(.root, inventory.rootMarks)))
         }
         let folders = Set(Zone.containerDirectories)
-        for e in inventory.entries where e.carriesExclude && folders.contains(e.path) {
+        for e in inventory.entries where e.excludesItself && folders.contains(e.path) {
             out.append(finding(e.path, "a container folder carries the exclude attribute: its whole subtree is excluded", fix: fix(e.path, e.entry.marks)))
         }
         return out

@@ -4,6 +4,9 @@ import SandboxAuditCore
 /// `excluded-user-data`: an exclusion inside Documents.
 struct ExcludedUserData: Rule {
     init() {}
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+    /// audit reports the rule "not checked" there.
+    let needs: [RuleNeed] = [.requires(.attributesOnDisk)]
     let description = RuleDescription(
         id: "excluded-user-data",
         name: "Excluded user data",
@@ -30,7 +33,7 @@ struct ExcludedUserData: Rule {
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        let carriers = inventory.entries.filter { $0.carriesExclude && $0.zone == .documents && $0.path.depth >= 2 }
+        let carriers = inventory.entries.filter { $0.excludesItself && $0.zone == .documents && $0.path.depth >= 2 }
         guard !carriers.isEmpty else { return [] }
         // Each carrier's topmost carrier: its own, or that of the nearest carrier above it
         // (carriers are in path order, so that one is known by then).

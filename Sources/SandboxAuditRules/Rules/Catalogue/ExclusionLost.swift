@@ -4,6 +4,9 @@ import SandboxAuditCore
 /// `exclusion-lost`: with a baseline, a file excluded from backup then and backed up now.
 struct ExclusionLost: Rule {
     init() {}
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+    /// audit reports the rule "not checked" there.
+    let needs: [RuleNeed] = [.requires(.baseline)]
     let description = RuleDescription(
         id: "exclusion-lost",
         name: "Exclusion lost",

@@ -16,6 +16,12 @@ struct LargeUserDefaults: Rule {
     /// Plists larger than this are reported by size alone, without reading them.
     static let maximumParsedSize: Int64 = 16 * 1024 * 1024
 
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+
+    /// audit reports the rule "not checked" there.
+
+    let needs: [RuleNeed] = [.reads(.fileContents, without: "names none of the largest keys: a domain is reported by its size alone")]
+
     let description = RuleDescription(
         id: "large-user-defaults",
         name: "Large UserDefaults domain",

@@ -5,6 +5,9 @@ import SandboxAuditCore
 /// `orphan-sidecar`: an AppleDouble `._NAME` sidecar that describes no entry of the container.
 struct OrphanSidecar: Rule {
     init() {}
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+    /// audit reports the rule "not checked" there.
+    let needs: [RuleNeed] = [.requires(.attributesOnDisk)]
     let description = RuleDescription(
         id: "orphan-sidecar",
         name: "Orphan AppleDouble sidecar",

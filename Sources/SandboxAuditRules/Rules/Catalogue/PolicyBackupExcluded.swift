@@ -4,6 +4,9 @@ import SandboxAuditCore
 /// `policy-backup-excluded`: content the policy file says backup must not carry.
 struct PolicyBackupExcluded: Rule {
     init() {}
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+    /// audit reports the rule "not checked" there.
+    let needs: [RuleNeed] = [.requires(.policyPaths)]
     let description = RuleDescription(
         id: "policy-backup-excluded",
         name: "Policy: backup excluded",

@@ -4,6 +4,9 @@ import SandboxAuditCore
 /// `policy-backup-included`: data the policy file says must survive a restore, and would not.
 struct PolicyBackupIncluded: Rule {
     init() {}
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+    /// audit reports the rule "not checked" there.
+    let needs: [RuleNeed] = [.requires(.policyPaths)]
     let description = RuleDescription(
         id: "policy-backup-included",
         name: "Policy: backup included",

@@ -4,6 +4,9 @@ import SandboxAuditCore
 /// `policy-forbidden`: something the policy file says must not exist.
 struct PolicyForbidden: Rule {
     init() {}
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+    /// audit reports the rule "not checked" there.
+    let needs: [RuleNeed] = [.requires(.policyPaths)]
     let description = RuleDescription(
         id: "policy-forbidden",
         name: "Policy: forbidden path",

@@ -4,6 +4,9 @@ import SandboxAuditCore
 /// `policy-max-size`: an item larger than the policy file allows.
 struct PolicyMaxSize: Rule {
     init() {}
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+    /// audit reports the rule "not checked" there.
+    let needs: [RuleNeed] = [.requires(.policyPaths)]
     let description = RuleDescription(
         id: "policy-max-size",
         name: "Policy: maximum size",

@@ -8,6 +8,12 @@ struct ProtectionBelowPolicy: Rule {
 
     static let policy = "protection:\n  \"Documents/Private\": complete\n  \"Library/Application Support/*.sqlite\": completeUntilFirstUserAuthentication\n"
 
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+
+    /// audit reports the rule "not checked" there.
+
+    let needs: [RuleNeed] = [.requires(.protectionClasses), .requires(.policyProtection)]
+
     let description = RuleDescription(
         id: "protection-below-policy",
         name: "Policy: data protection below the allowed class",
@@ -41,12 +47,12 @@ struct ProtectionBelowPolicy: Rule {
                 .sqlite("Library/Application Support/app.sqlite").at(.completeUnlessOpen),
                 .file("Documents/notes.txt").at(.none),
             ], policy: ProtectionBelowPolicy.policy, backupInput: true),
-            RuleExample("A class that is none of the four", [.file("Documents/Private/record.json").at(ProtectionClass(recorded: 7)!)],
+            RuleExample("A class that is none of the four", [.file("Documents/Private/record.json").at(ProtectionClass(recorded: 9)!)],
                         policy: ProtectionBelowPolicy.policy, backupInput: true),
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        guard !context.protection.isEmpty, inventory.container.source.capabilities.protectionClasses else { return [] }
+        guard !context.protection.isEmpty else { return [] }
         return inventory.entries.compactMap { e in
             guard let c = e.protectionClass else { return nil }
             // The strictest entry covering the file decides.

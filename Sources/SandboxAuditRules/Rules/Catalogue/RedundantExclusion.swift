@@ -4,6 +4,9 @@ import SandboxAuditCore
 /// `redundant-exclusion`: the attribute where backup never goes anyway.
 struct RedundantExclusion: Rule {
     init() {}
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+    /// audit reports the rule "not checked" there.
+    let needs: [RuleNeed] = [.requires(.attributesOnDisk)]
     let description = RuleDescription(
         id: "redundant-exclusion",
         name: "Redundant exclusion",
@@ -29,7 +32,7 @@ struct RedundantExclusion: Rule {
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let folders = Set(Zone.containerDirectories)
         return inventory.entries.compactMap { e in
-            guard e.zone == .caches || e.zone == .tmp || e.zone == .systemLibrary, e.carriesExclude, !folders.contains(e.path) else { return nil }
+            guard e.zone == .caches || e.zone == .tmp || e.zone == .systemLibrary, e.excludesItself, !folders.contains(e.path) else { return nil }
             let fix = FixCommand.command("include", e, in: inventory).map {
                 "Drop the isExcludedFromBackup call for this path, or check that the content belongs in Caches/tmp; the mark on disk (in \(FixCommand.carrierPhrase(e.entry.marks))) goes with: \($0)"
             }

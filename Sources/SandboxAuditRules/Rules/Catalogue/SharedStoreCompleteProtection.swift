@@ -6,6 +6,12 @@ import SandboxAuditCore
 struct SharedStoreCompleteProtection: Rule {
     init() {}
 
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+
+    /// audit reports the rule "not checked" there.
+
+    let needs: [RuleNeed] = [.requires(.protectionClasses), .requires(.fileHeaders)]
+
     let description = RuleDescription(
         id: "shared-store-complete-protection",
         name: "Shared database locked with the device",

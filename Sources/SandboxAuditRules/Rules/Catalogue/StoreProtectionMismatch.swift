@@ -6,6 +6,12 @@ import SandboxAuditCore
 struct StoreProtectionMismatch: Rule {
     init() {}
 
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+
+    /// audit reports the rule "not checked" there.
+
+    let needs: [RuleNeed] = [.requires(.protectionClasses)]
+
     let description = RuleDescription(
         id: "store-protection-mismatch",
         name: "Database files at different protection classes",
@@ -46,7 +52,6 @@ struct StoreProtectionMismatch: Rule {
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        guard inventory.container.source.capabilities.protectionClasses else { return [] }
         var companions: [ContainerPath: [InventoryEntry]] = [:]
         for e in inventory.entries where e.entry.kind == .file && e.protectionClass != nil {
             guard let (main, isRealm) = SplitStoreBackup.mainPath(of: e), !isRealm else { continue }

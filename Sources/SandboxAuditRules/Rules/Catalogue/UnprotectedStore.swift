@@ -5,6 +5,12 @@ import SandboxAuditCore
 struct UnprotectedStore: Rule {
     init() {}
 
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+
+    /// audit reports the rule "not checked" there.
+
+    let needs: [RuleNeed] = [.requires(.protectionClasses), .requires(.fileHeaders)]
+
     let description = RuleDescription(
         id: "unprotected-store",
         name: "Database without data protection",

@@ -37,10 +37,16 @@ struct UnreadableEntry: Rule {
         }
     }
 
-    /// The finding for a content read a rule needed and could not do (`ContentReader.misses`):
-    /// what was not checked, and why.
-    func finding(for miss: ContentMiss) -> Finding {
-        finding(miss.path, "could not read \(miss.what) of \(miss.path.display): \(miss.consequence) (\(miss.why))")
+    /// The finding for an entry whose contents the rules needed and could not read: once per
+    /// entry, naming every rule left unchecked, and why. From a device backup the fix is the
+    /// backup's (nothing on disk to make readable).
+    func finding(for unread: UnreadContent) -> Finding {
+        let fix: String? = unread.absentFromBackup
+            ? "The backup's Manifest.db lists this file, and its folder holds no copy of it (XX/FILEID): make a new backup of the device with Finder or iTunes and scan that, or scan the app's container itself."
+            : unread.fromBackup
+            ? "The backup's copy of this file could not be read (the reason says why): make a new backup of the device with Finder or iTunes and scan that, or scan the app's container itself."
+            : nil
+        return finding(unread.path, "could not read \(unread.wanted) of \(unread.path.display): \(unread.consequences) (\(unread.why))", fix: fix)
     }
 }
 
@@ -48,6 +54,6 @@ extension RuleCatalogue {
     /// `unreadable-entry`'s id, for the findings of content reads that failed.
     static let unreadableEntryID = UnreadableEntry().id
 
-    /// The `unreadable-entry` finding for a content read a rule could not do.
-    static func unreadContentFinding(_ miss: ContentMiss) -> Finding { UnreadableEntry().finding(for: miss) }
+    /// The `unreadable-entry` finding for an entry whose contents the rules could not read.
+    static func unreadContentFinding(_ unread: UnreadContent) -> Finding { UnreadableEntry().finding(for: unread) }
 }

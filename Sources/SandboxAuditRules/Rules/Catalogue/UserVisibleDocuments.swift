@@ -11,6 +11,12 @@ struct UserVisibleDocuments: Rule {
     static let fileSuffixes = [".sqlite", ".sqlite3", ".db", ".realm", ".plist", ".log", ".lock"]
     static let fileSuffixBytes = fileSuffixes.map { Array($0.utf8) }
 
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+
+    /// audit reports the rule "not checked" there.
+
+    let needs: [RuleNeed] = [.requires(.appInfo), .reads(.fileHeaders, without: "tells a database from another file by its name alone")]
+
     let description = RuleDescription(
         id: "user-visible-documents",
         name: "App data in a user-visible Documents",

@@ -11,6 +11,12 @@ struct VolatileStore: Rule {
     static let sampleSQLiteFile: [UInt8] = StoreSignature.sqliteHeader + [0x10, 0x00, 0x01, 0x01] + [UInt8](repeating: 0, count: 4076)
     static let sampleRealmFile: [UInt8] = sampleRealmHeader + [UInt8](repeating: 0, count: 4072)
 
+    /// What it needs of the scan (`RuleNeed`): where the input or the run does not give it, the
+
+    /// audit reports the rule "not checked" there.
+
+    let needs: [RuleNeed] = [.requires(.fileHeaders)]
+
     let description = RuleDescription(
         id: "volatile-store",
         name: "Database in a purgeable folder",
