@@ -28,7 +28,7 @@ enum SimulatorApps {
         process.waitUntilExit()
         deadline.cancel()
         guard process.terminationReason == .exit, process.terminationStatus == 0, let bytes, bytes.count <= maximumOutput,
-              let apps = try? PropertyListSerialization.propertyList(from: bytes, format: nil) as? [String: Any],
+              let apps = BoundedPlist.dictionary([UInt8](bytes), maximumSize: maximumOutput, openStep: true),
               let info = apps[app] as? [String: Any] else { return nil }
         return ((info["GroupContainers"] as? [String: Any])?.keys).map { Array($0).sorted() } ?? []
     }
