@@ -38,6 +38,19 @@ enum Budgets {
             let counted = selected.filter { measure == .size || $0.backedUp == true }
             return (counted.byteSum(\.entry.contentSize), top(counted.map { ($0.path, $0.entry.contentSize) }))
         }
+        // Every glob budget's files, found in one pass per container (`GlobSet`).
+        let globBudgets = budgets.compactMap { b -> Glob? in if case .glob(let g) = b.scope { return g } else { return nil } }
+        var globFiles = [[InventoryEntry]](repeating: [], count: globBudgets.count)
+        if !globBudgets.isEmpty {
+            let set = GlobSet(globBudgets)
+            for inv in inventories {
+                let coverage = set.coverage(inv.entries)
+                for (i, e) in inv.entries.enumerated() where e.countsAsContent {
+                    for c in coverage.covering(i) { globFiles[Int(c.glob)].append(e) }
+                }
+            }
+        }
+        var nextGlob = 0
         return budgets.map { b in
             switch b.scope {
             case .backup:
@@ -46,8 +59,9 @@ enum Budgets {
             case .zone(let z):
                 let (m, c) = sum(files.filter { $0.zone == z }, b.measure)
                 return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
-            case .glob(let g):
-                let (m, c) = sum(files.filter { g.covers($0.path) }, b.measure)
+            case .glob:
+                let (m, c) = sum(globFiles[nextGlob], b.measure)
+                nextGlob += 1
                 return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
             case .domain(let d):
                 let own = inventories.filter { $0.domain == d }.flatMap { inv in

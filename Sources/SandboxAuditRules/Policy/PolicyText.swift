@@ -5,11 +5,43 @@ import SandboxAuditCore
 
 extension PolicyFile {
     /// The policy for a scan: the file given, or the one found from `directory` upward, or the
-    /// defaults when there is none (a missing optional file is not an error).
-    public static func resolve(config: String?, from directory: String = FileManager.default.currentDirectoryPath) throws -> Policy {
+    /// defaults when there is none (a missing optional file is not an error). A file found on
+    /// its own that another user could have written is not taken (`untrusted`): `note` says
+    /// which and why, and `--config` takes it (as git's `safe.directory`, CVE-2022-24765).
+    public static func resolve(config: String?, from directory: String = FileManager.default.currentDirectoryPath,
+                               note: (String) -> Void = { Terminal.write("sandbox-audit: note: \($0)\n", to: .error) }) throws -> Policy {
         if let config { return try load(config) }
-        if let found = find(from: directory) { return try load(found) }
+        if let found = find(from: directory) {
+            if let why = untrusted(found) {
+                note("skipped the policy file \(TerminalText.escaped(found)): \(why); give it with --config to use it")
+                return Policy()
+            }
+            return try load(found)
+        }
         return Policy()
+    }
+
+    /// Why the policy file at `path` may not be taken without `--config`: it, or the folder
+    /// holding it, is owned by another user than this one or root, or writable by others (the
+    /// world, or a group that is not this process's; a folder with the sticky bit lets no one
+    /// replace a file they do not own). Nil when it may be taken, or cannot be read (`load`
+    /// says why).
+    static func untrusted(_ path: String) -> String? {
+        let me = FileStatus.effectiveUser
+        func who(_ uid: UInt32) -> String { uid == 0 ? "root" : "user \(uid)" }
+        func writableByOthers(_ st: FileStatus) -> Bool {
+            st.permissions & 0o002 != 0 || (st.permissions & 0o020 != 0 && st.group != FileStatus.effectiveGroup)
+        }
+        guard let file = try? FileDescriptor.currentDirectory.status(following: path.utf8) else { return nil }
+        if file.owner != me && file.owner != 0 { return "it is owned by \(who(file.owner)), not by you (\(who(me))) or root" }
+        if writableByOthers(file) { return "others can write it (mode \(String(file.permissions & 0o777, radix: 8)))" }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard let dir = try? FileDescriptor.currentDirectory.status(following: folder.utf8) else { return nil }
+        if dir.owner != me && dir.owner != 0 { return "its folder is owned by \(who(dir.owner)), not by you (\(who(me))) or root" }
+        if writableByOthers(dir), dir.permissions & 0o1000 == 0 {
+            return "others can write its folder (mode \(String(dir.permissions & 0o777, radix: 8)))"
+        }
+        return nil
     }
 
     /// What `config init` writes: every key, commented.
