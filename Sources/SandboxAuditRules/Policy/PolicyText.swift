@@ -104,6 +104,19 @@ extension PolicyFile {
 
         """
 
+    /// `bytes` in the unit that writes it exactly in the fewest characters (10000000 is
+    /// "10MB", 5242880 "5MiB"): the units a user writes, read back to the same number.
+    static func exactSize(_ bytes: Int64) -> String {
+        var best = "\(bytes)B"
+        guard bytes != 0 else { return best }
+        for (unit, scale) in [("kB", Int64(1000)), ("KiB", 1 << 10), ("MB", 1_000_000), ("MiB", 1 << 20), ("GB", 1_000_000_000), ("GiB", 1 << 30)]
+        where bytes % scale == 0 {
+            let text = "\(bytes / scale)\(unit)"
+            if text.count < best.count || (text.count == best.count && !unit.contains("i")) { best = text }
+        }
+        return best
+    }
+
     /// The starter's rule options: those declared `inStarter`, with their defaults.
     static var starterRules: String {
         RuleCatalogue.all.map { rule in
@@ -118,13 +131,18 @@ extension PolicyFile {
     public static func render(_ policy: Policy) -> String {
         func scalar(_ s: String) -> Node { Node(s) }
         func map(_ pairs: [(String, Node)]) -> Node { Node.mapping(Node.Mapping(pairs.map { (Node($0.0), $0.1) })) }
-        func size(_ b: Int64) -> Node { Node("\(b)B") }
+        func size(_ b: Int64) -> Node { Node(exactSize(b)) }
 
         var rules: [(String, Node)] = []
         for rule in RuleCatalogue.all {
             var fields: [(String, Node)] = []
-            let severity = policy.disabledRules.contains(rule.id) ? "off" : (policy.severities[rule.id] ?? rule.description.defaultSeverity).rawValue
-            fields.append(("severity", scalar(severity)))
+            // A rule whose default has two levels (`severityNote`) is written with a severity
+            // only when the policy sets one: one severity would stand for both.
+            if policy.disabledRules.contains(rule.id) {
+                fields.append(("severity", scalar("off")))
+            } else if let s = policy.severities[rule.id] ?? (rule.description.severityNote == nil ? rule.description.defaultSeverity : nil) {
+                fields.append(("severity", scalar(s.rawValue)))
+            }
             for option in rule.options {
                 switch policy.settings[option] {
                 case .size(let b): fields.append((option.key, size(b)))
@@ -173,7 +191,8 @@ extension PolicyFile {
             top.append(("protection", map(policy.protection.map { ($0.glob.pattern, scalar($0.weakest.name)) })))
         }
         if let g = policy.growth {
-            top.append(("growth", map([("backup", scalar("\(g.percent)%")), ("min", size(g.minimum))])))
+            let percent = g.percent == g.percent.rounded() && abs(g.percent) < 1e15 ? String(Int64(g.percent)) : "\(g.percent)"
+            top.append(("growth", map([("backup", scalar("\(percent)%")), ("min", size(g.minimum))])))
         }
         let header = "# effective configuration: \(policy.source ?? "no policy file, built-in defaults")\n"
         return header + ((try? Yams.serialize(node: map(top), sortKeys: false)) ?? "")
