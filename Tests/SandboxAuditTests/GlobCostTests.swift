@@ -182,7 +182,8 @@ final class GlobCostTests: XCTestCase {
         for p in paths { try Fixture.file(root + "/" + p, size: 1) }
         let inventory = try Audit.inventory(of: root)
         let globs = try ["Documents", "Documents/*.txt", "**/*.db", "Library/**", "Library/**/x?.bin", "**/cache/**/*.tmp",
-                         "tmp/[a-c]*", "*/Caches/*/Cache.db", "**", "Library/Caches/**/deep", "Documents/a/b/c", "tmp/**"].map(Glob.init)
+                         "tmp/[a-c]*", "*/Caches/*/Cache.db", "**", "Library/Caches/**/deep", "Documents/a/b/c", "tmp/**",
+                         "Library", "tmp", "rootfile", "*file"].map(Glob.init)
         let set = GlobSet(globs)
         let coverage = set.coverage(inventory.entries)
         for (i, e) in inventory.entries.enumerated() {

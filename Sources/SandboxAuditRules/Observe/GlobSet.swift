@@ -71,7 +71,8 @@ struct GlobSet {
                 tried = byFirst[first] ?? wild
                 let parent = e.path.parent ?? .root
                 inherited = parent.isRoot ? 0 : (folders[parent] ?? 0)
-                last = (parent, inherited, tried)
+                // Top-level items each have their own first component: nothing to share.
+                last = parent.isRoot ? nil : (parent, inherited, tried)
             }
             own.removeAll(keepingCapacity: true)
             if !tried.isEmpty {
