@@ -38,15 +38,33 @@ enum Budgets {
             let counted = selected.filter { measure == .size || $0.backedUp == true }
             return (counted.byteSum(\.entry.contentSize), top(counted.map { ($0.path, $0.entry.contentSize) }))
         }
-        // Every glob budget's files, found in one pass per container (`GlobSet`).
-        let globBudgets = budgets.compactMap { b -> Glob? in if case .glob(let g) = b.scope { return g } else { return nil } }
-        var globFiles = [[InventoryEntry]](repeating: [], count: globBudgets.count)
+        // Every glob budget measured in one pass per container (`GlobSet`): its sum and its
+        // largest files, kept as they come.
+        let globBudgets = budgets.filter { if case .glob = $0.scope { return true } else { return false } }
+        var globSums = [Int64](repeating: 0, count: globBudgets.count)
+        var globTop = [[(path: ContainerPath, size: Int64)]](repeating: [], count: globBudgets.count)
         if !globBudgets.isEmpty {
-            let set = GlobSet(globBudgets)
+            let set = GlobSet(globBudgets.compactMap { b -> Glob? in if case .glob(let g) = b.scope { return g } else { return nil } })
+            let measures = globBudgets.map(\.measure)
             for inv in inventories {
-                let coverage = set.coverage(inv.entries)
-                for (i, e) in inv.entries.enumerated() where e.countsAsContent {
-                    for c in coverage.covering(i) { globFiles[Int(c.glob)].append(e) }
+                let entries = inv.entries
+                set.visit(entries) { i, covering in
+                    guard !covering.isEmpty, entries[i].countsAsContent else { return }
+                    let e = entries[i]
+                    let size = e.entry.contentSize
+                    for c in covering {
+                        let g = Int(c.glob)
+                        guard measures[g] == .size || e.backedUp == true else { continue }
+                        globSums[g] = globSums[g].addingSaturated(size)
+                        guard size > 0 else { continue }
+                        // The largest first, ties by path, at most `contributorCount`.
+                        var top = globTop[g]
+                        if top.count == contributorCount, let least = top.last, size < least.size || (size == least.size && e.path > least.path) { continue }
+                        let at = top.firstIndex { size > $0.size || (size == $0.size && e.path < $0.path) } ?? top.count
+                        top.insert((e.path, size), at: at)
+                        if top.count > contributorCount { top.removeLast() }
+                        globTop[g] = top
+                    }
                 }
             }
         }
@@ -60,7 +78,7 @@ enum Budgets {
                 let (m, c) = sum(files.filter { $0.zone == z }, b.measure)
                 return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
             case .glob:
-                let (m, c) = sum(globFiles[nextGlob], b.measure)
+                let (m, c) = (globSums[nextGlob], globTop[nextGlob])
                 nextGlob += 1
                 return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
             case .domain(let d):

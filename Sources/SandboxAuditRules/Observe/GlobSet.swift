@@ -57,9 +57,28 @@ struct GlobSet {
     func coverage(_ entries: [InventoryEntry]) -> Coverage {
         var sets: [[(glob: Int32, top: Int32)]] = [[]]
         var setOfEntry = [Int32](repeating: 0, count: entries.count)
+        visit(entries) { index, covering in
+            guard !covering.isEmpty else { return }
+            if let last = sets.last, last.elementsEqual(covering, by: { $0.glob == $1.glob && $0.top == $1.top }) {
+                setOfEntry[index] = Int32(sets.count - 1)
+            } else {
+                setOfEntry[index] = Int32(sets.count)
+                sets.append(covering)
+            }
+        }
+        return Coverage(setOfEntry: setOfEntry, sets: sets)
+    }
+
+    /// Calls `body` with each entry's index and what covers it ((glob, topmost matched entry)
+    /// pairs, by glob), in entry order. Only folders keep what covers them; a file's is built
+    /// in a buffer used again for the next.
+    func visit(_ entries: [InventoryEntry], _ body: (Int, [(glob: Int32, top: Int32)]) -> Void) {
+        var sets: [[(glob: Int32, top: Int32)]] = [[]]
         var folders: [ContainerPath: Int32] = [:]
         var last: (parent: ContainerPath, set: Int32, tried: [Int])?
         var own: [(glob: Int32, top: Int32)] = []
+        var scratch: [(glob: Int32, top: Int32)] = []
+        let anyFixed = shapes.contains { $0.kind == .fixed }
         for (index, e) in entries.enumerated() {
             let inherited: Int32
             let tried: [Int]
@@ -77,27 +96,32 @@ struct GlobSet {
             own.removeAll(keepingCapacity: true)
             if !tried.isEmpty {
                 let name = e.path.name
-                let depth = tried.contains { shapes[$0].kind == .fixed } ? e.path.depth : 0
+                let depth = anyFixed ? e.path.depth : 0
                 var parts: [ArraySlice<UInt8>]?
-                let have = sets[Int(inherited)]
                 for i in tried {
                     let shape = shapes[i]
                     if shape.kind == .fixed, depth != shape.before.count { continue }
                     guard affixes.admits(i, name) else { continue }
-                    if have.contains(where: { $0.glob == Int32(i) }) { continue }
+                    if inherited != 0, sets[Int(inherited)].contains(where: { $0.glob == Int32(i) }) { continue }
                     if parts == nil { parts = e.path.components }
                     if Glob.matches(globs[i].patterns[...], parts![...]) { own.append((Int32(i), Int32(index))) }
                 }
             }
-            var set = inherited
-            if !own.isEmpty {
-                set = Int32(sets.count)
-                sets.append((sets[Int(inherited)] + own).sorted { $0.glob < $1.glob })
+            if own.isEmpty {
+                if e.entry.kind == .directory, inherited != 0 { folders[e.path] = inherited }
+                body(index, sets[Int(inherited)])
+                continue
             }
-            setOfEntry[index] = set
-            if e.entry.kind == .directory, set != 0 { folders[e.path] = set }
+            scratch.removeAll(keepingCapacity: true)
+            scratch.append(contentsOf: sets[Int(inherited)])
+            scratch.append(contentsOf: own)
+            scratch.sort { $0.glob < $1.glob }
+            if e.entry.kind == .directory {
+                folders[e.path] = Int32(sets.count)
+                sets.append(scratch)
+            }
+            body(index, scratch)
         }
-        return Coverage(setOfEntry: setOfEntry, sets: sets)
     }
 }
 
@@ -107,11 +131,9 @@ extension GlobSet {
     /// which `value` is not nil. One pass for all the globs.
     func totals(_ inventory: Inventory, _ value: (InventoryEntry) -> Int64?) -> [[(path: ContainerPath, size: Int64)]] {
         let entries = inventory.entries
-        let coverage = coverage(entries)
         var sums = [[Int32: Int64]](repeating: [:], count: globs.count)
-        for (i, e) in entries.enumerated() {
-            let covering = coverage.covering(i)
-            guard !covering.isEmpty, let v = value(e) else { continue }
+        visit(entries) { i, covering in
+            guard !covering.isEmpty, let v = value(entries[i]) else { return }
             for c in covering { sums[Int(c.glob)][c.top, default: 0] += v }
         }
         return sums.map { s in
