@@ -12,6 +12,9 @@
 #   tar        a pax tar with SCHILY.xattr records and a ._NAME member (header bytes mutated)
 #   zip        a Finder-style zip with __MACOSX sidecars
 #   yaml       the .sandbox-audit.yml policy file
+#   glob       the policy's globs in every key (ignore, paths, budgets.paths, owners, protection):
+#              random stars, `**`, sets and long patterns, aliased many times, on long names and
+#              deep chains
 #   backup     a backup folder: mutated Files rows (NUL, non-UTF-8, climbing, huge paths, flags,
 #              domains), MBFile blobs (mutated, hostile plists, Size near 2^63), Manifest.db bytes,
 #              Files as a view (recursive, huge strings), Manifest.db a symlink/folder/FIFO/sparse
@@ -241,6 +244,9 @@ def hostile_plist():
     if k == 1: return deep_xml(rng.choice([100, 300, 5000, 100000]))
     if k == 2: return xml_plist("<dict>" + "<key>k</key><string>%s</string>" % ("A" * rng.randrange(1, 70000)) + "</dict>")
     if k == 3: return mutate(bomb(rng.randrange(18, 40)))
+    if k == 4 and rng.random() < 0.5:
+        # Markers Foundation cannot bridge (a set crashes it on Linux), or no writer emits.
+        return bplist([bytes([rng.choice([0xC1, 0xB1, 0xA1]), 1]), bytes([rng.choice([0x10, 0x00, 0x0F, 0x20, 0x72, 0x8F, 0xC0]), 1])])
     return bplist([bytes([0xA1, 0])])  # an array holding itself
 
 def plist_case(seeds):
@@ -459,6 +465,37 @@ def t_yaml(case):
     else: y = mutate(YAML_SEED)
     with open(os.path.join(case, "policy.yml"), "wb") as f: f.write(y)
     run(["scan", "--config", "policy.yml", "c"], case, "yaml")
+
+GLOB_PIECES = ["*", "**", "?", "a", "b", "[ab]", "[!a]", "[a-c]", "*a*", "[", "]", "d", "Documents", "Library", "x" * 300]
+
+def random_glob():
+    if rng.random() < 0.2:
+        return "Documents/" + "*a" * rng.randrange(1, 40) + "*c*b"
+    if rng.random() < 0.2:
+        return "/".join(rng.choice(["**", "d", "*"]) for _ in range(rng.randrange(1, 12))) + "/x"
+    return "/".join("".join(rng.choice(GLOB_PIECES) for _ in range(rng.randrange(1, 4))) for _ in range(rng.randrange(1, 6)))
+
+def t_glob(case):
+    c = os.path.join(case, "c"); container(c)
+    with open(os.path.join(c, "Documents", "a" * rng.choice([50, 201, 255])), "wb") as f: f.write(b"x")
+    d = os.path.join(c, "Library")
+    for _ in range(rng.choice([10, 200, 600])): d = os.path.join(d, "d")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "f"), "wb") as f: f.write(b"y")
+    q = lambda g: '"' + g.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    globs = [random_glob() for _ in range(rng.randrange(1, 8))]
+    y = "ignore:\n" + "".join("  - &g%d %s\n" % (i, q(g)) for i, g in enumerate(globs))
+    if rng.random() < 0.3:
+        y += "".join("  - *g%d\n" % rng.randrange(len(globs)) for _ in range(rng.choice([10, 1000, 5000])))
+    y += "paths:\n" + "".join("  - {path: %s, forbidden: true}\n  - {path: %s, maxSize: 1B}\n" % (q(g), q(g)) for g in globs)
+    y += "budgets:\n  paths:\n" + "".join("    - {path: %s, max: 1B}\n" % q(g) for g in globs)
+    y += "owners:\n" + "".join("  %s: team%d\n" % (q(g), i) for i, g in enumerate(globs))
+    y += "protection:\n" + "".join("  %s: complete\n" % q(g) for g in globs)
+    b = y.encode()
+    if rng.random() < 0.2: b = mutate(b)
+    with open(os.path.join(case, "policy.yml"), "wb") as f: f.write(b)
+    run(["scan", "--config", "policy.yml", "c"], case, "glob")
+    run(["scan", "--format", "json", "--config", "policy.yml", "c"], case, "glob")
 
 # ---- backup folders, device folders, simulate, huge sizes, deep archives -------------------
 
@@ -935,7 +972,7 @@ def available():
     return skipped
 
 TARGETS = {"xattr": t_xattr, "sidecar": t_sidecar, "identity": t_identity, "appdatainfo": t_appdatainfo,
-           "prefs": t_prefs, "tar": t_tar, "zip": t_zip, "yaml": t_yaml, "backup": t_backup, "encrypted": t_encrypted,
+           "prefs": t_prefs, "tar": t_tar, "zip": t_zip, "yaml": t_yaml, "glob": t_glob, "backup": t_backup, "encrypted": t_encrypted,
            "device": t_device, "simulate": t_simulate, "huge": t_huge, "deep": t_deep}
 TARGETS.update({"appinfo": t_appinfo, "deviceset": t_deviceset, "xcrun": t_xcrun})
 skipped = available()

@@ -38,6 +38,37 @@ enum Budgets {
             let counted = selected.filter { measure == .size || $0.backedUp == true }
             return (counted.byteSum(\.entry.contentSize), top(counted.map { ($0.path, $0.entry.contentSize) }))
         }
+        // Every glob budget measured in one pass per container (`GlobSet`): its sum and its
+        // largest files, kept as they come.
+        let globBudgets = budgets.filter { if case .glob = $0.scope { return true } else { return false } }
+        var globSums = [Int64](repeating: 0, count: globBudgets.count)
+        var globTop = [[(path: ContainerPath, size: Int64)]](repeating: [], count: globBudgets.count)
+        if !globBudgets.isEmpty {
+            let set = GlobSet(globBudgets.compactMap { b -> Glob? in if case .glob(let g) = b.scope { return g } else { return nil } })
+            let measures = globBudgets.map(\.measure)
+            for inv in inventories {
+                let entries = inv.entries
+                set.visit(entries) { i, covering in
+                    guard !covering.isEmpty, entries[i].countsAsContent else { return }
+                    let e = entries[i]
+                    let size = e.entry.contentSize
+                    for c in covering {
+                        let g = Int(c.glob)
+                        guard measures[g] == .size || e.backedUp == true else { continue }
+                        globSums[g] = globSums[g].addingSaturated(size)
+                        guard size > 0 else { continue }
+                        // The largest first, ties by path, at most `contributorCount`.
+                        var top = globTop[g]
+                        if top.count == contributorCount, let least = top.last, size < least.size || (size == least.size && e.path > least.path) { continue }
+                        let at = top.firstIndex { size > $0.size || (size == $0.size && e.path < $0.path) } ?? top.count
+                        top.insert((e.path, size), at: at)
+                        if top.count > contributorCount { top.removeLast() }
+                        globTop[g] = top
+                    }
+                }
+            }
+        }
+        var nextGlob = 0
         return budgets.map { b in
             switch b.scope {
             case .backup:
@@ -46,8 +77,9 @@ enum Budgets {
             case .zone(let z):
                 let (m, c) = sum(files.filter { $0.zone == z }, b.measure)
                 return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
-            case .glob(let g):
-                let (m, c) = sum(files.filter { g.covers($0.path) }, b.measure)
+            case .glob:
+                let (m, c) = (globSums[nextGlob], globTop[nextGlob])
+                nextGlob += 1
                 return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
             case .domain(let d):
                 let own = inventories.filter { $0.domain == d }.flatMap { inv in

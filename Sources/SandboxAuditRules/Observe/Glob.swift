@@ -48,39 +48,33 @@ package struct Glob: Hashable, Sendable, CustomStringConvertible {
         }
         self.pattern = pattern
         self.components = parts
+        self.hasAnyDepth = parts.contains(Glob.doubleStar)
     }
 
     package var description: String { pattern }
 
-    /// For each entry (by index), the topmost path among it and its ancestors that the glob
-    /// matches: the item a policy on this glob is about. One pass, as parents sort first.
-    func owners(in inventory: Inventory) -> [ContainerPath?] {
-        var directoryOwner: [ContainerPath: ContainerPath] = [:]
-        return inventory.entries.map { e in
-            let inherited = e.path.parent.flatMap { directoryOwner[$0] }
-            let owner = inherited ?? (matches(e.path) ? e.path : nil)
-            if e.entry.kind == .directory, let owner { directoryOwner[e.path] = owner }
-            return owner
-        }
-    }
-
     /// True when the glob matches `path` itself.
     func matches(_ path: ContainerPath) -> Bool {
         // Without `**` a match needs exactly as many components: read one more at most.
-        let hasDoubleStar = components.contains(Glob.doubleStar)
-        let parts = path.leadingComponents(hasDoubleStar ? Int.max : components.count + 1).map(Array.init)
-        if !hasDoubleStar && parts.count != components.count { return false }
-        return Glob.match(components[...], parts[...])
+        let parts = path.leadingComponents(hasAnyDepth ? Int.max : components.count + 1)
+        if !hasAnyDepth && parts.count != components.count { return false }
+        return Glob.match(components[...], parts[...], prefix: false)
     }
 
-    /// True when the glob matches `path` or one of its ancestors.
+    /// True when the glob matches `path` or one of its ancestors: the glob followed by
+    /// "anything below", matched once.
     package func covers(_ path: ContainerPath) -> Bool {
-        let parts = path.leadingComponents(Int.max).map(Array.init)
-        for n in stride(from: parts.count, through: 1, by: -1) where Glob.match(components[...], parts[0..<n]) {
-            return true
-        }
-        return false
+        let parts = path.leadingComponents(hasAnyDepth ? Int.max : components.count)
+        return Glob.match(components[...], parts[...], prefix: true)
     }
+
+    /// `covers` of a path already split (`GlobSet`).
+    func covers(_ parts: ArraySlice<ArraySlice<UInt8>>) -> Bool {
+        Glob.match(components[...], hasAnyDepth ? parts : parts.prefix(components.count), prefix: true)
+    }
+
+    /// Whether the glob has a `**` component.
+    let hasAnyDepth: Bool
 
     /// The glob's components, `**` as one of its own: for matching many globs against one path
     /// split once (`OwnerMatcher`), with `matches(_:_:)`.
@@ -88,63 +82,110 @@ package struct Glob: Hashable, Sendable, CustomStringConvertible {
     static let anyDepth = doubleStar
 
     /// True when component patterns match components, both already split.
-    static func matches(_ patterns: ArraySlice<[UInt8]>, _ parts: ArraySlice<[UInt8]>) -> Bool { match(patterns, parts) }
+    static func matches(_ patterns: ArraySlice<[UInt8]>, _ parts: ArraySlice<ArraySlice<UInt8>>) -> Bool { match(patterns, parts, prefix: false) }
 
     private static let doubleStar = Array("**".utf8)
 
-    private static func match(_ globs: ArraySlice<[UInt8]>, _ parts: ArraySlice<[UInt8]>) -> Bool {
-        guard let g = globs.first else { return parts.isEmpty }
-        if g == doubleStar {
-            let rest = globs.dropFirst()
-            // A trailing `**` matches what is inside, not the folder itself (as in .gitignore):
-            // `tmp/**` is everything in tmp.
-            if rest.isEmpty { return !parts.isEmpty }
-            var p = parts
-            while true {
-                if match(rest, p) { return true }
-                guard !p.isEmpty else { return false }
-                p = p.dropFirst()
+    /// Components against components, in time proportional to their product (git's wildmatch
+    /// bounds `**` the same way): each `**` is a star over components, and a mismatch after it
+    /// moves only the last `**` on by one component (the earliest match of what follows it is
+    /// as good as any, since components match one by one). A trailing `**` matches one
+    /// component or more (what is inside a folder, not the folder). With `prefix`, the globs
+    /// may match any leading run of one component or more (the path or an ancestor).
+    static func match(_ globs: ArraySlice<[UInt8]>, _ parts: ArraySlice<ArraySlice<UInt8>>, prefix: Bool) -> Bool {
+        let end = globs.endIndex
+        var gi = globs.startIndex, pj = parts.startIndex
+        var starG = -1, starP = 0
+        while true {
+            if gi == end, prefix, pj > parts.startIndex { return true }
+            guard pj < parts.endIndex else { break }
+            if gi < end {
+                if globs[gi] == doubleStar {
+                    if gi == end - 1 { return true }
+                    starG = gi
+                    starP = pj
+                    gi += 1
+                    continue
+                }
+                if component(globs[gi], parts[pj]) {
+                    gi += 1
+                    pj += 1
+                    continue
+                }
             }
+            guard starG >= 0 else { return false }
+            starP += 1
+            pj = starP
+            gi = starG + 1
         }
-        guard let part = parts.first, component(g[...], part[...]) else { return false }
-        return match(globs.dropFirst(), parts.dropFirst())
+        // Every part read: what is left of the globs must be `**` that may match nothing.
+        while gi < end - 1, globs[gi] == doubleStar { gi += 1 }
+        return gi == end
     }
 
-    /// One component: `*`, `?`, `[...]`, literal bytes.
-    private static func component(_ g: ArraySlice<UInt8>, _ s: ArraySlice<UInt8>) -> Bool {
-        guard let c = g.first else { return s.isEmpty }
-        switch c {
-        case UInt8(ascii: "*"):
-            var rest = s
-            while true {
-                if component(g.dropFirst(), rest) { return true }
-                guard !rest.isEmpty else { return false }
-                rest = rest.dropFirst()
+    /// One component: `*`, `?`, `[...]`, literal bytes; two pointers, a mismatch moving only
+    /// the last `*` on by one byte, so a component costs at most its length times the
+    /// pattern's, whatever the stars.
+    static func component(_ g: [UInt8], _ s: ArraySlice<UInt8>) -> Bool {
+        g.withUnsafeBufferPointer { gp in
+            s.withUnsafeBufferPointer { sp in component(gp, sp) }
+        }
+    }
+
+    private static func component(_ g: UnsafeBufferPointer<UInt8>, _ s: UnsafeBufferPointer<UInt8>) -> Bool {
+        let star = UInt8(ascii: "*")
+        var pi = 0, si = 0
+        var starP = -1, starS = 0
+        while si < s.count {
+            if pi < g.count {
+                if g[pi] == star {
+                    starP = pi
+                    starS = si
+                    pi += 1
+                    continue
+                }
+                if let next = single(g, pi, s[si]) {
+                    pi = next
+                    si += 1
+                    continue
+                }
             }
+            guard starP >= 0 else { return false }
+            starS += 1
+            si = starS
+            pi = starP + 1
+        }
+        while pi < g.count, g[pi] == star { pi += 1 }
+        return pi == g.count
+    }
+
+    /// The index after the one-byte token at `pi` (`?`, a `[...]` set, a literal byte) when it
+    /// matches `ch`; nil when it does not (a `[` without its `]` matches nothing).
+    private static func single(_ g: UnsafeBufferPointer<UInt8>, _ pi: Int, _ ch: UInt8) -> Int? {
+        switch g[pi] {
         case UInt8(ascii: "?"):
-            guard !s.isEmpty else { return false }
-            return component(g.dropFirst(), s.dropFirst())
+            return pi + 1
         case UInt8(ascii: "["):
-            guard let ch = s.first, let close = g.dropFirst(2).firstIndex(of: UInt8(ascii: "]")) else { return false }
-            var set = g[(g.startIndex + 1)..<close]
-            let negate = set.first == UInt8(ascii: "!") || set.first == UInt8(ascii: "^")
-            if negate { set = set.dropFirst() }
+            // The set ends at the first `]` after its first member (`[]a]` holds `]`).
+            var close = pi + 2
+            while close < g.count, g[close] != UInt8(ascii: "]") { close += 1 }
+            guard close < g.count else { return nil }
+            var i = pi + 1
+            let negate = g[i] == UInt8(ascii: "!") || g[i] == UInt8(ascii: "^")
+            if negate { i += 1 }
             var hit = false
-            var i = set.startIndex
-            while i < set.endIndex {
-                if i + 2 < set.endIndex, set[i + 1] == UInt8(ascii: "-") {
-                    if set[i] <= ch && ch <= set[i + 2] { hit = true }
+            while i < close {
+                if i + 2 < close, g[i + 1] == UInt8(ascii: "-") {
+                    if g[i] <= ch && ch <= g[i + 2] { hit = true }
                     i += 3
                 } else {
-                    if set[i] == ch { hit = true }
+                    if g[i] == ch { hit = true }
                     i += 1
                 }
             }
-            guard hit != negate else { return false }
-            return component(g[(close + 1)...], s.dropFirst())
+            return hit != negate ? close + 1 : nil
         default:
-            guard s.first == c else { return false }
-            return component(g.dropFirst(), s.dropFirst())
+            return g[pi] == ch ? pi + 1 : nil
         }
     }
 }

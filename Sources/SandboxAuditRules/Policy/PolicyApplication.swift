@@ -20,9 +20,10 @@ struct PolicyApplication {
     init(_ policy: Policy, to found: [[Finding]], domains: [String], baseline: Baseline?) {
         var findings: [Finding] = []
         var ignored = 0
+        let ignore = GlobSet(policy.ignore)
         for group in found {
             for var f in group {
-                if let path = f.path, !path.isRoot, policy.isIgnored(path) { ignored += 1; continue }
+                if let path = f.path, !path.isRoot, ignore.anyCovers(path) { ignored += 1; continue }
                 if let s = policy.severities[f.ruleId] { f = f.with(severity: s) }
                 findings.append(f)
             }

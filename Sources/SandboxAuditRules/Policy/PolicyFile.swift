@@ -53,6 +53,19 @@ public enum PolicyFile {
         return try parse(text, source: path)
     }
 
+    /// The most globs a policy may hold, and the most bytes of glob text in all, each YAML alias
+    /// counted at every use: a path is matched against a policy in at most its length times its
+    /// glob text (`Glob.match`), so this bounds a policy's work per entry (docs/limits.md).
+    static let maximumGlobs = 1_000
+    static let maximumGlobBytes = 64 * 1024
+
+    /// The globs read so far while parsing one file.
+    final class GlobAllowance: @unchecked Sendable {
+        var count = 0
+        var bytes = 0
+    }
+    @TaskLocal static var globAllowance: GlobAllowance?
+
     // MARK: the schema
 
     static let topKeys = ["failOn", "rules", "ignore", "paths", "budgets", "growth", "appGroups", "protection", "owners"]
@@ -71,7 +84,7 @@ public enum PolicyFile {
         policy.source = source
         do {
             guard let root = try Yams.compose(yaml: text) else { return policy }
-            try read(root, into: &policy)
+            try $globAllowance.withValue(GlobAllowance()) { try read(root, into: &policy) }
         } catch let f as Failure {
             let at = f.mark.map { "\(source):\($0.line):\($0.column)" } ?? source
             throw InputError("\(at): \(f.message)")
@@ -134,7 +147,17 @@ public enum PolicyFile {
 
     static func glob(_ node: Node, _ what: String) throws -> Glob {
         let s = try string(node, what)
-        do { return try Glob(s) } catch { throw Failure(message: "\(what): bad glob '\(s)': \(error)", mark: node.mark) }
+        if let a = globAllowance {
+            a.count += 1
+            a.bytes += s.utf8.count
+            if a.count > maximumGlobs {
+                throw Failure(message: "more than \(maximumGlobs) globs (YAML aliases counted at each use): the limit of a policy file", mark: node.mark)
+            }
+            if a.bytes > maximumGlobBytes {
+                throw Failure(message: "more than \(maximumGlobBytes) bytes of globs (YAML aliases counted at each use): the limit of a policy file", mark: node.mark)
+            }
+        }
+        do { return try Glob(s) } catch { throw Failure(message: "\(what): bad glob '\(String(s.prefix(200)))': \(error)", mark: node.mark) }
     }
 
     static func read(_ root: Node, into policy: inout Policy) throws {

@@ -5,11 +5,43 @@ import SandboxAuditCore
 
 extension PolicyFile {
     /// The policy for a scan: the file given, or the one found from `directory` upward, or the
-    /// defaults when there is none (a missing optional file is not an error).
-    public static func resolve(config: String?, from directory: String = FileManager.default.currentDirectoryPath) throws -> Policy {
+    /// defaults when there is none (a missing optional file is not an error). A file found on
+    /// its own that another user could have written is not taken (`untrusted`): `note` says
+    /// which and why, and `--config` takes it (as git's `safe.directory`, CVE-2022-24765).
+    public static func resolve(config: String?, from directory: String = FileManager.default.currentDirectoryPath,
+                               note: (String) -> Void = { Terminal.write("sandbox-audit: note: \($0)\n", to: .error) }) throws -> Policy {
         if let config { return try load(config) }
-        if let found = find(from: directory) { return try load(found) }
+        if let found = find(from: directory) {
+            if let why = untrusted(found) {
+                note("skipped the policy file \(TerminalText.escaped(found)): \(why); give it with --config to use it")
+                return Policy()
+            }
+            return try load(found)
+        }
         return Policy()
+    }
+
+    /// Why the policy file at `path` may not be taken without `--config`: it, or the folder
+    /// holding it, is owned by another user than this one or root, or writable by others (the
+    /// world, or a group that is not this process's; a folder with the sticky bit lets no one
+    /// replace a file they do not own). Nil when it may be taken, or cannot be read (`load`
+    /// says why).
+    static func untrusted(_ path: String) -> String? {
+        let me = FileStatus.effectiveUser
+        func who(_ uid: UInt32) -> String { uid == 0 ? "root" : "user \(uid)" }
+        func writableByOthers(_ st: FileStatus) -> Bool {
+            st.permissions & 0o002 != 0 || (st.permissions & 0o020 != 0 && st.group != FileStatus.effectiveGroup)
+        }
+        guard let file = try? FileDescriptor.currentDirectory.status(following: path.utf8) else { return nil }
+        if file.owner != me && file.owner != 0 { return "it is owned by \(who(file.owner)), not by you (\(who(me))) or root" }
+        if writableByOthers(file) { return "others can write it (mode \(String(file.permissions & 0o777, radix: 8)))" }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard let dir = try? FileDescriptor.currentDirectory.status(following: folder.utf8) else { return nil }
+        if dir.owner != me && dir.owner != 0 { return "its folder is owned by \(who(dir.owner)), not by you (\(who(me))) or root" }
+        if writableByOthers(dir), dir.permissions & 0o1000 == 0 {
+            return "others can write its folder (mode \(String(dir.permissions & 0o777, radix: 8)))"
+        }
+        return nil
     }
 
     /// What `config init` writes: every key, commented.
@@ -72,6 +104,19 @@ extension PolicyFile {
 
         """
 
+    /// `bytes` in the unit that writes it exactly in the fewest characters (10000000 is
+    /// "10MB", 5242880 "5MiB"): the units a user writes, read back to the same number.
+    static func exactSize(_ bytes: Int64) -> String {
+        var best = "\(bytes)B"
+        guard bytes != 0 else { return best }
+        for (unit, scale) in [("kB", Int64(1000)), ("KiB", 1 << 10), ("MB", 1_000_000), ("MiB", 1 << 20), ("GB", 1_000_000_000), ("GiB", 1 << 30)]
+        where bytes % scale == 0 {
+            let text = "\(bytes / scale)\(unit)"
+            if text.count < best.count || (text.count == best.count && !unit.contains("i")) { best = text }
+        }
+        return best
+    }
+
     /// The starter's rule options: those declared `inStarter`, with their defaults.
     static var starterRules: String {
         RuleCatalogue.all.map { rule in
@@ -86,13 +131,18 @@ extension PolicyFile {
     public static func render(_ policy: Policy) -> String {
         func scalar(_ s: String) -> Node { Node(s) }
         func map(_ pairs: [(String, Node)]) -> Node { Node.mapping(Node.Mapping(pairs.map { (Node($0.0), $0.1) })) }
-        func size(_ b: Int64) -> Node { Node("\(b)B") }
+        func size(_ b: Int64) -> Node { Node(exactSize(b)) }
 
         var rules: [(String, Node)] = []
         for rule in RuleCatalogue.all {
             var fields: [(String, Node)] = []
-            let severity = policy.disabledRules.contains(rule.id) ? "off" : (policy.severities[rule.id] ?? rule.description.defaultSeverity).rawValue
-            fields.append(("severity", scalar(severity)))
+            // A rule whose default has two levels (`severityNote`) is written with a severity
+            // only when the policy sets one: one severity would stand for both.
+            if policy.disabledRules.contains(rule.id) {
+                fields.append(("severity", scalar("off")))
+            } else if let s = policy.severities[rule.id] ?? (rule.description.severityNote == nil ? rule.description.defaultSeverity : nil) {
+                fields.append(("severity", scalar(s.rawValue)))
+            }
             for option in rule.options {
                 switch policy.settings[option] {
                 case .size(let b): fields.append((option.key, size(b)))
@@ -141,7 +191,8 @@ extension PolicyFile {
             top.append(("protection", map(policy.protection.map { ($0.glob.pattern, scalar($0.weakest.name)) })))
         }
         if let g = policy.growth {
-            top.append(("growth", map([("backup", scalar("\(g.percent)%")), ("min", size(g.minimum))])))
+            let percent = g.percent == g.percent.rounded() && abs(g.percent) < 1e15 ? String(Int64(g.percent)) : "\(g.percent)"
+            top.append(("growth", map([("backup", scalar("\(percent)%")), ("min", size(g.minimum))])))
         }
         let header = "# effective configuration: \(policy.source ?? "no policy file, built-in defaults")\n"
         return header + ((try? Yams.serialize(node: map(top), sortKeys: false)) ?? "")

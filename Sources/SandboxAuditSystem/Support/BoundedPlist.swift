@@ -11,11 +11,13 @@ import Foundation
 ///   memoised) at most `maximumExpandedObjects(for:)` objects and
 ///   `maximumExpandedBytes(for:)` payload bytes;
 /// - XML plists: size, and nesting no deeper than `maximumDepth`;
-/// - anything else (OpenStep text, other binary versions) is refused.
+/// - OpenStep text (what `xcrun simctl` prints), only where the caller allows it: size, and
+///   nesting no deeper than `maximumDepth` (it has no shared references);
+/// - anything else (other binary versions) is refused.
 ///
 /// Limits are documented in docs/limits.md.
 package enum BoundedPlist {
-    package enum Format: Sendable { case binary, xml }
+    package enum Format: Sendable { case binary, xml, openStep }
 
     /// Why a plist was not parsed: a one-line phrase.
     package struct Refusal: Error, CustomStringConvertible, Sendable {
@@ -33,27 +35,33 @@ package enum BoundedPlist {
     /// Payload bytes (strings, data, numbers) in the expanded graph: 1 MiB plus 4 × the input.
     package static func maximumExpandedBytes(for byteCount: Int) -> Int { (1 << 20) + 4 * byteCount }
 
-    /// Parses `bytes` after checking them; never expands more than the limits allow.
-    package static func decode(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) -> Result<(object: Any, format: Format), Refusal> {
+    /// Parses `bytes` after checking them; never expands more than the limits allow. This is
+    /// the one call of `PropertyListSerialization.propertyList` in the tool: every plist read
+    /// from an input, a backup or another program passes `check` first.
+    package static func decode(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize, openStep: Bool = false) -> Result<(object: Any, format: Format), Refusal> {
         let format: Format
-        do { format = try check(bytes, maximumSize: maximumSize) } catch let r as Refusal { return .failure(r) } catch { return .failure(Refusal("\(error)")) }
+        do { format = try check(bytes, maximumSize: maximumSize, openStep: openStep) } catch let r as Refusal { return .failure(r) } catch { return .failure(Refusal("\(error)")) }
         do {
             let object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
             return .success((object, format))
         } catch {
-            return .failure(Refusal(format == .binary ? "not a valid binary property list" : "not a valid XML property list"))
+            switch format {
+            case .binary: return .failure(Refusal("not a valid binary property list"))
+            case .xml: return .failure(Refusal("not a valid XML property list"))
+            case .openStep: return .failure(Refusal("not a valid text property list"))
+            }
         }
     }
 
     /// The object, or nil when refused or unparsable.
-    package static func object(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) -> Any? {
-        if case .success(let r) = decode(bytes, maximumSize: maximumSize) { return r.object }
+    package static func object(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize, openStep: Bool = false) -> Any? {
+        if case .success(let r) = decode(bytes, maximumSize: maximumSize, openStep: openStep) { return r.object }
         return nil
     }
 
     /// A dictionary plist (identity plists), or nil.
-    package static func dictionary(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) -> [String: Any]? {
-        object(bytes, maximumSize: maximumSize) as? [String: Any]
+    package static func dictionary(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize, openStep: Bool = false) -> [String: Any]? {
+        object(bytes, maximumSize: maximumSize, openStep: openStep) as? [String: Any]
     }
 
     /// The size of `value` encoded alone as a binary plist; `value` must come from `decode`
@@ -64,14 +72,14 @@ package enum BoundedPlist {
 
     /// Checks structure and cost; returns the format or throws a `Refusal`.
     @discardableResult
-    package static func check(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize) throws -> Format {
-        try bytes.withUnsafeBufferPointer { try check($0, maximumSize: maximumSize) }
+    package static func check(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize, openStep: Bool = false) throws -> Format {
+        try bytes.withUnsafeBufferPointer { try check($0, maximumSize: maximumSize, openStep: openStep) }
     }
 
     /// `check` of bytes held elsewhere; a binary plist is checked without allocating anything
     /// for one of a few hundred objects.
     @discardableResult
-    package static func check(_ bytes: UnsafeBufferPointer<UInt8>, maximumSize: Int = defaultMaximumSize) throws -> Format {
+    package static func check(_ bytes: UnsafeBufferPointer<UInt8>, maximumSize: Int = defaultMaximumSize, openStep: Bool = false) throws -> Format {
         guard bytes.count <= maximumSize else {
             throw Refusal("property list of \(bytes.count) bytes is over the \(maximumSize)-byte limit")
         }
@@ -85,7 +93,42 @@ package enum BoundedPlist {
             try checkXML(copy)
             return .xml
         }
+        if openStep {
+            try checkOpenStep(copy)
+            return .openStep
+        }
         throw Refusal("not a binary or XML property list")
+    }
+
+    // MARK: OpenStep text
+
+    /// Nesting of `{` and `(` outside quoted strings and comments. The text has no references,
+    /// so what it holds is no larger than its bytes; Foundation's parser recurses on nesting.
+    package static func checkOpenStep(_ b: [UInt8]) throws {
+        var depth = 0
+        var i = 0
+        let n = b.count
+        while i < n {
+            switch b[i] {
+            case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                let quote = b[i]
+                i += 1
+                while i < n, b[i] != quote { i += b[i] == UInt8(ascii: "\\") ? 2 : 1 }
+            case UInt8(ascii: "/") where i + 1 < n && b[i + 1] == UInt8(ascii: "/"):
+                while i < n, b[i] != 0x0A { i += 1 }
+            case UInt8(ascii: "/") where i + 1 < n && b[i + 1] == UInt8(ascii: "*"):
+                i += 2
+                while i + 1 < n, !(b[i] == UInt8(ascii: "*") && b[i + 1] == UInt8(ascii: "/")) { i += 1 }
+                i += 1
+            case UInt8(ascii: "{"), UInt8(ascii: "("):
+                depth += 1
+                if depth > maximumDepth { throw Refusal("text property list nested more than \(maximumDepth) deep") }
+            case UInt8(ascii: "}"), UInt8(ascii: ")"):
+                depth -= 1
+            default: break
+            }
+            i += 1
+        }
     }
 
     /// True when the first bytes (after a UTF-8 byte-order mark and white space) open an XML
@@ -172,8 +215,9 @@ package enum BoundedPlist {
         }
     }
 
-    /// An object being walked: its references are `refCount` integers of `refSize` bytes at `refs`.
-    private struct Frame { var object: Int; var refs: Int; var refCount: Int; var next: Int; var objects: Int; var bytes: Int }
+    /// An object being walked: its references are `refCount` integers of `refSize` bytes at `refs`;
+    /// the first `keys` of them (a dictionary's keys) must be strings.
+    private struct Frame { var object: Int; var refs: Int; var refCount: Int; var keys: Int; var next: Int; var objects: Int; var bytes: Int }
 
     /// The walk of `checkBinary`: `expanded` holds an object's expanded objects at its index and
     /// its expanded bytes at `count` + its index, once its `state` is 2.
@@ -209,10 +253,17 @@ package enum BoundedPlist {
             var payload = 0
             switch high {
             case 0x0:
-                guard low == 0x00 || low == 0x08 || low == 0x09 || low == 0x0F else { throw malformed(object, "has an unknown marker") }
+                // false and true. Null (0x00) and fill (0x0F) are in the format's header but no
+                // writer emits them: Foundation refuses fill, and makes null an NSNull nothing
+                // encodes again.
+                guard low == 0x08 || low == 0x09 else { throw malformed(object, "has a marker no property list writer emits (0x\(String(marker, radix: 16)))") }
                 payload = 1
-            case 0x1, 0x2:
+            case 0x1:
                 guard low <= 4 else { throw malformed(object, "is a number of unsupported size") }
+                try need(1 << low); payload = 1 << low
+            case 0x2:
+                // Reals are 4 or 8 bytes.
+                guard low == 2 || low == 3 else { throw malformed(object, "is a number of unsupported size") }
                 try need(1 << low); payload = 1 << low
             case 0x3:
                 guard low == 3 else { throw malformed(object, "has an unknown marker") }
@@ -222,16 +273,22 @@ package enum BoundedPlist {
             case 0x6:
                 let len = try length(); try need(len * 2); payload = len * 2
             case 0x8:
+                // A UID of 1 to 4 bytes, as Foundation reads it.
+                guard low <= 3 else { throw malformed(object, "is a UID of unsupported size") }
                 try need(low + 1); payload = low + 1
-            case 0xA, 0xC, 0xD:
+            case 0xA, 0xD:
                 let len = try length()
                 let refs = high == 0xD ? len * 2 : len
                 try need(refs * refSize)
-                return Frame(object: object, refs: p, refCount: refs, next: 0, objects: 1, bytes: 0)
+                return Frame(object: object, refs: p, refCount: refs, keys: high == 0xD ? len : 0, next: 0, objects: 1, bytes: 0)
+            case 0xC:
+                // A set: Foundation on Linux reads one and then crashes bridging it (SIGSEGV);
+                // no property list Apple writes holds one.
+                throw malformed(object, "is a set (marker 0x\(String(marker, radix: 16))), which no property list Apple writes holds")
             default:
                 throw malformed(object, "has an unknown marker 0x\(String(marker, radix: 16))")
             }
-            return Frame(object: object, refs: p, refCount: 0, next: 0, objects: 1, bytes: payload)
+            return Frame(object: object, refs: p, refCount: 0, keys: 0, next: 0, objects: 1, bytes: payload)
         }
 
         func overLimit() -> Refusal { Refusal("binary property list expands to more than \(maxObjects) objects or \(maxBytes) bytes (shared references)") }
@@ -244,6 +301,13 @@ package enum BoundedPlist {
                 let r = readUInt(b, stack[i].refs + stack[i].next * refSize, refSize)
                 guard r < objectCount else { throw malformed(stack[i].object, "refers to a missing object") }
                 let child = Int(r)
+                if stack[i].next < stack[i].keys {
+                    // Keys are strings (ASCII or UTF-16), as in every plist Apple writes.
+                    let o = readUInt(b, table + child * offsetSize, offsetSize)
+                    guard o >= 8, o < tableOffset, b[Int(o)] >> 4 == 0x5 || b[Int(o)] >> 4 == 0x6 else {
+                        throw malformed(stack[i].object, "has a key that is not a string")
+                    }
+                }
                 stack[i].next += 1
                 switch state[child] {
                 case 2:

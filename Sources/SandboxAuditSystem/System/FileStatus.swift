@@ -19,6 +19,9 @@ package struct FileStatus: Sendable, Equatable {
     package let linkCount: UInt64
     package let modifiedSeconds: Int64
     package let modifiedNanoseconds: Int32
+    /// `st_uid` and `st_gid`.
+    package let owner: UInt32
+    package let group: UInt32
 
     package init(_ st: stat) {
         mode = UInt32(st.st_mode)
@@ -40,7 +43,13 @@ package struct FileStatus: Sendable, Equatable {
         let m = Platform.modified(st)
         modifiedSeconds = Int64(m.tv_sec)
         modifiedNanoseconds = Int32(m.tv_nsec)
+        owner = UInt32(st.st_uid)
+        group = UInt32(st.st_gid)
     }
+
+    /// The effective user and group of this process.
+    package static var effectiveUser: UInt32 { UInt32(geteuid()) }
+    package static var effectiveGroup: UInt32 { UInt32(getegid()) }
 
     /// The permission bits (`st_mode & 07777`).
     package var permissions: mode_t { mode_t(mode & 0o7777) }

@@ -7,7 +7,7 @@ struct PathParts {
     let depth: Int
     let leading: [ArraySlice<UInt8>]
     let trailing: [ArraySlice<UInt8>]
-    let all: ArraySlice<[UInt8]>
+    let all: ArraySlice<ArraySlice<UInt8>>
 
     /// The last `n` components (fewer when the path is shorter), read from the end.
     static func trailing(_ path: ContainerPath, _ n: Int) -> [ArraySlice<UInt8>] {
@@ -108,7 +108,7 @@ struct GlobShape {
         let trail = path.trailing[(path.trailing.count - after.count)...]
         for (a, c) in zip(beforeAffixes, lead) where !a.admits(c) { return false }
         for (a, c) in zip(afterAffixes, trail) where !a.admits(c) { return false }
-        return Glob.matches(before[...], lead.map(Array.init)[...]) && (kind == .fixed || Glob.matches(after[...], trail.map(Array.init)[...]))
+        return Glob.matches(before[...], lead) && (kind == .fixed || Glob.matches(after[...], trail))
     }
 }
 
@@ -134,6 +134,20 @@ struct LastAffixes {
         }
         self.bytes = bytes
         self.spans = spans
+    }
+
+    /// Whether `name` may match the last component of glob `index`.
+    func admits(_ index: Int, _ name: ArraySlice<UInt8>) -> Bool {
+        let s = spans[index]
+        if s.any { return true }
+        let head = Int(s.headCount), tail = Int(s.tailCount)
+        guard name.count >= head + tail else { return false }
+        return bytes.withUnsafeBufferPointer { b in
+            name.withUnsafeBufferPointer { n in
+                (head == 0 || memcmp(n.baseAddress!, b.baseAddress! + Int(s.headStart), head) == 0)
+                    && (tail == 0 || memcmp(n.baseAddress! + (n.count - tail), b.baseAddress! + Int(s.tailStart), tail) == 0)
+            }
+        }
     }
 
     /// Whether `name` may match the last component of any of the globs `indices` (the same

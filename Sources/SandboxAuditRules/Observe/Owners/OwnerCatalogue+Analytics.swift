@@ -27,7 +27,11 @@ extension OwnerCatalogue {
                    source: ("amplitude/Amplitude-Swift", "Sources/Amplitude/Storages/PersistentStorage.swift", "45, 402-445"),
                    advice: "The event folder is excluded; the suite is small and meant to survive",
                    examples: ["Library/Application Support/amplitude/default_instance-events/0", "Library/Preferences/com.amplitude.storage.amplitude-swift-KEY.plist"]),
-        OwnerEntry("Mixpanel", [.path("Library/*_MPDB.sqlite"), .path("Library/*_MPDB.sqlite-*"), .path("Library/mixpanel-*")],
+        // The legacy archives are `mixpanel-TOKEN-TYPE`, TYPE one of the SDK's `ArchiveType`s
+        // (mixpanel-swift `Persistence.filePathFor` and its `ArchiveType`; capitalised in early releases):
+        // named exactly, so that an app's own `Library/mixpanel-export.csv` is not Mixpanel's.
+        OwnerEntry("Mixpanel", [.path("Library/*_MPDB.sqlite"), .path("Library/*_MPDB.sqlite-*")]
+                       + ["[eE]vents", "[pP]eople", "groups", "[pP]roperties", "codelessBindings", "variants", "optOutStatus"].map { .path("Library/mixpanel-*-" + $0) },
                    holds: "Mixpanel's event and people queue (SQLite at the root of Library) and legacy archives", exclusion: .notExcluded,
                    source: ("mixpanel/mixpanel-swift", "Sources/MPDB.swift", "15, 29-39"),
                    advice: "A queue that is sent and emptied: exclude the database file after Mixpanel opens it, or flush more often",

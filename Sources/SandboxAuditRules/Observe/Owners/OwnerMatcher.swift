@@ -176,7 +176,7 @@ package struct OwnerMatcher: Sendable {
             if lastAffixes.admitsAny(tried, e.path.name) {
                 let depth = e.path.depth
                 let lead = e.path.leadingComponents(max(leading, 1))
-                let all = needsAll ? e.path.components.map(Array.init) : []
+                let all = needsAll ? e.path.components : []
                 let parts = PathParts(depth: depth, leading: lead, trailing: PathParts.trailing(e.path, trailing), all: all[...])
                 best.merge(own(parts, tried))
             }
@@ -208,7 +208,7 @@ package struct OwnerMatcher: Sendable {
 
     private func covering(_ path: ContainerPath) -> Best {
         let components = path.components
-        let all = needsAll ? components.map(Array.init) : []
+        let all = needsAll ? components : []
         var best = Best()
         for n in stride(from: 1, through: components.count, by: 1) {
             let parts = PathParts(depth: n, leading: Array(components[0..<min(n, leading)]), trailing: Array(components[max(0, n - trailing)..<n]),

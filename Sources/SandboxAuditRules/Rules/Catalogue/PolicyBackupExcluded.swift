@@ -39,38 +39,30 @@ struct PolicyBackupExcluded: Rule {
     }
 }
 
-/// Sums file bytes per topmost glob match, for the policy rules.
+/// Sums file bytes per topmost glob match, for the policy rules: every glob of a rule in one
+/// pass (`GlobSet`), so that a policy costs its entries plus its matches, not lines × entries.
 enum PolicyTotals {
-    /// For each topmost match holding at least one file for which `counts` is true: the sum of
-    /// those files' sizes, in path order.
-    static func byOwner(_ inventory: Inventory, _ glob: Glob, where counts: (InventoryEntry) -> Bool) -> [(ContainerPath, Int64)] {
-        var sums: [ContainerPath: Int64] = [:]
-        for (e, owner) in zip(inventory.entries, glob.owners(in: inventory)) {
-            guard let owner, e.countsInTotals, e.entry.kind != .directory, counts(e) else { continue }
-            sums[owner, default: 0] += e.entry.kind == .other ? 0 : e.entry.size
+    /// For each glob, each topmost match holding at least one file for which `counts` is true:
+    /// the sum of those files' sizes, in path order.
+    static func byOwner(_ inventory: Inventory, _ globs: [Glob], where counts: (InventoryEntry) -> Bool) -> [[(path: ContainerPath, size: Int64)]] {
+        GlobSet(globs).totals(inventory) { e in
+            guard e.countsInTotals, e.entry.kind != .directory, counts(e) else { return nil }
+            return e.entry.kind == .other ? 0 : e.entry.size
         }
-        return sums.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     /// One finding per topmost match of each path policy saying `backup: expecting` that holds
     /// files for which `violates` is true, with their bytes, worded by `message(size, pattern)`.
     static func findings(_ rule: some Rule, _ inventory: Inventory, _ context: RuleContext, expecting: PathPolicy.Backup,
                          where violates: (InventoryEntry) -> Bool, _ message: (Int64, String) -> String) -> [Finding] {
-        context.paths.filter { $0.backup == expecting }.flatMap { policy in
-            byOwner(inventory, policy.glob, where: violates).map { owner, size in
-                rule.finding(owner, message(size, policy.glob.pattern), size: size)
-            }
+        let policies = context.paths.filter { $0.backup == expecting }
+        return zip(policies, byOwner(inventory, policies.map(\.glob), where: violates)).flatMap { policy, owners in
+            owners.map { owner, size in rule.finding(owner, message(size, policy.glob.pattern), size: size) }
         }
     }
 
-    /// The topmost matches themselves, with the bytes beneath them.
-    static func matches(_ inventory: Inventory, _ glob: Glob) -> [(ContainerPath, Int64)] {
-        var sums: [ContainerPath: Int64] = [:]
-        for (e, owner) in zip(inventory.entries, glob.owners(in: inventory)) {
-            guard let owner else { continue }
-            let bytes = e.countedSize
-            sums[owner, default: 0] += bytes
-        }
-        return sums.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    /// For each glob, the topmost matches themselves, with the bytes beneath them.
+    static func matches(_ inventory: Inventory, _ globs: [Glob]) -> [[(path: ContainerPath, size: Int64)]] {
+        GlobSet(globs).totals(inventory) { $0.countedSize }
     }
 }

@@ -31,8 +31,9 @@ struct PolicyForbidden: Rule {
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        context.paths.filter(\.forbidden).flatMap { policy in
-            PolicyTotals.matches(inventory, policy.glob).map { path, size in
+        let policies = context.paths.filter(\.forbidden)
+        return zip(policies, PolicyTotals.matches(inventory, policies.map(\.glob))).flatMap { policy, matches in
+            matches.map { path, size in
                 finding(path, "forbidden by the policy ('\(policy.glob.pattern)'), yet present (\(ByteSize.format(size)))", size: size)
             }
         }

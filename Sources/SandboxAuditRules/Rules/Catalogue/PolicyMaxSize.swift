@@ -28,8 +28,10 @@ struct PolicyMaxSize: Rule {
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        context.paths.compactMap { p in p.maxSize.map { (p, $0) } }.flatMap { policy, limit in
-            PolicyTotals.matches(inventory, policy.glob).filter { $0.1 > limit }.map { path, size in
+        let policies = context.paths.compactMap { p in p.maxSize.map { (p, $0) } }
+        return zip(policies, PolicyTotals.matches(inventory, policies.map(\.0.glob))).flatMap { entry, matches in
+            let (policy, limit) = entry
+            return matches.filter { $0.1 > limit }.map { path, size in
                 finding(path, "\(ByteSize.format(size)), over the policy's maxSize of \(ByteSize.format(limit)) for '\(policy.glob.pattern)' by \(ByteSize.format(size - limit))", size: size)
             }
         }
