@@ -96,6 +96,47 @@ final class PortabilityTests: XCTestCase {
         }
     }
 
+    /// scripts/darwin-check.sh: the C layer and every Darwin call compile for macOS 13 (arm64
+    /// and x86_64), and the list of calls is derived from the Swift sources: a new Darwin call
+    /// that darwin_calls.c does not make, or a Linux-only call outside a Linux-only block, fails
+    /// it. Skips without zig (PyPI's ziglang; scripts/setup.sh test installs it).
+    func testTheDarwinCompileCheckPassesAndCatchesANewCall() throws {
+        try Tool.require("python3", for: "the check derives the calls with Python")
+        guard Tool.find("zig") != nil || Tool.pythonHas("ziglang") else {
+            throw XCTSkip("zig is not installed: the macOS compile check needs it (pip install ziglang; scripts/setup.sh test installs it)")
+        }
+        func check(_ arguments: [String]) throws -> (status: Int32, out: String) {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            p.arguments = ["bash", DocsTests.repo + "/scripts/darwin-check.sh"] + arguments
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = out
+            try p.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            return (p.terminationStatus, text)
+        }
+        let ok = try check([])
+        XCTAssertEqual(ok.status, 0, ok.out)
+        for line in ["aarch64-macos.13.0 csystem", "x86_64-macos.13.0 calls", "aarch64-macos.12.0 calls refused"] {
+            XCTAssertTrue(ok.out.contains("OK    " + line), ok.out)
+        }
+        // The System target's sources with two planted calls outside a Linux-only block: a
+        // Darwin call darwin_calls.c does not make, and a call only glibc declares.
+        let dir = try TempDir("darwincheck")
+        try sh("cp -R '\(DocsTests.repo)/Sources/SandboxAuditSystem' S", in: dir.path)
+        let planted = "\nfunc planted() -> Int32 { fchflags(0, 0) + posix_fadvise(0, 0, 0, 0) }\n"
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: dir.sub("S/System/Signals.swift")))
+        handle.seekToEndOfFile()
+        handle.write(Data(planted.utf8))
+        try handle.close()
+        let bad = try check([dir.sub("S")])
+        XCTAssertEqual(bad.status, 1, bad.out)
+        XCTAssertTrue(bad.out.contains("uses fchflags, which"), bad.out)
+        XCTAssertTrue(bad.out.contains("declared only by Linux's headers: posix_fadvise"), bad.out)
+    }
+
     /// The soft limit is raised to the hard limit, within the system's ceiling (Darwin's
     /// `kern.maxfilesperproc`), and never lowered by a smaller request or a refusal.
     func testTheDescriptorLimitIsRaisedWithinTheSystemsCeilingAndNeverLowered() throws {
