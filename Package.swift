@@ -31,9 +31,9 @@ let package = Package(
             providers: [.apt(["libattr1-dev"])]
         ),
         // libarchive (Debian libarchive-dev, Homebrew libarchive): tar and zip containers read
-        // as a stream. Homebrew's is keg-only, so pkg-config finds it only with
-        // PKG_CONFIG_PATH="$(brew --prefix libarchive)/lib/pkgconfig" in the environment
-        // (scripts/setup.sh, the formula and action.yml set it; docs/distribution.md says why).
+        // as a stream. Homebrew's is keg-only: for the .brew provider SwiftPM itself adds
+        // $(brew --prefix)/opt/libarchive/lib/pkgconfig to pkg-config's search path
+        // (docs/distribution.md), so nothing needs exporting while brew is on PATH.
         // No unsafe flags here: a package that uses them cannot be a versioned dependency.
         .systemLibrary(
             name: "CLibArchive",

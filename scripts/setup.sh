@@ -14,10 +14,15 @@
 #          prlimit) time (GNU time: the cost tests measure peak memory with it), ncdu (reads the
 #          ncdu export back),
 #          check-jsonschema from PyPI (the workflow schema test, which skips without it),
+#          ziglang from PyPI (scripts/darwin-check.sh: the macOS compile check, run on Linux
+#          before the suite; skipped, saying so, when it cannot be installed),
 #          and chromium when the distribution has it (the HTML report test, which skips without
 #          it; SANDBOX_AUDIT_NO_BROWSER=1 leaves it out)
-# macOS: brew install libarchive (keg-only: PKG_CONFIG_PATH is set to it; Package.swift has no
-# fallback, see docs/distribution.md), and for the tests xz, ncdu, Python's jsonschema and check-jsonschema.
+# macOS: brew install libarchive (keg-only: SwiftPM finds it through Package.swift's .brew
+# provider, and PKG_CONFIG_PATH is set to it for anything else; docs/distribution.md), and for the
+# tests xz, ncdu, Python's jsonschema and check-jsonschema.
+# Before the suite, `test` runs scripts/check-portable-tests.sh (test code a macOS runner would
+# fail for its environment) and, on Linux, scripts/darwin-check.sh.
 # Swift 6.1 or later (Xcode 16.3 on macOS) is not installed: https://www.swift.org/install/
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -89,10 +94,22 @@ check_jsonschema() {
     case ":$PATH:" in *":$bin:"*) ;; *) export PATH="$PATH:$bin" ;; esac
 }
 
+# Optional, Linux: scripts/darwin-check.sh compiles the C layer and every Darwin call for macOS
+# with zig (PyPI's ziglang bundles the macOS libc headers), and says it skipped without it.
+ziglang() {
+    command -v zig >/dev/null 2>&1 && return 0
+    python3 -c 'import ziglang' 2>/dev/null && return 0
+    say "installing ziglang with pip (--user), for scripts/darwin-check.sh"
+    python3 -m pip install --quiet --user ziglang 2>/dev/null \
+        || python3 -m pip install --quiet --user --break-system-packages ziglang 2>/dev/null \
+        || say "could not install ziglang: the macOS compile check will be skipped"
+}
+
 os="$(uname -s)"
 if [ "$os" = Darwin ]; then
     brew_install libarchive
-    # Keg-only: not on pkg-config's default path.
+    # Keg-only: not on pkg-config's default path. SwiftPM adds $(brew --prefix)/opt/libarchive/lib/pkgconfig
+    # itself (the .brew provider); this is for a pkg-config run outside SwiftPM.
     export PKG_CONFIG_PATH="$(brew --prefix libarchive)/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
     say "PKG_CONFIG_PATH=$PKG_CONFIG_PATH"
     if [ "$mode" = test ]; then
@@ -108,6 +125,7 @@ elif command -v dpkg >/dev/null 2>&1; then
         apt_install libarchive-tools zip xz-utils python3 util-linux time ncdu
         python3 -c 'import jsonschema' 2>/dev/null || apt_install python3-jsonschema
         check_jsonschema
+        ziglang
         # Optional: the HTML report test runs headless Chromium, and skips without it. Debian has
         # a chromium package; Ubuntu's is a snap wrapper that does not work in containers.
         if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 \
@@ -123,6 +141,18 @@ fi
 
 [ "$mode" = deps ] && exit 0
 if [ "$mode" = test ]; then
+    say "scripts/check-portable-tests.sh"
+    scripts/check-portable-tests.sh
+    if [ "$os" != Darwin ]; then
+        say "scripts/darwin-check.sh (the C layer and every Darwin call, compiled for macOS 13, arm64 and x86_64)"
+        dc=0
+        scripts/darwin-check.sh || dc=$?
+        case "$dc" in
+            0) ;;
+            3) say "the macOS compile check was skipped (above: why)" ;;
+            *) die "the macOS compile check failed (scripts/darwin-check.sh)" ;;
+        esac
+    fi
     say "swift test --disable-swift-testing"
     exec swift test --disable-swift-testing
 fi

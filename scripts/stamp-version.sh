@@ -39,5 +39,9 @@ v='[0-9][0-9A-Za-z.+]*'
 sed -i.bak -E -e "s#(sandbox-audit/sandbox-audit/)v$v(/scripts/install\.sh \| sh -s -- )$v#\1v$version\2$version#g" \
     -e "s#(sandbox-audit/sandbox-audit@v)$v#\1$version#g" \
     -e "s#sandbox-audit-$v(-linux-x86_64|-linux-aarch64|-macos-universal)#sandbox-audit-$version\1#g" README.md
+# A release exists now: the Install section's "no release yet" paragraph goes (up to its marker
+# and the blank line after it).
+sed -i.bak -e '/^\*\*There is no release yet\.\*\*/,/^<!-- no-release-yet/d' README.md
+sed -i.bak -e '/^## Install$/{n;/^$/{N;/^\n$/s/^\n//;};}' README.md
 rm -f README.md.bak
 echo "stamp-version: README.md names $version"

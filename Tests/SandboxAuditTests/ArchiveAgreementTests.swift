@@ -119,14 +119,22 @@ final class ArchiveAgreementTests: XCTestCase {
         XCTAssertNotNil(expected["Documents/café.txt"])
         XCTAssertNotNil(expected["Documents/Ünïcödé/inner.txt"])
 
-        let xattrs = "--xattrs --xattrs-include='*'"
+        // GNU tar's archives where GNU tar records the attributes (Linux: `GNUTar`); macOS's tar
+        // is bsdtar, which refuses `--xattrs-include`, and Homebrew's gtar records no Darwin
+        // attributes, so there they are skipped, saying so.
+        var kinds: [(String, String, String)] = []
+        if let gnu = GNUTar.command {
+            let tar = "\(gnu) --xattrs --xattrs-include='*'"
+            kinds += [
+                ("gnu-inside.tar", "\(tar) -C C -cf gnu-inside.tar .", "tar"),
+                ("gnu-top.tar", "\(tar) -cf gnu-top.tar C", "tar"),
+                ("gnu-inside.tar.gz", "\(tar) -C C -czf gnu-inside.tar.gz .", "gzip"),
+                ("gnu-top.tgz", "\(tar) -czf gnu-top.tgz C/", "gzip"),
+                ("gnu-inside.tar.xz", "\(tar) -C C -cJf gnu-inside.tar.xz .", "xz"),
+            ]
+        }
         // (what, the command that makes it, the tool it needs)
-        let kinds: [(String, String, String)] = [
-            ("gnu-inside.tar", "tar \(xattrs) -C C -cf gnu-inside.tar .", "tar"),
-            ("gnu-top.tar", "tar \(xattrs) -cf gnu-top.tar C", "tar"),
-            ("gnu-inside.tar.gz", "tar \(xattrs) -C C -czf gnu-inside.tar.gz .", "gzip"),
-            ("gnu-top.tgz", "tar \(xattrs) -czf gnu-top.tgz C/", "gzip"),
-            ("gnu-inside.tar.xz", "tar \(xattrs) -C C -cJf gnu-inside.tar.xz .", "xz"),
+        kinds += [
             ("bsd-inside.tar", "bsdtar --xattrs -C C -cf bsd-inside.tar .", "bsdtar"),
             ("bsd-top.tar", "bsdtar --xattrs -cf bsd-top.tar C", "bsdtar"),
             ("mirror-top.tgz", "tar -czf mirror-top.tgz M/ $(ls -d ._M 2>/dev/null)", "gzip"),
@@ -134,6 +142,7 @@ final class ArchiveAgreementTests: XCTestCase {
             ("bsd.zip", "LC_ALL=C.UTF-8 bsdtar -a -cf bsd.zip Z $(ls -d ._Z 2>/dev/null)", "bsdtar"),
         ]
         var compared: [String] = [], skipped: [String] = []
+        if GNUTar.command == nil { skipped.append("gnu-*: the system's tar is not GNU tar (macOS: bsdtar, made above as bsd-*)") }
         func check(_ input: String) throws {
             let got = try verdicts(input)
             XCTAssertEqual(Set(got.keys), Set(expected.keys), "\(input): other entries than the folder's")

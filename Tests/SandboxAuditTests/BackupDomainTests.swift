@@ -288,6 +288,7 @@ final class BackupDomainTests: XCTestCase {
         let dir = try TempDir("exact")
         let root = dir.sub("App")
         try Fixture.container(at: root)
+        try NonUTF8Names.require(in: root, for: "a folder named with a Latin-1 byte has its exact excludedBy form")
         // A folder named with a Latin-1 byte, and one with a literal backslash.
         for name in [Array("Documents/caf".utf8) + [0xE9], Array("Documents/a\\x41".utf8)] {
             let folder = Array(root.utf8) + [UInt8(ascii: "/")] + name

@@ -136,6 +136,78 @@ final class DistributionTests: XCTestCase {
         XCTAssertEqual(a.status, 0, a.stdout + a.stderr)
     }
 
+    /// The jobs of `text` (a workflow): each job's name and its lines, by indentation under `jobs:`.
+    static func jobs(_ text: String) -> [(name: String, body: String)] {
+        guard let start = text.range(of: "\njobs:\n") else { return [] }
+        var jobs: [(name: String, body: String)] = []
+        for line in text[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  "), !line.hasPrefix("   "), line.hasSuffix(":") {
+                jobs.append((String(line.dropFirst(2).dropLast()), ""))
+            } else if !jobs.isEmpty, line.hasPrefix("   ") || line.isEmpty {
+                jobs[jobs.count - 1].body += line + "\n"
+            } else if !line.hasPrefix("#") {
+                break
+            }
+        }
+        return jobs
+    }
+
+    /// The release path runs before a release: on every push, ci.yml's macOS job on the oldest
+    /// supported Xcode builds dist.sh's universal binary, uploads it and runs the formula's
+    /// `test do` against it; every job of the workflows and of the README's recipes pins its
+    /// permissions; the action caches a build from source, keyed by what it is built from.
+    func testTheReleasePathRunsOnEveryPushAndEveryJobPinsItsPermissions() throws {
+        let ci = try Self.text(".github/workflows/ci.yml")
+        XCTAssertTrue(ci.contains("on:\n  push:\n"), "ci.yml runs on every push")
+        XCTAssertTrue(ci.contains("- os: macos-15\n            xcode: \"16.3\"          # the oldest supported: swift-tools-version 6.1\n            dist: true"))
+        let quickStart = try XCTUnwrap(Self.jobs(ci).first { $0.name == "quick-start" }?.body)
+        for step in ["if: matrix.dist\n        run: |\n          scripts/dist.sh", "brew test sandbox-audit-ci/local/sandbox-audit",
+                     "name: dist-macos", "lipo -archs", "scripts/setup.sh test"] {
+            XCTAssertTrue(quickStart.contains(step), "ci.yml's quick-start job: \(step)")
+        }
+        XCTAssertFalse(quickStart.contains("startsWith(github.ref, 'refs/tags/')"), "the universal binary is built on pushes, not only on tags")
+        // The formula's test block is what runs: `brew test` against the tap made from this formula.
+        XCTAssertTrue(try Self.text("Formula/sandbox-audit.rb").contains("  test do\n"))
+
+        var workflows = [("ci.yml", ci), ("release.yml", try Self.text(".github/workflows/release.yml"))]
+        for (i, block) in try Self.captures(#"```yaml\n(name: [\s\S]*?)```"#, in: try Self.text("README.md")).enumerated() {
+            workflows.append(("README workflow \(i + 1)", block))
+        }
+        for (name, text) in workflows {
+            let jobs = Self.jobs(text)
+            XCTAssertFalse(jobs.isEmpty, "\(name): no jobs read")
+            for job in jobs { XCTAssertTrue(job.body.contains("\n    permissions:") || job.body.hasPrefix("    permissions:"), "\(name): job \(job.name) pins no permissions") }
+        }
+
+        let action = try Self.text("action.yml")
+        XCTAssertTrue(action.contains("id: source-cache\n      uses: actions/cache/restore@v4"))
+        XCTAssertTrue(action.contains("uses: actions/cache/save@v4\n      with:\n        path: ${{ steps.where.outputs.dir }}\n        key: ${{ steps.where.outputs.source-key }}"))
+        XCTAssertTrue(action.contains("find Package.swift Sources -type f"), "the source build's key covers the manifest and the sources")
+    }
+
+    /// The README says whether a release exists: while the formula's checksums are zeros (the
+    /// release workflow has not stamped it), the Install section says there is none and what
+    /// works instead; scripts/stamp-version.sh removes that paragraph when it stamps a release.
+    func testTheReadmeSaysWhetherAReleaseExists() throws {
+        let formula = try Self.text("Formula/sandbox-audit.rb")
+        let readme = try Self.text("README.md")
+        let unreleased = formula.contains("sha256 \"\(String(repeating: "0", count: 64))\"")
+        XCTAssertEqual(readme.contains("**There is no release yet.**"), unreleased)
+        if unreleased {
+            for words in ["brew install --HEAD sandbox-audit", "uses: sandbox-audit/sandbox-audit@main", "builds from source"] {
+                XCTAssertTrue(readme.contains(words), words)
+            }
+        }
+        // The stamp removes it: run on a copy of the README.
+        let dir = try TempDir("stamp")
+        try Fixture.bytes(dir.sub("README.md"), Array(readme.utf8))
+        try sh("sed -i.bak -e '/^\\*\\*There is no release yet\\.\\*\\*/,/^<!-- no-release-yet/d' README.md", in: dir.path)
+        let stamped = try String(contentsOfFile: dir.sub("README.md"), encoding: .utf8)
+        XCTAssertFalse(stamped.contains("There is no release yet"))
+        XCTAssertTrue(stamped.contains("## Install\n"))
+        XCTAssertTrue(try Self.text("scripts/stamp-version.sh").contains("/^\\*\\*There is no release yet\\.\\*\\*/,/^<!-- no-release-yet/d"))
+    }
+
     /// scripts/check-dist-deps.sh on a tarball `make dist` builds: minutes (a release build, then
     /// debootstrap), so opt-in: SANDBOX_AUDIT_CHECK_DIST_DEPS=1. Needs Linux, root, debootstrap
     /// and the Debian mirror.

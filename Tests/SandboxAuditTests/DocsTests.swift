@@ -96,11 +96,14 @@ final class DocsTests: XCTestCase {
         try Fixture.file(dir.sub("Documents/b.bin"), size: 2_000_000)
         try FileManager.default.createSymbolicLink(atPath: dir.sub("Documents/l"), withDestinationPath: "b.bin")
         XCTAssertEqual(mkfifo(dir.sub("tmp/p"), 0o644), 0)
-        let odd = Array(dir.sub("stray").utf8) + [0xFF]
-        let fd = (odd + [0]).withUnsafeBufferPointer { p in
-            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { open($0, O_WRONLY | O_CREAT, 0o644) }
+        // A name that is not UTF-8 (its path's Base64 fields), where the file system takes one.
+        if NonUTF8Names.accepted(in: dir.path) {
+            let odd = Array(dir.sub("stray").utf8) + [0xFF]
+            let fd = (odd + [0]).withUnsafeBufferPointer { p in
+                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { open($0, O_WRONLY | O_CREAT, 0o644) }
+            }
+            close(fd)
         }
-        close(fd)
 
         var inventoryKeys = Set<String>()
         for (_, entry) in try CLI.inventory(dir.path).entries { Self.keys(entry, into: &inventoryKeys) }

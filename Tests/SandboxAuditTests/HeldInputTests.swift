@@ -91,7 +91,7 @@ final class HeldInputTests: XCTestCase {
         }
         try sh("echo x > B/Documents/extra && tar -C B -cf B.tar .", in: dir.path)
         let simulation = SimulationResult(.update, try Audit.inventory(of: dir.sub("A.tar")))
-        try sh("cat B.tar > A.tar && touch -d @1700000000 A.tar", in: dir.path)
+        try sh("cat B.tar > A.tar && touch -t 202311142213.20 A.tar", in: dir.path)
         XCTAssertThrowsError(try Materializer.write(simulation, into: dir.sub("out"))) { error in
             XCTAssertTrue("\(error)".contains("changed since it was scanned"), "\(error)")
         }

@@ -308,6 +308,7 @@ final class HostileInputTests: XCTestCase {
 
     func testNonUTF8NamesReachExcludeIncludeAndAttributes() throws {
         let dir = try TempDir()
+        try NonUTF8Names.require(in: dir.path, for: "exclude, include and attributes are run on a file named \\xFF\\xFE")
         let raw: [UInt8] = Array(dir.sub("").utf8) + [0xFF, 0xFE]
         let fd = (raw + [0]).withUnsafeBufferPointer { $0.baseAddress!.withMemoryRebound(to: CChar.self, capacity: $0.count) { open($0, O_CREAT | O_WRONLY, 0o644) } }
         XCTAssertGreaterThanOrEqual(fd, 0)
@@ -405,6 +406,7 @@ final class HostileInputTests: XCTestCase {
 
     /// Reading the identity plist and an archive leaves their access times alone.
     func testIdentityPlistAndArchiveAccessTimesAreUnchanged() throws {
+        try AccessTimes.require(for: "the identity plist's and the archive's access times kept")
         let dir = try TempDir()
         try Fixture.container(at: dir.sub("App"))
         let plist = try PropertyListSerialization.data(fromPropertyList: ["MCMMetadataIdentifier": "com.example.app"], format: .binary, options: 0)

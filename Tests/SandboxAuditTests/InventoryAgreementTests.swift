@@ -123,15 +123,17 @@ final class InventoryAgreementTests: XCTestCase {
         XCTAssertEqual(mkfifo(root + "/tmp/pipe", 0o644), 0); add("tmp/pipe")
         try Fixture.file(root + "/tmp/scratch", size: 30); add("tmp/scratch")
 
-        // A name that is not UTF-8 (Latin-1 "café.txt").
-        let latin1 = Array("Documents/caf".utf8) + [0xE9] + Array(".txt".utf8)
-        let raw = Array(root.utf8) + [UInt8(ascii: "/")] + latin1 + [0]
-        let fd = raw.withUnsafeBufferPointer { p in
-            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { open($0, O_WRONLY | O_CREAT, 0o644) }
+        // A name that is not UTF-8 (Latin-1 "café.txt"), where the file system takes one (APFS does not).
+        if NonUTF8Names.accepted(in: root) {
+            let latin1 = Array("Documents/caf".utf8) + [0xE9] + Array(".txt".utf8)
+            let raw = Array(root.utf8) + [UInt8(ascii: "/")] + latin1 + [0]
+            let fd = raw.withUnsafeBufferPointer { p in
+                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { open($0, O_WRONLY | O_CREAT, 0o644) }
+            }
+            XCTAssertGreaterThanOrEqual(fd, 0)
+            close(fd)
+            add(ByteText.display(latin1))
         }
-        XCTAssertGreaterThanOrEqual(fd, 0)
-        close(fd)
-        add(ByteText.display(latin1))
 
         // Items at the root and system items; what the system writes under Library.
         try Fixture.file(root + "/Stray/x.db", size: 110); add("Stray"); add("Stray/x.db")
@@ -227,9 +229,9 @@ final class InventoryAgreementTests: XCTestCase {
         XCTAssertEqual(entries["Documents/link-out"]?["kind"] as? String, "symlink")
         XCTAssertEqual(entries["Documents/link-out"]?["symlinkTarget"] as? String, "/etc")
         XCTAssertNil(entries["Documents/link-out/hosts"], "a symlink to a folder is not followed")
-        // The non-UTF-8 name: display form plus the exact bytes.
+        // The non-UTF-8 name: display form plus the exact bytes (where it was made: `expected` has it).
         let cafe = entries["Documents/caf\\xE9.txt"]
-        XCTAssertEqual(cafe?["pathBase64"] as? String, Data(Array("Documents/caf".utf8) + [0xE9] + Array(".txt".utf8)).base64EncodedString())
+        if b.expected.contains("Documents/caf\\xE9.txt") { XCTAssertEqual(cafe?["pathBase64"] as? String, Data(Array("Documents/caf".utf8) + [0xE9] + Array(".txt".utf8)).base64EncodedString()) }
         // Hard links: one counts.
         XCTAssertEqual(entries["Documents/h1"]?["countsInTotals"] as? Bool, true)
         XCTAssertEqual(entries["Library/Caches/h2"]?["countsInTotals"] as? Bool, false)

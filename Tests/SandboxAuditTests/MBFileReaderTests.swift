@@ -1,6 +1,7 @@
 import Foundation
 @testable import SandboxAuditCore
 @testable import SandboxAuditSystem
+@testable import SandboxAuditRules
 import XCTest
 
 /// `MBFileReader` (the direct binary-plist reader of a Manifest.db row's blob) against
@@ -88,8 +89,11 @@ final class MBFileReaderTests: XCTestCase {
         let built = try XCTUnwrap(direct([UInt8](try BackupBuilder.mbFile(item("Library/Preferences/x.plist", size: 0, protectionClass: 1, attributes: xattrs), encryptionKey: nil))))
         XCTAssertEqual(built.relativePath, "Library/Preferences/x.plist")
         XCTAssertEqual(built.protectionClass, 1)
-        XCTAssertEqual(built.extendedAttributes?.map(\.name), xattrs.keys.sorted())
-        XCTAssertEqual(built.extendedAttributes?.first { $0.name == "user.big" }?.value, xattrs["user.big"])
+        // Only the attributes the tool reads (the backup attributes) are kept; the others skipped.
+        XCTAssertEqual(built.extendedAttributes?.map(\.name), ["com.apple.MobileBackup", "com.apple.metadata:com_apple_backup_excludeItem"])
+        XCTAssertEqual(built.extendedAttributes?.first { $0.name == "com.apple.metadata:com_apple_backup_excludeItem" }?.value,
+                       xattrs["com.apple.metadata:com_apple_backup_excludeItem"])
+        XCTAssertEqual(built.extendedAttributes?.first { $0.name == "com.apple.MobileBackup" }?.value, [1])
         let negative = try XCTUnwrap(direct([UInt8](try BackupBuilder.mbFile(item("n", size: -1, modified: -3), encryptionKey: nil))))
         XCTAssertNil(negative.size)
         XCTAssertEqual(negative.lastModified, -3)
@@ -155,12 +159,92 @@ final class MBFileReaderTests: XCTestCase {
         XCTAssertNil(direct(cases.first { $0.0 == "Size a string" }!.1))
     }
 
+    /// Paths outside the Basic Multilingual Plane (emoji, musical symbols, flags: UTF-16
+    /// surrogate pairs in the blob) are read by the direct reader, so no platform's Foundation
+    /// decides them (on Darwin, Foundation's UIDs are opaque CF objects), and a backup holding
+    /// them lists every row. An unpaired surrogate is still left to Foundation.
+    func testNonBMPPathsAreReadDirectlyAndEveryRowIsListed() throws {
+        let paths = ["Documents/\u{1F600} notes.md", "Documents/\u{1D11E} score.txt", "Library/\u{1F1EB}\u{1F1F7} flag.txt",
+                     "Documents/mixed caf\u{E9} \u{65E5} \u{1F680}.bin", "Documents/\u{10FFFF}", "Documents/plain.txt"]
+        for path in paths {
+            let blob = [UInt8](try BackupBuilder.mbFile(item(path, size: 3, attributes: ["com.apple.MobileBackup": [1]]), encryptionKey: nil))
+            let read = try XCTUnwrap(direct(blob), "\(path): left to Foundation")
+            XCTAssertEqual(read.relativePath, path)
+            XCTAssertEqual(read.extendedAttributes?.map(\.name), ["com.apple.MobileBackup"])
+            assertSameFields(read, try MBFile.decodeWithFoundation(blob).get(), path)
+        }
+        // An unpaired high surrogate (D83D, then "a"): not read directly.
+        let lone = try edited(item("Documents/x", size: 1)) { o, _ in o[3] = "Documents/\u{1F600}" }
+        guard let at = lone.indices.dropLast(1).first(where: { lone[$0] == 0xD8 && lone[$0 + 1] == 0x3D }) else { return XCTFail("no surrogate pair in the blob") }
+        var broken = lone
+        broken[at + 2] = 0x00
+        broken[at + 3] = 0x61
+        XCTAssertNil(direct(broken))
+        assertDecodeAgrees(broken, "an unpaired surrogate")
+
+        let dir = try TempDir("nonbmp")
+        var b = BackupBuilder()
+        for path in paths { b.file("AppDomain-com.example.app", path, size: 3) }
+        try b.write(to: dir.sub("B"))
+        let result = try Audit.run(dir.sub("B"), selection: ContainerSelection(app: "com.example.app"))
+        let files = Set(result.inventory.entries.filter { $0.entry.kind == .file }.map { String(decoding: $0.path.bytes, as: UTF8.self) })
+        XCTAssertEqual(files, Set(paths), "\(result.inventory.problems)")
+        XCTAssertTrue(result.inventory.problems.isEmpty, "\(result.inventory.problems)")
+    }
+
+    /// A row recording thousands of extended attributes costs what their bytes cost to look at:
+    /// only the names the tool reads (the backup attributes) are decoded, the others compared by
+    /// length and skipped, none made a Foundation object. Measured against the Foundation route
+    /// (what every row's `ExtendedAttributes` took before) on the same blob, in the same process.
+    func testThousandsOfAttributesCostTheirBytesNotAFoundationObjectEach() throws {
+        var attributes: [String: [UInt8]] = ["com.apple.metadata:com_apple_backup_excludeItem": Array("com.apple.backupd".utf8)]
+        for i in 0..<2_000 { attributes["user.attribute\(10_000 + i)"] = [0x76] }
+        let blob = [UInt8](try BackupBuilder.mbFile(item("Documents/a", size: 1, attributes: attributes), encryptionKey: nil))
+        XCTAssertLessThanOrEqual(blob.count, MBFile.maximumBlobSize)
+        let read = try XCTUnwrap(direct(blob))
+        XCTAssertEqual(read.extendedAttributes?.map(\.name), ["com.apple.metadata:com_apple_backup_excludeItem"])
+        XCTAssertEqual(read.extendedAttributes?.first?.value, Array("com.apple.backupd".utf8))
+        assertDecodeAgrees(blob, "2,000 attributes")
+        func seconds(_ runs: Int, _ body: () -> Void) -> Double {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for _ in 0..<runs { body() }
+            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(runs)
+        }
+        let directCost = seconds(20) { _ = MBFile.decode(blob) }
+        let foundationCost = seconds(5) { _ = MBFile.decodeWithFoundation(blob) }
+        print("MBFileReaderTests: a row with 2,001 attributes (\(blob.count) bytes): direct \(Int(directCost * 1e6)) µs, Foundation \(Int(foundationCost * 1e6)) µs")
+        XCTAssertLessThan(directCost * 5, foundationCost, "direct \(directCost) s, Foundation \(foundationCost) s")
+    }
+
+    /// A UID parsed by Foundation is read without its type's name (which differs between
+    /// Foundation on Linux and on Darwin): written back as a binary plist and read there.
+    func testAUIDFromFoundationIsReadWithoutItsTypesName() throws {
+        func be64(_ v: UInt64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
+        for value: UInt64 in [0, 1, 5, 255, 256, 65_535, 65_536, 16_777_216, UInt64(UInt32.max)] {
+            let size = value < 0x100 ? 1 : value < 0x1_0000 ? 2 : 4
+            let uidBytes = (0..<size).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
+            // bplist00, an array of one reference at 8, the UID at 10, the offset table after it.
+            let table = 10 + 1 + size
+            let bytes = Array("bplist00".utf8) + [0xA1, 0x01, 0x80 | UInt8(size - 1)] + uidBytes + [8, 10]
+                + [0, 0, 0, 0, 0, 0, 1, 1] + be64(2) + be64(0) + be64(UInt64(table))
+            let array = try XCTUnwrap(try PropertyListSerialization.propertyList(from: Data(bytes), format: nil) as? [Any])
+            XCTAssertEqual(MBFile.uid(array.first), Int(value), "UID \(value)")
+        }
+        XCTAssertEqual(MBFile.uid(["CF$UID": 7] as [String: Any]), 7)
+        for other: Any in ["7", Data([7]), NSNumber(value: 7), 7, true, Date(timeIntervalSince1970: 7), [7], ["a": 7]] {
+            XCTAssertNil(MBFile.uid(other), "\(other)")
+        }
+    }
+
     /// Every single-byte corruption of real blobs: the direct path never answers differently
     /// from Foundation (the same MBFile, or the same refusal), and never traps.
     func testEveryOneByteCorruptionDecodesAsFoundationDecodesIt() throws {
         let blobs = [
             [UInt8](try BackupBuilder.mbFile(item("Documents/a.txt", size: 70_000, target: "x", attributes: ["user.a": [1]]), encryptionKey: [1, 2, 3, 4])),
             [UInt8](try BackupBuilder.mbFile(item("caf\u{E9}", flags: 2, size: -2, mode: 0o40755), encryptionKey: nil)),
+            // Non-BMP paths (surrogate pairs) and the backup attributes among others.
+            [UInt8](try BackupBuilder.mbFile(item("Documents/\u{1F600}\u{1D11E}", size: 5, attributes: [
+                "com.apple.metadata:com_apple_backup_excludeItem": Array("com.apple.backupd".utf8), "user.other": [2]]), encryptionKey: nil)),
         ]
         var directCount = 0
         for (n, blob) in blobs.enumerated() {

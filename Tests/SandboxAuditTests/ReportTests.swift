@@ -141,6 +141,7 @@ final class ReportTests: XCTestCase {
         try Fixture.container(at: root)
         let hostile = ["say \"hi\".part", "<b>&amp;.part", "line\nbreak.part", "a,b:c|d.part"]
         for name in hostile { try Fixture.file(root + "/Documents/" + name, size: 10) }
+        try NonUTF8Names.require(in: root, for: "a Latin-1 name is among the hostile names every format must escape")
         let raw = Array((root + "/Documents/caf").utf8) + [0xE9] + Array(".part".utf8) + [0]
         close(raw.withUnsafeBufferPointer { p in p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { open($0, O_WRONLY | O_CREAT, 0o644) } })
         let out = try TempDir("reports")

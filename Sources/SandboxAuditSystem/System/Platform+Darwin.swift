@@ -5,6 +5,15 @@ import Darwin
 package enum Platform {
     package static let descriptorLimit = RLIMIT_NOFILE
 
+    /// The most descriptors the system lets one process open (`kern.maxfilesperproc`; setrlimit(2)
+    /// refuses a soft limit above it with EINVAL), nil when it cannot be read.
+    package static var descriptorCeiling: rlim_t? {
+        var value: Int32 = 0
+        var size = MemoryLayout<Int32>.size
+        guard sysctlbyname("kern.maxfilesperproc", &value, &size, nil, 0) == 0, value > 0 else { return nil }
+        return rlim_t(value)
+    }
+
     package static func modified(_ st: stat) -> timespec { st.st_mtimespec }
 
     /// The extended attributes a copy leaves out: those the system sets and owns, which a copy

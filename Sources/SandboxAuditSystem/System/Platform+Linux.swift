@@ -5,6 +5,10 @@ import Glibc
 package enum Platform {
     package static let descriptorLimit = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 
+    /// No ceiling besides the hard limit: Linux refuses a soft limit above it (and the hard
+    /// limit above fs.nr_open) with EPERM/EINVAL, and `raiseDescriptorLimit` keeps to it.
+    package static var descriptorCeiling: rlim_t? { nil }
+
     package static func modified(_ st: stat) -> timespec { st.st_mtim }
 
     /// posix_spawn(3)'s file actions and attributes: structures on Linux.

@@ -54,14 +54,23 @@ package struct SignalGuard {
     }
 }
 
-/// Raises this process's soft limit on open descriptors to its hard limit (at most `wanted`):
-/// a copy holds two descriptors per level of the folder it is in.
-package func raiseDescriptorLimit(to wanted: rlim_t) {
+/// Raises this process's soft limit on open descriptors to its hard limit (at most `wanted`,
+/// and at most what the system allows a process, `Platform.descriptorCeiling`): a copy holds
+/// two descriptors per level of the folder it is in. It never lowers the limit: a value the
+/// system refuses (EINVAL: macOS refuses a soft limit over `kern.maxfilesperproc`, and over
+/// OPEN_MAX where the hard limit is unlimited, setrlimit(2)) is tried again at OPEN_MAX's 10,240,
+/// and left as it was when that is refused too. Returns the soft limit it leaves.
+@discardableResult
+package func raiseDescriptorLimit(to wanted: rlim_t) -> rlim_t {
     var limit = rlimit()
-    guard getrlimit(Platform.descriptorLimit, &limit) == 0 else { return }
-    let target = min(limit.rlim_max, wanted)
-    if limit.rlim_cur < target {
-        limit.rlim_cur = target
-        _ = setrlimit(Platform.descriptorLimit, &limit)
+    guard getrlimit(Platform.descriptorLimit, &limit) == 0 else { return 0 }
+    let before = limit.rlim_cur
+    var target = min(limit.rlim_max, wanted)
+    if let ceiling = Platform.descriptorCeiling { target = min(target, ceiling) }
+    for tried in [target, min(target, 10_240)] where tried > before {
+        var raised = limit
+        raised.rlim_cur = tried
+        if setrlimit(Platform.descriptorLimit, &raised) == 0 { return tried }
     }
+    return before
 }

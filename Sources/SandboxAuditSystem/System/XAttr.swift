@@ -1,4 +1,8 @@
-#if canImport(CLibAttr)
+// libattr on Linux only, whatever the build system lets this target see: SwiftPM's XCBuild path
+// (`swift build --arch arm64 --arch x86_64`, scripts/dist.sh) may hand a target a system
+// library's module map despite its platform condition (swiftlang/swift-package-manager #6554,
+// #8283), and CLibAttr's header does not exist on macOS.
+#if os(Linux) && canImport(CLibAttr)
 import CLibAttr
 #endif
 import CSystem
@@ -212,7 +216,7 @@ package enum XAttr {
     /// and file-system-specific names); on macOS, each attribute but those the system owns
     /// (`Platform.attributeCopySkipPrefixes`). The paths only label error messages.
     package static func copyAll(from source: Int32, sourcePath: String, to destination: Int32, destinationPath: String) throws {
-        #if canImport(CLibAttr)
+        #if os(Linux) && canImport(CLibAttr)
         if attr_copy_fd(sourcePath, source, destinationPath, destination, nil, nil) != 0 {
             let e = errno
             if unsupported(e) { return }

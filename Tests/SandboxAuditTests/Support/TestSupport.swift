@@ -78,6 +78,44 @@ enum Tool {
     }
 }
 
+/// File names that are not UTF-8. Linux file systems take any bytes; APFS refuses such a name
+/// (EILSEQ), so a test that makes one on disk asks first (`require`), and skips saying why
+/// where the file system refuses it, or leaves that one file out (`accepted`).
+/// `scripts/check-portable-tests.sh` refuses a test that makes one without asking.
+enum NonUTF8Names {
+    /// True when the file system at `dir` takes a name that is not UTF-8: one is made there and removed.
+    static func accepted(in dir: String) -> Bool {
+        let probe = Array(dir.utf8) + Array("/.probe-".utf8) + [0xFF, 0] // portable: the probe itself
+        let fd = probe.withUnsafeBufferPointer { p in
+            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o600) }
+        }
+        guard fd >= 0 else { return false }
+        close(fd)
+        _ = probe.withUnsafeBufferPointer { p in p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { unlink($0) } }
+        return true
+    }
+
+    /// Throws XCTSkip when the file system at `dir` refuses names that are not UTF-8.
+    static func require(in dir: String, for purpose: String) throws {
+        guard accepted(in: dir) else {
+            throw XCTSkip("the file system at \(dir) refuses file names that are not UTF-8 (APFS: EILSEQ): \(purpose)")
+        }
+    }
+}
+
+/// Whether a read can leave access times as they were: Linux has `O_NOATIME`; Darwin has none,
+/// and there a scan updates the access times the volume records (README). A test that asserts
+/// an access time asks first; `WalkTests.snapshot` leaves them out and compares everything else.
+/// `scripts/check-portable-tests.sh` refuses a test that reads `atimeSpec` without asking.
+enum AccessTimes {
+    static let kept = Platform.noAccessTime != 0
+
+    /// Throws XCTSkip where reads update access times.
+    static func require(for purpose: String) throws {
+        guard kept else { throw XCTSkip("this system has no O_NOATIME (Darwin): reads update access times, so \(purpose) cannot hold") }
+    }
+}
+
 /// A command the tests ran that failed: the test stops there, with its output.
 struct CommandFailed: Error, CustomStringConvertible {
     let command: String

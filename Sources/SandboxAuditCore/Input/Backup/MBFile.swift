@@ -26,9 +26,10 @@ struct MBFile: Sendable, Equatable {
     var target: [UInt8]?
     /// An encrypted backup's wrapped file key (with its 4-byte protection class in front).
     var encryptionKey: [UInt8]?
-    /// `ExtendedAttributes`: the item's extended attributes as the device recorded them, by
-    /// name (sorted), each value's bytes. An NSData holding a binary plist of name → data, as
-    /// public readers decode it; nil when the row records none.
+    /// `ExtendedAttributes`: of the item's extended attributes as the device recorded them, the
+    /// ones the tool reads (`readsAttribute`: the exclude-from-backup attributes), by name
+    /// (sorted), each value's bytes. An NSData holding a binary plist of name → data, as public
+    /// readers decode it; nil when the row records none.
     var extendedAttributes: [(name: String, value: [UInt8])]?
     /// Why `ExtendedAttributes` was present but could not be read (the rest of the row is).
     var extendedAttributesProblem: String?
@@ -121,7 +122,15 @@ struct MBFile: Sendable, Equatable {
         return .success(f)
     }
 
-    /// The attributes in `ExtendedAttributes`' bytes: a binary or XML plist dictionary of names
+    /// Whether the tool reads the attribute `name` of a backup's row: the exclude-from-backup
+    /// attributes under their macOS and Linux names (`BackupAttribute`). The others are skipped.
+    static func readsAttribute(_ name: [UInt8]) -> Bool { BackupAttribute(attributeName: name) != nil }
+
+    /// The lengths of those names, in UTF-16 code units and in bytes alike (they are ASCII): a
+    /// name of another length is skipped without a look at its bytes.
+    static let attributeNameLengths: Set<Int> = Set(BackupAttribute.allCases.flatMap { [$0.macName.utf8.count, $0.linuxName.utf8.count] })
+
+    /// The attributes the tool reads (`readsAttribute`) in `ExtendedAttributes`' bytes: a binary or XML plist dictionary of names
     /// to data (a string value is taken as its UTF-8), read with the same bounds as the blob
     /// that held it (`BoundedPlist`: no reference bombs, no deep nesting).
     static func decodeAttributes(_ bytes: [UInt8]?) -> Result<[(name: String, value: [UInt8])], Refusal> {
@@ -131,7 +140,7 @@ struct MBFile: Sendable, Equatable {
             return .failure(Refusal(reason: "its ExtendedAttributes is not a property list of names and values"))
         }
         var list: [(name: String, value: [UInt8])] = []
-        for (name, v) in dictionary {
+        for (name, v) in dictionary where readsAttribute(Array(name.utf8)) {
             if let d = v as? Data { list.append((name, [UInt8](d))) } else if let s = v as? String { list.append((name, Array(s.utf8))) }
         }
         return .success(list.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) })
@@ -156,21 +165,45 @@ struct MBFile: Sendable, Equatable {
         return objects[uid]
     }
 
-    /// The value of a plist UID. Neither Foundation exposes the type it decodes a UID as: on
-    /// Linux (swift-corelibs-foundation) it is a Swift class with a stored `value`, read by
-    /// reflection; on Apple platforms a CFKeyedArchiverUID, whose description ends in
-    /// `{value = N}`. An XML plist's `{CF$UID: N}` dictionary is one too.
+    /// The value of a plist UID, found without Foundation's private types: neither Foundation
+    /// names the type it decodes a UID as (on Linux a Swift class, `_NSKeyedArchiverUID`; on
+    /// Apple platforms an opaque CFKeyedArchiverUID, whose Swift type is `__NSCFType`), so a value
+    /// of none of the property-list types is written back through `PropertyListSerialization`
+    /// (CoreFoundation's binary writer writes a UID as one, on both: CFBinaryPList.c's
+    /// `_appendUID`, https://github.com/swiftlang/swift-corelibs-foundation) and its number read
+    /// from those bytes here. An XML plist's `{CF$UID: N}` dictionary is one too.
     static func uid(_ value: Any?) -> Int? {
         guard let value else { return nil }
-        if String(describing: type(of: value)).contains("KeyedArchiverUID") {
-            for child in Mirror(reflecting: value).children where child.label == "value" {
-                if let n = child.value as? UInt32 { return Int(n) }
-            }
-            let text = String(describing: value)
-            guard let open = text.range(of: "{value = "), let close = text[open.upperBound...].firstIndex(of: "}") else { return nil }
-            return Int(text[open.upperBound..<close])
+        if let d = value as? [String: Any] {
+            if d.count == 1, let n = d["CF$UID"] as? Int { return n }
+            return nil
         }
-        if let d = value as? [String: Any], d.count == 1, let n = d["CF$UID"] as? Int { return n }
-        return nil
+        if value is String || value is Data || value is NSNumber || value is Date || value is [Any] { return nil }
+        guard let written = try? PropertyListSerialization.data(fromPropertyList: [value], format: .binary, options: 0) else { return nil }
+        return uidWritten([UInt8](written))
+    }
+
+    /// The UID in a one-element array written as a binary plist by `uid(_:)`: `bplist00`, the
+    /// array (`0xA1`, one reference), the UID (`0x8n`, n + 1 bytes), the offset table, the trailer.
+    static func uidWritten(_ b: [UInt8]) -> Int? {
+        b.withUnsafeBufferPointer(uidWritten)
+    }
+
+    static func uidWritten(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard b.count >= 8 + 32, b.starts(with: "bplist00".utf8) else { return nil }
+        let t = b.count - 32
+        let offsetSize = Int(b[t + 6]), refSize = Int(b[t + 7])
+        guard (1...8).contains(offsetSize), (1...8).contains(refSize), BoundedPlist.readUInt(b, t + 8, 8) == 2 else { return nil }
+        let table = Int(clamping: BoundedPlist.readUInt(b, t + 24, 8)), top = Int(clamping: BoundedPlist.readUInt(b, t + 16, 8))
+        guard top < 2, table + 2 * offsetSize <= t else { return nil }
+        let array = Int(clamping: BoundedPlist.readUInt(b, table + top * offsetSize, offsetSize))
+        guard array + 1 + refSize <= table, b[array] == 0xA1 else { return nil }
+        let element = Int(clamping: BoundedPlist.readUInt(b, array + 1, refSize))
+        guard element < 2 else { return nil }
+        let at = Int(clamping: BoundedPlist.readUInt(b, table + element * offsetSize, offsetSize))
+        guard at < table, b[at] >> 4 == 0x8 else { return nil }
+        let size = Int(b[at] & 0x0F) + 1
+        guard size <= 4, at + 1 + size <= table else { return nil }
+        return Int(BoundedPlist.readUInt(b, at + 1, size))
     }
 }

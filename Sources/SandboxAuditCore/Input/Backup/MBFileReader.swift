@@ -9,7 +9,7 @@ import SandboxAuditSystem
 /// what it reads exactly as Foundation would: it walks every object reachable from the top (as
 /// Foundation parses them all) and gives up, returning nil, on anything outside the vocabulary
 /// of a well-formed archive (null and fill markers, 16-byte integers, sets, UIDs over 4 bytes,
-/// ASCII strings with bytes over 0x7F, UTF-16 with surrogates, dictionary keys that are not
+/// ASCII strings with bytes over 0x7F, UTF-16 with an unpaired surrogate, dictionary keys that are not
 /// strings, a key a lookup finds twice, a `CF$UID` dictionary, a number of another type where
 /// an integer is read) and on every shape `MBFile.decode` refuses. The caller then decodes the
 /// blob through Foundation, which gives the answer or the refusal it always gave. The format and
@@ -28,7 +28,7 @@ struct MBFileReader {
         return withUnsafeTemporaryAllocation(of: Kind.self, capacity: reader.count) { kinds in
             for i in 0..<reader.count { (kinds.baseAddress! + i).initialize(to: reader.object(i)) }
             reader.kinds = UnsafeBufferPointer(kinds)
-            guard reader.allSupported() else { return nil }
+            guard reader.objectsAreLaidOutInOrder(), reader.allSupported() else { return nil }
             return reader.mbFile()
         }
     }
@@ -114,7 +114,17 @@ struct MBFileReader {
             return .ascii(start: p, count: n)
         case 0x6:
             guard p + 2 * n <= table else { return .unsupported }
-            for i in 0..<n where b[p + 2 * i] & 0xF8 == 0xD8 { return .unsupported }
+            // Surrogates only in pairs (a character outside the BMP: an emoji); an unpaired one
+            // is left to Foundation.
+            var i = 0
+            while i < n {
+                let high = b[p + 2 * i]
+                if high & 0xF8 == 0xD8 {
+                    guard high & 0xFC == 0xD8, i + 1 < n, b[p + 2 * (i + 1)] & 0xFC == 0xDC else { return .unsupported }
+                    i += 1
+                }
+                i += 1
+            }
             return .utf16(start: p, count: n)
         case 0x8:
             guard low <= 3, p + low + 1 <= table else { return .unsupported }
@@ -123,6 +133,35 @@ struct MBFileReader {
         case 0xD: return p + 2 * n * refSize <= table ? .dictionary(refs: p, count: n) : .unsupported
         default: return .unsupported
         }
+    }
+
+    /// True when each object starts at or after the end of the one before it in the offset
+    /// table, as every writer lays them out (CoreFoundation's and Python's plistlib write them in
+    /// table order). An offset into another object's bytes (a damaged table) is left to
+    /// Foundation, which refuses some of those that would read here as other objects.
+    private func objectsAreLaidOutInOrder() -> Bool {
+        var end = 8
+        for object in 0..<count {
+            let start = offset(object)
+            guard start >= end else { return false }
+            let low = Int(b[start] & 0x0F)
+            switch kinds[object] {
+            case .data(let p, let n), .ascii(let p, let n): end = p + n
+            case .utf16(let p, let n): end = p + 2 * n
+            case .array(let refs, let n): end = refs + n * refSize
+            case .dictionary(let refs, let n): end = refs + 2 * n * refSize
+            case .integer: end = start + 1 + (1 << low)
+            case .uid: end = start + 2 + low
+            case .scalar:
+                switch b[start] >> 4 {
+                case 0x2: end = start + 1 + (1 << low)
+                case 0x3: end = start + 9
+                default: end = start + 1
+                }
+            case .unsupported: end = start + 1
+            }
+        }
+        return true
     }
 
     /// True when every object reachable from the top is one this reader reads as Foundation
@@ -300,6 +339,52 @@ struct MBFileReader {
         return n
     }
 
+    /// `MBFile.decodeAttributes` of `ExtendedAttributes`' bytes, read directly when they are a
+    /// binary plist this reader reads as Foundation would (else nil: Foundation decides): only
+    /// the values of the names the tool reads (`MBFile.readsAttribute`) are taken, the other
+    /// names compared and skipped, so a row recording thousands of attributes costs what their
+    /// bytes cost to look at, not a Foundation object each (docs/limits.md).
+    static func readAttributes(_ bytes: UnsafeBufferPointer<UInt8>) -> [(name: String, value: [UInt8])]? {
+        guard (try? BoundedPlist.check(bytes, maximumSize: MBFile.maximumBlobSize)) == .binary, var reader = MBFileReader(bytes) else { return nil }
+        return withUnsafeTemporaryAllocation(of: Kind.self, capacity: reader.count) { kinds in
+            for i in 0..<reader.count { (kinds.baseAddress! + i).initialize(to: reader.object(i)) }
+            reader.kinds = UnsafeBufferPointer(kinds)
+            guard reader.objectsAreLaidOutInOrder(), reader.allSupported() else { return nil }
+            return reader.wantedAttributes()
+        }
+    }
+
+    /// The top dictionary's entries whose names the tool reads, data or string values (others
+    /// skipped, as `MBFile.decodeAttributes` skips them), sorted by name; nil when the top is
+    /// not a dictionary or a name read is there twice.
+    private func wantedAttributes() -> [(name: String, value: [UInt8])]? {
+        guard case .dictionary(let refs, let n) = kind(top) else { return nil }
+        var list: [(name: String, value: [UInt8])] = []
+        var names: [[UInt8]] = []
+        for k in 0..<n {
+            let key = kind(reference(refs, k))
+            let name: [UInt8]
+            switch key {
+            case .ascii(let start, let count):
+                guard MBFile.attributeNameLengths.contains(count) else { continue }
+                name = Array(b[start..<(start + count)])
+            case .utf16(_, let count):
+                guard MBFile.attributeNameLengths.contains(count) else { continue }
+                name = Array((string(key) ?? "").utf8)
+            default: return nil
+            }
+            guard MBFile.readsAttribute(name) else { continue }
+            guard !names.contains(name) else { return nil }
+            names.append(name)
+            let value = kind(reference(refs, n + k))
+            switch value {
+            case .data, .ascii, .utf16: list.append((String(decoding: name, as: UTF8.self), bytes(value) ?? []))
+            default: continue
+            }
+        }
+        return list.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+    }
+
     private func mbFile() -> MBFile? {
         do throws(GiveUp) {
             let archive = kind(top)
@@ -324,9 +409,14 @@ struct MBFileReader {
             f.target = try dataBytes(resolved(v[11], objects), objects)
             f.encryptionKey = try dataBytes(resolved(v[12], objects), objects)
             if v[13] >= 0 {
-                switch MBFile.decodeAttributes(try dataBytes(resolved(v[13], objects), objects)) {
-                case .success(let list): f.extendedAttributes = list
-                case .failure(let refusal): f.extendedAttributesProblem = refusal.reason
+                let bytes = try dataBytes(resolved(v[13], objects), objects)
+                if let bytes, let read = bytes.withUnsafeBufferPointer(Self.readAttributes) {
+                    f.extendedAttributes = read
+                } else {
+                    switch MBFile.decodeAttributes(bytes) {
+                    case .success(let list): f.extendedAttributes = list
+                    case .failure(let refusal): f.extendedAttributesProblem = refusal.reason
+                    }
                 }
             }
             return f
