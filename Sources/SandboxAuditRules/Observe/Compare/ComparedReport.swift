@@ -7,9 +7,10 @@ import SandboxAuditCore
 ///
 /// What each holds differs, and nothing is invented for what a side lacks: a scan report has
 /// the totals per domain and zone (kept-on-update bytes included) and the findings in full,
-/// but no per-path sizes; a baseline has every file's size, zone and backup state (so the
-/// paths that grew, and the bytes per owner when its files name one) and the findings' rule
-/// and path, but no kept-on-update bytes, severities or messages.
+/// but no per-path sizes; a baseline has every file's size, zone, backup and exclusion state (so
+/// the paths that grew or changed backup state, and the bytes per owner when its files name one)
+/// and the findings (severity and message from version 3 on), with kept-on-update bytes only
+/// when its files record `survivesUpdate`.
 package struct ComparedReport: Sendable {
     package enum Kind: String, Sendable { case scan, baseline }
 
