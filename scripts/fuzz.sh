@@ -39,6 +39,13 @@
 #   xcrun      a fake xcrun first on PATH for --simulator: its listapps output mutated, a binary
 #              bomb, deeply nested text, 5 MB, non-zero exits (the hanging and stopped xcrun,
 #              which take the 30 s deadline, are held by XcrunDeadlineTests instead)
+#   compare    baselines and scan reports read back: `compare` (text, markdown, json,
+#              --fail-on-growth) and `scan --baseline`, on mutated JSON (numbers 2^64, 1e400, 1.5,
+#              true, strings for numbers, objects for lists, deep nesting, cut text, NUL bytes,
+#              sparse files, unknown versions, hostile names)
+#   ncdu       the ncdu export of containers and archives with hostile names (bytes that are
+#              not UTF-8, backslashes, quotes, control characters, a file and members below it,
+#              ./ and // member paths, deep chains)
 # Commands run: scan (text and markdown), inventory, simulate, attributes (and exclude on sidecars).
 # A case fails when the binary is killed by a signal or exits other than 0, 1 or 2 (crash),
 # runs past --timeout (hang: killed then), or its peak RSS passes --budget-mb (over budget); and
@@ -957,6 +964,100 @@ def t_xcrun(case):
     finally:
         os.environ["PATH"] = saved
 
+# ---- compare and baselines, ncdu --------------------------------------------------------------
+
+def baseline_doc(n_files=None):
+    n = n_files if n_files is not None else rng.choice([0, 1, 3, 20])
+    files = []
+    for i in range(n):
+        files.append({"path": rng.choice(["Documents/f%d" % i, "Library/Caches/c%d" % i, "AppDomainGroup-group.x/g%d" % i]),
+                      "size": rng.randrange(0, 10**6), "mtime": 1_700_000_000 + i, "zone": rng.choice(["documents", "caches", "applicationSupport"]),
+                      "backedUp": rng.random() < 0.5, "inode": 1000 + i, "excluded": rng.random() < 0.3, "survivesUpdate": True,
+                      "owner": rng.choice([None, "Firebase", "team"])})
+    return {"schemaVersion": rng.choice([1, 2, 3, 3, 3]), "kind": "sandbox-audit-baseline",
+            "container": {"bundleIdentifier": APP, "version": "1.0"}, "backupFootprint": sum(f["size"] for f in files if f["backedUp"]),
+            "zones": [{"zone": "documents", "size": 10, "backedUpSize": 10}], "complete": rng.random() < 0.8,
+            "missed": [{"path": "Library/x", "what": "open directory", "why": "Permission denied"}],
+            "findings": [{"ruleId": "misplaced-at-root", "path": "Downloads", "severity": "warning", "message": "m"}], "files": files}
+
+def report_doc():
+    return {"schemaVersion": 2, "tool": {"name": "sandbox-audit", "version": "0.1.0"}, "container": {"bundleIdentifier": APP},
+            "complete": rng.random() < 0.8, "missed": [], "domains": [{"domain": "AppDomain-" + APP, "totals": {"backupFootprint": 5, "keptOnUpdate": 5, "files": 1}}],
+            "totals": {"backupFootprint": 5, "keptOnUpdate": 5, "files": 1}, "zones": [{"zone": "documents", "backedUpSize": 5, "survivesUpdateSize": 5, "files": 1}],
+            "findings": [{"ruleId": "misplaced-at-root", "domain": "AppDomain-" + APP, "path": None, "severity": "error", "message": "x"}]}
+
+HOSTILE_JSON_VALUES = ["18446744073709551616", "1e400", "1e40", "-1", "1.5", "true", "null", '"yes"', "{}", "[]",
+                       "9223372036854775807", "9223372036854775808", "-9223372036854775809", '"\\u0000"', '"\\ud800"']
+
+def hostile_json(doc):
+    import json, re
+    text = json.dumps(doc, indent=rng.choice([None, 2]))
+    r = rng.random()
+    if r < 0.35:
+        # Replace some values with hostile ones.
+        for _ in range(rng.randrange(1, 4)):
+            values = list(re.finditer(r'(?<=: )(-?[0-9][0-9.e+]*|true|false|null|"[^"]*")', text))
+            if not values: break
+            m = rng.choice(values)
+            text = text[:m.start()] + rng.choice(HOSTILE_JSON_VALUES) + text[m.end():]
+        return text.encode()
+    if r < 0.45: return text.encode()[:rng.randrange(len(text) + 1)]
+    if r < 0.5: return b"[" * rng.choice([600, 100000]) + b"]" * 10
+    if r < 0.55: return b'{"kind":"sandbox-audit-baseline","schemaVersion":3,"files":' + b"[" * rng.choice([513, 5000]) + b"]" * 10 + b"}"
+    if r < 0.6: return b"{" + b"\0" * rng.randrange(1, 4096)
+    return mutate(text.encode())
+
+def t_compare(case):
+    c = os.path.join(case, "c"); container(c)
+    base = baseline_doc() if rng.random() < 0.7 else report_doc()
+    head = baseline_doc() if rng.random() < 0.7 else report_doc()
+    import json
+    with open(os.path.join(case, "base.json"), "wb") as f: f.write(json.dumps(base).encode() if rng.random() < 0.5 else hostile_json(base))
+    with open(os.path.join(case, "head.json"), "wb") as f: f.write(hostile_json(head))
+    if rng.random() < 0.05:
+        with open(os.path.join(case, "head.json"), "r+b") as f: f.truncate(rng.choice([1 << 20, 400 << 20]))
+    run(["compare", "base.json", "head.json"], case, "compare")
+    run(["compare", "base.json", "head.json", "--format", rng.choice(["markdown", "json"]), "--fail-on-growth", "1"], case, "compare")
+    run(["scan", "c", "--baseline", "head.json"], case, "compare")
+
+NCDU_NAMES = [b"\\xFF", b"\xff", b"a\\b", b'q"uote', b"\x1b[31mred", b"\xe2\x80\xaeevil", b"tab\tname", b"nl\nname", b"\\", b"\xc3\xa9", b"e\xcc\x81"]
+
+def t_ncdu(case):
+    if rng.random() < 0.5:
+        c = os.path.join(case, "c"); container(c)
+        folder = os.path.join(c, "Documents").encode()
+        for _ in range(rng.randrange(1, 8)):
+            name = rng.choice(NCDU_NAMES) + (b"%d" % rng.randrange(3) if rng.random() < 0.5 else b"")
+            p = folder + b"/" + name
+            try:
+                if rng.random() < 0.3: os.makedirs(p, exist_ok=True)
+                else: open(p, "wb").write(b"x" * rng.randrange(100))
+            except OSError:
+                pass
+        if rng.random() < 0.2:
+            deep = os.path.join(c, "Library")
+            for _ in range(rng.choice([50, 500])): deep = os.path.join(deep, "d")
+            os.makedirs(deep, exist_ok=True)
+        path = "c"
+    else:
+        raw = io.BytesIO()
+        with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as t:
+            for d in ("Documents", "Library", "Library/Preferences", "tmp"):
+                info = tarfile.TarInfo(rng.choice(["", "./"]) + d); info.type = tarfile.DIRTYPE; t.addfile(info)
+            for _ in range(rng.randrange(1, 8)):
+                name = rng.choice(NCDU_NAMES).decode("utf-8", "surrogateescape")
+                p = rng.choice(["Documents/", "./Documents/", "Documents//", "Documents/./"]) + name
+                info = tarfile.TarInfo(p); data = b"y" * rng.randrange(50); info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+                if rng.random() < 0.3:
+                    info = tarfile.TarInfo(p + "/below"); info.size = 1; t.addfile(info, io.BytesIO(b"z"))
+        data = raw.getvalue()
+        if rng.random() < 0.2: data = mutate(data)
+        with open(os.path.join(case, "n.tar"), "wb") as f: f.write(data)
+        path = "n.tar"
+    run(["scan", path, "--output", "ncdu=out.ncdu.json"], case, "ncdu")
+    run(["scan", path, "--allow-incomplete", "--output", "ncdu=-"], case, "ncdu")
+
 def available():
     """Targets whose tools are here, and what is skipped for want of one."""
     skipped = {}
@@ -975,6 +1076,7 @@ TARGETS = {"xattr": t_xattr, "sidecar": t_sidecar, "identity": t_identity, "appd
            "prefs": t_prefs, "tar": t_tar, "zip": t_zip, "yaml": t_yaml, "glob": t_glob, "backup": t_backup, "encrypted": t_encrypted,
            "device": t_device, "simulate": t_simulate, "huge": t_huge, "deep": t_deep}
 TARGETS.update({"appinfo": t_appinfo, "deviceset": t_deviceset, "xcrun": t_xcrun})
+TARGETS.update({"compare": t_compare, "ncdu": t_ncdu})
 skipped = available()
 for t, why in sorted(skipped.items()):
     print("fuzz: skipping %s: %s" % (t, why), flush=True)

@@ -42,7 +42,7 @@ final class ExclusionLostTests: XCTestCase {
         let dir = try TempDir()
         let root = try release(dir)
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.sub("baseline.json")))) as! [String: Any]
-        XCTAssertEqual(json["schemaVersion"] as? Int, 2)
+        XCTAssertEqual(json["schemaVersion"] as? Int, 3)
         let files = Dictionary(uniqueKeysWithValues: (json["files"] as! [[String: Any]]).map { ($0["path"] as! String, $0) })
         XCTAssertEqual((files[db]?["inode"] as? NSNumber)?.uint64Value, try inode(root + "/" + db))
         XCTAssertEqual(files[db]?["excluded"] as? Bool, true)
@@ -124,6 +124,6 @@ final class ExclusionLostTests: XCTestCase {
         try Fixture.bytes(dir.sub("v9.json"), Array(v1.replacingOccurrences(of: "\"schemaVersion\": 1", with: "\"schemaVersion\": 9").utf8))
         let bad = try CLI.run(["scan", root, "--baseline", dir.sub("v9.json")])
         XCTAssertEqual(bad.status, 2)
-        XCTAssertEqual(bad.stderr, "sandbox-audit: error: \(dir.sub("v9.json")): baseline schemaVersion 9 is not supported (expected 1 or 2)\n")
+        XCTAssertEqual(bad.stderr, "sandbox-audit: error: \(dir.sub("v9.json")): baseline schemaVersion 9 is not supported (expected 1, 2 or 3)\n")
     }
 }

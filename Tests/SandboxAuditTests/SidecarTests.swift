@@ -207,10 +207,12 @@ final class SidecarTests: XCTestCase {
         XCTAssertTrue(try audit(dir.sub("App")).findings.filter { $0.ruleId == "orphan-sidecar" }.allSatisfy { $0.severity == .note })
 
         // The archives: the same orphans, notes and verdicts.
+        // A zip's names are read in NFC on every system (ArchiveWalk.zipName): its NFD sidecar
+        // names the NFC file exactly, so it is no orphan there; the verdicts are the same.
         let zipWalk = try ArchiveWalk.read(dir.sub("app.zip")).1
-        XCTAssertEqual(zipWalk.orphanSidecars.map(\.sidecar.display).sorted(), orphans.map(\.sidecar.display))
+        XCTAssertEqual(zipWalk.orphanSidecars.map(\.sidecar.display).sorted(), orphans.map(\.sidecar.display).filter { $0 != "Documents/._" + nfd })
         assertSame(try verdicts(dir.sub("app.zip")), folder, "zip")
-        XCTAssertEqual(try findings(dir.sub("app.zip"), "orphan-sidecar"), notes)
+        XCTAssertEqual(try findings(dir.sub("app.zip"), "orphan-sidecar"), notes.filter { !$0.hasPrefix("Documents/._\(nfd) |") })
         let tarFindings = try findings(dir.sub("app.tar"), "orphan-sidecar")
         XCTAssertEqual(tarFindings, notes.filter { !$0.hasPrefix("../__MACOSX") })
         XCTAssertEqual(try Audit.inventory(of: dir.sub("app.zip")).total.size, 300)

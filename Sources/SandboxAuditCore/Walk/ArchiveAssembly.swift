@@ -18,6 +18,7 @@ extension ArchiveWalk {
         var entries = memberEntries(members, numbering, prefix: prefixBytes, hasHardLinks: hasHardLinks, sidecars: &sidecars, into: &result)
         // The data root's own sidecars, when the archive does not store its folder.
         if !prefixBytes.isEmpty { result.rootMarks += sidecars.take(Array(prefixBytes.dropLast())) }
+        leaveOutShadowed(&entries, problems: &result.problems)
         addImpliedFolders(&entries, prefix: prefixBytes, sidecars: &sidecars, problems: &result.problems)
         if hasHardLinks { shareLinkCounts(&entries) }
         result.entries = WalkEntries(entries)
@@ -147,6 +148,56 @@ extension ArchiveWalk {
         case FileType.chr: entry.special = .characterDevice
         case FileType.blk: entry.special = .blockDevice
         default: break
+        }
+    }
+
+    /// A path the archive stores as a file, symlink or special file, with members below it (as
+    /// if it were a folder too): one of the two cannot be extracted, and counting both would count
+    /// the path twice. The stored entry is kept; every member below it is left out, with one
+    /// problem per such path naming it (the scan is then incomplete), so the scan, the inventory,
+    /// `simulate --into` (which writes only inventory entries) and the ncdu export all hold the
+    /// one entry. Each folder is checked once, and the folders checked are bounded as the
+    /// implied folders are (`maximumPathBytes`).
+    private static func leaveOutShadowed(_ entries: inout [WalkEntry], problems: inout [WalkProblem]) {
+        var stored: [ContainerPath: String] = [:]
+        for e in entries where e.kind != .directory { stored[e.path] = kindWord(e) }
+        guard !stored.isEmpty else { return }
+        var shadowedBy: [ContainerPath: ContainerPath?] = [.root: nil]
+        var budget = maximumPathBytes
+        var reported = Set<ContainerPath>()
+        var keep = [Bool](repeating: true, count: entries.count)
+        for i in entries.indices {
+            // The folders above the entry, up to one whose verdict is known.
+            var chain: [ContainerPath] = []
+            var p = entries[i].path.parent ?? .root
+            var verdict: ContainerPath?? = shadowedBy[p]
+            while verdict == nil {
+                budget -= p.bytes.count
+                if stored[p] != nil { verdict = .some(p); break }
+                chain.append(p)
+                guard budget > 0, let up = p.parent else { verdict = .some(nil); break }
+                p = up
+                verdict = shadowedBy[p]
+            }
+            let by = verdict ?? nil
+            for folder in chain where budget > 0 { shadowedBy[folder] = by }
+            guard let by else { continue }
+            keep[i] = false
+            if reported.insert(by).inserted {
+                problems.append(WalkProblem(path: by, operation: "read archive entry",
+                                            reason: "the archive stores this path as a \(stored[by] ?? "file") and holds members below it as if it were a folder: the members below it are left out"))
+            }
+        }
+        guard keep.contains(false) else { return }
+        entries = entries.indices.filter { keep[$0] }.map { entries[$0] }
+    }
+
+    private static func kindWord(_ e: WalkEntry) -> String {
+        switch e.kind {
+        case .file: return "file"
+        case .symlink: return "symlink"
+        case .directory: return "folder"
+        case .other: return "special file"
         }
     }
 

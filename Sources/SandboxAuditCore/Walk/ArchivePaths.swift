@@ -9,18 +9,35 @@ extension ArchiveWalk {
         case root
         /// An absolute path or one with a `..` component: refused.
         case unsafe
-        /// Relative to the archive root, without `./` in front or `/` behind.
+        /// Relative to the archive root, without empty or `.` components (`./a`, `a//b`,
+        /// `a/./b` and `a/` are `a`, `a/b`, `a/b`, `a`).
         case path([UInt8])
     }
 
-    /// The one reading of a stored path, shared by the scan and by materialising.
+    /// The one reading of a stored path, shared by the scan and by materialising: an absolute
+    /// path or a `..` component is unsafe; empty and `.` components are dropped, as `tar`
+    /// extracting the member would resolve them, so the scan and `--into` place it alike.
     package static func normalise(_ raw: [UInt8]) -> MemberPath {
-        var p = raw[...]
-        while p.starts(with: [UInt8(ascii: "."), UInt8(ascii: "/")]) { p = p.dropFirst(2) }
-        while p.last == UInt8(ascii: "/") { p = p.dropLast() }
-        if p.first == UInt8(ascii: "/") || hasDotDot(p) { return .unsafe }
-        if p.isEmpty || p.elementsEqual([UInt8(ascii: ".")]) { return .root }
-        return .path(p.count == raw.count ? raw : Array(p))
+        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        if raw.first == slash { return .unsafe }
+        var out: [UInt8] = []
+        var changed = false
+        var start = 0
+        while start <= raw.count {
+            let end = raw[start...].firstIndex(of: slash) ?? raw.count
+            let component = raw[start..<end]
+            if component.isEmpty || component.elementsEqual([dot]) {
+                changed = true
+            } else if component.elementsEqual([dot, dot]) {
+                return .unsafe
+            } else {
+                if !out.isEmpty { out.append(slash) }
+                out.append(contentsOf: component)
+            }
+            start = end + 1
+        }
+        if out.isEmpty { return .root }
+        return .path(changed ? out : raw)
     }
 
     /// True when a `..` component appears (without splitting the path).

@@ -29,7 +29,7 @@ extension ArchiveWalk {
         /// Why a sidecar member could not be parsed (its data is then dropped).
         var sidecarError: String?
         /// Why the member has no name (it cannot be placed: the walk reports it).
-        var nameless: String?
+        package var nameless: String?
     }
 
     /// The one place that calls libarchive.
@@ -184,7 +184,8 @@ extension ArchiveWalk {
             // A name as libarchive gives it in this locale (a tar's: its stored bytes), else its
             // UTF-8 form. A name neither gives (a flagged zip name that is not UTF-8) or an
             // empty one is reported (`nameless`), never dropped in silence.
-            let path = bytes(archive_entry_pathname(e)) ?? bytes(archive_entry_pathname_utf8(e))
+            var path = bytes(archive_entry_pathname(e)) ?? bytes(archive_entry_pathname_utf8(e))
+            if readsZip, let p = path { path = ArchiveWalk.zipName(p) }
             var member = Member(
                 path: path ?? [], type: UInt32(archive_entry_filetype(e)),
                 size: Int64(archive_entry_size(e)), mode: UInt32(archive_entry_perm(e)),
@@ -251,6 +252,17 @@ extension ArchiveWalk {
                 if size > 0 { try body(UnsafeRawBufferPointer(start: buffer, count: size), Int64(offset)) }
             }
         }
+    }
+
+    /// A zip member's name as every system reads it: NFC. libarchive normalises a name it
+    /// converts from UTF-8 to NFC on Linux and to NFD on Apple's systems, so the same zip gave a
+    /// Linux baseline and a Mac scan different path bytes; NFC is what Linux's libarchive gives.
+    /// ASCII names, and bytes that are not UTF-8, are kept as they are (a tar's names are never
+    /// passed here: they are their stored bytes).
+    package static func zipName(_ name: [UInt8]) -> [UInt8] {
+        guard name.contains(where: { $0 >= 0x80 }), let text = ByteText.utf8String(name) else { return name }
+        let nfc = Array(text.precomposedStringWithCanonicalMapping.utf8)
+        return nfc == name ? name : nfc
     }
 }
 

@@ -78,6 +78,28 @@ package enum ArchiveWalk {
         try read(location, file: try open(location), role: role)
     }
 
+    /// Which members' paths are kept, for the scan and for `simulate --into` alike, so that both
+    /// number the same members and `--into` costs what the scan did: a path longer than the
+    /// folder walk's limit is left out (with the folder it is too deep in), and once the paths
+    /// kept add up to `maximumPathBytes` the rest of the archive is.
+    package struct PathAdmission {
+        package enum Verdict { case keep, tooDeep(folder: ContainerPath), overBudget }
+        private var pathBytes = 0
+
+        package init() {}
+
+        /// The verdict on a normalised member path (`normalise`), counted when kept.
+        package mutating func admit(_ path: [UInt8]) -> Verdict {
+            if path.count > Walker.maximumPathLength {
+                var cut = path.count
+                while cut > Walker.maximumPathLength, let slash = path[..<cut].lastIndex(of: UInt8(ascii: "/")) { cut = slash }
+                return .tooDeep(folder: ContainerPath(bytes: Array(path[..<cut])))
+            }
+            pathBytes += path.count
+            return pathBytes > maximumPathBytes ? .overBudget : .keep
+        }
+    }
+
     /// As above, from the archive as opened when it was named (`ArchiveInput.detect`).
     static func read(_ location: String, file: ArchiveSnapshot, role: ContainerRole? = nil) throws -> (Container, WalkResult) {
         let reader = try Reader(location, file: file)
@@ -90,7 +112,8 @@ package enum ArchiveWalk {
         var progress = ProgressCounter()
         defer { progress.flush(folder: "") }
         let headerLength = StoreSignature.headerLength
-        var memberCount = 0, pathBytes = 0
+        var memberCount = 0
+        var admission = PathAdmission()
         var rootMember: Member?
         let stream = ReadAhead(reader) { path, size in
             let start = (path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
@@ -126,22 +149,19 @@ package enum ArchiveWalk {
                     continue
                 case .path(let normal): m.path = normal
                 }
-                // As in a folder, nothing deeper than the path limit is recorded (one problem per
-                // folder whose contents are left out).
-                if m.path.count > Walker.maximumPathLength {
-                    var cut = m.path.count
-                    while cut > Walker.maximumPathLength, let slash = m.path[..<cut].lastIndex(of: UInt8(ascii: "/")) { cut = slash }
-                    let folder = ContainerPath(bytes: Array(m.path[..<cut]))
+                switch admission.admit(m.path) {
+                case .keep: break
+                case .tooDeep(let folder):
+                    // As in a folder, nothing deeper than the path limit is recorded (one problem
+                    // per folder whose contents are left out).
                     if !tooDeepReported.contains(folder) {
                         tooDeepReported.insert(folder)
                         problems.append(Walker.tooDeep(folder))
                     }
                     continue
-                }
-                // The paths kept are bounded in total, not only each (docs/limits.md): past the
-                // limit the rest of the archive is left out, with one problem.
-                pathBytes += m.path.count
-                if pathBytes > maximumPathBytes {
+                case .overBudget:
+                    // The paths kept are bounded in total, not only each (docs/limits.md): past
+                    // the limit the rest of the archive is left out, with one problem.
                     problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry",
                                                 reason: "the archive's paths add up to more than \(maximumPathBytes / (1 << 20)) MiB: this member and every later one are left out"))
                     break reading

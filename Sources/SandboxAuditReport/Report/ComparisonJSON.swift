@@ -18,6 +18,7 @@ extension ComparisonReport {
                 ("bundleIdentifier", .optional(s.bundleIdentifier)),
                 ("version", .optional(s.version)),
                 ("complete", .optional(s.complete)),
+                ("missed", .array(s.missed.map { .string($0) })),
             ])
         }
         func pair(_ before: Int64?, _ after: Int64?, _ delta: Int64?) -> JSON {
@@ -58,6 +59,7 @@ extension ComparisonReport {
             ("tool", .object([("name", .string("sandbox-audit")), ("version", .string(Audit.toolVersion))])),
             ("base", side(c.base)),
             ("head", side(c.head)),
+            ("complete", .bool(!c.incomplete)),
             ("notes", .array(c.notes.map { .string($0) })),
             ("total", .object(figures(c.total))),
             ("domains", rows(c.domains, "domain")),
@@ -71,6 +73,12 @@ extension ComparisonReport {
             ("grew", paths(c.grew)),
             ("added", paths(c.added)),
             ("removed", paths(c.removed)),
+            ("newlyBackedUpCount", .int(Int64(c.newlyBackedUp.count))),
+            ("noLongerBackedUpCount", .int(Int64(c.noLongerBackedUp.count))),
+            ("exclusionLostCount", .int(Int64(c.exclusionLost.count))),
+            ("newlyBackedUp", paths(c.newlyBackedUp)),
+            ("noLongerBackedUp", paths(c.noLongerBackedUp)),
+            ("exclusionLost", paths(c.exclusionLost)),
             ("newFindings", findings(c.newFindings)),
             ("fixedFindings", findings(c.fixedFindings)),
         ]).prettyLine

@@ -66,8 +66,9 @@ public enum ComparisonReport {
     }
 
     static func sections(_ c: ReportComparison) -> [Section] {
-        func paths(_ title: String, _ list: [PathChange]) -> Section {
-            Section(title: "\(title) (\(groupedDigits(Int64(list.count))))", rows: nil, lines: list.prefix(500).map { pathLine($0, c) }, total: list.count, unavailable: c.pathsUnavailable)
+        func paths(_ title: String, _ list: [PathChange], bytes: ((PathChange) -> Int64)? = nil) -> Section {
+            let sum = bytes.map { b in ", " + delta(list.reduce(Int64(0)) { $0.addingSaturated(b($1)) }) } ?? ""
+            return Section(title: "\(title) (\(groupedDigits(Int64(list.count)))\(sum))", rows: nil, lines: list.prefix(500).map { pathLine($0, c) }, total: list.count, unavailable: c.pathsUnavailable)
         }
         func findings(_ title: String, _ list: [FindingRecord]) -> Section {
             Section(title: "\(title) (\(groupedDigits(Int64(list.count))))", rows: nil, lines: list.prefix(500).map { findingLine($0, c) }, total: list.count, unavailable: nil)
@@ -79,6 +80,9 @@ public enum ComparisonReport {
             paths("Paths grown most", c.grew),
             paths("New paths", c.added),
             paths("Removed paths", c.removed),
+            paths("Newly backed up", c.newlyBackedUp, bytes: { $0.after?.size ?? 0 }),
+            paths("No longer backed up", c.noLongerBackedUp, bytes: { -($0.before?.size ?? 0) }),
+            paths("Exclusions lost (exclusion-lost: excluded in BASE, backed up in HEAD)", c.exclusionLost, bytes: { $0.after?.size ?? 0 }),
             findings("Findings new in HEAD", c.newFindings),
             findings("Findings fixed since BASE", c.fixedFindings),
         ]
@@ -88,7 +92,7 @@ public enum ComparisonReport {
 
     public static func text(_ c: ReportComparison) -> String {
         var out = "sandbox-audit compare\n  BASE \(TerminalText.escaped(side(c.base)))\n  HEAD \(TerminalText.escaped(side(c.head)))\n"
-        for n in c.notes { out += "  note: \(n)\n" }
+        for n in c.notes { out += "  note: \(TerminalText.escaped(n))\n" }
         func row(_ r: Row, _ name: String) -> String {
             "  \(TerminalText.escaped(name))\n      backup \(span(r, \.backupFootprint, ByteSize.format)) (\(delta(r.footprintDelta)))"
                 + "; kept on update \(span(r, \.keptOnUpdate, ByteSize.format)) (\(delta(r.keptOnUpdateDelta)))"

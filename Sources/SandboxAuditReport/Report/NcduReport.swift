@@ -101,7 +101,7 @@ enum NcduReport {
 
     static func info(_ node: Node, into out: inout [UInt8]) {
         out += #"{"name":"#.utf8
-        JSON.escape(ByteText.display(node.name), into: &out)
+        JSON.escape(nameText(node.name), into: &out)
         func field(_ key: String, _ value: String) { out += ",\"\(key)\":\(value)".utf8 }
         if let e = node.entry {
             field("asize", String(max(0, e.size)))
@@ -120,6 +120,15 @@ enum NcduReport {
         }
         if node.readError { field("read_error", "true") }
         out.append(UInt8(ascii: "}"))
+    }
+
+    /// A name as ncdu shows it, one text per name: each byte that is not UTF-8 written `\xHH`,
+    /// and so a backslash written `\\` (the one-byte name 0xFF is `\xFF`, the four-character
+    /// name `\xFF` is `\\xFF`).
+    static func nameText(_ name: [UInt8]) -> String {
+        let backslash = UInt8(ascii: "\\")
+        guard name.contains(backslash) else { return ByteText.display(name) }
+        return name.split(separator: backslash, omittingEmptySubsequences: false).map { ByteText.display($0) }.joined(separator: "\\\\")
     }
 
     /// The file type bits of `st_mode`, from the kind (an archive member's mode may lack them).

@@ -277,5 +277,5 @@ public struct AuditResult: Sendable {
 
 extension Baseline {
     /// Records an audit: its containers and its findings before any baseline suppression.
-    public init(_ result: AuditResult) { self.init(inventories: result.inventories, findings: result.allFindings, owners: result.context.owners) }
+    public init(_ result: AuditResult) { self.init(inventories: result.inventories, findings: result.allFindings, owners: result.context.owners, missed: result.missed) }
 }

@@ -6,11 +6,12 @@ import SandboxAuditCore
 /// size, modification time and backup state. Paths are relative to the data root and the file
 /// is sorted, so it is the same on every machine and checkout. Format: docs/baseline-format.md.
 public struct Baseline: Sendable {
-    static let schemaVersion: Int64 = 2
-    /// Versions `load` reads: version 1 files have no `inode` and `excluded` keys.
-    static let readableVersions: [Int64] = [1, 2]
-    /// The largest baseline read (a 200,000-file container's is 45 MB).
-    static let maximumSize = 1 << 30
+    static let schemaVersion: Int64 = 3
+    /// Versions `load` reads: version 1 files have no `inode` and `excluded` keys; version 2
+    /// findings have no `severity` and `message`, and no `complete` or `missed`.
+    static let readableVersions: [Int64] = [1, 2, 3]
+    /// The largest baseline read (a 200,000-file container's is 54 MB): `JSONDocument`.
+    static let maximumSize = JSONDocument.maximumSize
 
     struct File: Sendable, Equatable {
         var size: Int64
@@ -52,7 +53,29 @@ public struct Baseline: Sendable {
     var backupFootprint: Int64
     var zones: [Zone: ZoneTotals]
     var findings: Set<FindingKey>
+    /// Each finding as recorded, sorted by path, rule and message; `severity` and `message` nil
+    /// when read from a baseline before version 3.
+    var findingRecords: [FindingRecord]
     var files: [ContainerPath: File]
+    /// Whether the scan read everything (nil when read from a baseline before version 3), and
+    /// what it missed.
+    var complete: Bool?
+    var missed: [Missed]
+
+    /// Something the scan could not read: its path (qualified as the files' are), what was not
+    /// done and why.
+    package struct Missed: Sendable, Equatable {
+        let path: ContainerPath
+        let what: String
+        let why: String
+        package var line: String { "\(path.display): \(what) (\(why))" }
+    }
+
+    struct FindingRecord: Sendable, Equatable {
+        let key: FindingKey
+        let severity: String?
+        let message: String?
+    }
 
     /// Records an audit (its findings before any baseline suppression).
     public var json: JSON {
@@ -71,8 +94,10 @@ public struct Baseline: Sendable {
             ("container", .object([("bundleIdentifier", .optional(bundleIdentifier)), ("version", .optional(version))])),
             ("backupFootprint", .int(backupFootprint)),
             ("zones", .array(zoneList)),
-            ("findings", .array(findings.sorted { ($0.path, $0.ruleId) < ($1.path, $1.ruleId) }.map {
-                .object([("ruleId", .string($0.ruleId))] + path($0.path))
+            ("complete", .optional(complete)),
+            ("missed", .array(missed.map { m in .object(path(m.path) + [("what", .string(m.what)), ("why", .string(m.why))]) })),
+            ("findings", .array(findingRecords.map { f in
+                .object([("ruleId", .string(f.key.ruleId))] + path(f.key.path) + [("severity", .optional(f.severity)), ("message", .optional(f.message))])
             })),
             ("files", .array(files.keys.sorted().map { p in
                 guard let f = files[p] else { return .null }
@@ -86,64 +111,50 @@ public struct Baseline: Sendable {
         ])
     }
 
-    /// Reads a baseline file; an `InputError` says what is wrong with it.
+    /// Reads a baseline file; an `InputError` says what is wrong with it, naming the field
+    /// (`files[3].size is not an integer …`) when a value is not of its documented type.
     public static func load(_ location: String) throws -> Baseline {
-        let bytes: [UInt8]
+        let shown = TerminalText.escaped(location)
+        let document: BaselineDocument
         do {
-            bytes = try BoundedRead.file(Array(location.utf8), limit: maximumSize, followSymlink: true)
-        } catch let failure as BoundedRead.Failure {
-            throw InputError("cannot read baseline \(location): \(failure)")
-        }
-        guard let root = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-              root["kind"] as? String == "sandbox-audit-baseline" else {
-            throw InputError("\(location) is not a sandbox-audit baseline (write one with --write-baseline)")
-        }
-        guard let v = root["schemaVersion"] as? Int, readableVersions.contains(Int64(v)) else {
-            throw InputError("\(location): baseline schemaVersion \(root["schemaVersion"] ?? "missing") is not supported (expected \(readableVersions.map(String.init).joined(separator: " or ")))")
-        }
-        func path(_ o: [String: Any]) throws -> ContainerPath {
-            if let b = o["pathBase64"] as? String, let d = Data(base64Encoded: b) { return ContainerPath(bytes: Array(d)) }
-            guard let p = o["path"] as? String else { throw InputError("\(location): an entry has no path") }
-            return p == "." ? .root : ContainerPath(p)
+            document = try JSONDocument.decode(BaselineDocument.self, from: try JSONDocument.read(location))
+        } catch JSONDocument.Refusal.unreadable(let why) {
+            throw InputError("cannot read baseline \(shown): \(why)")
+        } catch JSONDocument.Refusal.notJSON(let why) {
+            throw InputError("\(shown) is not a sandbox-audit baseline: \(why)")
+        } catch is BaselineDocument.NotThisKind {
+            throw InputError("\(shown) is not a sandbox-audit baseline (write one with --write-baseline)")
+        } catch let e as BaselineDocument.UnsupportedVersion {
+            throw InputError("\(shown): baseline schemaVersion \(e.found) is not supported (expected \(readableVersions.dropLast().map(String.init).joined(separator: ", ")) or \(readableVersions.last ?? 0))")
         }
         var b = Baseline(empty: ())
-        let container = root["container"] as? [String: Any]
-        b.bundleIdentifier = container?["bundleIdentifier"] as? String
-        b.version = container?["version"] as? String
-        // Sizes are byte counts: a negative one is not a baseline this tool wrote, and refusing it
-        // keeps every difference below (after − before, both in 0…Int64.max) from overflowing.
-        func size(_ value: Any?, _ what: String) throws -> Int64 {
-            let n = Int64(value as? Int ?? 0)
-            guard n >= 0 else { throw InputError("\(location): \(what) is negative (\(n))") }
-            return n
-        }
-        b.backupFootprint = try size(root["backupFootprint"], "backupFootprint")
-        for z in root["zones"] as? [[String: Any]] ?? [] {
-            guard let zone = (z["zone"] as? String).flatMap(Zone.init(rawValue:)) else { continue }
+        b.bundleIdentifier = document.bundleIdentifier
+        b.version = document.version
+        b.backupFootprint = document.backupFootprint
+        for z in document.zones {
             var t = ZoneTotals()
-            t.size = try size(z["size"], "the size of zone \(zone.rawValue)")
-            t.backedUpSize = try size(z["backedUpSize"], "the backedUpSize of zone \(zone.rawValue)")
-            b.zones[zone] = t
+            t.size = z.size
+            t.backedUpSize = z.backedUpSize
+            b.zones[z.zone] = t
         }
-        for f in root["findings"] as? [[String: Any]] ?? [] {
-            guard let id = f["ruleId"] as? String else { throw InputError("\(location): a finding has no ruleId") }
-            b.findings.insert(FindingKey(ruleId: id, path: try path(f)))
+        for f in document.findings {
+            let key = FindingKey(ruleId: f.ruleId, path: f.path)
+            b.findings.insert(key)
+            b.findingRecords.append(FindingRecord(key: key, severity: f.severity, message: f.message))
         }
-        for f in root["files"] as? [[String: Any]] ?? [] {
-            guard let size = f["size"] as? Int, let zone = (f["zone"] as? String).flatMap(Zone.init(rawValue:)) else {
-                throw InputError("\(location): a file entry lacks size or zone")
-            }
+        for f in document.files {
             // Nothing is inferred for a key a file lacks (version 1): the rules that need it stay silent.
-            let inode = (f["inode"] as? NSNumber).map { UInt64(bitPattern: $0.int64Value) }
-            guard size >= 0 else { throw InputError("\(location): a file entry's size is negative (\(size))") }
-            b.files[try path(f)] = File(size: Int64(size), mtime: Int64(f["mtime"] as? Int ?? 0), zone: zone, backedUp: f["backedUp"] as? Bool ?? false,
-                                        inode: inode, excluded: f["excluded"] as? Bool, survivesUpdate: f["survivesUpdate"] as? Bool,
-                                        owner: f["owner"] as? String)
+            b.files[f.path] = File(size: f.size, mtime: f.mtime, zone: f.zone, backedUp: f.backedUp, inode: f.inode, excluded: f.excluded,
+                                   survivesUpdate: f.survivesUpdate, owner: f.owner)
         }
+        b.complete = document.complete
+        b.missed = document.missed
         return b
     }
 
     private init(empty: Void) {
+        findingRecords = []
+        missed = []
         backupFootprint = 0
         zones = [:]
         findings = []

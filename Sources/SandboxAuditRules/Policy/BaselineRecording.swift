@@ -14,13 +14,26 @@ extension Baseline {
     /// Records the app's containers (its data container first) and `findings`, the findings
     /// before any baseline suppression.
     /// Each file records its owner (`owners`).
-    init(inventories: [Inventory], findings: [Finding], owners: OwnerMap? = nil) {
+    /// `missed`: what the scan could not read (`complete` is false when it holds any).
+    init(inventories: [Inventory], findings: [Finding], owners: OwnerMap? = nil, missed: [MissedItem] = []) {
         let inv = inventories[0]
         bundleIdentifier = inv.container.bundleIdentifier
         version = inv.container.version
         backupFootprint = inventories.byteSum(\.backupFootprint)
         zones = inventories.reduce(into: [:]) { all, i in all.merge(i.zoneTotals) { $0 + $1 } }
-        self.findings = Set(findings.map { FindingKey($0, primary: inv.domain) })
+        var records: [FindingRecord] = []
+        var seen = Set<[String]>()
+        for f in findings {
+            let key = FindingKey(f, primary: inv.domain)
+            guard seen.insert([key.ruleId, key.path.display, key.path.base64 ?? "", f.message]).inserted else { continue }
+            records.append(FindingRecord(key: key, severity: f.severity.rawValue, message: f.message))
+        }
+        findingRecords = records.sorted { ($0.key.path, $0.key.ruleId, $0.message ?? "") < ($1.key.path, $1.key.ruleId, $1.message ?? "") }
+        self.findings = Set(records.map(\.key))
+        complete = missed.isEmpty
+        self.missed = missed.map { m in
+            Missed(path: Baseline.qualified(m.path, domain: m.domain == inv.domain ? nil : m.domain), what: m.what, why: m.why)
+        }
         var files: [ContainerPath: File] = [:]
         for (index, i) in inventories.enumerated() {
             for (j, e) in i.entries.enumerated() where e.countsAsContent {

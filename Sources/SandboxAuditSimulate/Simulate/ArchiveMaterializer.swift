@@ -94,8 +94,11 @@ extension Materializer {
             throw InputError("\(location) changed since it was scanned (its size or modification time differs): refusing to copy from it")
         }
         let reader = try ArchiveWalk.Reader(location, file: scanned)
-        while let m = try reader.next(keep: { _, _ in 0 }) {
+        // The members the scan kept, and no other: the same paths numbered, within the same bound.
+        var admission = ArchiveWalk.PathAdmission()
+        reading: while let m = try reader.next(keep: { _, _ in 0 }) {
             try checkInterrupted()
+            guard m.nameless == nil else { continue }
             let p: [UInt8]
             switch ArchiveWalk.normalise(m.path) {
             case .unsafe: continue
@@ -103,6 +106,11 @@ extension Materializer {
                 if prefix.isEmpty, m.type == ArchiveWalk.FileType.dir { done.rootMember = m }
                 continue
             case .path(let normal): p = normal
+            }
+            switch admission.admit(p) {
+            case .keep: break
+            case .tooDeep: continue
+            case .overBudget: break reading
             }
             let position = numbering.number(p).position
             if p.count + 1 == prefix.count, prefix.starts(with: p) {

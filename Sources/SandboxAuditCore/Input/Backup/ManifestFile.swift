@@ -101,21 +101,23 @@ extension ManifestDatabase {
         do { file = try ManifestFile(folder, name: BackupFolder.manifestDatabase + "-wal", label: walLabel, limit: maximumSize - length) } catch {
             return skipped((error as? InputError)?.message ?? "\(error)")
         }
-        defer { file.descriptor.close() }
-        guard let bytes = try? file.read(0, Int(file.size)) else { return skipped("it could not be read") }
+        // The header first, then the frames a batch at a time: nothing of the WAL is held but
+        // where its committed pages are (ManifestWAL); SQLite reads them through the descriptor.
         let pageField = Int(header[16]) << 8 | Int(header[17])
         let pageSize = pageField == 1 ? 65536 : pageField
         let commit: ManifestWAL.Commit
-        switch ManifestWAL.commit(bytes, pageSize: pageSize) {
-        case .failure(let refusal): return skipped("it is not a WAL of this database: \(refusal.reason)")
-        case .success(nil): return skipped("it holds no valid committed frame")
+        switch ManifestWAL.commit(size: file.size, pageSize: pageSize, read: { try file.read($0, $1) }) {
+        case .failure(let refusal): file.descriptor.close(); return skipped("it is not a WAL of this database: \(refusal.reason)")
+        case .success(nil): file.descriptor.close(); return skipped("it holds no valid committed frame")
         case .success(let found?): commit = found
         }
         // Every page lies in the database or the WAL: a commit may not claim more.
-        guard Int(commit.databasePages) * pageSize <= length + bytes.count else {
+        guard Int64(commit.databasePages) * Int64(pageSize) <= Int64(length) + file.size else {
+            file.descriptor.close()
             return skipped("its commit claims \(commit.databasePages) pages, more than the database and the WAL hold")
         }
-        pages.apply(commit, wal: bytes, pageSize: pageSize)
+        pages.apply(commit, pageSize: pageSize, readWAL: { buffer, offset in try file.descriptor.read(filling: buffer, at: offset) },
+                    closeWAL: { file.descriptor.close() })
         notes.append("\(walLabel): \(commit.frames) committed frame\(commit.frames == 1 ? "" : "s") applied in memory (the backup was still being written, or was not closed cleanly)")
     }
 }

@@ -19,7 +19,8 @@ final class ManifestPages: @unchecked Sendable {
     private let readStored: Read
     private let close: () -> Void
     private var walPages: [UInt32: Int] = [:]
-    private var walBytes: [UInt8] = []
+    private var readWAL: Read?
+    private var closeWAL: () -> Void = {}
     private var pageSize = 0
     /// Bytes 18 and 19 are read as 1.
     private var markedRollback = false
@@ -34,13 +35,18 @@ final class ManifestPages: @unchecked Sendable {
         self.close = close
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        closeWAL()
+    }
 
-    /// Lays `commit`'s pages (their bytes in `wal`) over the database, which has `pageSize`-byte
-    /// pages and `commit.databasePages` of them from now on.
-    func apply(_ commit: ManifestWAL.Commit, wal: [UInt8], pageSize: Int) {
+    /// Lays `commit`'s pages (read through `readWAL` at their offsets in the WAL, which
+    /// `closeWAL` closes with this) over the database, which has `pageSize`-byte pages and
+    /// `commit.databasePages` of them from now on.
+    func apply(_ commit: ManifestWAL.Commit, pageSize: Int, readWAL: @escaping Read, closeWAL: @escaping () -> Void) {
         walPages = commit.pages.filter { $0.key <= commit.databasePages }
-        walBytes = wal
+        self.readWAL = readWAL
+        self.closeWAL = closeWAL
         self.pageSize = pageSize
         length = Int64(commit.databasePages) * Int64(pageSize)
     }
@@ -71,14 +77,20 @@ final class ManifestPages: @unchecked Sendable {
             }
         }
         if stored < out.count { UnsafeMutableRawBufferPointer(rebasing: out[stored...]).initializeMemory(as: UInt8.self, repeating: 0) }
-        if !walPages.isEmpty, end > offset {
+        if !walPages.isEmpty, end > offset, let readWAL {
             let size = Int64(pageSize)
             for index in offset / size...(end - 1) / size {
                 guard let at = walPages[UInt32(index + 1)] else { continue }
                 let from = max(offset, index * size), to = min(end, (index + 1) * size)
-                walBytes.withUnsafeBytes { wal in
-                    out.baseAddress!.advanced(by: Int(from - offset))
-                        .copyMemory(from: wal.baseAddress!.advanced(by: at + Int(from - index * size)), byteCount: Int(to - from))
+                let part = UnsafeMutableRawBufferPointer(rebasing: out[Int(from - offset)..<Int(to - offset)])
+                let n: Int
+                do { n = try readWAL(part, Int64(at) + (from - index * size)) } catch {
+                    failure = failure ?? InputError("cannot read \(label)-wal: \(error)")
+                    return ManifestVFS.readError
+                }
+                guard n == part.count else {
+                    failure = failure ?? InputError("cannot read \(label)-wal: it was cut while it was read")
+                    return ManifestVFS.readError
                 }
             }
         }

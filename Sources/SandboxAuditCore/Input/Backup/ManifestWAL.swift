@@ -21,39 +21,71 @@ enum ManifestWAL {
     static let headerSize = 32
     static let frameHeaderSize = 24
 
-    /// The committed state of `wal` for a database of `pageSize`-byte pages; nil when it holds no
-    /// commit; a phrase when it is not a WAL of this database.
+    /// The committed state of `wal` (held in memory) for a database of `pageSize`-byte pages.
     static func commit(_ wal: [UInt8], pageSize: Int) -> Result<Commit?, MBFile.Refusal> {
-        guard wal.count >= headerSize else { return .failure(.init(reason: "\(wal.count) bytes, shorter than a WAL header")) }
-        let magic = word(wal, 0, bigEndian: true)
+        commit(size: Int64(wal.count), pageSize: pageSize) { offset, count in
+            let from = min(wal.count, Int(offset))
+            return Array(wal[from..<min(wal.count, from + count)])
+        }
+    }
+
+    /// How many bytes of frames one read takes (whole frames, at least one).
+    static let batchBytes = 1 << 20
+
+    /// The committed state of a WAL of `size` bytes read through `read(offset, count)` (fewer
+    /// bytes at the end), for a database of `pageSize`-byte pages; nil when it holds no commit; a
+    /// phrase when it is not a WAL of this database. As SQLite reads one
+    /// (https://www.sqlite.org/walformat.html): the 32-byte header first, and nothing more
+    /// when it is not a WAL of this database; then the frames in order, a batch of whole frames
+    /// (about 1 MiB) at a time, until the first whose salts or running checksum do not match.
+    /// Held: one batch and 4 bytes per frame (its page number), then the committed pages' map;
+    /// the pages themselves stay in the file (`Commit.pages` are offsets in it).
+    static func commit(size: Int64, pageSize: Int, read: (Int64, Int) throws -> [UInt8]) -> Result<Commit?, MBFile.Refusal> {
+        guard size >= Int64(headerSize) else { return .failure(.init(reason: "\(size) bytes, shorter than a WAL header")) }
+        guard let header = try? read(0, headerSize), header.count == headerSize else { return .failure(.init(reason: "its header could not be read")) }
+        let magic = word(header, 0, bigEndian: true)
         guard magic & 0xFFFF_FFFE == 0x377F_0682 else { return .failure(.init(reason: "no WAL magic number")) }
         let bigEndian = magic & 1 == 1
-        let walPageSize = Int(word(wal, 8, bigEndian: true))
-        guard walPageSize == pageSize else {
+        let walPageSize = Int(word(header, 8, bigEndian: true))
+        guard walPageSize == pageSize, pageSize >= 512 else {
             return .failure(.init(reason: "its page size (\(walPageSize)) is not the database's (\(pageSize))"))
         }
-        var sum = checksum(wal[0..<24], bigEndian: bigEndian, (0, 0))
-        guard sum.0 == word(wal, 24, bigEndian: true), sum.1 == word(wal, 28, bigEndian: true) else {
+        var sum = checksum(header[0..<24], bigEndian: bigEndian, (0, 0))
+        guard sum.0 == word(header, 24, bigEndian: true), sum.1 == word(header, 28, bigEndian: true) else {
             return .failure(.init(reason: "its header checksum does not match"))
         }
-        let salts = (word(wal, 16, bigEndian: true), word(wal, 20, bigEndian: true))
-        var pending: [UInt32: Int] = [:]
-        var committed: Commit?
-        var frames = 0
-        var offset = headerSize
-        while wal.count - offset >= frameHeaderSize + pageSize {
-            let page = word(wal, offset, bigEndian: true)
-            let size = word(wal, offset + 4, bigEndian: true)
-            guard page > 0, word(wal, offset + 8, bigEndian: true) == salts.0, word(wal, offset + 12, bigEndian: true) == salts.1 else { break }
-            sum = checksum(wal[offset..<offset + 8], bigEndian: bigEndian, sum)
-            sum = checksum(wal[offset + frameHeaderSize..<offset + frameHeaderSize + pageSize], bigEndian: bigEndian, sum)
-            guard sum.0 == word(wal, offset + 16, bigEndian: true), sum.1 == word(wal, offset + 20, bigEndian: true) else { break }
-            pending[page] = offset + frameHeaderSize
-            frames += 1
-            if size > 0 { committed = Commit(pages: pending, databasePages: size, frames: frames) }
-            offset += frameHeaderSize + pageSize
+        let salts = (word(header, 16, bigEndian: true), word(header, 20, bigEndian: true))
+        let frameSize = frameHeaderSize + pageSize
+        let perBatch = max(1, batchBytes / frameSize)
+        var framePages: [UInt32] = []
+        var committedFrames = 0
+        var databasePages: UInt32 = 0
+        var offset = Int64(headerSize)
+        frames: while size - offset >= Int64(frameSize) {
+            let count = Int(min(Int64(perBatch), (size - offset) / Int64(frameSize)))
+            guard let batch = try? read(offset, count * frameSize), batch.count == count * frameSize else { break }
+            for f in 0..<count {
+                let at = f * frameSize
+                let page = word(batch, at, bigEndian: true)
+                let commitSize = word(batch, at + 4, bigEndian: true)
+                guard page > 0, word(batch, at + 8, bigEndian: true) == salts.0, word(batch, at + 12, bigEndian: true) == salts.1 else { break frames }
+                sum = checksum(batch[at..<at + 8], bigEndian: bigEndian, sum)
+                sum = checksum(batch[at + frameHeaderSize..<at + frameSize], bigEndian: bigEndian, sum)
+                guard sum.0 == word(batch, at + 16, bigEndian: true), sum.1 == word(batch, at + 20, bigEndian: true) else { break frames }
+                framePages.append(page)
+                if commitSize > 0 {
+                    committedFrames = framePages.count
+                    databasePages = commitSize
+                }
+            }
+            offset += Int64(count * frameSize)
         }
-        return .success(committed)
+        guard committedFrames > 0 else { return .success(nil) }
+        var pages: [UInt32: Int] = [:]
+        for (i, page) in framePages.prefix(committedFrames).enumerated() {
+            pages[page] = headerSize + i * frameSize + frameHeaderSize
+        }
+        return .success(Commit(pages: pages, databasePages: databasePages, frames: committedFrames))
     }
 
     /// SQLite's WAL checksum: over 32-bit words in pairs, `s0 += x0 + s1; s1 += x1 + s0`.

@@ -7,9 +7,10 @@ import SandboxAuditCore
 ///
 /// What each holds differs, and nothing is invented for what a side lacks: a scan report has
 /// the totals per domain and zone (kept-on-update bytes included) and the findings in full,
-/// but no per-path sizes; a baseline has every file's size, zone and backup state (so the
-/// paths that grew, and the bytes per owner when its files name one) and the findings' rule
-/// and path, but no kept-on-update bytes, severities or messages.
+/// but no per-path sizes; a baseline has every file's size, zone, backup and exclusion state (so
+/// the paths that grew or changed backup state, and the bytes per owner when its files name one)
+/// and the findings (severity and message from version 3 on), with kept-on-update bytes only
+/// when its files record `survivesUpdate`.
 package struct ComparedReport: Sendable {
     package enum Kind: String, Sendable { case scan, baseline }
 
@@ -44,6 +45,8 @@ package struct ComparedReport: Sendable {
         package let owner: String?
         /// Whether an update keeps it; nil when the side does not record it.
         package var kept: Bool? = nil
+        /// Whether it carried or inherited the exclude attribute; nil when not recorded.
+        package var excluded: Bool? = nil
     }
 
     package struct FindingRecord: Sendable {
@@ -56,17 +59,17 @@ package struct ComparedReport: Sendable {
         package let owner: String?
     }
 
-    /// The scan report versions read (docs/json-format.md).
-    package static let scanReportVersions = [2]
-    /// The largest file read, as for a baseline (a 200,000-file container's is 45 MB).
-    package static let maximumSize = Baseline.maximumSize
+    /// The largest file read, as for a baseline (`JSONDocument`).
+    package static let maximumSize = JSONDocument.maximumSize
 
     package let kind: Kind
     package let location: String
     package let bundleIdentifier: String?
     package let version: String?
-    /// A scan report's `complete`; nil for a baseline, which records none.
+    /// The scan's `complete`; nil for a baseline written before version 3, which records none.
     package let complete: Bool?
+    /// What that scan could not read, one `path: what (why)` line each.
+    package let missed: [String]
     /// The backup domains in the side's order, the app's data container first.
     package let domains: [String]
     package let total: Figures
@@ -79,22 +82,39 @@ package struct ComparedReport: Sendable {
     package let findings: [FindingRecord]
 
     /// Reads `location` (`what` names the side in errors: "BASE", "HEAD"); an `InputError`
-    /// says what is wrong with it, in one line.
+    /// says what is wrong with it, in one line, naming the field when a value is not of its
+    /// documented type (`JSONDocument`).
     package static func load(_ location: String, as what: String) throws -> ComparedReport {
-        let bytes: [UInt8]
-        do {
-            bytes = try BoundedRead.file(Array(location.utf8), limit: maximumSize, followSymlink: true)
-        } catch let failure as BoundedRead.Failure {
-            throw InputError("cannot read \(what) \(location): \(failure)")
-        }
-        let notReport = InputError("\(what) \(location) is not a sandbox-audit scan report (scan --format json) or baseline (scan --write-baseline)")
-        guard let root = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { throw notReport }
+        let shown = TerminalText.escaped(location)
+        let notReport = "\(what) \(shown) is not a sandbox-audit scan report (scan --format json) or baseline (scan --write-baseline)"
         let reader = Reader(location: location, what: what)
-        if root["kind"] as? String == "sandbox-audit-baseline" { return try reader.baseline(root) }
-        if (root["tool"] as? [String: Any])?["name"] as? String == "sandbox-audit", root["domains"] is [Any] {
-            return try reader.scan(root)
+        do {
+            let data = try JSONDocument.read(location)
+            switch try JSONDocument.decode(Document.self, from: data) {
+            case .baseline(let b): return reader.baseline(b)
+            case .scan(let r): return try reader.scan(r)
+            }
+        } catch JSONDocument.Refusal.unreadable(let why) {
+            throw InputError("cannot read \(what) \(shown): \(why)")
+        } catch JSONDocument.Refusal.notJSON(let why) {
+            throw InputError("\(notReport): \(why)")
+        } catch is ScanReportDocument.NotThisKind {
+            throw InputError(notReport)
+        } catch let e as BaselineDocument.UnsupportedVersion {
+            throw reader.error("schemaVersion \(e.found) is not supported")
         }
-        throw notReport
+    }
+
+    /// Either kind of document, told by its `kind` (a baseline) or `tool.name` (a scan report).
+    enum Document: Decodable {
+        case baseline(BaselineDocument)
+        case scan(ScanReportDocument)
+
+        init(from decoder: any Decoder) throws {
+            do { self = .baseline(try BaselineDocument(from: decoder)) } catch is BaselineDocument.NotThisKind {
+                self = .scan(try ScanReportDocument(from: decoder))
+            }
+        }
     }
 
     /// The decoding of one file, with its name for the errors.
@@ -102,62 +122,26 @@ package struct ComparedReport: Sendable {
         package let location: String
         package let what: String
 
-        package func error(_ text: String) -> InputError { InputError("\(what) \(location): \(text)") }
+        package func error(_ text: String) -> InputError { InputError("\(what) \(TerminalText.escaped(location)): \(text)") }
 
-        package func size(_ value: Any?, _ name: String) throws -> Int64 {
-            guard let value else { return 0 }
-            guard let n = (value as? NSNumber)?.int64Value else { throw error("\(name) is not a number") }
-            guard n >= 0 else { throw error("\(name) is negative (\(n))") }
-            return n
-        }
-
-        package func path(_ o: [String: Any]) throws -> ContainerPath? {
-            if let b = o["pathBase64"] as? String {
-                guard let d = Data(base64Encoded: b) else { throw error("a pathBase64 is not base64") }
-                return ContainerPath(bytes: Array(d))
-            }
-            if o["path"] is NSNull { return nil }
-            guard let p = o["path"] as? String else { throw error("an entry has no path") }
-            return p == "." ? .root : ContainerPath(p)
-        }
-
-        package func version(_ root: [String: Any], readable: [Int]) throws {
-            guard let v = root["schemaVersion"] as? Int, readable.contains(v) else {
-                throw error("schemaVersion \(root["schemaVersion"] ?? "missing") is not supported (expected \(readable.map(String.init).joined(separator: " or ")))")
-            }
-        }
-
-        package func scan(_ root: [String: Any]) throws -> ComparedReport {
-            try version(root, readable: ComparedReport.scanReportVersions)
+        package func scan(_ r: ScanReportDocument) throws -> ComparedReport {
             var domains: [String] = []
             var perDomain: [String: Figures] = [:]
-            for d in root["domains"] as? [[String: Any]] ?? [] {
-                guard let name = d["domain"] as? String else { throw error("a domain has no name") }
-                let t = d["totals"] as? [String: Any] ?? [:]
+            for (name, t) in r.domains {
                 domains.append(name)
-                perDomain[name] = Figures(backupFootprint: try size(t["backupFootprint"], "backupFootprint of \(name)"),
-                                          keptOnUpdate: try size(t["keptOnUpdate"], "keptOnUpdate of \(name)"),
-                                          files: try size(t["files"], "files of \(name)"))
+                perDomain[name] = Figures(backupFootprint: t.backupFootprint, keptOnUpdate: t.keptOnUpdate, files: t.files)
             }
             guard let primary = domains.first else { throw error("the report has no domain") }
-            let t = root["totals"] as? [String: Any] ?? [:]
-            let total = Figures(backupFootprint: try size(t["backupFootprint"], "backupFootprint"),
-                                keptOnUpdate: try size(t["keptOnUpdate"], "keptOnUpdate"), files: try size(t["files"], "files"))
+            let total = Figures(backupFootprint: r.totals.backupFootprint, keptOnUpdate: r.totals.keptOnUpdate, files: r.totals.files)
             var perZone: [Zone: Figures] = [:]
-            for z in root["zones"] as? [[String: Any]] ?? [] {
-                guard let zone = (z["zone"] as? String).flatMap(Zone.init(rawValue:)) else { continue }
-                perZone[zone] = Figures(backupFootprint: try size(z["backedUpSize"], "backedUpSize of \(zone.rawValue)"),
-                                        keptOnUpdate: try size(z["survivesUpdateSize"], "survivesUpdateSize of \(zone.rawValue)"),
-                                        files: try size(z["files"], "files of \(zone.rawValue)"))
+            for (zone, t) in r.zones {
+                perZone[zone] = Figures(backupFootprint: t.backupFootprint, keptOnUpdate: t.keptOnUpdate, files: t.files)
             }
-            let findings: [FindingRecord] = try (root["findings"] as? [[String: Any]] ?? []).map { f in
-                guard let id = f["ruleId"] as? String else { throw error("a finding has no ruleId") }
-                return FindingRecord(ruleId: id, domain: f["domain"] as? String ?? primary, path: try path(f),
-                                     severity: f["severity"] as? String, message: f["message"] as? String, owner: f["owner"] as? String)
+            let findings = r.findings.map { f in
+                FindingRecord(ruleId: f.ruleId, domain: f.domain ?? primary, path: f.path, severity: f.severity, message: f.message, owner: f.owner)
             }
-            let container = root["container"] as? [String: Any]
-            return ComparedReport(kind: .scan, location: location, bundleIdentifier: container?["bundleIdentifier"] as? String,
-                                  version: container?["version"] as? String, complete: root["complete"] as? Bool,
+            return ComparedReport(kind: .scan, location: location, bundleIdentifier: r.bundleIdentifier, version: r.version,
+                                  complete: r.complete, missed: r.missed,
                                   domains: domains, total: total, perDomain: perDomain, perZone: perZone,
                                   paths: nil, namesOwners: false, findings: findings)
         }
@@ -172,49 +156,37 @@ package struct ComparedReport: Sendable {
             return PathKey(domain: domain, path: ContainerPath(bytes: Array(rest)))
         }
 
-        package func baseline(_ root: [String: Any]) throws -> ComparedReport {
-            try version(root, readable: Baseline.readableVersions.map(Int.init))
-            let container = root["container"] as? [String: Any]
-            let bundle = container?["bundleIdentifier"] as? String
-            let primary = ContainerRole.app.domain(bundle)
+        package func baseline(_ b: BaselineDocument) -> ComparedReport {
+            let primary = ContainerRole.app.domain(b.bundleIdentifier)
             var domains = [primary]
-            let files = root["files"] as? [[String: Any]] ?? []
             // Kept-on-update bytes are known when the files record `survivesUpdate`.
-            let empty = Figures(keptOnUpdate: files.contains { $0["survivesUpdate"] is Bool } ? 0 : nil)
+            let empty = Figures(keptOnUpdate: b.files.contains { $0.survivesUpdate != nil } ? 0 : nil)
             var perDomain: [String: Figures] = [primary: empty]
             var perZone: [Zone: Figures] = [:]
             var paths: [PathKey: PathRecord] = [:]
             var namesOwners = false
-            for f in files {
-                guard let p = try path(f), let zone = (f["zone"] as? String).flatMap(Zone.init(rawValue:)) else {
-                    throw error("a file entry lacks a path or zone")
-                }
-                let size = try self.size(f["size"], "a file's size")
-                let backedUp = f["backedUp"] as? Bool ?? false
-                if f["owner"] != nil { namesOwners = true }
-                let key = split(p, primary: primary)
-                let kept = f["survivesUpdate"] as? Bool
-                paths[key] = PathRecord(size: size, backedUp: backedUp, zone: zone, owner: f["owner"] as? String, kept: kept)
+            for f in b.files {
+                if f.namesOwner { namesOwners = true }
+                let key = split(f.path, primary: primary)
+                paths[key] = PathRecord(size: f.size, backedUp: f.backedUp, zone: f.zone, owner: f.owner, kept: f.survivesUpdate, excluded: f.excluded)
                 if perDomain[key.domain] == nil { domains.append(key.domain) }
-                perDomain[key.domain, default: empty].count(size, backedUp: backedUp, kept: kept)
-                perZone[zone, default: empty].count(size, backedUp: backedUp, kept: kept)
+                perDomain[key.domain, default: empty].count(f.size, backedUp: f.backedUp, kept: f.survivesUpdate)
+                perZone[f.zone, default: empty].count(f.size, backedUp: f.backedUp, kept: f.survivesUpdate)
             }
             // The zones' recorded bytes, where a symlink counts 0 (the files list does not tell
             // symlinks from files, so the per-domain sums count a symlink's length).
-            for z in root["zones"] as? [[String: Any]] ?? [] {
-                guard let zone = (z["zone"] as? String).flatMap(Zone.init(rawValue:)), perZone[zone] != nil else { continue }
-                perZone[zone]?.backupFootprint = try size(z["backedUpSize"], "backedUpSize of \(zone.rawValue)")
+            for z in b.zones where perZone[z.zone] != nil {
+                perZone[z.zone]?.backupFootprint = z.backedUpSize
             }
-            let findings: [FindingRecord] = try (root["findings"] as? [[String: Any]] ?? []).map { f in
-                guard let id = f["ruleId"] as? String else { throw error("a finding has no ruleId") }
-                let key = try path(f).map { split($0, primary: primary) }
-                return FindingRecord(ruleId: id, domain: key?.domain ?? primary, path: key?.path, severity: nil, message: nil, owner: f["owner"] as? String)
+            let findings = b.findings.map { f in
+                let key = f.path.isRoot ? nil : split(f.path, primary: primary)
+                return FindingRecord(ruleId: f.ruleId, domain: key?.domain ?? primary, path: key?.path ?? .root,
+                                     severity: f.severity, message: f.message, owner: f.owner)
             }
             let kept = perDomain.values.reduce(empty.keptOnUpdate) { sum, d in d.keptOnUpdate.flatMap { k in sum.map { $0.addingSaturated(k) } } }
-            let total = Figures(backupFootprint: try size(root["backupFootprint"], "backupFootprint"), keptOnUpdate: kept,
-                                files: Int64(paths.count))
-            return ComparedReport(kind: .baseline, location: location, bundleIdentifier: bundle, version: container?["version"] as? String,
-                                  complete: nil, domains: domains, total: total, perDomain: perDomain, perZone: perZone,
+            let total = Figures(backupFootprint: b.backupFootprint, keptOnUpdate: kept, files: Int64(paths.count))
+            return ComparedReport(kind: .baseline, location: location, bundleIdentifier: b.bundleIdentifier, version: b.version,
+                                  complete: b.complete, missed: b.missed.map(\.line), domains: domains, total: total, perDomain: perDomain, perZone: perZone,
                                   paths: paths, namesOwners: namesOwners, findings: findings)
         }
     }

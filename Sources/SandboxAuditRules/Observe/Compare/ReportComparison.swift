@@ -51,10 +51,22 @@ public struct ReportComparison: Sendable {
     package let added: [PathChange]
     package let removed: [PathChange]
     package let pathsUnavailable: String?
+    /// Files in both not backed up in BASE and backed up in HEAD, and the other way, largest
+    /// first (baselines only).
+    package let newlyBackedUp: [PathChange]
+    package let noLongerBackedUp: [PathChange]
+    /// Files excluded from backup in BASE (they carried or inherited the exclude attribute) and
+    /// backed up in HEAD: what `scan --baseline` reports as `exclusion-lost`. Largest first.
+    package let exclusionLost: [PathChange]
     package let newFindings: [ComparedReport.FindingRecord]
     package let fixedFindings: [ComparedReport.FindingRecord]
-    /// What the reader should know of the inputs themselves (an incomplete scan).
+    /// What the reader should know of the inputs themselves (an incomplete scan: the banner
+    /// the scan's own reports print, then what it missed).
     package let notes: [String]
+
+    /// A side's scan could not read everything (its `complete` is false): `compare` then exits 1
+    /// unless `--allow-incomplete` is given, as `scan` does.
+    public var incomplete: Bool { base.complete == false || head.complete == false }
 
     /// Reads both files; an `InputError` names the one that cannot be read.
     public static func load(base: String, head: String) throws -> ReportComparison {
@@ -97,6 +109,20 @@ public struct ReportComparison: Sendable {
             self.grew = grew.sorted(by: largestFirst(\.delta))
             self.added = added.sorted(by: largestFirst { $0.after?.size ?? 0 })
             self.removed = removed.sorted(by: largestFirst { $0.before?.size ?? 0 })
+            var newly: [PathChange] = [], noLonger: [PathChange] = [], lost: [PathChange] = []
+            for (key, after) in headPaths {
+                guard let before = basePaths[key], before.backedUp != after.backedUp else { continue }
+                let change = PathChange(key: key, before: before, after: after)
+                if after.backedUp {
+                    newly.append(change)
+                    if before.excluded == true { lost.append(change) }
+                } else {
+                    noLonger.append(change)
+                }
+            }
+            newlyBackedUp = newly.sorted(by: largestFirst { $0.after?.size ?? 0 })
+            noLongerBackedUp = noLonger.sorted(by: largestFirst { $0.before?.size ?? 0 })
+            exclusionLost = lost.sorted(by: largestFirst { $0.after?.size ?? 0 })
             if base.namesOwners && head.namesOwners {
                 func perOwner(_ paths: [ComparedReport.PathKey: ComparedReport.PathRecord]) -> [String?: Figures] {
                     var out: [String?: Figures] = [:]
@@ -119,6 +145,9 @@ public struct ReportComparison: Sendable {
             grew = []
             added = []
             removed = []
+            newlyBackedUp = []
+            noLongerBackedUp = []
+            exclusionLost = []
             let which = [(base, "BASE"), (head, "HEAD")].filter { $0.0.paths == nil }.map(\.1)
             pathsUnavailable = (which.count == 2 ? "BASE and HEAD are scan reports, which record" : "\(which[0]) is a scan report, which records")
                 + " no per-path sizes; compare baselines (scan --write-baseline) to see paths"
@@ -127,8 +156,14 @@ public struct ReportComparison: Sendable {
         }
 
         (newFindings, fixedFindings) = Self.findingChanges(base: base, head: head, order: domainNames)
-        notes = [(base, "BASE"), (head, "HEAD")].compactMap { side, name in
-            side.complete == false ? "\(name)'s scan was incomplete: its figures leave out what it could not read" : nil
+        notes = [(base, "BASE"), (head, "HEAD")].flatMap { side, name -> [String] in
+            guard side.complete == false else { return [] }
+            let n = side.missed.count
+            let banner = n == 0
+                ? "INCOMPLETE SCAN (\(name)): part of it could not be read; its figures and findings leave that out (see unreadable-entry)"
+                : "INCOMPLETE SCAN (\(name)): \(n) \(n == 1 ? "item" : "items") could not be read; its figures and findings leave \(n == 1 ? "it" : "them") out (see unreadable-entry)"
+            let shown = side.missed.prefix(10).map { "\(name) missed \($0)" }
+            return [banner] + shown + (n > 10 ? ["\(name) missed \(n - 10) more"] : [])
         }
     }
 
