@@ -42,7 +42,7 @@ final class XcrunDeadlineTests: XCTestCase {
             ("child holds the pipe", "sh -c 'echo $$ > \(dir.sub("child.pid")); exec sleep 300' &\necho '{'\nexit 0", "ran over 30 s", true),
             ("stops itself", "echo '{'\nkill -STOP $$", "ran over 30 s", true),
             ("plist bomb", "cat '\(dir.sub("bomb.plist"))'", "not a property list read within bounds", false),
-            ("deep text plist", "cat '\(dir.sub("deep.txt"))'", "nested deeper than", false),
+            ("deep text plist", "cat '\(dir.sub("deep.txt"))'", "nested more than 256 deep", false),
             ("floods", "exec head -c 6000000 /dev/zero", "it printed over", false),
         ]
         final class Box: @unchecked Sendable { var results: [Int: (CLI.Result, Double)] = [:]; let lock = NSLock() }
