@@ -1,6 +1,6 @@
 import SandboxAuditSystem
 
-/// A tar or zip archive of one container (`Walk/ArchiveWalk.swift` reads it as a stream,
+/// A tar or zip archive of one container (`ArchiveWalk.swift` beside it reads it as a stream,
 /// nothing extracted): a regular file, not through a symlink, whose name ends as an archive's
 /// does or whose first bytes are an archive's. The file is opened once, when it is detected,
 /// and read through that descriptor; its container's identity comes from the members that
