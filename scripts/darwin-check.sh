@@ -134,9 +134,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
 else
     say "OK    every C name of Sources/SandboxAuditSystem outside its Linux-only blocks ($(wc -l < "$work/mac") of them) is made in darwin_calls.c"
 fi
-# Declared by glibc's headers and not by macOS's, yet used outside a Linux-only block: a
+# Declared by glibc's headers (the macOS list less the Darwin-only sys/sysctl.h and crt_externs.h)
+# and not by macOS's, yet used outside a Linux-only block: a
 # Linux-only path on macOS.
-linux_headers="${mac_headers//sys\/sysctl.h/} sys/xattr.h"
+linux_headers="${mac_headers//sys\/sysctl.h/}"; linux_headers="${linux_headers//crt_externs.h/} sys/xattr.h"
 declared x86_64-linux-gnu.2.31 $linux_headers > "$work/linux" || status=1
 linux_only=$(comm -13 <(sort "$work/mac") <(sort "$work/linux") | grep -v '^sandbox_audit_' || true)
 if [ -n "$linux_only" ]; then

@@ -22,6 +22,11 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdarg.h>
+#include <spawn.h>
+#include <poll.h>
+#include <time.h>
+#include <sys/wait.h>
+#include <crt_externs.h>
 
 static volatile sig_atomic_t caught;
 static void handler(int s) { caught = s; }
@@ -72,6 +77,20 @@ int main(void) {
     /* AtomicFile, Paths */
     char tmpl[] = "/tmp/x.sandbox-audit-XXXXXX"; n += mkstemp(tmpl); n += fchown(fd, st.st_uid, st.st_gid); n += fsync(fd);
     char *r = realpath(name, NULL); free(r); n += access(name, R_OK | X_OK);
+    /* Subprocess (xcrun): a pipe, posix_spawn in a process group of its own, poll with a deadline */
+    int ends[2]; n += pipe(ends); n += fcntl(ends[0], F_SETFD, FD_CLOEXEC);
+    posix_spawn_file_actions_t actions; posix_spawnattr_t attributes;
+    n += posix_spawn_file_actions_init(&actions) + posix_spawnattr_init(&attributes);
+    n += posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    n += posix_spawn_file_actions_adddup2(&actions, ends[1], 1) + posix_spawn_file_actions_addclose(&actions, ends[0]);
+    n += posix_spawnattr_setflags(&attributes, (short)POSIX_SPAWN_SETPGROUP) + posix_spawnattr_setpgroup(&attributes, 0);
+    char *argv[] = { strdup("xcrun"), NULL }; pid_t pid = 0;
+    n += posix_spawn(&pid, argv[0], &actions, &attributes, argv, *_NSGetEnviron()); free(argv[0]);
+    n += posix_spawn_file_actions_destroy(&actions) + posix_spawnattr_destroy(&attributes);
+    struct pollfd poller = { .fd = ends[0], .events = POLLIN, .revents = 0 }; n += poll(&poller, 1, 1000);
+    int status = 0; n += waitpid(pid, &status, WNOHANG); n += kill(-pid, SIGKILL); n += usleep(5000);
+    struct timespec t; n += clock_gettime(CLOCK_MONOTONIC, &t);
+    if (errno == EAGAIN || errno == ENOSYS) n++;
     /* Names the Swift code uses bare: libc calls, or its own methods named alike (both are checked) */
     n += read(fd, buf, 1) + write(fd, buf, 1); n += close(dup(fd)); n += open(name, O_RDONLY | O_CLOEXEC);
     n += lstat(name, &st) + link(name, "y") + rename(name, "y") + unlink(name) + lseek(fd, 0, SEEK_SET);
