@@ -111,7 +111,7 @@ declared() {  # declared TARGET HEADER...: the names of $work/names that those h
     local out
     # _GNU_SOURCE on Linux: every name glibc can declare counts as Linux's.
     local gnu=(); case "$target" in *linux*) gnu=(-D_GNU_SOURCE) ;; esac
-    out=$(cd "$work" && "${zig[@]}" cc -target "$target" "${gnu[@]}" -ferror-limit=0 -fsyntax-only -w -I "$here" -I "$root/Sources/CSystem/include" "$probe" 2>&1 || true)
+    out=$(cd "$work" && "${zig[@]}" cc -target "$target" "${gnu[@]}" -ferror-limit=0 -Qunused-arguments -fsyntax-only -w -I "$here" -I "$root/Sources/CSystem/include" "$probe" 2>&1 || true)
     if echo "$out" | grep -q "fatal error"; then say "FAIL  the probe for $target did not compile:"; echo "$out" | grep "fatal error" | head -3 >&2; return 1; fi
     local bad
     bad=$(echo "$out" | sed -n "s|^.*probe-$target\.c:\([0-9]*\):[0-9]*: error:.*|\1|p" | sort -un)
