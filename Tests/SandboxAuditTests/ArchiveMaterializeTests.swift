@@ -260,8 +260,11 @@ final class ArchiveMaterializeTests: XCTestCase {
             try sh("touch -r good.tar ref && \(change) && tar --no-recursion -cf short.tar -T short && cat short.tar > good.tar", in: dir.path)
             XCTAssertEqual(truncate(dir.sub("good.tar"), off_t(size)), 0)
             try sh("touch -r ref good.tar && rm short short.tar ref", in: dir.path)
+            // Refused as the rewritten bytes are read: the runs the scan read no longer match
+            // (the members are also checked against the scan's, past the runs it did not read).
             XCTAssertThrowsError(try Materializer.write(simulation, into: dir.sub("out"))) { error in
-                XCTAssertTrue("\(error)".contains("does not read as it did when it was scanned"), "\(error)")
+                XCTAssertTrue("\(error)".contains("changed since it was scanned (bytes the scan read differ now)")
+                              || "\(error)".contains("does not read as it did when it was scanned"), "\(error)")
             }
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "good.tar", "list", "whole.tar"])
         }

@@ -98,6 +98,87 @@ final class HeldInputTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.sub("out")))
     }
 
+    /// Writes `B` over `A` in place (the same file, `A`'s size) and sets `A`'s access and
+    /// modification times back to what they were, to the nanosecond.
+    static let rewriteInPlace = """
+        import os, sys
+        a, b = sys.argv[1:3]
+        st = os.stat(a)
+        data = open(b, "rb").read()
+        assert len(data) == st.st_size, (len(data), st.st_size)
+        with open(a, "r+b") as f:
+            f.write(data)
+        os.utime(a, ns=(st.st_atime_ns, st.st_mtime_ns))
+        """
+
+    /// A container archive whose notes file holds `text`; gzipped when `out` ends in .gz (with
+    /// no time in the gzip header).
+    static let writeArchive = """
+        import gzip, io, sys, tarfile
+        out, name, text = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
+            for d in ("Documents", "Library", "Library/Preferences", "tmp"):
+                info = tarfile.TarInfo(d); info.type = tarfile.DIRTYPE; info.mode = 0o755; t.addfile(info)
+            info = tarfile.TarInfo("Documents/" + name); info.size = len(text); info.mode = 0o644
+            t.addfile(info, io.BytesIO(text))
+        data = buf.getvalue()
+        if out.endswith(".gz"):
+            data = gzip.compress(data, compresslevel=6, mtime=0)
+        open(out, "wb").write(data)
+        """
+
+    /// The scanned archive written over in place by its owner after the scan with bytes of the
+    /// same size, its modification time set back: the size and time the scan saw still hold,
+    /// but the bytes `--into` reads are not those the scan read, so the copy is refused, every
+    /// time, with nothing left (a member's data, a member's name, a gzipped archive's bytes).
+    /// The same archive only renamed after the scan is still copied, from the scanned file.
+    func testAnArchiveRewrittenInPlaceWithItsSizeAndTimeIsRefused() throws {
+        try Tool.require("python3", for: "the archives are written and rewritten by Python")
+        let dir = try TempDir("heldrewrite")
+        // (archive, the scanned one's member and text, the rewrite's)
+        var cases: [(String, String, String, String, String)] = [
+            ("a.tar", "notes.txt", "first\n", "notes.txt", "FIRST\n"),
+            ("b.tar", "notes.txt", "first\n", "notez.txt", "first\n"),
+        ]
+        // Two gzipped archives of the same size with other notes.
+        try python(Self.writeArchive, [dir.sub("g0.tar.gz"), "notes.txt", "first note\n"])
+        let size = try FileManager.default.attributesOfItem(atPath: dir.sub("g0.tar.gz"))[.size] as! Int
+        for i in 0..<200 {
+            let text = "other \(String(format: "%04d", i))\n"
+            try python(Self.writeArchive, [dir.sub("g1.tar.gz"), "notes.txt", text])
+            if try FileManager.default.attributesOfItem(atPath: dir.sub("g1.tar.gz"))[.size] as! Int == size {
+                cases.append(("c.tar.gz", "notes.txt", "first note\n", "notes.txt", text))
+                break
+            }
+        }
+        XCTAssertEqual(cases.count, 3, "no gzipped archive of the same size was found")
+        for round in 0..<10 {
+            let (name, member, text, otherMember, otherText) = cases[round % cases.count]
+            try python(Self.writeArchive, [dir.sub(name), member, text])
+            try python(Self.writeArchive, [dir.sub("other-" + name), otherMember, otherText])
+            let simulation = SimulationResult(.update, try Audit.inventory(of: dir.sub(name)))
+            _ = try python(Self.rewriteInPlace, [dir.sub(name), dir.sub("other-" + name)])
+            XCTAssertTrue(simulation.inventory.archive?.isUnchanged == true, "\(name): the size and time should read as unchanged")
+            let out = dir.sub("out\(round)")
+            XCTAssertThrowsError(try Materializer.write(simulation, into: out), name) { error in
+                XCTAssertTrue("\(error)".contains("changed since it was scanned"), "\(name): \(error)")
+                XCTAssertEqual("\(error)".split(separator: "\n").count, 1, "\(error)")
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), name)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".out") }, [], name)
+        }
+        // Renamed after the scan (its ctime moves): copied from the scanned file.
+        for (name, _, text, _, _) in cases {
+            try python(Self.writeArchive, [dir.sub(name), "notes.txt", text])
+            let simulation = SimulationResult(.update, try Audit.inventory(of: dir.sub(name)))
+            try sh("mv \(name) moved-\(name)", in: dir.path)
+            let report = try Materializer.write(simulation, into: dir.sub("kept-" + name))
+            XCTAssertEqual(report.files, 1, name)
+            XCTAssertEqual(try String(contentsOfFile: dir.sub("kept-\(name)/Documents/notes.txt"), encoding: .utf8), text, name)
+        }
+    }
+
     /// Swaps the folders `App` and `Other` in `folder` (through `App.swap`) as fast as it can
     /// until `stop` exists; prints how many swaps it made.
     static let swapper = """

@@ -64,7 +64,7 @@ extension Materializer {
             guard keep else { continue }
             switch w.kind {
             case .directory:
-                let (fd, id) = try makeFolder(w, in: try parents.open(w.path.parent ?? .root))
+                let (fd, id) = try makeFolder(w, in: try parents.openParent(of: w.path))
                 fd.close()
                 parents.ids[w.path] = id
                 plan.directories.append(w)
@@ -93,7 +93,7 @@ extension Materializer {
         guard let scanned = simulation.inventory.archive, scanned.isUnchanged else {
             throw InputError("\(location) changed since it was scanned (its size or modification time differs): refusing to copy from it")
         }
-        let reader = try ArchiveWalk.Reader(location, file: scanned)
+        let reader = try ArchiveWalk.Reader(location, file: scanned, checked: true)
         // The members the scan kept, and no other: the same paths numbered, within the same bound.
         var admission = ArchiveWalk.PathAdmission()
         reading: while let m = try reader.next(keep: { _, _ in 0 }) {
@@ -118,7 +118,7 @@ extension Materializer {
                 continue
             }
             guard m.hardlink == nil, let group = plan.byInode[UInt64(position + 1)] else { continue }
-            guard p.count > prefix.count, p.starts(with: prefix), group.contains(where: { entries[$0].path.bytes.elementsEqual(p[prefix.count...]) }) else {
+            guard p.count > prefix.count, p.starts(with: prefix), group.contains(where: { sameBytes(entries[$0].path.bytes, p[prefix.count...]) }) else {
                 throw InputError("\(location) does not read as it did when it was scanned: \(ByteText.display(p))")
             }
             let w = entries[group[0]].entry
@@ -133,7 +133,7 @@ extension Materializer {
                 done.folderAttributes[w.path] = m.xattrs
             case (ArchiveWalk.FileType.lnk, .symlink), (ArchiveWalk.FileType.fifo, .other):
                 guard w.kind == .symlink || w.special == .fifo, simulation.kept[group[0]] else { continue }
-                let parent = try parents.open(w.path.parent ?? .root)
+                let parent = try parents.openParent(of: w.path)
                 if done.written.contains(group[0]) { try? parent.remove(w.path.name, isDirectory: false) }
                 if w.kind == .symlink { try makeSymlink(w, in: parent) } else { try makeFIFO(w, in: parent) }
                 done.written.insert(group[0])
@@ -144,11 +144,16 @@ extension Materializer {
         return done
     }
 
+    /// `a` and `b` hold the same bytes (compared in place: deep paths run to many kilobytes).
+    private static func sameBytes(_ a: [UInt8], _ b: ArraySlice<UInt8>) -> Bool {
+        a.count == b.count && a.withUnsafeBytes { x in b.withUnsafeBytes { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
+    }
+
     /// One file's data from the member being read, then its attributes (`marks`: all kept paths
     /// are this one file, the first path's last), mode and times.
     private static func writeFile(_ m: ArchiveWalk.Member, from reader: ArchiveWalk.Reader, to target: WalkEntry, marks: [AttributeMark],
                                   parents: inout NewFolders) throws {
-        let parent = try parents.open(target.path.parent ?? .root)
+        let parent = try parents.openParent(of: target.path)
         let fd = try attempt("create", target.path.display) { () throws(Errno) in
             switch Result(catching: { () throws(Errno) in try parent.open(target.path.name, .newFile) }) {
             case .success(let fd): return fd
@@ -199,11 +204,12 @@ extension Materializer {
             try checkInterrupted()
             let w = entries[i].entry
             let first = entries[plan.firstKept[w.inode]!].path
-            let ids = parents.ids
-            let firstParent = try reopenNew(first.parent ?? .root, root: dstRoot, ids: { ids[$0] })
+            // A duplicate: opening the link's own folder next may close the chain's.
+            let held = try parents.openParent(of: first)
+            let firstParent = try attempt("open the new folder", (first.parent ?? .root).display) { () throws(Errno) in try held.duplicate() }
             defer { firstParent.close() }
             let firstID = try attempt("link", w.path.display) { () throws(Errno) in try firstParent.status(of: first.name).identity }
-            try makeLink(w, to: first.name, in: firstParent, expect: firstID, into: try parents.open(w.path.parent ?? .root))
+            try makeLink(w, to: first.name, in: firstParent, expect: firstID, into: try parents.openParent(of: w.path))
         }
     }
 

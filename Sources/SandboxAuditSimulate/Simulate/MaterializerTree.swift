@@ -72,32 +72,68 @@ extension Materializer {
 
     /// Folders of the new tree, reached from its root one component at a time, each checked
     /// against the device and inode recorded when it was made; the folders on the way to the
-    /// last one asked for stay open.
+    /// last one asked for stay open. Each call costs the length of the path asked for plus one
+    /// `openat` per folder not already open: the open folders are kept as lengths into the last
+    /// path asked for (never a copy of each level's path, never the whole path split), so a
+    /// 16,000-deep chain of 20,000 files is not opened, split or copied level by level per file.
     struct NewFolders {
         let root: FileDescriptor
         var ids: [ContainerPath: FileIdentity] = [:]
-        private var chain: [(path: ContainerPath, fd: FileDescriptor)] = []
+        /// The open folders, shallowest first: each is the folder whose path is the first
+        /// `length` bytes of `deepest`.
+        private var chain: [(length: Int, fd: FileDescriptor)] = []
+        private var deepest: [UInt8] = []
 
         init(root: FileDescriptor) { self.root = root }
 
+        /// The new folder `path`.
         mutating func open(_ path: ContainerPath) throws -> FileDescriptor {
-            while let last = chain.last, !path.isWithin(last.path) {
+            try open(path.bytes[...])
+        }
+
+        /// The new folder that holds `path` (the root for a top-level item), without making its
+        /// parent's path.
+        mutating func openParent(of path: ContainerPath) throws -> FileDescriptor {
+            try open(path.bytes[..<(path.bytes.lastIndex(of: UInt8(ascii: "/")) ?? 0)])
+        }
+
+        private mutating func open(_ target: ArraySlice<UInt8>) throws -> FileDescriptor {
+            let n = target.count
+            // The bytes `target` shares with `deepest`: the open levels within them that end at
+            // a component boundary of `target` are its own folders, and stay open.
+            let common = target.withUnsafeBufferPointer { t in
+                deepest.withUnsafeBufferPointer { d in
+                    var i = 0
+                    let limit = min(t.count, d.count)
+                    while i < limit, t[i] == d[i] { i += 1 }
+                    return i
+                }
+            }
+            while let last = chain.last,
+                  !(last.length <= common && (last.length == n || (last.length < n && target[target.startIndex + last.length] == UInt8(ascii: "/")))) {
                 last.fd.close()
                 chain.removeLast()
             }
-            var here = chain.last ?? (ContainerPath.root, root)
-            for c in path.components.dropFirst(here.path.depth) {
-                let p = here.path.appending(c)
-                let fd = try Materializer.openNew(p, in: here.fd, expect: ids[p])
-                chain.append((p, fd))
-                here = (p, fd)
+            let base = chain.last?.length ?? 0
+            var fd = chain.last?.fd ?? root
+            if base == n { return fd }
+            deepest = Array(target)
+            var start = base == 0 ? 0 : base + 1
+            while start < n {
+                let end = deepest[start...].firstIndex(of: UInt8(ascii: "/")) ?? n
+                let p = ContainerPath(bytes: Array(deepest[..<end]))
+                let next = try Materializer.openNew(p, in: fd, expect: ids[p])
+                chain.append((end, next))
+                fd = next
+                start = end + 1
             }
-            return here.fd
+            return fd
         }
 
         mutating func release() {
             for l in chain { l.fd.close() }
             chain = []
+            deepest = []
         }
     }
 

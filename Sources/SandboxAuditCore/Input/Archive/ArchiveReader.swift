@@ -1,4 +1,5 @@
 import CLibArchive
+import Crypto
 import Foundation
 import SandboxAuditSystem
 
@@ -62,12 +63,18 @@ extension ArchiveWalk {
         /// through a duplicate of its descriptor: a second reading (simulate --into) reads the
         /// same open file as the scan, whatever its name leads to by then. `location` names it
         /// in messages.
-        package init(_ location: String, file: ArchiveSnapshot) throws {
+        ///
+        /// The scan's reading (`checked` false) records what it reads (`ArchiveReadRecord`); a
+        /// second reading (`checked` true) is given no byte the scan read that now differs: it
+        /// fails with `changedError` instead.
+        package init(_ location: String, file: ArchiveSnapshot, checked: Bool = false) throws {
             guard let a = archive_read_new() else { throw InputError("cannot read \(location): out of memory") }
             archive = a
             self.location = location
             let opened = Result { () throws(Errno) in try file.file.rewound() }
-            source = Source(fd: try? opened.get())
+            let check: Source.Check
+            if checked { check = .verify(file.record.finished()) } else { file.record.reset(); check = .record(file.record) }
+            source = Source(fd: try? opened.get(), check: check)
             // On failure deinit frees the archive: it runs once every property is set.
             if case .failure(let e) = opened { throw InputError("cannot read \(location): \(errorText(e.code))") }
             var magic = [UInt8](repeating: 0, count: 4)
@@ -81,6 +88,7 @@ extension ArchiveWalk {
             guard inUTF8({ archive_read_open2(a, Unmanaged.passUnretained(source).toOpaque(), nil,
                                      { _, client, out in Source.of(client).read(out) },
                                      { _, client, request in Source.of(client).skip(request) }, nil) }) == ARCHIVE_OK else {
+                if source.changed { throw changedError }
                 throw InputError("cannot read \(location) as a tar or zip archive: \(errorString)")
             }
         }
@@ -98,9 +106,18 @@ extension ArchiveWalk {
             /// The file's size and the read position, for refusing to skip past the end.
             let size: Int64
             var position: Int64 = 0
+            /// What is done with the bytes read: recorded (the scan), or checked against the
+            /// scan's record (a second reading); `changed` once a check failed.
+            enum Check {
+                case record(ArchiveReadRecord)
+                case verify(ArchiveReadRecord.Runs)
+            }
+            let check: Check
+            var changed = false
 
-            init(fd: FileDescriptor?) {
+            init(fd: FileDescriptor?, check: Check) {
                 self.fd = fd
+                self.check = check
                 let status = try? fd?.status()
                 size = status?.kind == .regular ? status!.size : -1
             }
@@ -115,6 +132,7 @@ extension ArchiveWalk {
             /// call at all, only a new position. Anything else is read where it stands.
             func read(_ out: UnsafeMutablePointer<UnsafeRawPointer?>?) -> Int {
                 guard let fd else { failure = EBADF; return -1 }
+                if case .verify(let runs) = check, size >= 0 { return readChecked(out, fd: fd, runs: runs) }
                 let n: Int
                 let block = UnsafeMutableRawBufferPointer(start: buffer, count: blockSize), at = position
                 switch Result(catching: { () throws(Errno) in try size >= 0 ? fd.read(into: block, at: at) : fd.read(into: block) }) {
@@ -124,7 +142,49 @@ extension ArchiveWalk {
                 position += Int64(n)
                 out?.pointee = UnsafeRawPointer(buffer)
                 blockSize = min(blockSize * 2, Source.largest)
+                if case .record(let record) = check, n > 0 { record.add(UnsafeRawBufferPointer(start: buffer, count: n), at: at) }
                 return n
+            }
+
+            /// A second reading of a regular file: where the position lies in a run the scan
+            /// read, that whole run is read again (into the buffer, at most `largest` bytes) and
+            /// given from the position only if its SHA-256 is the scan's; elsewhere (the data
+            /// of members the scan skipped) up to the next such run, as above.
+            private func readChecked(_ out: UnsafeMutablePointer<UnsafeRawPointer?>?, fd: FileDescriptor, runs: ArchiveReadRecord.Runs) -> Int {
+                let at = position
+                guard let run = runs.covering(at) else {
+                    let limit = runs.start(after: at).map { Int(min(Int64(blockSize), $0 - at)) } ?? blockSize
+                    let block = UnsafeMutableRawBufferPointer(start: buffer, count: limit)
+                    let n: Int
+                    switch Result(catching: { () throws(Errno) in try fd.read(into: block, at: at) }) {
+                    case .success(let count): n = count
+                    case .failure(let e): failure = e.code; return -1
+                    }
+                    position += Int64(n)
+                    out?.pointee = UnsafeRawPointer(buffer)
+                    blockSize = min(blockSize * 2, Source.largest)
+                    return n
+                }
+                var got = 0
+                reading: while got < run.count {
+                    let rest = UnsafeMutableRawBufferPointer(start: buffer + got, count: run.count - got), from = run.start + Int64(got)
+                    switch Result(catching: { () throws(Errno) in try fd.read(into: rest, at: from) }) {
+                    case .success(let count) where count > 0: got += count
+                    case .success: break reading // the end of the file: it is shorter than it was
+                    case .failure(let e): failure = e.code; return -1
+                    }
+                }
+                var hasher = SHA256()
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer, count: got))
+                guard got == run.count, hasher.finalize() == run.digest else {
+                    changed = true
+                    failure = EIO
+                    return -1
+                }
+                let skipped = Int(at - run.start)
+                position = run.start + Int64(run.count)
+                out?.pointee = UnsafeRawPointer(buffer + skipped)
+                return run.count - skipped
             }
 
             /// Skips by seeking; 0 (nothing skipped) makes libarchive read through instead, as
@@ -160,6 +220,11 @@ extension ArchiveWalk {
             }
         }
 
+        /// A second reading met bytes the scan read that are no longer what it read.
+        var changedError: InputError {
+            InputError("\(location) changed since it was scanned (bytes the scan read differ now): refusing to copy from it")
+        }
+
         var errorString: String {
             if source.failure != 0 { return errorText(source.failure) }
             return archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
@@ -176,6 +241,7 @@ extension ArchiveWalk {
             let rc = archive_read_next_header(archive, &entry)
             if rc == ARCHIVE_EOF { return nil }
             guard rc == ARCHIVE_OK || rc == ARCHIVE_WARN, let e = entry else {
+                if source.changed { throw changedError }
                 throw InputError("\(location) is damaged or truncated: \(errorString)")
             }
             func bytes(_ p: UnsafePointer<CChar>?) -> [UInt8]? {
@@ -223,7 +289,7 @@ extension ArchiveWalk {
                 var got = 0
                 while got < wanted {
                     let n = buffer[got...].withUnsafeMutableBytes { archive_read_data(archive, $0.baseAddress, $0.count) }
-                    if n < 0 { throw InputError("\(location) is damaged or truncated: \(errorString)") }
+                    if n < 0 { throw source.changed ? changedError : InputError("\(location) is damaged or truncated: \(errorString)") }
                     if n == 0 { break }
                     got += n
                 }
@@ -247,6 +313,7 @@ extension ArchiveWalk {
                 let rc = archive_read_data_block(archive, &buffer, &size, &offset)
                 if rc == ARCHIVE_EOF { return }
                 guard rc == ARCHIVE_OK || rc == ARCHIVE_WARN else {
+                    if source.changed { throw changedError }
                     throw InputError("\(location) is damaged or truncated: \(errorString)")
                 }
                 if size > 0 { try body(UnsafeRawBufferPointer(start: buffer, count: size), Int64(offset)) }
@@ -272,11 +339,110 @@ extension ArchiveWalk {
 package struct ArchiveSnapshot: Sendable {
     let file: HeldDescriptor
     let status: FileStatus
+    /// What the scan read of it, for a second reading to check.
+    let record = ArchiveReadRecord()
 
     /// Whether the open file still has the size and modification time the scan saw (a file
     /// written over in place since is not what was scanned).
     package var isUnchanged: Bool {
         guard let now = try? file.descriptor.status() else { return false }
         return (now.size, now.modifiedSeconds, now.modifiedNanoseconds) == (status.size, status.modifiedSeconds, status.modifiedNanoseconds)
+    }
+}
+
+/// What the scan read of the archive, through `Reader.Source`: runs of consecutive bytes, each
+/// at most `Source.largest` long, with their SHA-256. `simulate --into` reads the same open
+/// file again and is given no byte the scan read unless the run holding it reads as it did, so
+/// an archive written over in place after the scan (same size, modification time set back) is
+/// refused, while one renamed or replaced by name is still read from the file the scan read.
+/// The scan reads every byte of a compressed archive; of an uncompressed tar or a zip, the
+/// headers and the bytes of members it keeps (the data it skips is not read, so not checked:
+/// docs/limits.md). Costs 48 bytes per run (one per skip, or per 1 MiB read through).
+package final class ArchiveReadRecord: @unchecked Sendable {
+    struct Run {
+        let start: Int64
+        let count: Int
+        let digest: SHA256.Digest
+    }
+
+    /// The runs sorted by start, with, for each, the index of the run reaching furthest among
+    /// it and those before it: the run holding a position is found by binary search even where
+    /// runs overlap (a zip read back after a seek).
+    struct Runs {
+        let runs: [Run]
+        let furthest: [Int]
+
+        init(_ unsorted: [Run]) {
+            runs = unsorted.sorted { $0.start < $1.start }
+            var f: [Int] = []
+            f.reserveCapacity(runs.count)
+            for (i, r) in runs.enumerated() {
+                if let last = f.last, runs[last].start + Int64(runs[last].count) >= r.start + Int64(r.count) { f.append(last) } else { f.append(i) }
+            }
+            furthest = f
+        }
+
+        /// How many runs start at or before `position`.
+        private func startingBy(_ position: Int64) -> Int {
+            var lo = 0, hi = runs.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if runs[mid].start <= position { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+
+        /// A run the scan read that holds `position`.
+        func covering(_ position: Int64) -> Run? {
+            let n = startingBy(position)
+            guard n > 0 else { return nil }
+            let r = runs[furthest[n - 1]]
+            return r.start + Int64(r.count) > position ? r : nil
+        }
+
+        /// Where the first run after `position` starts.
+        func start(after position: Int64) -> Int64? {
+            let n = startingBy(position)
+            return n < runs.count ? runs[n].start : nil
+        }
+    }
+
+    private let lock = NSLock()
+    private var runs: [Run] = []
+    private var current: (start: Int64, count: Int, hasher: SHA256)?
+
+    func reset() {
+        lock.lock(); defer { lock.unlock() }
+        runs = []
+        current = nil
+    }
+
+    /// Bytes read at `offset`: they extend the current run when they follow it and it stays
+    /// within `Source.largest`, else start a new one.
+    func add(_ bytes: UnsafeRawBufferPointer, at offset: Int64) {
+        lock.lock(); defer { lock.unlock() }
+        if var c = current, c.start + Int64(c.count) == offset, c.count + bytes.count <= ArchiveWalk.Reader.Source.largest {
+            c.hasher.update(bufferPointer: bytes)
+            c.count += bytes.count
+            current = c
+            return
+        }
+        closeRun()
+        var hasher = SHA256()
+        hasher.update(bufferPointer: bytes)
+        current = (offset, bytes.count, hasher)
+    }
+
+    private func closeRun() {
+        guard let c = current else { return }
+        runs.append(Run(start: c.start, count: c.count, digest: c.hasher.finalize()))
+        current = nil
+    }
+
+    /// The runs recorded, the last one closed.
+    func finished() -> Runs {
+        lock.lock(); defer { lock.unlock() }
+        closeRun()
+        return Runs(runs)
     }
 }
