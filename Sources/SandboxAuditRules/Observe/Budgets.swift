@@ -30,7 +30,15 @@ enum Budgets {
         if let g = growth {
             budgets.append(Budget(scope: .growth, limit: comparison.map { g.allowance(baseline: $0.footprintBefore) } ?? g.minimum))
         }
-        let files = inventories.flatMap { inv in inv.entries.filter(\.countsAsContent) }
+        // Every container's content, made only for a budget that needs it (a policy of glob
+        // budgets alone does not pay a copy of a million entries).
+        var allFiles: [InventoryEntry]?
+        func files() -> [InventoryEntry] {
+            if let allFiles { return allFiles }
+            let made = inventories.flatMap { inv in inv.entries.filter(\.countsAsContent) }
+            allFiles = made
+            return made
+        }
         func top(_ items: [(ContainerPath, Int64)]) -> [(path: ContainerPath, size: Int64)] {
             items.filter { $0.1 > 0 }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }.prefix(contributorCount).map { ($0.0, $0.1) }
         }
@@ -72,10 +80,10 @@ enum Budgets {
         return budgets.map { b in
             switch b.scope {
             case .backup:
-                let (m, c) = sum(files, .backedUp)
+                let (m, c) = sum(files(), .backedUp)
                 return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
             case .zone(let z):
-                let (m, c) = sum(files.filter { $0.zone == z }, b.measure)
+                let (m, c) = sum(files().filter { $0.zone == z }, b.measure)
                 return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
             case .glob:
                 let (m, c) = (globSums[nextGlob], globTop[nextGlob])
