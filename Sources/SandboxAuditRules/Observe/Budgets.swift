@@ -25,12 +25,20 @@ enum Budgets {
 
     /// Budgets are the app's: every container counts, except in a domain's own budget.
     static func evaluate(_ budgets: [Budget], growth: GrowthBudget?, _ inventories: [Inventory], _ comparison: BaselineComparison?,
-                         owners: OwnerMap? = nil) -> [BudgetResult] {
+                         owners: OwnerMap? = nil, globChunks: Int? = nil) -> [BudgetResult] {
         var budgets = budgets
         if let g = growth {
             budgets.append(Budget(scope: .growth, limit: comparison.map { g.allowance(baseline: $0.footprintBefore) } ?? g.minimum))
         }
-        let files = inventories.flatMap { inv in inv.entries.filter(\.countsAsContent) }
+        // Every container's content, made only for a budget that needs it (a policy of glob
+        // budgets alone does not pay a copy of a million entries).
+        var allFiles: [InventoryEntry]?
+        func files() -> [InventoryEntry] {
+            if let allFiles { return allFiles }
+            let made = inventories.flatMap { inv in inv.entries.filter(\.countsAsContent) }
+            allFiles = made
+            return made
+        }
         func top(_ items: [(ContainerPath, Int64)]) -> [(path: ContainerPath, size: Int64)] {
             items.filter { $0.1 > 0 }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }.prefix(contributorCount).map { ($0.0, $0.1) }
         }
@@ -38,8 +46,9 @@ enum Budgets {
             let counted = selected.filter { measure == .size || $0.backedUp == true }
             return (counted.byteSum(\.entry.contentSize), top(counted.map { ($0.path, $0.entry.contentSize) }))
         }
-        // Every glob budget measured in one pass per container (`GlobSet`): its sum and its
-        // largest files, kept as they come.
+        // Every glob budget measured in one pass per container (`GlobSet`, on every core): its
+        // sum and its largest files, kept as they come, per run of entries; the runs' figures
+        // then joined in entry order (the same sums and the same largest files, ties included).
         let globBudgets = budgets.filter { if case .glob = $0.scope { return true } else { return false } }
         var globSums = [Int64](repeating: 0, count: globBudgets.count)
         var globTop = [[(path: ContainerPath, size: Int64)]](repeating: [], count: globBudgets.count)
@@ -48,22 +57,21 @@ enum Budgets {
             let measures = globBudgets.map(\.measure)
             for inv in inventories {
                 let entries = inv.entries
-                set.visit(entries) { i, covering in
+                let runs = set.visit(entries, chunks: globChunks, initial: (sums: globSums.map { _ in Int64(0) }, top: globTop.map { _ in [(path: ContainerPath, size: Int64)]() })) { run, i, covering in
                     guard !covering.isEmpty, entries[i].countsAsContent else { return }
                     let e = entries[i]
                     let size = e.entry.contentSize
                     for c in covering {
                         let g = Int(c.glob)
                         guard measures[g] == .size || e.backedUp == true else { continue }
-                        globSums[g] = globSums[g].addingSaturated(size)
-                        guard size > 0 else { continue }
-                        // The largest first, ties by path, at most `contributorCount`.
-                        var top = globTop[g]
-                        if top.count == contributorCount, let least = top.last, size < least.size || (size == least.size && e.path > least.path) { continue }
-                        let at = top.firstIndex { size > $0.size || (size == $0.size && e.path < $0.path) } ?? top.count
-                        top.insert((e.path, size), at: at)
-                        if top.count > contributorCount { top.removeLast() }
-                        globTop[g] = top
+                        run.sums[g] = run.sums[g].addingSaturated(size)
+                        keep(&run.top[g], e.path, size)
+                    }
+                }
+                for run in runs {
+                    for g in globBudgets.indices {
+                        globSums[g] = globSums[g].addingSaturated(run.sums[g])
+                        for (path, size) in run.top[g] { keep(&globTop[g], path, size) }
                     }
                 }
             }
@@ -72,10 +80,10 @@ enum Budgets {
         return budgets.map { b in
             switch b.scope {
             case .backup:
-                let (m, c) = sum(files, .backedUp)
+                let (m, c) = sum(files(), .backedUp)
                 return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
             case .zone(let z):
-                let (m, c) = sum(files.filter { $0.zone == z }, b.measure)
+                let (m, c) = sum(files().filter { $0.zone == z }, b.measure)
                 return BudgetResult(budget: b, measured: m, limit: b.limit, contributors: c)
             case .glob:
                 let (m, c) = (globSums[nextGlob], globTop[nextGlob])
@@ -98,6 +106,16 @@ enum Budgets {
                                     contributors: top((comparison?.grew.map { ($0.path, $0.delta) } ?? []) + (comparison?.added.map { ($0.path, $0.after ?? 0) } ?? [])))
             }
         }
+    }
+
+    /// Puts `path` among the largest of `top` when it is: the largest first, ties by path (an
+    /// equal pair after the one already there), at most `contributorCount`.
+    static func keep(_ top: inout [(path: ContainerPath, size: Int64)], _ path: ContainerPath, _ size: Int64) {
+        guard size > 0 else { return }
+        if top.count == contributorCount, let least = top.last, size < least.size || (size == least.size && path > least.path) { return }
+        let at = top.firstIndex { size > $0.size || (size == $0.size && path < $0.path) } ?? top.count
+        top.insert((path, size), at: at)
+        if top.count > contributorCount { top.removeLast() }
     }
 
     /// The content entries of every container that `name` owns.
