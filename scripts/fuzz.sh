@@ -298,8 +298,12 @@ def run(args, case_dir, target):
     rss_file = os.path.join(OUT, "rss.txt")
     if os.path.exists(rss_file): os.remove(rss_file)
     prefix = [GNU_TIME, "-f", "%M", "-o", rss_file] if GNU_TIME else []
+    # Standard error into a file, not a pipe read after the run: a run that writes more than a
+    # pipe holds (an incomplete scan's banner naming long paths) would block on it and read as
+    # a hang.
+    err_file = open(os.path.join(OUT, "stderr.txt"), "w+b")
     p = subprocess.Popen(prefix + [BIN] + args, cwd=case_dir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, preexec_fn=limit)
+                         stderr=err_file, preexec_fn=limit)
     status = None; rusage = None; hung = False
     while True:
         pid, st, ru = os.wait4(p.pid, os.WNOHANG)
@@ -310,7 +314,7 @@ def run(args, case_dir, target):
             _, status, rusage = os.wait4(p.pid, 0); break
         time.sleep(0.005)
     elapsed = time.monotonic() - start
-    err = p.stderr.read().decode(errors="replace"); p.stderr.close()
+    err_file.seek(0); err = err_file.read().decode(errors="replace"); err_file.close()
     # The reason first (a runtime failure names it on one line), then the start of the rest.
     reason = [l for l in err.splitlines() if "runtime failure" in l or "Fatal error" in l or l.startswith("sandbox-audit: error")]
     err = "\n".join(reason[:2] + [err[:3000]])
