@@ -85,20 +85,8 @@ final class BackupHostileTests: XCTestCase {
     }
 
     func testRowsOnlyInTheWALAreReadAndTheFolderIsLeftAsItWas() throws {
-        try Tool.requirePython("sqlite3", for: "leaving rows in Manifest.db-wal, as a backup still being written does")
         let dir = try TempDir("backup")
-        var b = BackupBuilder()
-        b.file(Self.appDomain, "Documents/notes.txt", Array("hello".utf8))
-        try b.write(to: dir.sub("B"))
-        // The process ends without closing the database: no checkpoint, the row stays in the WAL.
-        _ = try python("""
-            import os, sqlite3, sys
-            c = sqlite3.connect(sys.argv[1], isolation_level=None)
-            c.execute("PRAGMA journal_mode=WAL")
-            c.execute("PRAGMA wal_autocheckpoint=0")
-            c.execute("INSERT INTO Files SELECT ?, domain, 'Documents/only-in-wal.txt', flags, file FROM Files WHERE relativePath = 'Documents/notes.txt'", ("f" * 40,))
-            os._exit(0)
-            """, [dir.sub("B/Manifest.db")])
+        _ = try ManifestWALBoundTests.backupWithWAL(at: dir)
         let wal = try FileManager.default.attributesOfItem(atPath: dir.sub("B/Manifest.db-wal"))[.size] as? Int ?? 0
         XCTAssertGreaterThan(wal, 0)
         let before = try FolderSnapshot(dir.sub("B"))

@@ -11,8 +11,9 @@ final class ManifestWALBoundTests: XCTestCase {
     static let app = "com.example.app"
     static let appDomain = "AppDomain-com.example.app"
 
-    /// A backup whose newest row is only in its WAL.
-    func backupWithWAL(at dir: TempDir) throws -> String {
+    /// A backup whose newest row is only in its WAL: the process ends without closing the
+    /// database, so no checkpoint runs (`BackupHostileTests` reads it too).
+    static func backupWithWAL(at dir: TempDir) throws -> String {
         try Tool.requirePython("sqlite3", for: "leaving rows in Manifest.db-wal, as a backup still being written does")
         var b = BackupBuilder()
         b.file(Self.appDomain, "Documents/notes.txt", Array("hello".utf8))
@@ -37,7 +38,7 @@ final class ManifestWALBoundTests: XCTestCase {
     /// A sparse 1.9 GB WAL of zeros: refused at its 32-byte header (it cost 1,888 MB read whole).
     func testASparseWALIsRefusedAtItsHeader() throws {
         let dir = try TempDir("backup")
-        let backup = try backupWithWAL(at: dir)
+        let backup = try Self.backupWithWAL(at: dir)
         try FileManager.default.removeItem(atPath: backup + "/Manifest.db-wal")
         XCTAssertTrue(FileManager.default.createFile(atPath: backup + "/Manifest.db-wal", contents: nil))
         try extend(backup + "/Manifest.db-wal", to: 1_900_000_000)
@@ -52,7 +53,7 @@ final class ManifestWALBoundTests: XCTestCase {
     /// the WAL is listed), the rest read a batch at a time and never held.
     func testAWALWithAHugeTailIsReadFrameByFrame() throws {
         let dir = try TempDir("backup")
-        let backup = try backupWithWAL(at: dir)
+        let backup = try Self.backupWithWAL(at: dir)
         let wal = backup + "/Manifest.db-wal"
         let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int)
         XCTAssertGreaterThan(size, 32)
@@ -67,7 +68,7 @@ final class ManifestWALBoundTests: XCTestCase {
     /// The reader over the file and the one over bytes agree, frame by frame.
     func testTheReaderAndTheBytesAgree() throws {
         let dir = try TempDir("backup")
-        let backup = try backupWithWAL(at: dir)
+        let backup = try Self.backupWithWAL(at: dir)
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: backup + "/Manifest.db-wal")))
         let db = try [UInt8](Data(contentsOf: URL(fileURLWithPath: backup + "/Manifest.db")).prefix(100))
         let pageSize = (Int(db[16]) << 8 | Int(db[17])) == 1 ? 65536 : Int(db[16]) << 8 | Int(db[17])
