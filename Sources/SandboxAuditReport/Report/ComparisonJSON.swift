@@ -9,8 +9,8 @@ extension ComparisonReport {
     /// How many of each path list the JSON carries (the counts are whole).
     static let jsonListLength = 100
 
-    /// `compare --format json`.
-    public static func json(_ c: ReportComparison) -> String {
+    /// `compare --format json`; `reportURL` as in `text`.
+    static func json(_ c: ReportComparison, reportURL: String? = nil) -> String {
         func side(_ s: ComparedReport) -> JSON {
             .object([
                 ("file", .string(s.location)),
@@ -61,6 +61,10 @@ extension ComparisonReport {
             ("head", side(c.head)),
             ("complete", .bool(!c.incomplete)),
             ("notes", .array(c.notes.map { .string($0) })),
+            ("growthCheck", c.verdict.map { v in
+                .object([("limit", .int(v.limit)), ("growth", .int(v.growth)), ("verdict", .string(v.failed ? "failed" : "passed"))])
+            } ?? .null),
+            ("reportURL", .optional(reportURL)),
             ("total", .object(figures(c.total))),
             ("domains", rows(c.domains, "domain")),
             ("zones", rows(c.zones, "zone")),

@@ -63,9 +63,27 @@ public enum ComparisonReport {
         let lines: [String]
         let total: Int
         let unavailable: String?
+        /// Rows left out because nothing in them changed (`--show-unchanged` lists them).
+        var folded = 0
     }
 
-    static func sections(_ c: ReportComparison) -> [Section] {
+    /// A row whose figures are the same on both sides (`Library/Caches 0 B → 0 B ±0`).
+    static func unchanged(_ r: Row) -> Bool { r.before != nil && r.before == r.after }
+
+    /// The verdict line of `--fail-on-growth`: "grew 15.6 MB, more than the 1.00 MB allowed — FAILED".
+    static func verdict(_ v: ReportComparison.Verdict) -> String {
+        let limit = ByteSize.format(v.limit)
+        let what = v.growth > 0 ? "grew \(ByteSize.format(v.growth)), \(v.failed ? "more than" : "within") the \(limit) allowed"
+            : v.growth == 0 ? "did not grow (\(limit) allowed)" : "shrank \(ByteSize.format(-v.growth)) (\(limit) allowed)"
+        return "backup footprint \(what) — \(v.failed ? "FAILED" : "PASSED")"
+    }
+
+    static func sections(_ c: ReportComparison, showUnchanged: Bool = false) -> [Section] {
+        func table(_ title: String, _ rows: [Row]?, unavailable: String? = nil) -> Section {
+            guard let rows else { return Section(title: title, rows: nil, lines: [], total: 0, unavailable: unavailable) }
+            let shown = showUnchanged ? rows : rows.filter { !unchanged($0) }
+            return Section(title: title, rows: shown, lines: [], total: shown.count, unavailable: unavailable, folded: rows.count - shown.count)
+        }
         func paths(_ title: String, _ list: [PathChange], bytes: ((PathChange) -> Int64)? = nil) -> Section {
             let sum = bytes.map { b in ", " + delta(list.reduce(Int64(0)) { $0.addingSaturated(b($1)) }) } ?? ""
             return Section(title: "\(title) (\(groupedDigits(Int64(list.count)))\(sum))", rows: nil, lines: list.prefix(500).map { pathLine($0, c) }, total: list.count, unavailable: c.pathsUnavailable)
@@ -74,9 +92,9 @@ public enum ComparisonReport {
             Section(title: "\(title) (\(groupedDigits(Int64(list.count))))", rows: nil, lines: list.prefix(500).map { findingLine($0, c) }, total: list.count, unavailable: nil)
         }
         return [
-            Section(title: "By domain", rows: c.domains, lines: [], total: c.domains.count, unavailable: nil),
-            Section(title: "By zone", rows: c.zones, lines: [], total: c.zones.count, unavailable: nil),
-            Section(title: "By owner", rows: c.owners, lines: [], total: c.owners?.count ?? 0, unavailable: c.ownersUnavailable),
+            table("By domain", c.domains),
+            table("By zone", c.zones),
+            table("By owner", c.owners, unavailable: c.ownersUnavailable),
             paths("Paths grown most", c.grew),
             paths("New paths", c.added),
             paths("Removed paths", c.removed),
@@ -90,8 +108,26 @@ public enum ComparisonReport {
 
     static func more(_ shown: Int, of total: Int) -> String? { total > shown ? "and \(groupedDigits(Int64(total - shown))) more" : nil }
 
-    public static func text(_ c: ReportComparison) -> String {
+    static func folded(_ n: Int) -> String? {
+        n == 0 ? nil : "\(groupedDigits(Int64(n))) unchanged \(n == 1 ? "row" : "rows") folded (--show-unchanged lists \(n == 1 ? "it" : "them"))"
+    }
+
+    /// `compare`'s output in `format` (`text`, `markdown` or `json`; nil for any other name).
+    /// `showUnchanged`: list the rows whose figures did not change (text and Markdown);
+    /// `reportURL`: where the HTML report of HEAD's scan is (a CI artifact), linked near the top.
+    public static func render(_ c: ReportComparison, as format: String, showUnchanged: Bool = false, reportURL: String? = nil) -> String? {
+        switch format {
+        case "text": return text(c, showUnchanged: showUnchanged, reportURL: reportURL)
+        case "markdown": return markdown(c, showUnchanged: showUnchanged, reportURL: reportURL)
+        case "json": return json(c, reportURL: reportURL)
+        default: return nil
+        }
+    }
+
+    static func text(_ c: ReportComparison, showUnchanged: Bool = false, reportURL: String? = nil) -> String {
         var out = "sandbox-audit compare\n  BASE \(TerminalText.escaped(side(c.base)))\n  HEAD \(TerminalText.escaped(side(c.head)))\n"
+        if let v = c.verdict { out += "  \(verdict(v))\n" }
+        if let url = reportURL { out += "  report: \(TerminalText.escaped(url))\n" }
         for n in c.notes { out += "  note: \(TerminalText.escaped(n))\n" }
         func row(_ r: Row, _ name: String) -> String {
             "  \(TerminalText.escaped(name))\n      backup \(span(r, \.backupFootprint, ByteSize.format)) (\(delta(r.footprintDelta)))"
@@ -99,7 +135,7 @@ public enum ComparisonReport {
                 + "; files \(span(r, { $0.files }, groupedDigits)) (\(count(r.filesDelta)))\n"
         }
         out += "\n" + row(c.total, "Whole app")
-        for s in sections(c) {
+        for s in sections(c, showUnchanged: showUnchanged) {
             out += "\n\(s.title):\n"
             if let why = s.unavailable, s.rows == nil && s.lines.isEmpty {
                 out += "  not compared: \(why)\n"
@@ -107,7 +143,9 @@ public enum ComparisonReport {
             }
             let shown = min(s.total, textListLength)
             if let rows = s.rows {
+                if rows.isEmpty && s.folded == 0 { out += "  none\n" }
                 for r in rows.prefix(shown) { out += row(r, r.name ?? "(no owner)") }
+                if let f = folded(s.folded) { out += "  \(f)\n" }
             } else {
                 if s.total == 0 { out += "  none\n" }
                 for l in s.lines.prefix(shown) { out += "  \(TerminalText.escaped(l))\n" }
@@ -117,15 +155,15 @@ public enum ComparisonReport {
         return out
     }
 
-    public static func markdown(_ c: ReportComparison) -> String {
-        let all = sections(c)
+    static func markdown(_ c: ReportComparison, showUnchanged: Bool = false, reportURL: String? = nil) -> String {
+        let all = sections(c, showUnchanged: showUnchanged)
         // The longest lists first; shorter until the comment fits GitHub's limit.
         for length in [50, 20, 10, 5, 2, 0] {
-            let md = markdown(c, all, listLength: length)
+            let md = markdown(c, all, listLength: length, reportURL: reportURL)
             if md.utf8.count <= MarkdownReport.maxLength { return md }
         }
         let cut = "\n\n*Cut to fit a GitHub comment: run `sandbox-audit compare --format text` for everything.*\n"
-        let md = markdown(c, all, listLength: 0)
+        let md = markdown(c, all, listLength: 0, reportURL: reportURL)
         var end = md.utf8.index(md.utf8.startIndex, offsetBy: MarkdownReport.maxLength - cut.utf8.count)
         while end > md.startIndex, md[end] != "\n" { end = md.index(before: end) }
         return String(md[..<end]) + cut
@@ -135,11 +173,31 @@ public enum ComparisonReport {
         s.count <= markdownItemLength ? s : String(s.prefix(markdownItemLength)) + "…"
     }
 
-    static func markdown(_ c: ReportComparison, _ all: [Section], listLength: Int) -> String {
+    /// A URL as a Markdown link target, with the characters that could end it (or a line) percent-escaped.
+    static func linkTarget(_ url: String) -> String {
+        var out = ""
+        for u in url.unicodeScalars {
+            if u.value < 0x21 || u.value == 0x7F || "<>\\`|()[]".unicodeScalars.contains(u) || u.value > 0x7E {
+                for b in String(u).utf8 { out += (b < 16 ? "%0" : "%") + String(b, radix: 16, uppercase: true) }
+            } else {
+                out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
+
+    static func markdown(_ c: ReportComparison, _ all: [Section], listLength: Int, reportURL: String? = nil) -> String {
         let cell = MarkdownReport.cell
         let grew = c.footprintGrowth
-        var md = "## sandbox-audit: backup footprint \(delta(grew)) \(grew > 0 ? "📈" : grew < 0 ? "📉" : "")\n\n"
+        let mark = c.verdict.map { $0.failed ? " ❌" : " ✅" } ?? ""
+        var md = "## sandbox-audit: backup footprint \(delta(grew)) \(grew > 0 ? "📈" : grew < 0 ? "📉" : "")\(mark)\n\n"
         md += "BASE \(cell(clipped(side(c.base)))) → HEAD \(cell(clipped(side(c.head))))\n\n"
+        if let v = c.verdict {
+            // One row, as size-limit's pull-request comment gives per check.
+            md += "| | backup footprint growth | limit | verdict |\n|---|---:|---:|---|\n"
+            md += "| \(v.failed ? "❌" : "✅") | \(delta(v.growth)) | \(ByteSize.format(v.limit)) | \(cell(verdict(v))) |\n\n"
+        }
+        if let url = reportURL { md += "[The HEAD scan's full report (HTML)](\(linkTarget(url)))\n\n" }
         for n in c.notes { md += "> **⚠️ \(cell(n))**\n\n" }
         let header = "| | backup footprint | Δ | kept on update | Δ | files | Δ |\n|---|---:|---:|---:|---:|---:|---:|\n"
         func row(_ r: Row, _ name: String) -> String {
@@ -156,9 +214,14 @@ public enum ComparisonReport {
             }
             let shown = min(s.total, listLength)
             if let rows = s.rows {
-                md += header
-                for r in rows.prefix(shown) { md += row(r, r.name.map { cell(clipped($0)) } ?? "*no owner*") }
-                if let m = more(shown, of: s.total) { md += "| *\(m)* | | | | | | |\n" }
+                if rows.isEmpty {
+                    md += s.folded == 0 ? "None.\n" : ""
+                } else {
+                    md += header
+                    for r in rows.prefix(shown) { md += row(r, r.name.map { cell(clipped($0)) } ?? "*no owner*") }
+                    if let m = more(shown, of: s.total) { md += "| *\(m)* | | | | | | |\n" }
+                }
+                if let f = folded(s.folded) { md += (rows.isEmpty ? "" : "\n") + "*\(f)*\n" }
             } else {
                 if s.total == 0 { md += "None.\n" }
                 for l in s.lines.prefix(shown) { md += "- \(cell(clipped(l)))\n" }

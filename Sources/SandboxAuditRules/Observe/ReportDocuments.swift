@@ -134,11 +134,14 @@ package struct ScanReportDocument: Decodable, Sendable {
     package var totals: Totals
     package var zones: [(zone: Zone, totals: Totals)]
     package var findings: [FindingEntry]
+    /// Each owner's files and backed-up bytes, summed over the domains' `owners` (`compare`'s
+    /// owner table); nil when no domain has an `owners` key (a report written before them).
+    package var owners: [String: (files: Int64, backedUpBytes: Int64)]?
 
     enum Keys: String, CodingKey {
         case tool, name, domains, domain, totals, backupFootprint, keptOnUpdate, files, zones, zone, backedUpSize, survivesUpdateSize
         case findings, ruleId, path, pathBase64, severity, message, owner, container, bundleIdentifier, version, complete, missed
-        case schemaVersion, what, why
+        case schemaVersion, what, why, owners, backedUpBytes
     }
 
     struct Keyed: Decodable {
@@ -159,8 +162,20 @@ package struct ScanReportDocument: Decodable, Sendable {
         bundleIdentifier = try container?.c.decodeIfPresent(String.self, forKey: .bundleIdentifier)
         version = try container?.c.decodeIfPresent(String.self, forKey: .version)
         complete = try c.decodeIfPresent(Bool.self, forKey: .complete)
-        domains = try c.decode([Keyed].self, forKey: .domains).map { d in
+        let domainObjects = try c.decode([Keyed].self, forKey: .domains)
+        domains = try domainObjects.map { d in
             (try d.c.decode(String.self, forKey: .domain), try d.c.decodeIfPresent(Keyed.self, forKey: .totals)?.totals ?? Totals(backupFootprint: 0, keptOnUpdate: 0, files: 0))
+        }
+        owners = nil
+        for d in domainObjects where d.c.contains(.owners) {
+            var sums = owners ?? [:]
+            for o in try d.c.decodeIfPresent([Keyed].self, forKey: .owners) ?? [] {
+                let name = try o.c.decode(String.self, forKey: .owner)
+                let files = try o.c.byteCount(.files), bytes = try o.c.byteCount(.backedUpBytes)
+                let had = sums[name] ?? (0, 0)
+                sums[name] = (had.files.addingSaturated(files), had.backedUpBytes.addingSaturated(bytes))
+            }
+            owners = sums
         }
         // What the scan missed, as a baseline records it: `DOMAIN/PATH` outside the first container.
         let primary = domains.first?.domain

@@ -16,15 +16,22 @@ struct CompareCommand: ParsableCommand {
             lacks is said, not guessed. Formats text, markdown (a pull-request comment, always under \
             65,536 characters) and json (docs/compare-format.md). Read-only.
 
+            With --fail-on-growth every format states the verdict: the limit, the growth and \
+            PASSED or FAILED (a ✅/❌ row in Markdown, growthCheck in JSON). Rows of the domain, \
+            zone and owner tables whose figures did not change are folded (--show-unchanged lists \
+            them). Two files naming different bundle identifiers are refused unless \
+            --allow-different-apps is given (then a note says so).
+
             Exit 0, or 1 when --fail-on-growth is given and the backup footprint grew by more, or when \
             a side's scan was incomplete (INCOMPLETE SCAN at the top) unless --allow-incomplete is \
             given; exit 2 when a file is missing, unreadable, not a report, or a field is not of its \
-            documented type (naming the field).
+            documented type (naming the field), or BASE and HEAD are two different apps.
 
             Examples:
               sandbox-audit compare base.json head.json
               sandbox-audit compare base-baseline.json head-baseline.json --format markdown
               sandbox-audit compare base.json head.json --fail-on-growth 5MB
+              sandbox-audit compare base.json head.json --format markdown --report-url "$ARTIFACT_URL"
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, markdown, json }
@@ -45,14 +52,30 @@ struct CompareCommand: ParsableCommand {
     @Flag(name: .customLong("allow-incomplete"), help: "Exit 0 even when a side's scan was incomplete (it could not read everything); the report still says so.")
     var allowIncomplete = false
 
-    func run() throws {
-        let comparison = try ReportComparison.load(base: base, head: head)
-        switch format {
-        case .text: emit(ComparisonReport.text(comparison))
-        case .markdown: emit(ComparisonReport.markdown(comparison))
-        case .json: emit(ComparisonReport.json(comparison))
+    @Flag(name: .customLong("show-unchanged"), help: "List the domain, zone and owner rows whose figures did not change (folded by default).")
+    var showUnchanged = false
+
+    @Flag(name: .customLong("allow-different-apps"), help: "Compare BASE and HEAD even when they name different bundle identifiers (a note says so).")
+    var allowDifferentApps = false
+
+    @Option(name: .customLong("report-url"), help: ArgumentHelp("Link the HTML report at URL (an http or https URL, such as the CI artifact of HEAD's scan) in the text, Markdown and JSON.", valueName: "URL"))
+    var reportURL: String?
+
+    func validate() throws {
+        if let url = reportURL {
+            let scheme = url.lowercased()
+            guard scheme.hasPrefix("https://") || scheme.hasPrefix("http://"),
+                  !url.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else {
+                throw ValidationError("--report-url \(TerminalText.escaped(url)) is not an http or https URL without spaces")
+            }
         }
-        if let limit = failOnGrowth, comparison.grew(moreThan: limit.bytes) { throw ExitCode(1) }
+    }
+
+    func run() throws {
+        var comparison = try ReportComparison.load(base: base, head: head, allowDifferentApps: allowDifferentApps)
+        comparison.growthLimit = failOnGrowth?.bytes
+        emit(ComparisonReport.render(comparison, as: format.rawValue, showUnchanged: showUnchanged, reportURL: reportURL) ?? "")
+        if comparison.failed { throw ExitCode(1) }
         if comparison.incomplete && !allowIncomplete { throw ExitCode(1) }
     }
 }

@@ -80,6 +80,35 @@ package struct ComparedReport: Sendable {
     /// True when at least one path entry carries an `owner` key (even null).
     package let namesOwners: Bool
     package let findings: [FindingRecord]
+    /// A scan report's owner totals (its domains' `owners`, summed per owner; kept-on-update
+    /// bytes not recorded); nil for a baseline (its owners are summed from its files) or a
+    /// report without them.
+    package var ownerTotals: [String: Figures]? = nil
+
+    /// Bytes and files per owner, nil (no owner) for the rest: summed from a baseline's files
+    /// when they name owners; from a scan report's owner totals, the rest being the totals less
+    /// the owners'. Nil when the side names no owner.
+    package var perOwner: [String?: Figures]? {
+        if let paths {
+            guard namesOwners else { return nil }
+            var out: [String?: Figures] = [:]
+            let recorded = paths.values.contains { $0.kept != nil }
+            for r in paths.values { out[r.owner, default: Figures(keptOnUpdate: recorded ? 0 : nil)].count(r.size, backedUp: r.backedUp, kept: r.kept) }
+            return out
+        }
+        guard let named = ownerTotals else { return nil }
+        var out: [String?: Figures] = [:]
+        var rest = Figures(backupFootprint: total.backupFootprint, keptOnUpdate: nil, files: total.files)
+        for (name, f) in named {
+            out[name] = f
+            rest.backupFootprint -= f.backupFootprint
+            rest.files -= f.files
+        }
+        if rest.backupFootprint > 0 || rest.files > 0 {
+            out[nil] = Figures(backupFootprint: max(0, rest.backupFootprint), keptOnUpdate: nil, files: max(0, rest.files))
+        }
+        return out
+    }
 
     /// Reads `location` (`what` names the side in errors: "BASE", "HEAD"); an `InputError`
     /// says what is wrong with it, in one line, naming the field when a value is not of its
@@ -140,10 +169,11 @@ package struct ComparedReport: Sendable {
             let findings = r.findings.map { f in
                 FindingRecord(ruleId: f.ruleId, domain: f.domain ?? primary, path: f.path, severity: f.severity, message: f.message, owner: f.owner)
             }
+            let owners = r.owners.map { o in o.mapValues { Figures(backupFootprint: $0.backedUpBytes, keptOnUpdate: nil, files: $0.files) } }
             return ComparedReport(kind: .scan, location: location, bundleIdentifier: r.bundleIdentifier, version: r.version,
                                   complete: r.complete, missed: r.missed,
                                   domains: domains, total: total, perDomain: perDomain, perZone: perZone,
-                                  paths: nil, namesOwners: false, findings: findings)
+                                  paths: nil, namesOwners: owners != nil, findings: findings, ownerTotals: owners)
         }
 
         /// A baseline's paths of the app's other containers are written `DOMAIN/PATH`; the

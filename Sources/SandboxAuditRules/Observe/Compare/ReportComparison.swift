@@ -68,9 +68,23 @@ public struct ReportComparison: Sendable {
     /// unless `--allow-incomplete` is given, as `scan` does.
     public var incomplete: Bool { base.complete == false || head.complete == false }
 
-    /// Reads both files; an `InputError` names the one that cannot be read.
-    public static func load(base: String, head: String) throws -> ReportComparison {
-        ReportComparison(base: try ComparedReport.load(base, as: "BASE"), head: try ComparedReport.load(head, as: "HEAD"))
+    /// Reads both files; an `InputError` names the one that cannot be read. Two sides naming
+    /// different bundle identifiers are refused (`InputError`, naming both) unless
+    /// `allowDifferentApps`, which makes it a note.
+    public static func load(base: String, head: String, allowDifferentApps: Bool = false) throws -> ReportComparison {
+        let b = try ComparedReport.load(base, as: "BASE"), h = try ComparedReport.load(head, as: "HEAD")
+        if !allowDifferentApps, let different = differentApps(base: b, head: h) {
+            throw InputError(different + "; --allow-different-apps compares them anyway")
+        }
+        return ReportComparison(base: b, head: h)
+    }
+
+    /// "BASE FILE is APP and HEAD FILE is OTHER: two different apps", or nil when they are one
+    /// app (or a side does not name its bundle identifier).
+    package static func differentApps(base: ComparedReport, head: ComparedReport) -> String? {
+        guard let a = base.bundleIdentifier, let b = head.bundleIdentifier, a != b else { return nil }
+        func e(_ s: String) -> String { TerminalText.escaped(s) }
+        return "BASE \(e(base.location)) is \(e(a)) and HEAD \(e(head.location)) is \(e(b)): two different apps"
     }
 
     /// The change in bytes backup carries, HEAD less BASE.
@@ -78,6 +92,21 @@ public struct ReportComparison: Sendable {
 
     /// `--fail-on-growth`: the footprint grew by more than `limit` bytes.
     public func grew(moreThan limit: Int64) -> Bool { footprintGrowth > limit }
+
+    /// `--fail-on-growth SIZE`, when given: every format then states the verdict (`verdict`).
+    public var growthLimit: Int64? = nil
+
+    /// The limit, the growth and whether it failed (more than the limit); nil without a limit.
+    package struct Verdict: Sendable {
+        package let limit: Int64
+        package let growth: Int64
+        package var failed: Bool { growth > limit }
+    }
+
+    package var verdict: Verdict? { growthLimit.map { Verdict(limit: $0, growth: footprintGrowth) } }
+
+    /// The footprint grew by more than `growthLimit`: `compare` exits 1.
+    public var failed: Bool { verdict?.failed ?? false }
 
     package init(base: ComparedReport, head: ComparedReport) {
         self.base = base
@@ -123,24 +152,6 @@ public struct ReportComparison: Sendable {
             newlyBackedUp = newly.sorted(by: largestFirst { $0.after?.size ?? 0 })
             noLongerBackedUp = noLonger.sorted(by: largestFirst { $0.before?.size ?? 0 })
             exclusionLost = lost.sorted(by: largestFirst { $0.after?.size ?? 0 })
-            if base.namesOwners && head.namesOwners {
-                func perOwner(_ paths: [ComparedReport.PathKey: ComparedReport.PathRecord]) -> [String?: Figures] {
-                    var out: [String?: Figures] = [:]
-                    let recorded = paths.values.contains { $0.kept != nil }
-                    for r in paths.values { out[r.owner, default: Figures(keptOnUpdate: recorded ? 0 : nil)].count(r.size, backedUp: r.backedUp, kept: r.kept) }
-                    return out
-                }
-                let b = perOwner(basePaths), a = perOwner(headPaths)
-                let names = Set(b.keys).union(a.keys)
-                owners = names.map { Row(name: $0, id: $0, before: b[$0], after: a[$0]) }.sorted {
-                    ($0.after?.backupFootprint ?? 0, $1.name ?? "") > ($1.after?.backupFootprint ?? 0, $0.name ?? "")
-                }
-                ownersUnavailable = nil
-            } else {
-                owners = nil
-                let which = [(base, "BASE"), (head, "HEAD")].filter { !$0.0.namesOwners }.map(\.1)
-                ownersUnavailable = "\(which.count == 2 ? "neither BASE nor HEAD names" : "\(which[0]) names no") owner for its files (a baseline records one for each file when sandbox-audit attributes paths to owners)"
-            }
         } else {
             grew = []
             added = []
@@ -151,12 +162,28 @@ public struct ReportComparison: Sendable {
             let which = [(base, "BASE"), (head, "HEAD")].filter { $0.0.paths == nil }.map(\.1)
             pathsUnavailable = (which.count == 2 ? "BASE and HEAD are scan reports, which record" : "\(which[0]) is a scan report, which records")
                 + " no per-path sizes; compare baselines (scan --write-baseline) to see paths"
+        }
+
+        // Owners: a baseline's summed from its files, a scan report's from its owner totals.
+        if let b = base.perOwner, let a = head.perOwner {
+            let names = Set(b.keys).union(a.keys)
+            owners = names.map { Row(name: $0, id: $0, before: b[$0], after: a[$0]) }.sorted {
+                ($0.after?.backupFootprint ?? 0, $1.name ?? "") > ($1.after?.backupFootprint ?? 0, $0.name ?? "")
+            }
+            ownersUnavailable = nil
+        } else {
             owners = nil
-            ownersUnavailable = "bytes per owner need per-path sizes on both sides"
+            let lacking = [(base, "BASE"), (head, "HEAD")].filter { $0.0.perOwner == nil }
+            ownersUnavailable = lacking.map { side, name in
+                side.kind == .scan
+                    ? "\(name) is a scan report without owner totals (domains[].owners, written by sandbox-audit versions that attribute paths to owners)"
+                    : "\(name) names no owner for its files (a baseline records one for each file when sandbox-audit attributes paths to owners)"
+            }.joined(separator: "; ")
         }
 
         (newFindings, fixedFindings) = Self.findingChanges(base: base, head: head, order: domainNames)
-        notes = [(base, "BASE"), (head, "HEAD")].flatMap { side, name -> [String] in
+        let apps: [String] = Self.differentApps(base: base, head: head).map { [$0 + " (--allow-different-apps)"] } ?? []
+        notes = apps + [(base, "BASE"), (head, "HEAD")].flatMap { side, name -> [String] in
             guard side.complete == false else { return [] }
             let n = side.missed.count
             let banner = n == 0
