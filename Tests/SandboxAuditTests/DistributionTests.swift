@@ -136,6 +136,28 @@ final class DistributionTests: XCTestCase {
         XCTAssertEqual(a.status, 0, a.stdout + a.stderr)
     }
 
+    /// The README's pull-request recipe runs the UI tests once per push: main stores its scan as
+    /// an artifact, a pull request downloads main's latest and compares with a verdict and a link
+    /// (the schema check above validates it as a workflow).
+    func testThePullRequestRecipeRunsTheUITestsOnceAndComparesWithMainsStoredScan() throws {
+        let readme = try Self.text("README.md")
+        let recipe = try XCTUnwrap(try Self.captures(#"```yaml\n(name: backup-footprint\n[\s\S]*?)```"#, in: readme).first)
+        XCTAssertEqual(recipe.components(separatedBy: "xcodebuild test ").count - 1, 1, "the UI tests run once: \(recipe)")
+        XCTAssertFalse(recipe.contains("matrix"), "no base and head jobs")
+        XCTAssertEqual(Self.jobs(recipe).map(\.name), ["ui-tests"])
+        XCTAssertTrue(recipe.contains("on:\n  push:\n    branches: [main]\n  pull_request:\n"), recipe)
+        XCTAssertTrue(recipe.contains("uses: actions/upload-artifact@v4"), "main stores its scan")
+        XCTAssertTrue(recipe.contains("gh run list --workflow \"$WORKFLOW\" --branch main --event push --status success --limit 1"), recipe)
+        XCTAssertTrue(recipe.contains("gh run download \"$run\" --name sandbox-audit-scan --dir main"), recipe)
+        XCTAssertTrue(recipe.contains("actions: read"), "gh run download needs it")
+        XCTAssertTrue(recipe.contains("sandbox-audit compare main/baseline.json baseline.json --fail-on-growth 1MB"), recipe)
+        XCTAssertTrue(recipe.contains("--report-url \"$REPORT_URL\""), recipe)
+        XCTAssertTrue(recipe.contains("REPORT_URL: ${{ steps.store.outputs.artifact-url }}"), recipe)
+        // What it stores is what it compares: the scan writes baseline.json, the artifact holds it.
+        XCTAssertTrue(recipe.contains("--write-baseline baseline.json"), recipe)
+        XCTAssertTrue(recipe.contains("            baseline.json\n"), recipe)
+    }
+
     /// The jobs of `text` (a workflow): each job's name and its lines, by indentation under `jobs:`.
     static func jobs(_ text: String) -> [(name: String, body: String)] {
         guard let start = text.range(of: "\njobs:\n") else { return [] }
