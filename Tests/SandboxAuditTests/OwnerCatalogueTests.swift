@@ -428,3 +428,69 @@ extension OwnerCatalogueTests {
         for p in Self.lookAlikes { XCTAssertTrue(entries[p]?["owner"] is NSNull, "\(p): \(entries[p]?["owner"] ?? "missing")") }
     }
 }
+
+extension OwnerCatalogueTests {
+    /// An SDK whose files are backed up or grew: the Markdown report gives what to tell its
+    /// maintainers (paths, sizes, growth since the baseline, the SDK's own source line) as a
+    /// block ready to paste into an issue; the figures are the inventory's.
+    func testTheReportSaysWhatToTellAnSDKsMaintainers() throws {
+        let dir = try TempDir()
+        let root = dir.sub("container")
+        try Fixture.container(at: root)
+        let events = "Library/Application Support/com.bugsnag.Bugsnag/com.example.app/v1/events/1.json"
+        let sessions = "Library/Application Support/com.bugsnag.Bugsnag/com.example.app/v1/sessions/1.json"
+        let queue = "Documents/OPTEventQueue"
+        try Fixture.file(root + "/" + events, size: 4_000)
+        try Fixture.file(root + "/" + queue, size: 1_000)
+        try Fixture.file(root + "/Library/Caches/io.sentry/0a1b2c/envelopes/1.envelope", size: 9_000)
+        try Fixture.file(root + "/Documents/mixpanel-export.csv", size: 7_000)
+
+        // Without a baseline: what is backed up, "no baseline" for growth.
+        let first = try CLI.run(["scan", "--format", "markdown", root])
+        XCTAssertTrue([0, 1].contains(first.status), first.stderr)
+        XCTAssertTrue(first.stdout.contains("### What to tell the SDKs' maintainers"), first.stdout)
+        XCTAssertTrue(first.stdout.contains("| \(MarkdownReport.cell(events)) | \(ByteSize.format(4_000)) | yes | no baseline |"), first.stdout)
+
+        let base = dir.sub("base.json")
+        XCTAssertEqual(try CLI.run(["scan", "--write-baseline", base, root]).status, 0)
+        try Fixture.file(root + "/" + events, size: 250_000)
+        try Fixture.file(root + "/" + sessions, size: 3_000)
+        try Fixture.file(root + "/Library/Caches/io.sentry/0a1b2c/envelopes/1.envelope", size: 9_000)
+
+        // The library: one note per SDK entry with backed-up or grown files, figures from the inventory.
+        let result = try audit(root, baseline: try Baseline.load(base))
+        let notes = OwnerReport.maintainerNotes(result)
+        XCTAssertEqual(notes.map(\.entry.owner), ["Bugsnag", "Optimizely"])
+        let bugsnag = try XCTUnwrap(notes.first)
+        XCTAssertEqual(bugsnag.files.map(\.path.display), [events, sessions], "largest growth first")
+        XCTAssertEqual(bugsnag.backedUpBytes, 253_000)
+        XCTAssertEqual(bugsnag.growth, 250_000 - 4_000 + 3_000)
+        XCTAssertEqual(bugsnag.files.first?.before, 4_000)
+        XCTAssertEqual(bugsnag.files.last?.added, true)
+        let inventory = try XCTUnwrap(result.inventories.first)
+        let sizes = Dictionary(uniqueKeysWithValues: inventory.entries.map { ($0.path.display, $0.entry.contentSize) })
+        for f in bugsnag.files { XCTAssertEqual(f.size, sizes[f.path.display], f.path.display) }
+        XCTAssertEqual(notes.last?.growth, 0, "the Optimizely queue is backed up, and did not grow")
+
+        // The report: a heading per SDK and its issue text in a fenced block, with the source line.
+        let md = try CLI.run(["scan", "--format", "markdown", "--baseline", base, root])
+        XCTAssertTrue([0, 1].contains(md.status), md.stderr)
+        let out = md.stdout
+        XCTAssertTrue(out.contains("#### Bugsnag ([bugsnag/bugsnag-cocoa](https://github.com/bugsnag/bugsnag-cocoa)): \(ByteSize.format(253_000)) backed up, +\(ByteSize.format(249_000)) since the baseline"), out)
+        XCTAssertTrue(out.contains("| \(MarkdownReport.cell(events)) | \(ByteSize.format(250_000)) | yes | +\(ByteSize.format(246_000)) |"), out)
+        XCTAssertTrue(out.contains("| \(MarkdownReport.cell(sessions)) | \(ByteSize.format(3_000)) | yes | new, +\(ByteSize.format(3_000)) |"), out)
+        XCTAssertTrue(out.contains("Where the SDK builds this path: [bugsnag/bugsnag-cocoa/Bugsnag/Storage/BSGFileLocations.m](https://github.com/bugsnag/bugsnag-cocoa/blob/84fb011/Bugsnag/Storage/BSGFileLocations.m#L33-L120), 33-120 (read at commit 84fb011)."), out)
+        XCTAssertTrue(out.contains("The SDK does not set the exclude-from-backup attribute on them."), out)
+        XCTAssertTrue(out.contains("[optimizely/swift-sdk/Sources/Implementation/Datastore/DataStoreFile.swift](https://github.com/optimizely/swift-sdk/blob/68eeee5/Sources/Implementation/Datastore/DataStoreFile.swift#L33-L46)"), out)
+        // Each block opens and closes its fence; Sentry (Caches, unchanged) and the app's own file get none.
+        let section = try XCTUnwrap(out.components(separatedBy: "### What to tell the SDKs' maintainers").last)
+        XCTAssertEqual(section.components(separatedBy: "````markdown").count - 1, 2)
+        XCTAssertEqual(section.components(separatedBy: "\n````\n").count - 1, 2)
+        XCTAssertFalse(section.contains("io.sentry"), section)
+        XCTAssertFalse(section.contains("mixpanel-export"), section)
+
+        // The text report names each SDK with its source.
+        let text = try CLI.run(["scan", "--baseline", base, root]).stdout
+        XCTAssertTrue(text.contains("Bugsnag: \(ByteSize.format(253_000)) backed up in 2 file(s), +\(ByteSize.format(249_000)) since the baseline; source: https://github.com/bugsnag/bugsnag-cocoa/blob/84fb011/Bugsnag/Storage/BSGFileLocations.m#L33-L120, lines 33-120"), text)
+    }
+}

@@ -37,6 +37,11 @@ enum OwnerCatalogueReport {
             named like an SDK (`Library/mixpanel-export.csv`, `Documents/sentry-notes.txt`,
             `Library/Caches/io.sentry-notes.txt`) has no owner; the tests check such names for every entry.
 
+            For an SDK whose files are backed up, or grew since the baseline (`scan --baseline`), the
+            Markdown report adds "What to tell the SDKs' maintainers": per entry, its files with sizes,
+            backup and growth, and the source line below, as a block ready to paste into an issue on the
+            SDK's repository (the text report lists the same SDKs in one line each).
+
             \(OwnerCatalogue.all.count) entries, \(Set(OwnerCatalogue.all.map(\.owner)).count) owners.
 
             | Owner | Kind | Matches | Holds | Excluded | Evidence | Source | What to do |
