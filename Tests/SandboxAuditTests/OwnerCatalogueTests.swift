@@ -370,7 +370,8 @@ extension OwnerCatalogueTests {
 
     /// Every path glob whose last component is a literal reverse-DNS name (`io.sentry`,
     /// `com.microsoft.appcenter`) or a literal vendor name: the same name with a suffix or a
-    /// prefix, in the same folder, is not that entry's (it has its folder's owner, if any).
+    /// prefix, in the same folder, is not that entry's (it has its folder's owner, if any; the
+    /// container's root has none).
     var exactNameSiblings: [(path: String, folder: String)] {
         var out: [(path: String, folder: String)] = []
         for e in catalogue {
@@ -380,7 +381,7 @@ extension OwnerCatalogueTests {
                 guard let last = parts.popLast(), !last.contains(where: { "*?[".contains($0) }),
                       !parts.contains(where: { $0.contains("**") || $0.contains("[") || $0.contains("?") }) else { continue }
                 let dir = parts.map { $0.replacingOccurrences(of: "*", with: "app") }.joined(separator: "/")
-                for name in [last + "-notes.txt", last + ".old", "my-" + last, last + "2"] { out.append((dir + "/" + name, dir)) }
+                for name in [last + "-notes.txt", last + ".old", "my-" + last, last + "2"] { out.append((dir.isEmpty ? name : dir + "/" + name, dir)) }
             }
         }
         return out
@@ -414,7 +415,7 @@ extension OwnerCatalogueTests {
         }
         for (p, folder) in siblings {
             guard let at = index[p] else { XCTFail("\(p) not in the inventory"); continue }
-            let expected = map.attribution(of: ContainerPath(folder))?.entry?.holds
+            let expected = folder.isEmpty ? nil : map.attribution(of: ContainerPath(folder))?.entry?.holds
             XCTAssertEqual(map.attribution(container: 0, entry: at)?.entry?.holds, expected, p)
             XCTAssertEqual(map.attribution(of: ContainerPath(p))?.entry?.holds, expected, p)
         }

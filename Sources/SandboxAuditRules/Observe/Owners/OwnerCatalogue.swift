@@ -12,7 +12,7 @@ package enum OwnerCatalogue {
     /// folder above it), the last one owns it, as in a CODEOWNERS file. General entries (Apple's
     /// frameworks, stores found anywhere) come first, so an SDK's own folder wins over them.
     package static let all: [OwnerEntry] = frameworks + storage + firebase + analytics + media + crossPlatform
-        + diagnostics + caches + stores + engagement
+        + diagnostics + caches + stores + engagement + ecosystem
 
     static let firebaseRepo = "firebase/firebase-ios-sdk"
 
@@ -47,6 +47,12 @@ package enum OwnerCatalogue {
         "klaviyo/klaviyo-swift-sdk": "67a8b4c", "CleverTap/clevertap-ios-sdk": "3af43fc", "Leanplum/Leanplum-iOS-SDK": "0a1f214",
         "Iterable/iterable-swift-sdk": "25cd00e", "appcues/appcues-ios-sdk": "0d12d4d", "TelemetryDeck/SwiftSDK": "ad4a03e",
         "apptentive/apptentive-ios": "25b8e8f", "urbanairship/ios-library": "b735fa2", "Tencent/MMKV": "ad7657e",
+        "matrix-org/matrix-ios-sdk": "2529e7f", "superwall/Superwall-iOS": "0f2cae7", "adaptyteam/AdaptySDK-iOS": "cef5c13",
+        "crowdin/mobile-sdk-ios": "30455af", "transifex/transifex-swift": "c274ae2", "instana/iOSAgent": "b526a6a",
+        "radarlabs/radar-sdk-ios": "aa6def6", "SiftScience/sift-ios": "85d8b9a", "mParticle/mparticle-apple-sdk": "86fa647",
+        "Swrve/swrve-ios-sdk": "7cba8ab", "emartech/ios-emarsys-sdk": "a993222", "Kumulos/KumulosSdkSwift": "74c54ac",
+        "blueshift-labs/Blueshift-iOS-SDK": "1fb7344", "SourcePointUSA/ios-cmp-app": "6e45fd8",
+        "RonRadtke/react-native-blob-util": "8ff7286", "Baseflow/flutter_cache_manager": "515cc9e",
     ]
 
     static let firebase: [OwnerEntry] = [
