@@ -481,7 +481,8 @@ extension OwnerCatalogueTests {
         XCTAssertTrue(out.contains("| \(MarkdownReport.cell(events)) | \(ByteSize.format(250_000)) | yes | +\(ByteSize.format(246_000)) |"), out)
         XCTAssertTrue(out.contains("| \(MarkdownReport.cell(sessions)) | \(ByteSize.format(3_000)) | yes | new, +\(ByteSize.format(3_000)) |"), out)
         XCTAssertTrue(out.contains("Where the SDK builds this path: [bugsnag/bugsnag-cocoa/Bugsnag/Storage/BSGFileLocations.m](https://github.com/bugsnag/bugsnag-cocoa/blob/84fb011/Bugsnag/Storage/BSGFileLocations.m#L33-L120), 33-120 (read at commit 84fb011)."), out)
-        XCTAssertTrue(out.contains("The SDK does not set the exclude-from-backup attribute on them."), out)
+        XCTAssertTrue(out.contains("**Bugsnag: Bugsnag's crash reports, sessions and breadcrumbs (32 events, 128 sessions), in the device and iCloud backup, and grew by \(ByteSize.format(249_000)) since the baseline**"), out)
+        XCTAssertTrue(out.contains("The SDK does not set the exclude-from-backup attribute on them: no exclusion anywhere in its storage code"), out)
         XCTAssertTrue(out.contains("[optimizely/swift-sdk/Sources/Implementation/Datastore/DataStoreFile.swift](https://github.com/optimizely/swift-sdk/blob/68eeee5/Sources/Implementation/Datastore/DataStoreFile.swift#L33-L46)"), out)
         // Each block opens and closes its fence; Sentry (Caches, unchanged) and the app's own file get none.
         let section = try XCTUnwrap(out.components(separatedBy: "### What to tell the SDKs' maintainers").last)

@@ -131,8 +131,11 @@ enum OwnerReport {
         var what = "\(ByteSize.format(n.backedUpBytes)) backed up in \(n.files.filter(\.backedUp).count) file(s)"
         if let g = n.growth, g > 0 { what += (n.backedUpBytes > 0 ? ", and " : "") + "\(ByteSize.format(g)) of growth since the baseline" }
         if n.backedUpBytes == 0 { what = (n.growth ?? 0) > 0 ? "\(ByteSize.format(n.growth ?? 0)) of growth since the baseline (not backed up)" : what }
+        var state: [String] = []
+        if n.backedUpBytes > 0 { state.append("in the device and iCloud backup") }
+        if let g = n.growth, g > 0 { state.append("grew by \(ByteSize.format(g)) since the baseline") }
         var lines = [
-            "**\(cell(e.owner)): \(cell(e.holds)), in the device and iCloud backup or growing**",
+            "**\(cell(e.owner)): \(cell(e.holds)), \(state.joined(separator: ", and "))**",
             "",
             "In an app's container, the SDK's files come to \(what) (\(n.fileCount) file(s) of the SDK's, \(ByteSize.format(n.size)) in all):",
             "",
@@ -156,7 +159,7 @@ enum OwnerReport {
         case .notNeeded: exclusion = "The SDK writes them to Caches or tmp, which backup skips; they still take the app's storage on the device."
         case .unknown: exclusion = "Whether the SDK sets the exclude-from-backup attribute is not known (closed source, or not read)."
         }
-        if let note = e.exclusionNote { exclusion += " (\(note))" }
+        if let note = e.exclusionNote { exclusion = exclusion.dropLast() + ": " + note + "." }
         lines.append(exclusion)
         lines.append("Apple asks that data an app can re-create or download again be kept out of backups: \(MaintainerNote.backupReference); \(MaintainerNote.exclusionReference).")
         lines.append("")
