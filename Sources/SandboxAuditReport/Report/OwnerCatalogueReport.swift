@@ -30,6 +30,20 @@ enum OwnerCatalogueReport {
             Each entry's example paths are built as a real container and attributed by the tests
             (`OwnerCatalogueTests`).
 
+            Names are matched exactly: a vendor's folder by its full name (`Library/Caches/io.sentry`,
+            `Library/Application Support/com.microsoft.appcenter`), a database with its `-wal`, `-shm` and
+            `-journal` companions by theirs, a vendor prefix only with the rest of the name the SDK builds
+            (`Library/mixpanel-TOKEN-events`; `bugsnag-shared-<bundle ID>/` as a folder). An app's own file
+            named like an SDK (`Library/mixpanel-export.csv`, `Documents/sentry-notes.txt`,
+            `Library/Caches/io.sentry-notes.txt`) has no owner; the tests check such names for every entry.
+
+            For an SDK whose files are backed up, or grew since the baseline (`scan --baseline`), the
+            Markdown report adds "What to tell the SDKs' maintainers": per entry, its files with sizes,
+            backup and growth, and the source line below, as a block ready to paste into an issue on the
+            SDK's repository (the text report lists the same SDKs in one line each).
+
+            \(OwnerCatalogue.all.count) entries, \(Set(OwnerCatalogue.all.map(\.owner)).count) owners.
+
             | Owner | Kind | Matches | Holds | Excluded | Evidence | Source | What to do |
             |---|---|---|---|---|---|---|---|
 

@@ -79,6 +79,16 @@ enum OwnerReport {
             }
             lines.append("")
         }
+        let notes = maintainerNotes(result)
+        if !notes.isEmpty {
+            lines.append(bold("what to tell the SDKs' maintainers") + " (the issue text: --format markdown)")
+            for n in notes {
+                var l = "  " + TerminalText.escaped(n.entry.owner) + ": \(ByteSize.format(n.backedUpBytes)) backed up in \(n.files.filter(\.backedUp).count) file(s)"
+                if let g = n.growth { l += ", +\(ByteSize.format(g)) since the baseline" }
+                lines.append(l + "; source: \(n.entry.source)")
+            }
+            lines.append("")
+        }
         return lines
     }
 
@@ -96,7 +106,87 @@ enum OwnerReport {
             }
             if rows.count > markdownRows { lines.append("| \(cell(inv.domain)) | … \(rows.count - markdownRows) more | | | | |") }
         }
-        return lines + [""]
+        return lines + [""] + maintainerMarkdown(result, cell: cell)
+    }
+
+    // MARK: What to tell an SDK's maintainers
+
+    /// The notes of a scan (`OwnerMap.maintainerNotes`): SDK entries whose files are backed up
+    /// or grew since the baseline.
+    static func maintainerNotes(_ result: AuditResult) -> [MaintainerNote] {
+        result.context.owners?.maintainerNotes(result.inventories, comparison: result.comparison) ?? []
+    }
+
+    /// Files listed per note, notes per report, and the section's bytes at most (the Markdown
+    /// report is a pull-request comment with a size limit).
+    static let maintainerFiles = 10
+    static let maintainerNotesShown = 8
+    static let maintainerBytes = 16_000
+
+    /// One note's issue text, Markdown ready to paste into an issue on the SDK's repository:
+    /// what the SDK holds, its files with sizes, backup and growth, and where its own source
+    /// builds the path.
+    static func issueText(_ n: MaintainerNote, cell: (String) -> String) -> [String] {
+        let e = n.entry
+        var what = "\(ByteSize.format(n.backedUpBytes)) backed up in \(n.files.filter(\.backedUp).count) file(s)"
+        if let g = n.growth, g > 0 { what += (n.backedUpBytes > 0 ? ", and " : "") + "\(ByteSize.format(g)) of growth since the baseline" }
+        if n.backedUpBytes == 0 { what = (n.growth ?? 0) > 0 ? "\(ByteSize.format(n.growth ?? 0)) of growth since the baseline (not backed up)" : what }
+        var state: [String] = []
+        if n.backedUpBytes > 0 { state.append("in the device and iCloud backup") }
+        if let g = n.growth, g > 0 { state.append("grew by \(ByteSize.format(g)) since the baseline") }
+        var lines = [
+            "**\(cell(e.owner)): \(cell(e.holds)), \(state.joined(separator: ", and "))**",
+            "",
+            "In an app's container, the SDK's files come to \(what) (\(n.fileCount) file(s) of the SDK's, \(ByteSize.format(n.size)) in all):",
+            "",
+            "| Path | Size | Backed up | Growth since the baseline |",
+            "|---|--:|---|--:|",
+        ]
+        for f in n.files.prefix(maintainerFiles) {
+            let growth = n.growth == nil ? "no baseline" : f.added ? "new, +\(ByteSize.format(f.size))" : f.growth > 0 ? "+\(ByteSize.format(f.growth))" : "none"
+            lines.append("| \(cell(f.path.display)) | \(ByteSize.format(f.size)) | \(f.backedUp ? "yes" : "no") | \(growth) |")
+        }
+        if n.files.count > maintainerFiles { lines.append("| … \(n.files.count - maintainerFiles) more | | | |") }
+        lines.append("")
+        let where_ = "[\(e.source.repository)/\(e.source.file)](\(e.source.url))" + (e.source.line.map { ", \($0)" } ?? "")
+            + (e.source.commit.map { " (read at commit \($0))" } ?? "")
+        lines.append(e.evidence == .observed ? "Where it was reported before: \(where_) (observed, not read in code)." : "Where the SDK builds this path: \(where_).")
+        var exclusion: String
+        switch e.exclusion {
+        case .excluded: exclusion = "The SDK sets the exclude-from-backup attribute here, yet these files are backed up: the attribute is missing on them (set on other files, or lost when a file was replaced)."
+        case .notExcluded: exclusion = "The SDK does not set the exclude-from-backup attribute on them."
+        case .partly: exclusion = "The SDK excludes part of what it writes there, not these files."
+        case .notNeeded: exclusion = "The SDK writes them to Caches or tmp, which backup skips; they still take the app's storage on the device."
+        case .unknown: exclusion = "Whether the SDK sets the exclude-from-backup attribute is not known (closed source, or not read)."
+        }
+        if let note = e.exclusionNote { exclusion = exclusion.dropLast() + ": " + note + "." }
+        lines.append(exclusion)
+        lines.append("Apple asks that data an app can re-create or download again be kept out of backups: \(MaintainerNote.backupReference); \(MaintainerNote.exclusionReference).")
+        lines.append("")
+        lines.append("<sub>Measured with sandbox-audit \(Audit.toolVersion); the SDK's locations: \(catalogueURL).</sub>")
+        return lines
+    }
+
+    /// The Markdown section: per note, a heading and its issue text in a fenced block.
+    static func maintainerMarkdown(_ result: AuditResult, cell: (String) -> String) -> [String] {
+        let notes = maintainerNotes(result)
+        guard !notes.isEmpty else { return [] }
+        var lines = ["### What to tell the SDKs' maintainers", "",
+                     "Files of SDKs that are backed up or grew since the baseline, with where each SDK's own source builds the path: each block is ready to paste into an issue on the SDK's repository.", ""]
+        var bytes = lines.reduce(0) { $0 + $1.utf8.count + 1 }
+        var shown = 0
+        for n in notes.prefix(maintainerNotesShown) {
+            var heading = "#### \(cell(n.entry.owner)) ([\(n.entry.source.repository)](https://github.com/\(n.entry.source.repository))): \(ByteSize.format(n.backedUpBytes)) backed up"
+            if let g = n.growth { heading += ", +\(ByteSize.format(g)) since the baseline" }
+            let block = [heading, "", "````markdown"] + issueText(n, cell: cell) + ["````", ""]
+            let size = block.reduce(0) { $0 + $1.utf8.count + 1 }
+            guard bytes + size <= maintainerBytes else { break }
+            bytes += size
+            shown += 1
+            lines += block
+        }
+        if shown < notes.count { lines += ["… \(notes.count - shown) more SDK(s): the JSON report's owners and `inventory` list their files.", ""] }
+        return lines
     }
 
     /// Tile colours by owner kind (no owner: grey).

@@ -9,7 +9,9 @@ extension OwnerCatalogue {
                    source: ("getsentry/sentry-cocoa", "Sources/Sentry/SentryFileManagerHelper.m", "139-175"),
                    advice: "Not backed up (Caches); lower maxCacheItems if it is large",
                    examples: ["Library/Caches/io.sentry/0a1b2c/envelopes/1.envelope", "Library/Caches/io.sentry/0a1b2c/session.current"]),
-        OwnerEntry("Bugsnag", [.path("Library/Application Support/com.bugsnag.Bugsnag"), .path("Library/Application Support/bugsnag-shared-*")],
+        // `bugsnag-shared-<bundle ID>` is a folder: what is inside it is Bugsnag's, not a file
+        // of the app's that starts with the same words.
+        OwnerEntry("Bugsnag", [.path("Library/Application Support/com.bugsnag.Bugsnag"), .path("Library/Application Support/bugsnag-shared-*/*")],
                    holds: "Bugsnag's crash reports, sessions and breadcrumbs (32 events, 128 sessions)", exclusion: .notExcluded,
                    note: "no exclusion anywhere in its storage code (the helper named cachesDirectory returns Application Support)",
                    source: ("bugsnag/bugsnag-cocoa", "Bugsnag/Storage/BSGFileLocations.m", "33-120"),
@@ -30,7 +32,7 @@ extension OwnerCatalogue {
         // The legacy archives are `mixpanel-TOKEN-TYPE`, TYPE one of the SDK's `ArchiveType`s
         // (mixpanel-swift `Persistence.filePathFor` and its `ArchiveType`; capitalised in early releases):
         // named exactly, so that an app's own `Library/mixpanel-export.csv` is not Mixpanel's.
-        OwnerEntry("Mixpanel", [.path("Library/*_MPDB.sqlite"), .path("Library/*_MPDB.sqlite-*")]
+        OwnerEntry("Mixpanel", sqlite("Library/*_MPDB.sqlite")
                        + ["[eE]vents", "[pP]eople", "groups", "[pP]roperties", "codelessBindings", "variants", "optOutStatus"].map { .path("Library/mixpanel-*-" + $0) },
                    holds: "Mixpanel's event and people queue (SQLite at the root of Library) and legacy archives", exclusion: .notExcluded,
                    source: ("mixpanel/mixpanel-swift", "Sources/MPDB.swift", "15, 29-39"),

@@ -42,7 +42,7 @@ extension OwnerCatalogue {
                    advice: "Remove website data the app does not need (WKWebsiteDataStore.removeData), or give transient web views WKWebsiteDataStore.nonPersistent()",
                    examples: ["Library/WebKit/WebsiteData/LocalStorage/https_example.com_0.localstorage", "Library/WebKit/WebsiteDataStore/5B1C/IndexedDB/db.sqlite3",
                               "Library/Caches/WebKit/NetworkCache/Version 16/Records/abc", "tmp/WebKit/MediaCache/x"]),
-        OwnerEntry("CFNetwork", [.path("Library/Caches/*/Cache.db"), .path("Library/Caches/*/Cache.db-*"), .path("Library/Caches/*/fsCachedData")], kind: .framework,
+        OwnerEntry("CFNetwork", (sqlite("Library/Caches/*/Cache.db") + [.path("Library/Caches/*/fsCachedData")]), kind: .framework,
                    holds: "URLCache.shared's HTTP response cache (URLSession, Alamofire)", exclusion: .notNeeded,
                    source: ("OWASP/mastg", "pull request 1831", nil), evidence: .observed,
                    advice: "Not backed up (Caches); set URLCache.shared's diskCapacity to bound it",

@@ -12,8 +12,15 @@ package enum OwnerCatalogue {
     /// folder above it), the last one owns it, as in a CODEOWNERS file. General entries (Apple's
     /// frameworks, stores found anywhere) come first, so an SDK's own folder wins over them.
     package static let all: [OwnerEntry] = frameworks + storage + firebase + analytics + media + crossPlatform
+        + diagnostics + caches + stores + engagement + ecosystem
 
     static let firebaseRepo = "firebase/firebase-ios-sdk"
+
+    /// A SQLite database and its companions (`-wal`, `-shm`, `-journal`), by their exact names:
+    /// `NAME-notes.txt` beside it is not the database's.
+    static func sqlite(_ glob: String) -> [OwnerEntry.Match] {
+        ["", "-wal", "-shm", "-journal"].map { .path(glob + $0) }
+    }
 
     /// The commits the sources were read at: the line numbers are theirs.
     static let commits = [
@@ -26,6 +33,26 @@ package enum OwnerCatalogue {
         "facebook/facebook-ios-sdk": "c00e9e0", "flutter/packages": "6bb3423", "apache/cordova-plugin-file": "02a090e",
         "ionic-team/capacitor": "1834b97", "ionic-team/capacitor-plugins": "5b65292", "stephencelis/SQLite.swift": "ccaae3d",
         "mapbox/mapbox-gl-native-ios": "6220095",
+        // Read for issue 39 (crash reporters, loggers, caches, stores, engagement SDKs).
+        "microsoft/plcrashreporter": "0254f94", "kstenerud/KSCrash": "62039fc", "rollbar/rollbar-apple": "91127b9",
+        "MindscapeHQ/raygun4apple": "2068d47", "embrace-io/embrace-apple-sdk": "70c13f9", "bugsnag/bugsnag-cocoa-performance": "e0c1e47",
+        "microsoft/appcenter-sdk-apple": "307caac", "bitdriftlabs/capture-sdk": "b3cbde4", "CocoaLumberjack/CocoaLumberjack": "44f4f26",
+        "SwiftyBeaver/SwiftyBeaver": "0b2a008", "kean/Pulse": "00ea2b0", "pinterest/PINCache": "2fb8594",
+        "Alamofire/AlamofireImage": "490f713", "AFNetworking/AFNetworking": "d9f589c", "Haneke/HanekeSwift": "a2e8e5b",
+        "ibireme/YYWebImage": "093193c", "couchbase/couchbase-lite-ios": "878aeeb", "parse-community/Parse-SDK-iOS-OSX": "5a81221",
+        "andpor/react-native-sqlite-storage": "b6aeac4", "expo/expo": "718b6d7", "launchdarkly/ios-client-sdk": "9fc3e15",
+        "optimizely/swift-sdk": "68eeee5", "statsig-io/statsig-kit": "ffe36d6", "PostHog/posthog-ios": "64c7dd0",
+        "snowplow/snowplow-ios-tracker": "900e069", "Countly/countly-sdk-ios": "7b29bb6", "rudderlabs/rudder-sdk-ios": "dcf152d",
+        "segmentio/analytics-ios": "4b09689", "amplitude/Amplitude-iOS": "f1cfd38", "customerio/customerio-ios": "8b9ee36",
+        "klaviyo/klaviyo-swift-sdk": "67a8b4c", "CleverTap/clevertap-ios-sdk": "3af43fc", "Leanplum/Leanplum-iOS-SDK": "0a1f214",
+        "Iterable/iterable-swift-sdk": "25cd00e", "appcues/appcues-ios-sdk": "0d12d4d", "TelemetryDeck/SwiftSDK": "ad4a03e",
+        "apptentive/apptentive-ios": "25b8e8f", "urbanairship/ios-library": "b735fa2", "Tencent/MMKV": "ad7657e",
+        "matrix-org/matrix-ios-sdk": "2529e7f", "superwall/Superwall-iOS": "0f2cae7", "adaptyteam/AdaptySDK-iOS": "cef5c13",
+        "crowdin/mobile-sdk-ios": "30455af", "transifex/transifex-swift": "c274ae2", "instana/iOSAgent": "b526a6a",
+        "radarlabs/radar-sdk-ios": "aa6def6", "SiftScience/sift-ios": "85d8b9a", "mParticle/mparticle-apple-sdk": "86fa647",
+        "Swrve/swrve-ios-sdk": "7cba8ab", "emartech/ios-emarsys-sdk": "a993222", "Kumulos/KumulosSdkSwift": "74c54ac",
+        "blueshift-labs/Blueshift-iOS-SDK": "1fb7344", "SourcePointUSA/ios-cmp-app": "6e45fd8",
+        "RonRadtke/react-native-blob-util": "8ff7286", "Baseflow/flutter_cache_manager": "515cc9e",
     ]
 
     static let firebase: [OwnerEntry] = [
@@ -112,7 +139,7 @@ package enum OwnerCatalogue {
         OwnerEntry("MMKV", [.path("Documents/mmkv")],
                    holds: "MMKV's key-value files (also under react-native-mmkv)", exclusion: .notExcluded,
                    note: "in Documents: visible in the Files app when file sharing is on",
-                   source: ("Tencent/MMKV", "iOS/MMKV/MMKV/libMMKV.mm", "+mmkvBasePath"),
+                   source: ("Tencent/MMKV", "iOS/MMKV/MMKV/libMMKV.mm", "1019-1032"),
                    advice: "Give MMKV a root under Library/Application Support (MMKV.initialize(rootDir:)); exclude instances that hold caches",
                    examples: ["Documents/mmkv/mmkv.default", "Documents/mmkv/mmkv.default.crc"]),
         OwnerEntry("React Native AsyncStorage", [.path("Library/Application Support/*/async-storage")],

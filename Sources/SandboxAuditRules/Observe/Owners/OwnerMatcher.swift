@@ -120,6 +120,12 @@ package struct OwnerMatcher: Sendable {
         }
     }
 
+    /// The index in `catalogue` of the entry code `code` stands for (nil for a policy line or none).
+    func entryIndex(code: Int32) -> Int? {
+        guard code >= 0, case .entry(let e, _) = globs[Int(code)].target else { return nil }
+        return e
+    }
+
     /// The owner of `path`.
     package func attribution(of path: ContainerPath) -> Attribution? { attribution(code: code(of: path)) }
 
