@@ -43,6 +43,7 @@ extension Severity: ExpressibleByArgument {}
 struct SizeArgument {
     let bytes: Int64
     static func parse(_ argument: String) throws -> SizeArgument {
+        if argument.hasPrefix("-") { throw ValidationError("'\(argument)' is a negative size; a size is 0 or more (\(ByteSize.accepted))") }
         guard let b = ByteSize.parse(argument) else { throw ValidationError("not a size; \(ByteSize.accepted)") }
         return SizeArgument(bytes: b)
     }
@@ -52,6 +53,7 @@ struct SizeArgument {
 struct AgeArgument {
     let seconds: Double
     static func parse(_ argument: String) throws -> AgeArgument {
+        if argument.hasPrefix("-") { throw ValidationError("'\(argument)' is a negative age; an age is 0 or more (\(Age.accepted))") }
         guard let s = Age.parse(argument) else { throw ValidationError("not an age; \(Age.accepted)") }
         return AgeArgument(seconds: s)
     }
