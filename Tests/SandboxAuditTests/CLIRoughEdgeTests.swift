@@ -119,4 +119,44 @@ final class CLIRoughEdgeTests: XCTestCase {
         let help = try CLI.run(["scan", "--help"])
         XCTAssertTrue(help.stdout.contains("such an archive on standard input"), help.stdout)
     }
+
+    /// sample-containers/README.md states what the samples give: the counts in its headings and
+    /// the size of the folder's files.
+    func testTheSamplesREADMEStatesWhatTheSamplesGive() throws {
+        let root = PluginTests.repository + "/sample-containers"
+        let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
+        func counts(_ args: [String]) throws -> [String: Int] {
+            let r = try CLI.run(["scan", "--format", "json"] + args)
+            let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+            var out: [String: Int] = [:]
+            for f in object["findings"] as! [[String: Any]] { out[f["severity"] as! String, default: 0] += 1 }
+            return out
+        }
+        let misbehaving = try counts([root + "/Misbehaving"])
+        XCTAssertTrue(readme.contains("### Misbehaving: \(misbehaving["error"] ?? 0) errors, \(misbehaving["warning"] ?? 0) warnings, \(misbehaving["note"] ?? 0) notes (exit 1)"), "\(misbehaving)")
+        let example = try counts([root + "/Example.xcappdata"])
+        XCTAssertEqual(example, ["warning": 2])
+        XCTAssertTrue(readme.contains("### Example.xcappdata: 2 warnings"))
+        XCTAssertEqual(try counts([root + "/Example.xcappdata.tar.gz"]), ["warning": 3], "without --stale-tmp-age, as the README says")
+        XCTAssertEqual(try counts(["--stale-tmp-age", "36500d", root + "/Example.xcappdata.tar.gz"]), example)
+        // The samples' bytes (the folder but the README), as the README says them, to 0.1 MB and exactly.
+        var total: Int64 = 0
+        for relative in try FileManager.default.subpathsOfDirectory(atPath: root) {
+            var st = stat()
+            guard relative != "README.md", lstat(root + "/" + relative, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+            total += Int64(st.st_size)
+        }
+        XCTAssertTrue(readme.contains("about \(String(format: "%.1f", Double(total) / 1e6)) MB of file content"), "\(total) bytes")
+        XCTAssertTrue(readme.contains(Self.grouped(total) + " bytes"), "\(total) bytes")
+    }
+
+    static func grouped(_ n: Int64) -> String {
+        let digits = Array(String(n))
+        var out = ""
+        for (i, d) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out += "," }
+            out.append(d)
+        }
+        return out
+    }
 }
