@@ -22,7 +22,8 @@
 # provider, and PKG_CONFIG_PATH is set to it for anything else; docs/distribution.md), and for the
 # tests xz, ncdu, Python's jsonschema and check-jsonschema.
 # Before the suite, `test` runs scripts/check-portable-tests.sh (test code a macOS runner would
-# fail for its environment) and, on Linux, scripts/darwin-check.sh.
+# fail for its environment), on Linux scripts/darwin-check.sh, and scripts/check-warnings.sh (the
+# build of the package and its tests, failing on a compiler warning in Sources/ or Tests/).
 # Swift 6.1 or later (Xcode 16.3 on macOS) is not installed: https://www.swift.org/install/
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -153,6 +154,8 @@ if [ "$mode" = test ]; then
             *) die "the macOS compile check failed (scripts/darwin-check.sh)" ;;
         esac
     fi
+    say "scripts/check-warnings.sh (swift build --build-tests: no compiler warning in Sources/ or Tests/)"
+    scripts/check-warnings.sh
     say "swift test --disable-swift-testing"
     exec swift test --disable-swift-testing
 fi

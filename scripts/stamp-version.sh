@@ -6,7 +6,9 @@
 #                                           (what --version prints and the reports name)
 #   scripts/stamp-version.sh VERSION DIST   the same, and Formula/sandbox-audit.rb (its version,
 #                                           urls and each platform's sha256, read from
-#                                           DIST/*.tar.gz.sha256) and the README's install lines
+#                                           DIST/*.tar.gz.sha256), Plugin/Package.swift's binaryTarget
+#                                           (url and checksum, from DIST/sandbox-audit.artifactbundle.zip.sha256)
+#                                           and the README's install lines
 set -euo pipefail
 cd "$(dirname "$0")/.."
 die() { echo "stamp-version: $*" >&2; exit 2; }
@@ -34,6 +36,18 @@ for platform in macos-universal linux-x86_64 linux-aarch64; do
 done
 rm -f "$formula.bak"
 echo "stamp-version: $formula says $version, with the sha256 of each release tarball"
+# The plugin package's binaryTarget: the release's artifact bundle and its checksum
+# (scripts/artifactbundle.sh wrote DIST/sandbox-audit.artifactbundle.zip.sha256).
+plugin=Plugin/Package.swift sums="$dist/sandbox-audit.artifactbundle.zip.sha256"
+[ -f "$sums" ] || die "missing $sums (scripts/artifactbundle.sh --dist $dist)"
+sum=$(cut -d' ' -f1 < "$sums")
+[[ "$sum" =~ ^[0-9a-f]{64}$ ]] || die "$sums holds no SHA-256"
+sed -i.bak -e "s#/download/v[^/]*/sandbox-audit\.artifactbundle\.zip\"#/download/v$version/sandbox-audit.artifactbundle.zip\"#" \
+    -e "s/^\( *checksum: \)\"[0-9a-f]*\"/\1\"$sum\"/" "$plugin"
+rm -f "$plugin.bak"
+grep "download/v$version/sandbox-audit.artifactbundle.zip\"" "$plugin" >/dev/null && grep "checksum: \"$sum\"" "$plugin" >/dev/null \
+    || die "could not stamp $plugin"
+echo "stamp-version: $plugin names the $version artifact bundle and its checksum"
 # The README's install lines and Action references name the release too.
 v='[0-9][0-9A-Za-z.+]*'
 sed -i.bak -E -e "s#(sandbox-audit/sandbox-audit/)v$v(/scripts/install\.sh \| sh -s -- )$v#\1v$version\2$version#g" \

@@ -17,6 +17,36 @@ enum RawArguments {
         return all.dropFirst().first { String(decoding: $0, as: UTF8.self) == argument } ?? utf8
     }
 
+    /// The arguments as ArgumentParser is given them: a long option without `=` followed by a
+    /// value that starts with `-` and a digit or a point (`--fail-on-growth -1MB`) becomes one
+    /// argument (`--fail-on-growth=-1MB`). ArgumentParser reads `-1MB` as a cluster of short
+    /// flags and says "Missing value"; joined, the value reaches the option's own check, which
+    /// says what is wrong with it (a negative size). Nothing after `--` is changed.
+    static func joiningNegativeValues(_ arguments: [String]) -> [String] {
+        var out: [String] = []
+        var i = 0
+        while i < arguments.count {
+            let a = arguments[i]
+            if a == "--" { out += arguments[i...]; break }
+            if a.hasPrefix("--"), a.count > 2, !a.contains("="), i + 1 < arguments.count, looksNegative(arguments[i + 1]) {
+                out.append(a + "=" + arguments[i + 1])
+                i += 2
+                continue
+            }
+            out.append(a)
+            i += 1
+        }
+        return out
+    }
+
+    /// `-1MB`, `-0.5`, `-.5GB`: a minus sign then a digit or a point and a digit.
+    static func looksNegative(_ argument: String) -> Bool {
+        let u = Array(argument.utf8)
+        guard u.count >= 2, u[0] == UInt8(ascii: "-") else { return false }
+        let digit = { (b: UInt8) in b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+        return digit(u[1]) || (u[1] == UInt8(ascii: ".") && u.count > 2 && digit(u[2]))
+    }
+
     /// For messages: the raw bytes shown with undecodable bytes as `\xNN`.
     static func display(_ argument: String) -> String {
         let raw = bytes(argument)

@@ -43,6 +43,7 @@ extension Severity: ExpressibleByArgument {}
 struct SizeArgument {
     let bytes: Int64
     static func parse(_ argument: String) throws -> SizeArgument {
+        if argument.hasPrefix("-") { throw ValidationError("'\(argument)' is a negative size; a size is 0 or more (\(ByteSize.accepted))") }
         guard let b = ByteSize.parse(argument) else { throw ValidationError("not a size; \(ByteSize.accepted)") }
         return SizeArgument(bytes: b)
     }
@@ -52,6 +53,7 @@ struct SizeArgument {
 struct AgeArgument {
     let seconds: Double
     static func parse(_ argument: String) throws -> AgeArgument {
+        if argument.hasPrefix("-") { throw ValidationError("'\(argument)' is a negative age; an age is 0 or more (\(Age.accepted))") }
         guard let s = Age.parse(argument) else { throw ValidationError("not an age; \(Age.accepted)") }
         return AgeArgument(seconds: s)
     }
@@ -69,6 +71,9 @@ let inputKindsHelp = """
       - an .xcappdata package (Xcode > Devices > Download Container);
       - a tar, tar.gz/tgz, tar.xz/txz, tar.bz2 or zip archive of either, read as a
         stream without extracting it, recognised by its name or by its first bytes;
+      - -, such an archive on standard input (tar -cf - -C DIR . | sandbox-audit
+        scan -): read once; from a pipe, copied as it arrives into a temporary
+        file that has no name, at most 16 GiB (docs/limits.md);
       - an App Group or app extension container given alone: its role comes from
         its metadata or the folder it sits in; --kind group|extension says it;
       - a Simulator device folder (Devices/UDID, its data, or data/Containers) with
@@ -89,7 +94,7 @@ let inputKindsHelp = """
     """
 
 /// PATH's own help line.
-let inputArgumentHelp = "The data container, .xcappdata package, archive of one (tar, tgz, txz, zip), App Group or extension container, or with --app a Simulator device folder or a Finder/iTunes backup folder. Not with --simulator."
+let inputArgumentHelp = "The data container, .xcappdata package, archive of one (tar, tgz, txz, zip; - reads one on standard input), App Group or extension container, or with --app a Simulator device folder or a Finder/iTunes backup folder. Not with --simulator."
 
 /// Which of an app's containers to read: shared by scan, inventory and simulate.
 struct ContainerOptions: ParsableArguments {

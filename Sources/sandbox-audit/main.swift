@@ -14,7 +14,8 @@ func fail(_ message: String) -> Never {
 Terminal.quitAsInterrupt()
 
 do {
-    var command = try SandboxAuditCommand.parseAsRoot()
+    // `--fail-on-growth -1MB`: the value joined to its option, so that its own check says it is negative.
+    var command = try SandboxAuditCommand.parseAsRoot(RawArguments.joiningNegativeValues(Array(CommandLine.arguments.dropFirst())))
     try command.run()
 } catch let code as ExitCode {
     exit(code.rawValue)
@@ -26,6 +27,8 @@ do {
     if SandboxAuditCommand.exitCode(for: error) == .success {
         SandboxAuditCommand.exit(withError: error) // --help, --version
     }
+    // A subcommand misspelt (`sacn`): the nearest ones, on one line.
+    if let message = Suggestions.unknownSubcommand(Array(CommandLine.arguments.dropFirst())) { fail(message) }
     // One line: ArgumentParser lists valid values on further lines.
     let message = SandboxAuditCommand.message(for: error).split(whereSeparator: \.isNewline)
         .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")

@@ -89,7 +89,7 @@ final class ArchiveRaceTests: XCTestCase {
             let grep = try CLI.run(["-c", "grep -rl 'ROOT ONLY SECRET' \(into) 2>/dev/null || true"], via: "/bin/sh")
             if !grep.stdout.isEmpty { leaked.append("attempt \(attempt): \(grep.stdout)") }
         }
-        FileManager.default.createFile(atPath: stop, contents: Data())
+        _ = FileManager.default.createFile(atPath: stop, contents: Data())
         let swaps = Int(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         p.waitUntilExit()
         print("ArchiveRaceTests: \(attempts) attempts in \(Int(Date().timeIntervalSince(started))) s, \(copied) copied, \(refused) refused, \(swaps) swaps")

@@ -208,7 +208,7 @@ final class DeviceSetSymlinkTests: XCTestCase {
             }
             try? FileManager.default.removeItem(atPath: out)
         }
-        FileManager.default.createFile(atPath: dir.sub("stop"), contents: Data())
+        _ = FileManager.default.createFile(atPath: dir.sub("stop"), contents: Data())
         let numbers = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
         p.waitUntilExit()
         print("device-set race: \(attempts) attempts, \(succeeded) read the set's own data, \(refused) refused with one line; swapper made \(numbers.last ?? 0) swaps (\(numbers.first ?? 0) tried)")

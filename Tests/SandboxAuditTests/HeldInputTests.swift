@@ -226,7 +226,7 @@ final class HeldInputTests: XCTestCase {
             let second = message.contains("700 kB") && message.contains("\"secondKey\"")
             if first { read["first", default: 0] += 1 } else if second { read["second", default: 0] += 1 } else { mixed.append("attempt \(attempt): \(message)") }
         }
-        FileManager.default.createFile(atPath: stop, contents: Data())
+        _ = FileManager.default.createFile(atPath: stop, contents: Data())
         let swaps = Int(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         p.waitUntilExit()
         print("HeldInputTests: 40 scans, \(read) read whole, \(mixed.count) mixed, \(swaps) swaps")

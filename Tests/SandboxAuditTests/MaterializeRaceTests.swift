@@ -78,7 +78,7 @@ final class MaterializeRaceTests: XCTestCase {
         p.standardOutput = out
         try p.run()
         return {
-            FileManager.default.createFile(atPath: stop, contents: Data())
+            _ = FileManager.default.createFile(atPath: stop, contents: Data())
             let data = out.fileHandleForReading.readDataToEndOfFile()
             p.waitUntilExit()
             let numbers = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Int($0) }

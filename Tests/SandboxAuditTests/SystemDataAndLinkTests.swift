@@ -190,7 +190,7 @@ final class RefusedAttributeTests: XCTestCase {
         let dir = try TempDir("refused")
         // Only where the destination refuses it (ext4 does).
         let probe = dir.sub("probe")
-        FileManager.default.createFile(atPath: probe, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: probe, contents: Data()))
         if (try? XAttr.set(path: Array(probe.utf8), name: "user.big", value: [UInt8](repeating: 0x78, count: 8000))) != nil {
             throw XCTSkip("the temporary folder's file system holds an 8 kB attribute value: nothing is refused")
         }

@@ -136,6 +136,8 @@ package enum InputKinds {
     /// The input at `path` (with `selection.simulator`, the device it names), of the first kind
     /// that takes it.
     package static func detect(_ path: String, _ selection: ContainerSelection) -> any InputKind {
+        // `-`: an archive on standard input (`scan -`), whatever a file or folder named `-` holds.
+        if path == ArchiveInput.standardInputName && selection.simulator == nil { return ArchiveInput.standardInput(selection) }
         for kind in all {
             if let input = kind.detect(path, selection) { return input }
         }

@@ -6,11 +6,38 @@ import SandboxAuditSimulate
 /// The rules catalogue as text (`sandbox-audit rules`) and as Markdown (docs/rules.md, which
 /// a test compares with this output so the docs cannot drift).
 public enum RulesCatalogueReport {
+    /// The widest line `list()` writes, in characters (a terminal's 100 columns).
+    public static let listWidth = 100
+
+    /// One rule a line: id, default severity, summary; a summary longer than the line has room
+    /// for goes on over further lines, indented to its column, broken between words; no line is
+    /// longer than `listWidth`.
     public static func list() -> String {
         let width = RuleCatalogue.all.map(\.id.count).max() ?? 0
+        let column = width + 2 + 9
         return RuleCatalogue.all.map { r in
-            TextReport.pad(r.id, width + 2) + TextReport.pad(r.description.defaultSeverity.rawValue, 9) + r.description.summary
+            let lines = wrap(r.description.summary, width: max(listWidth - column, 20))
+            let head = TextReport.pad(r.id, width + 2) + TextReport.pad(r.description.defaultSeverity.rawValue, 9)
+            // A word longer than the column has room for (an attribute's full name) starts
+            // further left, so that the line still ends by the width.
+            let rest = lines.dropFirst().map { String(repeating: " ", count: min(column, max(0, listWidth - $0.count))) + $0 }
+            return ([head + lines[0]] + rest).joined(separator: "\n")
         }.joined(separator: "\n") + "\n"
+    }
+
+    /// `text` broken between words into lines of at most `width` characters (a longer word on a
+    /// line of its own).
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            if line.isEmpty { line = String(word) } else if line.count + 1 + word.count <= width { line += " " + word } else {
+                lines.append(line)
+                line = String(word)
+            }
+        }
+        lines.append(line)
+        return lines
     }
 
     static func describe(_ item: RuleExample.Item) -> String {

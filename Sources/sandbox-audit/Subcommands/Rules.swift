@@ -17,7 +17,8 @@ struct RulesCommand: ParsableCommand {
     func run() throws {
         if let id {
             guard let rule = RuleCatalogue.rule(id: id) else {
-                throw InputError("no rule '\(id)'; 'sandbox-audit rules' lists them")
+                let near = Suggestions.didYouMean(Suggestions.near(id, in: RuleCatalogue.all.map(\.id)))
+                throw InputError("no rule '\(id)'; " + (near.map { $0 + " " } ?? "") + "'sandbox-audit rules' lists them")
             }
             emit(RulesCatalogueReport.detail(rule))
             return

@@ -29,10 +29,29 @@ struct ArchiveInput: InputKind {
         return ArchiveInput(path: path, selection: selection, file: file)
     }
 
+    /// The path that names standard input: `scan -`.
+    static let standardInputName = "-"
+
+    /// The archive on standard input, read once (`StandardInput.held`: descriptor 0 itself when
+    /// it is a regular file, else its bytes copied once into a temporary file with no name) and
+    /// then read through that descriptor like a named archive's.
+    static func standardInput(_ selection: ContainerSelection) -> ArchiveInput {
+        let file = Result { () throws(InputError) in
+            let held = try StandardInput.held()
+            switch Result(catching: { () throws(Errno) in try held.descriptor.status() }) {
+            case .success(let status): return ArchiveSnapshot(file: held, status: status)
+            case .failure(let e): throw InputError("cannot read standard input: \(errorText(e.code))")
+            }
+        }
+        return ArchiveInput(path: standardInputName, selection: selection, file: file)
+    }
+
     /// The archive's one container and its walk. App Groups named with it cannot be in it.
     func read() throws -> InputRead {
         if !selection.appGroups.isEmpty { throw AppContainers.loneGroupError(selection.appGroups, path) }
-        let (container, walk) = try ArchiveWalk.read(path, file: try file.get(), role: selection.role)
+        // Standard input is named as such in messages and reports.
+        let location = path == Self.standardInputName ? "standard input" : path
+        let (container, walk) = try ArchiveWalk.read(location, file: try file.get(), role: selection.role)
         return InputRead(input: path, containers: [(container, walk)], notes: [])
     }
 
