@@ -158,4 +158,69 @@ final class AppReviewMetricsTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("Nothing is backed up"))
         XCTAssertFalse(r.stdout.contains("| Backed up | Files | Path |"))
     }
+
+    /// The metrics object: MetricKit's figures and the backup's, each the inventory's own sum.
+    func testMetricsAreTheInventorysFigures() throws {
+        let dir = try TempDir("metrics")
+        let root = dir.sub("Data")
+        try Self.firstLaunch(at: root)
+        let lines = try inventoryLines([root])
+        let files = lines.filter { $0["kind"] as? String == "file" && $0["countsInTotals"] as? Bool == true && $0["zone"] as? String != "system" }
+        func sum(_ rows: [[String: Any]], _ key: String) -> Int { rows.reduce(0) { $0 + ($1[key] as! Int) } }
+        let caches = files.filter { $0["zone"] as? String == "caches" }
+
+        let r = try CLI.run(["scan", root, "--format", "metrics"])
+        XCTAssertTrue(r.status == 0 || r.status == 1, r.stderr)
+        let m = try XCTUnwrap(JSONSerialization.jsonObject(with: r.stdoutBytes) as? [String: Any], r.stdout)
+        XCTAssertEqual(m["schemaVersion"] as? Int, 1)
+        XCTAssertEqual(m["bundleIdentifier"] as? String, Self.app)
+        XCTAssertEqual(m["domains"] as? Int, 1)
+        XCTAssertEqual(m["complete"] as? Bool, true)
+        XCTAssertEqual(m["totalDataFileCount"] as? Int, files.count)
+        XCTAssertEqual(m["totalDataFileSize"] as? Int, sum(files, "allocated"))
+        XCTAssertEqual(m["dataFileContentSize"] as? Int, sum(files, "size"))
+        XCTAssertEqual(m["totalCacheFolderSize"] as? Int, sum(caches, "allocated"))
+        XCTAssertEqual(m["cacheFolderContentSize"] as? Int, sum(caches, "size"))
+        XCTAssertEqual(m["cacheFileCount"] as? Int, caches.count)
+        XCTAssertEqual(caches.count, 3)
+        let backed = files.filter { $0["backedUp"] as? Bool == true }
+        XCTAssertEqual(m["backupSize"] as? Int, sum(backed, "size"))
+        XCTAssertEqual(m["backupFileCount"] as? Int, backed.count)
+        XCTAssertEqual(m["excludedSize"] as? Int, sum(files.filter { $0["excluded"] as? Bool == true }, "size"))
+        XCTAssertEqual(m["keptOnUpdateSize"] as? Int, sum(files.filter { $0["survivesUpdate"] as? Bool == true }, "size"))
+        XCTAssertEqual(m["keptOnRestoreSize"] as? Int, sum(files.filter { $0["survivesRestore"] as? Bool == true }, "size"))
+        XCTAssertEqual(m["excludedSize"] as? Int, 8_000_000)
+        // What no input gives is null and named, never a guess.
+        for name in ["totalCloneSize", "totalBinaryFileSize", "totalBinaryFileCount"] {
+            XCTAssertTrue(m[name] is NSNull, name)
+        }
+        XCTAssertEqual(m["notMeasured"] as? [String], ["totalCloneSize", "totalBinaryFileSize", "totalBinaryFileCount"])
+        // Flat: no value is an object, and only notMeasured is a list.
+        for (k, v) in m where k != "notMeasured" { XCTAssertFalse(v is [Any] || v is [String: Any], k) }
+        // The same figures as the JSON report.
+        let totals = try XCTUnwrap(try CLI.scanJSON([root]).json["totals"] as? [String: Any])
+        XCTAssertEqual(m["backupSize"] as? Int, totals["backupFootprint"] as? Int)
+        XCTAssertEqual(m["keptOnUpdateSize"] as? Int, totals["keptOnUpdate"] as? Int)
+        XCTAssertEqual(m["keptOnRestoreSize"] as? Int, totals["keptOnRestore"] as? Int)
+        XCTAssertEqual(m["excludedSize"] as? Int, totals["excludedSize"] as? Int)
+    }
+
+    /// An archive records no sizes on disk: those two figures are null and named, the rest stay.
+    func testMetricsOfAnArchiveLeaveSizesOnDiskOut() throws {
+        try Tool.require("tar", for: "packing the container")
+        let dir = try TempDir("metricstar")
+        let root = dir.sub("Data")
+        try Self.firstLaunch(at: root)
+        try sh("tar -czf app.tgz -C Data .", in: dir.path)
+        let r = try CLI.run(["scan", dir.sub("app.tgz"), "--format", "metrics"])
+        XCTAssertTrue(r.status == 0 || r.status == 1, r.stderr)
+        let m = try XCTUnwrap(JSONSerialization.jsonObject(with: r.stdoutBytes) as? [String: Any], r.stdout)
+        XCTAssertTrue(m["totalDataFileSize"] is NSNull)
+        XCTAssertTrue(m["totalCacheFolderSize"] is NSNull)
+        XCTAssertEqual(m["notMeasured"] as? [String], ["totalDataFileSize", "totalCacheFolderSize", "totalCloneSize", "totalBinaryFileSize", "totalBinaryFileCount"])
+        let lines = try inventoryLines([dir.sub("app.tgz")])
+        let files = lines.filter { $0["kind"] as? String == "file" && $0["countsInTotals"] as? Bool == true && $0["zone"] as? String != "system" }
+        XCTAssertEqual(m["totalDataFileCount"] as? Int, files.count)
+        XCTAssertEqual(m["dataFileContentSize"] as? Int, files.reduce(0) { $0 + ($1["size"] as! Int) })
+    }
 }
