@@ -36,7 +36,7 @@ enum AppReviewReport {
             md += "\n"
         }
         guard m.bytes > 0 || m.files > 0 else {
-            return md + "Nothing is backed up: the guideline's measurement finds nothing to report.\n\n" + sources()
+            return md + "Nothing is backed up: the guideline's measurement finds nothing to report.\n\n" + sources() + MarkdownReport.notChecked(result)
         }
         md += "### Where the backed-up bytes are\n\n"
         md += "Each place: a folder two levels below a container's root (three under Library), or a file higher up; "
@@ -64,7 +64,7 @@ enum AppReviewReport {
         for p in m.places.prefix(shownPlaces) where seen.insert(p.advice.text).inserted {
             md += "- \(cell(p.advice.text)) Sources: " + p.advice.sources.joined(separator: "; ") + "\n"
         }
-        return md + "\n" + sources()
+        return md + "\n" + sources() + MarkdownReport.notChecked(result)
     }
 
     static func sources() -> String {
