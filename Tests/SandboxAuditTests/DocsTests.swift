@@ -39,7 +39,7 @@ final class DocsTests: XCTestCase {
         for format in ReportFormat.allCases {
             XCTAssertTrue(anchors.contains(format.documentation), "docs/report-formats.md has no section #\(format.documentation) for \(format.rawValue)")
         }
-        let sectioned = try NSRegularExpression(pattern: #"^## .*\(`(\w+)`\)$"#, options: .anchorsMatchLines)
+        let sectioned = try NSRegularExpression(pattern: #"^## .*\(`(\w[\w-]*)`\)$"#, options: .anchorsMatchLines)
         for m in sectioned.matches(in: doc, range: NSRange(doc.startIndex..., in: doc)) {
             let name = String(doc[Range(m.range(at: 1), in: doc)!])
             XCTAssertNotNil(ReportFormat(rawValue: name), "docs/report-formats.md has a section for '\(name)', which is not a format")
@@ -50,7 +50,7 @@ final class DocsTests: XCTestCase {
     func testReadmeAndDocsNameRegisteredFormats() throws {
         let readme = try read("README.md")
         XCTAssertTrue(readme.contains("(docs/report-formats.md)"))
-        let named = try NSRegularExpression(pattern: #"--format (\w+)|--output (\w+)="#)
+        let named = try NSRegularExpression(pattern: #"--format (\w[\w-]*)|--output (\w[\w-]*)="#)
         let docs = try FileManager.default.contentsOfDirectory(atPath: Self.repo + "/docs").filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }
         for file in ["README.md"] + docs {
             let text = try read(file)

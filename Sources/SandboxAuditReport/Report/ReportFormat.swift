@@ -36,7 +36,7 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     }
 
     /// Every format, in the order help and errors list them.
-    public static let allCases: [ReportFormat] = [.text, .json, .sarif, .junit, .github, .markdown, .html, .ncdu]
+    public static let allCases: [ReportFormat] = [.text, .json, .sarif, .junit, .github, .markdown, .html, .ncdu, .appReview, .metrics]
 
     public static let text = ReportFormat("text", documentation: "text-text", incompleteMarker: "INCOMPLETE SCAN:") {
         TextReport(useColor: $1.color, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete).render($0)
@@ -63,6 +63,14 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     public static let ncdu = ReportFormat("ncdu", help: "an export for ncdu -f and gdu -f", documentation: "ncdu-export-ncdu",
                                           incompleteMarker: "\"read_error\":true") { r, _ in
         NcduReport.render(r)
+    }
+    package static let appReview = ReportFormat("app-review", help: "the backup figure in App Review's words", documentation: "app-review-app-review",
+                                               incompleteMarker: "INCOMPLETE SCAN:") { r, _ in
+        AppReviewReport.render(r)
+    }
+    package static let metrics = ReportFormat("metrics", help: "MetricKit's terms, flat JSON", documentation: "metrickit-metrics-metrics",
+                                             incompleteMarker: "\"complete\": false", document: { r, _ in MetricsReport.document(r) }) { r, _ in
+        MetricsReport.document(r).prettyLine
     }
 
     public init?(rawValue: String) {
