@@ -1,3 +1,4 @@
+import Foundation
 import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
@@ -58,7 +59,7 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
         MarkdownReport.render($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete)
     }
     public static let html = ReportFormat("html", documentation: "html-html", incompleteMarker: "INCOMPLETE SCAN:") {
-        HTMLReport.render($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete)
+        HTMLReport.render($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete, date: $1.date)
     }
     public static let ncdu = ReportFormat("ncdu", help: "an export for ncdu -f and gdu -f", documentation: "ncdu-export-ncdu",
                                           incompleteMarker: "\"read_error\":true") { r, _ in
@@ -89,6 +90,9 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
         var junitWarnings: JUnitWarnings
         /// `--allow-incomplete`: a scan that missed something does not fail by that alone.
         var allowIncomplete: Bool
+        /// The date a report shows (seconds since 1970): `SOURCE_DATE_EPOCH`, else none, so
+        /// that a report is the same bytes at every run over the same container.
+        var date: Double?
 
         public init(failOn: Severity, color: Bool = false, pathPrefix: @escaping @Sendable (String) -> String = { _ in "." },
                     junitWarnings: JUnitWarnings = .skipped, allowIncomplete: Bool = false) {
@@ -97,7 +101,18 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
             self.pathPrefix = pathPrefix
             self.junitWarnings = junitWarnings
             self.allowIncomplete = allowIncomplete
+            self.date = ReportFormat.sourceDateEpoch()
         }
+    }
+
+    /// `SOURCE_DATE_EPOCH` (Reproducible Builds, "SOURCE_DATE_EPOCH",
+    /// https://reproducible-builds.org/specs/source-date-epoch/): the report's date when set to
+    /// a whole number of seconds since 1970; nil when unset, empty or malformed (the report
+    /// then carries no date, so two runs over the same container give the same bytes).
+    static func sourceDateEpoch(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Double? {
+        guard let text = environment["SOURCE_DATE_EPOCH"], !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+              text.utf8.count <= 15, let seconds = Int64(text) else { return nil }
+        return Double(seconds)
     }
 
     public func render(_ result: AuditResult, _ options: Options) -> String { printer(result, options) }
