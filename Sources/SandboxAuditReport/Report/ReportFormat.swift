@@ -32,12 +32,12 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     }
 
     /// A JSON format: printed as `document`'s indented form and a newline.
-    init(_ name: String, documentation: String, incompleteMarker: String, document: @escaping @Sendable (AuditResult, Options) -> JSON) {
-        self.init(name, documentation: documentation, incompleteMarker: incompleteMarker, document: document) { document($0, $1).prettyLine }
+    init(_ name: String, help: String? = nil, documentation: String, incompleteMarker: String, document: @escaping @Sendable (AuditResult, Options) -> JSON) {
+        self.init(name, help: help, documentation: documentation, incompleteMarker: incompleteMarker, document: document) { document($0, $1).prettyLine }
     }
 
     /// Every format, in the order help and errors list them.
-    public static let allCases: [ReportFormat] = [.text, .json, .sarif, .junit, .github, .markdown, .html, .ncdu]
+    public static let allCases: [ReportFormat] = [.text, .json, .sarif, .junit, .github, .markdown, .html, .ncdu, .xcode, .codeclimate]
 
     public static let text = ReportFormat("text", documentation: "text-text", incompleteMarker: "INCOMPLETE SCAN:") {
         TextReport(useColor: $1.color, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete).render($0)
@@ -65,6 +65,16 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
                                           incompleteMarker: "\"read_error\":true") { r, _ in
         NcduReport.render(r)
     }
+
+    // Registered by name (`ReportFormat(rawValue: "xcode")`): the stage's public surface is kept small.
+    static let xcode = ReportFormat("xcode", help: "issue lines for Xcode", documentation: "xcode-xcode",
+                                           incompleteMarker: XcodeReport.incompleteTitle) { r, o in
+        XcodeReport.render(r, allowIncomplete: o.allowIncomplete)
+    }
+    static let codeclimate = ReportFormat("codeclimate", help: "GitLab Code Quality", documentation: "gitlab-code-quality-codeclimate",
+                                                 incompleteMarker: "\"check_name\": \"\(CodeClimateReport.incompleteCheck)\"", document: { r, o in
+        CodeClimateReport.render(r, allowIncomplete: o.allowIncomplete)
+    })
 
     public init?(rawValue: String) {
         guard let f = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
