@@ -8,7 +8,8 @@ import XCTest
 @testable import SandboxAuditReport
 
 /// The formats other tools read: Xcode's issue lines (`xcode`), GitLab Code Quality
-/// (`codeclimate`); each through the built binary.
+/// (`codeclimate`), and input errors as GitHub workflow commands under `--format github`; each
+/// through the built binary.
 final class ToolFormatTests: XCTestCase {
     static let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/gitlab-code-quality.schema.json").path
     /// `PATH:LINE: error|warning|note: MESSAGE`, the form Xcode's issue parser reads.
@@ -172,5 +173,32 @@ final class ToolFormatTests: XCTestCase {
         try "[{\"description\": \"x\", \"check_name\": \"y\", \"fingerprint\": \"z\", \"severity\": \"error\", \"location\": {\"path\": \"./a\", \"lines\": {\"begin\": 0}}}]"
             .write(toFile: dir.sub("bad.json"), atomically: true, encoding: .utf8)
         XCTAssertEqual(try CLI.run(["--schemafile", Self.schema, dir.sub("bad.json")], via: checker).status, 1)
+    }
+
+    /// Under `--format github` (or `--output github=-`), an input or usage error is also an
+    /// `::error` workflow command on standard output, so the checks UI says why; the stderr line
+    /// and exit 2 are as for every format. Other formats print nothing on standard output.
+    func testInputErrorsAreWorkflowCommandsUnderGitHub() throws {
+        let dir = try TempDir("gh-error")
+        let missing = dir.sub("no such, folder")
+        for args in [["scan", missing, "--format", "github"], ["scan", "--format=github", missing], ["scan", missing, "--output", "github=-"]] {
+            let r = try CLI.run(args)
+            XCTAssertEqual(r.status, 2, "\(args)")
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+            XCTAssertTrue(r.stderr.hasPrefix("sandbox-audit: error: "), r.stderr)
+            let message = String(r.stderr.dropFirst("sandbox-audit: error: ".count).dropLast())
+            XCTAssertEqual(r.stdout, "::error title=sandbox-audit%3A input error::" + GitHubReport.data(message) + "\n", "\(args)")
+        }
+        // A usage error found while parsing, with a % in the value that must be escaped.
+        let usage = try CLI.run(["scan", dir.path, "--format", "github", "--fail-on", "100%"])
+        XCTAssertEqual(usage.status, 2)
+        XCTAssertTrue(usage.stdout.hasPrefix("::error title=sandbox-audit%3A input error::"), usage.stdout)
+        XCTAssertEqual(usage.stdout.split(separator: "\n").count, 1, usage.stdout)
+        XCTAssertTrue(usage.stdout.contains("'100%25'"), usage.stdout)
+        for args in [["scan", missing], ["scan", missing, "--format", "json"], ["scan", missing, "--", "--format", "github"]] {
+            let r = try CLI.run(args)
+            XCTAssertEqual(r.status, 2)
+            XCTAssertEqual(r.stdout, "", "\(args)")
+        }
     }
 }

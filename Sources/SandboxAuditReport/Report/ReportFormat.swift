@@ -125,6 +125,15 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
         return Double(seconds)
     }
 
+    /// An input or usage error as a GitHub Actions workflow command, for `--format github`:
+    /// `::error title=sandbox-audit: input error::MESSAGE`, escaped as GitHub documents (GitHub
+    /// Docs, "Workflow commands for GitHub Actions",
+    /// https://docs.github.com/en/actions/reference/workflow-commands-for-github-actions), so the
+    /// checks UI shows why the step failed.
+    public static func githubError(_ message: String) -> String {
+        "::error title=\(GitHubReport.property("sandbox-audit: input error"))::\(GitHubReport.data(message))"
+    }
+
     public func render(_ result: AuditResult, _ options: Options) -> String { printer(result, options) }
 
     /// `render`'s bytes handed to `sink` as they are made: a JSON format in parts of about a
