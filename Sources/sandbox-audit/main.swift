@@ -4,7 +4,12 @@ import SandboxAudit
 
 // Exit codes: 0 clean, 1 findings at or above the fail level, 2 usage or input error.
 // ArgumentParser's own usage exit code (64) is mapped to 2.
+// Under `--format github` the error is also a workflow command on standard output, so the
+// checks UI shows why the step failed and not only "exit code 2".
 func fail(_ message: String) -> Never {
+    if ConsoleFormat.isGitHub(CommandLine.arguments) {
+        FileHandle.standardOutput.write(Data((ReportFormat.githubError(message) + "\n").utf8))
+    }
     FileHandle.standardError.write(Data("sandbox-audit: error: \(message)\n".utf8))
     exit(2)
 }

@@ -31,7 +31,7 @@ enum HTMLReport {
             }.joined() + "</ul></section>\n"
     }
 
-    static func render(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> String {
+    static func render(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false, date: Double? = nil) -> String {
         let x = XMLText.escape
         let summary = result.summary
         let title = summary.heading
@@ -48,7 +48,7 @@ enum HTMLReport {
             <body>
             <header>
             \(result.complete ? "" : "<p class=\"verdict fail\" role=\"alert\">\(x(result.incompleteSummary))</p>")
-            <p class="kicker">sandbox-audit \(x(Audit.toolVersion)) · backup and storage report · scanned \(x(scanDate(result.context.scanTime)))</p>
+            <p class="kicker">sandbox-audit \(x(Audit.toolVersion)) · backup and storage report\(date.map { " · " + x(scanDate($0)) } ?? "")</p>
             <h1>\(x(title))\(summary.version.map { " <span class=\"version\">\(x($0))</span>" } ?? "")</h1>
             <p class="meta">\(result.inventories.map { "\(x($0.domain)) (\(x($0.container.role.rawValue)) container, \(x($0.container.kindDescription))) · data root <code>\(x($0.container.dataRoot))</code>" }.joined(separator: "<br>"))\(result.policy.source.map { " · policy <code>\(x($0))</code>" } ?? "")</p>
             <p class="verdict \(failed ? "fail" : "pass")">\(failed ? "Fails" : "Passes") at \(x(failOn.rawValue)): \(x(summary.counts))</p>
@@ -138,7 +138,7 @@ enum HTMLReport {
         guard t.size > 0 else { return "" }
         let parts = [("backed up", t.backedUpSize, colors.backed), ("excluded", t.excludedSize, colors.excluded),
                      ("not backed up where it is (Caches, tmp, the root…)", max(0, t.size - t.backedUpSize - t.excludedSize), colors.skipped)]
-        var svg = "<svg class=\"chart\" viewBox=\"0 0 540 64\" role=\"img\" aria-label=\"All bytes by backup state\">"
+        var svg = "<svg class=\"chart\" viewBox=\"0 0 540 34\" role=\"img\" aria-label=\"All bytes by backup state\">"
         var xPos = 0.0
         for (name, value, color) in parts where value > 0 {
             let w = max(1.5, 540 * Double(value) / Double(t.size))
@@ -150,7 +150,9 @@ enum HTMLReport {
             let pct = Int((100 * Double(value) / Double(t.size)).rounded())
             labels += "\(name) \(XMLText.escape(ByteSize.format(value))) (\(pct)%) · "
         }
-        svg += "<text x=\"0\" y=\"52\" class=\"value\">\(String(labels.dropLast(3)))</text></svg>"
+        // The caption is text below the chart, not in it: it wraps at any width, where an SVG
+        // text line is cut at the chart's right edge.
+        svg += "</svg><p class=\"caption\">\(String(labels.dropLast(3)))</p>"
         return "<h3>The container by backup state</h3>" + svg
     }
 
@@ -166,7 +168,7 @@ enum HTMLReport {
             let fill = min(100, p.isFinite ? p : 100)
             s += "<tr class=\"\(r.exceeded ? "over" : "ok")\"><td>\(XMLText.escape(r.budget.name))</td>"
             s += "<td class=\"num\" data-sort=\"\(m)\">\(XMLText.escape(ByteSize.format(m))) of \(XMLText.escape(ByteSize.format(r.limit)))</td>"
-            s += "<td class=\"bar\"><span class=\"meter\"><span style=\"width:\(Int(fill))%\"></span></span> \(p.isFinite ? String(Int(p.rounded())) : "∞")%</td>"
+            s += "<td class=\"bar\"><span class=\"meter\"><span style=\"width:\(Int(fill))%\"></span></span> \(BudgetText.percent(p))</td>"
             s += "<td>\(r.exceeded ? "over by " + XMLText.escape(ByteSize.format(r.overshoot)) : "within")</td></tr>"
         }
         return s + "</tbody></table></div></section>\n"
@@ -288,7 +290,8 @@ enum HTMLReport {
         .rulegroup.error{border-left-color:var(--err)}.rulegroup.warning{border-left-color:var(--warn)}.rulegroup h3{margin:2px 0 6px}.rulegroup p{margin:4px 0}
         .rulegroup .tw{border:none;margin:6px 0 0}.count{color:var(--muted);font-weight:400;font-size:13px}details summary{cursor:pointer;color:var(--muted);font-size:13px}
         .sev{font-size:11px;font-weight:700;text-transform:uppercase}tr.error .sev{color:var(--err)}tr.warning .sev{color:var(--warn)}tr.note .sev{color:var(--note)}
-        table.findings td:first-child{width:80px}table.findings td.num{width:90px}table.findings td.path{width:38%;min-width:200px}.num{text-align:right;white-space:nowrap}td.path{word-break:break-all}
+        table.findings{table-layout:fixed}table.findings th:first-child{width:88px}table.findings th:nth-child(2){width:34%}table.findings th:last-child{width:92px}
+        td{overflow-wrap:anywhere}.num{text-align:right;white-space:nowrap}td.path{word-break:break-all}.caption{font-size:13px;color:var(--muted);margin:4px 0 0}
         tr.over td{color:var(--err)}.meter{display:inline-block;width:90px;height:8px;background:var(--line);border-radius:4px;vertical-align:middle;overflow:hidden}
         .meter span{display:block;height:100%;background:var(--ok)}tr.over .meter span{background:var(--err)}
         .finding{background:#fff;border:1px solid var(--line);border-left:4px solid var(--note);border-radius:6px;padding:10px 14px;margin:10px 0;break-inside:avoid}

@@ -64,7 +64,7 @@ public enum MarkdownReport {
                     md += "| \(cell(r.budget.name)) | not measured | | needs a baseline |\n"
                     continue
                 }
-                md += "| \(cell(r.budget.name)) | \(ByteSize.format(m)) of \(ByteSize.format(r.limit)) | \(p.isFinite ? String(Int(p.rounded())) : "∞")% | "
+                md += "| \(cell(r.budget.name)) | \(ByteSize.format(m)) of \(ByteSize.format(r.limit)) | \(BudgetText.percent(p)) | "
                 md += r.exceeded ? "❌ over by \(ByteSize.format(r.overshoot)) |\n" : "✅ |\n"
             }
             md += "\n"
@@ -95,9 +95,10 @@ public enum MarkdownReport {
         tail += "\n\n<sub>\(ByteSize.unitsNote). sandbox-audit \(Audit.toolVersion).</sub>\n"
         if result.findings.isEmpty { return md + "No findings." + tail }
 
-        md += "### Findings by rule\n\n| rule | errors | warnings | notes |\n|---|---:|---:|---:|\n"
+        md += "### Findings by rule\n\n| rule | errors | warnings | notes | fix |\n|---|---:|---:|---:|---|\n"
         for t in result.tallies {
-            md += "| [`\(t.ruleId)`](\(References.ruleHelp(t.ruleId))) | \(t.errors) | \(t.warnings) | \(t.notes) |\n"
+            let fix = RuleCatalogue.rule(id: t.ruleId)?.description.fix ?? ""
+            md += "| [`\(t.ruleId)`](\(References.ruleHelp(t.ruleId))) | \(t.errors) | \(t.warnings) | \(t.notes) | \(cell(fix)) |\n"
         }
         md += "\n"
 
@@ -106,7 +107,10 @@ public enum MarkdownReport {
         func row(_ f: Finding) -> String {
             let icon = f.severity == .error ? "🛑" : (f.severity == .warning ? "⚠️" : "ℹ️")
             let owner = OwnerReport.owner(result, f).map { " (owner: \($0.name))" } ?? ""
-            return "| \(icon) \(f.severity.rawValue) | \(cell(f.ruleId)) | \(cell(result.subject(f) ?? "")) | \(cell(f.message + owner)) |\n"
+            // The rule's fix is in the table above; a finding's own (a command, the carrier
+            // the scan saw) follows its message.
+            let fix = f.fix.map { "<br>**Fix:** " + cell($0) } ?? ""
+            return "| \(icon) \(f.severity.rawValue) | \(cell(f.ruleId)) | \(cell(result.subject(f) ?? "")) | \(cell(f.message + owner))\(fix) |\n"
         }
         let ordered = result.findingsBySeverity
         let title = "### Most severe findings\n\n"

@@ -1,3 +1,4 @@
+import Foundation
 import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
@@ -31,12 +32,12 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     }
 
     /// A JSON format: printed as `document`'s indented form and a newline.
-    init(_ name: String, documentation: String, incompleteMarker: String, document: @escaping @Sendable (AuditResult, Options) -> JSON) {
-        self.init(name, documentation: documentation, incompleteMarker: incompleteMarker, document: document) { document($0, $1).prettyLine }
+    init(_ name: String, help: String? = nil, documentation: String, incompleteMarker: String, document: @escaping @Sendable (AuditResult, Options) -> JSON) {
+        self.init(name, help: help, documentation: documentation, incompleteMarker: incompleteMarker, document: document) { document($0, $1).prettyLine }
     }
 
     /// Every format, in the order help and errors list them.
-    public static let allCases: [ReportFormat] = [.text, .json, .sarif, .junit, .github, .markdown, .html, .ncdu, .appReview, .metrics]
+    public static let allCases: [ReportFormat] = [.text, .json, .sarif, .junit, .github, .markdown, .html, .ncdu, .xcode, .codeclimate, .appReview, .metrics]
 
     public static let text = ReportFormat("text", documentation: "text-text", incompleteMarker: "INCOMPLETE SCAN:") {
         TextReport(useColor: $1.color, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete).render($0)
@@ -58,7 +59,7 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
         MarkdownReport.render($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete)
     }
     public static let html = ReportFormat("html", documentation: "html-html", incompleteMarker: "INCOMPLETE SCAN:") {
-        HTMLReport.render($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete)
+        HTMLReport.render($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete, date: $1.date)
     }
     public static let ncdu = ReportFormat("ncdu", help: "an export for ncdu -f and gdu -f", documentation: "ncdu-export-ncdu",
                                           incompleteMarker: "\"read_error\":true") { r, _ in
@@ -72,6 +73,16 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
                                              incompleteMarker: "\"complete\": false", document: { r, _ in MetricsReport.document(r) }) { r, _ in
         MetricsReport.document(r).prettyLine
     }
+
+    // Registered by name (`ReportFormat(rawValue: "xcode")`): the stage's public surface is kept small.
+    static let xcode = ReportFormat("xcode", help: "issue lines for Xcode", documentation: "xcode-xcode",
+                                           incompleteMarker: XcodeReport.incompleteTitle) { r, o in
+        XcodeReport.render(r, allowIncomplete: o.allowIncomplete)
+    }
+    static let codeclimate = ReportFormat("codeclimate", help: "GitLab Code Quality", documentation: "gitlab-code-quality-codeclimate",
+                                                 incompleteMarker: "\"check_name\": \"\(CodeClimateReport.incompleteCheck)\"", document: { r, o in
+        CodeClimateReport.render(r, allowIncomplete: o.allowIncomplete)
+    })
 
     public init?(rawValue: String) {
         guard let f = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
@@ -97,6 +108,9 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
         var junitWarnings: JUnitWarnings
         /// `--allow-incomplete`: a scan that missed something does not fail by that alone.
         var allowIncomplete: Bool
+        /// The date a report shows (seconds since 1970): `SOURCE_DATE_EPOCH`, else none, so
+        /// that a report is the same bytes at every run over the same container.
+        var date: Double?
 
         public init(failOn: Severity, color: Bool = false, pathPrefix: @escaping @Sendable (String) -> String = { _ in "." },
                     junitWarnings: JUnitWarnings = .skipped, allowIncomplete: Bool = false) {
@@ -105,7 +119,27 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
             self.pathPrefix = pathPrefix
             self.junitWarnings = junitWarnings
             self.allowIncomplete = allowIncomplete
+            self.date = ReportFormat.sourceDateEpoch()
         }
+    }
+
+    /// `SOURCE_DATE_EPOCH` (Reproducible Builds, "SOURCE_DATE_EPOCH",
+    /// https://reproducible-builds.org/specs/source-date-epoch/): the report's date when set to
+    /// a whole number of seconds since 1970; nil when unset, empty or malformed (the report
+    /// then carries no date, so two runs over the same container give the same bytes).
+    static func sourceDateEpoch(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Double? {
+        guard let text = environment["SOURCE_DATE_EPOCH"], !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+              text.utf8.count <= 15, let seconds = Int64(text) else { return nil }
+        return Double(seconds)
+    }
+
+    /// An input or usage error as a GitHub Actions workflow command, for `--format github`:
+    /// `::error title=sandbox-audit: input error::MESSAGE`, escaped as GitHub documents (GitHub
+    /// Docs, "Workflow commands for GitHub Actions",
+    /// https://docs.github.com/en/actions/reference/workflow-commands-for-github-actions), so the
+    /// checks UI shows why the step failed.
+    public static func githubError(_ message: String) -> String {
+        "::error title=\(GitHubReport.property("sandbox-audit: input error"))::\(GitHubReport.data(message))"
     }
 
     public func render(_ result: AuditResult, _ options: Options) -> String { printer(result, options) }

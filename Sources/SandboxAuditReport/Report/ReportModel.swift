@@ -50,12 +50,25 @@ extension AuditResult {
     }
 }
 
+/// A budget's use as the reports print it: a whole percentage with its thousands grouped
+/// (`2,087,950%`: a 20.9 MB footprint against a 1.00 kB limit), or `∞` against a limit of 0.
+enum BudgetText {
+    static func percent(_ p: Double) -> String {
+        guard p.isFinite else { return "∞" }
+        let n = Int(p.rounded())
+        return (n < 0 ? "-" : "") + FootprintNode.grouped(Int(n.magnitude)) + "%"
+    }
+}
+
 /// The bytes of a folder (or a file) of a container, by backup state: what the HTML report's
 /// treemap draws. Built from the inventory, to a limited depth.
 struct FootprintNode: Sendable, Equatable {
     let path: ContainerPath
     /// True for a folder (or a deeper subtree summed up), false for a single file.
     let isFolder: Bool
+    /// For the treemap's tile that sums up a folder's smaller children: how many it holds
+    /// (its name then reads "2,977 smaller items", and it is neither a file nor a folder).
+    var summedItems: Int? = nil
     var backedUp: Int64 = 0
     var excluded: Int64 = 0
     /// In a place backup skips (Caches, tmp, the data root …), not excluded.
@@ -64,7 +77,21 @@ struct FootprintNode: Sendable, Equatable {
     var children: [FootprintNode] = []
 
     var size: Int64 { backedUp.addingSaturated(excluded).addingSaturated(notBackedUp) }
-    var name: String { path.isRoot ? "." : ByteText.display(path.name) }
+    var name: String {
+        if let n = summedItems { return "\(Self.grouped(n)) smaller items" }
+        return path.isRoot ? "." : ByteText.display(path.name)
+    }
+
+    /// `2977` as `2,977`.
+    static func grouped(_ n: Int) -> String {
+        let digits = String(n)
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out += "," }
+            out.append(c)
+        }
+        return out
+    }
 
     init(path: ContainerPath, isFolder: Bool) {
         self.path = path

@@ -125,8 +125,9 @@ struct TextReport {
                 }
                 continue
             }
-            let use = "\(ByteSize.format(measured)) of \(ByteSize.format(r.limit)), " + (percent.isFinite ? "\(Int(percent.rounded()))%" : "∞")
-            lines.append(name + TextReport.pad(use, 28) + (r.exceeded ? paint("EXCEEDED by \(ByteSize.format(r.overshoot))", "31") : "ok"))
+            let use = "\(ByteSize.format(measured)) of \(ByteSize.format(r.limit)), " + BudgetText.percent(percent)
+            // Two spaces at least between the use and the verdict, however long the use.
+            lines.append(name + TextReport.pad(use, 26) + "  " + (r.exceeded ? paint("EXCEEDED by \(ByteSize.format(r.overshoot))", "31") : "ok"))
         }
         return lines + [""]
     }

@@ -11,7 +11,8 @@ enum Treemap {
     struct Rect { var x, y, w, h: Double }
 
     static let width = 900.0, height = 440.0
-    /// Children drawn per folder; the rest are summed into one "N smaller items" tile.
+    /// Children drawn per folder; the rest are summed into one "N smaller items" tile (a leaf,
+    /// named without a folder's slash).
     static let maxChildren = 24
     static let headerHeight = 16.0
 
@@ -65,7 +66,8 @@ enum Treemap {
     static func visibleChildren(_ node: FootprintNode) -> [FootprintNode] {
         let kids = node.children.filter { $0.size > 0 }
         guard kids.count > maxChildren else { return kids }
-        var rest = FootprintNode(path: node.path.appending("\(kids.count - maxChildren + 1) smaller items"), isFolder: true)
+        var rest = FootprintNode(path: node.path, isFolder: false)
+        rest.summedItems = kids.count - maxChildren + 1
         for k in kids.dropFirst(maxChildren - 1) {
             rest.backedUp += k.backedUp
             rest.excluded += k.excluded
@@ -86,7 +88,8 @@ enum Treemap {
     static func f(_ v: Double) -> String { HTMLReport.fmt(v) }
 
     static func tooltip(_ n: FootprintNode) -> String {
-        var parts = ["\(n.path.display)\(n.isFolder ? "/" : ""): \(ByteSize.format(n.size))"]
+        let what = n.summedItems == nil ? "\(n.path.display)\(n.isFolder ? "/" : "")" : "\(n.name) in \(n.path.isRoot ? "the data root" : n.path.display + "/")"
+        var parts = ["\(what): \(ByteSize.format(n.size))"]
         if n.backedUp > 0 { parts.append("backed up \(ByteSize.format(n.backedUp))") }
         if n.excluded > 0 { parts.append("excluded \(ByteSize.format(n.excluded))") }
         if n.notBackedUp > 0 { parts.append("not backed up where it is \(ByteSize.format(n.notBackedUp))") }

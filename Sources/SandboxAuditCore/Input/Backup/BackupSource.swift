@@ -68,6 +68,13 @@ package final class BackupSource: Sendable {
         return stored[Int(i)]
     }
 
+    /// The file in the backup folder that holds the bytes of the file at `path`
+    /// (`FOLDER/XX/FILEID`), when the backup lists them: where the `xcode` and `codeclimate`
+    /// reports point a finding. Nil for a folder or a path the backup lists no bytes for.
+    package func storedFile(_ path: ContainerPath) -> String? {
+        stored(path).map { folder.path + "/" + Self.name($0) }
+    }
+
     /// True when the backup lists `path` as a file but holds no bytes for it.
     package func lacksBytes(_ path: ContainerPath) -> Bool {
         guard let stored = stored(path) else { return false }

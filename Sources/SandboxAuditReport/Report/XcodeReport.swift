@@ -1,0 +1,111 @@
+import Foundation
+import SandboxAuditSystem
+import SandboxAuditCore
+import SandboxAuditRules
+import SandboxAuditSimulate
+
+/// Where a finding is on disk, for the formats that name a file (`xcode`, `codeclimate`): the
+/// audited file itself when the input is a folder (a container folder, an `.xcappdata`, a
+/// Simulator device), the file holding its bytes in a backup folder (`XX/FILEID`), the archive
+/// for an archive member, and the policy file for a finding about no entry (a budget, declared
+/// there), else the app's data root. Always an absolute path with `.` and `..` removed.
+struct FindingLocation: Equatable {
+    /// The absolute path of the file (or folder) the finding points at.
+    let file: String
+    /// What `file` does not say by itself: the member of an archive, the path in a backup
+    /// domain (`Library/x.db`); nil when `file` is the audited entry itself.
+    let entry: String?
+
+    static func of(_ f: Finding, in result: AuditResult, relativeTo directory: String = FileManager.default.currentDirectoryPath) -> FindingLocation {
+        let container = result.inventory(of: f).container
+        guard let path = f.path else {
+            let file = result.policy.source ?? result.inventories.first?.container.dataRoot ?? container.dataRoot
+            return FindingLocation(file: absolute(file, relativeTo: directory), entry: nil)
+        }
+        return of(path, in: container, relativeTo: directory)
+    }
+
+    static func of(_ path: ContainerPath, in container: Container, relativeTo directory: String = FileManager.default.currentDirectoryPath) -> FindingLocation {
+        if let backup = container.backup {
+            let stored = backup.storedFile(path)
+            return FindingLocation(file: absolute(stored ?? backup.folder.path + "/Manifest.db", relativeTo: directory),
+                                   entry: "\(container.domain)/\(path.display)")
+        }
+        // An archive's container holds no descriptor of a folder (`Container.root`): its
+        // entries are members of the archive file.
+        if container.root == nil {
+            // A container below a folder of the archive has the data root `ARCHIVE!/PREFIX`.
+            let prefix = container.dataRoot.hasPrefix(container.input + "!/") ? String(container.dataRoot.dropFirst(container.input.count + 2)) + "/" : ""
+            return FindingLocation(file: absolute(container.input, relativeTo: directory), entry: prefix + (path.isRoot ? "" : path.display))
+        }
+        let root = absolute(container.dataRoot, relativeTo: directory)
+        return FindingLocation(file: path.isRoot ? root : root + "/" + path.display, entry: nil)
+    }
+
+    /// `path` made absolute from `directory`, `.` and `..` segments removed (RFC 3986 §5.2.4's
+    /// rule, as `SARIFReport.fileURI` does), no trailing slash.
+    static func absolute(_ path: String, relativeTo directory: String) -> String {
+        var segments: [Substring] = []
+        let full = path.hasPrefix("/") ? path : directory + "/" + path
+        for segment in full.split(separator: "/", omittingEmptySubsequences: true) {
+            switch segment {
+            case ".": continue
+            case "..": _ = segments.popLast()
+            default: segments.append(segment)
+            }
+        }
+        return segments.isEmpty ? "/" : segments.map { "/" + $0 }.joined()
+    }
+
+    /// `file` relative to `directory` when it lies inside it (as a repository path: no `./`),
+    /// else `file` itself.
+    static func relative(_ file: String, to directory: String) -> String {
+        let base = absolute(directory, relativeTo: "/")
+        if file == base { return "." }
+        let prefix = base == "/" ? "/" : base + "/"
+        return file.hasPrefix(prefix) ? String(file.dropFirst(prefix.count)) : file
+    }
+}
+
+/// Xcode's issue format, one line per finding: `PATH:LINE: error|warning|note: MESSAGE`, as a
+/// Run Script build phase writes it for the issue navigator (Apple, "Write a build phase
+/// script", https://help.apple.com/xcode/mac/10.0/en.lproj/devba4d69b42.html, "Log errors and
+/// warnings"), and as SwiftLint's `xcode` reporter (realm/SwiftLint,
+/// Source/SwiftLintCore/Reporters/XcodeReporter.swift) and Periphery's `xcode` format
+/// (peripheryapp/periphery, Sources/Frontend/Formatters/XcodeFormatter.swift) print theirs.
+/// No line of a container file is meaningful, so LINE is 1.
+enum XcodeReport {
+    /// What an incomplete scan's first line says after its severity (ReportFormat's marker):
+    /// the banner every report shows, `INCOMPLETE SCAN: N items could not be read; …`.
+    static let incompleteTitle = "INCOMPLETE SCAN:"
+
+    static func render(_ result: AuditResult, allowIncomplete: Bool = false, relativeTo directory: String = FileManager.default.currentDirectoryPath) -> String {
+        var lines: [String] = []
+        let top = FindingLocation.absolute(result.policy.source ?? result.inventories.first?.container.dataRoot ?? ".", relativeTo: directory)
+        let dataRoot = result.inventories.first.map { FindingLocation.absolute($0.container.input, relativeTo: directory) } ?? top
+        if !result.complete {
+            let shown = result.missed.prefix(5).map(result.place)
+            let more = result.missed.count > shown.count ? "; … \(result.missed.count - shown.count) more" : ""
+            lines.append(line(dataRoot, allowIncomplete ? "warning" : "error", result.incompleteSummary + ": " + shown.joined(separator: "; ") + more))
+        }
+        for f in result.findingsBySeverity {
+            let at = FindingLocation.of(f, in: result, relativeTo: directory)
+            var message = f.message
+            if let entry = at.entry { message = entry + ": " + message }
+            if let owner = OwnerReport.owner(result, f) { message += " — " + OwnerReport.line(owner) }
+            lines.append(line(at.file, f.severity.rawValue, message + " [\(f.ruleId)]"))
+        }
+        for n in result.notCheckedLines {
+            lines.append(line(dataRoot, "note", "not checked (sandbox-audit): " + n.text))
+        }
+        return lines.map { $0 + "\n" }.joined()
+    }
+
+    /// One issue line. Xcode reads one issue a line: line breaks and other control characters
+    /// in a path or message are written as visible escapes (`\n`).
+    static func line(_ file: String, _ severity: String, _ message: String) -> String {
+        "\(oneLine(file)):1: \(severity): \(oneLine(message))"
+    }
+
+    static func oneLine(_ s: String) -> String { TerminalText.escaped(s) }
+}
