@@ -138,7 +138,7 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     /// Docs, "Workflow commands for GitHub Actions",
     /// https://docs.github.com/en/actions/reference/workflow-commands-for-github-actions), so the
     /// checks UI shows why the step failed.
-    public static func githubError(_ message: String) -> String {
+    package static func githubError(_ message: String) -> String {
         "::error title=\(GitHubReport.property("sandbox-audit: input error"))::\(GitHubReport.data(message))"
     }
 
