@@ -45,9 +45,8 @@ final class XcrunDeadlineTests: XCTestCase {
             ("deep text plist", "cat '\(dir.sub("deep.txt"))'", "nested more than 256 deep", false),
             ("floods", "exec head -c 6000000 /dev/zero", "it printed over", false),
         ]
-        final class Box: @unchecked Sendable { var results: [Int: (CLI.Result, Double)] = [:]; let lock = NSLock() }
+        final class Box: @unchecked Sendable { var results: [Int: (CLI.Result, Double)] = [:]; var errors: [String] = []; let lock = NSLock() }
         let box = Box()
-        var errors: [String] = []
         // One thread each, all at once: the slow cases wait out their deadlines together.
         let group = DispatchGroup()
         for i in cases.indices { group.enter(); Thread.detachNewThread {
@@ -62,11 +61,11 @@ final class XcrunDeadlineTests: XCTestCase {
                 let r = try CLI.run(["scan", "--format", "json", "--simulator", "booted", "--app", SimulatorDeviceTests.app], environment: env)
                 box.lock.lock(); box.results[i] = (r, Date().timeIntervalSince(start)); box.lock.unlock()
             } catch {
-                box.lock.lock(); errors.append("\(cases[i].name): \(error)"); box.lock.unlock()
+                box.lock.lock(); box.errors.append("\(cases[i].name): \(error)"); box.lock.unlock()
             }
         } }
         group.wait()
-        XCTAssertEqual(errors, [])
+        XCTAssertEqual(box.errors, [])
         for (i, c) in cases.enumerated() {
             guard let (r, seconds) = box.results[i] else { continue }
             XCTAssertTrue([0, 1].contains(r.status), "\(c.name): \(r.stderr)")
