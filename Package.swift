@@ -105,7 +105,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
     ],
-    // Swift 5 language mode, as before the floor moved to 6.1 (the code predates Swift 6's
-    // strict concurrency checking, which the 6.x tools-version would otherwise turn on).
-    swiftLanguageModes: [.v5]
+    // Swift 6 language mode: strict concurrency checking for every target. What runs in
+    // parallel goes through the `Sendable` building blocks of SandboxAuditSystem/Support/Parallel.swift.
+    swiftLanguageModes: [.v6]
 )

@@ -167,121 +167,109 @@ public struct Inventory: Sendable {
             }
             return folders
         }
-        var zones = [Zone](repeating: .root, count: n)
-        var placements = [Placement](repeating: Placement(backedUp: false, restored: false, keptOnUpdate: false), count: n)
-        var excludedBy = [ContainerPath?](repeating: nil, count: n)
         let halves = n >= 20_000 ? 2 : 1
-        // Per half, the position that counts for each hard-linked file: its first backed-up
-        // one, else its first.
-        let linkParts = WorkerSlots<[HardLinkKey: Int]>(count: halves, initial: [:])
-        raw.withEntryPointers { w in
-            zones.withUnsafeMutableBufferPointer { zoneOut in
-                placements.withUnsafeMutableBufferPointer { placementOut in
-                    excludedBy.withUnsafeMutableBufferPointer { excludedOut in
-                        DispatchQueue.concurrentPerform(iterations: halves) { half in
-                            // What excludes each folder met (nil: nothing), worked out once per folder.
-                            var byFolder: [ContainerPath: ContainerPath?] = [:]
-                            func excluding(_ folder: ContainerPath) -> ContainerPath? {
-                                if folder.bytes.isEmpty { return rootExcluded ? .root : nil }
-                                if let known = byFolder[folder] { return known }
-                                let by: ContainerPath? = switch folders[folder] {
-                                case .some(true): folder
-                                case .some(false): excluding(folder.parent ?? .root)
-                                case nil: nil
-                                }
-                                byFolder[folder] = by
-                                return by
-                            }
-                            var primary: [HardLinkKey: Int] = [:]
-                            // Siblings sort next to each other: remember the last parent looked
-                            // up. Every path set lies at most two levels down: below that, an
-                            // entry's placement is its parent's.
-                            var lastParent = ContainerPath.root
-                            var lastInherited = excluding(.root)
-                            var parentPlacement: Placement?
-                            for pos in (half == 0 ? 0 : n / 2)..<(half + 1 == halves ? n : n / 2) {
-                                let path = w[pos].pointee.path
-                                if !path.isChild(of: lastParent) {
-                                    lastParent = path.parent ?? .root
-                                    lastInherited = excluding(lastParent)
-                                    parentPlacement = lastParent.bytes.contains(UInt8(ascii: "/")) ? sets.placement(of: lastParent) : nil
-                                }
-                                let zone = Zone.of(path, role: role)
-                                var placement = parentPlacement ?? sets.placement(of: path)
-                                // A backup's entries are what the backup holds: backed up by definition.
-                                if fromBackup && !placement.backedUp {
-                                    placement = Placement(backedUp: true, restored: placement.restored, keptOnUpdate: placement.keptOnUpdate)
-                                }
-                                if skippedByBackup { placement = Placement(backedUp: false, restored: false, keptOnUpdate: placement.keptOnUpdate) }
-                                let by = marksDecide && w[pos].pointee.marks.contains { $0.attribute == .exclude } ? path : lastInherited
-                                zoneOut[pos] = zone
-                                placementOut[pos] = placement
-                                // System entries have no verdicts: nothing excludes them (format: null).
-                                excludedOut[pos] = zone == .system ? nil : by
-                                if w[pos].pointee.kind == .file, w[pos].pointee.linkCount > 1, zone != .system {
-                                    let key = HardLinkKey(device: w[pos].pointee.device, inode: w[pos].pointee.inode)
-                                    if let current = primary[key] {
-                                        if placement.backedUp && by == nil && !(placementOut[current].backedUp && excludedOut[current] == nil) { primary[key] = pos }
-                                    } else {
-                                        primary[key] = pos
-                                    }
-                                }
-                            }
-                            linkParts.store(primary, at: half)
+        // Per entry, its zone, placement and what excludes it; per half, the position that
+        // counts for each hard-linked file: its first backed-up one, else its first.
+        let (verdicts, linkParts) = raw.withEntryPointers { w in
+            Parallel.array(count: n, runs: Parallel.runs(n, parts: halves)) { (_, out: inout RunWriter<Verdict>) -> [HardLinkKey: Int] in
+                // What excludes each folder met (nil: nothing), worked out once per folder.
+                var byFolder: [ContainerPath: ContainerPath?] = [:]
+                func excluding(_ folder: ContainerPath) -> ContainerPath? {
+                    if folder.bytes.isEmpty { return rootExcluded ? .root : nil }
+                    if let known = byFolder[folder] { return known }
+                    let by: ContainerPath? = switch folders[folder] {
+                    case .some(true): folder
+                    case .some(false): excluding(folder.parent ?? .root)
+                    case nil: nil
+                    }
+                    byFolder[folder] = by
+                    return by
+                }
+                var primary: [HardLinkKey: Int] = [:]
+                // Siblings sort next to each other: remember the last parent looked
+                // up. Every path set lies at most two levels down: below that, an
+                // entry's placement is its parent's.
+                var lastParent = ContainerPath.root
+                var lastInherited = excluding(.root)
+                var parentPlacement: Placement?
+                for pos in out.run {
+                    let path = w[pos].pointee.path
+                    if !path.isChild(of: lastParent) {
+                        lastParent = path.parent ?? .root
+                        lastInherited = excluding(lastParent)
+                        parentPlacement = lastParent.bytes.contains(UInt8(ascii: "/")) ? sets.placement(of: lastParent) : nil
+                    }
+                    let zone = Zone.of(path, role: role)
+                    var placement = parentPlacement ?? sets.placement(of: path)
+                    // A backup's entries are what the backup holds: backed up by definition.
+                    if fromBackup && !placement.backedUp {
+                        placement = Placement(backedUp: true, restored: placement.restored, keptOnUpdate: placement.keptOnUpdate)
+                    }
+                    if skippedByBackup { placement = Placement(backedUp: false, restored: false, keptOnUpdate: placement.keptOnUpdate) }
+                    let by = marksDecide && w[pos].pointee.marks.contains { $0.attribute == .exclude } ? path : lastInherited
+                    // System entries have no verdicts: nothing excludes them (format: null).
+                    out.append(Verdict(excludedBy: zone == .system ? nil : by, zone: zone, placement: placement))
+                    if w[pos].pointee.kind == .file, w[pos].pointee.linkCount > 1, zone != .system {
+                        let key = HardLinkKey(device: w[pos].pointee.device, inode: w[pos].pointee.inode)
+                        if let current = primary[key] {
+                            if placement.backedUp && by == nil && !out[current].backedUp { primary[key] = pos }
+                        } else {
+                            primary[key] = pos
                         }
                     }
                 }
+                return primary
             }
         }
         // The halves' choices joined: the first half's, unless only the second half has a
         // backed-up path of the file.
-        var primary = linkParts.results[0]
-        for (key, second) in linkParts.results.dropFirst().first ?? [:] {
+        var primary = linkParts[0]
+        for (key, second) in linkParts.dropFirst().first ?? [:] {
             guard let first = primary[key] else { primary[key] = second; continue }
-            let firstBacked = placements[first].backedUp && excludedBy[first] == nil
-            if !firstBacked && placements[second].backedUp && excludedBy[second] == nil { primary[key] = second }
+            if !verdicts[first].backedUp && verdicts[second].backedUp { primary[key] = second }
         }
 
         // The entries and the totals, on both cores, each half a run of the walk's chunks (in
         // path order now): each chunk is let go once its entries are in the inventory's, so the
         // two are never both whole in memory.
         let chunks = raw.ownedChunks
-        let partial = WorkerSlots<[ZoneTotals?]>(count: halves, initial: [])
-        self.entries = [InventoryEntry](unsafeUninitializedCapacity: n) { buffer, count in
-            let base = buffer.baseAddress
-            DispatchQueue.concurrentPerform(iterations: halves) { half in
-                var totals = [ZoneTotals?](repeating: nil, count: Zone.allCases.count)
-                let mid = chunks.count / 2
-                for (first, chunk) in chunks[(half == 0 ? 0 : mid)..<(half + 1 == halves ? chunks.count : mid)] {
-                    for j in 0..<chunk.count {
-                        let pos = first + j
-                        // Moved out (no reference counted): the chunk is freed after.
-                        let e = (chunk.base + j).move()
-                        let zone = zones[pos]
-                        var counts = zone != .system
-                        if counts, e.kind == .file, e.linkCount > 1 {
-                            counts = primary[HardLinkKey(device: e.device, inode: e.inode)] == pos
-                        }
-                        let item = InventoryEntry(entry: e, zone: zone, placement: placements[pos], excludedBy: excludedBy[pos], countsInTotals: counts)
-                        (base! + pos).initialize(to: item)
-                        guard counts else { continue }
-                        var t = totals[zone.ordinal] ?? ZoneTotals()
-                        t.add(item)
-                        totals[zone.ordinal] = t
-                    }
-                    chunk.releaseMovedOut()
-                }
-                partial.store(totals, at: half)
-            }
-            count = n
+        let mid = chunks.count / 2
+        let chunkRuns = halves == 1 ? [0..<chunks.count] : [0..<mid, mid..<chunks.count]
+        let entryRuns = chunkRuns.map { r in
+            (r.isEmpty ? n : chunks[r.lowerBound].first)..<(r.upperBound == chunks.count ? n : chunks[r.upperBound].first)
         }
+        let linkPrimary = primary
+        let (entries, partial) = Parallel.array(count: n, runs: entryRuns) { (half, out: inout RunWriter<InventoryEntry>) -> [ZoneTotals?] in
+            var totals = [ZoneTotals?](repeating: nil, count: Zone.allCases.count)
+            for (first, chunk) in chunks[chunkRuns[half]] {
+                for j in 0..<chunk.count {
+                    let pos = first + j
+                    // Moved out (no reference counted): the chunk is freed after.
+                    let e = chunk.moveOut(j)
+                    let v = verdicts[pos]
+                    var counts = v.zone != .system
+                    if counts, e.kind == .file, e.linkCount > 1 {
+                        counts = linkPrimary[HardLinkKey(device: e.device, inode: e.inode)] == pos
+                    }
+                    let item = InventoryEntry(entry: e, zone: v.zone, placement: v.placement, excludedBy: v.excludedBy, countsInTotals: counts)
+                    out.append(item)
+                    guard counts else { continue }
+                    var t = totals[v.zone.ordinal] ?? ZoneTotals()
+                    t.add(item)
+                    totals[v.zone.ordinal] = t
+                }
+                chunk.releaseMovedOut()
+            }
+            return totals
+        }
+        self.entries = entries
         var byZone: [Zone: ZoneTotals] = [:]
         for zone in Zone.allCases {
-            let parts = partial.results.compactMap { $0[zone.ordinal] }
+            let parts = partial.compactMap { $0[zone.ordinal] }
             if !parts.isEmpty { byZone[zone] = parts.reduce(ZoneTotals(), +) }
         }
         self.zoneTotals = byZone
-        self.systemEntries = zones.reduce(0) { $1 == .system ? $0 + 1 : $0 }
+        self.systemEntries = verdicts.reduce(0) { $1.zone == .system ? $0 + 1 : $0 }
     }
 
     /// The entries' positions in path-byte order. The paths are copied into one buffer first,
@@ -302,37 +290,35 @@ public struct Inventory: Sendable {
             }
             return arena
         }
-        return arena.withUnsafeBufferPointer { a in
-            offsets.withUnsafeBufferPointer { o in
-                let base = a.baseAddress!
-                func less(_ x: Int, _ y: Int) -> Bool {
-                    let lx = o[x + 1] - o[x], ly = o[y + 1] - o[y]
-                    let c = memcmp(base + o[x], base + o[y], min(lx, ly))
-                    return c != 0 ? c < 0 : lx < ly
-                }
-                var order = Array(0..<n)
-                guard order.count >= 20_000 else {
-                    order.sort(by: less)
-                    return order
-                }
-                let mid = order.count / 2
-                order.withUnsafeMutableBufferPointer { whole in
-                    let all = whole
-                    DispatchQueue.concurrentPerform(iterations: 2) { half in
-                        var part = UnsafeMutableBufferPointer(rebasing: all[half == 0 ? 0..<mid : mid..<all.count])
-                        part.sort(by: less)
+        let offsetTable = offsets
+        /// `body` with `less`, the path order of two positions, read in place.
+        @Sendable func withOrder<R>(_ body: ((Int, Int) -> Bool) -> R) -> R {
+            arena.withUnsafeBufferPointer { a in
+                offsetTable.withUnsafeBufferPointer { o in
+                    let base = a.baseAddress!
+                    return body { x, y in
+                        let lx = o[x + 1] - o[x], ly = o[y + 1] - o[y]
+                        let c = memcmp(base + o[x], base + o[y], min(lx, ly))
+                        return c != 0 ? c < 0 : lx < ly
                     }
                 }
-                var merged: [Int] = []
-                merged.reserveCapacity(order.count)
-                var i = 0, j = mid
-                while i < mid && j < order.count {
-                    if less(order[j], order[i]) { merged.append(order[j]); j += 1 } else { merged.append(order[i]); i += 1 }
-                }
-                merged += order[i..<mid]
-                merged += order[j...]
-                return merged
             }
+        }
+        guard n >= 20_000 else { return withOrder { less in (0..<n).sorted(by: less) } }
+        let halves = Parallel.map(2) { half in
+            withOrder { less in Array(half == 0 ? 0..<n / 2 : n / 2..<n).sorted(by: less) }
+        }
+        return withOrder { less in
+            let first = halves[0], second = halves[1]
+            var merged: [Int] = []
+            merged.reserveCapacity(n)
+            var i = 0, j = 0
+            while i < first.count && j < second.count {
+                if less(second[j], first[i]) { merged.append(second[j]); j += 1 } else { merged.append(first[i]); i += 1 }
+            }
+            merged += first[i...]
+            merged += second[j...]
+            return merged
         }
     }
 
@@ -377,7 +363,16 @@ public struct Inventory: Sendable {
     }
 }
 
-package struct HardLinkKey: Hashable {
+/// What the inventory works out for one entry of the walk before making its `InventoryEntry`.
+struct Verdict: Sendable {
+    let excludedBy: ContainerPath?
+    let zone: Zone
+    let placement: Placement
+    /// Backed up and not excluded: the path that counts for a hard-linked file when it can.
+    var backedUp: Bool { placement.backedUp && excludedBy == nil }
+}
+
+package struct HardLinkKey: Hashable, Sendable {
     let device: UInt64
     let inode: UInt64
 

@@ -40,7 +40,14 @@ package struct WalkEntries: RandomAccessCollection, MutableCollection, Sendable 
             released = true
         }
 
-        /// Frees the memory of a chunk whose entries were all moved out (`move()`).
+        /// Entry `j`, moved out (no reference counted): the chunk must be released with
+        /// `releaseMovedOut` once every entry is.
+        func moveOut(_ j: Int) -> WalkEntry {
+            precondition(j >= 0 && j < count, "walk entry index out of range")
+            return (base + j).move()
+        }
+
+        /// Frees the memory of a chunk whose entries were all moved out (`moveOut`).
         func releaseMovedOut() {
             count = 0
             release()

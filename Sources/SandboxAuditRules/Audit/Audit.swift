@@ -124,19 +124,18 @@ public enum Audit {
                 jobs.append((r, c))
             }
         }
-        let perJob = WorkerSlots<[Finding]>(count: jobs.count, initial: [])
-        let perJobMisses = WorkerSlots<[ContentMiss]>(count: jobs.count, initial: [])
-        DispatchQueue.concurrentPerform(iterations: jobs.count) { i in
-            let c = jobs[i].container
-            let inventory = inventories[c]
-            var own = context
+        let (checkJobs, checkInventories, checkContext, checkObserved) = (jobs, inventories, context, observed)
+        let perJob = Parallel.map(jobs.count) { i -> (findings: [Finding], misses: [ContentMiss]) in
+            let c = checkJobs[i].container
+            let inventory = checkInventories[c]
+            var own = checkContext
             if c > 0 { own.budgets = [] }
             // File contents only where the input declares them (an archive's walk kept the
             // first bytes the rules need, and nothing else).
-            let reader = observed[c].contains(.fileContents) ? inventory.container.source.contentReader(for: inventory.container) : nil
+            let reader = checkObserved[c].contains(.fileContents) ? inventory.container.source.contentReader(for: inventory.container) : nil
             own.content = reader
-            perJob.store(rules[jobs[i].rule].check(inventory, own).map { $0.with(domain: inventory.domain) }, at: i)
-            perJobMisses.store(reader?.misses ?? [], at: i)
+            let findings = rules[checkJobs[i].rule].check(inventory, own).map { $0.with(domain: inventory.domain) }
+            return (findings, reader?.misses ?? [])
         }
         // What the scan missed: every walk problem, then every entry whose contents a rule needed
         // and could not read: once per entry, naming every rule it left unchecked, also reported
@@ -147,7 +146,7 @@ public enum Audit {
         }
         var contentFindings: [Finding] = []
         var byEntry: [Int: [ContainerPath: [ContentMiss]]] = [:]
-        for (i, misses) in perJobMisses.results.enumerated() {
+        for (i, misses) in perJob.map(\.misses).enumerated() {
             for m in misses { byEntry[jobs[i].container, default: [:]][m.path, default: []].append(m) }
         }
         for c in byEntry.keys.sorted() {
@@ -172,7 +171,7 @@ public enum Audit {
             if a.path != b.path { return a.path < b.path }
             return (a.what, a.why) < (b.what, b.why)
         }
-        let applied = PolicyApplication(policy, to: perJob.results + [contentFindings], domains: inventories.map(\.domain), baseline: baseline)
+        let applied = PolicyApplication(policy, to: perJob.map(\.findings) + [contentFindings], domains: inventories.map(\.domain), baseline: baseline)
         for inv in inventories where inv.container.roleSource == "default" {
             if inv.entry(at: ContainerPath("Documents")) == nil && inv.entry(at: ContainerPath("tmp")) == nil {
                 notes.append("\(inv.container.dataRoot) has no Documents or tmp folder and no metadata saying what it is: it was read as an app's data container; if it is an App Group container, add --kind group")

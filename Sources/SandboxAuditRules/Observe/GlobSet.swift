@@ -93,8 +93,8 @@ struct GlobSet {
     /// the folders above its entries that lie before it (found by binary search: the entries
     /// are in path order), as the one pass would have met them, so what a run finds does not
     /// depend on where it starts.
-    func visit<State>(_ entries: [InventoryEntry], chunks: Int? = nil, initial: State,
-                      _ body: (inout State, Int, Covering) -> Void) -> [State] {
+    func visit<State: Sendable>(_ entries: [InventoryEntry], chunks: Int? = nil, initial: State,
+                                _ body: @Sendable (inout State, Int, Covering) -> Void) -> [State] {
         guard !globs.isEmpty else { return [initial] }
         let n = entries.count
         let count = max(1, min(chunks ?? (n < 100_000 ? 1 : ProcessInfo.processInfo.activeProcessorCount), n))
@@ -105,20 +105,21 @@ struct GlobSet {
             return [state]
         }
         let size = (n + count - 1) / count
-        let slots = WorkerSlots<State>(count: count, initial: initial)
-        DispatchQueue.concurrentPerform(iterations: count) { c in
+        let set = self
+        return Parallel.map(count) { c in
             let lo = min(c * size, n), hi = min(lo + size, n)
             var state = initial
-            var walker = Walker(set: self, entries: entries, start: lo)
+            var walker = Walker(set: set, entries: entries, start: lo)
             for i in lo..<hi { walker.step(i) { body(&state, $0, $1) } }
-            slots.store(state, at: c)
+            return state
         }
-        return slots.results
     }
 
     /// Calls `body` with each entry's index and what covers it, in entry order, on one core.
     func visit(_ entries: [InventoryEntry], _ body: (Int, Covering) -> Void) {
-        _ = visit(entries, chunks: 1, initial: ()) { _, i, covering in body(i, covering) }
+        guard !globs.isEmpty else { return }
+        var walker = Walker(set: self, entries: entries, start: 0)
+        for i in 0..<entries.count { walker.step(i) { body($0, $1) } }
     }
 
     /// What the globs ask of the children of one folder, worked out once for all of them: the
@@ -264,7 +265,7 @@ extension GlobSet {
     /// For each glob, in glob order: the topmost entries it matches (each with everything
     /// beneath it), in path order, with the sum of `value` over the entries each covers for
     /// which `value` is not nil. One pass for all the globs.
-    func totals(_ inventory: Inventory, chunks: Int? = nil, _ value: (InventoryEntry) -> Int64?) -> [[(path: ContainerPath, size: Int64)]] {
+    func totals(_ inventory: Inventory, chunks: Int? = nil, _ value: @Sendable (InventoryEntry) -> Int64?) -> [[(path: ContainerPath, size: Int64)]] {
         let entries = inventory.entries
         let parts = visit(entries, chunks: chunks, initial: [[Int32: Int64]](repeating: [:], count: globs.count)) { sums, i, covering in
             guard !covering.isEmpty, let v = value(entries[i]) else { return }

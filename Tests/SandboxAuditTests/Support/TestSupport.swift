@@ -172,7 +172,7 @@ func sh(_ command: String, in dir: String) throws {
 
 /// A temporary directory removed at the end of the test (made traversable by anyone, so the
 /// tests that drop privileges can reach it).
-final class TempDir {
+final class TempDir: Sendable {
     let path: String
 
     init(_ label: String = "sa") throws {

@@ -198,7 +198,7 @@ final class ManifestDatabase {
     /// batches are held. Text columns that are not text are read as text, `relativePath` as its
     /// bytes, and flags as an integer (every column is cast in SQL first); a blob over
     /// `MBFile.maximumBlobSize` is not loaded.
-    func forEachRow<T>(domains: [String], prepare: @escaping (ManifestRow, UnsafeBufferPointer<UInt8>?) -> T, _ body: (T) -> Void) throws {
+    func forEachRow<T: Sendable>(domains: [String], prepare: @escaping @Sendable (ManifestRow, UnsafeBufferPointer<UInt8>?) -> T, _ body: (T) -> Void) throws {
         guard !domains.isEmpty else { return }
         let marks = Array(repeating: "?", count: domains.count).joined(separator: ", ")
         let sql = """
@@ -212,12 +212,11 @@ final class ManifestDatabase {
         for (i, d) in domains.enumerated() where names[Array(d.utf8)] == nil { names[Array(d.utf8)] = i }
         do {
             let preparing = DispatchQueue(label: "Manifest.db rows")
-            let all = DispatchGroup()
+            var batch = RowBatch<T>(), inFlight: Background<RowBatch<T>>?, spare: RowBatch<T>?
             // Every batch sent is prepared before this returns, even when reading fails.
-            defer { all.wait() }
-            var batch = RowBatch<T>(), inFlight: RowBatch<T>?, spare: RowBatch<T>?
-            func handOver(_ prepared: RowBatch<T>) {
-                prepared.done.wait()
+            defer { inFlight?.wait() }
+            func handOver(_ pending: Background<RowBatch<T>>) {
+                var prepared = pending.take()
                 prepared.prepared.forEach(body)
                 prepared.clear()
                 spare = prepared
@@ -225,15 +224,15 @@ final class ManifestDatabase {
             // The full batch is prepared while the one before it is handed over and the next read.
             func send() {
                 let full = batch
-                full.done.enter()
-                preparing.async(group: all) {
-                    full.prepare(prepare)
-                    full.done.leave()
+                let pending = Background(on: preparing) { () -> RowBatch<T> in
+                    var prepared = full
+                    prepared.prepare(prepare)
+                    return prepared
                 }
                 batch = spare ?? RowBatch()
                 spare = nil
                 if let previous = inFlight { handOver(previous) }
-                inFlight = full
+                inFlight = pending
             }
             try query(sql, domains) { statement in
                 // The domain is one of those asked for, byte for byte (the IN compares text).
@@ -252,7 +251,7 @@ final class ManifestDatabase {
                 if batch.rows.count == Self.batchRows || batch.blobs.count >= Self.batchBytes { send() }
             }
             if !batch.rows.isEmpty { send() }
-            if let last = inFlight { handOver(last) }
+            if let last = inFlight { handOver(last); inFlight = nil }
         }
     }
 
@@ -266,12 +265,12 @@ final class ManifestDatabase {
 }
 
 /// Rows of `Manifest.db` read together, their blobs in one buffer, and what was made of them.
-final class RowBatch<T>: @unchecked Sendable {
+/// A value: the reading thread fills one while another thread prepares the one before
+/// (`Background`).
+struct RowBatch<T: Sendable>: Sendable {
     var rows: [ManifestRow] = []
     var blobs: [UInt8] = []
     private(set) var prepared: [T] = []
-    /// Left once `prepared` is made.
-    let done = DispatchGroup()
 
     init() {
         rows.reserveCapacity(ManifestDatabase.batchRows)
@@ -279,25 +278,16 @@ final class RowBatch<T>: @unchecked Sendable {
     }
 
     /// Prepares every row, the first half on one core and the second on another.
-    func prepare(_ prepare: (ManifestRow, UnsafeBufferPointer<UInt8>?) -> T) {
-        let n = rows.count
-        prepared = [T](unsafeUninitializedCapacity: n) { buffer, count in
-            let base = buffer.baseAddress!
-            rows.withUnsafeBufferPointer { rows in
-                blobs.withUnsafeBufferPointer { blobs in
-                    let halves = n >= 32 ? 2 : 1
-                    DispatchQueue.concurrentPerform(iterations: halves) { half in
-                        for i in (half == 0 ? 0 : n / 2)..<(half + 1 == halves ? n : n / 2) {
-                            (base + i).initialize(to: prepare(rows[i], rows[i].blob.map { UnsafeBufferPointer(rebasing: blobs[$0]) }))
-                        }
-                    }
-                }
+    mutating func prepare(_ prepare: @Sendable (ManifestRow, UnsafeBufferPointer<UInt8>?) -> T) {
+        let rows = self.rows, blobs = self.blobs
+        prepared = Parallel.array(count: rows.count, runs: Parallel.runs(rows.count, parts: rows.count >= 32 ? 2 : 1)) { (_, out: inout RunWriter<T>) in
+            blobs.withUnsafeBufferPointer { blobs in
+                for i in out.run { out.append(prepare(rows[i], rows[i].blob.map { UnsafeBufferPointer(rebasing: blobs[$0]) })) }
             }
-            count = n
-        }
+        }.0
     }
 
-    func clear() {
+    mutating func clear() {
         rows.removeAll(keepingCapacity: true)
         blobs.removeAll(keepingCapacity: true)
         prepared = []

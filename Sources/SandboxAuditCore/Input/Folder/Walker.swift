@@ -68,29 +68,24 @@ struct Walker {
 
         // Two workers (the cores this tool may assume) take subtrees in turn.
         let workers = max(1, min(tasks.count, ProcessInfo.processInfo.activeProcessorCount, Walker.maximumWorkers))
-        let shared = WorkerSlots(count: workers, initial: WalkResult())
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var local = WalkResult()
-            while let i = shared.nextTask(below: tasks.count) {
-                let (parent, name) = tasks[i]
-                let path = ContainerPath(bytes: parent).appending(name)
-                let opened = Result { () throws(Errno) in
-                    let parentFD = try rootFD.openDirectory(parent)
-                    defer { parentFD.close() }
-                    return try parentFD.openDirectory(name)
-                }
-                switch opened {
-                case .success(let fd): walkSubtree(fd: fd, path: path, into: &local)
-                case .failure(let e): local.problems.append(Walker.openFailed(path, e))
-                }
+        let walker = self, subtrees = tasks
+        let parts = Parallel.takeTurns(workers: workers, tasks: subtrees.count, initial: { WalkResult() }) { local, i in
+            let (parent, name) = subtrees[i]
+            let path = ContainerPath(bytes: parent).appending(name)
+            let opened = Result { () throws(Errno) in
+                let parentFD = try rootFD.openDirectory(parent)
+                defer { parentFD.close() }
+                return try parentFD.openDirectory(name)
             }
-            local.progress.flush(folder: "")
-            shared.store(local, at: worker)
+            switch opened {
+            case .success(let fd): walker.walkSubtree(fd: fd, path: path, into: &local)
+            case .failure(let e): local.problems.append(Walker.openFailed(path, e))
+            }
         }
         // The workers' entries join the top's, chunk by chunk (nothing is copied but the
         // last, partly filled chunks).
-        let parts = shared.results
-        for part in parts {
+        for var part in parts {
+            part.progress.flush(folder: "")
             result.entries.join(part.entries)
             result.problems += part.problems
             result.unmatchedSidecars.merge(part.unmatchedSidecars) { a, b in Sidecar(marks: a.marks + b.marks, size: a.size + b.size) }

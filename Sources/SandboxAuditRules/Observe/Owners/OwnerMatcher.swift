@@ -144,11 +144,10 @@ package struct OwnerMatcher: Sendable {
         let entries = inventory.entries
         let chunks = max(1, min(chunks, entries.count))
         let size = (entries.count + chunks - 1) / chunks
-        let parts = WorkerSlots<[Int32]>(count: chunks, initial: [])
-        DispatchQueue.concurrentPerform(iterations: chunks) { c in
-            parts.store(codes(entries[min(c * size, entries.count)..<min((c + 1) * size, entries.count)]), at: c)
-        }
-        return parts.results.flatMap { $0 }
+        let matcher = self
+        return Parallel.map(chunks) { c in
+            matcher.codes(entries[min(c * size, entries.count)..<min((c + 1) * size, entries.count)])
+        }.flatMap { $0 }
     }
 
     /// The codes of a run of entries in path order.

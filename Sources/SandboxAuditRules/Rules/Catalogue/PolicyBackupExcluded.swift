@@ -44,7 +44,7 @@ struct PolicyBackupExcluded: Rule {
 enum PolicyTotals {
     /// For each glob, each topmost match holding at least one file for which `counts` is true:
     /// the sum of those files' sizes, in path order.
-    static func byOwner(_ inventory: Inventory, _ globs: [Glob], where counts: (InventoryEntry) -> Bool) -> [[(path: ContainerPath, size: Int64)]] {
+    static func byOwner(_ inventory: Inventory, _ globs: [Glob], where counts: @Sendable (InventoryEntry) -> Bool) -> [[(path: ContainerPath, size: Int64)]] {
         GlobSet(globs).totals(inventory) { e in
             guard e.countsInTotals, e.entry.kind != .directory, counts(e) else { return nil }
             return e.entry.kind == .other ? 0 : e.entry.size
@@ -54,7 +54,7 @@ enum PolicyTotals {
     /// One finding per topmost match of each path policy saying `backup: expecting` that holds
     /// files for which `violates` is true, with their bytes, worded by `message(size, pattern)`.
     static func findings(_ rule: some Rule, _ inventory: Inventory, _ context: RuleContext, expecting: PathPolicy.Backup,
-                         where violates: (InventoryEntry) -> Bool, _ message: (Int64, String) -> String) -> [Finding] {
+                         where violates: @Sendable (InventoryEntry) -> Bool, _ message: (Int64, String) -> String) -> [Finding] {
         let policies = context.paths.filter { $0.backup == expecting }
         return zip(policies, byOwner(inventory, policies.map(\.glob), where: violates)).flatMap { policy, owners in
             owners.map { owner, size in rule.finding(owner, message(size, policy.glob.pattern), size: size) }
