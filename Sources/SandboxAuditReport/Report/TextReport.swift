@@ -169,6 +169,7 @@ struct TextReport {
             }
         }
         if !summary.notReported.isEmpty { lines.append("not reported: " + summary.notReported.joined(separator: ", ")) }
+        lines += SuppressionReport.text(result, bold: bold)
         return lines + [""]
     }
 
