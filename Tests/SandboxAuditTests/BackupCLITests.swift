@@ -109,9 +109,9 @@ final class BackupCLITests: XCTestCase {
             XCTAssertEqual(r.stderr, "sandbox-audit: error: " + line + "\n", file: file, line: at)
         }
         try refused(["scan", dir.sub("B"), "--app", "com.nope"],
-                    "no AppDomain-com.nope domain in the backup \(dir.sub("B")): it holds com.example.app, com.other.tool")
+                    "no AppDomain-com.nope domain in the backup \(dir.sub("B")): it holds 2 apps; `sandbox-audit apps \(dir.sub("B"))` lists them")
         try refused(["inventory", dir.sub("B")],
-                    "\(dir.sub("B")) is a backup folder: name the app with --app BUNDLE_ID; it holds com.example.app, com.other.tool")
+                    "\(dir.sub("B")) is a backup folder: name the app with --app BUNDLE_ID; it holds 2 apps; `sandbox-audit apps \(dir.sub("B"))` lists them")
         try refused(["scan", dir.sub("B"), "--app", T.app, "--app-group", "group.nope"],
                     "no AppDomainGroup-group.nope domain in the backup \(dir.sub("B")): its App Group domains are AppDomainGroup-group.com.example.other, AppDomainGroup-group.com.example.shared")
     }

@@ -225,10 +225,14 @@ final class BackupDomainTests: XCTestCase {
         XCTAssertTrue(text.stdout.contains("AppDomainGroup-group.com.example.shared  group container"), text.stdout)
         XCTAssertTrue(text.stdout.contains("misplaced-at-root  AppDomain-com.example.app: Downloads"), text.stdout)
 
-        // Unknown app or group: exit 2, listing what is there.
+        // Unknown app: exit 2, the count and the command that lists the apps (which does);
+        // unknown group: exit 2, listing the groups there.
         let noApp = try CLI.run(["scan", "--app", "com.example.nope", device])
         XCTAssertEqual(noApp.status, 2)
-        XCTAssertTrue(noApp.stderr.contains("com.example.app") && noApp.stderr.contains("org.other.app"), noApp.stderr)
+        XCTAssertTrue(noApp.stderr.contains("it holds 2 app data containers; `sandbox-audit apps \(device)` lists them"), noApp.stderr)
+        let apps = try CLI.run(["apps", device])
+        XCTAssertEqual(apps.status, 0, apps.stderr)
+        XCTAssertTrue(apps.stdout.contains("\ncom.example.app  ") && apps.stdout.contains("\norg.other.app  "), apps.stdout)
         let noGroup = try CLI.run(["scan", "--app", "com.example.app", "--app-group", "group.nope", device])
         XCTAssertEqual(noGroup.status, 2)
         XCTAssertTrue(noGroup.stderr.contains("group.com.example.shared"), noGroup.stderr)

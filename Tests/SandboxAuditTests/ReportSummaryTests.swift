@@ -71,6 +71,6 @@ final class ReportSummaryTests: XCTestCase {
         let figures = Dictionary(uniqueKeysWithValues: summary.compactMap { k, v -> (String, Int64)? in
             if case .int(let n) = v { return (k, n) } else { return nil }
         })
-        XCTAssertEqual(figures, ["error": Int64(s.errors), "warning": Int64(s.warnings), "note": Int64(s.notes), "ignoredFindings": 1, "baselineFindings": 3])
+        XCTAssertEqual(figures, ["error": Int64(s.errors), "warning": Int64(s.warnings), "note": Int64(s.notes), "ignoredFindings": 1, "baselineFindings": 3, "suppressedFindings": 0])
     }
 }

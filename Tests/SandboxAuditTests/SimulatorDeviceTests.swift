@@ -174,7 +174,7 @@ final class SimulatorDeviceTests: XCTestCase {
         }
         let app = try CLI.run(["scan", "--simulator", "booted", "--app", "org.missing.app"], environment: env)
         XCTAssertEqual(app.status, 2)
-        XCTAssertTrue(app.stderr.contains("no data container of org.missing.app in Simulator device iPhone 17") && app.stderr.contains("com.example.app, org.other.app"), app.stderr)
+        XCTAssertTrue(app.stderr.contains("no data container of org.missing.app in Simulator device iPhone 17") && app.stderr.contains(": it holds 2 app data containers; `sandbox-audit apps --simulator booted` lists them"), app.stderr)
     }
 
     /// As a user other than root: a named group this user cannot read, or a group folder it

@@ -165,7 +165,7 @@ package enum AppContainers {
         let answer = SimulatorApps.groups(of: app, on: device)
         var uses: [String]?
         if case .groups(let groups) = answer { uses = groups }
-        var found = try appContainers(containers, app: app, groups: selection.appGroups, place: place, uses: uses)
+        var found = try appContainers(containers, app: app, groups: selection.appGroups, place: place, uses: uses, listing: ["--simulator", spec])
         if case .failed(let why) = answer {
             found.notes.append("xcrun simctl listapps gave no list of the app's App Groups: \(why); the groups not audited are told by their names only")
         }
@@ -189,12 +189,12 @@ package enum AppContainers {
         do { found = try containersFolder(input) } catch where isContainer { found = nil }
         guard let app = selection.app else {
             if found != nil, !Container.isDirectory(input + "/Documents") {
-                throw InputError("\(TerminalText.escaped(input)) is a Simulator device folder: name the app with --app BUNDLE_ID")
+                throw InputError("\(TerminalText.escaped(input)) is a Simulator device folder: name the app with --app BUNDLE_ID (`\(InstalledApps.command([input]))` lists its apps)")
             }
             return try lone(input, selection)
         }
         guard let containers = found else { return try lone(input, selection) }
-        return try appContainers(containers, app: app, groups: selection.appGroups, place: TerminalText.escaped(containers.path))
+        return try appContainers(containers, app: app, groups: selection.appGroups, place: TerminalText.escaped(containers.path), listing: [input])
     }
 
     /// A container given alone: it must be the app's. App Groups named with it are found in
@@ -255,14 +255,17 @@ package enum AppContainers {
     /// (`com.example.app.pro.widget` to `com.example.app.pro`, not `com.example.app`), and a
     /// note names both when it is not the app audited. Two data containers naming the app are
     /// refused: which one iOS uses cannot be told from the device folder.
-    static func appContainers(_ containers: ContainersFolder, app: String, groups: [String], place: String, uses: [String]? = nil) throws -> Located {
+    /// `listing`: the argument of `sandbox-audit apps` that lists the device's apps, which an
+    /// error for an app it does not hold points to.
+    static func appContainers(_ containers: ContainersFolder, app: String, groups: [String], place: String, uses: [String]? = nil,
+                              listing: [String]? = nil) throws -> Located {
         var skipped: [String] = []
         let apps = try list(containers, "Data/Application", skipped: &skipped)
         let mine = apps.filter { $0.identifier == app }
         guard let data = mine.first else {
-            let known = apps.map { TerminalText.escaped($0.identifier) }.sorted()
-            throw InputError("no data container of \(TerminalText.escaped(app)) in \(place)"
-                + (known.isEmpty ? ": it holds no app data container" : ": it holds \(known.joined(separator: ", "))")
+            let holds = listing.map { InstalledApps.pointer(apps.count, what: "app data container", $0) }
+                ?? (apps.isEmpty ? "it holds no app data container" : "it holds " + apps.map { TerminalText.escaped($0.identifier) }.sorted().joined(separator: ", "))
+            throw InputError("no data container of \(TerminalText.escaped(app)) in \(place): " + holds
                 + (skipped.isEmpty ? "" : " (symbolic links skipped, never followed: \(skipped.map(TerminalText.escaped).joined(separator: ", ")))"))
         }
         guard mine.count == 1 else {

@@ -54,7 +54,7 @@ public enum JSONReport {
     }
 
     /// One finding, written straight into `out` where the report is, at `level`.
-    static func finding(_ f: Finding, owner: Attribution?, into out: inout [UInt8], indent: Int?, level: Int) {
+    static func finding(_ f: Finding, owner: Attribution?, into out: inout [UInt8], indent: Int?, level: Int, suppression: Suppression? = nil) {
         var o = JSONObjectWriter(&out, indent: indent, level: level)
         defer { o.end(&out) }
         o.string("ruleId", f.ruleId, &out)
@@ -68,6 +68,7 @@ public enum JSONReport {
         o.string("owner", owner?.name, &out)
         o.string("ownerKind", owner?.kind, &out)
         o.value("ownerDetail", OwnerReport.json(owner), &out)
+        if let suppression { o.value("suppression", SuppressionReport.json(suppression), &out) }
     }
 
     /// One container of the scan: its backup domain, totals and zones.
@@ -143,12 +144,17 @@ public enum JSONReport {
             ("findings", .written(count: result.findings.count) { i, out, indent, level in
                 finding(result.findings[i], owner: OwnerReport.owner(result, result.findings[i]), into: &out, indent: indent, level: level)
             }),
+            ("suppressed", .written(count: result.suppressed.count) { i, out, indent, level in
+                let s = result.suppressed[i]
+                finding(s.finding, owner: OwnerReport.owner(result, s.finding), into: &out, indent: indent, level: level, suppression: s.suppression)
+            }),
             ("summary", .object([
                 ("error", .int(Int64(summary.errors))),
                 ("warning", .int(Int64(summary.warnings))),
                 ("note", .int(Int64(summary.notes))),
                 ("ignoredFindings", .int(Int64(summary.ignoredFindings))),
                 ("baselineFindings", .int(Int64(summary.baselineFindings))),
+                ("suppressedFindings", .int(Int64(result.suppressed.count))),
                 ("failed", .bool(result.fails(at: failOn, allowIncomplete: allowIncomplete))),
             ])),
         ])

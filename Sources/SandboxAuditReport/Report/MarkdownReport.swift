@@ -91,6 +91,7 @@ public enum MarkdownReport {
         md += OwnerReport.markdown(result, cell: cell).joined(separator: "\n") + "\n"
 
         var tail = summary.notReported.isEmpty ? "" : "\nNot reported: " + summary.notReported.joined(separator: ", ") + "."
+        tail += SuppressionReport.markdown(result, cell: cell)
         tail += notChecked(result)
         tail += "\n\n<sub>\(ByteSize.unitsNote). sandbox-audit \(Audit.toolVersion).</sub>\n"
         if result.findings.isEmpty { return md + "No findings." + tail }

@@ -20,6 +20,8 @@ struct ReportSummary: Sendable, Equatable {
     let ignoredFindings: Int
     /// Findings the baseline already holds.
     let baselineFindings: Int
+    /// Findings a `suppress:` entry of the policy file covers.
+    let suppressedFindings: Int
     /// The ids of the rules that ran: the catalogue without the rules the policy turns off, in
     /// catalogue order.
     let rulesRun: [String]
@@ -41,6 +43,7 @@ struct ReportSummary: Sendable, Equatable {
         var parts: [String] = []
         if baselineFindings > 0 { parts.append("\(baselineFindings) already in the baseline") }
         if ignoredFindings > 0 { parts.append("\(ignoredFindings) on ignored paths") }
+        if suppressedFindings > 0 { parts.append("\(suppressedFindings) suppressed by the policy file") }
         return parts
     }
 
@@ -56,6 +59,7 @@ struct ReportSummary: Sendable, Equatable {
         notes = counted[.note] ?? 0
         ignoredFindings = result.ignoredFindings
         baselineFindings = result.baselineFindings
+        suppressedFindings = result.suppressed.count
         let disabled = result.policy.disabledRules
         rulesRun = RuleCatalogue.all.map(\.id).filter { !disabled.contains($0) }
     }

@@ -26,7 +26,8 @@ enum SARIFReport {
         // The app's data container is DATAROOT; its other containers are named by their domain.
         var baseID: [String: String] = [:]
         for (i, inv) in result.inventories.enumerated() { baseID[inv.domain] = i == 0 ? uriBaseId : inv.domain }
-        let results: [JSON] = result.findings.map { f in
+        // A finding a suppress: entry covers is a result too, with its `suppressions` (§3.35).
+        let make = { (f: Finding, suppression: Suppression?) -> JSON in
             var fields: [(String, JSON)] = [
                 ("ruleId", .string(f.ruleId)),
                 ("ruleIndex", .int(Int64(index[f.ruleId] ?? 0))),
@@ -48,8 +49,10 @@ enum SARIFReport {
                 if case .object = OwnerReport.json(owner) { properties.append(("ownerDetail", OwnerReport.json(owner))) }
             }
             if !properties.isEmpty { fields.append(("properties", .object(properties))) }
+            if let suppression { fields.append(SuppressionReport.sarif(suppression)) }
             return .object(fields)
         }
+        let results: [JSON] = result.findings.map { make($0, nil) } + result.suppressed.map { make($0.finding, $0.suppression) }
         var runProperties: [(String, JSON)] = [
             ("backupFootprint", .int(result.backupFootprint)),
             ("keptOnUpdate", .int(result.keptOnUpdate)),

@@ -170,6 +170,7 @@ struct TextReport {
             }
         }
         if !summary.notReported.isEmpty { lines.append("not reported: " + summary.notReported.joined(separator: ", ")) }
+        lines += SuppressionReport.text(result, bold: bold)
         return lines + [""]
     }
 

@@ -56,6 +56,8 @@ public enum Audit {
                            scanTime: Double = Date().timeIntervalSince1970) throws -> AuditResult {
         var selection = selection
         selection.appGroups += policy.appGroups.filter { !selection.appGroups.contains($0) }
+        // Today, for the suppressions' expiry: a malformed SOURCE_DATE_EPOCH fails before the input is read.
+        let today = try policy.suppressions.contains { $0.until != nil } ? CalendarDay.today() : nil
         let given = try InputKinds.detect(input, selection).read()
         let appInfo = try findAppInfo(given.containers.map(\.container), selection)
         // The path reports name (with --simulator, the app's data container found).
@@ -75,14 +77,17 @@ public enum Audit {
             backup = BackupComparison(prediction: inventories, backup: held, folder: folder, app: app)
         }
         return run(input, inventories: inventories, selection: selection, policy: policy, baseline: baseline,
-                   backup: backup, notes: notes, scanTime: scanTime, appInfo: appInfo)
+                   backup: backup, notes: notes, scanTime: scanTime, appInfo: appInfo, today: today)
     }
 
     /// The audit of inventories already read (`backup`: the prediction already held against a
-    /// backup; `notes`: what reading the input had to say).
+    /// backup; `notes`: what reading the input had to say; `today`: the day suppressions expire
+    /// against, by default `CalendarDay.today()`, else the scan time's day).
     static func run(_ input: String, inventories: [Inventory], selection: ContainerSelection, policy: Policy,
-                    baseline: Baseline?, backup: BackupComparison?, notes: [String] = [], scanTime: Double, appInfo: AppInfo? = nil) -> AuditResult {
+                    baseline: Baseline?, backup: BackupComparison?, notes: [String] = [], scanTime: Double, appInfo: AppInfo? = nil,
+                    today: CalendarDay? = nil) -> AuditResult {
         var notes = notes
+        let today = today ?? (try? CalendarDay.today()) ?? CalendarDay(secondsSince1970: Int64(scanTime))
         let comparison = baseline.map { BaselineComparison(baseline: $0, inventories: inventories) }
         var context = RuleContext(settings: policy.settings, scanTime: scanTime)
         context.paths = policy.paths
@@ -93,6 +98,8 @@ public enum Audit {
         context.budgets = Budgets.evaluate(policy.budgets, growth: policy.growth, inventories, comparison, owners: owners)
         context.baseline = baseline.map { BaselineFiles($0, primaryDomain: inventories[0].domain) }
         context.backupComparison = backup
+        context.today = today
+        context.expiredSuppressions = policy.suppressions.filter { $0.expired(today: today) }
 
         // What the run's options give every container (the input kind gives the rest).
         var fromRun: Set<Observation> = []
@@ -129,7 +136,7 @@ public enum Audit {
             let c = checkJobs[i].container
             let inventory = checkInventories[c]
             var own = checkContext
-            if c > 0 { own.budgets = [] }
+            if c > 0 { own.budgets = []; own.expiredSuppressions = [] }
             // File contents only where the input declares them (an archive's walk kept the
             // first bytes the rules need, and nothing else).
             let reader = checkObserved[c].contains(.fileContents) ? inventory.container.source.contentReader(for: inventory.container) : nil
@@ -171,7 +178,10 @@ public enum Audit {
             if a.path != b.path { return a.path < b.path }
             return (a.what, a.why) < (b.what, b.why)
         }
-        let applied = PolicyApplication(policy, to: perJob.map(\.findings) + [contentFindings], domains: inventories.map(\.domain), baseline: baseline)
+        let applied = PolicyApplication(policy, to: perJob.map(\.findings) + [contentFindings], domains: inventories.map(\.domain), baseline: baseline, today: today)
+        for s in applied.unused {
+            notes.append("the suppression of \(s.label) in the policy file matched no finding: remove it if what it accepted is gone")
+        }
         for inv in inventories where inv.container.roleSource == "default" {
             if inv.entry(at: ContainerPath("Documents")) == nil && inv.entry(at: ContainerPath("tmp")) == nil {
                 notes.append("\(inv.container.dataRoot) has no Documents or tmp folder and no metadata saying what it is: it was read as an app's data container; if it is an App Group container, add --kind group")
@@ -179,7 +189,7 @@ public enum Audit {
         }
         return AuditResult(inventories: inventories, findings: applied.reported, allFindings: applied.findings, context: context,
                            ignoredFindings: applied.ignored, baselineFindings: applied.known, comparison: comparison, notes: notes, missed: missed,
-                           notChecked: notChecked, backupComparison: backup, policy: policy)
+                           notChecked: notChecked, backupComparison: backup, policy: policy, suppressed: applied.suppressed)
     }
 }
 
@@ -209,10 +219,15 @@ public struct AuditResult: Sendable {
     package let backupComparison: BackupComparison?
     /// The policy the audit ran with (its file, the rules it turned off).
     package let policy: Policy
+    /// The findings a `suppress:` entry in force covers, in report order: not in `findings`,
+    /// never failing the run; reports list them with the reason.
+    package let suppressed: [SuppressedFinding]
 
     init(inventories: [Inventory], findings: [Finding], allFindings: [Finding], context: RuleContext,
                 ignoredFindings: Int, baselineFindings: Int, comparison: BaselineComparison?, notes: [String], missed: [MissedItem] = [],
-                notChecked: [NotChecked] = [], backupComparison: BackupComparison? = nil, policy: Policy = Policy()) {
+                notChecked: [NotChecked] = [], backupComparison: BackupComparison? = nil, policy: Policy = Policy(),
+                suppressed: [SuppressedFinding] = []) {
+        self.suppressed = suppressed
         self.notChecked = notChecked
         self.backupComparison = backupComparison
         self.policy = policy

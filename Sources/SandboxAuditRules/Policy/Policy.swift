@@ -24,6 +24,8 @@ public struct Policy: Sendable {
     package var owners: [OwnerRule] = []
     /// App Group identifiers whose containers belong to the app (`appGroups:`).
     public var appGroups: [String] = []
+    /// Findings accepted for a while, with a reason (`suppress:`), in file order.
+    package var suppressions: [Suppression] = []
 
     public init() {}
 

@@ -14,20 +14,38 @@ struct PolicyApplication {
     let ignored: Int
     /// Findings the baseline holds, not reported again.
     let known: Int
+    /// Findings a `suppress:` entry in force covers: not reported as findings, not counted
+    /// toward the fail level, not recorded in a new baseline; reports list them with the reason.
+    let suppressed: [SuppressedFinding]
+    /// The suppressions in force that covered no finding (a note says so: it may be stale).
+    let unused: [Suppression]
 
     /// `found`: the rules' findings, in any grouping; `domains`: the containers' backup domains
     /// in scan order, the app's data container first.
-    init(_ policy: Policy, to found: [[Finding]], domains: [String], baseline: Baseline?) {
+    /// `today`: expired suppressions (`until` before it) suppress nothing.
+    init(_ policy: Policy, to found: [[Finding]], domains: [String], baseline: Baseline?, today: CalendarDay? = nil) {
         var findings: [Finding] = []
+        var suppressed: [SuppressedFinding] = []
         var ignored = 0
         let ignore = GlobSet(policy.ignore)
+        let inForce = policy.suppressions.filter { s in today.map { !s.expired(today: $0) } ?? true }
+        var used = Set<Int>()
         for group in found {
             for var f in group {
                 if let path = f.path, !path.isRoot, ignore.anyCovers(path) { ignored += 1; continue }
                 if let s = policy.severities[f.ruleId] { f = f.with(severity: s) }
+                // The first entry in file order that covers it.
+                if !inForce.isEmpty, let i = inForce.firstIndex(where: { $0.covers(f) }) {
+                    used.insert(i)
+                    suppressed.append(SuppressedFinding(finding: f, suppression: inForce[i]))
+                    continue
+                }
                 findings.append(f)
             }
         }
+        suppressed.sort { Finding.ordered($0.finding, $1.finding) }
+        self.suppressed = suppressed
+        self.unused = inForce.indices.filter { !used.contains($0) }.map { inForce[$0] }
         // Sorted by index, then gathered once: sorting the values moves every finding through
         // the merge buffers.
         let domainOrder = Dictionary(domains.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
@@ -45,4 +63,10 @@ struct PolicyApplication {
         self.ignored = ignored
         self.known = findings.count - reported.count
     }
+}
+
+/// A finding a `suppress:` entry covers, with that entry (its reason and expiry).
+package struct SuppressedFinding: Sendable {
+    package let finding: Finding
+    package let suppression: Suppression
 }

@@ -68,12 +68,15 @@ public enum PolicyFile {
 
     // MARK: the schema
 
-    static let topKeys = ["failOn", "rules", "ignore", "paths", "budgets", "growth", "appGroups", "protection", "owners"]
-    static let pathKeys = ["path", "backup", "forbidden", "maxSize"]
-    static let budgetKeys = ["backup", "churn", "zones", "paths", "domains", "owners"]
-    static let budgetPathKeys = ["path", "max", "measure"]
-    static let zoneBudgetKeys = ["max", "measure"]
-    static let growthKeys = ["backup", "min"]
+    // The keys each mapping allows, from the declarations the JSON Schema is made of too
+    // (`PolicySchema`): a key is added there, with what its value may be.
+    static let topKeys = PolicySchema.keys(PolicySchema.top)
+    static let pathKeys = PolicySchema.keys(PolicySchema.pathEntry)
+    static let budgetKeys = PolicySchema.keys(PolicySchema.budgets)
+    static let budgetPathKeys = PolicySchema.keys(PolicySchema.budgetPathEntry)
+    static let zoneBudgetKeys = PolicySchema.keys(PolicySchema.zoneBudget)
+    static let growthKeys = PolicySchema.keys(PolicySchema.growth)
+    static let suppressKeys = PolicySchema.keys(PolicySchema.suppressEntry)
 
     // MARK: parsing
 
@@ -177,6 +180,7 @@ public enum PolicyFile {
             case "budgets": try readBudgets(v, into: &policy)
             case "protection": try readProtection(v, into: &policy)
             case "owners": policy.owners = try readOwners(v)
+            case "suppress": policy.suppressions = try readSuppressions(v)
             case "appGroups":
                 guard let seq = v.sequence else { throw Failure(message: "appGroups must be a list of App Group identifiers (group.…)", mark: v.mark) }
                 policy.appGroups = try seq.map { try string($0, "appGroups") }
@@ -294,8 +298,7 @@ public enum PolicyFile {
                 }
             case "zones":
                 let zm = try mapping(v, "budgets.zones")
-                let zoneNames = Zone.allCases.filter { $0 != .system }.map(\.rawValue)
-                try checkKeys(zm, allowed: zoneNames, in: "budgets.zones")
+                try checkKeys(zm, allowed: PolicySchema.zoneNames, in: "budgets.zones")
                 for (zk, zv) in zm {
                     let zone = Zone(rawValue: try string(zk, "a zone"))!
                     let what = "budgets.zones.\(zone.rawValue)"

@@ -44,11 +44,14 @@ extension PolicyFile {
         return nil
     }
 
-    /// What `config init` writes: every key, commented.
+    /// What `config init` writes: every key, commented. Its first line names the JSON Schema
+    /// for editors that read it (the YAML language server: VS Code's YAML extension, JetBrains).
     public static let starter = """
+        # yaml-language-server: $schema=\(PolicySchema.url)
         # .sandbox-audit.yml: the backup policy of this app, checked by `sandbox-audit scan`.
-        # Reference: docs/policy-file.md. Sizes: B, kB, MB, GB (powers of 1000), KiB, MiB, GiB
-        # (powers of 1024). Globs are relative to the data root; ** spans folders.
+        # Reference: \(PolicySchema.documentation)
+        # Sizes: B, kB, MB, GB (powers of 1000), KiB, MiB, GiB (powers of 1024). Globs are
+        # relative to the data root; ** spans folders.
 
         # Exit 1 when a finding is at or above this severity (the command line's --fail-on wins).
         failOn: error
@@ -101,6 +104,19 @@ extension PolicyFile {
         # growth:
         #   backup: "10%"
         #   min: 1MB
+
+        # The App Groups whose containers belong to the app (scanned with it on a Simulator
+        # device or a backup, as --app-group does).
+        # appGroups:
+        #   - group.com.example.shared
+
+        # Findings accepted for a while: not counted toward failOn, shown as suppressed with the
+        # reason. After `until` (YYYY-MM-DD, UTC) the suppression-expired rule fails the run.
+        # suppress:
+        #   - rule: oversized-backed-up-file
+        #     path: "Documents/Seed.sqlite"
+        #     reason: "shipped seed database, split up in 2.4"
+        #     until: 2026-12-31
 
         """
 
@@ -189,6 +205,13 @@ extension PolicyFile {
         if !policy.appGroups.isEmpty { top.append(("appGroups", Node.sequence(Node.Sequence(policy.appGroups.map { scalar($0) })))) }
         if !policy.protection.isEmpty {
             top.append(("protection", map(policy.protection.map { ($0.glob.pattern, scalar($0.weakest.name)) })))
+        }
+        if !policy.suppressions.isEmpty {
+            top.append(("suppress", Node.sequence(Node.Sequence(policy.suppressions.map { x in
+                var f: [(String, Node)] = [("rule", scalar(x.ruleId)), ("path", scalar(x.glob.pattern)), ("reason", scalar(x.reason))]
+                if let u = x.until { f.append(("until", scalar(u.description))) }
+                return map(f)
+            }))))
         }
         if let g = policy.growth {
             let percent = g.percent == g.percent.rounded() && abs(g.percent) < 1e15 ? String(Int64(g.percent)) : "\(g.percent)"

@@ -77,6 +77,10 @@ public struct RuleContext: Sendable {
     var appInfo: AppInfo?
     /// Every entry's owner (the policy's `owners:`, then the catalogue); nil outside a scan.
     package var owners: OwnerMap?
+    /// The day the scan runs (UTC), and the policy's `suppress:` entries whose `until` is
+    /// before it (suppression-expired reports them).
+    var today = CalendarDay(days: 0)
+    var expiredSuppressions: [Suppression] = []
 
     init(settings: RuleSettings = RuleSettings(), scanTime: Double = Date().timeIntervalSince1970, content: ContentReader? = nil) {
         self.settings = settings
@@ -169,6 +173,7 @@ public enum RuleCatalogue {
         PolicyForbidden(),
         PolicyMaxSize(),
         BudgetExceeded(),
+        SuppressionExpired(),
         ExclusionLost(),
         BackupPredictionMismatch(),
         ProtectionBelowPolicy(),

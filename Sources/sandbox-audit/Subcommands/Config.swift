@@ -5,8 +5,8 @@ import SandboxAudit
 struct ConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config",
-        abstract: "Write a starter policy file, or show the effective configuration.",
-        subcommands: [Init.self, Show.self])
+        abstract: "Write a starter policy file, show the effective configuration, or print the policy file's JSON Schema.",
+        subcommands: [Init.self, Show.self, Schema.self])
 
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -33,6 +33,15 @@ struct ConfigCommand: ParsableCommand {
 
         func run() throws {
             emit(PolicyFile.render(try PolicyFile.resolve(config: config)))
+        }
+    }
+
+    struct Schema: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the policy file's JSON Schema (draft 2020-12), generated from the keys the reader checks: what docs/policy.schema.json holds.")
+
+        func run() throws {
+            emit(PolicyFile.schema)
         }
     }
 }

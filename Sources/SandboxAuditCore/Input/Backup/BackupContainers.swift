@@ -25,7 +25,8 @@ enum BackupContainers {
         let database = try ManifestDatabase(folder, cipher: cipher)
         let domains = try database.domains()
         let apps = folder.apps(domains: domains)
-        let holds = apps.isEmpty ? "it holds no app domain" : "it holds " + apps.joined(separator: ", ")
+        // A count and the command that lists them: a device's backup holds hundreds of apps.
+        let holds = InstalledApps.pointer(apps.count, what: "app", [input])
         guard let app = selection.app else {
             throw InputError("\(input) is a backup folder: name the app with --app BUNDLE_ID; \(holds)")
         }

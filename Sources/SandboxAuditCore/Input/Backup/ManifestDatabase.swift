@@ -186,6 +186,16 @@ final class ManifestDatabase {
         return domains
     }
 
+    /// Every domain the backup holds with its number of rows (files, folders, links), sorted
+    /// (`sandbox-audit apps`).
+    func domainCounts() throws -> [(domain: String, rows: Int)] {
+        var counts: [(domain: String, rows: Int)] = []
+        try query("SELECT CAST(domain AS TEXT), COUNT(*) FROM Files WHERE domain IS NOT NULL GROUP BY 1 ORDER BY 1") {
+            counts.append((Self.text($0, 0) ?? "", Int(sqlite3_column_int64($0, 1))))
+        }
+        return counts
+    }
+
     /// Rows prepared at a time by `forEachRow`, and their blobs' bytes at most (plus one blob
     /// of at most `MBFile.maximumBlobSize`).
     static let batchRows = 1024

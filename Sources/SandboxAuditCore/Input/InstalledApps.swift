@@ -1,0 +1,153 @@
+import Foundation
+import SandboxAuditSystem
+
+/// The apps a backup folder or a Simulator device holds, each with its extensions and the App
+/// Groups named after it: what `sandbox-audit apps` lists, so that `--app` and `--app-group`
+/// can be chosen without reading an error. Nothing is read but the listing: a backup's
+/// `Manifest.db` (its domains and their rows counted), a device's container folders and their
+/// metadata plists.
+public struct InstalledApps: Sendable {
+    /// One container (a device folder) or backup domain.
+    package struct Member: Sendable, Equatable {
+        /// Its bundle or App Group identifier.
+        package let identifier: String
+        /// Its backup domain (`AppDomain-ID` …), or nil for an app a backup lists without one.
+        package let domain: String?
+        /// Its folder on the device; nil in a backup.
+        package let path: String?
+        /// The rows `Manifest.db` holds for the domain (files, folders and links); nil on a device.
+        package let items: Int?
+    }
+
+    /// An app: its data container or domain, the extensions whose identifier extends it most
+    /// closely, and the App Groups named after it.
+    package struct App: Sendable {
+        package let app: Member
+        package let extensions: [Member]
+        /// The groups whose identifier is `group.APP` or `group.APP.…`: neither a backup nor a
+        /// device folder records which app uses which group.
+        package let groups: [Member]
+    }
+
+    /// What was listed: the backup's identity or the device's line.
+    package let source: String
+    /// `backup` or `simulator`.
+    package let kind: String
+    package let apps: [App]
+    /// Every App Group container or domain, whoever uses it.
+    package let groups: [Member]
+    /// Extensions that extend no listed app.
+    package let unattributedExtensions: [Member]
+    /// What the listing skipped and why (symbolic links in a device folder).
+    package let notes: [String]
+
+    /// The apps of `input`, a backup folder or a Simulator device folder, or of the device
+    /// `selection.simulator` names (then `input` is not read). Throws `InputError` when `input`
+    /// is neither, or cannot be read (an encrypted backup without its password included).
+    public static func list(_ input: String, _ selection: ContainerSelection) throws -> InstalledApps {
+        if let spec = selection.simulator {
+            let device = try SimulatorDevices.find(spec, in: try SimulatorDevices.sets(selection.deviceSets))
+            let place = "Simulator device \(TerminalText.escaped(device.name)) (\(TerminalText.escaped(device.udid)))"
+            guard let listing = device.listing else { throw InputError("\(place) cannot be read again") }
+            let folder = try listing.open(device.folder)
+            let containers = try AppContainers.containersFolder(in: folder, path: device.folder, candidates: ["data/Containers"])
+            return try onDevice(containers, source: "Simulator device " + device.line)
+        }
+        if BackupFolder.isBackup(input) { return try inBackup(input, selection) }
+        guard let containers = try AppContainers.containersFolder(input) else {
+            throw InputError("\(TerminalText.escaped(input)) is not a backup folder (no Manifest.db) nor a Simulator device folder (no data/Containers/Data/Application or Shared/AppGroup): give one of these, or --simulator DEVICE")
+        }
+        return try onDevice(containers, source: "Simulator device folder " + TerminalText.escaped(containers.path))
+    }
+
+    /// The installed app that `id` (an extension's identifier) extends most closely: the one
+    /// with the longest bundle identifier that `id` begins with, followed by a dot.
+    static func owner(of id: String, among installed: Set<String>) -> String? {
+        var candidate = Substring(id)
+        while let dot = candidate.lastIndex(of: ".") {
+            candidate = candidate[..<dot]
+            if installed.contains(String(candidate)) { return String(candidate) }
+        }
+        return nil
+    }
+
+    /// Whether the App Group `group` is named after `app` (`group.APP`, `group.APP.…`).
+    static func named(_ group: String, after app: String) -> Bool {
+        group == "group." + app || group.hasPrefix("group." + app + ".")
+    }
+
+    static func assemble(source: String, kind: String, apps: [Member], extensions: [Member], groups: [Member], notes: [String]) -> InstalledApps {
+        let installed = Set(apps.map(\.identifier))
+        var byApp: [String: [Member]] = [:]
+        var unattributed: [Member] = []
+        for e in extensions {
+            if let owner = owner(of: e.identifier, among: installed) { byApp[owner, default: []].append(e) } else { unattributed.append(e) }
+        }
+        let sortedGroups = groups.sorted { ($0.identifier, $0.path ?? "") < ($1.identifier, $1.path ?? "") }
+        let listed = apps.sorted { ($0.identifier, $0.path ?? "") < ($1.identifier, $1.path ?? "") }.map { a in
+            App(app: a, extensions: (byApp[a.identifier] ?? []).sorted { ($0.identifier, $0.path ?? "") < ($1.identifier, $1.path ?? "") },
+                groups: sortedGroups.filter { named($0.identifier, after: a.identifier) })
+        }
+        return InstalledApps(source: source, kind: kind, apps: listed, groups: sortedGroups,
+                             unattributedExtensions: unattributed.sorted { $0.identifier < $1.identifier }, notes: notes)
+    }
+
+    /// A backup folder: its `AppDomain-*`, `AppDomainPlugin-*` and `AppDomainGroup-*` domains
+    /// with their rows counted, and the apps its Info.plist lists without a domain.
+    static func inBackup(_ input: String, _ selection: ContainerSelection) throws -> InstalledApps {
+        let folder = try BackupFolder.open(input)
+        let database = try ManifestDatabase(folder, cipher: try folder.cipher(password: selection.password))
+        let counts = try database.domainCounts()
+        func members(_ role: ContainerRole) -> [Member] {
+            counts.filter { $0.0.hasPrefix(role.domainPrefix) }.map {
+                Member(identifier: String($0.0.dropFirst(role.domainPrefix.count)), domain: $0.0, path: nil, items: $0.1)
+            }
+        }
+        var apps = members(.app)
+        let withDomain = Set(apps.map(\.identifier))
+        for id in Set(folder.installedApplications) where !withDomain.contains(id) {
+            apps.append(Member(identifier: id, domain: nil, path: nil, items: nil))
+        }
+        return assemble(source: folder.identity.summary + " (" + TerminalText.escaped(folder.path) + ")", kind: "backup",
+                        apps: apps, extensions: members(.extension), groups: members(.group), notes: database.notes)
+    }
+
+    /// A Simulator device's `Containers` folder (nil: the device has none yet): its data,
+    /// extension and App Group containers, by their metadata identifiers.
+    static func onDevice(_ containers: ContainersFolder?, source: String) throws -> InstalledApps {
+        guard let containers else {
+            return assemble(source: source, kind: "simulator", apps: [], extensions: [], groups: [],
+                            notes: ["the device holds no app containers yet (no data/Containers/Data/Application): install and run an app on it"])
+        }
+        var skipped: [String] = []
+        func members(_ folder: String, _ role: ContainerRole) throws -> [Member] {
+            try AppContainers.list(containers, folder, skipped: &skipped).map {
+                Member(identifier: $0.identifier, domain: role.domain($0.identifier), path: $0.path, items: nil)
+            }
+        }
+        let apps = try members("Data/Application", .app)
+        let extensions = try members("Data/PluginKitPlugin", .extension)
+        let groups = try members("Shared/AppGroup", .group)
+        let notes = skipped.isEmpty ? [] : ["symbolic links skipped, never followed: " + skipped.map(TerminalText.escaped).joined(separator: ", ")]
+        return assemble(source: source, kind: "simulator", apps: apps, extensions: extensions, groups: groups, notes: notes)
+    }
+}
+
+extension InstalledApps {
+    /// `sandbox-audit apps ARGUMENTS`, each quoted for a POSIX shell when it needs it: what an
+    /// error about a missing or unknown `--app` points to instead of listing every app.
+    package static func command(_ arguments: [String]) -> String {
+        let quoted = arguments.map { argument in
+            let plain = !argument.isEmpty && argument.unicodeScalars.allSatisfy { c in
+                c.isASCII && (CharacterSet.alphanumerics.contains(c) || "/._-+:@%,=".unicodeScalars.contains(c))
+            }
+            return plain ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
+        return TerminalText.escaped((["sandbox-audit", "apps"] + quoted).joined(separator: " "))
+    }
+
+    /// `it holds 3 apps; `sandbox-audit apps PATH` lists them`, or `it holds no app`.
+    package static func pointer(_ count: Int, what: String, _ arguments: [String]) -> String {
+        count == 0 ? "it holds no \(what)" : "it holds \(count) \(what)\(count == 1 ? "" : "s"); `\(command(arguments))` lists them"
+    }
+}
