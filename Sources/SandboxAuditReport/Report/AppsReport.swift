@@ -1,7 +1,8 @@
 import SandboxAuditSystem
+import SandboxAuditCore
 
-/// `sandbox-audit apps`: the listing as text or JSON (docs/json-format.md, "apps"), as
-/// `Baseline` writes itself: these print what `list` decided, and decide nothing.
+/// `sandbox-audit apps`: the listing as text or JSON (docs/json-format.md, "apps"). Printers
+/// of what `InstalledApps.list` decided, in the Report stage with the others: they decide nothing.
 extension InstalledApps {
     /// Bumped on any change that could break a reader.
     static let schemaVersion: Int64 = 1
@@ -13,7 +14,7 @@ extension InstalledApps {
     }
 
     /// The listing for a reader: each app, its extensions and groups, then every group.
-    public var text: String {
+    package var text: String {
         let listing = self
         var lines = ["\(listing.apps.count) app\(listing.apps.count == 1 ? "" : "s") in the \(listing.source)"]
         for a in listing.apps {
@@ -45,7 +46,7 @@ extension InstalledApps {
     }
 
     /// The listing as one JSON object (docs/json-format.md, "apps").
-    public var json: String {
+    package var json: String {
         let listing = self
         return JSON.object([
             ("schemaVersion", .int(Self.schemaVersion)),
