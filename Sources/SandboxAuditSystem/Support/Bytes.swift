@@ -30,4 +30,16 @@ package enum Bytes {
             b.withUnsafeBufferPointer { y in memcmp(x.baseAddress! + (aStart - a.startIndex), y.baseAddress! + bStart, count) == 0 }
         }
     }
+
+    /// How many leading bytes `a` and `b` share.
+    package static func commonPrefixLength(_ a: ArraySlice<UInt8>, _ b: [UInt8]) -> Int {
+        a.withUnsafeBufferPointer { t in
+            b.withUnsafeBufferPointer { d in
+                var i = 0
+                let limit = min(t.count, d.count)
+                while i < limit, t[i] == d[i] { i += 1 }
+                return i
+            }
+        }
+    }
 }
