@@ -32,7 +32,7 @@ package struct JSONReader {
         package var description: String { "\(field) \(message)" }
     }
 
-    private enum Component { case key(String), index(Int) }
+    private enum Component { case key(String), element(Int) }
 
     private let bytes: [UInt8]
     /// The byte the reader is at.
@@ -50,7 +50,7 @@ package struct JSONReader {
         for c in path {
             switch c {
             case .key(let k): out += (out.isEmpty ? "" : ".") + k
-            case .index(let i): out += "[\(i)]"
+            case .element(let i): out += "[\(i)]"
             }
         }
         return out.isEmpty ? "the document" : TerminalText.escaped(out)
@@ -137,7 +137,7 @@ package struct JSONReader {
         if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") { offset += 1; return }
         var index = 0
         while true {
-            path.append(.index(index))
+            path.append(.element(index))
             try body(&self, index)
             path.removeLast()
             index += 1
