@@ -20,10 +20,19 @@
 #                (100,000-member pax tar: scripts/bench/make-tar.py)
 #   materialize  simulate update CONTAINER --into OUT       vs  cp -a --preserve=all
 #                (10,000 files, 1 GB: scripts/bench/make-materialize.py)
+#   baseline     scan --format json --baseline BASE.json C  vs  Python's json.load(BASE.json),
+#                                                               and scan --format json C
+#                (C: a 200,000-file container, scripts/bench/make-container.py; BASE.json its
+#                baseline, written by the tool under test: what reading the baseline costs)
+#   compare      compare BASE.json HEAD.json                vs  Python's json.load of both
+#                (scripts/bench/load-json.py)
+#                (HEAD.json: BASE.json changed as a pull request would,
+#                scripts/bench/make-head-baseline.py)
 #
 # Usage: scripts/benchmark.sh [--only NAME[,NAME...]] [--runs N] [--files N] [--work DIR] [--bin PATH]
 #                            [--into DIR]
-#   --only   the comparisons to run (default: all five, in the order above)
+#   --only   the comparisons to run (default: all seven, in the order above; e.g.
+#            --only baseline,compare leaves out the long 1,000,000-file scan)
 #   --runs   timed runs of each command (default 5)
 #   --files  files in the scan's container (default 1000000)
 #   --work   where inputs are generated and kept (default /tmp/sandbox-audit-bench); an input
@@ -38,7 +47,7 @@
 set -euo pipefail
 if [ "${BASH_VERSINFO[0]}" -lt 4 ]; then echo "benchmark: needs bash 4 or later" >&2; exit 2; fi
 
-only="backup,scan,budgets,archive,materialize"
+only="backup,scan,budgets,archive,materialize,baseline,compare"
 runs=5
 files=1000000
 work=/tmp/sandbox-audit-bench
@@ -52,13 +61,13 @@ while [ $# -gt 0 ]; do
         --work) work="$2"; shift ;;
         --bin) bin="$2"; shift ;;
         --into) into="$2"; shift ;;
-        -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,45p' "$0"; exit 0 ;;
         *) echo "benchmark: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
 done
 for name in ${only//,/ }; do
-    case "$name" in backup|scan|budgets|archive|materialize) ;; *) echo "benchmark: --only takes backup, scan, budgets, archive, materialize (not $name)" >&2; exit 2 ;; esac
+    case "$name" in backup|scan|budgets|archive|materialize|baseline|compare) ;; *) echo "benchmark: --only takes backup, scan, budgets, archive, materialize, baseline, compare (not $name)" >&2; exit 2 ;; esac
 done
 wants() { [[ ",$only," == *",$1,"* ]]; }
 
@@ -226,6 +235,31 @@ if wants materialize; then
     clear_outputs
     echo "   $("$bin" simulate update "$src" --into "$into/out-sa" --verify 2>&1 | grep -E "verified|FAILED" || echo "no verification line")"
     clear_outputs
+fi
+
+# --- baseline and compare ----------------------------------------------------------------
+# Issue 38: a 200,000-file container's baseline read by `scan --baseline` and two such
+# baselines by `compare`, each within 2 s and 250 MB and 2 times Python's json.load of the
+# same files. The baselines are written by the binary under test (kept per revision of it).
+if wants baseline || wants compare; then
+    input container-200000 python3 "$repo/scripts/bench/make-container.py" "$work/container-200000" 200000
+    small="$work/container-200000"
+    tag="$(sha256sum "$bin" | cut -c1-12)"
+    pairdir="$work/baselines-$tag"
+    input "baselines-$tag" sh -c "mkdir -p '$pairdir' && '$bin' scan '$small' --write-baseline '$pairdir/base.json' >/dev/null \
+        && python3 '$repo/scripts/bench/make-head-baseline.py' '$pairdir/base.json' '$pairdir/head.json'"
+    echo "   baselines: $(du -k "$pairdir/base.json" | cut -f1) kB and $(du -k "$pairdir/head.json" | cut -f1) kB"
+    if wants baseline; then
+        compare baseline 2.0 2.0 250 \
+            "baseline=$bin scan --format json --baseline $pairdir/base.json $small" \
+            "python=python3 $repo/scripts/bench/load-json.py $pairdir/base.json" \
+            "scan=$bin scan --format json $small"
+    fi
+    if wants compare; then
+        compare compare 2.0 2.0 250 \
+            "compare=$bin compare $pairdir/base.json $pairdir/head.json" \
+            "python=python3 $repo/scripts/bench/load-json.py $pairdir/base.json $pairdir/head.json"
+    fi
 fi
 
 # --- summary -----------------------------------------------------------------------------

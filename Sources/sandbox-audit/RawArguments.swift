@@ -5,10 +5,7 @@ import SandboxAudit
 /// is not UTF-8 has been repaired (each bad byte became U+FFFD) and no longer names the file:
 /// this finds the argv entry the String came from and returns its raw bytes.
 enum RawArguments {
-    static let all: [[UInt8]] = (0..<Int(CommandLine.argc)).map { i in
-        guard let p = CommandLine.unsafeArgv[i] else { return [] }
-        return Array(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p)))
-    }
+    static var all: [[UInt8]] { ProcessArguments.bytes }
 
     /// The raw bytes of the argument that decodes to `argument` (its UTF-8 when none does).
     static func bytes(_ argument: String) -> [UInt8] {

@@ -16,18 +16,12 @@ struct SandboxAuditCommand: ParsableCommand {
 }
 
 
-/// Writes to standard output without Swift's print buffering surprises on large outputs.
-func emit(_ text: String) {
-    // Written from the string's own bytes: a large report is not copied once more.
-    var text = text
-    text.withUTF8 { emit(UnsafeRawBufferPointer($0)) }
-}
+/// Writes to standard output without Swift's print buffering surprises on large outputs, from
+/// the string's own bytes (`StandardOutput`).
+func emit(_ text: String) { StandardOutput.write(text) }
 
-/// Writes bytes to standard output as they are, without a copy.
-func emit(_ bytes: UnsafeRawBufferPointer) {
-    guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-    FileHandle.standardOutput.write(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
-}
+/// Writes bytes to standard output as they are.
+func emit(_ bytes: [UInt8]) { StandardOutput.write(bytes) }
 
 extension ColorMode: ExpressibleByArgument {}
 

@@ -26,27 +26,25 @@ package enum Zone: String, CaseIterable, Sendable, Comparable {
     /// The zone of a path relative to the data root. Compares bytes only: it runs for every
     /// entry of the container.
     static func of(_ path: ContainerPath, role: ContainerRole = .app) -> Zone {
-        path.bytes.withUnsafeBufferPointer { b in
-            var end = 0
-            while end < b.count, b[end] != UInt8(ascii: "/") { end += 1 }
-            let first = UnsafeBufferPointer(rebasing: b[0..<end])
-            if first.elementsEqual(Zone.documentsName) { return .documents }
-            if first.elementsEqual(Zone.tmpName) { return role == .group ? .root : .tmp }
-            // A group container is backed up from its root, SystemData too (less two skips
-            // in BackupPathSets): there it is an ordinary folder.
-            if first.elementsEqual(Zone.systemDataName) { return role == .group ? .root : .system }
-            if first.elementsEqual(Zone.metadataName) { return .system }
-            guard first.elementsEqual(Zone.libraryName) else { return .root }
-            guard end < b.count else { return .library }
-            var secondEnd = end + 1
-            while secondEnd < b.count, b[secondEnd] != UInt8(ascii: "/") { secondEnd += 1 }
-            let second = UnsafeBufferPointer(rebasing: b[(end + 1)..<secondEnd])
-            if second.elementsEqual(Zone.applicationSupportName) { return .applicationSupport }
-            if second.elementsEqual(Zone.cachesName) { return .caches }
-            if second.elementsEqual(Zone.preferencesName) { return .preferences }
-            if Zone.systemLibraryNames.contains(where: { second.elementsEqual($0) }) { return .systemLibrary }
-            return .library
-        }
+        let b = path.bytes
+        let end = b.firstIndex(of: UInt8(ascii: "/")) ?? b.count
+        let first = b[0..<end]
+        func named(_ s: ArraySlice<UInt8>, _ name: [UInt8]) -> Bool { s.count == name.count && Bytes.compare(s, name) == 0 }
+        if named(first, Zone.documentsName) { return .documents }
+        if named(first, Zone.tmpName) { return role == .group ? .root : .tmp }
+        // A group container is backed up from its root, SystemData too (less two skips
+        // in BackupPathSets): there it is an ordinary folder.
+        if named(first, Zone.systemDataName) { return role == .group ? .root : .system }
+        if named(first, Zone.metadataName) { return .system }
+        guard named(first, Zone.libraryName) else { return .root }
+        guard end < b.count else { return .library }
+        let secondEnd = b[(end + 1)...].firstIndex(of: UInt8(ascii: "/")) ?? b.count
+        let second = b[(end + 1)..<secondEnd]
+        if named(second, Zone.applicationSupportName) { return .applicationSupport }
+        if named(second, Zone.cachesName) { return .caches }
+        if named(second, Zone.preferencesName) { return .preferences }
+        if Zone.systemLibraryNames.contains(where: { named(second, $0) }) { return .systemLibrary }
+        return .library
     }
 
     static let documentsName = Array("Documents".utf8)

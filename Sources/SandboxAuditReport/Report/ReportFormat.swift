@@ -146,12 +146,14 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
 
     /// `render`'s bytes handed to `sink` as they are made: a JSON format in parts of about a
     /// megabyte (a large container's report is never held whole), the others at once.
-    public func write(_ result: AuditResult, _ options: Options, to sink: (UnsafeRawBufferPointer) -> Void) {
+    /// `sink` gets the text's own bytes when `text` is given (not copied), else each part.
+    public func write(_ result: AuditResult, _ options: Options, to sink: ([UInt8]) -> Void, text: ((String) -> Void)? = nil) {
         if let document {
-            document(result, options).writePrettyLine { $0.withUnsafeBytes(sink) }
+            document(result, options).writePrettyLine(to: sink)
+        } else if let text {
+            text(render(result, options))
         } else {
-            var text = render(result, options)
-            text.withUTF8 { sink(UnsafeRawBufferPointer($0)) }
+            sink(Array(render(result, options).utf8))
         }
     }
 }

@@ -56,7 +56,8 @@ public struct Baseline: Sendable {
     /// Each finding as recorded, sorted by path, rule and message; `severity` and `message` nil
     /// when read from a baseline before version 3.
     var findingRecords: [FindingRecord]
-    var files: [ContainerPath: File]
+    /// Every file, sorted by path, no path twice.
+    var files: BaselineTable
     /// Whether the scan read everything (nil when read from a baseline before version 3), and
     /// what it missed.
     var complete: Bool?
@@ -99,9 +100,9 @@ public struct Baseline: Sendable {
             ("findings", .array(findingRecords.map { f in
                 .object([("ruleId", .string(f.key.ruleId))] + path(f.key.path) + [("severity", .optional(f.severity)), ("message", .optional(f.message))])
             })),
-            ("files", .array(files.keys.sorted().map { p in
-                guard let f = files[p] else { return .null }
-                var fields = path(p) + [("size", .int(f.size)), ("mtime", .int(f.mtime)), ("zone", .string(f.zone.rawValue)), ("backedUp", .bool(f.backedUp))]
+            ("files", .array(files.indices.map { i -> JSON in
+                let p = files.path(i), f = files.file(i)
+                var fields: [(String, JSON)] = path(p) + [("size", .int(f.size)), ("mtime", .int(f.mtime)), ("zone", .string(f.zone.rawValue)), ("backedUp", .bool(f.backedUp))]
                 if let inode = f.inode { fields.append(("inode", .int(Int64(bitPattern: inode)))) }
                 if let excluded = f.excluded { fields.append(("excluded", .bool(excluded))) }
                 if let kept = f.survivesUpdate { fields.append(("survivesUpdate", .bool(kept))) }
@@ -117,11 +118,16 @@ public struct Baseline: Sendable {
         let shown = TerminalText.escaped(location)
         let document: BaselineDocument
         do {
-            document = try JSONDocument.decode(BaselineDocument.self, from: try JSONDocument.read(location))
+            guard case .baseline(let b) = try ReportDocument.read(try JSONDocument.read(location), accepting: .baseline) else {
+                throw BaselineDocument.NotThisKind()
+            }
+            document = b
         } catch JSONDocument.Refusal.unreadable(let why) {
             throw InputError("cannot read baseline \(shown): \(why)")
         } catch JSONDocument.Refusal.notJSON(let why) {
             throw InputError("\(shown) is not a sandbox-audit baseline: \(why)")
+        } catch let e as JSONReader.Failure {
+            throw InputError("\(shown) is not a sandbox-audit baseline: \(e)")
         } catch is BaselineDocument.NotThisKind {
             throw InputError("\(shown) is not a sandbox-audit baseline (write one with --write-baseline)")
         } catch let e as BaselineDocument.UnsupportedVersion {
@@ -142,11 +148,8 @@ public struct Baseline: Sendable {
             b.findings.insert(key)
             b.findingRecords.append(FindingRecord(key: key, severity: f.severity, message: f.message))
         }
-        for f in document.files {
-            // Nothing is inferred for a key a file lacks (version 1): the rules that need it stay silent.
-            b.files[f.path] = File(size: f.size, mtime: f.mtime, zone: f.zone, backedUp: f.backedUp, inode: f.inode, excluded: f.excluded,
-                                   survivesUpdate: f.survivesUpdate, owner: f.owner)
-        }
+        // Nothing is inferred for a key a file lacks (version 1): the rules that need it stay silent.
+        b.files = document.files
         b.complete = document.complete
         b.missed = document.missed
         return b
@@ -158,7 +161,7 @@ public struct Baseline: Sendable {
         backupFootprint = 0
         zones = [:]
         findings = []
-        files = [:]
+        files = BaselineTable()
     }
 }
 
@@ -211,14 +214,15 @@ package struct BaselineComparison: Sendable {
             (z, baseline.zones[z]?.backedUpSize ?? 0, inventories.byteSum { $0.zoneTotals[z]?.backedUpSize ?? 0 })
         }
         var added: [Change] = [], grew: [Change] = [], churned: [Change] = []
-        var seen = Set<ContainerPath>()
+        var seen = [Bool](repeating: false, count: baseline.files.count)
         var churn: Int64 = 0
         for (index, inventory) in inventories.enumerated() {
           for e in inventory.entries where e.countsAsContent {
             let path = Baseline.qualified(e.path, domain: index == 0 ? nil : inventory.domain)
-            seen.insert(path)
             let size = e.entry.size
-            let old = baseline.files[path]
+            let row = baseline.files.row(path)
+            if let row { seen[row] = true }
+            let old = row.map(baseline.files.file)
             if let old {
                 if size > old.size { grew.append(Change(path: path, before: old.size, after: size)) }
             } else {
@@ -231,7 +235,7 @@ package struct BaselineComparison: Sendable {
             }
           }
         }
-        let removed = baseline.files.filter { !seen.contains($0.key) }.map { Change(path: $0.key, before: $0.value.size, after: nil) }
+        let removed = baseline.files.indices.filter { !seen[$0] }.map { Change(path: baseline.files.path($0), before: baseline.files.size($0), after: nil) }
         func largest(_ list: [Change], by key: (Change) -> Int64) -> [Change] {
             list.sorted { key($0) != key($1) ? key($0) > key($1) : $0.path < $1.path }
         }

@@ -2,11 +2,119 @@ import Foundation
 import SandboxAuditSystem
 import SandboxAuditCore
 
-/// The baseline file (docs/baseline-format.md) and the scan report (docs/json-format.md) as
-/// `compare` and `--baseline` read them back: the documented fields in their documented types,
-/// every number an exact integer (`JSONDocument`). A field of another type, a size that is not
-/// an integer in 0…2^63−1, is refused naming the field.
-package struct BaselineDocument: Decodable, Sendable {
+/// The baseline file (docs/baseline-format.md) or the scan report (docs/json-format.md) as
+/// `compare` and `--baseline` read them back, in one pass of `JSONReader`: the documented fields in
+/// their documented types, every number an exact integer, a baseline's files straight into the
+/// columns of a `BaselineTable` (no object per file). A field of another type, a size that is not
+/// an integer in 0…2^63−1, a path held twice, is refused naming the field.
+package enum ReportDocument: Sendable {
+    case baseline(BaselineDocument)
+    case scan(ScanReportDocument)
+
+    package enum Accepting: Sendable { case baseline, either }
+
+    private enum Which { case baseline, scan }
+
+    /// Reads `bytes` (a whole file, from `JSONDocument.read`). Which document it is, is told by its
+    /// `kind` (a baseline) or `tool.name` (a scan report) with its `schemaVersion`; the writers put
+    /// those first, so the rest is read as it comes. Keys before them are gone past (their text
+    /// checked) and read once the kind is known. Throws `JSONReader.Failure`,
+    /// `BaselineDocument.NotThisKind`, `ScanReportDocument.NotThisKind` (neither, when scan
+    /// reports are accepted) or `BaselineDocument.UnsupportedVersion`.
+    package static func read(_ bytes: [UInt8], accepting: Accepting) throws -> ReportDocument {
+        var r = JSONReader(bytes)
+        var kind: String?, toolName: String?
+        var version: (value: Int64?, found: String)?
+        var sawDomains = false
+        var which: Which?
+        var deferred: [(key: String, offset: Int)] = []
+        var b = BaselineDocument(), s = ScanReportDocument()
+        func decide() -> Which? {
+            guard let v = version?.value else { return nil }
+            if kind == "sandbox-audit-baseline" { return Baseline.readableVersions.contains(v) ? .baseline : nil }
+            if accepting == .either, toolName == "sandbox-audit" { return ScanReportDocument.readableVersions.contains(v) ? .scan : nil }
+            return nil
+        }
+        func handle(_ which: Which, _ r: inout JSONReader, _ key: String) throws {
+            switch which {
+            case .baseline: try b.read(&r, key)
+            case .scan:
+                if key == "domains" { sawDomains = true }
+                try s.read(&r, key)
+            }
+        }
+        try r.object { r, key in
+            switch key {
+            case "kind":
+                kind = try r.kind() == .string ? try r.string() : nil
+                if kind == nil { try r.skip() }
+            case "schemaVersion":
+                if try r.kind() == .number {
+                    let numberStart = r.offset
+                    var v: Int64?
+                    // Out of range: past the number, said below. Not a number at all: not JSON.
+                    do { v = try r.integer() } catch let f as JSONReader.Failure where !f.syntax { v = nil }
+                    version = (v, r.text(from: numberStart))
+                } else {
+                    try r.skip()
+                    version = (nil, "(not a number)")
+                }
+            case "tool":
+                if try r.kind() == .object {
+                    try r.object { r, key in
+                        if key == "name", try r.kind() == .string { toolName = try r.string() } else { try r.skip() }
+                    }
+                } else {
+                    try r.skip()
+                }
+            default:
+                if which == nil { which = decide() }
+                if let which {
+                    try handle(which, &r, key)
+                } else {
+                    if key == "domains" { sawDomains = true }
+                    deferred.append((key, r.offset))
+                    try r.skip()
+                }
+            }
+        }
+        try r.end()
+        if which == nil {
+            if kind == "sandbox-audit-baseline" {
+                guard let v = version?.value, Baseline.readableVersions.contains(v) else {
+                    throw BaselineDocument.UnsupportedVersion(found: version?.found ?? "missing")
+                }
+                which = .baseline
+            } else if accepting == .either, toolName == "sandbox-audit", sawDomains {
+                guard let v = version?.value, ScanReportDocument.readableVersions.contains(v) else {
+                    throw BaselineDocument.UnsupportedVersion(found: version?.found ?? "missing")
+                }
+                which = .scan
+            } else if accepting == .baseline {
+                throw BaselineDocument.NotThisKind()
+            } else {
+                throw ScanReportDocument.NotThisKind()
+            }
+        }
+        guard let which else { throw ScanReportDocument.NotThisKind() }
+        for (key, offset) in deferred {
+            try r.reading(at: offset, key: key) { r in try handle(which, &r, key) }
+        }
+        switch which {
+        case .baseline:
+            b.schemaVersion = version?.value ?? 0
+            try b.finish(&r)
+            return .baseline(b)
+        case .scan:
+            guard sawDomains else { throw ScanReportDocument.NotThisKind() }
+            try s.finish(&r)
+            return .scan(s)
+        }
+    }
+}
+
+/// A baseline as `compare` and `--baseline` read it (`ReportDocument.read`).
+package struct BaselineDocument: Sendable {
     /// The document is not a baseline (its `kind`): the caller says what it expected.
     package struct NotThisKind: Error {}
     /// Its `schemaVersion` is not one this version reads.
@@ -23,96 +131,153 @@ package struct BaselineDocument: Decodable, Sendable {
         package var owner: String?
     }
 
-    package struct FileEntry: Sendable {
-        package var path: ContainerPath
-        package var size: Int64
-        package var mtime: Int64
-        package var zone: Zone
-        package var backedUp: Bool
-        package var inode: UInt64?
-        package var excluded: Bool?
-        package var survivesUpdate: Bool?
-        package var owner: String?
-        /// The entry has an `owner` key, even null.
-        package var namesOwner: Bool
-    }
-
-    package var schemaVersion: Int64
+    package var schemaVersion: Int64 = 0
     package var bundleIdentifier: String?
     package var version: String?
-    package var backupFootprint: Int64
+    package var backupFootprint: Int64 = 0
     /// Per zone known to this version: all bytes and backed-up bytes.
-    package var zones: [(zone: Zone, size: Int64, backedUpSize: Int64)]
-    package var findings: [FindingEntry]
-    package var files: [FileEntry]
+    package var zones: [(zone: Zone, size: Int64, backedUpSize: Int64)] = []
+    package var findings: [FindingEntry] = []
+    /// Every file, sorted by path (`finish`).
+    package var files = BaselineTable()
     /// Whether the scan that wrote it read everything (version 3 on; nil before), and what
     /// it missed.
     package var complete: Bool?
-    package var missed: [Baseline.Missed]
+    package var missed: [Baseline.Missed] = []
 
-    enum Keys: String, CodingKey {
-        case kind, schemaVersion, container, bundleIdentifier, version, backupFootprint, zones, zone, size, backedUpSize
-        case findings, ruleId, path, pathBase64, severity, message, owner, files, mtime, backedUp, inode, excluded, survivesUpdate
-        case complete, missed, domain, what, why
+    mutating func read(_ r: inout JSONReader, _ key: String) throws {
+        switch key {
+        case "container": (bundleIdentifier, version) = try r.containerIdentity()
+        case "backupFootprint": backupFootprint = try r.byteCount() ?? 0
+        case "zones":
+            guard try !r.null() else { return }
+            try r.array { r, _ in
+                var zone: String?, size: Int64 = 0, backedUp: Int64 = 0
+                try r.object { r, key in
+                    switch key {
+                    case "zone": zone = try r.string()
+                    case "size": size = try r.byteCount() ?? 0
+                    case "backedUpSize": backedUp = try r.byteCount() ?? 0
+                    default: try r.skip()
+                    }
+                }
+                guard let zone else { throw r.failure(key: "zone", "is missing") }
+                if let z = Zone(rawValue: zone) { zones.append((z, size, backedUp)) }
+            }
+        case "findings":
+            guard try !r.null() else { return }
+            try r.array { r, _ in
+                var ruleId: String?, path = PathFields(), severity: String?, message: String?, owner: String?
+                try r.object { r, key in
+                    switch key {
+                    case "ruleId": ruleId = try r.string()
+                    case "severity": severity = try r.optional { try $0.string() }
+                    case "message": message = try r.optional { try $0.string() }
+                    case "owner": owner = try r.optional { try $0.string() }
+                    default: if try !path.read(&r, key) { try r.skip() }
+                    }
+                }
+                guard let ruleId else { throw r.failure(key: "ruleId", "is missing") }
+                findings.append(FindingEntry(ruleId: ruleId, path: try path.resolved(r).map { ContainerPath(bytes: $0) } ?? .root,
+                                             severity: severity, message: message, owner: owner))
+            }
+        case "files":
+            guard try !r.null() else { return }
+            var path = PathFields()
+            try r.array { r, _ in
+                path.reset()
+                var zone: String?, size: Int64?, mtime: Int64 = 0, backedUp = false, inode: UInt64?, excluded: Bool?, kept: Bool?
+                var owner: String?, namesOwner = false
+                try r.object { r, key in
+                    switch key {
+                    case "size": size = try r.byteCount()
+                    case "mtime": mtime = try r.optional { try $0.integer() } ?? 0
+                    case "zone": zone = try r.string()
+                    case "backedUp": backedUp = try r.optional { try $0.bool() } ?? false
+                    case "inode": inode = try r.optional { try $0.integer() }.map { UInt64(bitPattern: $0) }
+                    case "excluded": excluded = try r.optional { try $0.bool() }
+                    case "survivesUpdate": kept = try r.optional { try $0.bool() }
+                    case "owner":
+                        namesOwner = true
+                        owner = try r.optional { try $0.string() }
+                    default: if try !path.read(&r, key) { try r.skip() }
+                    }
+                }
+                guard let bytes = try path.resolved(r) else { throw r.failure(key: "path", "is null") }
+                guard let zone else { throw r.failure(key: "zone", "is missing") }
+                guard let z = Zone(rawValue: zone) else { throw r.failure(key: "zone", "is not a zone (\(TerminalText.escaped(zone)))") }
+                guard let size else { throw r.failure(key: "size", "is missing") }
+                files.append(path: bytes, Baseline.File(size: size, mtime: mtime, zone: z, backedUp: backedUp, inode: inode, excluded: excluded,
+                                                        survivesUpdate: kept, owner: owner), namesOwner: namesOwner)
+            }
+        case "complete": complete = try r.optional { try $0.bool() }
+        case "missed":
+            guard try !r.null() else { return }
+            try r.array { r, _ in missed.append(try r.missedEntry()) }
+        default: try r.skip()
+        }
     }
 
-    package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: Keys.self)
-        guard (try? c.decodeIfPresent(String.self, forKey: .kind)) == "sandbox-audit-baseline" else { throw NotThisKind() }
-        schemaVersion = try c.version(readable: Baseline.readableVersions)
-        let container = try c.decodeIfPresent(Keyed.self, forKey: .container)
-        bundleIdentifier = try container?.c.decodeIfPresent(String.self, forKey: .bundleIdentifier)
-        version = try container?.c.decodeIfPresent(String.self, forKey: .version)
-        backupFootprint = try c.byteCount(.backupFootprint)
-        zones = try (c.decodeIfPresent([Keyed].self, forKey: .zones) ?? []).compactMap { z in
-            guard let zone = Zone(rawValue: try z.c.decode(String.self, forKey: .zone)) else { return nil }
-            return (zone, try z.c.byteCount(.size), try z.c.byteCount(.backedUpSize))
+    /// The files sorted by path; a path held twice refused, naming both.
+    mutating func finish(_ r: inout JSONReader) throws {
+        do throws(BaselineTable.Repeated) { try files.finish() } catch {
+            throw JSONReader.Failure(field: "files[\(error.second)].path", message: "is the path of files[\(error.first)] again (\(files.path(error.first).display))",
+                                     offset: r.offset)
         }
-        findings = try (c.decodeIfPresent([Keyed].self, forKey: .findings) ?? []).map { f in
-            FindingEntry(ruleId: try f.c.decode(String.self, forKey: .ruleId), path: try f.c.containerPath(.path, .pathBase64) ?? .root,
-                         severity: try f.c.decodeIfPresent(String.self, forKey: .severity),
-                         message: try f.c.decodeIfPresent(String.self, forKey: .message),
-                         owner: try f.c.decodeIfPresent(String.self, forKey: .owner))
-        }
-        files = try (c.decodeIfPresent([Keyed].self, forKey: .files) ?? []).map { f in
-            let c = f.c
-            guard let path = try c.containerPath(.path, .pathBase64) else {
-                throw DecodingError.valueNotFound(String.self, .init(codingPath: c.codingPath + [Keys.path], debugDescription: ""))
-            }
-            let zoneName = try c.decode(String.self, forKey: .zone)
-            guard let zone = Zone(rawValue: zoneName) else {
-                throw DecodingError.dataCorruptedError(forKey: .zone, in: c, debugDescription: "is not a zone (\(TerminalText.escaped(zoneName)))")
-            }
-            guard c.contains(.size) else { throw DecodingError.keyNotFound(Keys.size, .init(codingPath: c.codingPath, debugDescription: "")) }
-            return FileEntry(path: path, size: try c.byteCount(.size),
-                             mtime: try c.decodeIfPresent(ExactInteger.self, forKey: .mtime)?.value ?? 0, zone: zone,
-                             backedUp: try c.decodeIfPresent(Bool.self, forKey: .backedUp) ?? false,
-                             inode: try c.decodeIfPresent(ExactInteger.self, forKey: .inode).map { UInt64(bitPattern: $0.value) },
-                             excluded: try c.decodeIfPresent(Bool.self, forKey: .excluded),
-                             survivesUpdate: try c.decodeIfPresent(Bool.self, forKey: .survivesUpdate),
-                             owner: try c.decodeIfPresent(String.self, forKey: .owner), namesOwner: c.contains(.owner))
-        }
-        complete = try c.decodeIfPresent(Bool.self, forKey: .complete)
-        missed = try (c.decodeIfPresent([Keyed].self, forKey: .missed) ?? []).map { m in
-            Baseline.Missed(path: try m.c.containerPath(.path, .pathBase64) ?? .root, what: try m.c.decodeIfPresent(String.self, forKey: .what) ?? "not read",
-                            why: try m.c.decodeIfPresent(String.self, forKey: .why) ?? "no reason given")
+    }
+}
+
+/// An entry's `path` and `pathBase64`, whichever order they come in.
+struct PathFields {
+    var seen = false
+    var null = false
+    var bytes: [UInt8] = []
+    var base64: String?
+
+    mutating func reset() {
+        seen = false
+        null = false
+        bytes.removeAll(keepingCapacity: true)
+        base64 = nil
+    }
+
+    /// Reads `key` when it is `path` or `pathBase64` (true), else nothing (false).
+    mutating func read(_ r: inout JSONReader, _ key: String) throws -> Bool {
+        switch key {
+        case "path":
+            seen = true
+            bytes.removeAll(keepingCapacity: true)
+            null = try r.null()
+            if !null { try r.string(appendingTo: &bytes) }
+            return true
+        case "pathBase64":
+            base64 = try r.optional { try $0.string() }
+            return true
+        default:
+            return false
         }
     }
 
-    /// An object of the document, decoded field by field by its reader.
-    struct Keyed: Decodable {
-        let c: KeyedDecodingContainer<Keys>
-        init(from decoder: any Decoder) throws { c = try decoder.container(keyedBy: Keys.self) }
-
+    /// `pathBase64`'s bytes when present, else `path`'s (`.` the root); nil when `path` is null
+    /// (a finding about no entry). A missing `path` fails.
+    func resolved(_ r: JSONReader) throws -> [UInt8]? {
+        if let base64 {
+            guard let d = Data(base64Encoded: base64) else { throw r.failure(key: "pathBase64", "is not base64") }
+            return Array(d)
+        }
+        guard seen else { throw r.failure(key: "path", "is missing") }
+        guard !null else { return nil }
+        return bytes == [UInt8(ascii: ".")] ? [] : bytes
     }
 }
 
 /// A scan report (`scan --format json`), as far as `compare` reads it.
-package struct ScanReportDocument: Decodable, Sendable {
+package struct ScanReportDocument: Sendable {
     package struct NotThisKind: Error {}
 
     package struct Totals: Sendable {
         package var backupFootprint: Int64, keptOnUpdate: Int64, files: Int64
+        static let zero = Totals(backupFootprint: 0, keptOnUpdate: 0, files: 0)
     }
 
     package struct FindingEntry: Sendable {
@@ -129,99 +294,162 @@ package struct ScanReportDocument: Decodable, Sendable {
     package var bundleIdentifier: String?
     package var version: String?
     package var complete: Bool?
-    package var missed: [String]
-    package var domains: [(domain: String, totals: Totals)]
-    package var totals: Totals
-    package var zones: [(zone: Zone, totals: Totals)]
-    package var findings: [FindingEntry]
+    package var missed: [String] = []
+    package var domains: [(domain: String, totals: Totals)] = []
+    package var totals = Totals.zero
+    package var zones: [(zone: Zone, totals: Totals)] = []
+    package var findings: [FindingEntry] = []
     /// Each owner's files and backed-up bytes, summed over the domains' `owners` (`compare`'s
     /// owner table); nil when no domain has an `owners` key (a report written before them).
     package var owners: [String: (files: Int64, backedUpBytes: Int64)]?
+    /// What the scan missed, with its domain: qualified once the domains are known (`finish`).
+    private var missedEntries: [(path: ContainerPath, domain: String?, what: String, why: String)] = []
 
-    enum Keys: String, CodingKey {
-        case tool, name, domains, domain, totals, backupFootprint, keptOnUpdate, files, zones, zone, backedUpSize, survivesUpdateSize
-        case findings, ruleId, path, pathBase64, severity, message, owner, container, bundleIdentifier, version, complete, missed
-        case schemaVersion, what, why, owners, backedUpBytes
-    }
-
-    struct Keyed: Decodable {
-        let c: KeyedDecodingContainer<Keys>
-        init(from decoder: any Decoder) throws { c = try decoder.container(keyedBy: Keys.self) }
-
-        var totals: Totals {
-            get throws { Totals(backupFootprint: try c.byteCount(.backupFootprint), keptOnUpdate: try c.byteCount(.keptOnUpdate), files: try c.byteCount(.files)) }
-        }
-    }
-
-    package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: Keys.self)
-        let tool = try? c.decodeIfPresent(Keyed.self, forKey: .tool)
-        guard (try? tool?.c.decodeIfPresent(String.self, forKey: .name)) == "sandbox-audit", c.contains(.domains) else { throw NotThisKind() }
-        _ = try c.version(readable: Self.readableVersions)
-        let container = try c.decodeIfPresent(Keyed.self, forKey: .container)
-        bundleIdentifier = try container?.c.decodeIfPresent(String.self, forKey: .bundleIdentifier)
-        version = try container?.c.decodeIfPresent(String.self, forKey: .version)
-        complete = try c.decodeIfPresent(Bool.self, forKey: .complete)
-        let domainObjects = try c.decode([Keyed].self, forKey: .domains)
-        domains = try domainObjects.map { d in
-            (try d.c.decode(String.self, forKey: .domain), try d.c.decodeIfPresent(Keyed.self, forKey: .totals)?.totals ?? Totals(backupFootprint: 0, keptOnUpdate: 0, files: 0))
-        }
-        owners = nil
-        for d in domainObjects where d.c.contains(.owners) {
-            var sums = owners ?? [:]
-            for o in try d.c.decodeIfPresent([Keyed].self, forKey: .owners) ?? [] {
-                let name = try o.c.decode(String.self, forKey: .owner)
-                let files = try o.c.byteCount(.files), bytes = try o.c.byteCount(.backedUpBytes)
-                let had = sums[name] ?? (0, 0)
-                sums[name] = (had.files.addingSaturated(files), had.backedUpBytes.addingSaturated(bytes))
+    mutating func read(_ r: inout JSONReader, _ key: String) throws {
+        switch key {
+        case "container": (bundleIdentifier, version) = try r.containerIdentity()
+        case "complete": complete = try r.optional { try $0.bool() }
+        case "domains":
+            try r.array { r, _ in
+                var domain: String?, totals = Totals.zero
+                try r.object { r, key in
+                    switch key {
+                    case "domain": domain = try r.string()
+                    case "totals": totals = try r.optional { try $0.totals() } ?? .zero
+                    case "owners":
+                        var sums = owners ?? [:]
+                        if try !r.null() {
+                            try r.array { r, _ in
+                                var name: String?, files: Int64 = 0, bytes: Int64 = 0
+                                try r.object { r, key in
+                                    switch key {
+                                    case "owner": name = try r.string()
+                                    case "files": files = try r.byteCount() ?? 0
+                                    case "backedUpBytes": bytes = try r.byteCount() ?? 0
+                                    default: try r.skip()
+                                    }
+                                }
+                                guard let name else { throw r.failure(key: "owner", "is missing") }
+                                let had = sums[name] ?? (0, 0)
+                                sums[name] = (had.files.addingSaturated(files), had.backedUpBytes.addingSaturated(bytes))
+                            }
+                        }
+                        owners = sums
+                    default: try r.skip()
+                    }
+                }
+                guard let domain else { throw r.failure(key: "domain", "is missing") }
+                domains.append((domain, totals))
             }
-            owners = sums
+        case "totals": totals = try r.optional { try $0.totals() } ?? .zero
+        case "zones":
+            guard try !r.null() else { return }
+            try r.array { r, _ in
+                var zone: String?, t = Totals.zero
+                try r.object { r, key in
+                    switch key {
+                    case "zone": zone = try r.string()
+                    case "backedUpSize": t.backupFootprint = try r.byteCount() ?? 0
+                    case "survivesUpdateSize": t.keptOnUpdate = try r.byteCount() ?? 0
+                    case "files": t.files = try r.byteCount() ?? 0
+                    default: try r.skip()
+                    }
+                }
+                guard let zone else { throw r.failure(key: "zone", "is missing") }
+                if let z = Zone(rawValue: zone) { zones.append((z, t)) }
+            }
+        case "findings":
+            guard try !r.null() else { return }
+            try r.array { r, _ in
+                var ruleId: String?, domain: String?, path = PathFields(), severity: String?, message: String?, owner: String?
+                try r.object { r, key in
+                    switch key {
+                    case "ruleId": ruleId = try r.string()
+                    case "domain": domain = try r.optional { try $0.string() }
+                    case "severity": severity = try r.optional { try $0.string() }
+                    case "message": message = try r.optional { try $0.string() }
+                    case "owner": owner = try r.optional { try $0.string() }
+                    default: if try !path.read(&r, key) { try r.skip() }
+                    }
+                }
+                guard let ruleId else { throw r.failure(key: "ruleId", "is missing") }
+                findings.append(FindingEntry(ruleId: ruleId, domain: domain, path: try path.resolved(r).map { ContainerPath(bytes: $0) },
+                                             severity: severity, message: message, owner: owner))
+            }
+        case "missed":
+            guard try !r.null() else { return }
+            try r.array { r, _ in
+                var path = PathFields(), domain: String?, what: String?, why: String?
+                try r.object { r, key in
+                    switch key {
+                    case "domain": domain = try r.optional { try $0.string() }
+                    case "what": what = try r.optional { try $0.string() }
+                    case "why": why = try r.optional { try $0.string() }
+                    default: if try !path.read(&r, key) { try r.skip() }
+                    }
+                }
+                missedEntries.append((try path.resolved(r).map { ContainerPath(bytes: $0) } ?? .root, domain, what ?? "not read", why ?? "no reason given"))
+            }
+        default: try r.skip()
         }
-        // What the scan missed, as a baseline records it: `DOMAIN/PATH` outside the first container.
+    }
+
+    /// What the scan missed, as a baseline records it: `DOMAIN/PATH` outside the first container.
+    mutating func finish(_ r: inout JSONReader) throws {
         let primary = domains.first?.domain
-        missed = try (c.decodeIfPresent([Keyed].self, forKey: .missed) ?? []).map { m in
-            let path = try m.c.containerPath(.path, .pathBase64) ?? .root
-            let domain = try m.c.decodeIfPresent(String.self, forKey: .domain)
-            return Baseline.Missed(path: Baseline.qualified(path, domain: domain == primary ? nil : domain),
-                                   what: try m.c.decodeIfPresent(String.self, forKey: .what) ?? "not read",
-                                   why: try m.c.decodeIfPresent(String.self, forKey: .why) ?? "no reason given").line
+        missed = missedEntries.map { m in
+            Baseline.Missed(path: Baseline.qualified(m.path, domain: m.domain == primary ? nil : m.domain), what: m.what, why: m.why).line
         }
-        totals = try c.decodeIfPresent(Keyed.self, forKey: .totals)?.totals ?? Totals(backupFootprint: 0, keptOnUpdate: 0, files: 0)
-        zones = try (c.decodeIfPresent([Keyed].self, forKey: .zones) ?? []).compactMap { z in
-            guard let zone = Zone(rawValue: try z.c.decode(String.self, forKey: .zone)) else { return nil }
-            return (zone, Totals(backupFootprint: try z.c.byteCount(.backedUpSize), keptOnUpdate: try z.c.byteCount(.survivesUpdateSize),
-                                 files: try z.c.byteCount(.files)))
-        }
-        findings = try (c.decodeIfPresent([Keyed].self, forKey: .findings) ?? []).map { f in
-            FindingEntry(ruleId: try f.c.decode(String.self, forKey: .ruleId), domain: try f.c.decodeIfPresent(String.self, forKey: .domain),
-                         path: try f.c.containerPath(.path, .pathBase64), severity: try f.c.decodeIfPresent(String.self, forKey: .severity),
-                         message: try f.c.decodeIfPresent(String.self, forKey: .message), owner: try f.c.decodeIfPresent(String.self, forKey: .owner))
-        }
+        missedEntries = []
     }
 }
 
-extension KeyedDecodingContainer {
-    /// `schemaVersion`, refused (`UnsupportedVersion`) unless one of `readable`.
-    func version(readable: [Int64]) throws -> Int64 {
-        guard let key = Key(stringValue: "schemaVersion") else { return 0 }
-        let v = try? decodeIfPresent(ExactInteger.self, forKey: key)?.value
-        guard let v, readable.contains(v) else {
-            let found = (try? decodeIfPresent(Decimal.self, forKey: key)).flatMap { $0?.description } ?? (contains(key) ? "(not a number)" : "missing")
-            throw BaselineDocument.UnsupportedVersion(found: String(found.prefix(40)))
-        }
-        return v
+extension JSONReader {
+    /// A byte count (0…2^63−1); nil when null.
+    mutating func byteCount() throws -> Int64? {
+        guard try !null() else { return nil }
+        let n = try integer()
+        guard n >= 0 else { throw failure("is negative (\(n))") }
+        return n
     }
 
-    /// The entry's path: `pathBase64`'s bytes when present, else `path` (`.` the root); nil when
-    /// `path` is null (a finding about no entry).
-    func containerPath(_ pathKey: Key, _ base64Key: Key) throws -> ContainerPath? {
-        if let b = try decodeIfPresent(String.self, forKey: base64Key) {
-            guard let d = Data(base64Encoded: b) else { throw DecodingError.dataCorruptedError(forKey: base64Key, in: self, debugDescription: "is not base64") }
-            return ContainerPath(bytes: Array(d))
+    /// A `container` object's `bundleIdentifier` and `version`.
+    mutating func containerIdentity() throws -> (String?, String?) {
+        var id: String?, version: String?
+        guard try !null() else { return (nil, nil) }
+        try object { r, key in
+            switch key {
+            case "bundleIdentifier": id = try r.optional { try $0.string() }
+            case "version": version = try r.optional { try $0.string() }
+            default: try r.skip()
+            }
         }
-        guard contains(pathKey) else { throw DecodingError.keyNotFound(pathKey, .init(codingPath: codingPath, debugDescription: "")) }
-        if try decodeNil(forKey: pathKey) { return nil }
-        let p = try decode(String.self, forKey: pathKey)
-        return p == "." ? .root : ContainerPath(p)
+        return (id, version)
+    }
+
+    mutating func totals() throws -> ScanReportDocument.Totals {
+        var t = ScanReportDocument.Totals.zero
+        try object { r, key in
+            switch key {
+            case "backupFootprint": t.backupFootprint = try r.byteCount() ?? 0
+            case "keptOnUpdate": t.keptOnUpdate = try r.byteCount() ?? 0
+            case "files": t.files = try r.byteCount() ?? 0
+            default: try r.skip()
+            }
+        }
+        return t
+    }
+
+    /// An entry of a baseline's `missed`.
+    mutating func missedEntry() throws -> Baseline.Missed {
+        var path = PathFields(), what: String?, why: String?
+        try object { r, key in
+            switch key {
+            case "what": what = try r.optional { try $0.string() }
+            case "why": why = try r.optional { try $0.string() }
+            default: if try !path.read(&r, key) { try r.skip() }
+            }
+        }
+        return Baseline.Missed(path: try path.resolved(self).map { ContainerPath(bytes: $0) } ?? .root, what: what ?? "not read", why: why ?? "no reason given")
     }
 }

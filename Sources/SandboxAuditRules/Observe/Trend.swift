@@ -194,7 +194,8 @@ public struct Trend: Sendable {
                 lackingOwners.append(i)
             }
             if let p = side.paths {
-                for (key, r) in p {
+                for row in p.order {
+                    let key = p.key(Int(row)), r = p.record(Int(row))
                     paths[key, default: Array(repeating: nil, count: count)][i] = r.size
                     lastState[key] = (r.backedUp, r.zone, r.owner)
                 }

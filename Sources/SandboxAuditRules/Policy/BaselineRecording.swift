@@ -34,15 +34,18 @@ extension Baseline {
         self.missed = missed.map { m in
             Missed(path: Baseline.qualified(m.path, domain: m.domain == inv.domain ? nil : m.domain), what: m.what, why: m.why)
         }
-        var files: [ContainerPath: File] = [:]
+        var files = BaselineTable()
         for (index, i) in inventories.enumerated() {
             for (j, e) in i.entries.enumerated() where e.countsAsContent {
-                files[Baseline.qualified(e.path, domain: index == 0 ? nil : i.domain)] =
+                files.append(path: Baseline.qualified(e.path, domain: index == 0 ? nil : i.domain).bytes,
                     File(size: e.entry.size, mtime: e.entry.modifiedSeconds, zone: e.zone, backedUp: e.backedUp == true,
                          inode: e.entry.inode, excluded: e.excludedBy != nil, survivesUpdate: e.survivesUpdate == true,
-                         owner: owners?.attribution(container: index, entry: j)?.name)
+                         owner: owners?.attribution(container: index, entry: j)?.name))
             }
         }
+        // A path recorded twice (a container's path that reads as another's `DOMAIN/PATH`): the
+        // last kept, as the record by path always did.
+        try? files.finish(keepingLast: true)
         self.files = files
     }
 }

@@ -292,6 +292,12 @@ extension Materializer {
         }
     }
 
+    /// Writes all of `bytes` at `offset`, through short writes; a failure reports its own
+    /// error (a write of nothing: no space left).
+    static func writeAll(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: ContainerPath) throws {
+        try attempt("write", path.display) { () throws(Errno) in try fd.writeAll(bytes, at: offset) }
+    }
+
     static func isZero(_ p: UnsafeRawBufferPointer) -> Bool {
         var i = 0
         while i + 8 <= p.count {

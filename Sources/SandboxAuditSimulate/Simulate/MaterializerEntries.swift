@@ -103,21 +103,14 @@ extension Materializer {
             var buffer = [UInt8](repeating: 0, count: Int(min(left, 1 << 20)))
             while left > 0 {
                 let want = Int(min(left, Int64(buffer.count)))
-                let r = try buffer.withUnsafeMutableBytes { b in
-                    try attempt("read", path.display) { () throws(Errno) in try s.read(into: UnsafeMutableRawBufferPointer(rebasing: b[0..<want]), at: inOff) }
-                }
+                let r = try attempt("read", path.display) { () throws(Errno) in try s.read(into: &buffer, range: 0..<want, at: inOff) }
                 if r == 0 { return }
-                try buffer.withUnsafeBytes { try writeAll(d, UnsafeRawBufferPointer(rebasing: $0[0..<r]), at: outOff, path: path) }
+                try attempt("write", path.display) { () throws(Errno) in try d.writeAll(buffer[0..<r], at: outOff) }
                 inOff += Int64(r); outOff += Int64(r); left -= Int64(r)
             }
         }
     }
 
-    /// Writes all of `bytes` at `offset`, through short writes; a failure reports its own
-    /// error (a write of nothing: no space left).
-    static func writeAll(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: ContainerPath) throws {
-        try attempt("write", path.display) { () throws(Errno) in try fd.writeAll(bytes, at: offset) }
-    }
 }
 
 extension WalkEntry {

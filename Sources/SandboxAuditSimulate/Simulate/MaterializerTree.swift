@@ -101,14 +101,7 @@ extension Materializer {
             let n = target.count
             // The bytes `target` shares with `deepest`: the open levels within them that end at
             // a component boundary of `target` are its own folders, and stay open.
-            let common = target.withUnsafeBufferPointer { t in
-                deepest.withUnsafeBufferPointer { d in
-                    var i = 0
-                    let limit = min(t.count, d.count)
-                    while i < limit, t[i] == d[i] { i += 1 }
-                    return i
-                }
-            }
+            let common = Bytes.commonPrefixLength(target, deepest)
             while let last = chain.last,
                   !(last.length <= common && (last.length == n || (last.length < n && target[target.startIndex + last.length] == UInt8(ascii: "/")))) {
                 last.fd.close()

@@ -225,7 +225,7 @@ struct Scan: ParsableCommand {
         if baselineToStandardOutput, let baselineText {
             emit(baselineText)
         } else {
-            console.write(result, .init(failOn: failLevel, color: colorWanted(color), pathPrefix: prefix, junitWarnings: junitWarnings, allowIncomplete: allowIncomplete), to: emit)
+            console.write(result, .init(failOn: failLevel, color: colorWanted(color), pathPrefix: prefix, junitWarnings: junitWarnings, allowIncomplete: allowIncomplete), to: emit, text: emit)
         }
         if console == .github, let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
             appendJobSummary(MarkdownReport.render(result, failOn: failLevel, allowIncomplete: allowIncomplete), to: summary)

@@ -26,10 +26,14 @@ extension ArchiveWalk {
         if raw.first == slash { return .unsafe }
         // A folder's trailing slash (how most tools store folders) is dropped without a pass.
         enum Reading { case clean, trailingSlash, changed, unsafe }
-        let reading: Reading = raw.withUnsafeBufferPointer { b in
+        let reading: Reading = {
+            let b = raw
             var result = Reading.clean
             var start = 0
-            for i in 0...b.count where i == b.count || b[i] == slash {
+            var i = 0
+            while i <= b.count {
+                let end = b[i...].firstIndex(of: slash) ?? b.count
+                i = end
                 switch i - start {
                 case 0 where i == b.count && i > 0 && result == .clean: result = .trailingSlash
                 case 0: result = .changed
@@ -38,9 +42,10 @@ extension ArchiveWalk {
                 default: break
                 }
                 start = i + 1
+                i += 1
             }
             return result
-        }
+        }()
         switch reading {
         case .unsafe: return .unsafe
         case .clean: return .path(raw)

@@ -44,9 +44,7 @@ package enum ArchiveWalk {
         var bytes = [UInt8](repeating: 0, count: signatureLength)
         var count = 0
         while count < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { buffer in
-                (try? file.file.descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]), at: Int64(count))) ?? 0
-            }
+            let n = (try? file.file.descriptor.read(into: &bytes, range: count..<bytes.count, at: Int64(count))) ?? 0
             if n <= 0 { break }
             count += n
         }

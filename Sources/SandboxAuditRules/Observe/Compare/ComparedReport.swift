@@ -76,7 +76,7 @@ package struct ComparedReport: Sendable {
     package let perDomain: [String: Figures]
     package let perZone: [Zone: Figures]
     /// Every file with its size; nil for a scan report, which has no per-path sizes.
-    package let paths: [PathKey: PathRecord]?
+    package let paths: PathTable?
     /// True when at least one path entry carries an `owner` key (even null).
     package let namesOwners: Bool
     package let findings: [FindingRecord]
@@ -92,8 +92,12 @@ package struct ComparedReport: Sendable {
         if let paths {
             guard namesOwners else { return nil }
             var out: [String?: Figures] = [:]
-            let recorded = paths.values.contains { $0.kept != nil }
-            for r in paths.values { out[r.owner, default: Figures(keptOnUpdate: recorded ? 0 : nil)].count(r.size, backedUp: r.backedUp, kept: r.kept) }
+            let f = paths.files
+            let recorded = paths.order.contains { f.survivesUpdate(Int($0)) != nil }
+            for row in paths.order {
+                let i = Int(row)
+                out[f.owner(i), default: Figures(keptOnUpdate: recorded ? 0 : nil)].count(f.size(i), backedUp: f.backedUp(i), kept: f.survivesUpdate(i))
+            }
             return out
         }
         guard let named = ownerTotals else { return nil }
@@ -118,8 +122,7 @@ package struct ComparedReport: Sendable {
         let notReport = "\(what) \(shown) is not a sandbox-audit scan report (scan --format json) or baseline (scan --write-baseline)"
         let reader = Reader(location: location, what: what)
         do {
-            let data = try JSONDocument.read(location)
-            switch try JSONDocument.decode(Document.self, from: data) {
+            switch try ReportDocument.read(try JSONDocument.read(location), accepting: .either) {
             case .baseline(let b): return reader.baseline(b)
             case .scan(let r): return try reader.scan(r)
             }
@@ -127,22 +130,12 @@ package struct ComparedReport: Sendable {
             throw InputError("cannot read \(what) \(shown): \(why)")
         } catch JSONDocument.Refusal.notJSON(let why) {
             throw InputError("\(notReport): \(why)")
+        } catch let e as JSONReader.Failure {
+            throw InputError("\(notReport): \(e)")
         } catch is ScanReportDocument.NotThisKind {
             throw InputError(notReport)
         } catch let e as BaselineDocument.UnsupportedVersion {
             throw reader.error("schemaVersion \(e.found) is not supported")
-        }
-    }
-
-    /// Either kind of document, told by its `kind` (a baseline) or `tool.name` (a scan report).
-    enum Document: Decodable {
-        case baseline(BaselineDocument)
-        case scan(ScanReportDocument)
-
-        init(from decoder: any Decoder) throws {
-            do { self = .baseline(try BaselineDocument(from: decoder)) } catch is BaselineDocument.NotThisKind {
-                self = .scan(try ScanReportDocument(from: decoder))
-            }
         }
     }
 
@@ -176,48 +169,157 @@ package struct ComparedReport: Sendable {
                                   paths: nil, namesOwners: owners != nil, findings: findings, ownerTotals: owners)
         }
 
-        /// A baseline's paths of the app's other containers are written `DOMAIN/PATH`; the
-        /// others are the data container's, whose domain the baseline names by its bundle
-        /// identifier (`AppDomain-ID`).
-        package func split(_ p: ContainerPath, primary: String) -> PathKey {
-            guard let first = p.leadingComponents(1).first, first.starts(with: Array("AppDomain".utf8)),
-                  let domain = ByteText.utf8String(first) else { return PathKey(domain: primary, path: p) }
-            let rest = p.bytes.dropFirst(first.count + 1)
-            return PathKey(domain: domain, path: ContainerPath(bytes: Array(rest)))
-        }
-
         package func baseline(_ b: BaselineDocument) -> ComparedReport {
             let primary = ContainerRole.app.domain(b.bundleIdentifier)
+            let table = PathTable(b.files, primary: primary)
             var domains = [primary]
             // Kept-on-update bytes are known when the files record `survivesUpdate`.
-            let empty = Figures(keptOnUpdate: b.files.contains { $0.survivesUpdate != nil } ? 0 : nil)
+            let empty = Figures(keptOnUpdate: table.recordsKept ? 0 : nil)
             var perDomain: [String: Figures] = [primary: empty]
             var perZone: [Zone: Figures] = [:]
-            var paths: [PathKey: PathRecord] = [:]
             var namesOwners = false
-            for f in b.files {
-                if f.namesOwner { namesOwners = true }
-                let key = split(f.path, primary: primary)
-                paths[key] = PathRecord(size: f.size, backedUp: f.backedUp, zone: f.zone, owner: f.owner, kept: f.survivesUpdate, excluded: f.excluded)
-                if perDomain[key.domain] == nil { domains.append(key.domain) }
-                perDomain[key.domain, default: empty].count(f.size, backedUp: f.backedUp, kept: f.survivesUpdate)
-                perZone[f.zone, default: empty].count(f.size, backedUp: f.backedUp, kept: f.survivesUpdate)
+            let files = b.files
+            // Each domain's figures summed in an array by its index, then named.
+            var byDomain = [Figures?](repeating: nil, count: table.domainNames.count)
+            var zoneFigures = [Figures?](repeating: nil, count: Zone.allCases.count)
+            let zoneIndex = Dictionary(uniqueKeysWithValues: Zone.allCases.enumerated().map { ($1, $0) })
+            var firstSeen: [Int] = []
+            for i in files.indices {
+                if files.namesOwner(i) { namesOwners = true }
+                let d = table.domainIndex(i)
+                let size = files.size(i), backedUp = files.backedUp(i), kept = files.survivesUpdate(i)
+                if byDomain[d] == nil { byDomain[d] = empty; firstSeen.append(d) }
+                byDomain[d]?.count(size, backedUp: backedUp, kept: kept)
+                let z = zoneIndex[files.zone(i)] ?? 0
+                if zoneFigures[z] == nil { zoneFigures[z] = empty }
+                zoneFigures[z]?.count(size, backedUp: backedUp, kept: kept)
             }
+            for d in firstSeen {
+                let name = table.domainNames[d]
+                if d != 0 { domains.append(name) }
+                perDomain[name] = byDomain[d]
+            }
+            for (z, f) in zoneFigures.enumerated() where f != nil { perZone[Zone.allCases[z]] = f }
             // The zones' recorded bytes, where a symlink counts 0 (the files list does not tell
             // symlinks from files, so the per-domain sums count a symlink's length).
             for z in b.zones where perZone[z.zone] != nil {
                 perZone[z.zone]?.backupFootprint = z.backedUpSize
             }
             let findings = b.findings.map { f in
-                let key = f.path.isRoot ? nil : split(f.path, primary: primary)
+                let key = f.path.isRoot ? nil : PathTable.split(f.path, primary: primary)
                 return FindingRecord(ruleId: f.ruleId, domain: key?.domain ?? primary, path: key?.path ?? .root,
                                      severity: f.severity, message: f.message, owner: f.owner)
             }
             let kept = perDomain.values.reduce(empty.keptOnUpdate) { sum, d in d.keptOnUpdate.flatMap { k in sum.map { $0.addingSaturated(k) } } }
-            let total = Figures(backupFootprint: b.backupFootprint, keptOnUpdate: kept, files: Int64(paths.count))
+            let total = Figures(backupFootprint: b.backupFootprint, keptOnUpdate: kept, files: Int64(table.count))
             return ComparedReport(kind: .baseline, location: location, bundleIdentifier: b.bundleIdentifier, version: b.version,
                                   complete: b.complete, missed: b.missed.map(\.line), domains: domains, total: total, perDomain: perDomain, perZone: perZone,
-                                  paths: paths, namesOwners: namesOwners, findings: findings)
+                                  paths: table, namesOwners: namesOwners, findings: findings)
         }
+    }
+}
+
+/// A baseline's files by backup domain and path, for `compare`'s join: the baseline's columns
+/// (`BaselineTable`) with each row's domain, and the rows in (domain, path) order. A baseline is
+/// written sorted by path, so each domain's rows come in order already: they are grouped by
+/// domain in one pass, and sorted only where they are not.
+package struct PathTable: Sendable {
+    package let files: BaselineTable
+    /// The domains the rows name, and each row's (an index into them).
+    package let domainNames: [String]
+    private let domains: [Int32]
+    /// Where each row's path starts after its `DOMAIN/` (0 for the data container's).
+    private let starts: [Int32]
+    /// The rows in (domain, path) order, one per key (of a key held twice, the last row).
+    package let order: [Int32]
+    /// Some row records whether an update keeps it.
+    package let recordsKept: Bool
+
+    /// The paths of the app's other containers are written `DOMAIN/PATH`; the others are the
+    /// data container's, whose domain is `primary` (`AppDomain-ID`).
+    package static func split(_ p: ContainerPath, primary: String) -> ComparedReport.PathKey {
+        guard let first = p.leadingComponents(1).first, first.starts(with: Array("AppDomain".utf8)),
+              let domain = ByteText.utf8String(first) else { return ComparedReport.PathKey(domain: primary, path: p) }
+        let rest = p.bytes.dropFirst(first.count + 1)
+        return ComparedReport.PathKey(domain: domain, path: ContainerPath(bytes: Array(rest)))
+    }
+
+    init(_ files: BaselineTable, primary: String) {
+        self.files = files
+        var names = [primary]
+        var index = [primary: Int32(0)]
+        var domains = [Int32](repeating: 0, count: files.count)
+        var starts = [Int32](repeating: 0, count: files.count)
+        var kept = false
+        let prefix = Array("AppDomain".utf8)
+        for i in files.indices {
+            if files.survivesUpdate(i) != nil { kept = true }
+            let p = files.pathSlice(i)
+            guard p.first == UInt8(ascii: "A"), p.starts(with: prefix) else { continue }
+            let key = Self.split(ContainerPath(bytes: Array(p)), primary: primary)
+            let d: Int32
+            if let known = index[key.domain] { d = known } else {
+                d = Int32(names.count)
+                names.append(key.domain)
+                index[key.domain] = d
+            }
+            domains[i] = d
+            starts[i] = Int32(p.count - key.path.bytes.count)
+        }
+        // Rows grouped by domain, the domains in name order; each group kept in file order.
+        let rank = names.indices.sorted { names[$0] < names[$1] }
+        var groupOf = [Int](repeating: 0, count: names.count)
+        for (g, d) in rank.enumerated() { groupOf[d] = g }
+        var counts = [Int](repeating: 0, count: names.count + 1)
+        for d in domains { counts[groupOf[Int(d)] + 1] += 1 }
+        for g in 0..<names.count { counts[g + 1] += counts[g] }
+        var grouped = [Int32](repeating: 0, count: files.count)
+        var next = counts
+        for i in files.indices {
+            let g = groupOf[Int(domains[i])]
+            grouped[next[g]] = Int32(i)
+            next[g] += 1
+        }
+        // Within a group: in path order, one row per path (the last row of a path held twice).
+        func path(_ i: Int32) -> ArraySlice<UInt8> { files.pathSlice(Int(i)).dropFirst(Int(starts[Int(i)])) }
+        var order: [Int32] = []
+        order.reserveCapacity(files.count)
+        for g in 0..<names.count {
+            var group = Array(grouped[counts[g]..<counts[g + 1]])
+            var inOrder = true
+            for k in group.indices.dropFirst() where Bytes.compare(path(group[k - 1]), path(group[k])) >= 0 { inOrder = false; break }
+            if !inOrder {
+                group.sort { a, b in
+                    let c = Bytes.compare(path(a), path(b))
+                    return c == 0 ? a < b : c < 0
+                }
+                var unique: [Int32] = []
+                for r in group {
+                    if let last = unique.last, Bytes.compare(path(last), path(r)) == 0 { unique[unique.count - 1] = r } else { unique.append(r) }
+                }
+                group = unique
+            }
+            order.append(contentsOf: group)
+        }
+        domainNames = names
+        self.domains = domains
+        self.starts = starts
+        self.order = order
+        recordsKept = kept
+    }
+
+    /// The keys held (one per path).
+    package var count: Int { order.count }
+
+    package func domainIndex(_ row: Int) -> Int { Int(domains[row]) }
+    package func domain(_ row: Int) -> String { domainNames[Int(domains[row])] }
+    /// Row `row`'s path in its domain.
+    package func pathSlice(_ row: Int) -> ArraySlice<UInt8> { files.pathSlice(row).dropFirst(Int(starts[row])) }
+    package func key(_ row: Int) -> ComparedReport.PathKey {
+        ComparedReport.PathKey(domain: domain(row), path: ContainerPath(bytes: Array(pathSlice(row))))
+    }
+    package func record(_ row: Int) -> ComparedReport.PathRecord {
+        ComparedReport.PathRecord(size: files.size(row), backedUp: files.backedUp(row), zone: files.zone(row), owner: files.owner(row),
+                                  kept: files.survivesUpdate(row), excluded: files.excluded(row))
     }
 }

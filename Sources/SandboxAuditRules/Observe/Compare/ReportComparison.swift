@@ -124,31 +124,33 @@ public struct ReportComparison: Sendable {
         if let basePaths = base.paths, let headPaths = head.paths {
             pathsUnavailable = nil
             var grew: [PathChange] = [], added: [PathChange] = [], removed: [PathChange] = []
-            for (key, after) in headPaths {
-                if let before = basePaths[key] {
+            var newly: [PathChange] = [], noLonger: [PathChange] = [], lost: [PathChange] = []
+            // One pass over both sides in (domain, path) order: a merge join.
+            Self.join(basePaths, headPaths) { b, h in
+                switch (b, h) {
+                case (let b?, let h?):
+                    let before = basePaths.record(b), after = headPaths.record(h)
+                    let key = headPaths.key(h)
                     if after.size > before.size { grew.append(PathChange(key: key, before: before, after: after)) }
-                } else {
-                    added.append(PathChange(key: key, before: nil, after: after))
+                    guard before.backedUp != after.backedUp else { return }
+                    let change = PathChange(key: key, before: before, after: after)
+                    if after.backedUp {
+                        newly.append(change)
+                        if before.excluded == true { lost.append(change) }
+                    } else {
+                        noLonger.append(change)
+                    }
+                case (nil, let h?): added.append(PathChange(key: headPaths.key(h), before: nil, after: headPaths.record(h)))
+                case (let b?, nil): removed.append(PathChange(key: basePaths.key(b), before: basePaths.record(b), after: nil))
+                case (nil, nil): break
                 }
             }
-            for (key, before) in basePaths where headPaths[key] == nil { removed.append(PathChange(key: key, before: before, after: nil)) }
             func largestFirst(_ size: @escaping (PathChange) -> Int64) -> (PathChange, PathChange) -> Bool {
                 { (size($0), $1.key) > (size($1), $0.key) }
             }
             self.grew = grew.sorted(by: largestFirst(\.delta))
             self.added = added.sorted(by: largestFirst { $0.after?.size ?? 0 })
             self.removed = removed.sorted(by: largestFirst { $0.before?.size ?? 0 })
-            var newly: [PathChange] = [], noLonger: [PathChange] = [], lost: [PathChange] = []
-            for (key, after) in headPaths {
-                guard let before = basePaths[key], before.backedUp != after.backedUp else { continue }
-                let change = PathChange(key: key, before: before, after: after)
-                if after.backedUp {
-                    newly.append(change)
-                    if before.excluded == true { lost.append(change) }
-                } else {
-                    noLonger.append(change)
-                }
-            }
             newlyBackedUp = newly.sorted(by: largestFirst { $0.after?.size ?? 0 })
             noLongerBackedUp = noLonger.sorted(by: largestFirst { $0.before?.size ?? 0 })
             exclusionLost = lost.sorted(by: largestFirst { $0.after?.size ?? 0 })
@@ -191,6 +193,39 @@ public struct ReportComparison: Sendable {
                 : "INCOMPLETE SCAN (\(name)): \(n) \(n == 1 ? "item" : "items") could not be read; its figures and findings leave \(n == 1 ? "it" : "them") out (see unreadable-entry)"
             let shown = side.missed.prefix(10).map { "\(name) missed \($0)" }
             return [banner] + shown + (n > 10 ? ["\(name) missed \(n - 10) more"] : [])
+        }
+    }
+
+    /// Calls `body` for every key of either side, in (domain, path) order, with its row in each
+    /// (nil where the side does not hold it).
+    static func join(_ base: PathTable, _ head: PathTable, _ body: (Int?, Int?) -> Void) {
+        var i = 0, j = 0
+        let b = base.order, h = head.order
+        // Domains compared once per pair of domains, not per row.
+        var domainOrder: [Int: Int] = [:]
+        func compareDomains(_ x: Int, _ y: Int) -> Int {
+            let k = x * (head.domainNames.count + 1) + y
+            if let c = domainOrder[k] { return c }
+            let a = base.domainNames[x], z = head.domainNames[y]
+            let c = a == z ? 0 : (a < z ? -1 : 1)
+            domainOrder[k] = c
+            return c
+        }
+        while i < b.count || j < h.count {
+            guard i < b.count else { body(nil, Int(h[j])); j += 1; continue }
+            guard j < h.count else { body(Int(b[i]), nil); i += 1; continue }
+            let x = Int(b[i]), y = Int(h[j])
+            var c = compareDomains(base.domainIndex(x), head.domainIndex(y))
+            if c == 0 {
+                c = Bytes.compare(base.pathSlice(x), head.pathSlice(y))
+            }
+            if c == 0 {
+                body(x, y); i += 1; j += 1
+            } else if c < 0 {
+                body(x, nil); i += 1
+            } else {
+                body(nil, y); j += 1
+            }
         }
     }
 

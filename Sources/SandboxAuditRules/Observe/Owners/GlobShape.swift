@@ -142,31 +142,23 @@ struct LastAffixes {
         if s.any { return true }
         let head = Int(s.headCount), tail = Int(s.tailCount)
         guard name.count >= head + tail else { return false }
-        return bytes.withUnsafeBufferPointer { b in
-            name.withUnsafeBufferPointer { n in
-                (head == 0 || memcmp(n.baseAddress!, b.baseAddress! + Int(s.headStart), head) == 0)
-                    && (tail == 0 || memcmp(n.baseAddress! + (n.count - tail), b.baseAddress! + Int(s.tailStart), tail) == 0)
-            }
-        }
+        return (head == 0 || Bytes.equal(name, from: name.startIndex, bytes, from: Int(s.headStart), count: head))
+            && (tail == 0 || Bytes.equal(name, from: name.endIndex - tail, bytes, from: Int(s.tailStart), count: tail))
     }
 
     /// Whether `name` may match the last component of any of the globs `indices` (the same
     /// test as `Affix.admits`).
     func admitsAny(_ indices: [Int], _ name: ArraySlice<UInt8>) -> Bool {
-        bytes.withUnsafeBufferPointer { b in
-            name.withUnsafeBufferPointer { n in
-                let count = n.count
-                for i in indices {
-                    let s = spans[i]
-                    if s.any { return true }
-                    let head = Int(s.headCount), tail = Int(s.tailCount)
-                    guard count >= head + tail else { continue }
-                    if head > 0, memcmp(n.baseAddress!, b.baseAddress! + Int(s.headStart), head) != 0 { continue }
-                    if tail > 0, memcmp(n.baseAddress! + (count - tail), b.baseAddress! + Int(s.tailStart), tail) != 0 { continue }
-                    return true
-                }
-                return false
-            }
+        let count = name.count
+        for i in indices {
+            let s = spans[i]
+            if s.any { return true }
+            let head = Int(s.headCount), tail = Int(s.tailCount)
+            guard count >= head + tail else { continue }
+            if head > 0, !Bytes.equal(name, from: name.startIndex, bytes, from: Int(s.headStart), count: head) { continue }
+            if tail > 0, !Bytes.equal(name, from: name.endIndex - tail, bytes, from: Int(s.tailStart), count: tail) { continue }
+            return true
         }
+        return false
     }
 }
