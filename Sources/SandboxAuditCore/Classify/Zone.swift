@@ -26,27 +26,26 @@ package enum Zone: String, CaseIterable, Sendable, Comparable {
     /// The zone of a path relative to the data root. Compares bytes only: it runs for every
     /// entry of the container.
     static func of(_ path: ContainerPath, role: ContainerRole = .app) -> Zone {
-        path.bytes.withUnsafeBufferPointer { b in
-            var end = 0
-            while end < b.count, b[end] != UInt8(ascii: "/") { end += 1 }
-            let first = UnsafeBufferPointer(rebasing: b[0..<end])
-            if first.elementsEqual(Zone.documentsName) { return .documents }
-            if first.elementsEqual(Zone.tmpName) { return role == .group ? .root : .tmp }
-            // A group container is backed up from its root, SystemData too (less two skips
-            // in BackupPathSets): there it is an ordinary folder.
-            if first.elementsEqual(Zone.systemDataName) { return role == .group ? .root : .system }
-            if first.elementsEqual(Zone.metadataName) { return .system }
-            guard first.elementsEqual(Zone.libraryName) else { return .root }
-            guard end < b.count else { return .library }
-            var secondEnd = end + 1
-            while secondEnd < b.count, b[secondEnd] != UInt8(ascii: "/") { secondEnd += 1 }
-            let second = UnsafeBufferPointer(rebasing: b[(end + 1)..<secondEnd])
-            if second.elementsEqual(Zone.applicationSupportName) { return .applicationSupport }
-            if second.elementsEqual(Zone.cachesName) { return .caches }
-            if second.elementsEqual(Zone.preferencesName) { return .preferences }
-            if Zone.systemLibraryNames.contains(where: { second.elementsEqual($0) }) { return .systemLibrary }
-            return .library
-        }
+        let b = path.bytes
+        var end = 0
+        while end < b.count, b[end] != UInt8(ascii: "/") { end += 1 }
+        let first = b[0..<end]
+        if first.elementsEqual(Zone.documentsName) { return .documents }
+        if first.elementsEqual(Zone.tmpName) { return role == .group ? .root : .tmp }
+        // A group container is backed up from its root, SystemData too (less two skips
+        // in BackupPathSets): there it is an ordinary folder.
+        if first.elementsEqual(Zone.systemDataName) { return role == .group ? .root : .system }
+        if first.elementsEqual(Zone.metadataName) { return .system }
+        guard first.elementsEqual(Zone.libraryName) else { return .root }
+        guard end < b.count else { return .library }
+        var secondEnd = end + 1
+        while secondEnd < b.count, b[secondEnd] != UInt8(ascii: "/") { secondEnd += 1 }
+        let second = b[(end + 1)..<secondEnd]
+        if second.elementsEqual(Zone.applicationSupportName) { return .applicationSupport }
+        if second.elementsEqual(Zone.cachesName) { return .caches }
+        if second.elementsEqual(Zone.preferencesName) { return .preferences }
+        if Zone.systemLibraryNames.contains(where: { second.elementsEqual($0) }) { return .systemLibrary }
+        return .library
     }
 
     static let documentsName = Array("Documents".utf8)
