@@ -144,7 +144,7 @@ public struct Inventory: Sendable {
         self.orphanSidecars = walk.orphanSidecars.sorted { $0.sidecar < $1.sidecar }
         // The walk's entries put in path order where they are (no copy of them is made):
         // everything after reads them in order, and the inventory's entries are made in order.
-        raw.permute(by: Inventory.pathOrder(raw))
+        raw.permute(by: raw.pathOrder())
         let n = raw.count
 
         // Zones, placements and exclusion, in path order, in two halves on two cores.
@@ -162,8 +162,8 @@ public struct Inventory: Sendable {
         // an attribute its rows record excludes nothing).
         let folders = raw.withEntryPointers { w in
             var folders: [ContainerPath: Bool] = [:]
-            for i in 0..<n where w[i].pointee.kind == .directory {
-                folders[w[i].pointee.path] = (folders[w[i].pointee.path] ?? false) || (marksDecide && w[i].pointee.marks.contains { $0.attribute == .exclude })
+            for i in 0..<n where w[i].kind == .directory {
+                folders[w[i].path] = (folders[w[i].path] ?? false) || (marksDecide && w[i].marks.contains { $0.attribute == .exclude })
             }
             return folders
         }
@@ -193,7 +193,7 @@ public struct Inventory: Sendable {
                 var lastInherited = excluding(.root)
                 var parentPlacement: Placement?
                 for pos in out.run {
-                    let path = w[pos].pointee.path
+                    let path = w[pos].path
                     if !path.isChild(of: lastParent) {
                         lastParent = path.parent ?? .root
                         lastInherited = excluding(lastParent)
@@ -206,11 +206,11 @@ public struct Inventory: Sendable {
                         placement = Placement(backedUp: true, restored: placement.restored, keptOnUpdate: placement.keptOnUpdate)
                     }
                     if skippedByBackup { placement = Placement(backedUp: false, restored: false, keptOnUpdate: placement.keptOnUpdate) }
-                    let by = marksDecide && w[pos].pointee.marks.contains { $0.attribute == .exclude } ? path : lastInherited
+                    let by = marksDecide && w[pos].marks.contains { $0.attribute == .exclude } ? path : lastInherited
                     // System entries have no verdicts: nothing excludes them (format: null).
                     out.append(Verdict(excludedBy: zone == .system ? nil : by, zone: zone, placement: placement))
-                    if w[pos].pointee.kind == .file, w[pos].pointee.linkCount > 1, zone != .system {
-                        let key = HardLinkKey(device: w[pos].pointee.device, inode: w[pos].pointee.inode)
+                    if w[pos].kind == .file, w[pos].linkCount > 1, zone != .system {
+                        let key = HardLinkKey(device: w[pos].device, inode: w[pos].inode)
                         if let current = primary[key] {
                             if placement.backedUp && by == nil && !out[current].backedUp { primary[key] = pos }
                         } else {
@@ -270,56 +270,6 @@ public struct Inventory: Sendable {
         }
         self.zoneTotals = byZone
         self.systemEntries = verdicts.reduce(0) { $1.zone == .system ? $0 + 1 : $0 }
-    }
-
-    /// The entries' positions in path-byte order. The paths are copied into one buffer first,
-    /// so that comparing two of them is a memcmp; large inventories sort in two halves on two
-    /// cores, then merge.
-    static func pathOrder(_ entries: WalkEntries) -> [Int] {
-        let n = entries.count
-        var offsets = [Int](repeating: 0, count: n + 1)
-        let arena = entries.withEntryPointers { w in
-            for i in 0..<n { offsets[i + 1] = offsets[i] + w[i].pointee.path.bytes.count }
-            var arena = [UInt8](repeating: 0, count: max(offsets[n], 1))
-            arena.withUnsafeMutableBufferPointer { a in
-                for i in 0..<n {
-                    w[i].pointee.path.bytes.withUnsafeBufferPointer { b in
-                        if b.count > 0 { (a.baseAddress! + offsets[i]).update(from: b.baseAddress!, count: b.count) }
-                    }
-                }
-            }
-            return arena
-        }
-        let offsetTable = offsets
-        /// `body` with `less`, the path order of two positions, read in place.
-        @Sendable func withOrder<R>(_ body: ((Int, Int) -> Bool) -> R) -> R {
-            arena.withUnsafeBufferPointer { a in
-                offsetTable.withUnsafeBufferPointer { o in
-                    let base = a.baseAddress!
-                    return body { x, y in
-                        let lx = o[x + 1] - o[x], ly = o[y + 1] - o[y]
-                        let c = memcmp(base + o[x], base + o[y], min(lx, ly))
-                        return c != 0 ? c < 0 : lx < ly
-                    }
-                }
-            }
-        }
-        guard n >= 20_000 else { return withOrder { less in (0..<n).sorted(by: less) } }
-        let halves = Parallel.map(2) { half in
-            withOrder { less in Array(half == 0 ? 0..<n / 2 : n / 2..<n).sorted(by: less) }
-        }
-        return withOrder { less in
-            let first = halves[0], second = halves[1]
-            var merged: [Int] = []
-            merged.reserveCapacity(n)
-            var i = 0, j = 0
-            while i < first.count && j < second.count {
-                if less(second[j], first[i]) { merged.append(second[j]); j += 1 } else { merged.append(first[i]); i += 1 }
-            }
-            merged += first[i...]
-            merged += second[j...]
-            return merged
-        }
     }
 
     /// The entry at `path`, found by binary search (entries are in path-byte order).

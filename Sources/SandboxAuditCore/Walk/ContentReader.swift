@@ -11,24 +11,23 @@ import SandboxAuditSystem
 ///
 /// A backup domain has no data root: its files' bytes are read from the backup folder
 /// (`XX/FILEID`, decrypted in memory when the backup is encrypted) through its `BackupSource`.
-package final class ContentReader: @unchecked Sendable {
+package final class ContentReader: Sendable {
     /// The data root; for a backup domain, the backup folder.
     let dataRoot: String
     /// Set for a backup domain: where its files' bytes are.
     let backup: BackupSource?
     /// Set for a folder container: its data root, as opened when it was located.
     private let root: HeldDescriptor?
-    private let lock = NSLock()
-    private var cachedParent: ContainerPath?
-    private var cached: Result<FileDescriptor, Errno>?
-    private var recorded: [ContentMiss] = []
+    /// The last parent folder opened (rules read in path order) and the reads that failed.
+    private struct State: Sendable {
+        var cachedParent: ContainerPath?
+        var cached: Result<FileDescriptor, Errno>?
+        var recorded: [ContentMiss] = []
+    }
+    private let state = Locked(State())
 
     /// The reads asked for with `for:` that failed, in the order asked.
-    package var misses: [ContentMiss] {
-        lock.lock()
-        defer { lock.unlock() }
-        return recorded
-    }
+    package var misses: [ContentMiss] { state.withLock { $0.recorded } }
 
     /// Reads a folder container's files through its held data root; nil when it has none.
     init?(folder container: Container) {
@@ -45,7 +44,7 @@ package final class ContentReader: @unchecked Sendable {
         self.root = nil
     }
 
-    deinit { if case .success(let fd) = cached { fd.close() } }
+    deinit { state.withLock { if case .success(let fd) = $0.cached { fd.close() } } }
 
     /// Up to `limit` bytes from the start of the regular file at `path`; nil when it cannot be
     /// read (gone, not a regular file, permission denied).
@@ -60,9 +59,7 @@ package final class ContentReader: @unchecked Sendable {
         switch attempt(path, limit: limit) {
         case .success(let bytes): return bytes
         case .failure(let e):
-            lock.lock()
-            recorded.append(ContentMiss(path: path, ruleId: ruleId, what: what, consequence: consequence, why: e.reason))
-            lock.unlock()
+            state.withLock { $0.recorded.append(ContentMiss(path: path, ruleId: ruleId, what: what, consequence: consequence, why: e.reason)) }
             return nil
         }
     }
@@ -80,16 +77,16 @@ package final class ContentReader: @unchecked Sendable {
 
     private func attemptOnDisk(_ path: ContainerPath, limit: Int) -> Result<[UInt8], SystemError> {
         guard let parent = path.parent else { return .failure(SystemError(code: EINVAL, operation: "open", path: path.display)) }
-        lock.lock()
-        defer { lock.unlock() }
-        if parent != cachedParent || cached == nil {
-            if case .success(let fd) = cached { fd.close() }
-            cached = Result { () throws(Errno) in try open(parent) }
-            cachedParent = parent
-        }
-        switch cached! {
-        case .failure(let e): return .failure(e.labelled("open", parent.display))
-        case .success(let fd): return Result { () throws(SystemError) in try fd.readFile(path.name, limit: limit) }
+        return state.withLock { state in
+            if parent != state.cachedParent || state.cached == nil {
+                if case .success(let fd) = state.cached { fd.close() }
+                state.cached = Result { () throws(Errno) in try open(parent) }
+                state.cachedParent = parent
+            }
+            switch state.cached! {
+            case .failure(let e): return .failure(e.labelled("open", parent.display))
+            case .success(let fd): return Result { () throws(SystemError) in try fd.readFile(path.name, limit: limit) }
+            }
         }
     }
 

@@ -4,7 +4,7 @@ import SandboxAuditSystem
 /// How far a walk has got, for a progress line: entries and bytes seen, and a folder being
 /// read. Walkers add to it in batches (every `batch` entries and at the end of each folder
 /// list), so the lock is taken a few hundred times a second at most, never per entry.
-public final class ScanProgress: @unchecked Sendable {
+public final class ScanProgress: Sendable {
     public struct Snapshot: Sendable, Equatable {
         public var entries: Int64 = 0
         /// Regular files' bytes.
@@ -19,24 +19,21 @@ public final class ScanProgress: @unchecked Sendable {
     /// Where walks report, when someone watches (the command line sets it on a terminal).
     nonisolated(unsafe) public static var current: ScanProgress?
 
-    private let lock = NSLock()
-    private var state = Snapshot()
+    private let state = Locked(Snapshot())
 
     public init() {}
 
     /// Adds a batch of entries and bytes; `folder` is where the walker is now.
     func add(entries: Int, bytes: Int64, folder: @autoclosure () -> String) {
         let name = folder()
-        lock.lock(); defer { lock.unlock() }
-        state.entries += Int64(entries)
-        state.bytes +|= bytes
-        if !name.isEmpty { state.folder = name }
+        state.withLock { state in
+            state.entries += Int64(entries)
+            state.bytes +|= bytes
+            if !name.isEmpty { state.folder = name }
+        }
     }
 
-    public var snapshot: Snapshot {
-        lock.lock(); defer { lock.unlock() }
-        return state
-    }
+    public var snapshot: Snapshot { state.withLock { $0 } }
 }
 
 /// A walker's own count, handed to `ScanProgress.current` every `ScanProgress.batch` entries.

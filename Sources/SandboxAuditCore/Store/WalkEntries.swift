@@ -1,3 +1,4 @@
+import Foundation
 import SandboxAuditSystem
 
 /// A walk's entries, in chunks of `chunkCapacity`, every chunk full but the last.
@@ -155,12 +156,67 @@ package struct WalkEntries: RandomAccessCollection, MutableCollection, Sendable 
     }
 }
 
-/// The entries of `WalkEntries.withEntryPointers`: `w[i].pointee` neither copies the entry nor
-/// checks a bound.
+/// The entries of `WalkEntries.withEntryPointers`: `w[i]` reads entry `i` in place, neither
+/// copying the entry nor checking a bound (what `w[i].path` returns is a copy, as any read).
+/// `@unchecked Sendable`: it holds the chunks' addresses, read-only, and is good only inside
+/// `withEntryPointers`, which keeps the chunks alive while nothing writes to them; so several
+/// threads may read through it at once (the inventory's two halves do).
 package struct EntryPointers: @unchecked Sendable {
     let bases: [UnsafePointer<WalkEntry>]
 
-    package subscript(i: Int) -> UnsafePointer<WalkEntry> {
-        bases[i >> WalkEntries.chunkShift] + (i & WalkEntries.chunkMask)
+    package subscript(i: Int) -> WalkEntry {
+        _read { yield bases[i >> WalkEntries.chunkShift][i & WalkEntries.chunkMask] }
+    }
+}
+
+extension WalkEntries {
+    /// The entries' positions in path-byte order. The paths are copied into one buffer first,
+    /// so that comparing two of them is a memcmp; large walks sort in two halves on two cores,
+    /// then merge.
+    func pathOrder() -> [Int] {
+        let n = count
+        var offsets = [Int](repeating: 0, count: n + 1)
+        let arena = withEntryPointers { w in
+            for i in 0..<n { offsets[i + 1] = offsets[i] + w[i].path.bytes.count }
+            var arena = [UInt8](repeating: 0, count: Swift.max(offsets[n], 1))
+            arena.withUnsafeMutableBufferPointer { a in
+                for i in 0..<n {
+                    w[i].path.bytes.withUnsafeBufferPointer { b in
+                        if b.count > 0 { (a.baseAddress! + offsets[i]).update(from: b.baseAddress!, count: b.count) }
+                    }
+                }
+            }
+            return arena
+        }
+        let offsetTable = offsets
+        /// `body` with `less`, the path order of two positions, read in place.
+        @Sendable func withOrder<R>(_ body: ((Int, Int) -> Bool) -> R) -> R {
+            arena.withUnsafeBufferPointer { a in
+                offsetTable.withUnsafeBufferPointer { o in
+                    let base = a.baseAddress!
+                    return body { x, y in
+                        let lx = o[x + 1] - o[x], ly = o[y + 1] - o[y]
+                        let c = memcmp(base + o[x], base + o[y], Swift.min(lx, ly))
+                        return c != 0 ? c < 0 : lx < ly
+                    }
+                }
+            }
+        }
+        guard n >= 20_000 else { return withOrder { less in (0..<n).sorted(by: less) } }
+        let halves = Parallel.map(2) { half in
+            withOrder { less in Array(half == 0 ? 0..<n / 2 : n / 2..<n).sorted(by: less) }
+        }
+        return withOrder { less in
+            let first = halves[0], second = halves[1]
+            var merged: [Int] = []
+            merged.reserveCapacity(n)
+            var i = 0, j = 0
+            while i < first.count && j < second.count {
+                if less(second[j], first[i]) { merged.append(second[j]); j += 1 } else { merged.append(first[i]); i += 1 }
+            }
+            merged += first[i...]
+            merged += second[j...]
+            return merged
+        }
     }
 }
