@@ -122,11 +122,30 @@ declared() {  # declared TARGET HEADER...: the names of $work/names that those h
         echo "$bad" | grep -qx "$line" || echo "$name"
     done < "$work/names"
 }
+# declared_alone TARGET NAME HEADER...: NAME compiles alone against those headers. The one-probe
+# pass above reads errors back by line, and under load an error line has now and then been
+# lost (a Swift word such as `throws` then looked declared): a name that would fail the check
+# is confirmed by a probe of its own before it is reported.
+declared_alone() {
+    local target="$1" name="$2"; shift 2
+    local probe="$work/alone-$target-$name.c" h
+    { for h in "$@"; do echo "#include <$h>"; done
+      echo '#include "CSystem.h"'
+      echo "void probe(void) { (void)($name); }"
+    } > "$probe"
+    local gnu=(); case "$target" in *linux*) gnu=(-D_GNU_SOURCE) ;; esac
+    # An error on the name's line, the last (zig's own "failed to rename" of the object
+    # -fsyntax-only never writes is reported on line 1, and is not about the name).
+    local out
+    out=$(cd "$work" && "${zig[@]}" cc -target "$target" "${gnu[@]}" -Qunused-arguments -fsyntax-only -w -I "$here" -I "$root/Sources/CSystem/include" "$probe" 2>&1 || true)
+    ! grep -q "alone-$target-$name\.c:$(( $# + 2 )):[0-9]*: error" <<<"$out"
+}
 mac_headers=$(sed -n 's/^#include <\(.*\)>.*/\1/p' "$here/darwin_calls.c" | tr '\n' ' ')
 declared aarch64-macos.13.0 $mac_headers xattr.h > "$work/mac" || status=1
 missing=()
 while read -r n; do
-    grep -qw -- "$n" "$here/darwin_calls.c" || case "$n" in sandbox_audit_*) ;; *) missing+=("$n") ;; esac
+    grep -qw -- "$n" "$here/darwin_calls.c" || case "$n" in sandbox_audit_*) ;; *)
+        declared_alone aarch64-macos.13.0 "$n" $mac_headers xattr.h && missing+=("$n") ;; esac
 done < "$work/mac"
 if [ "${#missing[@]}" -gt 0 ]; then
     say "FAIL  Sources/SandboxAuditSystem uses ${missing[*]}, which scripts/darwin-check/darwin_calls.c does not make: add each there, in the shape the Swift code passes"
@@ -139,7 +158,9 @@ fi
 # Linux-only path on macOS.
 linux_headers="${mac_headers//sys\/sysctl.h/}"; linux_headers="${linux_headers//crt_externs.h/} sys/xattr.h"
 declared x86_64-linux-gnu.2.31 $linux_headers > "$work/linux" || status=1
-linux_only=$(comm -13 <(sort "$work/mac") <(sort "$work/linux") | grep -v '^sandbox_audit_' || true)
+linux_only=$(comm -13 <(sort "$work/mac") <(sort "$work/linux") | grep -v '^sandbox_audit_' | while read -r n; do
+    declared_alone x86_64-linux-gnu.2.31 "$n" $linux_headers && ! declared_alone aarch64-macos.13.0 "$n" $mac_headers xattr.h && echo "$n"
+done || true)
 if [ -n "$linux_only" ]; then
     say "FAIL  used outside a Linux-only block but declared only by Linux's headers: $(echo $linux_only)"; status=1
 else
