@@ -1,29 +1,14 @@
 import ArgumentParser
+import SandboxAudit
 
 /// "Did you mean …?" for a word the command line does not know: a subcommand (`sacn`) or a
 /// rule id (`rules oversized-file`).
 enum Suggestions {
-    /// Levenshtein distance, by character, ignoring case.
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.lowercased()), b = Array(b.lowercased())
-        var row = Array(0...b.count)
-        for (i, ca) in a.enumerated() {
-            var previous = row[0]
-            row[0] = i + 1
-            for (j, cb) in b.enumerated() {
-                let current = row[j + 1]
-                row[j + 1] = min(row[j] + 1, row[j + 1] + 1, previous + (ca == cb ? 0 : 1))
-                previous = current
-            }
-        }
-        return row[b.count]
-    }
-
     /// The candidates `word` is likely a slip for, nearest first, at most `limit`: those within
     /// an edit distance of a third of its length (at least 2), then those that hold every
     /// hyphen-separated word of it (`oversized-file` → `oversized-backed-up-file`).
     static func near(_ word: String, in candidates: [String], limit: Int = 3) -> [String] {
-        let close = candidates.map { ($0, distance(word, $0)) }
+        let close = candidates.map { ($0, editDistance(word, $0)) }
             .filter { $0.1 <= max(2, word.count / 3) }
             .sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
         let parts = word.lowercased().split(separator: "-").filter { $0.count >= 3 }.map(String.init)

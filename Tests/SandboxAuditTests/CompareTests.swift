@@ -14,7 +14,7 @@ final class CompareTests: XCTestCase {
     static let realm = "Documents/default.realm"
 
     /// Scans the base and head containers, each to a baseline and a scan report in `dir`.
-    func scanBaseAndHead(in dir: TempDir) throws {
+    static func scanBaseAndHead(in dir: TempDir) throws {
         for side in ["base", "head"] {
             let root = dir.sub(side)
             try Fixture.container(at: root)
@@ -31,7 +31,7 @@ final class CompareTests: XCTestCase {
 
     func testEveryFormatNamesTheGrownFirebaseFolderAndTheNewRealmFile() throws {
         let dir = try TempDir()
-        try scanBaseAndHead(in: dir)
+        try Self.scanBaseAndHead(in: dir)
         let files = [dir.sub("base-baseline.json"), dir.sub("head-baseline.json")]
         for format in ["text", "markdown", "json"] {
             let r = try compare(files + ["--format", format])
@@ -63,7 +63,7 @@ final class CompareTests: XCTestCase {
     /// per-path sizes: compare says so instead of listing nothing as if nothing changed.
     func testScanReportsGiveTotalsAndSayPathsNeedBaselines() throws {
         let dir = try TempDir()
-        try scanBaseAndHead(in: dir)
+        try Self.scanBaseAndHead(in: dir)
         let r = try compare([dir.sub("base.json"), dir.sub("head.json"), "--format", "json"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: r.stdoutBytes) as? [String: Any])
@@ -93,7 +93,7 @@ final class CompareTests: XCTestCase {
 
     func testFailOnGrowth() throws {
         let dir = try TempDir()
-        try scanBaseAndHead(in: dir)
+        try Self.scanBaseAndHead(in: dir)
         let files = [dir.sub("base-baseline.json"), dir.sub("head-baseline.json")]
         XCTAssertEqual(try compare(files + ["--fail-on-growth", "3MB"]).status, 1)
         XCTAssertEqual(try compare(files + ["--fail-on-growth", "3.68MB"]).status, 0, "grew by exactly the limit: not more")
@@ -108,7 +108,7 @@ final class CompareTests: XCTestCase {
     /// The owner of each path, when the baselines record one (the owner attribution writes it).
     func testOwnersOfTheGrownAndNewPaths() throws {
         let dir = try TempDir()
-        try scanBaseAndHead(in: dir)
+        try Self.scanBaseAndHead(in: dir)
         let baseline = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.sub("head-baseline.json")))) as? [String: Any])
         guard let files = baseline["files"] as? [[String: Any]], files.contains(where: { $0.keys.contains("owner") }) else {
             throw XCTSkip("the baseline's files carry no owner key: attribution to owners is not part of this build")
@@ -187,7 +187,7 @@ final class CompareTests: XCTestCase {
 
     func testUnreadableOrWrongFilesExitTwoWithOneLine() throws {
         let dir = try TempDir()
-        try scanBaseAndHead(in: dir)
+        try Self.scanBaseAndHead(in: dir)
         try Data("not json".utf8).write(to: URL(fileURLWithPath: dir.sub("text.json")))
         try Data(#"{"schemaVersion": 2, "results": []}"#.utf8).write(to: URL(fileURLWithPath: dir.sub("other.json")))
         try Data(#"{"schemaVersion": 2, "kind": "sandbox-audit-baseline", "backupFootprint": -5}"#.utf8).write(to: URL(fileURLWithPath: dir.sub("negative.json")))

@@ -10,23 +10,9 @@ import XCTest
 /// rows folded, owners from scan reports' owner totals, two different apps refused, and the
 /// HTML report linked. Real containers scanned by the built binary.
 final class CompareVerdictTests: XCTestCase {
-    static let firebase = "Library/Application Support/com.firebase.FirebaseMLModelDownloader/model-segmenter"
-    static let realm = "Documents/default.realm"
-
-    /// Base and head containers (the head's Firebase folder grew by 2.98 MB and it gained a
-    /// 700 kB Realm file; Caches unchanged), each scanned to a baseline and a scan report.
-    func scan(in dir: TempDir) throws {
-        for side in ["base", "head"] {
-            let root = dir.sub(side)
-            try Fixture.container(at: root)
-            try Fixture.file(root + "/Documents/notes.md", size: 40)
-            try Fixture.file(root + "/" + Self.firebase, size: side == "base" ? 20_000 : 3_000_000)
-            try Fixture.file(root + "/Library/Caches/thumbs.bin", size: 5_000)
-            if side == "head" { try Fixture.file(root + "/" + Self.realm, size: 700_000) }
-            let r = try CLI.run(["scan", root, "--write-baseline", dir.sub("\(side)-baseline.json"), "--output", "json=" + dir.sub("\(side).json")])
-            XCTAssertEqual(r.status, 0, r.stderr)
-        }
-    }
+    /// The base and head containers of `CompareTests` (the head's Firebase folder grew by 2.98 MB
+    /// and it gained a 700 kB Realm file; Caches unchanged), each scanned to a baseline and a scan report.
+    func scan(in dir: TempDir) throws { try CompareTests.scanBaseAndHead(in: dir) }
 
     func json(_ r: CLI.Result) throws -> [String: Any] {
         try XCTUnwrap(JSONSerialization.jsonObject(with: r.stdoutBytes) as? [String: Any], r.stdout + r.stderr)

@@ -330,21 +330,7 @@ public enum PolicyFile {
 
     /// The nearest candidate by edit distance, when close enough to be a likely typo.
     static func nearest(_ word: String, in candidates: [String]) -> String? {
-        func distance(_ a: [Character], _ b: [Character]) -> Int {
-            var row = Array(0...b.count)
-            for (i, ca) in a.enumerated() {
-                var prev = row[0]
-                row[0] = i + 1
-                for (j, cb) in b.enumerated() {
-                    let cur = row[j + 1]
-                    row[j + 1] = min(row[j] + 1, row[j + 1] + 1, prev + (ca == cb ? 0 : 1))
-                    prev = cur
-                }
-            }
-            return row[b.count]
-        }
-        let w = Array(word.lowercased())
-        let best = candidates.map { ($0, distance(w, Array($0.lowercased()))) }.min { $0.1 < $1.1 }
+        let best = candidates.map { ($0, editDistance(word, $0)) }.min { $0.1 < $1.1 }
         guard let (candidate, d) = best, d <= max(2, word.count / 3) else { return nil }
         return candidate
     }

@@ -1,0 +1,16 @@
+/// Levenshtein distance by character, ignoring case: how far a word the user typed is from one
+/// the tool knows (a subcommand, a rule id, a policy key), for "did you mean …?".
+package func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a.lowercased()), b = Array(b.lowercased())
+    var row = Array(0...b.count)
+    for (i, ca) in a.enumerated() {
+        var previous = row[0]
+        row[0] = i + 1
+        for (j, cb) in b.enumerated() {
+            let current = row[j + 1]
+            row[j + 1] = min(row[j] + 1, row[j + 1] + 1, previous + (ca == cb ? 0 : 1))
+            previous = current
+        }
+    }
+    return row[b.count]
+}
