@@ -5,15 +5,15 @@ import SandboxAudit
 /// is a terminal, first drawn after one second, redrawn four times a second (entries, bytes,
 /// the folder being read), and erased when the reading is over. Never escape sequences: a
 /// carriage return and spaces, which every terminal (TERM=dumb too) understands.
-final class ProgressLine: @unchecked Sendable {
+final class ProgressLine: Sendable {
     /// Seconds before the line first appears (SANDBOX_AUDIT_PROGRESS_DELAY overrides it, for tests).
     static let delay = ProcessInfo.processInfo.environment["SANDBOX_AUDIT_PROGRESS_DELAY"].flatMap(Double.init) ?? 1.0
     static let interval = 0.25
 
     private let progress = ScanProgress()
-    private let lock = NSLock()
-    private var stopped = false
-    private var shown = 0
+    /// Whether the line was stopped, and how many characters it shows: the drawing thread and
+    /// the scan's thread both change them.
+    private let state = Locked((stopped: false, shown: 0))
 
     /// Runs `body` (a scan) with the progress line shown while it runs, erased after.
     static func during<T>(_ body: () throws -> T) rethrows -> T {
@@ -49,7 +49,7 @@ final class ProgressLine: @unchecked Sendable {
         }
     }
 
-    private var isStopped: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
+    private var isStopped: Bool { state.withLock { $0.stopped } }
 
     /// Draws the line; false once stopped.
     private func draw() -> Bool {
@@ -58,21 +58,23 @@ final class ProgressLine: @unchecked Sendable {
         if !s.folder.isEmpty { text += " - " + TerminalText.escaped(s.folder) }
         let width = max(20, (Terminal.columns(.error) ?? 80) - 1)
         if text.count > width { text = String(text.prefix(width - 3)) + "..." }
-        lock.lock(); defer { lock.unlock() }
-        guard !stopped else { return false }
-        let padding = String(repeating: " ", count: max(0, shown - text.count))
-        put("\r" + text + padding + String(repeating: "\u{8}", count: padding.count))
-        shown = text.count
-        return true
+        return state.withLock { st in
+            guard !st.stopped else { return false }
+            let padding = String(repeating: " ", count: max(0, st.shown - text.count))
+            put("\r" + text + padding + String(repeating: "\u{8}", count: padding.count))
+            st.shown = text.count
+            return true
+        }
     }
 
     /// Erases the line (when one was drawn) and stops watching.
     func stop() {
-        lock.lock(); defer { lock.unlock() }
-        guard !stopped else { return }
-        stopped = true
-        ScanProgress.current = nil
-        if shown > 0 { put("\r" + String(repeating: " ", count: shown) + "\r") }
+        state.withLock { st in
+            guard !st.stopped else { return }
+            st.stopped = true
+            ScanProgress.current = nil
+            if st.shown > 0 { put("\r" + String(repeating: " ", count: st.shown) + "\r") }
+        }
     }
 
     private func put(_ text: String) { Terminal.write(text, to: .error) }

@@ -59,10 +59,10 @@ public enum PolicyFile {
     static let maximumGlobs = 1_000
     static let maximumGlobBytes = 64 * 1024
 
-    /// The globs read so far while parsing one file.
-    final class GlobAllowance: @unchecked Sendable {
-        var count = 0
-        var bytes = 0
+    /// The globs read so far while parsing one file (one thread parses it; the lock makes the
+    /// task-local value `Sendable` without a promise the compiler cannot check).
+    final class GlobAllowance: Sendable {
+        let used = Locked((count: 0, bytes: 0))
     }
     @TaskLocal static var globAllowance: GlobAllowance?
 
@@ -150,9 +150,12 @@ public enum PolicyFile {
 
     static func glob(_ node: Node, _ what: String) throws -> Glob {
         let s = try string(node, what)
-        if let a = globAllowance {
-            a.count += 1
-            a.bytes += s.utf8.count
+        if let allowance = globAllowance {
+            let a = allowance.used.withLock { u in
+                u.count += 1
+                u.bytes += s.utf8.count
+                return u
+            }
             if a.count > maximumGlobs {
                 throw Failure(message: "more than \(maximumGlobs) globs (YAML aliases counted at each use): the limit of a policy file", mark: node.mark)
             }
