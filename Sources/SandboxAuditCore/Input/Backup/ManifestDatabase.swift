@@ -240,14 +240,11 @@ final class ManifestDatabase {
             }
             try query(sql, domains) { statement in
                 // The domain is one of those asked for, byte for byte (the IN compares text).
-                let domainBytes = UnsafeRawBufferPointer(start: sqlite3_column_text(statement, 1), count: Int(sqlite3_column_bytes(statement, 1)))
-                guard let domain = names[Array(domainBytes)] else { return }
+                guard let domain = names[SQLiteColumn.text(statement, 1)] else { return }
                 var blob: Range<Int>?
                 if sqlite3_column_type(statement, 4) != SQLITE_NULL {
                     let start = batch.blobs.count
-                    if let bytes = sqlite3_column_blob(statement, 4) {
-                        batch.blobs.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, 4))))
-                    }
+                    SQLiteColumn.appendBlob(statement, 4, to: &batch.blobs)
                     blob = start..<batch.blobs.count
                 }
                 batch.rows.append(ManifestRow(fileID: Self.text(statement, 0) ?? "", domain: domain, relativePath: Self.bytes(statement, 2) ?? [],
@@ -260,11 +257,7 @@ final class ManifestDatabase {
     }
 
     /// Column `index` as bytes, copied once from SQLite's memory; nil for NULL.
-    static func bytes(_ statement: OpaquePointer, _ index: Int32) -> [UInt8]? {
-        guard sqlite3_column_type(statement, index) != SQLITE_NULL else { return nil }
-        guard let start = sqlite3_column_blob(statement, index) else { return [] }
-        return [UInt8](UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, index))))
-    }
+    static func bytes(_ statement: OpaquePointer, _ index: Int32) -> [UInt8]? { SQLiteColumn.bytes(statement, index) }
 
 }
 
