@@ -46,17 +46,21 @@ let package = Package(
         // The library, one target per stage of the pipeline, each using only the ones above it,
         // so that the compiler keeps the order (docs/ARCHITECTURE.md): what a stage shares with a
         // later one is `package`, what users may call is `public`.
-        // System calls and small value types every stage uses (paths, sizes, bounded reads).
+        // System calls and small value types every stage uses (paths, sizes, bounded reads), and
+        // the types that hold C libraries' raw memory: libarchive's reader (with swift-crypto's
+        // SHA-256 for what it records of the archive read) and the SQLite VFS of a Manifest.db.
         .target(
             name: "SandboxAuditSystem",
-            dependencies: ["CSystem", .target(name: "CLibAttr", condition: .when(platforms: [.linux]))]
+            dependencies: ["CSystem", .target(name: "CLibAttr", condition: .when(platforms: [.linux])),
+                           "CLibArchive", .product(name: "Crypto", package: "swift-crypto"),
+                           // System/ManifestVFS.swift: a backup's Manifest.db read through SQLite's VFS.
+                           .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         // Input → walk → classify → inventory: what the user gave, read into entries with verdicts.
         .target(
             name: "SandboxAuditCore",
             dependencies: [
                 "SandboxAuditSystem",
-                "CLibArchive",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // Input/Backup/ManifestDatabase.swift imports it for the SQLite C API.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

@@ -97,6 +97,10 @@ int main(void) {
     n += isatty(STDERR_FILENO); n += getenv("HOME") != NULL; n += strerror(EINTR) != NULL;
     n += (ssize_t)geteuid() + (ssize_t)getegid(); n += memcmp(buf, buf, 1); n += format(buf, "%.*f", 2, 1.5);
     if (errno == EEXIST || errno == EINTR || errno == EINVAL || errno == ENAMETOOLONG || errno == ENOSPC || errno == ENXIO || errno == EPERM) n++;
+    /* ArchiveReader's source: a failed read's errno, and lseek(2)'s arithmetic done on a position */
+    n += lseek(fd, 0, SEEK_CUR) + lseek(fd, 0, SEEK_END); if (errno == EBADF || errno == EIO) n++;
+    /* ManifestVFS's xFullPathname: the name copied with its NUL into SQLite's buffer */
+    n += memcpy(buf, name, strlen(name) + 1) != NULL;
     mode_t kind = st.st_mode & S_IFMT;
     n += kind == S_IFREG || kind == S_IFDIR || kind == S_IFLNK || kind == S_IFIFO || kind == S_IFSOCK || kind == S_IFCHR || kind == S_IFBLK;
     if (n == 12345) _exit(2);

@@ -28,13 +28,13 @@ typealias CiphertextRead = (_ offset: Int64, _ count: Int) throws -> [UInt8]
 extension BackupCipher {
     /// Decrypts the backup's `Manifest.db` (`size` bytes of ciphertext) into `out` (at least
     /// `size` bytes), a block run at a time; returns the plain length, its padding removed.
-    func manifestDatabase(size: Int, what: String, read: CiphertextRead, into out: UnsafeMutableRawBufferPointer) throws -> Int {
+    func manifestDatabase(size: Int, what: String, read: CiphertextRead, into out: inout [UInt8]) throws -> Int {
         try Self.checkBlocks(size, what: what)
         var done = 0
         while done < size {
             let count = min(Self.manifestRun, size - done)
             let plain = try manifestDatabaseBlocks(at: Int64(done), count: count, what: what, read: read)
-            plain.withUnsafeBytes { out.baseAddress!.advanced(by: done).copyMemory(from: $0.baseAddress!, byteCount: count) }
+            out[done..<(done + count)] = plain[0..<count]
             done += count
         }
         return size - Self.padding(size: size, last: Array(out[max(size - 16, 0)..<size]))
@@ -69,9 +69,7 @@ extension BackupCipher {
     /// The plain bytes of a whole encrypted `Manifest.db` held in memory.
     func manifestDatabase(_ encrypted: [UInt8]) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: encrypted.count)
-        let n = try out.withUnsafeMutableBytes { buffer in
-            try manifestDatabase(size: encrypted.count, what: "Manifest.db", read: Self.reader(encrypted), into: buffer)
-        }
+        let n = try manifestDatabase(size: encrypted.count, what: "Manifest.db", read: Self.reader(encrypted), into: &out)
         return Array(out.prefix(n))
     }
 

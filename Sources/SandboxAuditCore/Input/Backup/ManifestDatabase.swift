@@ -64,39 +64,33 @@ final class ManifestDatabase {
         defer { if held { file.descriptor.close() } }
         let size = Int(file.size)
         let length: Int
-        let readStored: ManifestPages.Read
+        let stored: ManifestPages.Stored
         if folder.isEncrypted, let cipher {
             // The first blocks say whether the rest is worth decrypting, and how much of it
             // the database holds (a size that is not whole blocks is refused at once, unread).
             let first = try Self.decrypting(label) {
-                let probe = UnsafeMutableRawBufferPointer.allocate(byteCount: 112, alignment: 16)
-                defer { probe.deallocate() }
-                let n = try cipher.manifestDatabase(size: size % 16 == 0 ? min(size, 112) : size, what: label, read: file.read, into: probe)
+                var probe = [UInt8](repeating: 0, count: 112)
+                let n = try cipher.manifestDatabase(size: size % 16 == 0 ? min(size, 112) : size, what: label, read: file.read, into: &probe)
                 return Array(probe.prefix(n))
             }
             try Self.checkHeader(first, label: label, encrypted: true)
             let wanted = Self.declaredSize(first).map { min($0, size) } ?? size
             length = try Self.decrypting(label) { try cipher.manifestDatabaseLength(size: wanted, what: label, read: file.read) }
-            readStored = { out, offset in
+            stored = .bytes { offset, count in
                 // The whole blocks around the bytes asked for (and the one before them).
-                let start = offset / 16 * 16, end = min((offset + Int64(out.count) + 15) / 16 * 16, Int64(wanted))
+                let start = offset / 16 * 16, end = min((offset + Int64(count) + 15) / 16 * 16, Int64(wanted))
                 let plain = try Self.decrypting(label) { try cipher.manifestDatabaseBlocks(at: start, count: Int(end - start), what: label, read: file.read) }
-                let skip = Int(offset - start), n = max(0, min(out.count, plain.count - skip))
-                plain.withUnsafeBytes { out.baseAddress!.copyMemory(from: $0.baseAddress! + skip, byteCount: n) }
-                return n
+                let skip = Int(offset - start), n = max(0, min(count, plain.count - skip))
+                return n == 0 ? [] : plain[skip..<(skip + n)]
             }
         } else {
             let header = try file.read(0, 100)
             try Self.checkHeader(header, label: label, encrypted: false)
             length = Self.declaredSize(header).map { min($0, size) } ?? size
-            readStored = { out, offset in
-                do throws(Errno) { return try file.descriptor.read(filling: out, at: offset) } catch {
-                    throw InputError("cannot read \(label): \(errorText(error.code).lowercased())")
-                }
-            }
+            stored = .descriptor(file.descriptor)
         }
         held = false
-        let pages = ManifestPages(label: label, length: Int64(length), readStored: readStored, close: { file.descriptor.close() })
+        let pages = ManifestPages(label: label, length: Int64(length), stored: stored, close: { file.descriptor.close() })
         self.pages = pages
         var notes: [String] = []
         Self.applyJournals(folder, label: label, encrypted: folder.isEncrypted, pages, notes: &notes)
@@ -246,14 +240,11 @@ final class ManifestDatabase {
             }
             try query(sql, domains) { statement in
                 // The domain is one of those asked for, byte for byte (the IN compares text).
-                let domainBytes = UnsafeRawBufferPointer(start: sqlite3_column_text(statement, 1), count: Int(sqlite3_column_bytes(statement, 1)))
-                guard let domain = names[Array(domainBytes)] else { return }
+                guard let domain = names[SQLiteColumn.text(statement, 1)] else { return }
                 var blob: Range<Int>?
                 if sqlite3_column_type(statement, 4) != SQLITE_NULL {
                     let start = batch.blobs.count
-                    if let bytes = sqlite3_column_blob(statement, 4) {
-                        batch.blobs.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, 4))))
-                    }
+                    SQLiteColumn.appendBlob(statement, 4, to: &batch.blobs)
                     blob = start..<batch.blobs.count
                 }
                 batch.rows.append(ManifestRow(fileID: Self.text(statement, 0) ?? "", domain: domain, relativePath: Self.bytes(statement, 2) ?? [],
@@ -266,11 +257,7 @@ final class ManifestDatabase {
     }
 
     /// Column `index` as bytes, copied once from SQLite's memory; nil for NULL.
-    static func bytes(_ statement: OpaquePointer, _ index: Int32) -> [UInt8]? {
-        guard sqlite3_column_type(statement, index) != SQLITE_NULL else { return nil }
-        guard let start = sqlite3_column_blob(statement, index) else { return [] }
-        return [UInt8](UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, index))))
-    }
+    static func bytes(_ statement: OpaquePointer, _ index: Int32) -> [UInt8]? { SQLiteColumn.bytes(statement, index) }
 
 }
 

@@ -94,7 +94,7 @@ extension ManifestDatabase {
         if encrypted { return skipped("the backup is encrypted, and a WAL beside an encrypted Manifest.db is not read") }
         let length = Int(pages.length)
         var header = [UInt8](repeating: 0, count: 100)
-        guard length >= 100, header.withUnsafeMutableBytes({ pages.read($0, at: 0) }) == SQLITE_OK else {
+        guard length >= 100, pages.read(into: &header, at: 0) == SQLITE_OK else {
             return skipped("the database has no header")
         }
         let file: ManifestFile
@@ -116,7 +116,7 @@ extension ManifestDatabase {
             file.descriptor.close()
             return skipped("its commit claims \(commit.databasePages) pages, more than the database and the WAL hold")
         }
-        pages.apply(commit, pageSize: pageSize, readWAL: { buffer, offset in try file.descriptor.read(filling: buffer, at: offset) },
+        pages.apply(walPages: commit.pages, databasePages: commit.databasePages, pageSize: pageSize, wal: file.descriptor,
                     closeWAL: { file.descriptor.close() })
         notes.append("\(walLabel): \(commit.frames) committed frame\(commit.frames == 1 ? "" : "s") applied in memory (the backup was still being written, or was not closed cleanly)")
     }

@@ -1,19 +1,26 @@
 import Foundation
 import GRDBSQLite
-import SandboxAuditSystem
 
 /// The bytes SQLite reads of one `Manifest.db`, page by page as it asks for them: `pread` from
 /// the descriptor held for the file (decrypted block by block for an encrypted backup), the
 /// pages of a committed `-wal` laid over them, and bytes 18 and 19 of a database last written
 /// in WAL mode read as 1 (a rollback-journal database: the WAL is applied here, not by SQLite).
-/// Nothing of the file is held but SQLite's own page cache.
-final class ManifestPages: @unchecked Sendable {
+/// Nothing of the file is held but SQLite's own page cache. (SandboxAuditCore's
+/// `ManifestDatabase` opens the file and decides what it is; SQLite's buffers are filled here.)
+package final class ManifestPages: @unchecked Sendable {
     /// Fills a buffer from a byte offset of the database as stored (decrypted); the count read.
     typealias Read = (UnsafeMutableRawBufferPointer, Int64) throws -> Int
 
-    let label: String
+    /// Where the stored database's bytes come from: the file itself (`pread` of its descriptor),
+    /// or bytes made at an offset (decrypted), as many as asked for or fewer at its end.
+    package enum Stored {
+        case descriptor(FileDescriptor)
+        case bytes((_ offset: Int64, _ count: Int) throws -> ArraySlice<UInt8>)
+    }
+
+    package let label: String
     /// What SQLite sees: the file's size as decided from its header, or the WAL commit's pages.
-    private(set) var length: Int64
+    package private(set) var length: Int64
     /// The bytes the stored database holds (beyond them, to `length`, zeros or WAL pages).
     let storedLength: Int64
     private let readStored: Read
@@ -25,13 +32,27 @@ final class ManifestPages: @unchecked Sendable {
     /// Bytes 18 and 19 are read as 1.
     private var markedRollback = false
     /// The first read that failed, as one line: what a SQLite I/O error is reported as.
-    private(set) var failure: InputError?
+    package private(set) var failure: InputError?
 
-    init(label: String, length: Int64, readStored: @escaping Read, close: @escaping () -> Void) {
+    package init(label: String, length: Int64, stored: Stored, close: @escaping () -> Void) {
         self.label = label
         self.length = length
         storedLength = length
-        self.readStored = readStored
+        switch stored {
+        case .descriptor(let fd):
+            readStored = { out, offset in
+                do throws(Errno) { return try fd.read(filling: out, at: offset) } catch {
+                    throw InputError("cannot read \(label): \(errorText(error.code).lowercased())")
+                }
+            }
+        case .bytes(let bytes):
+            readStored = { out, offset in
+                let got = try bytes(offset, out.count)
+                let n = min(got.count, out.count)
+                out.copyBytes(from: got.prefix(n))
+                return n
+            }
+        }
         self.close = close
     }
 
@@ -40,20 +61,25 @@ final class ManifestPages: @unchecked Sendable {
         closeWAL()
     }
 
-    /// Lays `commit`'s pages (read through `readWAL` at their offsets in the WAL, which
+    /// Lays a WAL commit's pages (`walPages`: page number to offset, read through `wal`, which
     /// `closeWAL` closes with this) over the database, which has `pageSize`-byte pages and
-    /// `commit.databasePages` of them from now on.
-    func apply(_ commit: ManifestWAL.Commit, pageSize: Int, readWAL: @escaping Read, closeWAL: @escaping () -> Void) {
-        walPages = commit.pages.filter { $0.key <= commit.databasePages }
-        self.readWAL = readWAL
+    /// `databasePages` of them from now on.
+    package func apply(walPages: [UInt32: Int], databasePages: UInt32, pageSize: Int, wal: FileDescriptor, closeWAL: @escaping () -> Void) {
+        self.walPages = walPages.filter { $0.key <= databasePages }
+        readWAL = { buffer, offset in try wal.read(filling: buffer, at: offset) }
         self.closeWAL = closeWAL
         self.pageSize = pageSize
-        length = Int64(commit.databasePages) * Int64(pageSize)
+        length = Int64(databasePages) * Int64(pageSize)
+    }
+
+    /// `read` into `bytes` (from its start, `bytes.count` of them): SQLITE_OK, or an error code.
+    package func read(into bytes: inout [UInt8], at offset: Int64) -> Int32 {
+        bytes.withUnsafeMutableBytes { read($0, at: offset) }
     }
 
     /// Reads the first bytes as SQLite will see them, and marks a WAL-mode header to be read as a
     /// rollback-journal one.
-    func header() throws -> [UInt8] {
+    package func header() throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: Int(min(100, length)))
         let code = bytes.withUnsafeMutableBytes { read($0, at: 0) }
         if code != SQLITE_OK, code != ManifestVFS.shortRead { throw failure ?? InputError("cannot read \(label)") }
@@ -108,13 +134,13 @@ final class ManifestPages: @unchecked Sendable {
 /// temporary file, say) cannot be opened. Registered once per process, never as the default.
 /// The interface: "The OS Interface Object", https://www.sqlite.org/c3ref/vfs.html, and
 /// "OS Interface Open File Handle", https://www.sqlite.org/c3ref/io_methods.html.
-enum ManifestVFS {
+package enum ManifestVFS {
     static let name = "sandbox-audit-manifest"
     /// SQLITE_IOERR_READ and SQLITE_IOERR_SHORT_READ (macros Swift does not import).
     static let readError = SQLITE_IOERR | (1 << 8), shortRead = SQLITE_IOERR | (2 << 8)
 
     /// Opens a read-only connection to `pages`.
-    static func connect(_ pages: ManifestPages) throws -> OpaquePointer {
+    package static func connect(_ pages: ManifestPages) throws -> OpaquePointer {
         _ = registered
         lock.lock()
         counter += 1
