@@ -293,21 +293,26 @@ struct RowBatch<T: Sendable>: Sendable {
 
 /// The SQLite steps a `Manifest.db` may cost, for the whole run: the progress handler spends
 /// one call per `stepsPerCall` steps and interrupts SQLite when none are left.
-final class WorkBudget: @unchecked Sendable {
+final class WorkBudget: Sendable {
     static let stepsPerCall = 1000
     let limit: Int
-    private var calls: Int
-    private(set) var exhausted = false
+    /// The calls left, and whether they ran out: SQLite calls `spend` on the thread that steps
+    /// the statement, the reader asks `exhausted` after (one lock per thousand steps).
+    private let state: Locked<(calls: Int, exhausted: Bool)>
 
     init(operations: Int) {
         limit = operations
-        calls = operations / Self.stepsPerCall
+        state = Locked((operations / Self.stepsPerCall, false))
     }
+
+    var exhausted: Bool { state.withLock { $0.exhausted } }
 
     /// 1 (interrupt) once the budget is spent.
     func spend() -> Int32 {
-        calls -= 1
-        if calls < 0 { exhausted = true }
-        return exhausted ? 1 : 0
+        state.withLock { s in
+            s.calls -= 1
+            if s.calls < 0 { s.exhausted = true }
+            return s.exhausted ? 1 : 0
+        }
     }
 }
