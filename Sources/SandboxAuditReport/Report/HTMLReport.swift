@@ -31,21 +31,29 @@ enum HTMLReport {
             }.joined() + "</ul></section>\n"
     }
 
+    /// An offline page's start, up to `<body>`: the doctype, the character set, the viewport,
+    /// the title (escaped here) and the inline style. The scan report and `trend`'s page share it.
+    static func documentStart(title: String, style: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(XMLText.escape(title))</title>
+        <style>\(style)</style>
+        </head>
+        <body>
+
+        """
+    }
+
     static func render(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false, date: Double? = nil) -> String {
         let x = XMLText.escape
         let summary = result.summary
         let title = summary.heading
         let failed = result.fails(at: failOn, allowIncomplete: allowIncomplete)
-        var h = """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>sandbox-audit: \(x(title))</title>
-            <style>\(css)\(Treemap.css)</style>
-            </head>
-            <body>
+        var h = documentStart(title: "sandbox-audit: " + title, style: css + Treemap.css) + """
             <header>
             \(result.complete ? "" : "<p class=\"verdict fail\" role=\"alert\">\(x(result.incompleteSummary))</p>")
             <p class="kicker">sandbox-audit \(x(Audit.toolVersion)) · backup and storage report\(date.map { " · " + x(scanDate($0)) } ?? "")</p>

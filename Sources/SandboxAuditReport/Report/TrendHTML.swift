@@ -12,16 +12,7 @@ extension TrendReport {
     /// step, then a line chart per domain and per owner.
     static func html(_ t: Trend) -> String {
         let x = XMLText.escape
-        var h = """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>sandbox-audit trend: \(x(t.points.first?.bundleIdentifier ?? "the app"))</title>
-            <style>\(HTMLReport.css)\(css)</style>
-            </head>
-            <body>
+        var h = HTMLReport.documentStart(title: "sandbox-audit trend: " + (t.points.first?.bundleIdentifier ?? "the app"), style: HTMLReport.css + css) + """
             <header>
             \(t.incomplete ? "<p class=\"verdict fail\" role=\"alert\">\(x(t.notes.first { $0.hasPrefix("INCOMPLETE") } ?? "INCOMPLETE SCAN"))</p>" : "")
             <p class="kicker">sandbox-audit \(x(Audit.toolVersion)) · backup footprint over \(t.points.count) points</p>
