@@ -93,10 +93,9 @@ package struct ComparedReport: Sendable {
             guard namesOwners else { return nil }
             var out: [String?: Figures] = [:]
             let f = paths.files
-            let recorded = paths.order.contains { f.survivesUpdate(Int($0)) != nil }
             for row in paths.order {
                 let i = Int(row)
-                out[f.owner(i), default: Figures(keptOnUpdate: recorded ? 0 : nil)].count(f.size(i), backedUp: f.backedUp(i), kept: f.survivesUpdate(i))
+                out[f.owner(i), default: Figures(keptOnUpdate: paths.recordsKept ? 0 : nil)].count(f.size(i), backedUp: f.backedUp(i), kept: f.survivesUpdate(i))
             }
             return out
         }
