@@ -3,8 +3,8 @@ import XCTest
 @testable import SandboxAuditSystem
 @testable import SandboxAuditCore
 
-/// The walk's chunked entries: what an array would do, chunk boundaries included, and the moves
-/// the inventory makes of them.
+/// The walk's entries as columns: what an array of entries would hold, and the path order the
+/// inventory gets from them without making a path.
 final class WalkEntriesTests: XCTestCase {
     static func entry(_ name: String, size: Int64 = 0, kind: WalkEntry.Kind = .file) -> WalkEntry {
         WalkEntry(path: ContainerPath(name), kind: kind, special: nil, size: size, allocated: 0, mode: 0o644,
@@ -16,22 +16,35 @@ final class WalkEntriesTests: XCTestCase {
         WalkEntries((0..<count).map { entry("\(prefix)/\($0)", size: Int64($0)) })
     }
 
-    func testAppendAndReadAcrossChunks() {
-        let n = WalkEntries.chunkCapacity * 2 + 17
-        var e = Self.entries("a", n)
-        XCTAssertEqual(e.count, n)
-        XCTAssertEqual(e.map(\.size), (0..<n).map(Int64.init))
-        e[WalkEntries.chunkCapacity].size = -1
-        XCTAssertEqual(e[WalkEntries.chunkCapacity].size, -1)
-        XCTAssertEqual(e[WalkEntries.chunkCapacity - 1].path, ContainerPath("a/\(WalkEntries.chunkCapacity - 1)"))
+    static let exclude = AttributeMark(attribute: .exclude, value: BackupAttribute.canonicalValue, source: .native(name: "x"))
+
+    func testAppendAndReadEveryField() {
+        var e = Self.entries("a", 1000)
+        XCTAssertEqual(e.count, 1000)
+        XCTAssertEqual(e.map(\.size), (0..<1000).map(Int64.init))
+        e[500].size = -1
+        e[501].marks = [Self.exclude]
+        XCTAssertEqual(e[500].size, -1)
+        XCTAssertEqual(e[501].marks, [Self.exclude])
+        XCTAssertEqual(e[999].path, ContainerPath("a/999"))
+        XCTAssertEqual(e[999].header, [1, 2, 3])
+        var special = Self.entry("fifo")
+        special.kind = .other
+        special.special = .fifo
+        special.protectionClass = .completeUnlessOpen
+        e.append(special)
+        XCTAssertEqual(e[1000].special, .fifo)
+        XCTAssertEqual(e[1000].kind, .other)
+        XCTAssertEqual(e[1000].protectionClass, .completeUnlessOpen)
+        XCTAssertEqual(e[1000].path, ContainerPath("fifo"))
     }
 
-    /// A copy is a value: writing to it leaves the original as it was, in a shared chunk too.
+    /// A copy is a value: writing to it leaves the original as it was.
     func testACopyIsAValue() {
         let original = Self.entries("a", 100)
         var copy = original
         copy[5].size = 999
-        copy[6].marks = [AttributeMark(attribute: .exclude, value: BackupAttribute.canonicalValue, source: .native(name: "x"))]
+        copy[6].marks = [Self.exclude]
         copy.append(Self.entry("b"))
         XCTAssertEqual(original[5].size, 5)
         XCTAssertTrue(original[6].marks.isEmpty)
@@ -40,48 +53,63 @@ final class WalkEntriesTests: XCTestCase {
         XCTAssertEqual(copy.count, 101)
     }
 
-    /// Two walks joined hold every entry once, each walk's entries in their own order.
-    func testJoinKeepsEveryEntryAndEachSidesOrder() {
-        for (a, b) in [(20_000, 30_000), (WalkEntries.chunkCapacity, 5), (0, 7), (7, 0), (3, 4), (WalkEntries.chunkCapacity - 1, WalkEntries.chunkCapacity - 1)] {
-            var joined = Self.entries("a", a)
-            joined.join(Self.entries("b", b))
-            XCTAssertEqual(joined.count, a + b, "\(a) + \(b)")
-            let paths = joined.map(\.path.display)
-            XCTAssertEqual(paths.filter { $0.hasPrefix("a/") }, (0..<a).map { "a/\($0)" }, "\(a) + \(b)")
-            XCTAssertEqual(paths.filter { $0.hasPrefix("b/") }, (0..<b).map { "b/\($0)" }, "\(a) + \(b)")
-            // Every chunk but the last is full: an index finds its entry.
-            for i in stride(from: 0, to: joined.count, by: 997) { XCTAssertEqual(joined[i].path.display, paths[i]) }
+    /// Two walks joined hold every entry once, with its fields, marks and folder.
+    func testJoinKeepsEveryEntry() {
+        for (a, b) in [(20_000, 30_000), (0, 7), (7, 0), (3, 4)] {
+            var first = Self.entries("a", a)
+            var second = Self.entries("b/c", b)
+            if a > 0 { first[0].marks = [Self.exclude] }
+            if b > 0 { second[b - 1].marks = [Self.exclude] }
+            first.join(second)
+            XCTAssertEqual(first.count, a + b, "\(a) + \(b)")
+            XCTAssertEqual(first.map(\.path.display), (0..<a).map { "a/\($0)" } + (0..<b).map { "b/c/\($0)" }, "\(a) + \(b)")
+            XCTAssertEqual(first.filter { !$0.marks.isEmpty }.map(\.path.display), (a > 0 ? ["a/0"] : []) + (b > 0 ? ["b/c/\(b - 1)"] : []))
+            XCTAssertEqual(first.map(\.size), (0..<a).map(Int64.init) + (0..<b).map(Int64.init))
         }
     }
 
-    /// `permute` puts entry order[k] at k, moving each once (symlinks and headers kept).
-    func testPermuteMovesEveryEntryOnce() {
-        let n = WalkEntries.chunkCapacity + 500
-        var e = WalkEntries((0..<n).map { Self.entry("p/\($0)", size: Int64($0), kind: $0 % 3 == 0 ? .symlink : .file) })
-        let kept = e
+    /// `ordered()` puts the entries in the byte order of their paths, names that sort around
+    /// a slash included ("a", "a.txt", "a-b", "a/…", "a0"), whatever order they came in, with
+    /// each entry's fields, marks and content following it.
+    func testOrderedIsPathByteOrder() {
+        let names = ["a", "a.txt", "a-b", "a0", "a/b", "a/b.c", "a/b/c", "a/b-c/d", "a/b0", "b", "b/", "é", "e\u{301}", " x", "x/ y/z",
+                     "x/!", "x/~", "Library/Caches/f", "Library/Caches.old/g", "Library/Caches/sub/h", "Documents/f", "Documents",
+                     "Library", "Library/Caches", "x", "x/ y", "a/b"]
         var rng = SystemRandomNumberGenerator()
-        let order = Array(0..<n).shuffled(using: &rng)
-        e.permute(by: order)
-        for k in 0..<n {
-            XCTAssertEqual(e[k].size, Int64(order[k]))
-            XCTAssertEqual(e[k].path, ContainerPath("p/\(order[k])"))
-            XCTAssertEqual(e[k].symlinkTarget, order[k] % 3 == 0 ? Array("target".utf8) : nil)
-            XCTAssertEqual(e[k].header, order[k] % 3 == 0 ? nil : [1, 2, 3])
+        for _ in 0..<20 {
+            let shuffled = names.enumerated().shuffled(using: &rng)
+            var e = WalkEntries()
+            for (n, name) in shuffled {
+                var entry = Self.entry(name, size: Int64(n), kind: n % 4 == 0 ? .symlink : (n % 4 == 1 ? .directory : .file))
+                if n % 3 == 0 { entry.marks = [Self.exclude] }
+                e.append(entry)
+            }
+            let columns = e.ordered()
+            let expected = shuffled.map { (path: ContainerPath($0.element), n: $0.offset) }
+                .enumerated().sorted { $0.element.path < $1.element.path || ($0.element.path == $1.element.path && $0.offset < $1.offset) }
+                .map(\.element)
+            XCTAssertEqual((0..<columns.count).map { columns.path($0) }, expected.map(\.path))
+            for (k, x) in expected.enumerated() {
+                let w = columns.walkEntry(k)
+                XCTAssertEqual(w.size, Int64(x.n))
+                XCTAssertEqual(w.marks.isEmpty, x.n % 3 != 0)
+                XCTAssertEqual(w.symlinkTarget, x.n % 4 == 0 ? Array("target".utf8) : nil)
+                XCTAssertEqual(columns.comparePath(k, x.path.bytes), 0)
+                if k > 0 { XCTAssertLessThanOrEqual(columns.comparePath(k - 1, x.path.bytes), 0) }
+            }
         }
-        // The copy taken before is untouched.
-        XCTAssertEqual(kept.map(\.size), (0..<n).map(Int64.init))
     }
 
-    /// The entry stays small: it is held once per entry in the walk and in the inventory.
-    func testAnEntryIsSmall() {
-        XCTAssertLessThanOrEqual(MemoryLayout<WalkEntry>.size, 86)
-        var e = Self.entry("x", kind: .symlink)
-        XCTAssertNil(e.header)
-        e.linkCount = UInt64(UInt32.max) + 5
-        XCTAssertEqual(e.linkCount, UInt64(UInt32.max))
-        e.protectionClass = .completeUnlessOpen
-        XCTAssertEqual(e.protectionClass, .completeUnlessOpen)
-        e.protectionClass = nil
-        XCTAssertNil(e.protectionClass)
+    /// A large walk in many folders, sorted on two cores, comes out as a sort of its paths.
+    func testOrderedLargeWalkMatchesASortOfItsPaths() {
+        var rng = SystemRandomNumberGenerator()
+        var paths: [String] = []
+        for i in 0..<30_000 {
+            let depth = Int.random(in: 1...4, using: &rng)
+            paths.append((0..<depth).map { _ in ["d", "d.x", "d-1", "e", "dd"].randomElement(using: &rng)! }.joined(separator: "/") + "/f\(i % 97)")
+        }
+        let e = WalkEntries(paths.map { Self.entry($0) })
+        let columns = e.ordered()
+        XCTAssertEqual((0..<columns.count).map { columns.path($0).display }, paths.map { ContainerPath($0) }.sorted().map(\.display))
     }
 }

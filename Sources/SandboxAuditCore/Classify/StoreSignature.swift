@@ -29,15 +29,22 @@ package enum StoreSignature {
 
     /// The files whose first bytes a walk records: those that may be a database in a folder the
     /// system purges (Library/Caches, tmp).
+    static func wantsHeader(_ zone: Zone, size: Int64) -> Bool {
+        mayBeDatabase(size: size) && (zone == .caches || zone == .tmp)
+    }
+
     static func wantsHeader(_ path: ContainerPath, size: Int64) -> Bool {
-        guard mayBeDatabase(size: size) else { return false }
-        let zone = Zone.of(path)
-        return zone == .caches || zone == .tmp
+        mayBeDatabase(size: size) && wantsHeader(Zone.of(path), size: size)
+    }
+
+    /// How many leading bytes a walk records of a file in `zone` (0: none).
+    static func headerLength(_ zone: Zone, size: Int64) -> Int {
+        wantsHeader(zone, size: size) ? headerLength : 0
     }
 
     /// How many leading bytes a walk records of `path` (0: none).
     static func headerLength(_ path: ContainerPath, size: Int64) -> Int {
-        wantsHeader(path, size: size) ? headerLength : 0
+        headerLength(Zone.of(path), size: size)
     }
 
     /// The system's own stores: the URL cache's files anywhere, and anything inside a

@@ -55,10 +55,10 @@ struct ProgressCounter {
     var isWatched: Bool { sink != nil }
 
     /// Counts the entries one folder listing added.
-    mutating func countFolder(_ added: some Collection<WalkEntry>, _ folder: ContainerPath) {
+    mutating func countFolder(_ walk: WalkEntries, from first: Int, _ folder: ContainerPath) {
         guard let sink else { return }
-        for e in added where e.kind == .file { bytes +|= e.size }
-        entries += added.count
+        for i in first..<walk.count where walk.kind[i] == .file { bytes +|= walk.size[i] }
+        entries += walk.count - first
         if entries >= ScanProgress.batch { sink.add(entries: entries, bytes: bytes, folder: folder.display); entries = 0; bytes = 0 }
     }
 

@@ -10,33 +10,32 @@ enum SidecarOrphans {
     /// Costs nothing when there are none; otherwise one pass over the entries.
     static func resolve(_ orphans: [SidecarOrphan], into walk: inout WalkResult) {
         guard !orphans.isEmpty else { return }
-        // Folders by their bytes, looked up as slices of each entry's path: no copy per entry.
-        let folders = Set(orphans.map { folderBytes($0.target) })
-        var siblings: [ArraySlice<UInt8>: [Int]] = [:]
-        for i in walk.entries.indices {
-            let folder = folderBytes(walk.entries[i].path)
-            if folders.contains(folder) { siblings[folder, default: []].append(i) }
-        }
+        // The orphans' folders by number: the entries in them, in one pass over the entries'
+        // folder numbers (no path made).
+        let entries = walk.entries
+        let folders = Set(orphans.compactMap { entries.folders.find(folderBytes($0.target)) })
+        var siblings: [Int32: [Int]] = [:]
+        for i in entries.indices where folders.contains(entries.folder[i]) { siblings[entries.folder[i], default: []].append(i) }
         // Byte order, so that the result does not depend on the order the walk found things.
         for var orphan in orphans.sorted(by: { $0.sidecar < $1.sidecar }) {
-            let candidates = siblings[folderBytes(orphan.target)] ?? []
+            let candidates = entries.folders.find(folderBytes(orphan.target)).flatMap { siblings[$0] } ?? []
             var anchor: Int?
-            if let i = candidates.first(where: { sameUnderNormalisation(walk.entries[$0].path.name, orphan.target.name) }) {
+            if let i = candidates.first(where: { sameUnderNormalisation(entries.name($0), orphan.target.name) }) {
                 anchor = i
                 orphan.sameUnderNormalisation = true
-                walk.entries[i].marks += orphan.marks
+                walk.entries.addMarks(orphan.marks, at: i)
             } else {
                 let name = Array(String(decoding: orphan.target.name, as: UTF8.self).unicodeScalars)
                 var best: (distance: Int, index: Int)?
                 for i in candidates {
-                    let d = distance(name, Array(String(decoding: walk.entries[i].path.name, as: UTF8.self).unicodeScalars))
-                    if best == nil || d < best!.distance || (d == best!.distance && walk.entries[i].path < walk.entries[best!.index].path) {
+                    let d = distance(name, Array(String(decoding: entries.name(i), as: UTF8.self).unicodeScalars))
+                    if best == nil || d < best!.distance || (d == best!.distance && entries.path(i) < entries.path(best!.index)) {
                         best = (d, i)
                     }
                 }
                 anchor = best?.index
             }
-            orphan.nearest = anchor.map { walk.entries[$0].path }
+            orphan.nearest = anchor.map { entries.path($0) }
             walk.orphanSidecars.append(orphan)
         }
     }

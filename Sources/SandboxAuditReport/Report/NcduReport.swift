@@ -13,7 +13,7 @@ enum NcduReport {
     /// One folder or entry of the tree written.
     struct Node {
         var name: [UInt8]
-        var entry: WalkEntry?
+        var entry: EntryFields?
         var readError = false
         var children: [Int] = []
     }
@@ -132,7 +132,7 @@ enum NcduReport {
     }
 
     /// The file type bits of `st_mode`, from the kind (an archive member's mode may lack them).
-    static func typeBits(_ e: WalkEntry) -> UInt32 {
+    static func typeBits(_ e: EntryFields) -> UInt32 {
         switch e.kind {
         case .file: return 0o100000
         case .directory: return 0o040000

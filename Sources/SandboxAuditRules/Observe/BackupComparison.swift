@@ -84,7 +84,7 @@ package struct BackupComparison: Sendable {
             let held = backup.first { $0.domain == name }
             if held == nil { missing.append(name) }
             var inBackup: [ContainerPath: InventoryEntry] = [:]
-            for e in held?.entries ?? [] where !e.path.isRoot { inBackup[e.path] = e }
+            if let held { for e in held.entries where !e.path.isRoot { inBackup[e.path] = e } }
             let sets = inventory.container.role.pathSets
             var predicted = Set<ContainerPath>()
             for e in inventory.entries where e.backedUp == true && e.entry.kind != .other && !e.path.isRoot {

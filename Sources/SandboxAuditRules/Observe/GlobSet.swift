@@ -65,7 +65,7 @@ struct GlobSet {
     /// the entries do not list (a backup without its row) passes nothing on: its contents are
     /// matched on their own, and a glob naming the folder still covers them through `**` or
     /// their own paths.
-    func coverage(_ entries: [InventoryEntry], chunks: Int? = nil) -> Coverage {
+    func coverage(_ entries: InventoryEntries, chunks: Int? = nil) -> Coverage {
         guard !globs.isEmpty else { return Coverage(setOfEntry: [Int32](repeating: 0, count: entries.count), sets: [[]]) }
         let parts = visit(entries, chunks: chunks, initial: (setOf: [Int32](), sets: [Covering()])) { state, _, covering in
             guard !covering.isEmpty else { state.setOf.append(0); return }
@@ -93,7 +93,7 @@ struct GlobSet {
     /// the folders above its entries that lie before it (found by binary search: the entries
     /// are in path order), as the one pass would have met them, so what a run finds does not
     /// depend on where it starts.
-    func visit<State: Sendable>(_ entries: [InventoryEntry], chunks: Int? = nil, initial: State,
+    func visit<State: Sendable>(_ entries: InventoryEntries, chunks: Int? = nil, initial: State,
                                 _ body: @Sendable (inout State, Int, Covering) -> Void) -> [State] {
         guard !globs.isEmpty else { return [initial] }
         let n = entries.count
@@ -116,7 +116,7 @@ struct GlobSet {
     }
 
     /// Calls `body` with each entry's index and what covers it, in entry order, on one core.
-    func visit(_ entries: [InventoryEntry], _ body: (Int, Covering) -> Void) {
+    func visit(_ entries: InventoryEntries, _ body: (Int, Covering) -> Void) {
         guard !globs.isEmpty else { return }
         var walker = Walker(set: self, entries: entries, start: 0)
         for i in 0..<entries.count { walker.step(i) { body($0, $1) } }
@@ -136,7 +136,7 @@ struct GlobSet {
     /// in a buffer used again for the next.
     private struct Walker {
         let set: GlobSet
-        let entries: [InventoryEntry]
+        let entries: InventoryEntries
         /// Where the run starts: folders above its entries before this are looked up.
         let start: Int
         var sets: [Covering] = [[]]
@@ -146,7 +146,7 @@ struct GlobSet {
         var own: Covering = []
         var scratch: Covering = []
 
-        init(set: GlobSet, entries: [InventoryEntry], start: Int) {
+        init(set: GlobSet, entries: InventoryEntries, start: Int) {
             self.set = set
             self.entries = entries
             self.start = start

@@ -59,7 +59,7 @@ extension Materializer {
     private static func makeKeptFolders(_ simulation: SimulationResult, parents: inout NewFolders, report: inout Report) throws -> ArchivePlan {
         var plan = ArchivePlan()
         for (i, (e, keep)) in zip(simulation.inventory.entries, simulation.kept).enumerated() {
-            let w = e.entry
+            let w = e.entry.walkEntry
             if w.inode != 0 { plan.byInode[w.inode, default: []].append(i) }
             guard keep else { continue }
             switch w.kind {
@@ -121,11 +121,11 @@ extension Materializer {
             guard p.count > prefix.count, p.starts(with: prefix), group.contains(where: { sameBytes(entries[$0].path.bytes, p[prefix.count...]) }) else {
                 throw InputError("\(location) does not read as it did when it was scanned: \(ByteText.display(p))")
             }
-            let w = entries[group[0]].entry
+            let w = entries[group[0]].entry.walkEntry
             switch (m.type, w.kind) {
             case (ArchiveWalk.FileType.reg, .file):
                 guard let first = plan.firstKept[w.inode] else { continue }
-                try writeFile(m, from: reader, to: entries[first].entry, marks: group.filter { simulation.kept[$0] }.reversed().flatMap { entries[$0].entry.marks },
+                try writeFile(m, from: reader, to: entries[first].entry.walkEntry, marks: group.filter { simulation.kept[$0] }.reversed().flatMap { entries[$0].entry.marks },
                               parents: &parents)
                 done.written.insert(first)
             case (ArchiveWalk.FileType.dir, .directory):
@@ -178,7 +178,7 @@ extension Materializer {
     private static func checkEveryKeptCame(_ simulation: SimulationResult, _ plan: ArchivePlan, _ done: ArchiveWritten, report: inout Report) throws {
         let entries = simulation.inventory.entries
         for (i, keep) in simulation.kept.enumerated() where keep {
-            let w = entries[i].entry
+            let w = entries[i].entry.walkEntry
             let missing: Bool
             switch w.kind {
             case .file: missing = !done.written.contains(plan.firstKept[w.inode] ?? i)
@@ -196,10 +196,10 @@ extension Materializer {
     }
 
     /// The other kept paths of each hard-linked file, linked to the path that got the data.
-    private static func linkPaths(_ entries: [InventoryEntry], _ plan: ArchivePlan, root dstRoot: FileDescriptor, parents: inout NewFolders) throws {
+    private static func linkPaths(_ entries: InventoryEntries, _ plan: ArchivePlan, root dstRoot: FileDescriptor, parents: inout NewFolders) throws {
         for i in plan.links {
             try checkInterrupted()
-            let w = entries[i].entry
+            let w = entries[i].entry.walkEntry
             let first = entries[plan.firstKept[w.inode]!].path
             // A duplicate: opening the link's own folder next may close the chain's.
             let held = try parents.openParent(of: first)

@@ -149,7 +149,7 @@ package enum Materializer {
         var need: Int64 = 0
         var counted = Set<HardLinkKey>()
         for (e, keep) in zip(simulation.inventory.entries, simulation.kept) where keep && e.entry.kind == .file {
-            let w = e.entry
+            let w = e.entry.walkEntry
             if w.linkCount > 1 || fromArchive, !counted.insert(HardLinkKey(device: w.device, inode: w.inode)).inserted { continue }
             // Where the input knows each file's blocks, a file needs at most those (holes stay holes).
             need +|= simulation.inventory.container.source.capabilities.sizesOnDisk ? min(w.size, w.allocated) : w.size

@@ -197,7 +197,7 @@ extension Materializer {
         var firstLink: [HardLinkKey: (path: ContainerPath, id: FileIdentity)] = [:]
         for (e, keep) in zip(simulation.inventory.entries, simulation.kept) where keep {
             try checkInterrupted()
-            let w = e.entry
+            let w = e.entry.walkEntry
             if !w.path.isChild(of: levels[levels.count - 1].path) { try enter(w.path.parent ?? .root) }
             let srcParent = levels[levels.count - 1].src, dstParent = levels[levels.count - 1].dst
             switch w.kind {

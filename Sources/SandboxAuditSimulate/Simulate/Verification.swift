@@ -19,7 +19,7 @@ package enum Verification {
     }
 
     static func signature(_ e: InventoryEntry) -> Signature {
-        let w = e.entry
+        let w = e.entry.walkEntry
         let marks = Set(w.marks.map { "\($0.attribute.rawValue)=\(ByteText.hexString($0.value))" }).sorted()
         return Signature(kind: w.kind, size: w.holdsContent ? w.size : nil, marks: marks)
     }

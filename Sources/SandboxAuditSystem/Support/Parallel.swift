@@ -32,6 +32,22 @@ package enum Parallel {
         }
     }
 
+    /// `workers` workers share `tasks` and whatever tasks they hand back (`TaskPool.offer`):
+    /// each takes the next task when it is done with its own, and a worker with more work than
+    /// it can do alone offers some of it while another waits (`TaskPool.hungry`). Ends when the
+    /// pool is empty and every worker waits. Each worker starts from `initial()`; the states come
+    /// back in the order of the workers.
+    package static func share<Task: Sendable, State: Sendable>(workers: Int, tasks: [Task], initial: @Sendable () -> State,
+                                                               _ body: @Sendable (inout State, Task, TaskPool<Task>) -> Void) -> [State] {
+        let workers = max(1, workers)
+        let pool = TaskPool(tasks, workers: workers)
+        return map(workers) { _ in
+            var state = initial()
+            while let task = pool.take() { body(&state, task, pool) }
+            return state
+        }
+    }
+
     /// `0..<count` cut into `parts` consecutive runs as even as they come (the last takes what
     /// is left over): `runs(5, parts: 2)` is `[0..<2, 2..<5]`. At least one run, however small `count`.
     package static func runs(_ count: Int, parts: Int) -> [Range<Int>] {
@@ -139,6 +155,53 @@ private final class TaskCounter: @unchecked Sendable {
         guard next < count else { return nil }
         next += 1
         return next - 1
+    }
+}
+
+/// The tasks `Parallel.share`'s workers take and hand back.
+/// `@unchecked Sendable`: its mutable fields are read and written only while `condition`'s
+/// lock is held.
+package final class TaskPool<Task: Sendable>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var tasks: [Task]
+    private let workers: Int
+    private var waiting = 0
+    private var finished = false
+
+    fileprivate init(_ tasks: [Task], workers: Int) {
+        self.tasks = tasks
+        self.workers = workers
+    }
+
+    /// True while a worker waits for a task and none is there: the time to offer some.
+    package var hungry: Bool {
+        condition.lock(); defer { condition.unlock() }
+        return waiting > 0 && tasks.isEmpty
+    }
+
+    /// Hands tasks to the workers that wait.
+    package func offer(_ more: [Task]) {
+        guard !more.isEmpty else { return }
+        condition.lock(); defer { condition.unlock() }
+        tasks += more
+        condition.broadcast()
+    }
+
+    /// The next task; nil once the pool is empty and every other worker waits too (none is
+    /// left that could offer one).
+    fileprivate func take() -> Task? {
+        condition.lock(); defer { condition.unlock() }
+        while tasks.isEmpty {
+            if finished || waiting == workers - 1 {
+                finished = true
+                condition.broadcast()
+                return nil
+            }
+            waiting += 1
+            condition.wait()
+            waiting -= 1
+        }
+        return tasks.removeLast()
     }
 }
 

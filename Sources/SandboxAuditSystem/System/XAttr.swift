@@ -33,9 +33,14 @@ package enum XAttr {
         /// An open file descriptor (a directory the walker holds open).
         case descriptor(Int32)
         /// The entry `name` (a C string, valid for the call) inside the open directory
-        /// `directory`, which is `path` below `root`; the full path is built only where neither
+        /// `directory`, which is `folder` below `root`; the full path is built only where neither
         /// listxattrat(2) nor `/proc/self/fd` (Linux) nor an openat(2) of the entry (macOS) serves.
-        case child(directory: Int32, name: UnsafePointer<CChar>, root: String, path: ContainerPath)
+        case child(directory: Int32, name: UnsafePointer<CChar>, root: String, folder: ContainerPath)
+
+        /// A `.child`'s path below its root.
+        static func childPath(_ name: UnsafePointer<CChar>, in folder: ContainerPath) -> ContainerPath {
+            folder.appending(UnsafeBufferPointer(start: UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: strlen(name)))
+        }
     }
 
     #if os(Linux)
@@ -65,7 +70,8 @@ package enum XAttr {
         switch target {
         case .path(let p): bytes = p
         case .descriptor(let fd): bytes = Array("/proc/self/fd/\(fd)".utf8)
-        case .child(let dir, let name, let root, let path):
+        case .child(let dir, let name, let root, let folder):
+            let path = Target.childPath(name, in: folder)
             #if os(Linux)
             if procFDAvailable {
                 bytes = Array("/proc/self/fd/\(dir)/".utf8) + UnsafeBufferPointer(start: UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: strlen(name))
@@ -87,7 +93,7 @@ package enum XAttr {
         switch target {
         case .path(let p): return ByteText.display(p)
         case .descriptor(let fd): return "descriptor \(fd)"
-        case .child(_, _, let root, let path): return root + "/" + path.display
+        case .child(_, let name, let root, let folder): return root + "/" + Target.childPath(name, in: folder).display
         }
     }
 

@@ -12,7 +12,7 @@ enum FolderWalk {
         var walker = Walker(root: container.dataRoot)
         walker.opened = container.root
         walker.skipAtTop = [Array(AppleDouble.mirrorFolder.utf8)]
-        walker.headerLength = { path, size in StoreSignature.headerLength(path, size: size) }
+        walker.headerLength = { zone, size in StoreSignature.headerLength(zone, size: size) }
         var walk: WalkResult
         do {
             walk = try walker.walk()
@@ -63,8 +63,8 @@ enum FolderWalk {
         }
         if !mirrored.isEmpty {
             for i in walk.entries.indices {
-                if let found = mirrored.removeValue(forKey: walk.entries[i].path) {
-                    for s in found { walk.entries[i].marks += s.marks }
+                if let found = mirrored.removeValue(forKey: walk.entries.path(i)) {
+                    for s in found { walk.entries.addMarks(s.marks, at: i) }
                 }
             }
             for (target, found) in mirrored {

@@ -5,8 +5,9 @@ import SandboxAuditSystem
 ///
 /// - Never follows symlinks, never opens FIFOs, sockets or devices.
 /// - Iterative, so depth is bounded by memory, not the stack; entries are addressed relative
-///   to an open directory, so paths longer than PATH_MAX work. The subtrees two levels down are
-///   shared out between two workers. At most `maximumOpenDirectories`
+///   to an open directory, so paths longer than PATH_MAX work. The folders at the root are
+///   shared out between two workers, and a worker hands folders of its subtree to the other
+///   when that one has none left. At most `maximumOpenDirectories`
 ///   descriptors stay open: deeper ancestors are closed and reopened through `..` (checked by
 ///   device and inode) when the walk climbs back to them.
 /// - Opens directories and sidecars with O_NOATIME where permitted, so reading leaves access
@@ -26,9 +27,9 @@ struct Walker {
     /// zips do for every folder holding a file with a sidecar), so all land in
     /// `unmatchedSidecars`.
     var matchSidecars = true
-    /// How many leading bytes to record of a regular file (0: none), given its path and size:
+    /// How many leading bytes to record of a regular file (0: none), given its zone and size:
     /// the content rules' file signatures, read while the folder is open anyway.
-    var headerLength: @Sendable (ContainerPath, Int64) -> Int = { _, _ in 0 }
+    var headerLength: @Sendable (Zone, Int64) -> Int = { _, _ in 0 }
     var maximumOpenDirectories = 64
 
     init(root: String) { self.root = root }
@@ -40,6 +41,13 @@ struct Walker {
         var fd: FileDescriptor?
         var identity: FileIdentity?
         var pending: [[UInt8]]
+    }
+
+    /// A folder to walk, opened, with its path: the root's folders, and those a worker hands
+    /// to another that has none left.
+    struct Subtree: Sendable {
+        let fd: FileDescriptor
+        let path: ContainerPath
     }
 
     func walk() throws -> WalkResult {
@@ -56,34 +64,23 @@ struct Walker {
             result.problems.append(WalkProblem(path: .root, operation: "read attributes", reason: e.reason))
         }
 
-        // The root and the folders just below it are listed here; every folder below those is
-        // the root of a subtree that a worker walks on its own.
-        var tasks: [(parent: [UInt8], name: [UInt8])] = []
-        for name in readDirectory(fd: rootFD, path: .root, top: true, into: &result) {
+        // The root is listed here; each folder in it is a subtree a worker walks, and a worker
+        // hands parts of its subtree to the other when that one has none left (`TaskPool`).
+        var tasks: [Subtree] = []
+        for name in readDirectory(fd: rootFD, path: .root, folder: 0, top: true, into: &result) {
             let path = ContainerPath.root.appending(name)
             guard let fd = openDirectory(in: rootFD, name, path: path, into: &result) else { continue }
-            tasks += readDirectory(fd: fd, path: path, top: false, into: &result).map { (name, $0) }
-            fd.close()
+            tasks.append(Subtree(fd: fd, path: path))
         }
+        tasks.reverse()
 
-        // Two workers (the cores this tool may assume) take subtrees in turn.
+        // Two workers (the cores this tool may assume).
         let workers = max(1, min(tasks.count, ProcessInfo.processInfo.activeProcessorCount, Walker.maximumWorkers))
-        let walker = self, subtrees = tasks
-        let parts = Parallel.takeTurns(workers: workers, tasks: subtrees.count, initial: { WalkResult() }) { local, i in
-            let (parent, name) = subtrees[i]
-            let path = ContainerPath(bytes: parent).appending(name)
-            let opened = Result { () throws(Errno) in
-                let parentFD = try rootFD.openDirectory(parent)
-                defer { parentFD.close() }
-                return try parentFD.openDirectory(name)
-            }
-            switch opened {
-            case .success(let fd): walker.walkSubtree(fd: fd, path: path, into: &local)
-            case .failure(let e): local.problems.append(Walker.openFailed(path, e))
-            }
+        let walker = self
+        let parts = Parallel.share(workers: workers, tasks: tasks, initial: { WalkResult() }) { local, task, pool in
+            walker.walkSubtree(fd: task.fd, path: task.path, into: &local, pool: pool)
         }
-        // The workers' entries join the top's, chunk by chunk (nothing is copied but the
-        // last, partly filled chunks).
+        // The workers' entries join the root's.
         for var part in parts {
             part.progress.flush(folder: "")
             result.entries.join(part.entries)
@@ -123,14 +120,19 @@ struct Walker {
     }
 
     /// Walks the subtree of the open directory `fd` (which it closes), depth first, with a
-    /// bounded number of open descriptors.
-    private func walkSubtree(fd subtreeFD: FileDescriptor, path subtreePath: ContainerPath, into result: inout WalkResult) {
+    /// bounded number of open descriptors. While another worker waits, it hands that worker
+    /// half of the folders it has still to walk in the folder it has just listed.
+    private func walkSubtree(fd subtreeFD: FileDescriptor, path subtreePath: ContainerPath, into result: inout WalkResult, pool: TaskPool<Subtree>) {
+        let subtreeFolder = result.entries.addFolder(subtreePath)
         var stack = [Frame(path: subtreePath, name: Array(subtreePath.name), fd: subtreeFD, identity: try? subtreeFD.status().identity, pending: [])]
-        stack[0].pending = readDirectory(fd: subtreeFD, path: subtreePath, top: false, into: &result)
+        stack[0].pending = readDirectory(fd: subtreeFD, path: subtreePath, folder: subtreeFolder, top: false, into: &result)
         var openCount = 1
 
         while !stack.isEmpty {
             let top = stack.count - 1
+            if stack[top].pending.count > 1, let fd = stack[top].fd, pool.hungry {
+                offerHalf(of: &stack[top].pending, in: fd, path: stack[top].path, to: pool, into: &result)
+            }
             guard let name = stack[top].pending.popLast() else {
                 let finished = stack.removeLast()
                 if !stack.isEmpty, stack[stack.count - 1].fd == nil, !stack[stack.count - 1].pending.isEmpty {
@@ -149,13 +151,28 @@ struct Walker {
             guard let parentFD = parent.fd, let fd = openDirectory(in: parentFD, name, path: path, into: &result) else { continue }
             stack.append(Frame(path: path, name: name, fd: fd, identity: try? fd.status().identity, pending: []))
             openCount += 1
-            stack[stack.count - 1].pending = readDirectory(fd: fd, path: path, top: false, into: &result)
+            let folder = result.entries.addFolder(path)
+            stack[stack.count - 1].pending = readDirectory(fd: fd, path: path, folder: folder, top: false, into: &result)
             // Keep the descriptors bounded: close the oldest open ancestor (never the subtree's own).
             if openCount > maximumOpenDirectories {
                 let oldest = stack.count - maximumOpenDirectories
                 if oldest >= 1, let fd = stack[oldest].fd { fd.close(); stack[oldest].fd = nil; openCount -= 1 }
             }
         }
+    }
+
+    /// Opens half of `pending` (at most 16 folders, so that few descriptors wait in the pool)
+    /// and offers them to the pool.
+    private func offerHalf(of pending: inout [[UInt8]], in fd: FileDescriptor, path: ContainerPath, to pool: TaskPool<Subtree>, into result: inout WalkResult) {
+        var offered: [Subtree] = []
+        for _ in 0..<min(pending.count / 2, 16) {
+            let name = pending.removeFirst()
+            let child = path.appending(name)
+            guard child.bytes.count < Walker.maximumPathLength else { pending.append(name); continue }
+            guard let opened = openDirectory(in: fd, name, path: child, into: &result) else { continue }
+            offered.append(Subtree(fd: opened, path: child))
+        }
+        pool.offer(offered)
     }
 
     /// Reopens the directory above `child` through `..`, or from the nearest open ancestor,
@@ -184,24 +201,28 @@ struct Walker {
         return nil
     }
 
-    /// Lists one directory, records its entries, and returns the subdirectories to visit.
-    /// Each name is used where `readdir` left it: no copy of it is made but the entry's path.
-    private func readDirectory(fd: FileDescriptor, path: ContainerPath, top: Bool, into result: inout WalkResult) -> [[UInt8]] {
+    /// Lists one directory (folder `folder` of the entries), records its entries, and returns
+    /// the subdirectories to visit. Each name is used where `readdir` left it: an entry's name
+    /// is copied into the entries' names, and no path is made for it.
+    private func readDirectory(fd: FileDescriptor, path: ContainerPath, folder: Int32, top: Bool, into result: inout WalkResult) -> [[UInt8]] {
         var subdirectories: [[UInt8]] = []
         let firstNew = result.entries.count
         var sidecars: [[UInt8]: Sidecar] = [:]
+        // The zone of every entry here, when the folder decides it (two levels down and
+        // deeper): what the first bytes of a file are wanted for.
+        let folderZone: Zone? = path.bytes.contains(UInt8(ascii: "/")) ? Zone.of(path) : nil
         let failure = fd.forEachName { cName, name in
             if top && skipAtTop.contains(Array(name)) { return }
-            let childPath = path.appending(name)
             let st: FileStatus
             switch Result(catching: { () throws(Errno) in try fd.status(ofCString: cName) }) {
             case .success(let s): st = s
             case .failure(let e):
-                result.problems.append(WalkProblem(path: childPath, operation: "stat", reason: errorText(e.code), vanished: e.code == ENOENT))
+                result.problems.append(WalkProblem(path: path.appending(name), operation: "stat", reason: errorText(e.code), vanished: e.code == ENOENT))
                 return
             }
             if st.kind == .regular, name.count > 2, name.starts(with: AppleDouble.sidecarPrefix), st.size <= Int64(AppleDouble.maximumSize) {
-                switch readSidecar(fd: fd, cName: cName, path: childPath) {
+                let read = Result { () throws(SystemError) in try fd.readFile(cString: cName, limit: AppleDouble.maximumSize) }
+                switch Walker.sidecar(read, path: path.appending(name)) {
                 case .notSidecar: break
                 case .sidecar(let marks):
                     result.sidecarCount += 1
@@ -213,39 +234,39 @@ struct Walker {
                     return
                 }
             }
-            var entry = WalkEntry(
-                path: childPath, kind: .other, special: nil, size: st.size, allocated: st.allocated,
-                mode: st.mode, modifiedSeconds: st.modifiedSeconds, modifiedNanoseconds: st.modifiedNanoseconds,
-                device: st.device, inode: st.inode, linkCount: st.linkCount,
-                symlinkTarget: nil, header: nil, marks: [])
+            let kind: EntryKind
+            var held: [UInt8]?
             switch st.kind {
             case .regular:
-                entry.kind = .file
-                let wanted = headerLength(childPath, entry.size)
-                if wanted > 0 { entry.header = try? fd.readFile(cString: cName, limit: wanted) }
-            case .directory: entry.kind = .directory; subdirectories.append(Array(name))
-            case .symlink: entry.kind = .symlink; entry.symlinkTarget = try? fd.readLink(cString: cName, size: Int(st.size))
-            case .fifo: entry.special = .fifo
-            case .socket: entry.special = .socket
-            case .characterDevice: entry.special = .characterDevice
-            case .blockDevice: entry.special = .blockDevice
-            case .unknown: break
+                kind = .file
+                let wanted = StoreSignature.mayBeDatabase(size: st.size)
+                    ? headerLength(folderZone ?? Zone.of(path.appending(name)), st.size) : 0
+                if wanted > 0 { held = try? fd.readFile(cString: cName, limit: wanted) }
+            case .directory: kind = .directory; subdirectories.append(Array(name))
+            case .symlink: kind = EntryKind(.symlink, nil); held = try? fd.readLink(cString: cName, size: Int(st.size))
+            case .fifo: kind = EntryKind(.other, .fifo)
+            case .socket: kind = EntryKind(.other, .socket)
+            case .characterDevice: kind = EntryKind(.other, .characterDevice)
+            case .blockDevice: kind = EntryKind(.other, .blockDevice)
+            case .unknown: kind = EntryKind(.other, nil)
             }
+            result.entries.append(listedIn: folder, name: name, status: st, kind: kind)
+            if let held { result.entries.setContent(held, at: result.entries.count - 1) }
             do {
-                entry.marks = try AttributeMark.nativeMarks(.child(directory: fd.rawValue, name: cName, root: root, path: childPath))
+                let marks = try AttributeMark.nativeMarks(.child(directory: fd.rawValue, name: cName, root: root, folder: path))
+                if !marks.isEmpty { result.entries.setMarks(marks, at: result.entries.count - 1) }
             } catch let e as SystemError {
-                result.problems.append(WalkProblem(path: childPath, operation: "read attributes", reason: e.reason, vanished: e.code == ENOENT))
+                result.problems.append(WalkProblem(path: path.appending(name), operation: "read attributes", reason: e.reason, vanished: e.code == ENOENT))
             } catch {}
-            result.entries.append(entry)
         }
         if let failure {
             result.problems.append(WalkProblem(path: path, operation: "read directory", reason: errorText(failure.code)))
         }
-        if result.progress.isWatched { result.progress.countFolder(result.entries[firstNew...], path) }
+        if result.progress.isWatched { result.progress.countFolder(result.entries, from: firstNew, path) }
         if !sidecars.isEmpty {
             if matchSidecars {
                 for i in firstNew..<result.entries.count {
-                    if let sidecar = sidecars.removeValue(forKey: Array(result.entries[i].path.name)) { result.entries[i].marks += sidecar.marks }
+                    if let sidecar = sidecars.removeValue(forKey: Array(result.entries.name(i))) { result.entries.addMarks(sidecar.marks, at: i) }
                 }
             }
             for (name, sidecar) in sidecars { result.unmatchedSidecars[path.appending(name)] = sidecar }
@@ -255,9 +276,10 @@ struct Walker {
 
     private enum SidecarRead { case notSidecar, sidecar([AttributeMark]), failed(WalkProblem) }
 
-    private func readSidecar(fd: FileDescriptor, cName: UnsafePointer<CChar>, path: ContainerPath) -> SidecarRead {
+    /// What a `._NAME` file read (`read`) holds.
+    private static func sidecar(_ read: Result<[UInt8], SystemError>, path: ContainerPath) -> SidecarRead {
         let bytes: [UInt8]
-        switch Result(catching: { () throws(SystemError) in try fd.readFile(cString: cName, limit: AppleDouble.maximumSize) }) {
+        switch read {
         case .success(let b): bytes = b
         case .failure(let e): return .failed(WalkProblem(path: path, operation: "read AppleDouble file", reason: e.reason))
         }

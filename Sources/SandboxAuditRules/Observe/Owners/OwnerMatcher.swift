@@ -150,42 +150,47 @@ package struct OwnerMatcher: Sendable {
         }.flatMap { $0 }
     }
 
-    /// The codes of a run of entries in path order.
-    private func codes(_ entries: ArraySlice<InventoryEntry>) -> [Int32] {
-        var folders: [ContainerPath: Best] = [:]
+    /// The codes of a run of entries in path order. Folders are known by number
+    /// (`InventoryEntry.folder`): a path is made only for a name some glob may match.
+    private func codes(_ entries: Slice<InventoryEntries>) -> [Int32] {
+        let all = entries.base
+        var folders: [Int32: Best] = [:]
         var out: [Int32] = []
         out.reserveCapacity(entries.count)
         // Siblings come together (path order): the last parent seen is checked in place first,
         // with the globs its children may match (the same depth and first component for all).
-        var last: (path: ContainerPath, best: Best, tried: [Int])?
+        var last: (folder: Int32, best: Best, tried: [Int])?
         for e in entries {
             var best = Best()
             let tried: [Int]
-            if let last, e.path.isChild(of: last.path) {
+            let folder = e.folder
+            if let last, folder == last.folder {
                 best = last.best
                 tried = last.tried
-            } else {
-                tried = candidates(depth: e.path.depth, first: e.path.leadingComponents(1).first.map(Array.init) ?? [])
-                if let parent = e.path.parent, !parent.isRoot {
-                    if let known = folders[parent] {
-                        best = known
-                    } else {
-                        // A folder the input does not list (a backup without its row): matched once.
-                        best = covering(parent)
-                        folders[parent] = best
-                    }
-                    last = (parent, best, tried)
+            } else if folder > 0 {
+                let parent = all.folderPath(folder)
+                tried = candidates(depth: parent.depth + 1, first: parent.leadingComponents(1).first.map(Array.init) ?? [])
+                if let known = folders[folder] {
+                    best = known
+                } else {
+                    // A folder the input does not list (a backup without its row): matched once.
+                    best = covering(parent)
+                    folders[folder] = best
                 }
+                last = (folder, best, tried)
+            } else {
+                tried = candidates(depth: folder < 0 ? 0 : 1, first: folder < 0 ? [] : Array(e.name))
             }
             // Most names are turned away by the globs' last component alone, read in place.
-            if lastAffixes.admitsAny(tried, e.path.name) {
-                let depth = e.path.depth
-                let lead = e.path.leadingComponents(max(leading, 1))
-                let all = needsAll ? e.path.components : []
-                let parts = PathParts(depth: depth, leading: lead, trailing: PathParts.trailing(e.path, trailing), all: all[...])
+            if lastAffixes.admitsAny(tried, e.name) {
+                let path = e.path
+                let depth = path.depth
+                let lead = path.leadingComponents(max(leading, 1))
+                let all = needsAll ? path.components : []
+                let parts = PathParts(depth: depth, leading: lead, trailing: PathParts.trailing(path, trailing), all: all[...])
                 best.merge(own(parts, tried))
             }
-            if e.entry.kind == .directory { folders[e.path] = best }
+            if let own = e.ownFolder { folders[own] = best }
             out.append(best.code)
         }
         return out

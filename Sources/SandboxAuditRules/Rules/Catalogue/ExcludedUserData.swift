@@ -50,7 +50,7 @@ struct ExcludedUserData: Rule {
             }
         }
         var sizes: [ContainerPath: Int64] = [:]
-        for e in inventory.entries where e.excludedBy != nil && e.zone == .documents && e.countsInTotals && e.entry.kind != .directory {
+        for e in inventory.entries where e.isExcluded && e.zone == .documents && e.countsInTotals && e.entry.kind != .directory {
             if let by = e.excludedBy, let top = topOf[by] { sizes[top, default: 0] += e.entry.size }
         }
         return topmost.map { c in

@@ -43,14 +43,17 @@ struct ManyBackedUpFiles: Rule {
         let threshold = context.settings.manyFilesThreshold
         // Backed-up regular files per folder, then summed up the tree, deepest folders first.
         // Siblings come in runs (path order): count a run, then add it to its folder.
-        var direct: [ContainerPath: Tally] = [:]
+        // Folders by number (`InventoryEntry.folder`): no path is made but the findings'.
+        let entries = inventory.entries
+        var direct: [Int32: Tally] = [:]
         var run = Tally()
-        var runParent = ContainerPath.root
-        for e in inventory.entries where e.entry.kind == .file && e.backedUp == true {
-            guard e.path.bytes.contains(UInt8(ascii: "/")) else { continue } // at the root
-            if !e.path.isChild(of: runParent) {
+        var runParent: Int32 = 0
+        for e in entries where e.entry.kind == .file && e.backedUp == true {
+            let folder = e.folder
+            guard folder > 0 else { continue } // at the root
+            if folder != runParent {
                 if run.files > 0 { direct[runParent, default: Tally()].add(run) }
-                runParent = e.path.parent ?? .root
+                runParent = folder
                 run = Tally()
             }
             run.files += 1
@@ -58,21 +61,23 @@ struct ManyBackedUpFiles: Rule {
         }
         if run.files > 0 { direct[runParent, default: Tally()].add(run) }
         guard direct.values.reduce(0, { $0 + $1.files }) >= threshold else { return [] }
-        let folders = inventory.entries.filter { $0.entry.kind == .directory && $0.backedUp != nil }
-            .map { (entry: $0, depth: $0.path.depth) }
+        let folders = entries.filter { $0.entry.kind == .directory && $0.backedUp != nil }
+            .map { (entry: $0, depth: $0.folder < 0 ? 0 : entries.depth(ofFolder: $0.folder) + 1) }
             .sorted { $0.depth > $1.depth }
-        var subtree: [ContainerPath: Tally] = [:]
-        var childReached: Set<ContainerPath> = []
+        var subtree: [Int32: Tally] = [:]
+        var childReached: Set<Int32> = []
         var findings: [Finding] = []
         for (e, _) in folders {
-            var t = subtree[e.path] ?? Tally()
-            if let own = direct[e.path] { t.files += own.files; t.bytes += own.bytes }
+            guard let own = e.ownFolder else { continue } // nothing inside it
+            var t = subtree[own] ?? Tally()
+            if let mine = direct[own] { t.files += mine.files; t.bytes += mine.bytes }
             guard t.files > 0 else { continue }
             let reached = t.files >= threshold
-            if reached, e.backedUp == true, !childReached.contains(e.path) {
+            if reached, e.backedUp == true, !childReached.contains(own) {
                 findings.append(finding(e.path, "\(groupedDigits(Int64(t.files))) backed-up files (\(ByteSize.format(t.bytes))) in this folder's subtree: each one slows every backup and restore; one store or an excluded folder serves better", size: t.bytes))
             }
-            if let parent = e.path.parent, !parent.isRoot {
+            let parent = e.folder
+            if parent > 0 {
                 subtree[parent, default: Tally()].files += t.files
                 subtree[parent, default: Tally()].bytes += t.bytes
                 if reached { childReached.insert(parent) }

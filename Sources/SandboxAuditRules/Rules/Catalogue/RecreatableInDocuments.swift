@@ -74,27 +74,30 @@ struct RecreatableInDocuments: Rule {
         var flagged: [ContainerPath] = []
         var reasons: [ContainerPath: String] = [:]
         var sizes: [ContainerPath: Int64] = [:]
-        // The flagged folder above each folder, inherited downward: parents sort before children.
-        var owner: [ContainerPath: ContainerPath] = [:]
+        // The flagged folder above each folder (by folder number), inherited downward: parents
+        // sort before children.
+        var owner: [Int32: ContainerPath] = [:]
         // Siblings come together: the last parent looked up is checked in place first.
-        var lastParent = ContainerPath.root, lastFolder: ContainerPath?
-        for e in inventory.entries where e.zone == .documents && e.path.bytes.contains(UInt8(ascii: "/")) {
+        var lastParent: Int32 = 0, lastFolder: ContainerPath?
+        // Inside Documents: in a folder below the data root (folder 0).
+        for e in inventory.entries where e.zone == .documents && e.folder > 0 {
             if !owner.isEmpty {
-                if !e.path.isChild(of: lastParent) {
-                    lastParent = e.path.parent ?? .root
+                if e.folder != lastParent {
+                    lastParent = e.folder
                     lastFolder = owner[lastParent]
                 }
                 if let folder = lastFolder {
-                    if e.entry.kind == .directory { owner[e.path] = folder }
+                    if let own = e.ownFolder { owner[own] = folder }
                     sizes[folder, default: 0] += e.countedSize
                     continue
                 }
             }
-            guard e.backedUp == true, let why = RecreatableInDocuments.matches(name: e.path.name, kind: e.entry.kind) else { continue }
-            flagged.append(e.path)
-            reasons[e.path] = why
-            sizes[e.path] = e.entry.kind == .file && e.countsInTotals ? e.entry.size : 0
-            if e.entry.kind == .directory { owner[e.path] = e.path }
+            guard e.backedUp == true, let why = RecreatableInDocuments.matches(name: e.name, kind: e.entry.kind) else { continue }
+            let path = e.path
+            flagged.append(path)
+            reasons[path] = why
+            sizes[path] = e.entry.kind == .file && e.countsInTotals ? e.entry.size : 0
+            if let own = e.ownFolder { owner[own] = path }
         }
         return flagged.map { path in
             finding(path, "looks re-creatable (\(reasons[path]!)) yet sits in Documents, where it is backed up (\(ByteSize.format(sizes[path] ?? 0)))", size: sizes[path] ?? 0)

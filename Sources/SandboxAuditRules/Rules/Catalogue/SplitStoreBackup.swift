@@ -85,12 +85,13 @@ struct SplitStoreBackup: Rule {
     static let memberTails = Array(Set(memberSuffixes.map { UInt16($0[$0.count - 2]) << 8 | UInt16($0[$0.count - 1]) }))
 
     static func mainPath(of e: InventoryEntry) -> (ContainerPath, Bool)? {
-        let bytes = e.path.bytes
-        // Every suffix ends in al, hm, ck, te or nt: most names are rejected by their last two bytes.
-        let n = bytes.count
-        guard n > 2, memberTails.contains(UInt16(bytes[n - 2]) << 8 | UInt16(bytes[n - 1])),
-              memberSuffixes.contains(where: { n > $0.count && bytes.ends(with: $0) }) else { return nil }
-        let name = Array(e.path.name)
+        // Every suffix ends in al, hm, ck, te or nt: most names are rejected by their last two
+        // bytes, read in place (no path is made for them).
+        let bytes = e.name
+        let n = bytes.count, end = bytes.endIndex
+        guard n > 2, memberTails.contains(UInt16(bytes[end - 2]) << 8 | UInt16(bytes[end - 1])),
+              memberSuffixes.contains(where: { n > $0.count && bytes.suffix($0.count).elementsEqual($0) }) else { return nil }
+        let name = Array(bytes)
         guard let parent = e.path.parent else { return nil }
         let isDirectory = e.entry.kind == .directory
         guard e.entry.kind != .symlink else { return nil }

@@ -1,0 +1,154 @@
+import SandboxAuditSystem
+
+/// The classified entries, in path-byte order: the walk's columns (`EntryColumns`) and the
+/// inventory's verdicts, as columns too. Made once by `Inventory.init`, then only read.
+package final class InventoryStore: Sendable {
+    let columns: EntryColumns
+    let zone: [Zone]
+    let placement: [Placement]
+    /// What excludes each entry: `notExcluded`; the entry itself (its own position); or a
+    /// folder (`byFolder`: the root, or the folder of a marked directory above it).
+    let excludedBy: [Int32]
+    /// False for the second and later paths of a hard-linked file, and for system entries.
+    let counts: [Bool]
+
+    static let notExcluded = Int32.min
+    static func byFolder(_ f: Int32) -> Int32 { -2 - f }
+
+    init(columns: EntryColumns, zone: [Zone], placement: [Placement], excludedBy: [Int32], counts: [Bool]) {
+        self.columns = columns
+        self.zone = zone
+        self.placement = placement
+        self.excludedBy = excludedBy
+        self.counts = counts
+    }
+
+    func excludedByPath(_ i: Int) -> ContainerPath? {
+        let by = excludedBy[i]
+        if by == InventoryStore.notExcluded { return nil }
+        if by >= 0 { return columns.path(Int(by)) }
+        return ContainerPath(bytes: Array(columns.folders[-2 - by]))
+    }
+}
+
+/// The inventory's entries: a random-access collection of `InventoryEntry`, each a position.
+public struct InventoryEntries: RandomAccessCollection, Sendable {
+    let store: InventoryStore
+    public let endIndex: Int
+
+    init(_ store: InventoryStore) {
+        self.store = store
+        endIndex = store.zone.count
+    }
+
+    public var startIndex: Int { 0 }
+    public subscript(position: Int) -> InventoryEntry {
+        precondition(position >= 0 && position < endIndex, "inventory entry index out of range")
+        return InventoryEntry(store: store, index: position)
+    }
+
+    /// The path of folder `f` (an entry's `folder`, or a directory's `ownFolder`).
+    package func folderPath(_ f: Int32) -> ContainerPath { ContainerPath(bytes: Array(store.columns.folders[f])) }
+    /// The folder that holds folder `f` (nil for the root, folder 0).
+    package func parentFolder(_ f: Int32) -> Int32? {
+        let p = store.columns.folderParent[Int(f)]
+        return p < 0 ? nil : p
+    }
+    /// How many components folder `f`'s path has (0 for the root).
+    package func depth(ofFolder f: Int32) -> Int {
+        let path = store.columns.folders[f]
+        return path.isEmpty ? 0 : path.reduce(1) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }
+    }
+}
+
+/// One entry with its zone and verdicts: the model every output is built from. A position in
+/// the inventory's columns (`InventoryStore`); its path is made when asked for.
+public struct InventoryEntry: Sendable {
+    let store: InventoryStore
+    /// The entry's position in the inventory (path order).
+    package let index: Int
+
+    public var path: ContainerPath { store.columns.path(index) }
+    /// The last component of the path (what `path.name` is), without making the path.
+    package var name: ArraySlice<UInt8> { store.columns.name(index) }
+    /// What the walk recorded of the entry.
+    package var entry: EntryFields { EntryFields(store: store, index: index) }
+    /// The folder the entry lies in, by number (`InventoryEntries.folderPath`): 0 for the data
+    /// root's own items, -1 for the data root itself (a backup's row for it). Siblings share it.
+    package var folder: Int32 { store.columns.folder[index] }
+    /// For a directory with something in it: the number of the folder it is.
+    package var ownFolder: Int32? { store.columns.folderOfDirectory[Int32(index)] }
+    package var zone: Zone { store.zone[index] }
+    /// What backup, restore and update do with the entry because of where it is
+    /// (`BackupPathSets` of its container's role); exclusion comes on top.
+    package var placement: Placement { store.placement[index] }
+    /// The nearest path carrying the exclude attribute: the entry itself or its closest marked
+    /// ancestor. Nil when not excluded.
+    package var excludedBy: ContainerPath? { store.excludedByPath(index) }
+    /// Whether anything excludes the entry (`excludedBy != nil`, with no path made).
+    package var isExcluded: Bool { store.excludedBy[index] != InventoryStore.notExcluded }
+    /// False for the second and later paths of a hard-linked file, and for system entries:
+    /// their bytes are not added to any total.
+    package var countsInTotals: Bool { store.counts[index] }
+
+    package var isSystem: Bool { zone == .system }
+    /// Nil for system entries, as are the verdicts below.
+    public var excluded: Bool? { isSystem ? nil : isExcluded }
+    /// Backup carries it: its place is backed up and it is not excluded.
+    public var backedUp: Bool? { isSystem ? nil : placement.backedUp && !isExcluded }
+    public var survivesUpdate: Bool? { isSystem ? nil : placement.keptOnUpdate }
+    /// A restore onto a new device brings back the backed-up set, less what restore skips
+    /// (Saved Application State, SplashBoard).
+    public var survivesRestore: Bool? { isSystem ? nil : placement.restored && !isExcluded }
+
+    /// Content that counts in the totals: a file's or symlink's bytes, once per hard-linked file.
+    package var countsAsContent: Bool { countsInTotals && entry.holdsContent }
+    /// The bytes this entry adds to the totals (0 when it adds none; a symlink adds none).
+    public var countedSize: Int64 { countsInTotals ? entry.contentSize : 0 }
+
+    /// The class a device backup records (nil: not recorded, or not a backup input).
+    package var protectionClass: ProtectionClass? { entry.protectionClass }
+    /// The inventory's verdict: the entry's own attribute excludes it (not a folder above). The
+    /// rules read this, never the raw marks: in a device backup a recorded attribute excludes
+    /// nothing.
+    package var excludesItself: Bool {
+        let by = store.excludedBy[index]
+        if by == Int32(index) { return true }
+        // A directory excluded by its own folder (another entry of the same path carries it).
+        return by < -1 && by != InventoryStore.notExcluded && entry.kind == .directory && excludedBy == path
+    }
+    package var carriesLegacy: Bool { entry.marks.contains { $0.attribute == .legacy } }
+}
+
+/// What the walk recorded of one inventory entry, read from the columns: the fields of a
+/// `WalkEntry`, with no path made unless `path` is asked for.
+package struct EntryFields: Sendable {
+    let store: InventoryStore
+    let index: Int
+
+    private var columns: EntryColumns { store.columns }
+    package var path: ContainerPath { columns.path(index) }
+    package var name: ArraySlice<UInt8> { columns.name(index) }
+    package var kind: WalkEntry.Kind { columns.kind[index].kind }
+    package var special: WalkEntry.Special? { columns.kind[index].special }
+    package var size: Int64 { columns.size[index] }
+    package var allocated: Int64 { columns.allocated[index] }
+    package var mode: UInt32 { columns.mode[index] }
+    package var modifiedSeconds: Int64 { columns.modifiedSeconds[index] }
+    package var modifiedNanoseconds: Int32 { columns.modifiedNanoseconds[index] }
+    package var modifiedTime: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
+    package var device: UInt64 { columns.device[index] }
+    package var inode: UInt64 { columns.inode[index] }
+    package var linkCount: UInt64 { UInt64(columns.links[index]) }
+    package var marks: [AttributeMark] { columns.held[index] & EntryColumns.hasMarks == 0 ? [] : columns.marks[Int32(index)] ?? [] }
+    private var content: [UInt8]? { columns.held[index] & EntryColumns.hasContent == 0 ? nil : columns.content[Int32(index)] }
+    package var symlinkTarget: [UInt8]? { kind == .symlink ? content : nil }
+    package var header: [UInt8]? { kind == .symlink ? nil : content }
+    package var protectionClass: ProtectionClass? {
+        columns.held[index] & EntryColumns.hasProtection == 0 ? nil : ProtectionClass(recorded: columns.protection[Int32(index)])
+    }
+    package var holdsContent: Bool { let k = kind; return k == .file || k == .symlink }
+    package var contentSize: Int64 { kind == .file ? size : 0 }
+    /// The entry as one value, its path made.
+    package var walkEntry: WalkEntry { columns.walkEntry(index) }
+}

@@ -1,0 +1,264 @@
+import Foundation
+import SandboxAuditSystem
+
+/// A walk's entries in path-byte order, as columns (`WalkEntries.ordered()`): what the
+/// inventory classifies and every rule and report reads, an entry being its position.
+package struct EntryColumns: Sendable {
+    /// Every folder an entry lies in, and every folder above one (named by no entry of an
+    /// archive or a backup that stores only files: implied).
+    let folders: FolderTable
+    /// Each folder's parent (-1 for the root, folder 0).
+    let folderParent: [Int32]
+    /// The folder each directory entry is (the folder of its path), for the directories
+    /// whose folder holds something.
+    let folderOfDirectory: [Int32: Int32]
+    let folder: [Int32]
+    let names: [UInt8]
+    let nameStart: [Int]
+    let nameLength: [UInt32]
+    let size: [Int64]
+    let allocated: [Int64]
+    let modifiedSeconds: [Int64]
+    let modifiedNanoseconds: [Int32]
+    let device: [UInt64]
+    let inode: [UInt64]
+    let mode: [UInt32]
+    let links: [UInt32]
+    let kind: [EntryKind]
+    let marks: [Int32: [AttributeMark]]
+    let content: [Int32: [UInt8]]
+    let protection: [Int32: Int64]
+    /// Per entry, which of the sparse fields above hold something for it (`hasMarks` …), so
+    /// that a pass over every entry's marks looks up only the few that have some.
+    let held: [UInt8]
+    static let hasMarks: UInt8 = 1, hasContent: UInt8 = 2, hasProtection: UInt8 = 4
+
+    package var count: Int { folder.count }
+
+    func name(_ i: Int) -> ArraySlice<UInt8> {
+        names[nameStart[i]..<(nameStart[i] + Int(nameLength[i]))]
+    }
+
+    /// The path of entry `i`, made now.
+    func path(_ i: Int) -> ContainerPath {
+        let f = folder[i]
+        if f < 0 { return .root }
+        let parent = folders[f]
+        if parent.isEmpty { return ContainerPath(bytes: Array(name(i))) }
+        var b = [UInt8]()
+        b.reserveCapacity(parent.count + 1 + Int(nameLength[i]))
+        b += parent
+        b.append(UInt8(ascii: "/"))
+        b += name(i)
+        return ContainerPath(bytes: b)
+    }
+
+    /// Entry `i`'s path against `other`, byte by byte, without making the path: < 0, 0 or > 0.
+    func comparePath(_ i: Int, _ other: [UInt8]) -> Int {
+        let f = folder[i]
+        if f < 0 { return other.isEmpty ? 0 : -1 }
+        let parent = folders[f], own = name(i)
+        var k = other.startIndex
+        func step(_ byte: UInt8) -> Int? {
+            guard k < other.endIndex else { return 1 }
+            defer { k += 1 }
+            return byte == other[k] ? nil : (byte < other[k] ? -1 : 1)
+        }
+        if !parent.isEmpty {
+            for byte in parent { if let c = step(byte) { return c } }
+            if let c = step(UInt8(ascii: "/")) { return c }
+        }
+        for byte in own { if let c = step(byte) { return c } }
+        return k == other.endIndex ? 0 : -1
+    }
+
+    /// Whether entry `i`'s folder is `f` or lies beneath it.
+    func lies(_ i: Int, within f: Int32) -> Bool {
+        var g = folder[i]
+        while g >= 0 {
+            if g == f { return true }
+            g = folderParent[Int(g)]
+        }
+        return false
+    }
+
+    /// The entry as one value (its path made): for the few readers that want a `WalkEntry`.
+    func walkEntry(_ i: Int) -> WalkEntry {
+        let k = kind[i], key = Int32(i)
+        let held = content[key]
+        return WalkEntry(path: path(i), kind: k.kind, special: k.special, size: size[i], allocated: allocated[i], mode: mode[i],
+                         modifiedSeconds: modifiedSeconds[i], modifiedNanoseconds: modifiedNanoseconds[i], device: device[i],
+                         inode: inode[i], linkCount: UInt64(links[i]), symlinkTarget: k.kind == .symlink ? held : nil,
+                         header: k.kind == .symlink ? nil : held, marks: marks[key] ?? [],
+                         protectionClass: ProtectionClass(recorded: protection[key]))
+    }
+}
+
+extension WalkEntries {
+    /// The entries in path-byte order. The order is made folder by folder, with no path made:
+    /// within a folder, its entries sort by name and each subfolder's contents as one block
+    /// keyed by the subfolder's name and a slash (whatever follows "NAME/" in a path sorts
+    /// where "NAME/" does, against any name without a slash); the whole order is then those
+    /// folders' orders read depth first. Each folder's own sort is small, and the folders
+    /// are shared out between the cores.
+    package consuming func ordered() -> EntryColumns {
+        var folders = self.folders
+        // Every folder's parent, added when no entry lies in it (an archive's or a backup's
+        // folder that is stored with nothing but what is beneath it).
+        var parent: [Int32] = [-1]
+        var f: Int32 = 1
+        while Int(f) < folders.count {
+            let path = folders[f]
+            let above = Array(path[..<(path.lastIndex(of: UInt8(ascii: "/")) ?? path.startIndex)])
+            parent.append(folders.number(of: above[...]))
+            f += 1
+        }
+        let folderCount = folders.count, n = count
+
+        // Each folder's keys: its entries (the entry's number) and its subfolders (the
+        // folder's number with the top bit set), grouped by folder.
+        var keyStart = [Int](repeating: 0, count: folderCount + 1)
+        for g in folder where g >= 0 { keyStart[Int(g) + 1] += 1 }
+        for g in 1..<folderCount { keyStart[Int(parent[g]) + 1] += 1 }
+        for g in 0..<folderCount { keyStart[g + 1] += keyStart[g] }
+        var keys = [UInt32](repeating: 0, count: keyStart[folderCount])
+        var cursor = keyStart
+        for i in 0..<n where folder[i] >= 0 {
+            let g = Int(folder[i])
+            keys[cursor[g]] = UInt32(i)
+            cursor[g] += 1
+        }
+        for g in 1..<folderCount {
+            let p = Int(parent[g])
+            keys[cursor[p]] = PathOrder.folderBit | UInt32(g)
+            cursor[p] += 1
+        }
+        keys = PathOrder.sortFolders(keys, keyStart: keyStart, names: names, nameStart: nameStart, nameLength: nameLength, folders: folders)
+
+        // Depth first: the root itself (an entry of some backups) first.
+        var order = [Int32]()
+        order.reserveCapacity(n)
+        for i in 0..<n where folder[i] < 0 { order.append(Int32(i)) }
+        var stack: [(folder: Int, next: Int)] = [(0, keyStart[0])]
+        while let top = stack.last {
+            guard top.next < keyStart[top.folder + 1] else { stack.removeLast(); continue }
+            stack[stack.count - 1].next += 1
+            let key = keys[top.next]
+            if key & PathOrder.folderBit != 0 {
+                let g = Int(key & ~PathOrder.folderBit)
+                stack.append((g, keyStart[g]))
+            } else {
+                order.append(Int32(key))
+            }
+        }
+        keys = []
+        precondition(order.count == n, "every entry lies in a folder reached from the root")
+
+        var inverse = [Int32](repeating: 0, count: n)
+        for (k, i) in order.enumerated() { inverse[Int(i)] = Int32(k) }
+        func gather<T>(_ column: [T]) -> [T] { order.map { column[Int($0)] } }
+        func renumber<T>(_ sparse: [Int32: T]) -> [Int32: T] {
+            var out = [Int32: T](minimumCapacity: sparse.count)
+            for (i, v) in sparse { out[inverse[Int(i)]] = v }
+            return out
+        }
+        let kinds = gather(kind)
+        let orderedFolder = gather(folder)
+        let orderedNameStart = gather(nameStart), orderedNameLength = gather(nameLength)
+        // The folder each directory is: its path looked up among the folders.
+        var folderOfDirectory: [Int32: Int32] = [:]
+        var scratch: [UInt8] = []
+        for k in 0..<n where kinds[k] == .directory && orderedFolder[k] >= 0 {
+            scratch.removeAll(keepingCapacity: true)
+            let above = folders[orderedFolder[k]]
+            if !above.isEmpty { scratch += above; scratch.append(UInt8(ascii: "/")) }
+            let s = orderedNameStart[k]
+            scratch += names[s..<(s + Int(orderedNameLength[k]))]
+            if let g = folders.find(scratch[...]) { folderOfDirectory[Int32(k)] = g }
+        }
+        let orderedMarks = renumber(marks), orderedContent = renumber(content), orderedProtection = renumber(protection)
+        var held = [UInt8](repeating: 0, count: n)
+        for k in orderedMarks.keys { held[Int(k)] |= EntryColumns.hasMarks }
+        for k in orderedContent.keys { held[Int(k)] |= EntryColumns.hasContent }
+        for k in orderedProtection.keys { held[Int(k)] |= EntryColumns.hasProtection }
+        return EntryColumns(
+            folders: folders, folderParent: parent, folderOfDirectory: folderOfDirectory, folder: orderedFolder, names: names,
+            nameStart: orderedNameStart, nameLength: orderedNameLength, size: gather(size), allocated: gather(allocated),
+            modifiedSeconds: gather(modifiedSeconds), modifiedNanoseconds: gather(modifiedNanoseconds), device: gather(device),
+            inode: gather(inode), mode: gather(mode), links: gather(links), kind: kinds, marks: orderedMarks,
+            content: orderedContent, protection: orderedProtection, held: held)
+    }
+}
+
+/// The sort inside each folder (`WalkEntries.ordered`).
+enum PathOrder {
+    static let folderBit: UInt32 = 1 << 31
+
+    /// Each folder's run of `keys` sorted: by name, a subfolder's name followed by a slash;
+    /// equal names (an archive's duplicate members) in the order they were appended. The
+    /// folders are cut into two runs of about as many keys, sorted on two cores.
+    static func sortFolders(_ keys: [UInt32], keyStart: [Int], names: [UInt8], nameStart: [Int], nameLength: [UInt32],
+                            folders: FolderTable) -> [UInt32] {
+        let folderCount = keyStart.count - 1, total = keys.count
+        var runs: [Range<Int>] = [0..<total]
+        var folderRuns: [Range<Int>] = [0..<folderCount]
+        if total >= 20_000 {
+            // The folder where the keys' halfway mark falls ends the first run.
+            var low = 0, high = folderCount
+            while low < high {
+                let mid = (low + high) / 2
+                if keyStart[mid + 1] < total / 2 { low = mid + 1 } else { high = mid }
+            }
+            let cut = min(low + 1, folderCount)
+            folderRuns = [0..<cut, cut..<folderCount]
+            runs = [0..<keyStart[cut], keyStart[cut]..<total]
+        }
+        let folderNameStart = (0..<folderCount).map { folders.nameStart(Int32($0)) }
+        let folderEnd = Array(folders.start.dropFirst())
+        let folderBytes = folders.bytes
+        let folderRunsHeld = folderRuns
+        return Parallel.array(count: total, runs: runs) { (part, out: inout RunWriter<UInt32>) in
+            names.withUnsafeBufferPointer { nb in
+                folderBytes.withUnsafeBufferPointer { fb in
+                    let slash = UInt8(ascii: "/")
+                    /// The bytes of a key's name, and whether a slash follows them.
+                    func bytes(_ key: UInt32) -> (UnsafePointer<UInt8>?, Int, Bool) {
+                        if key & folderBit != 0 {
+                            let g = Int(key & ~folderBit)
+                            return (fb.baseAddress.map { $0 + folderNameStart[g] }, folderEnd[g] - folderNameStart[g], true)
+                        }
+                        let i = Int(key)
+                        return (nb.baseAddress.map { $0 + nameStart[i] }, Int(nameLength[i]), false)
+                    }
+                    func less(_ a: UInt32, _ b: UInt32) -> Bool {
+                        let (pa, la, sa) = bytes(a), (pb, lb, sb) = bytes(b)
+                        let common = min(la, lb)
+                        if common > 0, let pa, let pb {
+                            let c = memcmp(pa, pb, common)
+                            if c != 0 { return c < 0 }
+                        }
+                        // One name is the other's start: what follows it (a slash, or
+                        // nothing) against the other's next byte.
+                        if la == lb {
+                            if sa != sb { return !sa }
+                            return (a & ~folderBit) < (b & ~folderBit)
+                        }
+                        if la < lb {
+                            guard sa, let pb else { return true }
+                            return slash < pb[la]
+                        }
+                        guard sb, let pa else { return false }
+                        return pa[lb] < slash
+                    }
+                    var run: [UInt32] = []
+                    for g in folderRunsHeld[part] {
+                        run.removeAll(keepingCapacity: true)
+                        run += keys[keyStart[g]..<keyStart[g + 1]]
+                        if run.count > 1 { run.sort(by: less) }
+                        for key in run { out.append(key) }
+                    }
+                }
+            }
+        }.0
+    }
+}
