@@ -60,7 +60,8 @@ final class WalkEntriesTests: XCTestCase {
             var second = Self.entries("b/c", b)
             if a > 0 { first[0].marks = [Self.exclude] }
             if b > 0 { second[b - 1].marks = [Self.exclude] }
-            first.join(second)
+            first.join(&second)
+            XCTAssertEqual(second.count, 0, "taken out of the part joined")
             XCTAssertEqual(first.count, a + b, "\(a) + \(b)")
             XCTAssertEqual(first.map(\.path.display), (0..<a).map { "a/\($0)" } + (0..<b).map { "b/c/\($0)" }, "\(a) + \(b)")
             XCTAssertEqual(first.filter { !$0.marks.isEmpty }.map(\.path.display), (a > 0 ? ["a/0"] : []) + (b > 0 ? ["b/c/\(b - 1)"] : []))
@@ -108,7 +109,7 @@ final class WalkEntriesTests: XCTestCase {
             let depth = Int.random(in: 1...4, using: &rng)
             paths.append((0..<depth).map { _ in ["d", "d.x", "d-1", "e", "dd"].randomElement(using: &rng)! }.joined(separator: "/") + "/f\(i % 97)")
         }
-        let e = WalkEntries(paths.map { Self.entry($0) })
+        var e = WalkEntries(paths.map { Self.entry($0) })
         let columns = e.ordered()
         XCTAssertEqual((0..<columns.count).map { columns.path($0).display }, paths.map { ContainerPath($0) }.sorted().map(\.display))
     }

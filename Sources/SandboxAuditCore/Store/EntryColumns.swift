@@ -58,19 +58,28 @@ package struct EntryColumns: Sendable {
         let f = folder[i]
         if f < 0 { return other.isEmpty ? 0 : -1 }
         let parent = folders[f], own = name(i)
-        var k = other.startIndex
-        func step(_ byte: UInt8) -> Int? {
-            guard k < other.endIndex else { return 1 }
-            defer { k += 1 }
-            return byte == other[k] ? nil : (byte < other[k] ? -1 : 1)
+        return other.withUnsafeBufferPointer { o in
+            var k = 0
+            /// `segment` against `other` from `k` on: nil while equal (then `k` moves past it).
+            func step(_ segment: ArraySlice<UInt8>) -> Int? {
+                let left = o.count - k, common = Swift.min(segment.count, left)
+                if common > 0 {
+                    let c = segment.withUnsafeBufferPointer { memcmp($0.baseAddress!, o.baseAddress! + k, common) }
+                    if c != 0 { return c < 0 ? -1 : 1 }
+                }
+                if segment.count > left { return 1 }
+                k += segment.count
+                return nil
+            }
+            if !parent.isEmpty {
+                if let c = step(parent) { return c }
+                if let c = step(EntryColumns.slash) { return c }
+            }
+            if let c = step(own) { return c }
+            return k == o.count ? 0 : -1
         }
-        if !parent.isEmpty {
-            for byte in parent { if let c = step(byte) { return c } }
-            if let c = step(UInt8(ascii: "/")) { return c }
-        }
-        for byte in own { if let c = step(byte) { return c } }
-        return k == other.endIndex ? 0 : -1
     }
+    private static let slash: ArraySlice<UInt8> = [UInt8(ascii: "/")]
 
     /// Whether entry `i`'s folder is `f` or lies beneath it.
     func lies(_ i: Int, within f: Int32) -> Bool {
@@ -101,7 +110,9 @@ extension WalkEntries {
     /// where "NAME/" does, against any name without a slash); the whole order is then those
     /// folders' orders read depth first. Each folder's own sort is small, and the folders
     /// are shared out between the cores.
-    package consuming func ordered() -> EntryColumns {
+    /// The columns are emptied one by one as their ordered copies are made, so that at most one
+    /// column is held twice at a time.
+    package mutating func ordered() -> EntryColumns {
         var folders = self.folders
         // Every folder's parent, added when no entry lies in it (an archive's or a backup's
         // folder that is stored with nothing but what is beneath it).
@@ -156,15 +167,23 @@ extension WalkEntries {
 
         var inverse = [Int32](repeating: 0, count: n)
         for (k, i) in order.enumerated() { inverse[Int(i)] = Int32(k) }
-        func gather<T>(_ column: [T]) -> [T] { order.map { column[Int($0)] } }
+        /// The column in order; the unordered one let go.
+        func gather<T>(_ column: inout [T]) -> [T] {
+            let out = order.map { column[Int($0)] }
+            column = []
+            return out
+        }
         func renumber<T>(_ sparse: [Int32: T]) -> [Int32: T] {
             var out = [Int32: T](minimumCapacity: sparse.count)
             for (i, v) in sparse { out[inverse[Int(i)]] = v }
             return out
         }
-        let kinds = gather(kind)
-        let orderedFolder = gather(folder)
-        let orderedNameStart = gather(nameStart), orderedNameLength = gather(nameLength)
+        let kinds = gather(&kind)
+        let orderedFolder = gather(&folder)
+        let orderedNameStart = gather(&nameStart), orderedNameLength = gather(&nameLength)
+        let orderedSize = gather(&size), orderedAllocated = gather(&allocated)
+        let orderedSeconds = gather(&modifiedSeconds), orderedNanoseconds = gather(&modifiedNanoseconds)
+        let orderedDevice = gather(&device), orderedInode = gather(&inode), orderedMode = gather(&mode), orderedLinks = gather(&links)
         // The folder each directory is: its path looked up among the folders.
         var folderOfDirectory: [Int32: Int32] = [:]
         var scratch: [UInt8] = []
@@ -177,15 +196,16 @@ extension WalkEntries {
             if let g = folders.find(scratch[...]) { folderOfDirectory[Int32(k)] = g }
         }
         let orderedMarks = renumber(marks), orderedContent = renumber(content), orderedProtection = renumber(protection)
+        marks = [:]; content = [:]; protection = [:]
         var held = [UInt8](repeating: 0, count: n)
         for k in orderedMarks.keys { held[Int(k)] |= EntryColumns.hasMarks }
         for k in orderedContent.keys { held[Int(k)] |= EntryColumns.hasContent }
         for k in orderedProtection.keys { held[Int(k)] |= EntryColumns.hasProtection }
         return EntryColumns(
             folders: folders, folderParent: parent, folderOfDirectory: folderOfDirectory, folder: orderedFolder, names: names,
-            nameStart: orderedNameStart, nameLength: orderedNameLength, size: gather(size), allocated: gather(allocated),
-            modifiedSeconds: gather(modifiedSeconds), modifiedNanoseconds: gather(modifiedNanoseconds), device: gather(device),
-            inode: gather(inode), mode: gather(mode), links: gather(links), kind: kinds, marks: orderedMarks,
+            nameStart: orderedNameStart, nameLength: orderedNameLength, size: orderedSize, allocated: orderedAllocated,
+            modifiedSeconds: orderedSeconds, modifiedNanoseconds: orderedNanoseconds, device: orderedDevice,
+            inode: orderedInode, mode: orderedMode, links: orderedLinks, kind: kinds, marks: orderedMarks,
             content: orderedContent, protection: orderedProtection, held: held)
     }
 }

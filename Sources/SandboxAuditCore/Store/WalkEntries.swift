@@ -140,29 +140,44 @@ package struct WalkEntries: RandomAccessCollection, Sendable {
         set { set(newValue, at: i) }
     }
 
-    /// Adds `other`'s entries after these (their folders after these folders).
-    package mutating func join(_ other: WalkEntries) {
+    /// Adds `other`'s entries after these (their folders numbered among these), taking them
+    /// out of `other` column by column: a column is never held three times over (ours, theirs
+    /// and the two joined), only ours and theirs while they join.
+    package mutating func join(_ other: inout WalkEntries) {
         guard other.count > 0 || other.folders.count > 1 else { return }
-        guard count > 0 || folders.count > 1 else { self = other; return }
-        let nameBase = names.count, entryBase = Int32(count)
+        guard count > 0 || folders.count > 1 else { swap(&self, &other); return }
+        let nameBase = names.count, entryBase = Int32(count), total = count + other.count
         // Their folders numbered among ours (the root is folder 0 in both).
         let renumber = (0..<other.folders.count).map { folders.number(of: other.folders[Int32($0)]) }
+        other.folders = FolderTable()
+        func move<T>(_ mine: inout [T], _ theirs: inout [T]) {
+            mine.reserveCapacity(total)
+            mine += theirs
+            theirs = []
+        }
+        folder.reserveCapacity(total)
         folder += other.folder.lazy.map { $0 < 0 ? $0 : renumber[Int($0)] }
+        other.folder = []
+        nameStart.reserveCapacity(total)
         nameStart += other.nameStart.lazy.map { $0 + nameBase }
+        other.nameStart = []
+        names.reserveCapacity(names.count + other.names.count)
         names += other.names
-        nameLength += other.nameLength
-        size += other.size
-        allocated += other.allocated
-        modifiedSeconds += other.modifiedSeconds
-        modifiedNanoseconds += other.modifiedNanoseconds
-        device += other.device
-        inode += other.inode
-        mode += other.mode
-        links += other.links
-        kind += other.kind
+        other.names = []
+        move(&nameLength, &other.nameLength)
+        move(&size, &other.size)
+        move(&allocated, &other.allocated)
+        move(&modifiedSeconds, &other.modifiedSeconds)
+        move(&modifiedNanoseconds, &other.modifiedNanoseconds)
+        move(&device, &other.device)
+        move(&inode, &other.inode)
+        move(&mode, &other.mode)
+        move(&links, &other.links)
+        move(&kind, &other.kind)
         for (k, v) in other.marks { marks[k + entryBase] = v }
         for (k, v) in other.content { content[k + entryBase] = v }
         for (k, v) in other.protection { protection[k + entryBase] = v }
+        other = WalkEntries()
     }
 }
 

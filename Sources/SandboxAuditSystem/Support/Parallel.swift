@@ -6,7 +6,8 @@ import Foundation
 /// strict concurrency): a worker's closure is `@Sendable`, what it returns is `Sendable`.
 ///
 /// - `map`: one result per index, in index order.
-/// - `takeTurns`: workers that take tasks in turn, each with a state of its own.
+/// - `share`: workers that take tasks from a pool and hand some of theirs back to it while
+///   another waits, each with a state of its own.
 /// - `runs` and `array`: an array made in consecutive runs, one per core, each run written by
 ///   one worker only.
 package enum Parallel {
@@ -17,19 +18,6 @@ package enum Parallel {
         let slots = Slots<T>(count: count)
         DispatchQueue.concurrentPerform(iterations: count) { i in slots.store(body(i), at: i) }
         return slots.take()
-    }
-
-    /// `workers` workers take the tasks `0..<tasks` in turn (the next one free when they are done
-    /// with theirs), each starting from `initial()` and handing back its state: the states, in
-    /// the order of the workers.
-    package static func takeTurns<State: Sendable>(workers: Int, tasks: Int, initial: @Sendable () -> State,
-                                                   _ body: @Sendable (inout State, Int) -> Void) -> [State] {
-        let next = TaskCounter()
-        return map(max(1, workers)) { _ in
-            var state = initial()
-            while let task = next.take(below: tasks) { body(&state, task) }
-            return state
-        }
     }
 
     /// `workers` workers share `tasks` and whatever tasks they hand back (`TaskPool.offer`):
@@ -140,21 +128,6 @@ private final class Slots<T: Sendable>: @unchecked Sendable {
     deinit {
         base.deinitialize(count: count)
         base.deallocate()
-    }
-}
-
-/// The next task of `Parallel.takeTurns`, handed out under a lock.
-/// `@unchecked Sendable`: its one mutable field is read and written only while `lock` is held.
-private final class TaskCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var next = 0
-
-    /// The next task below `count`, or nil when every task is taken.
-    func take(below count: Int) -> Int? {
-        lock.lock(); defer { lock.unlock() }
-        guard next < count else { return nil }
-        next += 1
-        return next - 1
     }
 }
 

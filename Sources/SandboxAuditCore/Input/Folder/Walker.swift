@@ -77,13 +77,20 @@ struct Walker {
         // Two workers (the cores this tool may assume).
         let workers = max(1, min(tasks.count, ProcessInfo.processInfo.activeProcessorCount, Walker.maximumWorkers))
         let walker = self
-        let parts = Parallel.share(workers: workers, tasks: tasks, initial: { WalkResult() }) { local, task, pool in
+        var parts = Parallel.share(workers: workers, tasks: tasks, initial: { WalkResult() }) { local, task, pool in
             walker.walkSubtree(fd: task.fd, path: task.path, into: &local, pool: pool)
         }
-        // The workers' entries join the root's.
+        // The root's entries and the workers' join the largest part's, each taken out of its
+        // part as it joins.
+        if let largest = parts.indices.max(by: { parts[$0].entries.count < parts[$1].entries.count }) {
+            var joined = WalkEntries()
+            swap(&joined, &parts[largest].entries)
+            joined.join(&result.entries)
+            for i in parts.indices where i != largest { joined.join(&parts[i].entries) }
+            result.entries = joined
+        }
         for var part in parts {
             part.progress.flush(folder: "")
-            result.entries.join(part.entries)
             result.problems += part.problems
             result.unmatchedSidecars.merge(part.unmatchedSidecars) { a, b in Sidecar(marks: a.marks + b.marks, size: a.size + b.size) }
             result.sidecarCount += part.sidecarCount
