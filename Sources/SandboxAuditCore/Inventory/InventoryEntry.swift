@@ -126,29 +126,28 @@ package struct EntryFields: Sendable {
     let store: InventoryStore
     let index: Int
 
-    private var columns: EntryColumns { store.columns }
-    package var path: ContainerPath { columns.path(index) }
-    package var name: ArraySlice<UInt8> { columns.name(index) }
-    package var kind: WalkEntry.Kind { columns.kind[index].kind }
-    package var special: WalkEntry.Special? { columns.kind[index].special }
-    package var size: Int64 { columns.size[index] }
-    package var allocated: Int64 { columns.allocated[index] }
-    package var mode: UInt32 { columns.mode[index] }
-    package var modifiedSeconds: Int64 { columns.modifiedSeconds[index] }
-    package var modifiedNanoseconds: Int32 { columns.modifiedNanoseconds[index] }
+    package var path: ContainerPath { store.columns.path(index) }
+    package var name: ArraySlice<UInt8> { store.columns.name(index) }
+    package var kind: WalkEntry.Kind { store.columns.kind[index].kind }
+    package var special: WalkEntry.Special? { store.columns.kind[index].special }
+    package var size: Int64 { store.columns.size[index] }
+    package var allocated: Int64 { store.columns.allocated[index] }
+    package var mode: UInt32 { store.columns.mode[index] }
+    package var modifiedSeconds: Int64 { store.columns.modifiedSeconds[index] }
+    package var modifiedNanoseconds: Int32 { store.columns.modifiedNanoseconds[index] }
     package var modifiedTime: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
-    package var device: UInt64 { columns.device[index] }
-    package var inode: UInt64 { columns.inode[index] }
-    package var linkCount: UInt64 { UInt64(columns.links[index]) }
-    package var marks: [AttributeMark] { columns.held[index] & EntryColumns.hasMarks == 0 ? [] : columns.marks[Int32(index)] ?? [] }
-    private var content: [UInt8]? { columns.held[index] & EntryColumns.hasContent == 0 ? nil : columns.content[Int32(index)] }
+    package var device: UInt64 { store.columns.device[index] }
+    package var inode: UInt64 { store.columns.inode[index] }
+    package var linkCount: UInt64 { UInt64(store.columns.links[index]) }
+    package var marks: [AttributeMark] { store.columns.held[index] & EntryColumns.hasMarks == 0 ? [] : store.columns.marks[Int32(index)] ?? [] }
+    private var content: [UInt8]? { store.columns.held[index] & EntryColumns.hasContent == 0 ? nil : store.columns.content[Int32(index)] }
     package var symlinkTarget: [UInt8]? { kind == .symlink ? content : nil }
     package var header: [UInt8]? { kind == .symlink ? nil : content }
     package var protectionClass: ProtectionClass? {
-        columns.held[index] & EntryColumns.hasProtection == 0 ? nil : ProtectionClass(recorded: columns.protection[Int32(index)])
+        store.columns.held[index] & EntryColumns.hasProtection == 0 ? nil : ProtectionClass(recorded: store.columns.protection[Int32(index)])
     }
     package var holdsContent: Bool { let k = kind; return k == .file || k == .symlink }
     package var contentSize: Int64 { kind == .file ? size : 0 }
     /// The entry as one value, its path made.
-    package var walkEntry: WalkEntry { columns.walkEntry(index) }
+    package var walkEntry: WalkEntry { store.columns.walkEntry(index) }
 }
