@@ -49,6 +49,8 @@ public struct InventoryEntries: RandomAccessCollection, Sendable {
 
     /// The path of folder `f` (an entry's `folder`, or a directory's `ownFolder`).
     package func folderPath(_ f: Int32) -> ContainerPath { ContainerPath(bytes: Array(store.columns.folders[f])) }
+    /// The number of the folder at `path` (relative to the data root), nil when no entry lies in it.
+    package func folderNumber(of path: ArraySlice<UInt8>) -> Int32? { store.columns.folders.find(path) }
     /// The folder that holds folder `f` (nil for the root, folder 0).
     package func parentFolder(_ f: Int32) -> Int32? {
         let p = store.columns.folderParent[Int(f)]

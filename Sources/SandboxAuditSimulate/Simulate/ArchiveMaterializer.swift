@@ -21,20 +21,22 @@ extension Materializer {
         /// The kept path of each file that gets the data.
         var firstKept: [UInt64: Int] = [:]
         var links: [Int] = []
-        var directories: [WalkEntry] = []
+        /// The kept folders, by position in the inventory.
+        var directories: [Int] = []
     }
 
     /// What reading the archive again wrote, and what it keeps for the folders' finish.
     private struct ArchiveWritten {
         var written = Set<Int>()
-        var folderAttributes: [ContainerPath: [(String, [UInt8])]] = [:]
+        /// Each kept folder's attributes as stored, by its position in the inventory.
+        var folderAttributes: [Int: [(String, [UInt8])]] = [:]
         var rootMember: ArchiveWalk.Member?
     }
 
     static func buildFromArchive(_ simulation: SimulationResult, root dstRoot: FileDescriptor) throws -> (Report, RootFinish) {
         let entries = simulation.inventory.entries
         var report = Report(destination: "")
-        var parents = NewFolders(root: dstRoot)
+        var parents = NewFolders(root: dstRoot, entries: simulation.inventory.entries)
         defer { parents.release() }
 
         let plan = try makeKeptFolders(simulation, parents: &parents, report: &report)
@@ -66,8 +68,8 @@ extension Materializer {
             case .directory:
                 let (fd, id) = try makeFolder(w, in: try parents.openParent(of: w.path))
                 fd.close()
-                parents.ids[w.path] = id
-                plan.directories.append(w)
+                parents.record(w.path, id)
+                plan.directories.append(i)
             case .file:
                 if plan.firstKept[w.inode] == nil { plan.firstKept[w.inode] = i } else { plan.links.append(i) }
             case .other where w.special != .fifo:
@@ -130,7 +132,7 @@ extension Materializer {
                 done.written.insert(first)
             case (ArchiveWalk.FileType.dir, .directory):
                 guard simulation.kept[group[0]] else { continue }
-                done.folderAttributes[w.path] = m.xattrs
+                done.folderAttributes[group[0]] = m.xattrs
             case (ArchiveWalk.FileType.lnk, .symlink), (ArchiveWalk.FileType.fifo, .other):
                 guard w.kind == .symlink || w.special == .fifo, simulation.kept[group[0]] else { continue }
                 let parent = try parents.openParent(of: w.path)
@@ -215,10 +217,11 @@ extension Materializer {
     private static func finishFolders(_ inventory: Inventory, _ plan: ArchivePlan, _ done: ArchiveWritten, root dstRoot: FileDescriptor,
                                       parents: inout NewFolders) throws {
         try writeMemberAttributes(dstRoot, done.rootMember?.xattrs ?? [], marks: inventory.rootMarks, path: .root)
-        for w in plan.directories.reversed() {
+        for i in plan.directories.reversed() {
             try checkInterrupted()
+            let w = inventory.entries[i].entry.walkEntry
             let fd = try parents.open(w.path)
-            try writeMemberAttributes(fd, done.folderAttributes[w.path] ?? [], marks: w.marks, path: w.path)
+            try writeMemberAttributes(fd, done.folderAttributes[i] ?? [], marks: w.marks, path: w.path)
             finishFolder(fd, w)
         }
     }

@@ -78,13 +78,31 @@ extension Materializer {
     /// 16,000-deep chain of 20,000 files is not opened, split or copied level by level per file.
     struct NewFolders {
         let root: FileDescriptor
-        var ids: [ContainerPath: FileIdentity] = [:]
+        /// The identity of each folder made, by its folder number among the entries'
+        /// (`InventoryEntries.folderNumber`), or by its path when it has none (a folder that
+        /// holds nothing): never one more copy of every folder's path.
+        private var ids: [Int32: FileIdentity] = [:]
+        private var loose: [ContainerPath: FileIdentity] = [:]
+        private let number: @Sendable (ArraySlice<UInt8>) -> Int32?
         /// The open folders, shallowest first: each is the folder whose path is the first
         /// `length` bytes of `deepest`.
         private var chain: [(length: Int, fd: FileDescriptor)] = []
         private var deepest: [UInt8] = []
 
-        init(root: FileDescriptor) { self.root = root }
+        init(root: FileDescriptor, entries: InventoryEntries) {
+            self.root = root
+            number = { entries.folderNumber(of: $0) }
+        }
+
+        /// Records the identity of the new folder `path`.
+        mutating func record(_ path: ContainerPath, _ id: FileIdentity) {
+            if let f = number(path.bytes[...]) { ids[f] = id } else { loose[path] = id }
+        }
+
+        private func identity(of path: ContainerPath) -> FileIdentity? {
+            if let f = number(path.bytes[...]), let id = ids[f] { return id }
+            return loose[path]
+        }
 
         /// The new folder `path`.
         mutating func open(_ path: ContainerPath) throws -> FileDescriptor {
@@ -115,7 +133,7 @@ extension Materializer {
             while start < n {
                 let end = deepest[start...].firstIndex(of: UInt8(ascii: "/")) ?? n
                 let p = ContainerPath(bytes: Array(deepest[..<end]))
-                let next = try Materializer.openNew(p, in: fd, expect: ids[p])
+                let next = try Materializer.openNew(p, in: fd, expect: identity(of: p))
                 chain.append((end, next))
                 fd = next
                 start = end + 1
