@@ -142,8 +142,14 @@ extension BoundedPlist {
                 for k in 0..<n {
                     let key = Self.reference(b, refs + k * refSize, refSize)
                     guard key < stored.count else { continue }
+                    // The key's length compared with each name's before any of its bytes.
+                    let length: Int
+                    switch stored[key] {
+                    case .ascii(_, let count), .utf16(_, let count): length = count
+                    default: continue
+                    }
                     let string = stored[key]
-                    for i in 0..<keys.count where Self.spells(b, string, keys[i]) {
+                    for i in 0..<keys.count where keys[i].utf8CodeUnitCount == length && Self.spells(b, string, keys[i]) {
                         guard values[i] < 0 else { return false }
                         values[i] = Self.reference(b, refs + (n + k) * refSize, refSize)
                     }
