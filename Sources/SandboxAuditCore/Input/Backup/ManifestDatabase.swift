@@ -169,9 +169,7 @@ final class ManifestDatabase {
     }
 
     /// Column `index` as text, as `String(cString:)` reads it (up to a NUL); nil for NULL.
-    static func text(_ statement: OpaquePointer, _ index: Int32) -> String? {
-        sqlite3_column_text(statement, index).map { String(cString: $0) }
-    }
+    static func text(_ statement: OpaquePointer, _ index: Int32) -> String? { SQLiteColumn.string(statement, index) }
 
     /// Every domain the backup holds, sorted.
     func domains() throws -> [String] {
