@@ -266,6 +266,23 @@ final class MBFileReaderTests: XCTestCase {
         XCTAssertTrue(problems.contains { $0.hasPrefix("Documents/xattrs.bin: its ExtendedAttributes is not a property list") }, "\(problems)")
     }
 
+    /// An empty UTF-16 string (marker 0x60: writers write an empty string as ASCII) is refused
+    /// by CoreFoundation, which allocates its characters and takes the NULL of a 0-byte
+    /// allocation for a failure. The direct reader once read it as "" (one-byte corruptions of
+    /// an offset table sometimes made one: `testEveryOneByteCorruption…` failed now and then);
+    /// it now leaves it to Foundation.
+    func testAnEmptyUTF16StringIsLeftToFoundation() throws {
+        let blob = [UInt8](try BackupBuilder.mbFile(item("\u{263A}", size: 1), encryptionKey: nil))
+        guard let at = blob.indices.dropLast(2).first(where: { blob[$0] == 0x61 && blob[$0 + 1] == 0x26 && blob[$0 + 2] == 0x3A }) else {
+            return XCTFail("no UTF-16 path in the blob")
+        }
+        XCTAssertEqual(direct(blob)?.relativePath, "\u{263A}")
+        var empty = blob
+        empty[at] = 0x60
+        XCTAssertNil(direct(empty))
+        assertDecodeAgrees(empty, "an empty UTF-16 string")
+    }
+
     /// Every single-byte corruption of real blobs: the direct path never answers differently
     /// from Foundation (the same MBFile, or the same refusal), and never traps.
     func testEveryOneByteCorruptionDecodesAsFoundationDecodesIt() throws {

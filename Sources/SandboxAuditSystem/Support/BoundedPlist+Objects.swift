@@ -10,7 +10,7 @@ extension BoundedPlist {
     /// laid out after the one before it, every object reachable from the top of the vocabulary
     /// below, every dictionary's keys strings. It gives nil on anything else (null and fill
     /// markers, 16-byte integers, sets, UIDs over 4 bytes, ASCII strings with bytes over 0x7F,
-    /// UTF-16 with an unpaired surrogate, a damaged table), and the caller leaves those bytes to
+    /// UTF-16 with an unpaired surrogate or no character, a damaged table), and the caller leaves those bytes to
     /// Foundation. The format and Foundation's checks: swift-corelibs-foundation,
     /// Sources/CoreFoundation/CFBinaryPList.c (https://github.com/swiftlang/swift-corelibs-foundation).
     ///
@@ -341,7 +341,10 @@ extension BoundedPlist {
                     for i in p..<(p + n) where b[i] >= 0x80 { return .unsupported }
                     return .ascii(start: p, count: n)
                 case 0x6:
-                    guard p + 2 * n <= table else { return .unsupported }
+                    // An empty one (0x60) CoreFoundation refuses: it allocates the characters
+                    // and takes the NULL CFAllocatorAllocate gives for 0 bytes for a failure
+                    // (CFBinaryPList.c). Writers write an empty string as ASCII.
+                    guard n > 0, p + 2 * n <= table else { return .unsupported }
                     // Surrogates only in pairs (a character outside the BMP: an emoji); an unpaired one
                     // is left to Foundation.
                     var i = 0

@@ -9,7 +9,7 @@ import SandboxAuditSystem
 /// what it reads exactly as Foundation would: it walks every object reachable from the top (as
 /// Foundation parses them all) and gives up, returning nil, on anything outside the vocabulary
 /// of a well-formed archive (null and fill markers, 16-byte integers, sets, UIDs over 4 bytes,
-/// ASCII strings with bytes over 0x7F, UTF-16 with an unpaired surrogate, dictionary keys that are not
+/// ASCII strings with bytes over 0x7F, UTF-16 with an unpaired surrogate or no character, dictionary keys that are not
 /// strings, a key a lookup finds twice, a `CF$UID` dictionary, a number of another type where
 /// an integer is read) and on every shape `MBFile.decode` refuses. The caller then decodes the
 /// blob through Foundation, which gives the answer or the refusal it always gave. The format and
