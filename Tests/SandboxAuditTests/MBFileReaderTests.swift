@@ -48,7 +48,7 @@ final class MBFileReaderTests: XCTestCase {
         }
     }
 
-    func direct(_ blob: [UInt8]) -> MBFile? { blob.withUnsafeBufferPointer(MBFileReader.decode) }
+    func direct(_ blob: [UInt8]) -> MBFile? { MBFileReader.decode(blob[...]) }
 
     func testTheDirectReaderAgreesWithFoundationOnBuiltBlobs() throws {
         let xattrs: [String: [UInt8]] = [
@@ -234,6 +234,53 @@ final class MBFileReaderTests: XCTestCase {
         for other: Any in ["7", Data([7]), NSNumber(value: 7), 7, true, Date(timeIntervalSince1970: 7), [7], ["a": 7]] {
             XCTAssertNil(MBFile.uid(other), "\(other)")
         }
+    }
+
+    /// An 8-byte offset past `Int.max` for an object nothing refers to: `BoundedPlist.check`
+    /// follows references and passes it, and the direct reader once trapped converting it to an
+    /// `Int` (the scan crashed). It now leaves the bytes to Foundation, which refuses them, as a
+    /// row's blob and as its `ExtendedAttributes`: each row is reported and the scan goes on.
+    func testAnOffsetPastIntMaxIsLeftToFoundationNotATrap() throws {
+        func be64(_ v: UInt64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
+        // bplist00, an empty dictionary at 8 (the top), the offset table (8-byte offsets: 8 and
+        // 2^63), the trailer (offsets of 8 bytes, references of 1, 2 objects, top 0, table at 9).
+        let hostile = Array("bplist00".utf8) + [0xD0] + be64(8) + be64(1 << 63) + [0, 0, 0, 0, 0, 0, 8, 1] + be64(2) + be64(0) + be64(9)
+        XCTAssertEqual(try BoundedPlist.check(hostile), .binary)
+        XCTAssertNil(direct(hostile))
+        XCTAssertNil(MBFileReader.readAttributes(hostile))
+        assertDecodeAgrees(hostile, "an offset past Int.max")
+
+        let dir = try TempDir("offset")
+        var b = BackupBuilder()
+        b.file("AppDomain-com.example.app", "Documents/blob.bin", size: 3)
+        b.items[b.items.count - 1].blob = hostile
+        b.file("AppDomain-com.example.app", "Documents/xattrs.bin", size: 3)
+        b.items[b.items.count - 1].extendedAttributesBytes = hostile
+        b.file("AppDomain-com.example.app", "Documents/plain.txt", size: 3)
+        try b.write(to: dir.sub("B"))
+        let result = try Audit.run(dir.sub("B"), selection: ContainerSelection(app: "com.example.app"))
+        let files = Set(result.inventory.entries.filter { $0.entry.kind == .file }.map { String(decoding: $0.path.bytes, as: UTF8.self) })
+        XCTAssertEqual(files, ["Documents/xattrs.bin", "Documents/plain.txt"])
+        let problems = result.inventory.problems.map { "\($0.path.display): \($0.reason)" }
+        XCTAssertTrue(problems.contains { $0.hasPrefix("Documents/blob.bin: its MBFile blob is not a property list") }, "\(problems)")
+        XCTAssertTrue(problems.contains { $0.hasPrefix("Documents/xattrs.bin: its ExtendedAttributes is not a property list") }, "\(problems)")
+    }
+
+    /// An empty UTF-16 string (marker 0x60: writers write an empty string as ASCII) is refused
+    /// by CoreFoundation, which allocates its characters and takes the NULL of a 0-byte
+    /// allocation for a failure. The direct reader once read it as "" (one-byte corruptions of
+    /// an offset table sometimes made one: `testEveryOneByteCorruption…` failed now and then);
+    /// it now leaves it to Foundation.
+    func testAnEmptyUTF16StringIsLeftToFoundation() throws {
+        let blob = [UInt8](try BackupBuilder.mbFile(item("\u{263A}", size: 1), encryptionKey: nil))
+        guard let at = blob.indices.dropLast(2).first(where: { blob[$0] == 0x61 && blob[$0 + 1] == 0x26 && blob[$0 + 2] == 0x3A }) else {
+            return XCTFail("no UTF-16 path in the blob")
+        }
+        XCTAssertEqual(direct(blob)?.relativePath, "\u{263A}")
+        var empty = blob
+        empty[at] = 0x60
+        XCTAssertNil(direct(empty))
+        assertDecodeAgrees(empty, "an empty UTF-16 string")
     }
 
     /// Every single-byte corruption of real blobs: the direct path never answers differently

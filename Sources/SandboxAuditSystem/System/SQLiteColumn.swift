@@ -11,6 +11,12 @@ package enum SQLiteColumn {
         return Array(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, index))))
     }
 
+    /// The column's text as `String(cString:)` reads it (up to a NUL, bytes that are not UTF-8
+    /// repaired); nil for NULL. SQLite's text ends with a NUL (`sqlite3_column_text`).
+    package static func string(_ statement: OpaquePointer, _ index: Int32) -> String? {
+        sqlite3_column_text(statement, index).map { String(cString: $0) }
+    }
+
     /// The column as bytes, copied once from SQLite's memory; nil for NULL.
     package static func bytes(_ statement: OpaquePointer, _ index: Int32) -> [UInt8]? {
         guard sqlite3_column_type(statement, index) != SQLITE_NULL else { return nil }

@@ -52,7 +52,7 @@ package struct BackupWalk {
 
     /// Reads one row: its path checked, its blob decoded (`blob`: its bytes, nil when it has none),
     /// its entry made.
-    static func prepare(_ row: ManifestRow, blob: UnsafeBufferPointer<UInt8>?) -> Prepared {
+    static func prepare(_ row: ManifestRow, blob: ArraySlice<UInt8>?) -> Prepared {
         func made(_ outcome: Prepared.Outcome) -> Prepared {
             Prepared(domain: row.domain, fileID: row.fileID, key: .init(ContainerPath(bytes: row.relativePath)), outcome: outcome)
         }

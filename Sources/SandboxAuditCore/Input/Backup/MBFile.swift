@@ -56,11 +56,11 @@ struct MBFile: Sendable, Equatable {
 
     /// Decodes `bytes`, or says why it cannot.
     static func decode(_ bytes: [UInt8]) -> Result<MBFile, Refusal> {
-        bytes.withUnsafeBufferPointer(decode)
+        decode(bytes[...])
     }
 
-    /// `decode` of bytes held elsewhere (a batch of `Manifest.db` rows).
-    static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<MBFile, Refusal> {
+    /// `decode` of bytes held inside a larger array (a batch of `Manifest.db` rows), read in place.
+    static func decode(_ bytes: ArraySlice<UInt8>) -> Result<MBFile, Refusal> {
         guard bytes.count <= maximumBlobSize else {
             return .failure(Refusal(reason: "its MBFile blob is \(bytes.count) bytes, over \(maximumBlobSize)"))
         }
@@ -186,10 +186,6 @@ struct MBFile: Sendable, Equatable {
     /// The UID in a one-element array written as a binary plist by `uid(_:)`: `bplist00`, the
     /// array (`0xA1`, one reference), the UID (`0x8n`, n + 1 bytes), the offset table, the trailer.
     static func uidWritten(_ b: [UInt8]) -> Int? {
-        b.withUnsafeBufferPointer(uidWritten)
-    }
-
-    static func uidWritten(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
         guard b.count >= 8 + 32, b.starts(with: "bplist00".utf8) else { return nil }
         let t = b.count - 32
         let offsetSize = Int(b[t + 6]), refSize = Int(b[t + 7])

@@ -169,9 +169,7 @@ final class ManifestDatabase {
     }
 
     /// Column `index` as text, as `String(cString:)` reads it (up to a NUL); nil for NULL.
-    static func text(_ statement: OpaquePointer, _ index: Int32) -> String? {
-        sqlite3_column_text(statement, index).map { String(cString: $0) }
-    }
+    static func text(_ statement: OpaquePointer, _ index: Int32) -> String? { SQLiteColumn.string(statement, index) }
 
     /// Every domain the backup holds, sorted.
     func domains() throws -> [String] {
@@ -202,7 +200,7 @@ final class ManifestDatabase {
     /// batches are held. Text columns that are not text are read as text, `relativePath` as its
     /// bytes, and flags as an integer (every column is cast in SQL first); a blob over
     /// `MBFile.maximumBlobSize` is not loaded.
-    func forEachRow<T: Sendable>(domains: [String], prepare: @escaping @Sendable (ManifestRow, UnsafeBufferPointer<UInt8>?) -> T, _ body: (T) -> Void) throws {
+    func forEachRow<T: Sendable>(domains: [String], prepare: @escaping @Sendable (ManifestRow, ArraySlice<UInt8>?) -> T, _ body: (T) -> Void) throws {
         guard !domains.isEmpty else { return }
         let marks = Array(repeating: "?", count: domains.count).joined(separator: ", ")
         let sql = """
@@ -275,12 +273,11 @@ struct RowBatch<T: Sendable>: Sendable {
     }
 
     /// Prepares every row, the first half on one core and the second on another.
-    mutating func prepare(_ prepare: @Sendable (ManifestRow, UnsafeBufferPointer<UInt8>?) -> T) {
+    mutating func prepare(_ prepare: @Sendable (ManifestRow, ArraySlice<UInt8>?) -> T) {
         let rows = self.rows, blobs = self.blobs
+        // Each row's blob is a slice of the batch's buffer: read in place, never copied.
         prepared = Parallel.array(count: rows.count, runs: Parallel.runs(rows.count, parts: rows.count >= 32 ? 2 : 1)) { (_, out: inout RunWriter<T>) in
-            blobs.withUnsafeBufferPointer { blobs in
-                for i in out.run { out.append(prepare(rows[i], rows[i].blob.map { UnsafeBufferPointer(rebasing: blobs[$0]) })) }
-            }
+            for i in out.run { out.append(prepare(rows[i], rows[i].blob.map { blobs[$0] })) }
         }.0
     }
 
