@@ -75,10 +75,10 @@ package struct BackupPathSets: Sendable {
 }
 
 /// What backup, restore and update do with a path because of where it is.
-package struct Placement: Sendable, Equatable {
-    package let backedUp: Bool
-    let restored: Bool
-    let keptOnUpdate: Bool
+@usableFromInline package struct Placement: Sendable, Equatable {
+    @usableFromInline package let backedUp: Bool
+    @usableFromInline let restored: Bool
+    @usableFromInline let keptOnUpdate: Bool
 }
 
 /// The set of `BackupPathSets` that decided a path's fate, in words a user understands.

@@ -3,7 +3,7 @@ import SandboxAuditSystem
 /// Where an entry sits in its container: the folder Apple defines for it. What backup, restore
 /// and update do with it comes from `BackupPathSets` (the zone alone does not decide: `GeoJSON`
 /// at an app's root is backed up, a group container's root is).
-package enum Zone: String, CaseIterable, Sendable, Comparable {
+@usableFromInline package enum Zone: String, CaseIterable, Sendable, Comparable {
     case documents
     case applicationSupport
     case caches
@@ -21,7 +21,7 @@ package enum Zone: String, CaseIterable, Sendable, Comparable {
     /// plist: managed by the system.
     case system
 
-    package static func < (a: Zone, b: Zone) -> Bool { a.ordinal < b.ordinal }
+    @usableFromInline package static func < (a: Zone, b: Zone) -> Bool { a.ordinal < b.ordinal }
 
     /// The zone of a path relative to the data root. Compares bytes only: it runs for every
     /// entry of the container.

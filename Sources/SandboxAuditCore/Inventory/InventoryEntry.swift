@@ -2,17 +2,17 @@ import SandboxAuditSystem
 
 /// The classified entries, in path-byte order: the walk's columns (`EntryColumns`) and the
 /// inventory's verdicts, as columns too. Made once by `Inventory.init`, then only read.
-package final class InventoryStore: Sendable {
-    let columns: EntryColumns
-    let zone: [Zone]
-    let placement: [Placement]
+@usableFromInline package final class InventoryStore: Sendable {
+    @usableFromInline let columns: EntryColumns
+    @usableFromInline let zone: [Zone]
+    @usableFromInline let placement: [Placement]
     /// What excludes each entry: `notExcluded`; the entry itself (its own position); or a
     /// folder (`byFolder`: the root, or the folder of a marked directory above it).
-    let excludedBy: [Int32]
+    @usableFromInline let excludedBy: [Int32]
     /// False for the second and later paths of a hard-linked file, and for system entries.
-    let counts: [Bool]
+    @usableFromInline let counts: [Bool]
 
-    static let notExcluded = Int32.min
+    @usableFromInline static let notExcluded = Int32.min
     static func byFolder(_ f: Int32) -> Int32 { -2 - f }
 
     init(columns: EntryColumns, zone: [Zone], placement: [Placement], excludedBy: [Int32], counts: [Bool]) {
@@ -33,7 +33,7 @@ package final class InventoryStore: Sendable {
 
 /// The inventory's entries: a random-access collection of `InventoryEntry`, each a position.
 public struct InventoryEntries: RandomAccessCollection, Sendable {
-    let store: InventoryStore
+    @usableFromInline let store: InventoryStore
     public let endIndex: Int
 
     init(_ store: InventoryStore) {
@@ -42,7 +42,7 @@ public struct InventoryEntries: RandomAccessCollection, Sendable {
     }
 
     public var startIndex: Int { 0 }
-    public subscript(position: Int) -> InventoryEntry {
+    @inlinable public subscript(position: Int) -> InventoryEntry {
         precondition(position >= 0 && position < endIndex, "inventory entry index out of range")
         return InventoryEntry(store: store, index: position)
     }
@@ -66,47 +66,52 @@ public struct InventoryEntries: RandomAccessCollection, Sendable {
 /// One entry with its zone and verdicts: the model every output is built from. A position in
 /// the inventory's columns (`InventoryStore`); its path is made when asked for.
 public struct InventoryEntry: Sendable {
-    let store: InventoryStore
+    @usableFromInline let store: InventoryStore
     /// The entry's position in the inventory (path order).
-    package let index: Int
+    @usableFromInline package let index: Int
+
+    @usableFromInline init(store: InventoryStore, index: Int) {
+        self.store = store
+        self.index = index
+    }
 
     public var path: ContainerPath { store.columns.path(index) }
     /// The last component of the path (what `path.name` is), without making the path.
-    package var name: ArraySlice<UInt8> { store.columns.name(index) }
+    @inlinable package var name: ArraySlice<UInt8> { store.columns.name(index) }
     /// What the walk recorded of the entry.
-    package var entry: EntryFields { EntryFields(store: store, index: index) }
+    @inlinable package var entry: EntryFields { EntryFields(store: store, index: index) }
     /// The folder the entry lies in, by number (`InventoryEntries.folderPath`): 0 for the data
     /// root's own items, -1 for the data root itself (a backup's row for it). Siblings share it.
-    package var folder: Int32 { store.columns.folder[index] }
+    @inlinable package var folder: Int32 { store.columns.folder[index] }
     /// For a directory with something in it: the number of the folder it is.
-    package var ownFolder: Int32? { store.columns.folderOfDirectory[Int32(index)] }
-    package var zone: Zone { store.zone[index] }
+    @inlinable package var ownFolder: Int32? { store.columns.folderOfDirectory[Int32(index)] }
+    @inlinable package var zone: Zone { store.zone[index] }
     /// What backup, restore and update do with the entry because of where it is
     /// (`BackupPathSets` of its container's role); exclusion comes on top.
-    package var placement: Placement { store.placement[index] }
+    @inlinable package var placement: Placement { store.placement[index] }
     /// The nearest path carrying the exclude attribute: the entry itself or its closest marked
     /// ancestor. Nil when not excluded.
     package var excludedBy: ContainerPath? { store.excludedByPath(index) }
     /// Whether anything excludes the entry (`excludedBy != nil`, with no path made).
-    package var isExcluded: Bool { store.excludedBy[index] != InventoryStore.notExcluded }
+    @inlinable package var isExcluded: Bool { store.excludedBy[index] != InventoryStore.notExcluded }
     /// False for the second and later paths of a hard-linked file, and for system entries:
     /// their bytes are not added to any total.
-    package var countsInTotals: Bool { store.counts[index] }
+    @inlinable package var countsInTotals: Bool { store.counts[index] }
 
-    package var isSystem: Bool { zone == .system }
+    @inlinable package var isSystem: Bool { zone == .system }
     /// Nil for system entries, as are the verdicts below.
-    public var excluded: Bool? { isSystem ? nil : isExcluded }
+    @inlinable public var excluded: Bool? { isSystem ? nil : isExcluded }
     /// Backup carries it: its place is backed up and it is not excluded.
-    public var backedUp: Bool? { isSystem ? nil : placement.backedUp && !isExcluded }
-    public var survivesUpdate: Bool? { isSystem ? nil : placement.keptOnUpdate }
+    @inlinable public var backedUp: Bool? { isSystem ? nil : placement.backedUp && !isExcluded }
+    @inlinable public var survivesUpdate: Bool? { isSystem ? nil : placement.keptOnUpdate }
     /// A restore onto a new device brings back the backed-up set, less what restore skips
     /// (Saved Application State, SplashBoard).
-    public var survivesRestore: Bool? { isSystem ? nil : placement.restored && !isExcluded }
+    @inlinable public var survivesRestore: Bool? { isSystem ? nil : placement.restored && !isExcluded }
 
     /// Content that counts in the totals: a file's or symlink's bytes, once per hard-linked file.
-    package var countsAsContent: Bool { countsInTotals && entry.holdsContent }
+    @inlinable package var countsAsContent: Bool { countsInTotals && entry.holdsContent }
     /// The bytes this entry adds to the totals (0 when it adds none; a symlink adds none).
-    public var countedSize: Int64 { countsInTotals ? entry.contentSize : 0 }
+    @inlinable public var countedSize: Int64 { countsInTotals ? entry.contentSize : 0 }
 
     /// The class a device backup records (nil: not recorded, or not a backup input).
     package var protectionClass: ProtectionClass? { entry.protectionClass }
@@ -124,32 +129,37 @@ public struct InventoryEntry: Sendable {
 
 /// What the walk recorded of one inventory entry, read from the columns: the fields of a
 /// `WalkEntry`, with no path made unless `path` is asked for.
-package struct EntryFields: Sendable {
-    let store: InventoryStore
-    let index: Int
+@usableFromInline package struct EntryFields: Sendable {
+    @usableFromInline let store: InventoryStore
+    @usableFromInline let index: Int
+
+    @usableFromInline init(store: InventoryStore, index: Int) {
+        self.store = store
+        self.index = index
+    }
 
     package var path: ContainerPath { store.columns.path(index) }
-    package var name: ArraySlice<UInt8> { store.columns.name(index) }
-    package var kind: WalkEntry.Kind { store.columns.kind[index].kind }
-    package var special: WalkEntry.Special? { store.columns.kind[index].special }
-    package var size: Int64 { store.columns.size[index] }
-    package var allocated: Int64 { store.columns.allocated[index] }
-    package var mode: UInt32 { store.columns.mode[index] }
-    package var modifiedSeconds: Int64 { store.columns.modifiedSeconds[index] }
-    package var modifiedNanoseconds: Int32 { store.columns.modifiedNanoseconds[index] }
-    package var modifiedTime: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
-    package var device: UInt64 { store.columns.device[index] }
-    package var inode: UInt64 { store.columns.inode[index] }
-    package var linkCount: UInt64 { UInt64(store.columns.links[index]) }
-    package var marks: [AttributeMark] { store.columns.held[index] & EntryColumns.hasMarks == 0 ? [] : store.columns.marks[Int32(index)] ?? [] }
-    private var content: [UInt8]? { store.columns.held[index] & EntryColumns.hasContent == 0 ? nil : store.columns.content[Int32(index)] }
-    package var symlinkTarget: [UInt8]? { kind == .symlink ? content : nil }
-    package var header: [UInt8]? { kind == .symlink ? nil : content }
+    @inlinable package var name: ArraySlice<UInt8> { store.columns.name(index) }
+    @inlinable package var kind: WalkEntry.Kind { store.columns.kind[index].kind }
+    @inlinable package var special: WalkEntry.Special? { store.columns.kind[index].special }
+    @inlinable package var size: Int64 { store.columns.size[index] }
+    @inlinable package var allocated: Int64 { store.columns.allocated[index] }
+    @inlinable package var mode: UInt32 { store.columns.mode[index] }
+    @inlinable package var modifiedSeconds: Int64 { store.columns.modifiedSeconds[index] }
+    @inlinable package var modifiedNanoseconds: Int32 { store.columns.modifiedNanoseconds[index] }
+    @inlinable package var modifiedTime: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
+    @inlinable package var device: UInt64 { store.columns.device[index] }
+    @inlinable package var inode: UInt64 { store.columns.inode[index] }
+    @inlinable package var linkCount: UInt64 { UInt64(store.columns.links[index]) }
+    @inlinable package var marks: [AttributeMark] { store.columns.held[index] & EntryColumns.hasMarks == 0 ? [] : store.columns.marks[Int32(index)] ?? [] }
+    @inlinable var content: [UInt8]? { store.columns.held[index] & EntryColumns.hasContent == 0 ? nil : store.columns.content[Int32(index)] }
+    @inlinable package var symlinkTarget: [UInt8]? { kind == .symlink ? content : nil }
+    @inlinable package var header: [UInt8]? { kind == .symlink ? nil : content }
     package var protectionClass: ProtectionClass? {
         store.columns.held[index] & EntryColumns.hasProtection == 0 ? nil : ProtectionClass(recorded: store.columns.protection[Int32(index)])
     }
-    package var holdsContent: Bool { let k = kind; return k == .file || k == .symlink }
-    package var contentSize: Int64 { kind == .file ? size : 0 }
+    @inlinable package var holdsContent: Bool { let k = kind; return k == .file || k == .symlink }
+    @inlinable package var contentSize: Int64 { kind == .file ? size : 0 }
     /// The entry as one value, its path made.
     package var walkEntry: WalkEntry { store.columns.walkEntry(index) }
 }

@@ -3,7 +3,7 @@ import SandboxAuditSystem
 
 /// A walk's entries in path-byte order, as columns (`WalkEntries.ordered()`): what the
 /// inventory classifies and every rule and report reads, an entry being its position.
-package struct EntryColumns: Sendable {
+@usableFromInline package struct EntryColumns: Sendable {
     /// Every folder an entry lies in, and every folder above one (named by no entry of an
     /// archive or a backup that stores only files: implied).
     let folders: FolderTable
@@ -11,31 +11,31 @@ package struct EntryColumns: Sendable {
     let folderParent: [Int32]
     /// The folder each directory entry is (the folder of its path), for the directories
     /// whose folder holds something.
-    let folderOfDirectory: [Int32: Int32]
-    let folder: [Int32]
-    let names: [UInt8]
-    let nameStart: [Int]
-    let nameLength: [UInt32]
-    let size: [Int64]
-    let allocated: [Int64]
-    let modifiedSeconds: [Int64]
-    let modifiedNanoseconds: [Int32]
-    let device: [UInt64]
-    let inode: [UInt64]
-    let mode: [UInt32]
-    let links: [UInt32]
-    let kind: [EntryKind]
-    let marks: [Int32: [AttributeMark]]
-    let content: [Int32: [UInt8]]
-    let protection: [Int32: Int64]
+    @usableFromInline let folderOfDirectory: [Int32: Int32]
+    @usableFromInline let folder: [Int32]
+    @usableFromInline let names: [UInt8]
+    @usableFromInline let nameStart: [Int]
+    @usableFromInline let nameLength: [UInt32]
+    @usableFromInline let size: [Int64]
+    @usableFromInline let allocated: [Int64]
+    @usableFromInline let modifiedSeconds: [Int64]
+    @usableFromInline let modifiedNanoseconds: [Int32]
+    @usableFromInline let device: [UInt64]
+    @usableFromInline let inode: [UInt64]
+    @usableFromInline let mode: [UInt32]
+    @usableFromInline let links: [UInt32]
+    @usableFromInline let kind: [EntryKind]
+    @usableFromInline let marks: [Int32: [AttributeMark]]
+    @usableFromInline let content: [Int32: [UInt8]]
+    @usableFromInline let protection: [Int32: Int64]
     /// Per entry, which of the sparse fields above hold something for it (`hasMarks` …), so
     /// that a pass over every entry's marks looks up only the few that have some.
-    let held: [UInt8]
-    static let hasMarks: UInt8 = 1, hasContent: UInt8 = 2, hasProtection: UInt8 = 4
+    @usableFromInline let held: [UInt8]
+    @usableFromInline static let hasMarks: UInt8 = 1, hasContent: UInt8 = 2, hasProtection: UInt8 = 4
 
     package var count: Int { folder.count }
 
-    func name(_ i: Int) -> ArraySlice<UInt8> {
+    @inlinable func name(_ i: Int) -> ArraySlice<UInt8> {
         names[nameStart[i]..<(nameStart[i] + Int(nameLength[i]))]
     }
 

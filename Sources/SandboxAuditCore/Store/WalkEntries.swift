@@ -182,8 +182,8 @@ package struct WalkEntries: RandomAccessCollection, Sendable {
 }
 
 /// An entry's kind and, for `other`, which special file: one byte per entry.
-package struct EntryKind: Sendable, Equatable {
-    let raw: UInt8
+@usableFromInline package struct EntryKind: Sendable, Equatable {
+    @usableFromInline let raw: UInt8
 
     init(_ kind: WalkEntry.Kind, _ special: WalkEntry.Special?) {
         switch (kind, special) {
@@ -198,10 +198,10 @@ package struct EntryKind: Sendable, Equatable {
         }
     }
 
-    static let file = EntryKind(.file, nil)
-    static let directory = EntryKind(.directory, nil)
+    @usableFromInline static let file = EntryKind(.file, nil)
+    @usableFromInline static let directory = EntryKind(.directory, nil)
 
-    var kind: WalkEntry.Kind {
+    @inlinable var kind: WalkEntry.Kind {
         switch raw {
         case 0: .file
         case 1: .directory
@@ -210,7 +210,7 @@ package struct EntryKind: Sendable, Equatable {
         }
     }
 
-    var special: WalkEntry.Special? {
+    @inlinable var special: WalkEntry.Special? {
         switch raw {
         case 4: .fifo
         case 5: .socket

@@ -2,9 +2,9 @@ import SandboxAuditSystem
 
 /// What the walk records for one entry, from `lstat` and the entry's attributes. Nothing here
 /// is a judgement: zones and verdicts come later (Classify).
-package struct WalkEntry: Sendable {
-    package enum Kind: String, Sendable { case file, directory, symlink, other }
-    package enum Special: String, Sendable { case fifo, socket, characterDevice = "character-device", blockDevice = "block-device" }
+@usableFromInline package struct WalkEntry: Sendable {
+    @usableFromInline package enum Kind: String, Sendable { case file, directory, symlink, other }
+    @usableFromInline package enum Special: String, Sendable { case fifo, socket, characterDevice = "character-device", blockDevice = "block-device" }
 
     // Stored with the 8-byte fields first and the small ones last, with a symlink's target and
     // a file's first bytes in one field, so that an entry takes 86 bytes, not 120: a
