@@ -30,9 +30,10 @@ struct PolicyApplication {
         let ignore = GlobSet(policy.ignore)
         let inForce = policy.suppressions.filter { s in today.map { !s.expired(today: $0) } ?? true }
         var used = Set<Int>()
+        let ignoresAny = !ignore.globs.isEmpty
         for group in found {
             for var f in group {
-                if let path = f.path, !path.isRoot, ignore.anyCovers(path) { ignored += 1; continue }
+                if ignoresAny, let path = f.path, !path.isRoot, ignore.anyCovers(path) { ignored += 1; continue }
                 if let s = policy.severities[f.ruleId] { f = f.with(severity: s) }
                 // The first entry in file order that covers it.
                 if !inForce.isEmpty, let i = inForce.firstIndex(where: { $0.covers(f) }) {
@@ -47,12 +48,9 @@ struct PolicyApplication {
         self.suppressed = suppressed
         self.unused = inForce.indices.filter { !used.contains($0) }.map { inForce[$0] }
         // Sorted by index, then gathered once: sorting the values moves every finding through
-        // the merge buffers.
-        let domainOrder = Dictionary(domains.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
-        let rank = findings.map { domainOrder[$0.domain ?? ""] ?? 0 }
-        findings = findings.indices.sorted { a, b in
-            rank[a] != rank[b] ? rank[a] < rank[b] : Finding.ordered(findings[a], findings[b])
-        }.map { findings[$0] }
+        // the merge buffers. The keys are read from arrays of their own: a comparison that took
+        // two findings would copy both (five references each) every time.
+        findings = Finding.reportOrder(findings, domains: domains).map { findings[$0] }
         var reported = findings
         if let baseline {
             let primary = domains.first

@@ -53,6 +53,35 @@ public struct Finding: Sendable, Hashable {
         if a.ruleId != b.ruleId { return a.ruleId < b.ruleId }
         return a.message < b.message
     }
+
+    /// The indices of `findings` in report order: domain in the order of `domains` (a domain
+    /// not among them first, as the first), then `ordered`. The same order as sorting the
+    /// findings themselves, without copying a finding per comparison: the runs each rule gives in
+    /// path order are merged as they come.
+    static func reportOrder(_ findings: [Finding], domains: [String]) -> [Int] {
+        let domainOrder = Dictionary(domains.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        var rank: [Int] = [], paths: [ContainerPath] = []
+        rank.reserveCapacity(findings.count)
+        paths.reserveCapacity(findings.count)
+        // Findings come in runs of one domain: its rank looked up once per run.
+        var lastDomain: String?, lastRank = 0
+        for i in findings.indices {
+            let d = findings[i].domain ?? ""
+            if d != lastDomain {
+                lastDomain = d
+                lastRank = domainOrder[d] ?? 0
+            }
+            rank.append(lastRank)
+            paths.append(findings[i].path ?? .root)
+        }
+        return findings.indices.sorted { a, b in
+            if rank[a] != rank[b] { return rank[a] < rank[b] }
+            let c = Bytes.compare(paths[a].bytes[...], paths[b].bytes[...])
+            if c != 0 { return c < 0 }
+            if findings[a].ruleId != findings[b].ruleId { return findings[a].ruleId < findings[b].ruleId }
+            return findings[a].message < findings[b].message
+        }
+    }
 }
 
 /// What a rule sees besides the inventory.
