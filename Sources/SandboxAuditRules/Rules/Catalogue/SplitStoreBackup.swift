@@ -124,8 +124,8 @@ struct SplitStoreBackup: Rule {
 
     /// How many bytes at the end of `e`'s path name it as a companion of a main file (its path
     /// the rest), when its name and kind fit, and whether that is a Realm store. Reads the name
-    /// alone: every suffix ends in al, hm, ck, te or nt, and most names are rejected by their
-    /// last two bytes.
+    /// alone, in place (no path made): every suffix ends in al, hm, ck, te or nt, and most names
+    /// are rejected by their last two bytes.
     static func companionSuffix(of e: InventoryEntry) -> (drop: Int, isRealm: Bool)? {
         let kind = e.entry.kind
         guard kind != .symlink else { return nil }
