@@ -34,44 +34,23 @@ package struct OwnerMap: Sendable {
     }
 
     /// `attribution(of:container:in:)` for many paths at once, each `(container, path)` or nil
-    /// (no owner asked for). Given in report order (by container, then by path), each is looked
-    /// for forward from the entry found for the one before, in steps that double, rather than
-    /// by a binary search over every entry; in any other order the answers are the same.
+    /// (no owner asked for): the container's inventory taken once per run of paths of one
+    /// container, not copied for every path (a report's tens of thousands of findings), each path
+    /// found by the inventory's binary search over its columns.
     package func attributions(_ items: [(container: Int, path: ContainerPath)?], in inventories: [Inventory]) -> [Attribution?] {
         var out: [Attribution?] = []
         out.reserveCapacity(items.count)
-        var lastContainer = -1, cursor = 0
-        var lastPath = ContainerPath.root
-        // The container's entries, taken when the container changes (not the whole inventory
-        // copied for every path).
-        var entries = inventories.first?.entries ?? []
+        var lastContainer = -1
+        var inventory = inventories.first
         for item in items {
             guard let (c, path) = item else { out.append(nil); continue }
             guard c < codes.count, c < inventories.count else { out.append(attribution(of: path)); continue }
             if c != lastContainer {
-                entries = inventories[c].entries
-                cursor = 0
-            } else if path < lastPath {
-                cursor = 0
+                inventory = inventories[c]
+                lastContainer = c
             }
-            lastContainer = c
-            lastPath = path
-            // The first position at or after `cursor` whose path is not before `path`.
-            var low = cursor, step = 1
-            var high = low
-            while high < entries.count, entries[high].path < path {
-                low = high + 1
-                high = low + step
-                step *= 2
-            }
-            high = min(high, entries.count)
-            while low < high {
-                let mid = (low + high) / 2
-                if entries[mid].path < path { low = mid + 1 } else { high = mid }
-            }
-            cursor = low
-            if low < entries.count, entries[low].path == path {
-                out.append(attribution(container: c, entry: low))
+            if let entry = inventory?.index(of: path) {
+                out.append(attribution(container: c, entry: entry))
             } else {
                 out.append(attribution(of: path))
             }
