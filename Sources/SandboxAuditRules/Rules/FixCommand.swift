@@ -36,8 +36,12 @@ enum FixCommand {
         let container = inventory.container
         // The path's text made once: UTF-8 without a backslash (`base64` nil) is its own
         // display text. The data root itself (display ".", no bytes) has no command.
+        // (`String(decoding:)` of the array here, not the generic `ByteText.utf8String`, which
+        // steps through a collection it does not know.)
         guard container.source.capabilities.filesOnDisk, !path.isRoot, !container.dataRoot.isEmpty,
-              !path.bytes.contains(UInt8(ascii: "\\")), let text = ByteText.utf8String(path.bytes), !text.hasPrefix("/") else { return nil }
+              !path.bytes.contains(UInt8(ascii: "\\")), path.isValidUTF8 else { return nil }
+        let text = String(decoding: path.bytes, as: UTF8.self)
+        guard !text.hasPrefix("/") else { return nil }
         return quoted(container.dataRoot + "/" + text)
     }
 

@@ -40,8 +40,9 @@ package struct OwnerMap: Sendable {
     package func attributions(_ items: [(container: Int, path: ContainerPath)?], in inventories: [Inventory]) -> [Attribution?] {
         var out: [Attribution?] = []
         out.reserveCapacity(items.count)
-        var lastContainer = -1
-        var inventory = inventories.first
+        guard !inventories.isEmpty else { return items.map { $0.flatMap { attribution(of: $0.path) } } }
+        var lastContainer = 0
+        var inventory = inventories[0]
         for item in items {
             guard let (c, path) = item else { out.append(nil); continue }
             guard c < codes.count, c < inventories.count else { out.append(attribution(of: path)); continue }
@@ -49,7 +50,7 @@ package struct OwnerMap: Sendable {
                 inventory = inventories[c]
                 lastContainer = c
             }
-            if let entry = inventory?.index(of: path) {
+            if let entry = inventory.index(of: path) {
                 out.append(attribution(container: c, entry: entry))
             } else {
                 out.append(attribution(of: path))
