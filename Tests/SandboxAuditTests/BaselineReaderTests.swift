@@ -71,6 +71,34 @@ final class BaselineReaderTests: XCTestCase {
                           "files[0].path is missing")
     }
 
+    /// The files' keys and zones are matched on their bytes: a key or zone written with escapes
+    /// reads as itself, a zone the tool does not know is refused naming it, a key it does not
+    /// know is gone past, and a message naming a field names an escaped key as it reads.
+    func testKeysAndZonesMatchedOnTheirBytes() throws {
+        let dir = try TempDir()
+        let (container, good, text) = try baseline(in: dir)
+        let escaped = try replacing(try replacing(text, "\"size\": 40", "\"\\u0073ize\": 40, \"sizes\": \"x\""), "\"zone\": \"documents\"",
+                                    "\"zone\": \"docu\\u006dents\"")
+        let path = dir.sub("escaped.json")
+        try escaped.write(toFile: path, atomically: true, encoding: .utf8)
+        let c = try CLI.run(["compare", good, path, "--format", "json"])
+        XCTAssertEqual(c.status, 0, c.stderr)
+        let compared = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(c.stdout.utf8)) as? [String: Any])
+        for key in ["addedCount", "removedCount", "grewCount", "newlyBackedUpCount", "noLongerBackedUpCount"] {
+            XCTAssertEqual(compared[key] as? Int, 0, key)
+        }
+        try assertRefused(try replacing(text, "\"zone\": \"documents\"", "\"zone\": \"documentz\""), in: dir, container: container, good: good,
+                          "files[0].zone is not a zone (documentz)")
+        try assertRefused(try replacing(text, "\"size\": 40", "\"\\u0073ize\": \"40\""), in: dir, container: container, good: good,
+                          "files[0].size is not")
+        // A control byte far into the file (past the first eight-byte words), in a string.
+        let at = try XCTUnwrap(text.range(of: "Library/Caches/c.bin")).lowerBound.utf16Offset(in: text) + 3
+        var bytes = Array(text.utf8)
+        bytes[at] = 0x01
+        try assertRefused(String(decoding: bytes, as: UTF8.self), in: dir, container: container, good: good,
+                          "it holds the byte 0x01 at offset \(at), which JSON text never does")
+    }
+
     func testANumberOutOfRangeIsRefusedWithItsText() throws {
         let dir = try TempDir()
         let (container, good, text) = try baseline(in: dir)

@@ -211,6 +211,26 @@ final class ContentRuleTests: XCTestCase {
                       f.last?.message ?? "")
     }
 
+    /// Stores whose names start alike: x.db-s (a main file of its own) sorts between x.db and
+    /// x.db-shm, and a folder named after a main file holds a store of its own between the main
+    /// file and its companions. Each companion joins its own main file's group.
+    func testSplitStoreNestedAndInterleavedNames() throws {
+        let dir = try TempDir()
+        try Fixture.container(at: dir.path)
+        for name in ["n.db", "n.db-s", "n.db-s-wal", "n.db-shm", "n.db-wal", "p.db", "p.db-dir/inner.db", "p.db-dir/inner.db-wal", "p.db-wal", "q.db", "q.db-wal"] {
+            try Fixture.file(dir.sub("Documents/" + name), size: 10)
+        }
+        for name in ["n.db-s-wal", "n.db-shm", "p.db-dir/inner.db-wal", "p.db-wal"] {
+            try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Documents/" + name), carrier: .native)
+        }
+        let f = try findings(dir, "split-store-backup")
+        XCTAssertEqual(f.map { $0.path?.display }, ["Documents/n.db", "Documents/n.db-s", "Documents/p.db", "Documents/p.db-dir/inner.db"])
+        XCTAssertTrue(f[0].message.contains("backed up: n.db, n.db-wal; not backed up (excluded): n.db-shm;"), f[0].message)
+        XCTAssertTrue(f[1].message.contains("backed up: n.db-s; not backed up (excluded): n.db-s-wal;"), f[1].message)
+        XCTAssertTrue(f[2].message.contains("backed up: p.db; not backed up (excluded): p.db-wal;"), f[2].message)
+        XCTAssertTrue(f[3].message.contains("backed up: inner.db; not backed up (excluded): inner.db-wal;"), f[3].message)
+    }
+
     // MARK: many-backed-up-files
 
     func testManyFilesReportsOnlyTheDeepestFolder() throws {

@@ -116,6 +116,8 @@ public enum JSONReport {
         let systemCount = inventories.reduce(0) { $0 + $1.systemEntries }
         let ownerTotals = OwnerReport.totals(result)
         let domains: [JSON] = inventories.indices.map { domain(inventories[$0], owners: ownerTotals[$0]) }
+        // Found for every finding at once: they are in path order, as the entries are.
+        let findingOwners = OwnerReport.owners(result, result.findings)
         return .object([
             ("schemaVersion", .int(schemaVersion)),
             ("tool", .object([("name", .string("sandbox-audit")), ("version", .string(Audit.toolVersion))])),
@@ -142,7 +144,7 @@ public enum JSONReport {
             ("baseline", result.comparison.map { comparison($0, suppressed: summary.baselineFindings, owners: result.context.owners) } ?? .null),
             ("backupComparison", result.backupComparison.map(BackupComparisonReport.json) ?? .null),
             ("findings", .written(count: result.findings.count) { i, out, indent, level in
-                finding(result.findings[i], owner: OwnerReport.owner(result, result.findings[i]), into: &out, indent: indent, level: level)
+                finding(result.findings[i], owner: findingOwners[i], into: &out, indent: indent, level: level)
             }),
             ("suppressed", .written(count: result.suppressed.count) { i, out, indent, level in
                 let s = result.suppressed[i]
@@ -319,6 +321,12 @@ extension JSONObjectWriter {
     /// A path's field (null for none) and, where `base64` gives its bytes, the `…Base64` field
     /// after it: the fields `JSONReport.path` makes.
     mutating func path(_ key: StaticString, _ base64Key: StaticString, _ p: ContainerPath?, _ out: inout [UInt8]) {
+        // An ASCII path is its own display text, written from its bytes; its `…Base64` field only
+        // when it holds a backslash (as `ContainerPath.base64` says).
+        if let p, !p.isRoot, asciiString(key, p.bytes, &out) {
+            if p.bytes.contains(UInt8(ascii: "\\")) { string(base64Key, ByteText.base64(p.bytes), &out) }
+            return
+        }
         string(key, p?.display, &out)
         if let b = p?.base64 { string(base64Key, b, &out) }
     }

@@ -19,6 +19,24 @@ enum OwnerReport {
         return result.context.owners?.attribution(of: path, container: container, in: result.inventories[container])
     }
 
+    /// The owners of `findings` (`owner(_:_:)` of each), found in one pass when they are in
+    /// report order.
+    static func owners(_ result: AuditResult, _ findings: [Finding]) -> [Attribution?] {
+        guard let owners = result.context.owners else { return [Attribution?](repeating: nil, count: findings.count) }
+        // Findings come in runs of one domain: its container looked up once per run.
+        var lastDomain: String?, lastContainer = 0
+        let items = findings.indices.map { i -> (container: Int, path: ContainerPath)? in
+            guard let path = findings[i].path, !path.isRoot else { return nil }
+            let domain = findings[i].domain
+            if domain != lastDomain {
+                lastDomain = domain
+                lastContainer = domain.flatMap { result.domainIndex[$0] } ?? 0
+            }
+            return (lastContainer, path)
+        }
+        return owners.attributions(items, in: result.inventories)
+    }
+
     /// The owner of a path the report lists.
     static func owner(_ result: AuditResult, _ path: ContainerPath) -> Attribution? {
         path.isRoot ? nil : result.context.owners?.attribution(of: path)

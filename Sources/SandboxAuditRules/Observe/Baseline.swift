@@ -180,6 +180,27 @@ struct BaselineFiles: Sendable {
     func file(_ path: ContainerPath, domain: String) -> Baseline.File? {
         baseline.files[Baseline.qualified(path, domain: domain == primaryDomain ? nil : domain)]
     }
+
+    /// `file(_:domain:)` for the paths of one container asked in path order, as a rule's pass
+    /// over the entries asks them (`BaselineTable.Lookup`).
+    struct Lookup {
+        private var rows: BaselineTable.Lookup
+        private let files: BaselineTable
+        private let domain: String?
+
+        fileprivate init(_ files: BaselineTable, domain: String?) {
+            self.files = files
+            self.domain = domain
+            rows = files.lookup()
+        }
+
+        mutating func file(_ path: ContainerPath) -> Baseline.File? {
+            rows.row(Baseline.qualified(path, domain: domain)).map(files.file)
+        }
+    }
+
+    /// A lookup of the files of the container of `domain`.
+    func lookup(domain: String) -> Lookup { Lookup(baseline.files, domain: domain == primaryDomain ? nil : domain) }
 }
 
 /// One release against the last.
@@ -217,10 +238,12 @@ package struct BaselineComparison: Sendable {
         var seen = [Bool](repeating: false, count: baseline.files.count)
         var churn: Int64 = 0
         for (index, inventory) in inventories.enumerated() {
+          // The entries come in path order: each row looked for from the last one found.
+          var rows = baseline.files.lookup()
           for e in inventory.entries where e.countsAsContent {
             let path = Baseline.qualified(e.path, domain: index == 0 ? nil : inventory.domain)
             let size = e.entry.size
-            let row = baseline.files.row(path)
+            let row = rows.row(path)
             if let row { seen[row] = true }
             let old = row.map(baseline.files.file)
             if let old {

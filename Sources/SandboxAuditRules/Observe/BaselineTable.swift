@@ -93,6 +93,40 @@ package struct BaselineTable: Sendable {
 
     subscript(path: ContainerPath) -> Baseline.File? { row(path).map(file) }
 
+    /// Rows looked up one after another in path order (`scan --baseline` asks for every entry
+    /// of a container in path order): each path is looked for forward from the row found for
+    /// the one before, in steps that double, rather than by a binary search over every row. A
+    /// path asked out of order is looked for from the first row: the answers are `row(_:)`'s.
+    package struct Lookup {
+        private let table: BaselineTable
+        /// Every row before it sorts before the last path asked.
+        private var cursor = 0
+
+        init(_ table: BaselineTable) { self.table = table }
+
+        package mutating func row(_ path: ContainerPath) -> Int? {
+            let key = path.bytes[...], n = table.count
+            if cursor > 0, Bytes.compare(table.pathSlice(cursor - 1), key) >= 0 { cursor = 0 }
+            var low = cursor, high = cursor, step = 1
+            while high < n, Bytes.compare(table.pathSlice(high), key) < 0 {
+                low = high + 1
+                high = low + step
+                step *= 2
+            }
+            high = min(high, n)
+            while low < high {
+                let mid = (low + high) / 2
+                if Bytes.compare(table.pathSlice(mid), key) < 0 { low = mid + 1 } else { high = mid }
+            }
+            cursor = low
+            guard low < n, Bytes.compare(table.pathSlice(low), key) == 0 else { return nil }
+            return low
+        }
+    }
+
+    /// A lookup of rows in path order, from the first row.
+    package func lookup() -> Lookup { Lookup(self) }
+
     /// Two rows hold one path: the rows (in the order they were added).
     struct Repeated: Error { let first: Int, second: Int }
 

@@ -186,26 +186,34 @@ package struct BaselineDocument: Sendable {
             var path = PathFields()
             try r.array { r, _ in
                 path.reset()
-                var zone: String?, size: Int64?, mtime: Int64 = 0, backedUp = false, inode: UInt64?, excluded: Bool?, kept: Bool?
+                var zone: JSONKeys.Match?, size: Int64?, mtime: Int64 = 0, backedUp = false, inode: UInt64?, excluded: Bool?, kept: Bool?
                 var owner: String?, namesOwner = false
-                try r.object { r, key in
-                    switch key {
-                    case "size": size = try r.byteCount()
-                    case "mtime": mtime = try r.optional { try $0.integer() } ?? 0
-                    case "zone": zone = try r.string()
-                    case "backedUp": backedUp = try r.optional { try $0.bool() } ?? false
-                    case "inode": inode = try r.optional { try $0.integer() }.map { UInt64(bitPattern: $0) }
-                    case "excluded": excluded = try r.optional { try $0.bool() }
-                    case "survivesUpdate": kept = try r.optional { try $0.bool() }
-                    case "owner":
+                // Keys and zones matched on their bytes: a 200,000-file baseline holds two
+                // million keys, and no `String` is made for them.
+                try r.object(Self.fileKeys) { r, key in
+                    switch key.flatMap(FileKey.init(rawValue:)) {
+                    case .size?: size = try r.byteCount()
+                    case .mtime?: mtime = try r.optional { try $0.integer() } ?? 0
+                    case .zone?: zone = try r.string(oneOf: Self.zoneNames)
+                    case .backedUp?: backedUp = try r.optional { try $0.bool() } ?? false
+                    case .inode?: inode = try r.optional { try $0.integer() }.map { UInt64(bitPattern: $0) }
+                    case .excluded?: excluded = try r.optional { try $0.bool() }
+                    case .survivesUpdate?: kept = try r.optional { try $0.bool() }
+                    case .owner?:
                         namesOwner = true
                         owner = try r.optional { try $0.string() }
-                    default: if try !path.read(&r, key) { try r.skip() }
+                    case .path?: _ = try path.read(&r, "path")
+                    case .pathBase64?: _ = try path.read(&r, "pathBase64")
+                    case nil: try r.skip()
                     }
                 }
                 guard let bytes = try path.resolved(r) else { throw r.failure(key: "path", "is null") }
                 guard let zone else { throw r.failure(key: "zone", "is missing") }
-                guard let z = Zone(rawValue: zone) else { throw r.failure(key: "zone", "is not a zone (\(TerminalText.escaped(zone)))") }
+                let z: Zone
+                switch zone {
+                case .known(let i): z = Self.zones[i]
+                case .other(let text): throw r.failure(key: "zone", "is not a zone (\(TerminalText.escaped(text)))")
+                }
                 guard let size else { throw r.failure(key: "size", "is missing") }
                 files.append(path: bytes, Baseline.File(size: size, mtime: mtime, zone: z, backedUp: backedUp, inode: inode, excluded: excluded,
                                                         survivesUpdate: kept, owner: owner), namesOwner: namesOwner)
@@ -217,6 +225,14 @@ package struct BaselineDocument: Sendable {
         default: try r.skip()
         }
     }
+
+    /// A file's keys, in the order of `fileKeys`.
+    private enum FileKey: Int {
+        case path, pathBase64, size, mtime, zone, backedUp, inode, excluded, survivesUpdate, owner
+    }
+    private static let fileKeys = JSONKeys(["path", "pathBase64", "size", "mtime", "zone", "backedUp", "inode", "excluded", "survivesUpdate", "owner"])
+    private static let zones = Zone.allCases
+    private static let zoneNames = JSONKeys(zones.map(\.rawValue))
 
     /// The files sorted by path; a path held twice refused, naming both.
     mutating func finish(_ r: inout JSONReader) throws {

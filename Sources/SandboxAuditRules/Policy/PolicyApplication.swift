@@ -24,35 +24,48 @@ struct PolicyApplication {
     /// in scan order, the app's data container first.
     /// `today`: expired suppressions (`until` before it) suppress nothing.
     init(_ policy: Policy, to found: [[Finding]], domains: [String], baseline: Baseline?, today: CalendarDay? = nil) {
-        var findings: [Finding] = []
         var suppressed: [SuppressedFinding] = []
         var ignored = 0
         let ignore = GlobSet(policy.ignore)
+        let ignoresAny = !ignore.globs.isEmpty
         let inForce = policy.suppressions.filter { s in today.map { !s.expired(today: $0) } ?? true }
         var used = Set<Int>()
-        for group in found {
-            for var f in group {
-                if let path = f.path, !path.isRoot, ignore.anyCovers(path) { ignored += 1; continue }
-                if let s = policy.severities[f.ruleId] { f = f.with(severity: s) }
+        // The findings kept, by group and index: each is copied once, into the report order.
+        var kept: [(group: Int, index: Int)] = []
+        kept.reserveCapacity(found.reduce(0) { $0 + $1.count })
+        func withSeverity(_ f: Finding) -> Finding { policy.severities[f.ruleId].map { f.with(severity: $0) } ?? f }
+        for g in found.indices {
+            let group = found[g]
+            for i in group.indices {
+                if ignoresAny, let path = group[i].path, !path.isRoot, ignore.anyCovers(path) { ignored += 1; continue }
                 // The first entry in file order that covers it.
-                if !inForce.isEmpty, let i = inForce.firstIndex(where: { $0.covers(f) }) {
-                    used.insert(i)
-                    suppressed.append(SuppressedFinding(finding: f, suppression: inForce[i]))
-                    continue
+                if !inForce.isEmpty {
+                    let f = withSeverity(group[i])
+                    if let s = inForce.firstIndex(where: { $0.covers(f) }) {
+                        used.insert(s)
+                        suppressed.append(SuppressedFinding(finding: f, suppression: inForce[s]))
+                        continue
+                    }
                 }
-                findings.append(f)
+                kept.append((g, i))
             }
         }
         suppressed.sort { Finding.ordered($0.finding, $1.finding) }
         self.suppressed = suppressed
         self.unused = inForce.indices.filter { !used.contains($0) }.map { inForce[$0] }
-        // Sorted by index, then gathered once: sorting the values moves every finding through
-        // the merge buffers.
-        let domainOrder = Dictionary(domains.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
-        let rank = findings.map { domainOrder[$0.domain ?? ""] ?? 0 }
-        findings = findings.indices.sorted { a, b in
-            rank[a] != rank[b] ? rank[a] < rank[b] : Finding.ordered(findings[a], findings[b])
-        }.map { findings[$0] }
+        // Sorted by index over the keys, then gathered once: sorting the values would move every
+        // finding through the merge buffers, and comparing two would copy both.
+        let order = Finding.reportOrder(count: kept.count, domains: domains, { found[kept[$0].group][kept[$0].index].domain },
+                                        { found[kept[$0].group][kept[$0].index].path }) { a, b in
+            let fa = kept[a], fb = kept[b]
+            let ra = found[fa.group][fa.index].ruleId, rb = found[fb.group][fb.index].ruleId
+            return ra != rb ? ra < rb : found[fa.group][fa.index].message < found[fb.group][fb.index].message
+        }
+        let severities = !policy.severities.isEmpty
+        let findings = order.map { k -> Finding in
+            let f = found[kept[k].group][kept[k].index]
+            return severities ? withSeverity(f) : f
+        }
         var reported = findings
         if let baseline {
             let primary = domains.first

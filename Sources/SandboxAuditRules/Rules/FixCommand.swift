@@ -34,10 +34,15 @@ enum FixCommand {
     /// is not a folder on disk, or the path is not UTF-8 or lies outside the data root.
     static func onDisk(_ path: ContainerPath, in inventory: Inventory) -> String? {
         let container = inventory.container
-        guard container.source.capabilities.filesOnDisk,
-              path.base64 == nil, Array(path.display.utf8) == path.bytes, !path.display.hasPrefix("/"),
-              !container.dataRoot.isEmpty else { return nil }
-        return quoted(path.isRoot ? container.dataRoot : container.dataRoot + "/" + path.display)
+        // The path's text made once: UTF-8 without a backslash (`base64` nil) is its own
+        // display text. The data root itself (display ".", no bytes) has no command.
+        // (`String(decoding:)` of the array here, not the generic `ByteText.utf8String`, which
+        // steps through a collection it does not know.)
+        guard container.source.capabilities.filesOnDisk, !path.isRoot, !container.dataRoot.isEmpty,
+              !path.bytes.contains(UInt8(ascii: "\\")), path.isValidUTF8 else { return nil }
+        let text = String(decoding: path.bytes, as: UTF8.self)
+        guard !text.hasPrefix("/") else { return nil }
+        return quoted(container.dataRoot + "/" + text)
     }
 
     /// Where the scan saw a mark, as `--carrier` names it.
@@ -64,6 +69,7 @@ enum FixCommand {
 
     /// Single-quoted for POSIX shells.
     static func quoted(_ s: String) -> String {
-        "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        // Most paths hold no quote: Foundation's replacing is left for those that do.
+        s.utf8.contains(UInt8(ascii: "'")) ? "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" : "'" + s + "'"
     }
 }

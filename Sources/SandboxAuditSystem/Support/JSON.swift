@@ -108,14 +108,17 @@ public indirect enum JSON: Sendable {
     /// Escapes a string into the buffer, byte by byte: `"`, `\\`, control characters, DEL and
     /// U+2028/U+2029 (for JavaScript readers); everything else is copied as UTF-8.
     package static func escape(_ s: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
         var s = s
-        s.withUTF8 { bytes in
-            // Most strings need no escape: copied whole.
-            if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0x7F || $0 == 0xE2 }) {
-                out.append(contentsOf: bytes)
-                return
-            }
+        s.withUTF8 { escape(utf8: $0, into: &out) }
+    }
+
+    /// `escape` of text given as its UTF-8 bytes.
+    fileprivate static func escape(utf8 bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        // Most strings need no escape: copied whole.
+        if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0x7F || $0 == 0xE2 }) {
+            out.append(contentsOf: bytes)
+        } else {
             var i = 0
             while i < bytes.count {
                 let b = bytes[i]
@@ -138,6 +141,22 @@ public indirect enum JSON: Sendable {
             }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether every byte is ASCII: eight at a time.
+    fileprivate static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var i = 0
+        var high: UInt64 = 0
+        while i + 8 <= raw.count {
+            high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < raw.count {
+            high |= UInt64(raw[i])
+            i += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 }
 
@@ -178,6 +197,17 @@ package struct JSONObjectWriter {
     package mutating func string(_ key: StaticString, _ value: String?, _ out: inout [UInt8]) {
         self.key(key, &out)
         if let value { JSON.escape(value, into: &out) } else { out += "null".utf8 }
+    }
+
+    /// A string field written from `bytes` when they are all ASCII (no `String` made: a path's
+    /// bytes, most often), and true; false, writing nothing, otherwise.
+    package mutating func asciiString(_ key: StaticString, _ bytes: [UInt8], _ out: inout [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { b in
+            guard JSON.isASCII(b) else { return false }
+            self.key(key, &out)
+            JSON.escape(utf8: b, into: &out)
+            return true
+        }
     }
 
     package mutating func int(_ key: StaticString, _ value: Int64?, _ out: inout [UInt8]) {

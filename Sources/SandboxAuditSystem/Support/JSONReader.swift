@@ -32,7 +32,9 @@ package struct JSONReader {
         package var description: String { "\(field) \(message)" }
     }
 
-    private enum Component { case key(String), element(Int) }
+    /// A key as it was given, or where it was read (`object(_:_:)` with a key table: the key's
+    /// text is made only when a message names it).
+    private enum Component { case key(String), keyAt(Int), element(Int) }
 
     private let bytes: [UInt8]
     /// The byte the reader is at.
@@ -50,6 +52,10 @@ package struct JSONReader {
         for c in path {
             switch c {
             case .key(let k): out += (out.isEmpty ? "" : ".") + k
+            case .keyAt(let offset):
+                var r = self
+                r.offset = offset
+                out += (out.isEmpty ? "" : ".") + ((try? r.rawString()) ?? "?")
             case .element(let i): out += "[\(i)]"
             }
         }
@@ -127,6 +133,59 @@ package struct JSONReader {
         }
     }
 
+    /// Reads an object whose keys the caller knows: `body` is called with the index in `keys` of
+    /// each key (nil for a key not in it) and must read (or `skip`) its value. The keys are
+    /// matched on their bytes, no `String` made for them. Fails unless the value is an object.
+    package mutating func object(_ keys: JSONKeys, _ body: (inout JSONReader, Int?) throws -> Void) throws {
+        try expect(.object, "an object")
+        guard path.count < Self.maximumDepth else { throw failure("nests deeper than \(Self.maximumDepth) levels") }
+        offset += 1
+        skipSpace()
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") { offset += 1; return }
+        while true {
+            skipSpace()
+            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw notJSON("a key was expected") }
+            let keyStart = offset
+            let key = try known(keys)
+            skipSpace()
+            guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw notJSON("':' was expected") }
+            offset += 1
+            path.append(.keyAt(keyStart))
+            try body(&self, key)
+            path.removeLast()
+            skipSpace()
+            guard offset < bytes.count else { throw notJSON("',' or '}' was expected") }
+            if bytes[offset] == UInt8(ascii: ",") { offset += 1; continue }
+            if bytes[offset] == UInt8(ascii: "}") { offset += 1; return }
+            throw notJSON("',' or '}' was expected")
+        }
+    }
+
+    /// The string at the reader (its opening quote), checked as `rawString` checks it, matched
+    /// against `table`: its index there, nil for another string.
+    private mutating func known(_ table: JSONKeys) throws(Failure) -> Int? {
+        let start = offset + 1
+        let (end, ascii) = plainRun(from: start)
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            if !ascii, ByteText.utf8String(bytes[start..<end]) == nil { offset = start; throw notJSON("a string holds bytes that are not UTF-8") }
+            offset = end + 1
+            return table.index(of: bytes[start..<end])
+        }
+        var out: [UInt8] = []
+        try stringBytes(appendingTo: &out)
+        return table.index(of: out[...])
+    }
+
+    /// A string that is most often one of `table`'s: its index there, or (another string) the
+    /// string itself.
+    package mutating func string(oneOf table: JSONKeys) throws(Failure) -> JSONKeys.Match {
+        try expect(.string, "a string")
+        let start = offset
+        if let i = try known(table) { return .known(i) }
+        offset = start
+        return .other(try rawString())
+    }
+
     /// Reads an array: `body` is called with each element's index and must read (or `skip`) it.
     /// Fails unless the value is an array.
     package mutating func array(_ body: (inout JSONReader, Int) throws -> Void) throws {
@@ -166,8 +225,23 @@ package struct JSONReader {
     package static func firstForbiddenByte(in text: ArraySlice<UInt8>) -> Int? {
         var found: Int?
         text.withUnsafeBufferPointer { b in
-            for i in 0..<b.count where b[i] < 0x20 && b[i] != 0x09 && b[i] != 0x0A && b[i] != 0x0D {
-                found = text.startIndex + i
+            let raw = UnsafeRawBufferPointer(b)
+            var i = 0
+            // Eight bytes at a time: a word with no byte below 0x20 holds none (each byte's
+            // high bit is set in (x - 0x20…) & ~x only where a byte is below 0x20). Most words
+            // of a document are such; the others (a line's end) are looked at byte by byte.
+            while i + 8 <= raw.count {
+                let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if (x &- 0x2020_2020_2020_2020) & ~x & 0x8080_8080_8080_8080 != 0 {
+                    for j in i..<(i + 8) where b[j] < 0x20 && b[j] != 0x09 && b[j] != 0x0A && b[j] != 0x0D {
+                        found = text.startIndex + j
+                        return
+                    }
+                }
+                i += 8
+            }
+            for j in i..<b.count where b[j] < 0x20 && b[j] != 0x09 && b[j] != 0x0A && b[j] != 0x0D {
+                found = text.startIndex + j
                 return
             }
         }
@@ -485,5 +559,25 @@ package struct JSONReader {
         guard done else { return nil }
         offset = i
         return negative ? -value : value
+    }
+}
+
+/// The keys (or the strings) a reader expects at a place, as bytes: `JSONReader.object(_:_:)`
+/// and `string(oneOf:)` match what they read against them without making a `String`.
+package struct JSONKeys: Sendable {
+    private let keys: [[UInt8]]
+
+    package init(_ keys: [String]) { self.keys = keys.map { Array($0.utf8) } }
+
+    /// What `string(oneOf:)` read.
+    package enum Match: Sendable, Equatable {
+        case known(Int)
+        case other(String)
+    }
+
+    /// The index of the key whose bytes `bytes` are, nil when none is.
+    package func index(of bytes: ArraySlice<UInt8>) -> Int? {
+        for i in keys.indices where keys[i].count == bytes.count && Bytes.compare(bytes, keys[i]) == 0 { return i }
+        return nil
     }
 }

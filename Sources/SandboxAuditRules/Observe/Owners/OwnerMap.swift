@@ -33,6 +33,32 @@ package struct OwnerMap: Sendable {
         return attribution(container: container, entry: entry)
     }
 
+    /// `attribution(of:container:in:)` for many paths at once, each `(container, path)` or nil
+    /// (no owner asked for): the container's inventory taken once per run of paths of one
+    /// container, not copied for every path (a report's tens of thousands of findings), each path
+    /// found by the inventory's binary search over its columns.
+    package func attributions(_ items: [(container: Int, path: ContainerPath)?], in inventories: [Inventory]) -> [Attribution?] {
+        var out: [Attribution?] = []
+        out.reserveCapacity(items.count)
+        guard !inventories.isEmpty else { return items.map { $0.flatMap { attribution(of: $0.path) } } }
+        var lastContainer = 0
+        var inventory = inventories[0]
+        for item in items {
+            guard let (c, path) = item else { out.append(nil); continue }
+            guard c < codes.count, c < inventories.count else { out.append(attribution(of: path)); continue }
+            if c != lastContainer {
+                inventory = inventories[c]
+                lastContainer = c
+            }
+            if let entry = inventory.index(of: path) {
+                out.append(attribution(container: c, entry: entry))
+            } else {
+                out.append(attribution(of: path))
+            }
+        }
+        return out
+    }
+
     /// One owner's files and bytes in one container.
     package struct Total: Sendable, Equatable {
         package let owner: String

@@ -49,10 +49,21 @@ struct ExcludedUserData: Rule {
                 topmost.append(c)
             }
         }
+        // The files under one carrier come together (path order): its topmost carrier looked up,
+        // and their bytes added to it, once per run.
         var sizes: [ContainerPath: Int64] = [:]
-        for e in inventory.entries where e.isExcluded && e.zone == .documents && e.countsInTotals && e.entry.kind != .directory {
-            if let by = e.excludedBy, let top = topOf[by] { sizes[top, default: 0] += e.entry.size }
+        var lastBy: ContainerPath?, lastTop: ContainerPath?, run: Int64 = 0
+        for e in inventory.entries where e.zone == .documents && e.isExcluded && e.countsInTotals && e.entry.kind != .directory {
+            guard let by = e.excludedBy else { continue }
+            if by != lastBy {
+                if let top = lastTop { sizes[top, default: 0] += run }
+                lastBy = by
+                lastTop = topOf[by]
+                run = 0
+            }
+            if lastTop != nil { run += e.entry.size }
         }
+        if let top = lastTop { sizes[top, default: 0] += run }
         return topmost.map { c in
             let size = sizes[c.path] ?? 0
             let fix = FixCommand.command("include", c, in: inventory).map {

@@ -45,8 +45,10 @@ struct ExclusionLost: Rule {
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         guard let baseline = context.baseline else { return [] }
         var findings: [Finding] = []
+        // The entries come in path order: each file looked for from the last one found.
+        var files = baseline.lookup(domain: inventory.domain)
         for e in inventory.entries where e.backedUp == true && e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) {
-            guard let old = baseline.file(e.path, domain: inventory.domain), old.excluded == true else { continue }
+            guard let old = files.file(e.path), old.excluded == true else { continue }
             let now = e.entry.inode
             let how: String
             switch old.inode {

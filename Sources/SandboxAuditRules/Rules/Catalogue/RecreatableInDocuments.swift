@@ -71,14 +71,14 @@ struct RecreatableInDocuments: Rule {
     static let folderSuffixBytes = folderSuffixes.map { Array($0.utf8) }
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        var flagged: [ContainerPath] = []
-        var reasons: [ContainerPath: String] = [:]
-        var sizes: [ContainerPath: Int64] = [:]
-        // The flagged folder above each folder (by folder number), inherited downward: parents
-        // sort before children.
-        var owner: [Int32: ContainerPath] = [:]
+        // Each flagged entry with its reason and size; a flagged folder's size is what its
+        // subtree holds, added to its place here (no path hashed per entry).
+        var flagged: [(path: ContainerPath, why: String, size: Int64)] = []
+        // The flagged folder above each folder (folder number to its place in `flagged`),
+        // inherited downward: parents sort before children.
+        var owner: [Int32: Int] = [:]
         // Siblings come together: the last parent looked up is checked in place first.
-        var lastParent: Int32 = 0, lastFolder: ContainerPath?
+        var lastParent: Int32 = 0, lastFolder: Int?
         // Inside Documents: in a folder below the data root (folder 0).
         for e in inventory.entries where e.zone == .documents && e.folder > 0 {
             if !owner.isEmpty {
@@ -88,19 +88,16 @@ struct RecreatableInDocuments: Rule {
                 }
                 if let folder = lastFolder {
                     if let own = e.ownFolder { owner[own] = folder }
-                    sizes[folder, default: 0] += e.countedSize
+                    flagged[folder].size += e.countedSize
                     continue
                 }
             }
             guard e.backedUp == true, let why = RecreatableInDocuments.matches(name: e.name, kind: e.entry.kind) else { continue }
-            let path = e.path
-            flagged.append(path)
-            reasons[path] = why
-            sizes[path] = e.entry.kind == .file && e.countsInTotals ? e.entry.size : 0
-            if let own = e.ownFolder { owner[own] = path }
+            flagged.append((e.path, why, e.entry.kind == .file && e.countsInTotals ? e.entry.size : 0))
+            if let own = e.ownFolder { owner[own] = flagged.count - 1 }
         }
-        return flagged.map { path in
-            finding(path, "looks re-creatable (\(reasons[path]!)) yet sits in Documents, where it is backed up (\(ByteSize.format(sizes[path] ?? 0)))", size: sizes[path] ?? 0)
+        return flagged.map { f in
+            finding(f.path, "looks re-creatable (\(f.why)) yet sits in Documents, where it is backed up (\(ByteSize.format(f.size)))", size: f.size)
         }
     }
 }

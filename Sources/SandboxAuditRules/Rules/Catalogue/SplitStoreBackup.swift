@@ -50,62 +50,106 @@ struct SplitStoreBackup: Rule {
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        // Companions first, keyed by the main file they belong to; then the main files.
-        // A main file sorts before its companions (its path is a prefix of theirs), most often
-        // just before: it is looked for backwards from the first companion's position.
-        var members: [ContainerPath: (companions: [InventoryEntry], first: Int)] = [:]
-        var realm: Set<ContainerPath> = []
-        for (i, e) in inventory.entries.enumerated() where e.backedUp != nil {
-            guard let (main, isRealm) = Self.mainPath(of: e) else { continue }
-            members[main, default: ([], i)].companions.append(e)
-            if isRealm { realm.insert(main) }
-        }
-        guard !members.isEmpty else { return [] }
+        // The companions in path order, grouped by the main file they belong to. The paths that
+        // are a main file's path followed by `-` or `.` lie together (`-` and `.` are adjacent
+        // bytes), just after it: a group is complete once a companion outside that run comes,
+        // and a group inside it (x.db-wal-wal's, inside x.db's) completes first. One stack, and
+        // a name that is no companion is turned away by its last bytes.
+        var open: [Group] = []
         var findings: [Finding] = []
-        for (main, (companions, first)) in members {
-            guard let at = inventory.index(of: main, before: first), case let e = inventory.entries[at], e.entry.kind == .file, e.backedUp != nil,
-                  companions.contains(where: { $0.backedUp != e.backedUp }) else { continue }
-            let group = [e] + companions
-            let backed = group.filter { $0.backedUp == true }
-            let notBacked = group.filter { $0.backedUp == false }
-            guard !backed.isEmpty, !notBacked.isEmpty else { continue }
-            let kind = realm.contains(e.path) ? "Realm" : "SQLite"
-            func names(_ list: [InventoryEntry]) -> String {
-                list.map { ByteText.display($0.path.name) + ($0.entry.kind == .directory ? "/" : "") }.joined(separator: ", ")
+        let entries = inventory.entries
+        for i in entries.indices {
+            let e = entries[i]
+            guard e.backedUp != nil, let (drop, isRealm) = Self.companionSuffix(of: e) else { continue }
+            let path = e.path
+            let mainLength = path.bytes.count - drop
+            while let top = open.last, !top.holds(path) {
+                open.removeLast()
+                if let f = complete(top, inventory) { findings.append(f) }
             }
-            findings.append(finding(e.path, "\(kind) store split by backup: backed up: \(names(backed)); not backed up (excluded): \(names(notBacked)); a restore would bring back a torn database"))
+            if let top = open.last, top.mainLength == mainLength {
+                open[open.count - 1].companions.append(i)
+                if isRealm { open[open.count - 1].isRealm = true }
+            } else {
+                open.append(Group(path: path, mainLength: mainLength, companions: [i], isRealm: isRealm))
+            }
+        }
+        while let top = open.popLast() {
+            if let f = complete(top, inventory) { findings.append(f) }
         }
         return findings
     }
 
-    /// The path of the main file `e` would be a companion of, when its name and kind fit, and
-    /// whether that is a Realm store.
-    /// Every member suffix as bytes, to reject most names before any allocation.
-    static let memberSuffixes: [[UInt8]] = sqliteMembers.map { Array($0.utf8) } + realmMembers.map { Array((".realm" + $0).utf8) }
-    static let memberTails = Array(Set(memberSuffixes.map { UInt16($0[$0.count - 2]) << 8 | UInt16($0[$0.count - 1]) }))
+    /// The companions of one main file, in path order: its path is the first companion's path's
+    /// first `mainLength` bytes.
+    private struct Group {
+        let path: ContainerPath
+        let mainLength: Int
+        var companions: [Int]
+        var isRealm: Bool
 
-    static func mainPath(of e: InventoryEntry) -> (ContainerPath, Bool)? {
-        // Every suffix ends in al, hm, ck, te or nt: most names are rejected by their last two
-        // bytes, read in place (no path is made for them).
-        let bytes = e.name
-        let n = bytes.count, end = bytes.endIndex
-        guard n > 2, memberTails.contains(UInt16(bytes[end - 2]) << 8 | UInt16(bytes[end - 1])),
-              memberSuffixes.contains(where: { n > $0.count && bytes.suffix($0.count).elementsEqual($0) }) else { return nil }
-        let name = Array(bytes)
-        guard let parent = e.path.parent else { return nil }
-        let isDirectory = e.entry.kind == .directory
-        guard e.entry.kind != .symlink else { return nil }
-        for suffix in sqliteMembers where !isDirectory && e.entry.kind == .file {
-            let s = Array(suffix.utf8)
-            if name.count > s.count, name.ends(with: s) { return (parent.appending(name.dropLast(s.count)), false) }
+        /// Whether `other` lies in the run of paths this group's companions lie in: the main
+        /// file's path, then `-` or `.`.
+        func holds(_ other: ContainerPath) -> Bool {
+            other.bytes.count > mainLength && Bytes.equal(other.bytes[...], from: 0, path.bytes, from: 0, count: mainLength)
+                && (other.bytes[mainLength] == UInt8(ascii: "-") || other.bytes[mainLength] == UInt8(ascii: "."))
         }
-        for suffix in realmMembers {
+    }
+
+    /// The finding about a group, when its main file is there, beside its companions, and backup
+    /// treats them differently. A main file sorts before its companions (its path is a prefix of
+    /// theirs), most often just before: it is looked for backwards from the first companion.
+    private func complete(_ group: Group, _ inventory: Inventory) -> Finding? {
+        let main = ContainerPath(bytes: Array(group.path.bytes[..<group.mainLength]))
+        guard let at = inventory.index(of: main, before: group.companions[0]), case let e = inventory.entries[at], e.entry.kind == .file,
+              e.backedUp != nil else { return nil }
+        let companions = group.companions.map { inventory.entries[$0] }
+        guard companions.contains(where: { $0.backedUp != e.backedUp }) else { return nil }
+        let members = [e] + companions
+        let backed = members.filter { $0.backedUp == true }
+        let notBacked = members.filter { $0.backedUp == false }
+        guard !backed.isEmpty, !notBacked.isEmpty else { return nil }
+        let kind = group.isRealm ? "Realm" : "SQLite"
+        func names(_ list: [InventoryEntry]) -> String {
+            list.map { ByteText.display($0.path.name) + ($0.entry.kind == .directory ? "/" : "") }.joined(separator: ", ")
+        }
+        return finding(e.path, "\(kind) store split by backup: backed up: \(names(backed)); not backed up (excluded): \(names(notBacked)); a restore would bring back a torn database")
+    }
+
+    /// Every member suffix as bytes, to reject most names before any allocation.
+    static let sqliteSuffixes: [[UInt8]] = sqliteMembers.map { Array($0.utf8) }
+    /// Realm's, each with `.realm` before it (the main file's own suffix, which it keeps).
+    static let realmSuffixes: [(member: String, bytes: [UInt8])] = realmMembers.map { ($0, Array((".realm" + $0).utf8)) }
+    static let memberTails = Array(Set((sqliteSuffixes + realmSuffixes.map(\.bytes)).map { UInt16($0[$0.count - 2]) << 8 | UInt16($0[$0.count - 1]) }))
+
+    /// How many bytes at the end of `e`'s path name it as a companion of a main file (its path
+    /// the rest), when its name and kind fit, and whether that is a Realm store. Reads the name
+    /// alone, in place (no path made): every suffix ends in al, hm, ck, te or nt, and most names
+    /// are rejected by their last two bytes.
+    static func companionSuffix(of e: InventoryEntry) -> (drop: Int, isRealm: Bool)? {
+        let kind = e.entry.kind
+        guard kind != .symlink else { return nil }
+        let name = e.name
+        let n = name.count
+        guard n > 2, memberTails.contains(UInt16(name[name.endIndex - 2]) << 8 | UInt16(name[name.endIndex - 1])) else { return nil }
+        func ends(with s: [UInt8]) -> Bool { n > s.count && name.suffix(s.count).elementsEqual(s) }
+        if kind == .file {
+            for s in sqliteSuffixes where ends(with: s) { return (s.count, false) }
+        }
+        let isDirectory = kind == .directory
+        for (member, bytes) in realmSuffixes {
             // The management folder is a folder; the lock file a file; the note file a FIFO
             // (a regular file where a copy flattened it).
-            guard (suffix == ".management") == isDirectory else { continue }
-            let s = Array((".realm" + suffix).utf8)
-            if name.count > s.count, name.ends(with: s) { return (parent.appending(name.dropLast(suffix.utf8.count)), true) }
+            guard (member == ".management") == isDirectory else { continue }
+            if ends(with: bytes) { return (member.utf8.count, true) }
         }
         return nil
+    }
+
+    /// The path of the main file `e` would be a companion of, when its name and kind fit, and
+    /// whether that is a Realm store.
+    static func mainPath(of e: InventoryEntry) -> (ContainerPath, Bool)? {
+        guard let (drop, isRealm) = companionSuffix(of: e) else { return nil }
+        return (ContainerPath(bytes: Array(e.path.bytes.dropLast(drop))), isRealm)
     }
 }
