@@ -244,13 +244,36 @@ public struct Inventory: Sendable {
     }
 
     /// The subtree size (content bytes that count) under each top-level item.
+    /// Found by folder number: a path is made per top-level item, not per entry.
     package func topLevelSizes() -> [ContainerPath: Int64] {
-        var sizes: [ContainerPath: Int64] = [:]
-        for e in entries {
-            guard let first = e.path.leadingComponents(1).first else { continue }
-            let top = ContainerPath(bytes: Array(first))
-            sizes[top, default: 0] +|= e.countedSize
+        // Each folder's top-level folder (the one in the data root it lies in or is).
+        var top = [Int32](repeating: -1, count: entries.store.columns.folders.count)
+        func topOf(_ f: Int32) -> Int32 {
+            // Up to a folder known or in the data root, then the same answer for the way up.
+            var chain: [Int32] = []
+            var g = f
+            while top[Int(g)] < 0 {
+                chain.append(g)
+                let parent = entries.parentFolder(g) ?? 0
+                if parent == 0 { top[Int(g)] = g; break }
+                g = parent
+            }
+            for c in chain { top[Int(c)] = top[Int(g)] }
+            return top[Int(f)]
         }
+        var byFolder: [Int32: Int64] = [:]
+        var sizes: [ContainerPath: Int64] = [:]
+        for i in entries.indices {
+            let f = entries.folder(i)
+            if f < 0 { continue } // the data root itself
+            let counted = entries[i].countedSize
+            if f == 0 {
+                sizes[ContainerPath(bytes: Array(entries.name(i))), default: 0] +|= counted
+            } else {
+                byFolder[topOf(f), default: 0] +|= counted
+            }
+        }
+        for (f, size) in byFolder { sizes[entries.folderPath(f), default: 0] +|= size }
         return sizes
     }
 }

@@ -47,6 +47,22 @@ public struct InventoryEntries: RandomAccessCollection, Sendable {
         return InventoryEntry(store: store, index: position)
     }
 
+    // A pass over every entry reads these by position, with no `InventoryEntry` made for an
+    // entry it passes over: each is one array read (the same as `self[i].…`).
+    @inlinable package func kind(_ i: Int) -> WalkEntry.Kind { store.columns.kind[i].kind }
+    @inlinable package func zone(_ i: Int) -> Zone { store.zone[i] }
+    @inlinable package func size(_ i: Int) -> Int64 { store.columns.size[i] }
+    @inlinable package func folder(_ i: Int) -> Int32 { store.columns.folder[i] }
+    @inlinable package func name(_ i: Int) -> ArraySlice<UInt8> { store.columns.name(i) }
+    @inlinable package func countsInTotals(_ i: Int) -> Bool { store.counts[i] }
+    @inlinable package func isExcluded(_ i: Int) -> Bool { store.excludedBy[i] != InventoryStore.notExcluded }
+    /// `self[i].backedUp == true`: not a system entry, in a backed-up place, not excluded.
+    @inlinable package func isBackedUp(_ i: Int) -> Bool {
+        store.zone[i] != .system && store.placement[i].backedUp && store.excludedBy[i] == InventoryStore.notExcluded
+    }
+    /// Whether the entry carries any backup attribute (`self[i].entry.marks` is not empty).
+    @inlinable package func hasMarks(_ i: Int) -> Bool { store.columns.held[i] & EntryColumns.hasMarks != 0 }
+
     /// The path of folder `f` (an entry's `folder`, or a directory's `ownFolder`).
     package func folderPath(_ f: Int32) -> ContainerPath { ContainerPath(bytes: Array(store.columns.folders[f])) }
     /// The number of the folder at `path` (relative to the data root), nil when no entry lies in it.

@@ -160,10 +160,10 @@ package struct OwnerMatcher: Sendable {
         // Siblings come together (path order): the last parent seen is checked in place first,
         // with the globs its children may match (the same depth and first component for all).
         var last: (folder: Int32, best: Best, tried: [Int])?
-        for e in entries {
+        for i in entries.indices {
             var best = Best()
             let tried: [Int]
-            let folder = e.folder
+            let folder = all.folder(i)
             if let last, folder == last.folder {
                 best = last.best
                 tried = last.tried
@@ -179,18 +179,18 @@ package struct OwnerMatcher: Sendable {
                 }
                 last = (folder, best, tried)
             } else {
-                tried = candidates(depth: folder < 0 ? 0 : 1, first: folder < 0 ? [] : Array(e.name))
+                tried = candidates(depth: folder < 0 ? 0 : 1, first: folder < 0 ? [] : Array(all.name(i)))
             }
             // Most names are turned away by the globs' last component alone, read in place.
-            if lastAffixes.admitsAny(tried, e.name) {
-                let path = e.path
+            if lastAffixes.admitsAny(tried, all.name(i)) {
+                let path = all[i].path
                 let depth = path.depth
                 let lead = path.leadingComponents(max(leading, 1))
                 let all = needsAll ? path.components : []
                 let parts = PathParts(depth: depth, leading: lead, trailing: PathParts.trailing(path, trailing), all: all[...])
                 best.merge(own(parts, tried))
             }
-            if let own = e.ownFolder { folders[own] = best }
+            if all.kind(i) == .directory, let own = all[i].ownFolder { folders[own] = best }
             out.append(best.code)
         }
         return out

@@ -42,7 +42,10 @@ struct ExcludedContainerDirectory: Rule {
             out.append(finding(.root, "the data root itself is excluded from backup: nothing of the app is backed up", fix: fix(.root, inventory.rootMarks)))
         }
         let folders = Set(Zone.containerDirectories)
-        for e in inventory.entries where e.excludesItself && folders.contains(e.path) {
+        let entries = inventory.entries
+        for i in entries.indices where entries.isExcluded(i) && (entries.folder(i) == 0 || (entries.folder(i) > 0 && entries.parentFolder(entries.folder(i)) == 0)) {
+            let e = entries[i]
+            guard e.excludesItself && folders.contains(e.path) else { continue }
             out.append(finding(e.path, "a container folder carries the exclude attribute: its whole subtree is excluded", fix: fix(e.path, e.entry.marks)))
         }
         return out

@@ -55,7 +55,7 @@ struct LargeUserDefaults: Rule {
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let warning = context.settings.userDefaultsWarningSize
         let error = context.settings.userDefaultsErrorSize
-        return inventory.entries.compactMap { e in
+        return inventory.entries.findings(where: { c, i in c.zone(i) == .preferences && c.kind(i) == .file && c.size(i) >= warning }) { e in
             guard e.zone == .preferences, e.entry.kind == .file, e.path.depth == 3,
                   String(decoding: e.path.name, as: UTF8.self).lowercased().hasSuffix(".plist"),
                   e.entry.size >= warning else { return nil }

@@ -26,7 +26,7 @@ struct LegacyExclusionAttribute: Rule {
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        inventory.entries.compactMap { e in
+        inventory.entries.findings(where: { c, i in c.hasMarks(i) }) { e in
             guard e.carriesLegacy, e.excludedBy == nil, !e.isSystem else { return nil }
             let effect = e.backedUp == true ? "it is backed up" : "\(e.zone.title) is not backed up anyway"
             let fix = FixCommand.command("include", e, in: inventory, attribute: .legacy).map {

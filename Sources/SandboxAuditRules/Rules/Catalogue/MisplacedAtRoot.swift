@@ -42,7 +42,8 @@ struct MisplacedAtRoot: Rule {
     static let notTheApps: [[UInt8]] = [".DS_Store", "StoreKit", "GeoJSON"].map { Array($0.utf8) }
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        let top = inventory.entries.filter { e in
+        let entries = inventory.entries
+        let top = entries.indices.filter { i in entries.zone(i) == .root && entries.folder(i) == 0 }.map { entries[$0] }.filter { e in
             e.zone == .root && e.path.depth == 1 && !MisplacedAtRoot.notTheApps.contains { e.path.bytes == $0 }
         }
         guard !top.isEmpty else { return [] }

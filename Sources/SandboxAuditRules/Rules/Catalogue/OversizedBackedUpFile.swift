@@ -34,7 +34,7 @@ struct OversizedBackedUpFile: Rule {
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let limit = context.settings.oversizedFileSize
-        return inventory.entries.compactMap { e in
+        return inventory.entries.findings(where: { c, i in c.kind(i) == .file && c.size(i) >= limit }) { e in
             guard e.entry.kind == .file, e.countsInTotals, e.backedUp == true, e.entry.size >= limit else { return nil }
             let severity: Severity = e.zone == .documents ? .warning : .error
             return finding(e.path, "\(ByteSize.format(e.entry.size)) file is backed up (limit \(ByteSize.format(limit)))", size: e.entry.size, severity: severity)

@@ -31,7 +31,7 @@ struct RedundantExclusion: Rule {
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let folders = Set(Zone.containerDirectories)
-        return inventory.entries.compactMap { e in
+        return inventory.entries.findings(where: { c, i in c.isExcluded(i) }) { e in
             guard e.zone == .caches || e.zone == .tmp || e.zone == .systemLibrary, e.excludesItself, !folders.contains(e.path) else { return nil }
             let fix = FixCommand.command("include", e, in: inventory).map {
                 "Drop the isExcludedFromBackup call for this path, or check that the content belongs in Caches/tmp; the mark on disk (in \(FixCommand.carrierPhrase(e.entry.marks))) goes with: \($0)"

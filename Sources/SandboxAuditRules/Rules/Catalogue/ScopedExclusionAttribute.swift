@@ -41,7 +41,7 @@ struct ScopedExclusionAttribute: Rule {
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        inventory.entries.compactMap { e in
+        inventory.entries.findings(where: { c, i in c.hasMarks(i) }) { e in
             let scoped = e.entry.marks.filter(\.attribute.isScoped)
             guard !scoped.isEmpty else { return nil }
             let names = Array(Set(scoped.map(\.attribute))).sorted { $0.rawValue < $1.rawValue }

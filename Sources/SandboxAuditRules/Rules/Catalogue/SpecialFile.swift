@@ -24,7 +24,7 @@ struct SpecialFile: Rule {
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        inventory.entries.compactMap { e in
+        inventory.entries.findings(where: { c, i in c.kind(i) == .other }) { e in
             guard e.entry.kind == .other, !e.isSystem else { return nil }
             return finding(e.path, "\(e.entry.special?.rawValue ?? "special file") in the container: it is not data and backup does not carry it")
         }

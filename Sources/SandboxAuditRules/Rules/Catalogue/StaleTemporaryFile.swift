@@ -29,7 +29,7 @@ struct StaleTemporaryFile: Rule {
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let limit = context.settings.staleTemporaryAge
-        return inventory.entries.compactMap { e in
+        return inventory.entries.findings(where: { c, i in c.zone(i) == .tmp && c.kind(i) == .file }) { e in
             guard e.zone == .tmp, e.entry.kind == .file else { return nil }
             let age = context.scanTime - e.entry.modifiedTime
             guard age >= limit else { return nil }

@@ -58,7 +58,7 @@ struct SymlinkEscapesContainer: Rule {
     }
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        inventory.entries.compactMap { e in
+        inventory.entries.findings(where: { c, i in c.kind(i) == .symlink }) { e in
             guard e.entry.kind == .symlink, let target = e.entry.symlinkTarget else { return nil }
             guard SymlinkEscapesContainer.resolve(target, at: e.path, dataRoot: inventory.container.dataRoot) == nil else { return nil }
             if target.first == UInt8(ascii: "/"), Self.containerMarkers.contains(where: { ByteText.display(target).contains($0) }) {

@@ -31,7 +31,7 @@ struct UnexcludedSupportData: Rule {
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let limit = context.settings.supportDataSize
-        return inventory.entries.compactMap { e in
+        return inventory.entries.findings(where: { c, i in c.zone(i) == .applicationSupport && c.kind(i) == .file && c.size(i) >= limit }) { e in
             guard e.zone == .applicationSupport, e.entry.kind == .file, e.countsInTotals, e.backedUp == true, e.entry.size >= limit else { return nil }
             let fix = FixCommand.command("exclude", e, in: inventory).map {
                 "Set isExcludedFromBackup on the file or on its own subfolder; to mark this copy on disk: \($0)"

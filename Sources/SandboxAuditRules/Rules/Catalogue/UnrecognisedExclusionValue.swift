@@ -43,7 +43,11 @@ struct UnrecognisedExclusionValue: Rule {
             }
         }
         inspect(.root, inventory.rootMarks)
-        for e in inventory.entries where !e.entry.marks.isEmpty { inspect(e.path, e.entry.marks) }
+        let entries = inventory.entries
+        for i in entries.indices where entries.hasMarks(i) {
+            let e = entries[i]
+            inspect(e.path, e.entry.marks)
+        }
         return out
     }
 }
