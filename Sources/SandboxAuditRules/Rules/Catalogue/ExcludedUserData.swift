@@ -33,7 +33,9 @@ struct ExcludedUserData: Rule {
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        let carriers = inventory.entries.filter { $0.excludesItself && $0.zone == .documents && $0.path.depth >= 2 }
+        let entries = inventory.entries
+        let carriers = entries.indices.filter { entries.zone($0) == .documents && entries.isExcluded($0) && entries.folder($0) > 0 }
+            .map { entries[$0] }.filter { $0.excludesItself && $0.path.depth >= 2 }
         guard !carriers.isEmpty else { return [] }
         // Each carrier's topmost carrier: its own, or that of the nearest carrier above it
         // (carriers are in path order, so that one is known by then).
@@ -53,7 +55,8 @@ struct ExcludedUserData: Rule {
         // and their bytes added to it, once per run.
         var sizes: [ContainerPath: Int64] = [:]
         var lastBy: ContainerPath?, lastTop: ContainerPath?, run: Int64 = 0
-        for e in inventory.entries where e.zone == .documents && e.isExcluded && e.countsInTotals && e.entry.kind != .directory {
+        for i in entries.indices where entries.zone(i) == .documents && entries.isExcluded(i) && entries.countsInTotals(i) && entries.kind(i) != .directory {
+            let e = entries[i]
             guard let by = e.excludedBy else { continue }
             if by != lastBy {
                 if let top = lastTop { sizes[top, default: 0] += run }

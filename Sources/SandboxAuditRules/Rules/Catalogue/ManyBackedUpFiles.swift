@@ -48,7 +48,8 @@ struct ManyBackedUpFiles: Rule {
         var direct: [Int32: Tally] = [:]
         var run = Tally()
         var runParent: Int32 = 0
-        for e in entries where e.entry.kind == .file && e.backedUp == true {
+        for i in entries.indices where entries.kind(i) == .file && entries.isBackedUp(i) {
+            let e = entries[i]
             let folder = e.folder
             guard folder > 0 else { continue } // at the root
             if folder != runParent {

@@ -80,7 +80,9 @@ struct RecreatableInDocuments: Rule {
         // Siblings come together: the last parent looked up is checked in place first.
         var lastParent: Int32 = 0, lastFolder: Int?
         // Inside Documents: in a folder below the data root (folder 0).
-        for e in inventory.entries where e.zone == .documents && e.folder > 0 {
+        let entries = inventory.entries
+        for i in entries.indices where entries.zone(i) == .documents && entries.folder(i) > 0 {
+            let e = entries[i]
             if !owner.isEmpty {
                 if e.folder != lastParent {
                     lastParent = e.folder

@@ -58,7 +58,7 @@ struct SplitStoreBackup: Rule {
         var open: [Group] = []
         var findings: [Finding] = []
         let entries = inventory.entries
-        for i in entries.indices {
+        for i in entries.indices where entries.zone(i) != .system && Self.mayBeCompanion(entries.name(i)) {
             let e = entries[i]
             guard e.backedUp != nil, let (drop, isRealm) = Self.companionSuffix(of: e) else { continue }
             let path = e.path
@@ -126,6 +126,11 @@ struct SplitStoreBackup: Rule {
     /// the rest), when its name and kind fit, and whether that is a Realm store. Reads the name
     /// alone, in place (no path made): every suffix ends in al, hm, ck, te or nt, and most names
     /// are rejected by their last two bytes.
+    /// Whether a name ends as a companion's does (its last two bytes), read in place.
+    static func mayBeCompanion(_ name: ArraySlice<UInt8>) -> Bool {
+        name.count > 2 && memberTails.contains(UInt16(name[name.endIndex - 2]) << 8 | UInt16(name[name.endIndex - 1]))
+    }
+
     static func companionSuffix(of e: InventoryEntry) -> (drop: Int, isRealm: Bool)? {
         let kind = e.entry.kind
         guard kind != .symlink else { return nil }
