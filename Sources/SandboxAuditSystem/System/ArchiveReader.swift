@@ -320,7 +320,7 @@ extension ArchiveReader {
     }
 
     /// One archive member, as read.
-    package struct Member {
+    package struct Member: Sendable {
         package var path: [UInt8]
         package var type: UInt32
         package var size: Int64

@@ -51,6 +51,12 @@ package enum ArchiveWalk {
         return Array(bytes[..<count])
     }
 
+    /// The archive's reading runs ahead of the walk by at most `waiting` batches, each handed on at
+    /// `members` members or once its kept contents reach `bytes` (a member keeps at most 1 MiB,
+    /// `AppleDouble.maximumSize`), so what is read ahead is bounded whatever the archive holds
+    /// (docs/limits.md).
+    static let readAheadBatch = (members: 256, bytes: 4 << 20, waiting: 4)
+
     /// A sidecar member is reduced as soon as it is read to its backup attributes (rebuilt as
     /// a small AppleDouble file), or to its parse error: however many the archive holds, each
     /// costs memory for what it says, not for its size.
@@ -113,13 +119,22 @@ package enum ArchiveWalk {
         var memberCount = 0
         var admission = PathAdmission()
         var rootMember: Member?
-        let stream = ReadAhead(reader) { path, size in
+        let keep = { (path: [UInt8], size: Int64) -> Int in
             let start = (path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
             let name = path[start...]
             if name.starts(with: AppleDouble.sidecarPrefix) || identityNames.contains(where: { name.elementsEqual($0) }) {
                 return Int(min(size, Int64(AppleDouble.maximumSize)))
             }
             return StoreSignature.mayBeDatabase(size: size) && mayBePurgeable(path) ? headerLength : 0
+        }
+        // libarchive reads on a thread of its own, a few batches ahead of this one, which
+        // numbers and places the members; a sidecar is reduced there as it is read, so what
+        // waits is bounded (`readAheadBatch`).
+        let stream = ReadAhead<Member>(batchSize: readAheadBatch.members, batchCost: readAheadBatch.bytes,
+                                       maximumBatches: readAheadBatch.waiting) {
+            guard var m = try reader.next(keep: keep) else { return nil }
+            compactSidecar(&m)
+            return (m, m.data?.count ?? 0)
         }
         defer { stream.close() }
         reading: while let batch = try stream.next() {
