@@ -6,7 +6,8 @@ import XCTest
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
 
-/// The archive's reading on a thread of its own (`ReadAhead`, SandboxAuditSystem).
+/// The archive's reading on a thread of its own (`ReadAhead`, SandboxAuditSystem), and what the
+/// scan records of it for a second reading (`ArchiveReadRecord`): only when one is to come.
 final class ArchiveReadAheadTests: XCTestCase {
     /// Every element arrives once, in the order made, in batches cut at `batchSize` elements
     /// or once their costs reach `batchCost`.
@@ -63,5 +64,36 @@ final class ArchiveReadAheadTests: XCTestCase {
         XCTAssertLessThanOrEqual(stopped, 2 + 2 * 2 + 2 + 1)
         Thread.sleep(forTimeInterval: 0.05)
         XCTAssertEqual(count.withLock { $0 }, stopped)
+    }
+
+    /// A scan records what it reads only when a second reading is to come (the command line
+    /// asks for it for `simulate --into` alone): one that did not record cannot be read again,
+    /// and says so, with nothing written; one that did is copied.
+    func testOnlyAScanToBeReadAgainRecordsAndOnlyItIsReadAgain() throws {
+        try Tool.require("tar", for: "the archive is made with tar")
+        let dir = try TempDir("readrecord")
+        try Fixture.container(at: dir.sub("A"))
+        try Data("first\n".utf8).write(to: URL(fileURLWithPath: dir.sub("A/Documents/notes.txt")))
+        try sh("tar -C A -cf A.tar .", in: dir.path)
+
+        var once = ContainerSelection()
+        once.recordsArchiveReading = false
+        let scanned = try Audit.inventories(of: dir.sub("A.tar"), once)[0]
+        XCTAssertNil(scanned.archive?.record.finished(), "a scan read once records nothing")
+        XCTAssertThrowsError(try Materializer.write(SimulationResult(.update, scanned), into: dir.sub("out"))) { error in
+            XCTAssertTrue("\(error)".contains("its scan did not record what it read"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.sub("out")))
+
+        let recorded = try Audit.inventories(of: dir.sub("A.tar"))[0]
+        XCTAssertGreaterThan(recorded.archive?.record.finished()?.runs.count ?? 0, 0, "a scan to be read again records its runs")
+        let report = try Materializer.write(SimulationResult(.update, recorded), into: dir.sub("out"))
+        XCTAssertEqual(report.files, 1)
+        XCTAssertEqual(try String(contentsOfFile: dir.sub("out/Documents/notes.txt"), encoding: .utf8), "first\n")
+
+        // The command line: `simulate --into` records (it copies), a plain scan does not need to.
+        let r = try CLI.run(["simulate", "update", dir.sub("A.tar"), "--into", dir.sub("out2")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try String(contentsOfFile: dir.sub("out2/Documents/notes.txt"), encoding: .utf8), "first\n")
     }
 }

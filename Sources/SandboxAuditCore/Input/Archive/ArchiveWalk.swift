@@ -105,8 +105,11 @@ package enum ArchiveWalk {
     }
 
     /// As above, from the archive as opened when it was named (`ArchiveInput.detect`).
-    static func read(_ location: String, file: ArchiveSnapshot, role: ContainerRole? = nil) throws -> (Container, WalkResult) {
-        let reader = try Reader(location, file: file)
+    /// `recording`: what is read is recorded in `file` (`ArchiveReadRecord`) for a second
+    /// reading to be checked against (`ContainerSelection.recordsArchiveReading`).
+    static func read(_ location: String, file: ArchiveSnapshot, role: ContainerRole? = nil,
+                     recording: Bool = true) throws -> (Container, WalkResult) {
+        let reader = try Reader(location, file: file, recording: recording)
         var members: [Member] = []
         // About one member per 4 KiB of archive, as app containers hold mostly small files
         // (a guess, capped: the table grows past it as needed).
