@@ -95,7 +95,8 @@ extension ArchiveWalk {
         var entryOfPosition: [Int: Int] = [:]
         var entries: [WalkEntry] = []
         entries.reserveCapacity(members.count)
-        for (i, m) in members.enumerated() where !ArchiveSidecars.inMirror(m.path, prefix: prefixBytes) && !ArchiveSidecars.isSidecar(m) {
+        for i in members.indices where !ArchiveSidecars.inMirror(members[i].path, prefix: prefixBytes) && !ArchiveSidecars.isSidecar(members[i]) {
+            let m = members[i]
             if m.path.count + 1 == prefixBytes.count, prefixBytes.starts(with: m.path) {
                 result.rootMarks = marks(m, sidecars.take(m.path))
                 continue
@@ -159,8 +160,29 @@ extension ArchiveWalk {
     /// one entry. Each folder is checked once, and the folders checked are bounded as the
     /// implied folders are (`maximumPathBytes`).
     private static func leaveOutShadowed(_ entries: inout [WalkEntry], problems: inout [WalkProblem]) {
+        // Only a path some entry lies below can shadow: the folders above the entries first
+        // (siblings come together, so an entry is compared in place with the last one's
+        // folder), then the entries stored at one of them as something else. When those
+        // folders pass the budget, every such entry is taken, as before.
+        var above = Set<ContainerPath>()
+        var aboveBytes = 0
+        var lastFolder: ContainerPath?
+        // By index, not `for e in entries`: that copies every entry (a retain per field).
+        gathering: for i in entries.indices {
+            if let last = lastFolder, entries[i].path.isChild(of: last) { continue }
+            var p = entries[i].path.parent ?? .root
+            lastFolder = p
+            while !p.isRoot, above.insert(p).inserted {
+                aboveBytes += p.bytes.count
+                guard aboveBytes <= maximumPathBytes else { break gathering }
+                p = p.parent ?? .root
+            }
+        }
+        let allAbove = aboveBytes <= maximumPathBytes
         var stored: [ContainerPath: String] = [:]
-        for e in entries where e.kind != .directory { stored[e.path] = kindWord(e) }
+        for i in entries.indices where entries[i].kind != .directory && (!allAbove || above.contains(entries[i].path)) {
+            stored[entries[i].path] = kindWord(entries[i])
+        }
         guard !stored.isEmpty else { return }
         var shadowedBy: [ContainerPath: ContainerPath?] = [.root: nil]
         var budget = maximumPathBytes
@@ -211,16 +233,16 @@ extension ArchiveWalk {
                                           problems: inout [WalkProblem]) {
         var folders = Set<ContainerPath>()
         var budget = maximumPathBytes
-        for e in entries {
-            budget -= e.path.bytes.count
-            if e.kind == .directory { folders.insert(e.path) }
+        for i in entries.indices {
+            budget -= entries[i].path.bytes.count
+            if entries[i].kind == .directory { folders.insert(entries[i].path) }
         }
         var lastChecked = ContainerPath.root
         var leftOut = false
         for i in entries.indices {
-            let e = entries[i]
-            if e.path.isChild(of: lastChecked) { continue }
-            var parent = e.path.parent ?? .root
+            let path = entries[i].path
+            if path.isChild(of: lastChecked) { continue }
+            var parent = path.parent ?? .root
             lastChecked = parent
             var missing: [ContainerPath] = [], cost = 0
             while !parent.isRoot, !folders.contains(parent) {
@@ -232,7 +254,7 @@ extension ArchiveWalk {
             }
             guard cost <= budget else {
                 if !leftOut {
-                    problems.append(WalkProblem(path: e.path, operation: "read archive entry",
+                    problems.append(WalkProblem(path: path, operation: "read archive entry",
                                                 reason: "the archive's paths, with the folders they imply, add up to more than \(maximumPathBytes / (1 << 20)) MiB: this entry, and every later one whose folders are not listed yet, are left out"))
                 }
                 leftOut = true
@@ -243,7 +265,7 @@ extension ArchiveWalk {
             for folder in missing {
                 folders.insert(folder)
                 entries.append(WalkEntry(path: folder, kind: .directory, special: nil, size: 0, allocated: 0, mode: 0o755,
-                                         modifiedSeconds: e.modifiedSeconds, modifiedNanoseconds: 0, device: 0, inode: 0,
+                                         modifiedSeconds: entries[i].modifiedSeconds, modifiedNanoseconds: 0, device: 0, inode: 0,
                                          linkCount: 1, symlinkTarget: nil, header: nil,
                                          marks: sidecars.take(prefixBytes + folder.bytes)))
             }
@@ -299,8 +321,20 @@ private struct ArchiveSidecars {
 
     /// `__MACOSX` itself and everything below it (at the archive root or in a folder down to
     /// the data root): never entries.
+    /// `mirror(holding:)` of the path, or of the path with a component added (for `__MACOSX`
+    /// itself), checked in place: this runs once per member, and a path copied for it was an
+    /// allocation each.
     static func inMirror(_ path: [UInt8], prefix: [UInt8]) -> Bool {
-        mirror(holding: path, prefix: prefix) != nil || mirror(holding: path + [UInt8(ascii: "/"), 0], prefix: prefix) != nil
+        let name = mirror.dropLast()
+        var start = 0
+        while true {
+            if path.count >= start + name.count, path[..<start].elementsEqual(prefix[..<start]) {
+                let rest = path[start...]
+                if rest.starts(with: mirror) || rest.elementsEqual(name) { return true }
+            }
+            guard start < prefix.count, let slash = prefix[start...].firstIndex(of: UInt8(ascii: "/")) else { return false }
+            start = slash + 1
+        }
     }
 
     /// The marks of the sidecars describing `path`, which they are then taken by.

@@ -238,23 +238,34 @@ package enum ArchiveWalk {
         var lastAppData = false
         for m in members {
             let p = m.path
-            // The first three components' bounds, and whether each is a folder (something
-            // follows it, or the member is itself a folder).
-            var bounds: [(Int, Int)] = []
+            // The first three components' bounds (`count` of them: fewer in a shorter path),
+            // and whether each is a folder (something follows it, or the member is itself a
+            // folder). Kept in locals, not an array: this runs once per member.
+            var count = 0
+            var bounds = ((0, 0), (0, 0), (0, 0))
             var start = 0
-            while bounds.count < 3, start < p.count {
+            while count < 3, start < p.count {
                 let end = p[start...].firstIndex(of: UInt8(ascii: "/")) ?? p.count
-                bounds.append((start, end))
+                switch count {
+                case 0: bounds.0 = (start, end)
+                case 1: bounds.1 = (start, end)
+                default: bounds.2 = (start, end)
+                }
+                count += 1
                 start = end + 1
             }
-            func isFolder(_ i: Int) -> Bool { bounds[i].1 < p.count || m.type == FileType.dir }
+            func component(_ i: Int) -> ArraySlice<UInt8> {
+                let b = i == 0 ? bounds.0 : i == 1 ? bounds.1 : bounds.2
+                return p[b.0..<b.1]
+            }
+            func isFolder(_ i: Int) -> Bool { component(i).endIndex < p.count || m.type == FileType.dir }
             func isRootFolder(_ i: Int) -> Bool {
-                i < bounds.count && isFolder(i) && rootFolderNames.contains { p[bounds[i].0..<bounds[i].1].elementsEqual($0) }
+                i < count && isFolder(i) && rootFolderNames.contains { component(i).elementsEqual($0) }
             }
             if isRootFolder(0) { atRoot = true; continue }
-            guard bounds.count >= 2 else { continue }
-            let top = p[bounds[0].0..<bounds[0].1]
-            let appData = p[bounds[1].0..<bounds[1].1].elementsEqual(appDataName) && isRootFolder(2)
+            guard count >= 2 else { continue }
+            let top = component(0)
+            let appData = component(1).elementsEqual(appDataName) && isRootFolder(2)
             guard isRootFolder(1) || appData else { continue }
             if top.elementsEqual(lastTop), appData == lastAppData { continue }
             lastTop = top
