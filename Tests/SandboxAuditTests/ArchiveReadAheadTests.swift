@@ -96,4 +96,45 @@ final class ArchiveReadAheadTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(try String(contentsOfFile: dir.sub("out2/Documents/notes.txt"), encoding: .utf8), "first\n")
     }
+
+    /// Writes a tar of `members` (path, "dir" or "file", in that order), each file holding its path.
+    static let writeTar = """
+        import io, sys, tarfile
+        out, spec = sys.argv[1], sys.argv[2:]
+        with tarfile.open(out, "w", format=tarfile.PAX_FORMAT) as t:
+            for path, kind in zip(spec[0::2], spec[1::2]):
+                info = tarfile.TarInfo(path)
+                if kind == "dir":
+                    info.type = tarfile.DIRTYPE; info.mode = 0o755; t.addfile(info)
+                else:
+                    data = path.encode(); info.size = len(data); info.mode = 0o644; t.addfile(info, io.BytesIO(data))
+        """
+
+    /// The entries made while the archive is read (`ArchiveWalk.EarlyEntries`) are dropped when a
+    /// member read later decides otherwise: a top folder found later that comes first in byte
+    /// order is the data root, and so is one that only a later copy of a path makes a container
+    /// (the data root is then found again over the members kept); and with neither, the entries
+    /// are those of the data root found first.
+    func testEntriesMadeWhileReadingFollowTheDataRootFoundAtTheEnd() throws {
+        try Tool.require("python3", for: "the archives are written by Python")
+        let dir = try TempDir("earlyentries")
+        func scanned(_ name: String, _ members: [(String, String)]) throws -> (root: String, paths: Set<String>) {
+            _ = try python(Self.writeTar, [dir.sub(name)] + members.flatMap { [$0.0, $0.1] })
+            let inventory = try Audit.inventory(of: dir.sub(name))
+            return (inventory.container.dataRoot, Set(inventory.entries.map { $0.path.display }))
+        }
+        // B/ is found first, A/ later: A/ is the data root.
+        let later = try scanned("later.tar", [("B/Documents/b.txt", "file"), ("B/Library/x", "file"), ("A/Documents/a.txt", "file")])
+        XCTAssertEqual(later.root, dir.sub("later.tar") + "!/A")
+        XCTAssertEqual(later.paths, ["Documents", "Documents/a.txt"])
+        // A/Library stored as a file, then again as a folder: only then is A/ a container, and
+        // the first in byte order.
+        let again = try scanned("again.tar", [("A/Library", "file"), ("B/Documents/b.txt", "file"), ("A/Library", "dir")])
+        XCTAssertEqual(again.root, dir.sub("again.tar") + "!/A")
+        XCTAssertEqual(again.paths, ["Library"])
+        // One top folder all along: its entries as they were made.
+        let one = try scanned("one.tar", [("App/Documents/a.txt", "file"), ("App/tmp", "dir"), ("App/Library/Caches/c", "file"), ("App", "dir")])
+        XCTAssertEqual(one.root, dir.sub("one.tar") + "!/App")
+        XCTAssertEqual(one.paths, ["Documents", "Documents/a.txt", "tmp", "Library", "Library/Caches", "Library/Caches/c"])
+    }
 }

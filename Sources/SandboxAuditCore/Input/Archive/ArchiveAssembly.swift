@@ -3,9 +3,13 @@ import SandboxAuditSystem
 
 /// The container and the walk of its data root, from the members read.
 extension ArchiveWalk {
+    /// `dataRoot`, `early`: the data root found (`dataRootPrefix`) and the entries made as the
+    /// members were read (`ArchiveWalk.read`); the entries are taken out of `early` when they
+    /// are the ones `memberEntries` makes.
     static func assemble(_ location: String, _ members: [Member], _ numbering: MemberNumbering, _ readProblems: [WalkProblem],
-                         rootMember: Member? = nil, role: ContainerRole? = nil) throws -> (Container, WalkResult) {
-        guard let prefixBytes = dataRootPrefix(members) ?? (role == .group ? groupRootPrefix(members) : nil) else {
+                         rootMember: Member?, role: ContainerRole?,
+                         dataRoot: [UInt8]?, early: inout EarlyEntries) throws -> (Container, WalkResult) {
+        guard let prefixBytes = dataRoot ?? (role == .group ? groupRootPrefix(members) : nil) else {
             throw InputError("\(location) holds no app data container: no Documents, Library or tmp at its root, in a single top folder, or in NAME.xcappdata/AppData (for an App Group container, add --kind group)")
         }
         let container = identify(location, members, prefix: prefixBytes, role: role)
@@ -15,7 +19,12 @@ extension ArchiveWalk {
         // The archive root's `./` member is the data root when the archive was made inside it.
         if prefixBytes.isEmpty, let root = rootMember { result.rootMarks = marks(root, []) }
         let hasHardLinks = members.contains { $0.hardlink != nil }
-        var entries = memberEntries(members, numbering, prefix: prefixBytes, hasHardLinks: hasHardLinks, sidecars: &sidecars, into: &result)
+        let madeEarly = early.holds(prefix: prefixBytes, members: members.count)
+        if madeEarly, let marks = early.rootMarks { result.rootMarks = marks }
+        // Taken out (not copied): the entries are changed below, and a second holder would
+        // make that a copy of them all.
+        var entries = madeEarly ? early.takeEntries()
+            : memberEntries(members, numbering, prefix: prefixBytes, hasHardLinks: hasHardLinks, sidecars: &sidecars, into: &result)
         // The data root's own sidecars, when the archive does not store its folder.
         if !prefixBytes.isEmpty { result.rootMarks += sidecars.take(Array(prefixBytes.dropLast())) }
         leaveOutShadowed(&entries, problems: &result.problems)
@@ -97,15 +106,15 @@ extension ArchiveWalk {
         entries.reserveCapacity(members.count)
         for i in members.indices where !ArchiveSidecars.inMirror(members[i].path, prefix: prefixBytes) && !ArchiveSidecars.isSidecar(members[i]) {
             let m = members[i]
-            if m.path.count + 1 == prefixBytes.count, prefixBytes.starts(with: m.path) {
+            let rel: ContainerPath
+            switch placement(m.path, prefix: prefixBytes) {
+            case .dataRoot:
                 result.rootMarks = marks(m, sidecars.take(m.path))
                 continue
+            case .outside: continue
+            case .below(let path): rel = path
             }
-            guard let rel = relative(m.path, prefixBytes) else { continue }
-            var entry = WalkEntry(path: rel, kind: .other, special: nil, size: m.size, allocated: 0, mode: m.mode,
-                                  modifiedSeconds: m.mtime, modifiedNanoseconds: m.mtimeNanoseconds,
-                                  device: 0, inode: UInt64(i + 1), linkCount: 1, symlinkTarget: nil, header: nil,
-                                  marks: marks(m, sidecars.take(m.path)))
+            var entry = newEntry(m, index: i, path: rel, marks: marks(m, sidecars.take(m.path)))
             if let target = m.hardlink {
                 var t = target[...]
                 while t.starts(with: [UInt8(ascii: "."), UInt8(ascii: "/")]) { t = t.dropFirst(2) }
@@ -121,6 +130,86 @@ extension ArchiveWalk {
             entries.append(entry)
         }
         return entries
+    }
+
+    /// Where a member lies: it is the data root's own folder, it is below it (its path there),
+    /// or neither.
+    private enum Placement { case dataRoot, below(ContainerPath), outside }
+
+    private static func placement(_ path: [UInt8], prefix prefixBytes: [UInt8]) -> Placement {
+        if path.count + 1 == prefixBytes.count, prefixBytes.starts(with: path) { return .dataRoot }
+        return relative(path, prefixBytes).map { .below($0) } ?? .outside
+    }
+
+    /// Member `i`'s entry at `rel`, before its kind is set (`setKind`) or its hard link followed
+    /// (`linkEntry`).
+    private static func newEntry(_ m: Member, index i: Int, path rel: ContainerPath, marks: [AttributeMark]) -> WalkEntry {
+        WalkEntry(path: rel, kind: .other, special: nil, size: m.size, allocated: 0, mode: m.mode,
+                  modifiedSeconds: m.mtime, modifiedNanoseconds: m.mtimeNanoseconds,
+                  device: 0, inode: UInt64(i + 1), linkCount: 1, symlinkTarget: nil, header: nil, marks: marks)
+    }
+
+    /// The entries `memberEntries` makes, made as the archive is read (`ArchiveWalk.read` calls
+    /// `add` after each member it keeps), on the thread that otherwise waits for libarchive,
+    /// below the data root found so far. They are `memberEntries`' own when that root is the final
+    /// one and no member needed what only the whole archive tells: no path stored twice (the
+    /// later member takes the first one's place), no hard link (it names a member by path), no
+    /// AppleDouble sidecar (its marks go to an item that may come before it). Otherwise they are
+    /// dropped, and the entries are made after the reading, as always.
+    struct EarlyEntries {
+        fileprivate var entries: [WalkEntry] = []
+        /// The marks of the data root's own folder, when a member is that folder.
+        fileprivate var rootMarks: [AttributeMark]?
+        /// The data root the entries are below; nil until one is found.
+        fileprivate var prefix: [UInt8]?
+        /// The members made into entries so far: `members[..<done]`.
+        fileprivate var done = 0
+        fileprivate var abandoned = false
+
+        init(expected: Int) { entries.reserveCapacity(expected) }
+
+        /// Something only the whole archive tells decides the entries: none are made here.
+        mutating func abandon() {
+            abandoned = true
+            entries = []
+        }
+
+        /// The entries of `members[done...]`, below `current` (the data root found so far; nil
+        /// while none is). A root other than the one the entries were made below abandons them.
+        mutating func add(_ members: [Member], prefix current: [UInt8]?) {
+            guard !abandoned, let current else { return }
+            if let made = prefix {
+                guard made == current else { return abandon() }
+            } else {
+                prefix = current
+            }
+            while done < members.count {
+                let m = members[done]
+                guard m.hardlink == nil, !ArchiveSidecars.isSidecar(m) else { return abandon() }
+                if !ArchiveSidecars.inMirror(m.path, prefix: current) {
+                    switch ArchiveWalk.placement(m.path, prefix: current) {
+                    case .dataRoot: rootMarks = ArchiveWalk.marks(m, [])
+                    case .outside: break
+                    case .below(let rel):
+                        var entry = ArchiveWalk.newEntry(m, index: done, path: rel, marks: ArchiveWalk.marks(m, []))
+                        ArchiveWalk.setKind(&entry, of: m, path: rel)
+                        entries.append(entry)
+                    }
+                }
+                done += 1
+            }
+        }
+
+        /// Whether the entries are `memberEntries`' for the data root `final` and `count` members.
+        fileprivate func holds(prefix final: [UInt8], members count: Int) -> Bool {
+            !abandoned && prefix == final && done == count
+        }
+
+        /// The entries, moved out.
+        fileprivate mutating func takeEntries() -> [WalkEntry] {
+            defer { entries = [] }
+            return entries
+        }
     }
 
     /// A hard link's entry: the file of the member it names, whose attributes it shares.

@@ -113,7 +113,15 @@ package enum ArchiveWalk {
         var members: [Member] = []
         // About one member per 4 KiB of archive, as app containers hold mostly small files
         // (a guess, capped: the table grows past it as needed).
-        var numbering = MemberNumbering(expected: Int(min(max(file.status.size, 0) / 4096, 1 << 18)))
+        let expected = Int(min(max(file.status.size, 0) / 4096, 1 << 18))
+        var numbering = MemberNumbering(expected: expected)
+        // The data root and the entries, made as the members come, while libarchive reads
+        // the next ones (`EarlyEntries`: used when nothing read later changes them).
+        var dataRoot = DataRootFinder()
+        var rootGeneration = 0
+        var currentRoot: [UInt8]?
+        var early = EarlyEntries(expected: expected)
+        var replaced = false
         var problems: [WalkProblem] = []
         var tooDeepReported = Set<ContainerPath>()
         var progress = ProgressCounter()
@@ -186,12 +194,22 @@ package enum ArchiveWalk {
                 if repeated {
                     problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "the archive holds this path twice: the later one counts"))
                     members[position] = m
+                    // What the member it replaces said of the data root no longer counts.
+                    replaced = true
+                    early.abandon()
                 } else {
                     members.append(m)
+                    dataRoot.add(m)
+                    if dataRoot.generation != rootGeneration {
+                        rootGeneration = dataRoot.generation
+                        currentRoot = dataRoot.prefix
+                    }
+                    early.add(members, prefix: currentRoot)
                 }
             }
         }
-        var (container, walk) = try assemble(location, members, numbering, problems, rootMember: rootMember, role: role)
+        var (container, walk) = try assemble(location, members, numbering, problems, rootMember: rootMember, role: role,
+                                             dataRoot: replaced ? dataRootPrefix(members) : dataRoot.prefix, early: &early)
         walk.archive = file
         return (container, walk)
     }
@@ -231,12 +249,25 @@ package enum ArchiveWalk {
     /// The data root: the archive root, a top folder, or a top folder's AppData, whichever first
     /// holds Documents, Library or tmp (stored or implied by a deeper member), tops in byte order.
     static func dataRootPrefix(_ members: [Member]) -> [UInt8]? {
+        var finder = DataRootFinder()
+        for m in members { finder.add(m) }
+        return finder.prefix
+    }
+
+    /// `dataRootPrefix` as the members come: each member looked at once, the prefix known at
+    /// every point of the reading (`ArchiveWalk.read` makes entries with it as it reads).
+    struct DataRootFinder {
         // Each prefix found is (top folder, AppData below it); the archive root is ([], false).
-        var found = Set<[UInt8]>()
-        var atRoot = false
-        var lastTop: ArraySlice<UInt8> = []
-        var lastAppData = false
-        for m in members {
+        private var found = Set<[UInt8]>()
+        private var atRoot = false
+        private var lastTop: ArraySlice<UInt8> = []
+        private var lastAppData = false
+        /// Moves on whenever `prefix` may have changed.
+        private(set) var generation = 0
+
+        mutating func add(_ m: Member) {
+            // At the root, the root it stays.
+            guard !atRoot else { return }
             let p = m.path
             // The first three components' bounds (`count` of them: fewer in a shorter path),
             // and whether each is a folder (something follows it, or the member is itself a
@@ -262,29 +293,38 @@ package enum ArchiveWalk {
             func isRootFolder(_ i: Int) -> Bool {
                 i < count && isFolder(i) && rootFolderNames.contains { component(i).elementsEqual($0) }
             }
-            if isRootFolder(0) { atRoot = true; continue }
-            guard count >= 2 else { continue }
+            if isRootFolder(0) {
+                atRoot = true
+                generation += 1
+                return
+            }
+            guard count >= 2 else { return }
             let top = component(0)
             let appData = component(1).elementsEqual(appDataName) && isRootFolder(2)
-            guard isRootFolder(1) || appData else { continue }
-            if top.elementsEqual(lastTop), appData == lastAppData { continue }
+            guard isRootFolder(1) || appData else { return }
+            if top.elementsEqual(lastTop), appData == lastAppData { return }
             lastTop = top
             lastAppData = appData
-            found.insert(Array(top) + (appData ? [1] : [0]))
+            if found.insert(Array(top) + (appData ? [1] : [0])).inserted { generation += 1 }
         }
-        if atRoot { return [] }
-        let mirror = Array(AppleDouble.mirrorFolder.utf8)
-        let first = found.filter { key in
-            let top = key.dropLast()
-            return !top.elementsEqual(mirror) && !top.starts(with: AppleDouble.sidecarPrefix)
-        }.min { a, b in
-            let (ta, tb) = (a.dropLast(), b.dropLast())
-            return ta.elementsEqual(tb) ? a.last! < b.last! : ta.lexicographicallyPrecedes(tb)
-        }
-        guard let key = first else { return nil }
-        return Array(key.dropLast()) + [UInt8(ascii: "/")] + (key.last == 1 ? appDataName + [UInt8(ascii: "/")] : [])
-    }
 
+        /// The data root: the archive root, a top folder, or a top folder's AppData, whichever
+        /// first holds Documents, Library or tmp (stored or implied by a deeper member), tops in
+        /// byte order; nil when none does (yet).
+        var prefix: [UInt8]? {
+            if atRoot { return [] }
+            let mirror = Array(AppleDouble.mirrorFolder.utf8)
+            let first = found.filter { key in
+                let top = key.dropLast()
+                return !top.elementsEqual(mirror) && !top.starts(with: AppleDouble.sidecarPrefix)
+            }.min { a, b in
+                let (ta, tb) = (a.dropLast(), b.dropLast())
+                return ta.elementsEqual(tb) ? a.last! < b.last! : ta.lexicographicallyPrecedes(tb)
+            }
+            guard let key = first else { return nil }
+            return Array(key.dropLast()) + [UInt8(ascii: "/")] + (key.last == 1 ? appDataName + [UInt8(ascii: "/")] : [])
+        }
+    }
 
     /// `path` below `prefix`, or nil.
     static func relative(_ path: [UInt8], _ prefix: [UInt8]) -> ContainerPath? {
