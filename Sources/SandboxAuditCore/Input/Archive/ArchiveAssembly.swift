@@ -249,29 +249,7 @@ extension ArchiveWalk {
     /// one entry. Each folder is checked once, and the folders checked are bounded as the
     /// implied folders are (`maximumPathBytes`).
     private static func leaveOutShadowed(_ entries: inout [WalkEntry], problems: inout [WalkProblem]) {
-        // Only a path some entry lies below can shadow: the folders above the entries first
-        // (siblings come together, so an entry is compared in place with the last one's
-        // folder), then the entries stored at one of them as something else. When those
-        // folders pass the budget, every such entry is taken, as before.
-        var above = Set<ContainerPath>()
-        var aboveBytes = 0
-        var lastFolder: ContainerPath?
-        // By index, not `for e in entries`: that copies every entry (a retain per field).
-        gathering: for i in entries.indices {
-            if let last = lastFolder, entries[i].path.isChild(of: last) { continue }
-            var p = entries[i].path.parent ?? .root
-            lastFolder = p
-            while !p.isRoot, above.insert(p).inserted {
-                aboveBytes += p.bytes.count
-                guard aboveBytes <= maximumPathBytes else { break gathering }
-                p = p.parent ?? .root
-            }
-        }
-        let allAbove = aboveBytes <= maximumPathBytes
-        var stored: [ContainerPath: String] = [:]
-        for i in entries.indices where entries[i].kind != .directory && (!allAbove || above.contains(entries[i].path)) {
-            stored[entries[i].path] = kindWord(entries[i])
-        }
+        let stored = mayShadow(entries)
         guard !stored.isEmpty else { return }
         var shadowedBy: [ContainerPath: ContainerPath?] = [.root: nil]
         var budget = maximumPathBytes
@@ -302,6 +280,39 @@ extension ArchiveWalk {
         guard keep.contains(false) else { return }
         entries = entries.indices.filter { keep[$0] }.map { entries[$0] }
     }
+
+    /// The entries that are not folders and may have entries below them, by path, with what
+    /// they are. Only a path some entry lies below can shadow: the folders above the entries are
+    /// gathered first (siblings come together, so an entry is compared in place with the last
+    /// one's folder), then the entries stored at one of them as something else are taken. Past
+    /// `maximumAboveBytes` of such folders (a chain thousands deep; a container's folders take
+    /// a few hundred kB), every entry that is not a folder is taken, as the caller then walks up
+    /// every chain anyway.
+    private static func mayShadow(_ entries: [WalkEntry]) -> [ContainerPath: String] {
+        var above = Set<ContainerPath>()
+        var aboveBytes = 0
+        var lastFolder: ContainerPath?
+        // By index, not `for e in entries`: that copies every entry (a retain per field).
+        gathering: for i in entries.indices {
+            if let last = lastFolder, entries[i].path.isChild(of: last) { continue }
+            var p = entries[i].path.parent ?? .root
+            lastFolder = p
+            while !p.isRoot, above.insert(p).inserted {
+                aboveBytes += p.bytes.count
+                guard aboveBytes <= maximumAboveBytes else { break gathering }
+                p = p.parent ?? .root
+            }
+        }
+        let allAbove = aboveBytes <= maximumAboveBytes
+        var stored: [ContainerPath: String] = [:]
+        for i in entries.indices where entries[i].kind != .directory && (!allAbove || above.contains(entries[i].path)) {
+            stored[entries[i].path] = kindWord(entries[i])
+        }
+        return stored
+    }
+
+    /// The most bytes of folder paths `mayShadow` gathers before it takes every entry instead.
+    private static let maximumAboveBytes = 4 << 20
 
     private static func kindWord(_ e: WalkEntry) -> String {
         switch e.kind {
