@@ -129,12 +129,15 @@ struct ContainerOptions: ParsableArguments {
         }
     }
 
-    /// What to audit; throws `InputError` for an unreadable password file.
-    func selection(_ policy: Policy = Policy()) throws -> ContainerSelection {
+    /// What to audit; throws `InputError` for an unreadable password file. `readAgain`: the
+    /// command reads an archive input a second time (`simulate --into`), so its scan records
+    /// what it reads for that reading to be checked against.
+    func selection(_ policy: Policy = Policy(), readAgain: Bool = false) throws -> ContainerSelection {
         var selection = ContainerSelection(role: kind, app: app, appGroups: appGroups + policy.appGroups.filter { !appGroups.contains($0) },
                                            password: try BackupPassword.resolve(passwordFile: passwordFile, environment: ProcessInfo.processInfo.environment),
                                            simulator: simulator, deviceSets: deviceSets)
         selection.appInfo = appInfo
+        selection.recordsArchiveReading = readAgain
         return selection
     }
 }

@@ -18,6 +18,12 @@ public struct ContainerSelection: Sendable {
     var deviceSets: [String] = []
     /// `--app-info PATH`: the app's `Info.plist`, or its `.app` folder (`AppInfo`).
     public var appInfo: String?
+    /// Whether an archive's scan records what it reads (`ArchiveReadRecord`: the SHA-256 of each
+    /// run of bytes), so that a second reading of it (`simulate --into`) can be checked against
+    /// it. On unless the caller knows the archive is read once: the command line turns it off
+    /// for every command but `simulate --into` (the digests took 8 % of the CPU time of the
+    /// benchmark's archive scan), and a second reading of an archive scanned without it is refused.
+    package var recordsArchiveReading = true
 
     public init(role: ContainerRole? = nil, app: String? = nil, appGroups: [String] = [], password: String? = nil,
                 simulator: String? = nil, deviceSets: [String] = []) {

@@ -34,16 +34,29 @@ package final class ArchiveReader {
     /// same open file as the scan, whatever its name leads to by then. `location` names it
     /// in messages.
     ///
-    /// The scan's reading (`checked` false) records what it reads (`ArchiveReadRecord`); a
-    /// second reading (`checked` true) is given no byte the scan read that now differs: it
-    /// fails with `changedError` instead.
-    package init(_ location: String, file: ArchiveSnapshot, checked: Bool = false) throws {
+    /// The scan's reading (`checked` false) records what it reads (`ArchiveReadRecord`) when
+    /// `recording` (a second reading is to come); a second reading (`checked` true) is given no
+    /// byte the scan read that now differs: it fails with `changedError` instead, and it is
+    /// refused outright when the scan recorded nothing.
+    package init(_ location: String, file: ArchiveSnapshot, checked: Bool = false, recording: Bool = true) throws {
+        let runs = checked ? file.record.finished() : nil
+        if checked, runs == nil {
+            throw InputError("cannot read \(location) again: its scan did not record what it read, so a change since could not be told")
+        }
         guard let a = archive_read_new() else { throw InputError("cannot read \(location): out of memory") }
         archive = a
         self.location = location
         let opened = Result { () throws(Errno) in try file.file.rewound() }
         let check: Source.Check
-        if checked { check = .verify(file.record.finished()) } else { file.record.reset(); check = .record(file.record) }
+        if let runs {
+            check = .verify(runs)
+        } else if recording {
+            file.record.reset()
+            check = .record(file.record)
+        } else {
+            file.record.forget()
+            check = .none
+        }
         source = Source(fd: try? opened.get(), check: check)
         // On failure deinit frees the archive: it runs once every property is set.
         if case .failure(let e) = opened { throw InputError("cannot read \(location): \(errorText(e.code))") }
@@ -63,6 +76,10 @@ package final class ArchiveReader {
         }
     }
 
+    /// libarchive's reader goes with this one (also when `init` throws once every property is
+    /// set, as its comment says): nothing freed it, so each reading kept its buffers until exit.
+    deinit { archive_read_free(archive) }
+
     /// The archive file, read in blocks that start small after every skip and double while
     /// libarchive keeps reading. libarchive's own file reader reads 64 KiB for every member
     /// header of an uncompressed tar (about 1.7 GB copied to list a 2 GB archive of 20 kB
@@ -79,6 +96,7 @@ package final class ArchiveReader {
         /// What is done with the bytes read: recorded (the scan), or checked against the
         /// scan's record (a second reading); `changed` once a check failed.
         enum Check {
+            case none
             case record(ArchiveReadRecord)
             case verify(ArchiveReadRecord.Runs)
         }
@@ -320,7 +338,7 @@ extension ArchiveReader {
     }
 
     /// One archive member, as read.
-    package struct Member {
+    package struct Member: Sendable {
         package var path: [UInt8]
         package var type: UInt32
         package var size: Int64
@@ -421,11 +439,23 @@ package final class ArchiveReadRecord: @unchecked Sendable {
     private let lock = NSLock()
     private var runs: [Run] = []
     private var current: (start: Int64, count: Int, hasher: SHA256)?
+    /// Whether the last reading recorded (`reset`) or not (`forget`).
+    private var recorded = false
 
+    /// A reading that records starts.
     func reset() {
         lock.lock(); defer { lock.unlock() }
         runs = []
         current = nil
+        recorded = true
+    }
+
+    /// A reading that does not record starts: nothing is known of what it reads.
+    func forget() {
+        lock.lock(); defer { lock.unlock() }
+        runs = []
+        current = nil
+        recorded = false
     }
 
     /// Bytes read at `offset`: they extend the current run when they follow it and it stays
@@ -450,9 +480,10 @@ package final class ArchiveReadRecord: @unchecked Sendable {
         current = nil
     }
 
-    /// The runs recorded, the last one closed.
-    func finished() -> Runs {
+    /// The runs recorded, the last one closed; nil when the last reading did not record.
+    func finished() -> Runs? {
         lock.lock(); defer { lock.unlock() }
+        guard recorded else { return nil }
         closeRun()
         return Runs(runs)
     }

@@ -71,7 +71,7 @@ struct SimulateCommand: ParsableCommand {
         let input = try containers.input(path)
         if let into { try SimulationRun.checkDestination(into, input: input) }
         let policy = try PolicyFile.resolve(config: config)
-        let inventories = try ProgressLine.during { try Audit.inventories(of: input, try containers.selection(policy)) }
+        let inventories = try ProgressLine.during { try Audit.inventories(of: input, try containers.selection(policy, readAgain: into != nil)) }
         let events = event == .all ? SimulatedEvent.allCases : [SimulatedEvent(rawValue: event.rawValue)!]
         let run = try SimulationRun(inventories, events: events, policy: policy, into: into, verify: verify)
         switch format {

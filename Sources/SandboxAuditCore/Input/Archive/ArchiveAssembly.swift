@@ -3,9 +3,13 @@ import SandboxAuditSystem
 
 /// The container and the walk of its data root, from the members read.
 extension ArchiveWalk {
+    /// `dataRoot`, `early`: the data root found (`dataRootPrefix`) and the entries made as the
+    /// members were read (`ArchiveWalk.read`); the entries are taken out of `early` when they
+    /// are the ones `memberEntries` makes.
     static func assemble(_ location: String, _ members: [Member], _ numbering: MemberNumbering, _ readProblems: [WalkProblem],
-                         rootMember: Member? = nil, role: ContainerRole? = nil) throws -> (Container, WalkResult) {
-        guard let prefixBytes = dataRootPrefix(members) ?? (role == .group ? groupRootPrefix(members) : nil) else {
+                         rootMember: Member?, role: ContainerRole?,
+                         dataRoot: [UInt8]?, early: inout EarlyEntries) throws -> (Container, WalkResult) {
+        guard let prefixBytes = dataRoot ?? (role == .group ? groupRootPrefix(members) : nil) else {
             throw InputError("\(location) holds no app data container: no Documents, Library or tmp at its root, in a single top folder, or in NAME.xcappdata/AppData (for an App Group container, add --kind group)")
         }
         let container = identify(location, members, prefix: prefixBytes, role: role)
@@ -15,7 +19,12 @@ extension ArchiveWalk {
         // The archive root's `./` member is the data root when the archive was made inside it.
         if prefixBytes.isEmpty, let root = rootMember { result.rootMarks = marks(root, []) }
         let hasHardLinks = members.contains { $0.hardlink != nil }
-        var entries = memberEntries(members, numbering, prefix: prefixBytes, hasHardLinks: hasHardLinks, sidecars: &sidecars, into: &result)
+        let madeEarly = early.holds(prefix: prefixBytes, members: members.count)
+        if madeEarly, let marks = early.rootMarks { result.rootMarks = marks }
+        // Taken out (not copied): the entries are changed below, and a second holder would
+        // make that a copy of them all.
+        var entries = madeEarly ? early.takeEntries()
+            : memberEntries(members, numbering, prefix: prefixBytes, hasHardLinks: hasHardLinks, sidecars: &sidecars, into: &result)
         // The data root's own sidecars, when the archive does not store its folder.
         if !prefixBytes.isEmpty { result.rootMarks += sidecars.take(Array(prefixBytes.dropLast())) }
         leaveOutShadowed(&entries, problems: &result.problems)
@@ -95,16 +104,17 @@ extension ArchiveWalk {
         var entryOfPosition: [Int: Int] = [:]
         var entries: [WalkEntry] = []
         entries.reserveCapacity(members.count)
-        for (i, m) in members.enumerated() where !ArchiveSidecars.inMirror(m.path, prefix: prefixBytes) && !ArchiveSidecars.isSidecar(m) {
-            if m.path.count + 1 == prefixBytes.count, prefixBytes.starts(with: m.path) {
+        for i in members.indices where !ArchiveSidecars.inMirror(members[i].path, prefix: prefixBytes) && !ArchiveSidecars.isSidecar(members[i]) {
+            let m = members[i]
+            let rel: ContainerPath
+            switch placement(m.path, prefix: prefixBytes) {
+            case .dataRoot:
                 result.rootMarks = marks(m, sidecars.take(m.path))
                 continue
+            case .outside: continue
+            case .below(let path): rel = path
             }
-            guard let rel = relative(m.path, prefixBytes) else { continue }
-            var entry = WalkEntry(path: rel, kind: .other, special: nil, size: m.size, allocated: 0, mode: m.mode,
-                                  modifiedSeconds: m.mtime, modifiedNanoseconds: m.mtimeNanoseconds,
-                                  device: 0, inode: UInt64(i + 1), linkCount: 1, symlinkTarget: nil, header: nil,
-                                  marks: marks(m, sidecars.take(m.path)))
+            var entry = newEntry(m, index: i, path: rel, marks: marks(m, sidecars.take(m.path)))
             if let target = m.hardlink {
                 var t = target[...]
                 while t.starts(with: [UInt8(ascii: "."), UInt8(ascii: "/")]) { t = t.dropFirst(2) }
@@ -120,6 +130,86 @@ extension ArchiveWalk {
             entries.append(entry)
         }
         return entries
+    }
+
+    /// Where a member lies: it is the data root's own folder, it is below it (its path there),
+    /// or neither.
+    private enum Placement { case dataRoot, below(ContainerPath), outside }
+
+    private static func placement(_ path: [UInt8], prefix prefixBytes: [UInt8]) -> Placement {
+        if path.count + 1 == prefixBytes.count, prefixBytes.starts(with: path) { return .dataRoot }
+        return relative(path, prefixBytes).map { .below($0) } ?? .outside
+    }
+
+    /// Member `i`'s entry at `rel`, before its kind is set (`setKind`) or its hard link followed
+    /// (`linkEntry`).
+    private static func newEntry(_ m: Member, index i: Int, path rel: ContainerPath, marks: [AttributeMark]) -> WalkEntry {
+        WalkEntry(path: rel, kind: .other, special: nil, size: m.size, allocated: 0, mode: m.mode,
+                  modifiedSeconds: m.mtime, modifiedNanoseconds: m.mtimeNanoseconds,
+                  device: 0, inode: UInt64(i + 1), linkCount: 1, symlinkTarget: nil, header: nil, marks: marks)
+    }
+
+    /// The entries `memberEntries` makes, made as the archive is read (`ArchiveWalk.read` calls
+    /// `add` after each member it keeps), on the thread that otherwise waits for libarchive,
+    /// below the data root found so far. They are `memberEntries`' own when that root is the final
+    /// one and no member needed what only the whole archive tells: no path stored twice (the
+    /// later member takes the first one's place), no hard link (it names a member by path), no
+    /// AppleDouble sidecar (its marks go to an item that may come before it). Otherwise they are
+    /// dropped, and the entries are made after the reading, as always.
+    struct EarlyEntries {
+        fileprivate var entries: [WalkEntry] = []
+        /// The marks of the data root's own folder, when a member is that folder.
+        fileprivate var rootMarks: [AttributeMark]?
+        /// The data root the entries are below; nil until one is found.
+        fileprivate var prefix: [UInt8]?
+        /// The members made into entries so far: `members[..<done]`.
+        fileprivate var done = 0
+        fileprivate var abandoned = false
+
+        init(expected: Int) { entries.reserveCapacity(expected) }
+
+        /// Something only the whole archive tells decides the entries: none are made here.
+        mutating func abandon() {
+            abandoned = true
+            entries = []
+        }
+
+        /// The entries of `members[done...]`, below `current` (the data root found so far; nil
+        /// while none is). A root other than the one the entries were made below abandons them.
+        mutating func add(_ members: [Member], prefix current: [UInt8]?) {
+            guard !abandoned, let current else { return }
+            if let made = prefix {
+                guard made == current else { return abandon() }
+            } else {
+                prefix = current
+            }
+            while done < members.count {
+                let m = members[done]
+                guard m.hardlink == nil, !ArchiveSidecars.isSidecar(m) else { return abandon() }
+                if !ArchiveSidecars.inMirror(m.path, prefix: current) {
+                    switch ArchiveWalk.placement(m.path, prefix: current) {
+                    case .dataRoot: rootMarks = ArchiveWalk.marks(m, [])
+                    case .outside: break
+                    case .below(let rel):
+                        var entry = ArchiveWalk.newEntry(m, index: done, path: rel, marks: ArchiveWalk.marks(m, []))
+                        ArchiveWalk.setKind(&entry, of: m, path: rel)
+                        entries.append(entry)
+                    }
+                }
+                done += 1
+            }
+        }
+
+        /// Whether the entries are `memberEntries`' for the data root `final` and `count` members.
+        fileprivate func holds(prefix final: [UInt8], members count: Int) -> Bool {
+            !abandoned && prefix == final && done == count
+        }
+
+        /// The entries, moved out.
+        fileprivate mutating func takeEntries() -> [WalkEntry] {
+            defer { entries = [] }
+            return entries
+        }
     }
 
     /// A hard link's entry: the file of the member it names, whose attributes it shares.
@@ -159,8 +249,7 @@ extension ArchiveWalk {
     /// one entry. Each folder is checked once, and the folders checked are bounded as the
     /// implied folders are (`maximumPathBytes`).
     private static func leaveOutShadowed(_ entries: inout [WalkEntry], problems: inout [WalkProblem]) {
-        var stored: [ContainerPath: String] = [:]
-        for e in entries where e.kind != .directory { stored[e.path] = kindWord(e) }
+        let stored = mayShadow(entries)
         guard !stored.isEmpty else { return }
         var shadowedBy: [ContainerPath: ContainerPath?] = [.root: nil]
         var budget = maximumPathBytes
@@ -192,6 +281,39 @@ extension ArchiveWalk {
         entries = entries.indices.filter { keep[$0] }.map { entries[$0] }
     }
 
+    /// The entries that are not folders and may have entries below them, by path, with what
+    /// they are. Only a path some entry lies below can shadow: the folders above the entries are
+    /// gathered first (siblings come together, so an entry is compared in place with the last
+    /// one's folder), then the entries stored at one of them as something else are taken. Past
+    /// `maximumAboveBytes` of such folders (a chain thousands deep; a container's folders take
+    /// a few hundred kB), every entry that is not a folder is taken, as the caller then walks up
+    /// every chain anyway.
+    private static func mayShadow(_ entries: [WalkEntry]) -> [ContainerPath: String] {
+        var above = Set<ContainerPath>()
+        var aboveBytes = 0
+        var lastFolder: ContainerPath?
+        // By index, not `for e in entries`: that copies every entry (a retain per field).
+        gathering: for i in entries.indices {
+            if let last = lastFolder, entries[i].path.isChild(of: last) { continue }
+            var p = entries[i].path.parent ?? .root
+            lastFolder = p
+            while !p.isRoot, above.insert(p).inserted {
+                aboveBytes += p.bytes.count
+                guard aboveBytes <= maximumAboveBytes else { break gathering }
+                p = p.parent ?? .root
+            }
+        }
+        let allAbove = aboveBytes <= maximumAboveBytes
+        var stored: [ContainerPath: String] = [:]
+        for i in entries.indices where entries[i].kind != .directory && (!allAbove || above.contains(entries[i].path)) {
+            stored[entries[i].path] = kindWord(entries[i])
+        }
+        return stored
+    }
+
+    /// The most bytes of folder paths `mayShadow` gathers before it takes every entry instead.
+    private static let maximumAboveBytes = 4 << 20
+
     private static func kindWord(_ e: WalkEntry) -> String {
         switch e.kind {
         case .file: return "file"
@@ -211,16 +333,16 @@ extension ArchiveWalk {
                                           problems: inout [WalkProblem]) {
         var folders = Set<ContainerPath>()
         var budget = maximumPathBytes
-        for e in entries {
-            budget -= e.path.bytes.count
-            if e.kind == .directory { folders.insert(e.path) }
+        for i in entries.indices {
+            budget -= entries[i].path.bytes.count
+            if entries[i].kind == .directory { folders.insert(entries[i].path) }
         }
         var lastChecked = ContainerPath.root
         var leftOut = false
         for i in entries.indices {
-            let e = entries[i]
-            if e.path.isChild(of: lastChecked) { continue }
-            var parent = e.path.parent ?? .root
+            let path = entries[i].path
+            if path.isChild(of: lastChecked) { continue }
+            var parent = path.parent ?? .root
             lastChecked = parent
             var missing: [ContainerPath] = [], cost = 0
             while !parent.isRoot, !folders.contains(parent) {
@@ -232,7 +354,7 @@ extension ArchiveWalk {
             }
             guard cost <= budget else {
                 if !leftOut {
-                    problems.append(WalkProblem(path: e.path, operation: "read archive entry",
+                    problems.append(WalkProblem(path: path, operation: "read archive entry",
                                                 reason: "the archive's paths, with the folders they imply, add up to more than \(maximumPathBytes / (1 << 20)) MiB: this entry, and every later one whose folders are not listed yet, are left out"))
                 }
                 leftOut = true
@@ -243,7 +365,7 @@ extension ArchiveWalk {
             for folder in missing {
                 folders.insert(folder)
                 entries.append(WalkEntry(path: folder, kind: .directory, special: nil, size: 0, allocated: 0, mode: 0o755,
-                                         modifiedSeconds: e.modifiedSeconds, modifiedNanoseconds: 0, device: 0, inode: 0,
+                                         modifiedSeconds: entries[i].modifiedSeconds, modifiedNanoseconds: 0, device: 0, inode: 0,
                                          linkCount: 1, symlinkTarget: nil, header: nil,
                                          marks: sidecars.take(prefixBytes + folder.bytes)))
             }
@@ -299,8 +421,20 @@ private struct ArchiveSidecars {
 
     /// `__MACOSX` itself and everything below it (at the archive root or in a folder down to
     /// the data root): never entries.
+    /// `mirror(holding:)` of the path, or of the path with a component added (for `__MACOSX`
+    /// itself), checked in place: this runs once per member, and a path copied for it was an
+    /// allocation each.
     static func inMirror(_ path: [UInt8], prefix: [UInt8]) -> Bool {
-        mirror(holding: path, prefix: prefix) != nil || mirror(holding: path + [UInt8(ascii: "/"), 0], prefix: prefix) != nil
+        let name = mirror.dropLast()
+        var start = 0
+        while true {
+            if path.count >= start + name.count, path[..<start].elementsEqual(prefix[..<start]) {
+                let rest = path[start...]
+                if rest.starts(with: mirror) || rest.elementsEqual(name) { return true }
+            }
+            guard start < prefix.count, let slash = prefix[start...].firstIndex(of: UInt8(ascii: "/")) else { return false }
+            start = slash + 1
+        }
     }
 
     /// The marks of the sidecars describing `path`, which they are then taken by.

@@ -51,7 +51,8 @@ struct ArchiveInput: InputKind {
         if !selection.appGroups.isEmpty { throw AppContainers.loneGroupError(selection.appGroups, path) }
         // Standard input is named as such in messages and reports.
         let location = path == Self.standardInputName ? "standard input" : path
-        let (container, walk) = try ArchiveWalk.read(location, file: try file.get(), role: selection.role)
+        let (container, walk) = try ArchiveWalk.read(location, file: try file.get(), role: selection.role,
+                                                     recording: selection.recordsArchiveReading)
         return InputRead(input: path, containers: [(container, walk)], notes: [])
     }
 

@@ -51,6 +51,12 @@ package enum ArchiveWalk {
         return Array(bytes[..<count])
     }
 
+    /// The archive's reading runs ahead of the walk by at most `waiting` batches, each handed on at
+    /// `members` members or once its kept contents reach `bytes` (a member keeps at most 1 MiB,
+    /// `AppleDouble.maximumSize`), so what is read ahead is bounded whatever the archive holds
+    /// (docs/limits.md).
+    static let readAheadBatch = (members: 256, bytes: 4 << 20, waiting: 4)
+
     /// A sidecar member is reduced as soon as it is read to its backup attributes (rebuilt as
     /// a small AppleDouble file), or to its parse error: however many the archive holds, each
     /// costs memory for what it says, not for its size.
@@ -99,12 +105,23 @@ package enum ArchiveWalk {
     }
 
     /// As above, from the archive as opened when it was named (`ArchiveInput.detect`).
-    static func read(_ location: String, file: ArchiveSnapshot, role: ContainerRole? = nil) throws -> (Container, WalkResult) {
-        let reader = try Reader(location, file: file)
+    /// `recording`: what is read is recorded in `file` (`ArchiveReadRecord`) for a second
+    /// reading to be checked against (`ContainerSelection.recordsArchiveReading`).
+    static func read(_ location: String, file: ArchiveSnapshot, role: ContainerRole? = nil,
+                     recording: Bool = true) throws -> (Container, WalkResult) {
+        let reader = try Reader(location, file: file, recording: recording)
         var members: [Member] = []
         // About one member per 4 KiB of archive, as app containers hold mostly small files
         // (a guess, capped: the table grows past it as needed).
-        var numbering = MemberNumbering(expected: Int(min(max(file.status.size, 0) / 4096, 1 << 18)))
+        let expected = Int(min(max(file.status.size, 0) / 4096, 1 << 18))
+        var numbering = MemberNumbering(expected: expected)
+        // The data root and the entries, made as the members come, while libarchive reads
+        // the next ones (`EarlyEntries`: used when nothing read later changes them).
+        var dataRoot = DataRootFinder()
+        var rootGeneration = 0
+        var currentRoot: [UInt8]?
+        var early = EarlyEntries(expected: expected)
+        var replaced = false
         var problems: [WalkProblem] = []
         var tooDeepReported = Set<ContainerPath>()
         var progress = ProgressCounter()
@@ -113,13 +130,22 @@ package enum ArchiveWalk {
         var memberCount = 0
         var admission = PathAdmission()
         var rootMember: Member?
-        let stream = ReadAhead(reader) { path, size in
+        let keep = { (path: [UInt8], size: Int64) -> Int in
             let start = (path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
             let name = path[start...]
             if name.starts(with: AppleDouble.sidecarPrefix) || identityNames.contains(where: { name.elementsEqual($0) }) {
                 return Int(min(size, Int64(AppleDouble.maximumSize)))
             }
             return StoreSignature.mayBeDatabase(size: size) && mayBePurgeable(path) ? headerLength : 0
+        }
+        // libarchive reads on a thread of its own, a few batches ahead of this one, which
+        // numbers and places the members; a sidecar is reduced there as it is read, so what
+        // waits is bounded (`readAheadBatch`).
+        let stream = ReadAhead<Member>(batchSize: readAheadBatch.members, batchCost: readAheadBatch.bytes,
+                                       maximumBatches: readAheadBatch.waiting) {
+            guard var m = try reader.next(keep: keep) else { return nil }
+            compactSidecar(&m)
+            return (m, m.data?.count ?? 0)
         }
         defer { stream.close() }
         reading: while let batch = try stream.next() {
@@ -168,12 +194,22 @@ package enum ArchiveWalk {
                 if repeated {
                     problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "the archive holds this path twice: the later one counts"))
                     members[position] = m
+                    // What the member it replaces said of the data root no longer counts.
+                    replaced = true
+                    early.abandon()
                 } else {
                     members.append(m)
+                    dataRoot.add(m)
+                    if dataRoot.generation != rootGeneration {
+                        rootGeneration = dataRoot.generation
+                        currentRoot = dataRoot.prefix
+                    }
+                    early.add(members, prefix: currentRoot)
                 }
             }
         }
-        var (container, walk) = try assemble(location, members, numbering, problems, rootMember: rootMember, role: role)
+        var (container, walk) = try assemble(location, members, numbering, problems, rootMember: rootMember, role: role,
+                                             dataRoot: replaced ? dataRootPrefix(members) : dataRoot.prefix, early: &early)
         walk.archive = file
         return (container, walk)
     }
@@ -213,49 +249,82 @@ package enum ArchiveWalk {
     /// The data root: the archive root, a top folder, or a top folder's AppData, whichever first
     /// holds Documents, Library or tmp (stored or implied by a deeper member), tops in byte order.
     static func dataRootPrefix(_ members: [Member]) -> [UInt8]? {
-        // Each prefix found is (top folder, AppData below it); the archive root is ([], false).
-        var found = Set<[UInt8]>()
-        var atRoot = false
-        var lastTop: ArraySlice<UInt8> = []
-        var lastAppData = false
-        for m in members {
-            let p = m.path
-            // The first three components' bounds, and whether each is a folder (something
-            // follows it, or the member is itself a folder).
-            var bounds: [(Int, Int)] = []
-            var start = 0
-            while bounds.count < 3, start < p.count {
-                let end = p[start...].firstIndex(of: UInt8(ascii: "/")) ?? p.count
-                bounds.append((start, end))
-                start = end + 1
-            }
-            func isFolder(_ i: Int) -> Bool { bounds[i].1 < p.count || m.type == FileType.dir }
-            func isRootFolder(_ i: Int) -> Bool {
-                i < bounds.count && isFolder(i) && rootFolderNames.contains { p[bounds[i].0..<bounds[i].1].elementsEqual($0) }
-            }
-            if isRootFolder(0) { atRoot = true; continue }
-            guard bounds.count >= 2 else { continue }
-            let top = p[bounds[0].0..<bounds[0].1]
-            let appData = p[bounds[1].0..<bounds[1].1].elementsEqual(appDataName) && isRootFolder(2)
-            guard isRootFolder(1) || appData else { continue }
-            if top.elementsEqual(lastTop), appData == lastAppData { continue }
-            lastTop = top
-            lastAppData = appData
-            found.insert(Array(top) + (appData ? [1] : [0]))
-        }
-        if atRoot { return [] }
-        let mirror = Array(AppleDouble.mirrorFolder.utf8)
-        let first = found.filter { key in
-            let top = key.dropLast()
-            return !top.elementsEqual(mirror) && !top.starts(with: AppleDouble.sidecarPrefix)
-        }.min { a, b in
-            let (ta, tb) = (a.dropLast(), b.dropLast())
-            return ta.elementsEqual(tb) ? a.last! < b.last! : ta.lexicographicallyPrecedes(tb)
-        }
-        guard let key = first else { return nil }
-        return Array(key.dropLast()) + [UInt8(ascii: "/")] + (key.last == 1 ? appDataName + [UInt8(ascii: "/")] : [])
+        var finder = DataRootFinder()
+        for m in members { finder.add(m) }
+        return finder.prefix
     }
 
+    /// `dataRootPrefix` as the members come: each member looked at once, the prefix known at
+    /// every point of the reading (`ArchiveWalk.read` makes entries with it as it reads).
+    struct DataRootFinder {
+        // Each prefix found is (top folder, AppData below it); the archive root is ([], false).
+        private var found = Set<[UInt8]>()
+        private var atRoot = false
+        private var lastTop: ArraySlice<UInt8> = []
+        private var lastAppData = false
+        /// Moves on whenever `prefix` may have changed.
+        private(set) var generation = 0
+
+        mutating func add(_ m: Member) {
+            // At the root, the root it stays.
+            guard !atRoot else { return }
+            let p = m.path
+            // The first three components' bounds (`count` of them: fewer in a shorter path),
+            // and whether each is a folder (something follows it, or the member is itself a
+            // folder). Kept in locals, not an array: this runs once per member.
+            var count = 0
+            var bounds = ((0, 0), (0, 0), (0, 0))
+            var start = 0
+            while count < 3, start < p.count {
+                let end = p[start...].firstIndex(of: UInt8(ascii: "/")) ?? p.count
+                switch count {
+                case 0: bounds.0 = (start, end)
+                case 1: bounds.1 = (start, end)
+                default: bounds.2 = (start, end)
+                }
+                count += 1
+                start = end + 1
+            }
+            func component(_ i: Int) -> ArraySlice<UInt8> {
+                let b = i == 0 ? bounds.0 : i == 1 ? bounds.1 : bounds.2
+                return p[b.0..<b.1]
+            }
+            func isFolder(_ i: Int) -> Bool { component(i).endIndex < p.count || m.type == FileType.dir }
+            func isRootFolder(_ i: Int) -> Bool {
+                i < count && isFolder(i) && rootFolderNames.contains { component(i).elementsEqual($0) }
+            }
+            if isRootFolder(0) {
+                atRoot = true
+                generation += 1
+                return
+            }
+            guard count >= 2 else { return }
+            let top = component(0)
+            let appData = component(1).elementsEqual(appDataName) && isRootFolder(2)
+            guard isRootFolder(1) || appData else { return }
+            if top.elementsEqual(lastTop), appData == lastAppData { return }
+            lastTop = top
+            lastAppData = appData
+            if found.insert(Array(top) + (appData ? [1] : [0])).inserted { generation += 1 }
+        }
+
+        /// The data root: the archive root, a top folder, or a top folder's AppData, whichever
+        /// first holds Documents, Library or tmp (stored or implied by a deeper member), tops in
+        /// byte order; nil when none does (yet).
+        var prefix: [UInt8]? {
+            if atRoot { return [] }
+            let mirror = Array(AppleDouble.mirrorFolder.utf8)
+            let first = found.filter { key in
+                let top = key.dropLast()
+                return !top.elementsEqual(mirror) && !top.starts(with: AppleDouble.sidecarPrefix)
+            }.min { a, b in
+                let (ta, tb) = (a.dropLast(), b.dropLast())
+                return ta.elementsEqual(tb) ? a.last! < b.last! : ta.lexicographicallyPrecedes(tb)
+            }
+            guard let key = first else { return nil }
+            return Array(key.dropLast()) + [UInt8(ascii: "/")] + (key.last == 1 ? appDataName + [UInt8(ascii: "/")] : [])
+        }
+    }
 
     /// `path` below `prefix`, or nil.
     static func relative(_ path: [UInt8], _ prefix: [UInt8]) -> ContainerPath? {
