@@ -55,6 +55,10 @@ public struct InventoryEntries: RandomAccessCollection, Sendable {
     @inlinable package func folder(_ i: Int) -> Int32 { store.columns.folder[i] }
     @inlinable package func name(_ i: Int) -> ArraySlice<UInt8> { store.columns.name(i) }
     @inlinable package func countsInTotals(_ i: Int) -> Bool { store.counts[i] }
+    /// `self[i].countsAsContent`: counted, and a file or a symlink.
+    @inlinable package func countsAsContent(_ i: Int) -> Bool {
+        store.counts[i] && (store.columns.kind[i] == .file || store.columns.kind[i].kind == .symlink)
+    }
     @inlinable package func isExcluded(_ i: Int) -> Bool { store.excludedBy[i] != InventoryStore.notExcluded }
     /// `self[i].backedUp == true`: not a system entry, in a backed-up place, not excluded.
     @inlinable package func isBackedUp(_ i: Int) -> Bool {

@@ -77,7 +77,9 @@ package struct AppReviewMeasurement: Sendable {
             var domainBytes: Int64 = 0, domainFiles = 0
             let codes = owners.map { $0.codes[c] }
             var attributions: [Int32: Attribution] = [:]
-            for (i, item) in inventory.entries.enumerated() where item.countsInTotals && item.backedUp == true {
+            let entries = inventory.entries
+            for i in entries.indices where entries.countsInTotals(i) && entries.isBackedUp(i) {
+                let item = entries[i]
                 let size = item.countedSize
                 let isFile = item.entry.kind == .file
                 guard isFile || size > 0 else { continue }

@@ -87,7 +87,9 @@ package struct BackupComparison: Sendable {
             if let held { for e in held.entries where !e.path.isRoot { inBackup[e.path] = e } }
             let sets = inventory.container.role.pathSets
             var predicted = Set<ContainerPath>()
-            for e in inventory.entries where e.backedUp == true && e.entry.kind != .other && !e.path.isRoot {
+            let entries = inventory.entries
+            for i in entries.indices where entries.isBackedUp(i) && entries.kind(i) != .other && entries.folder(i) >= 0 {
+                let e = entries[i]
                 predicted.insert(e.path)
                 paths += 1
                 let mine = Side(present: true, size: BackupComparison.size(e))

@@ -240,7 +240,9 @@ package struct BaselineComparison: Sendable {
         for (index, inventory) in inventories.enumerated() {
           // The entries come in path order: each row looked for from the last one found.
           var rows = baseline.files.lookup()
-          for e in inventory.entries where e.countsAsContent {
+          let entries = inventory.entries
+          for i in entries.indices where entries.countsAsContent(i) {
+            let e = entries[i]
             let path = Baseline.qualified(e.path, domain: index == 0 ? nil : inventory.domain)
             let size = e.entry.size
             let row = rows.row(path)

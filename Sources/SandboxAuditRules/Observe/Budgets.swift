@@ -35,7 +35,7 @@ enum Budgets {
         var allFiles: [InventoryEntry]?
         func files() -> [InventoryEntry] {
             if let allFiles { return allFiles }
-            let made = inventories.flatMap { inv in inv.entries.filter(\.countsAsContent) }
+            let made = inventories.flatMap { inv in inv.entries.indices.filter { inv.entries.countsAsContent($0) }.map { inv.entries[$0] } }
             allFiles = made
             return made
         }
@@ -123,8 +123,8 @@ enum Budgets {
         guard let owners else { return [] }
         var out: [InventoryEntry] = []
         for (c, inv) in inventories.enumerated() {
-            for (i, e) in inv.entries.enumerated() where e.countsAsContent && owners.attribution(container: c, entry: i)?.name == name {
-                out.append(e)
+            for i in inv.entries.indices where inv.entries.countsAsContent(i) && owners.attribution(container: c, entry: i)?.name == name {
+                out.append(inv.entries[i])
             }
         }
         return out

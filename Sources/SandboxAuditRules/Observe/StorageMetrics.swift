@@ -31,7 +31,9 @@ package struct StorageMetrics: Sendable, Equatable {
         var onDisk = !inventories.isEmpty
         for inventory in inventories {
             onDisk = onDisk && inventory.container.source.capabilities.sizesOnDisk
-            for item in inventory.entries where item.countsInTotals && !item.isSystem && item.entry.kind == .file {
+            let entries = inventory.entries
+            for i in entries.indices where entries.countsInTotals(i) && entries.zone(i) != .system && entries.kind(i) == .file {
+                let item = entries[i]
                 let e = item.entry
                 dataFileCount += 1
                 dataFileContentSize +|= e.contentSize

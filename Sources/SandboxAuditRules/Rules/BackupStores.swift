@@ -12,8 +12,9 @@ enum BackupStores {
     /// The main files that are stores, in path order, with "SQLite" or "Realm".
     static func stores(_ inventory: Inventory, _ context: RuleContext, ruleId: String) -> [(entry: InventoryEntry, kind: String)] {
         var withCompanions = Set<ContainerPath>()
-        for e in inventory.entries where e.entry.kind == .file {
-            if let (main, _) = SplitStoreBackup.mainPath(of: e) { withCompanions.insert(main) }
+        let entries = inventory.entries
+        for i in entries.indices where entries.kind(i) == .file && SplitStoreBackup.mayBeCompanion(entries.name(i)) {
+            if let (main, _) = SplitStoreBackup.mainPath(of: entries[i]) { withCompanions.insert(main) }
         }
         return inventory.entries.compactMap { e in
             guard e.entry.kind == .file, StoreSignature.mayBeDatabase(size: e.entry.size), !StoreSignature.isSystemStore(e.path),

@@ -56,7 +56,9 @@ extension OwnerMap {
         var byEntry: [Int: Acc] = [:]
         for (c, inventory) in inventories.enumerated() where c < codes.count {
             let codes = self.codes[c]
-            for (i, e) in inventory.entries.enumerated() where codes[i] >= 0 && e.countsAsContent && e.entry.kind == .file {
+            let entries = inventory.entries
+            for i in entries.indices where codes[i] >= 0 && entries.countsInTotals(i) && entries.kind(i) == .file {
+                let e = entries[i]
                 guard let index = matcher.entryIndex(code: codes[i]), matcher.catalogue[index].kind == .sdk else { continue }
                 let path = Baseline.qualified(e.path, domain: c == 0 ? nil : inventory.domain)
                 let size = e.entry.contentSize

@@ -78,7 +78,9 @@ package struct OwnerMap: Sendable {
         var byOwner: [String: Total] = [:]
         let codes = self.codes[container]
         var attributions: [Int32: Attribution] = [:]
-        for (i, e) in inventory.entries.enumerated() where codes[i] >= 0 && e.countsAsContent {
+        let entries = inventory.entries
+        for i in entries.indices where codes[i] >= 0 && entries.countsAsContent(i) {
+            let e = entries[i]
             let code = codes[i]
             if attributions[code] == nil { attributions[code] = matcher.attribution(code: code) }
             guard let a = attributions[code] else { continue }

@@ -47,7 +47,9 @@ struct ExclusionLost: Rule {
         var findings: [Finding] = []
         // The entries come in path order: each file looked for from the last one found.
         var files = baseline.lookup(domain: inventory.domain)
-        for e in inventory.entries where e.backedUp == true && e.countsInTotals && (e.entry.kind == .file || e.entry.kind == .symlink) {
+        let entries = inventory.entries
+        for i in entries.indices where entries.isBackedUp(i) && entries.countsAsContent(i) {
+            let e = entries[i]
             guard let old = files.file(e.path), old.excluded == true else { continue }
             let now = e.entry.inode
             let how: String

@@ -53,7 +53,10 @@ struct StoreProtectionMismatch: Rule {
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         var companions: [ContainerPath: [InventoryEntry]] = [:]
-        for e in inventory.entries where e.entry.kind == .file && e.protectionClass != nil {
+        let entries = inventory.entries
+        for i in entries.indices where entries.kind(i) == .file && SplitStoreBackup.mayBeCompanion(entries.name(i)) {
+            let e = entries[i]
+            guard e.protectionClass != nil else { continue }
             guard let (main, isRealm) = SplitStoreBackup.mainPath(of: e), !isRealm else { continue }
             companions[main, default: []].append(e)
         }
