@@ -3,7 +3,7 @@ import SandboxAuditSystem
 
 /// A walk's entries in path-byte order, as columns (`WalkEntries.ordered()`): what the
 /// inventory classifies and every rule and report reads, an entry being its position.
-@usableFromInline package struct EntryColumns: Sendable {
+@usableFromInline package struct EntryColumns: EntryColumnStore, Sendable {
     /// Every folder an entry lies in, and every folder above one (named by no entry of an
     /// archive or a backup that stores only files: implied).
     let folders: FolderTable
@@ -39,20 +39,6 @@ import SandboxAuditSystem
         names[nameStart[i]..<(nameStart[i] + Int(nameLength[i]))]
     }
 
-    /// The path of entry `i`, made now.
-    func path(_ i: Int) -> ContainerPath {
-        let f = folder[i]
-        if f < 0 { return .root }
-        let parent = folders[f]
-        if parent.isEmpty { return ContainerPath(bytes: Array(name(i))) }
-        var b = [UInt8]()
-        b.reserveCapacity(parent.count + 1 + Int(nameLength[i]))
-        b += parent
-        b.append(UInt8(ascii: "/"))
-        b += name(i)
-        return ContainerPath(bytes: b)
-    }
-
     /// Entry `i`'s path against `other`, byte by byte, without making the path: < 0, 0 or > 0.
     func comparePath(_ i: Int, _ other: [UInt8]) -> Int {
         let f = folder[i]
@@ -80,18 +66,47 @@ import SandboxAuditSystem
         }
     }
     private static let slash: ArraySlice<UInt8> = [UInt8(ascii: "/")]
+}
 
-    /// Whether entry `i`'s folder is `f` or lies beneath it.
-    func lies(_ i: Int, within f: Int32) -> Bool {
-        var g = folder[i]
-        while g >= 0 {
-            if g == f { return true }
-            g = folderParent[Int(g)]
-        }
-        return false
+/// The columns the walk's entries (`WalkEntries`) and their ordered copy (`EntryColumns`) both
+/// hold, and what is read from them alike.
+protocol EntryColumnStore {
+    var folders: FolderTable { get }
+    var folder: [Int32] { get }
+    var names: [UInt8] { get }
+    var nameStart: [Int] { get }
+    var nameLength: [UInt32] { get }
+    var size: [Int64] { get }
+    var allocated: [Int64] { get }
+    var modifiedSeconds: [Int64] { get }
+    var modifiedNanoseconds: [Int32] { get }
+    var device: [UInt64] { get }
+    var inode: [UInt64] { get }
+    var mode: [UInt32] { get }
+    var links: [UInt32] { get }
+    var kind: [EntryKind] { get }
+    var marks: [Int32: [AttributeMark]] { get }
+    var content: [Int32: [UInt8]] { get }
+    var protection: [Int32: Int64] { get }
+}
+
+extension EntryColumnStore {
+    /// The path of entry `i`, made now.
+    func path(_ i: Int) -> ContainerPath {
+        let f = folder[i]
+        if f < 0 { return .root }
+        let parent = folders[f]
+        let name = names[nameStart[i]..<(nameStart[i] + Int(nameLength[i]))]
+        if parent.isEmpty { return ContainerPath(bytes: Array(name)) }
+        var b = [UInt8]()
+        b.reserveCapacity(parent.count + 1 + name.count)
+        b += parent
+        b.append(UInt8(ascii: "/"))
+        b += name
+        return ContainerPath(bytes: b)
     }
 
-    /// The entry as one value (its path made): for the few readers that want a `WalkEntry`.
+    /// Entry `i` as one value (its path made): for the few readers that want a `WalkEntry`.
     func walkEntry(_ i: Int) -> WalkEntry {
         let k = kind[i], key = Int32(i)
         let held = content[key]

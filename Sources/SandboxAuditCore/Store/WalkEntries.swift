@@ -9,7 +9,7 @@ import SandboxAuditSystem
 /// `append(_:)` for an entry read whole from an archive or a backup); `ordered()` puts the
 /// entries in path-byte order for the inventory (`EntryColumns`). Values: a copy shares the
 /// columns until either side writes.
-package struct WalkEntries: RandomAccessCollection, Sendable {
+package struct WalkEntries: RandomAccessCollection, EntryColumnStore, Sendable {
     /// The folders entries lie in, by number (`FolderTable`). Folder 0 is the root.
     var folders = FolderTable()
     /// The folder each entry lies in (-1: the entry is the root itself).
@@ -113,30 +113,9 @@ package struct WalkEntries: RandomAccessCollection, Sendable {
         names[nameStart[i]..<(nameStart[i] + Int(nameLength[i]))]
     }
 
-    func path(_ i: Int) -> ContainerPath {
-        let f = folder[i]
-        if f < 0 { return .root }
-        let parent = folders[f]
-        if parent.isEmpty { return ContainerPath(bytes: Array(name(i))) }
-        var b = [UInt8]()
-        b.reserveCapacity(parent.count + 1 + Int(nameLength[i]))
-        b += parent
-        b.append(UInt8(ascii: "/"))
-        b += name(i)
-        return ContainerPath(bytes: b)
-    }
-
     /// Entry `i` as one value (its path made); setting it writes every field but the path.
     package subscript(i: Int) -> WalkEntry {
-        get {
-            let k = kind[i], key = Int32(i)
-            let held = content[key]
-            return WalkEntry(path: path(i), kind: k.kind, special: k.special, size: size[i], allocated: allocated[i], mode: mode[i],
-                             modifiedSeconds: modifiedSeconds[i], modifiedNanoseconds: modifiedNanoseconds[i], device: device[i],
-                             inode: inode[i], linkCount: UInt64(links[i]), symlinkTarget: k.kind == .symlink ? held : nil,
-                             header: k.kind == .symlink ? nil : held, marks: marks[key] ?? [],
-                             protectionClass: ProtectionClass(recorded: protection[key]))
-        }
+        get { walkEntry(i) }
         set { set(newValue, at: i) }
     }
 
