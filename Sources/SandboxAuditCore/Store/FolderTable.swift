@@ -33,7 +33,7 @@ struct FolderTable: Sendable {
     func find(_ path: ArraySlice<UInt8>) -> Int32? {
         var f = newest[FolderTable.hash(path)] ?? -1
         while f >= 0 {
-            if self[f].elementsEqual(path) { return f }
+            if Bytes.compare(self[f], path) == 0 { return f }
             f = older[Int(f)]
         }
         return nil
@@ -44,7 +44,7 @@ struct FolderTable: Sendable {
         let h = FolderTable.hash(path)
         var f = newest[h] ?? -1
         while f >= 0 {
-            if self[f].elementsEqual(path) { return f }
+            if Bytes.compare(self[f], path) == 0 { return f }
             f = older[Int(f)]
         }
         let added = Int32(count)
