@@ -110,33 +110,20 @@ package struct JSONReader {
     /// Reads an object: `body` is called with each key and must read (or `skip`) its value.
     /// Fails unless the value is an object.
     package mutating func object(_ body: (inout JSONReader, String) throws -> Void) throws {
-        try expect(.object, "an object")
-        guard path.count < Self.maximumDepth else { throw failure("nests deeper than \(Self.maximumDepth) levels") }
-        offset += 1
-        skipSpace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") { offset += 1; return }
-        while true {
-            skipSpace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw notJSON("a key was expected") }
-            let key = try rawString()
-            skipSpace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw notJSON("':' was expected") }
-            offset += 1
-            path.append(.key(key))
-            try body(&self, key)
-            path.removeLast()
-            skipSpace()
-            guard offset < bytes.count else { throw notJSON("',' or '}' was expected") }
-            if bytes[offset] == UInt8(ascii: ",") { offset += 1; continue }
-            if bytes[offset] == UInt8(ascii: "}") { offset += 1; return }
-            throw notJSON("',' or '}' was expected")
-        }
+        try members({ r in let key = try r.rawString(); return (key, .key(key)) }, body)
     }
 
     /// Reads an object whose keys the caller knows: `body` is called with the index in `keys` of
     /// each key (nil for a key not in it) and must read (or `skip`) its value. The keys are
     /// matched on their bytes, no `String` made for them. Fails unless the value is an object.
     package mutating func object(_ keys: JSONKeys, _ body: (inout JSONReader, Int?) throws -> Void) throws {
+        try members({ r in let start = r.offset; return (try r.known(keys), .keyAt(start)) }, body)
+    }
+
+    /// An object's members: `readKey` reads each key at its opening quote (and says how the
+    /// path names it), `body` its value.
+    @inline(__always) private mutating func members<Key>(_ readKey: (inout JSONReader) throws -> (Key, Component),
+                                       _ body: (inout JSONReader, Key) throws -> Void) throws {
         try expect(.object, "an object")
         guard path.count < Self.maximumDepth else { throw failure("nests deeper than \(Self.maximumDepth) levels") }
         offset += 1
@@ -145,12 +132,11 @@ package struct JSONReader {
         while true {
             skipSpace()
             guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw notJSON("a key was expected") }
-            let keyStart = offset
-            let key = try known(keys)
+            let (key, component) = try readKey(&self)
             skipSpace()
             guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw notJSON("':' was expected") }
             offset += 1
-            path.append(.keyAt(keyStart))
+            path.append(component)
             try body(&self, key)
             path.removeLast()
             skipSpace()
