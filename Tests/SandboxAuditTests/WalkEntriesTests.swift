@@ -113,4 +113,33 @@ final class WalkEntriesTests: XCTestCase {
         let columns = e.ordered()
         XCTAssertEqual((0..<columns.count).map { columns.path($0).display }, paths.map { ContainerPath($0) }.sorted().map(\.display))
     }
+
+    /// Values past 32 bits (a file past 4 GiB, a time before 1970, 64-bit device and inode
+    /// numbers) are kept exactly through a join and the path order, beside narrow ones; names
+    /// that share their first eight bytes or more (the sort compares those as one number) and
+    /// folders whose name is another entry's start sort as their paths do.
+    func testWideValuesAndLongSharedNamesSurviveJoinAndOrder() {
+        let stems = ["IMG_00001234.jpg", "IMG_0000123", "IMG_00001234", "IMG_00001234.jpg.part", "abcdefgh", "abcdefg", "abcdefgh.x",
+                     "abcdefghi", "ABCDEFGH", "abcdefgh-", "verylongnamethatgoesonandon", "verylongnamethatgoesonandon2"]
+        var paths = stems + stems.map { "abcdefgh/\($0)" } + stems.map { "IMG_00001234/\($0)" } + stems.map { "abcdefgh.x/y/\($0)" }
+        paths.shuffle()
+        func wide(_ k: Int) -> WalkEntry {
+            var e = Self.entry(paths[k], size: k % 2 == 0 ? (Int64(1) << 40) + Int64(k) : Int64(k))
+            e.allocated = k % 3 == 0 ? Int64(UInt32.max) + Int64(k) : Int64(k)
+            e.modifiedSeconds = k % 5 == 0 ? -86_400 * Int64(k + 1) : Int64(k)
+            e.device = k % 7 == 0 ? UInt64.max - UInt64(k) : 66305
+            e.inode = k % 2 == 1 ? (UInt64(1) << 63) + UInt64(k) : UInt64(k)
+            return e
+        }
+        func fields(_ e: WalkEntry) -> String { "\(e.path.display) \(e.size) \(e.allocated) \(e.modifiedSeconds) \(e.device) \(e.inode)" }
+        let half = paths.count / 2
+        var first = WalkEntries((0..<half).map(wide))
+        var second = WalkEntries((half..<paths.count).map(wide))
+        first.join(&second)
+        for k in 0..<paths.count { XCTAssertEqual(fields(first[k]), fields(wide(k))) }
+        let columns = first.ordered()
+        let expected = paths.indices.sorted { ContainerPath(paths[$0]) < ContainerPath(paths[$1]) }
+        XCTAssertEqual((0..<columns.count).map { columns.path($0).display }, expected.map { paths[$0] })
+        for (position, k) in expected.enumerated() { XCTAssertEqual(fields(columns.walkEntry(position)), fields(wide(k))) }
+    }
 }

@@ -13,15 +13,15 @@ import SandboxAuditSystem
     /// whose folder holds something.
     @usableFromInline let folderOfDirectory: [Int32: Int32]
     @usableFromInline let folder: [Int32]
+    /// The names in entry order (`WalkEntries.names`).
     @usableFromInline let names: [UInt8]
-    @usableFromInline let nameStart: [Int]
-    @usableFromInline let nameLength: [UInt32]
-    @usableFromInline let size: [Int64]
-    @usableFromInline let allocated: [Int64]
-    @usableFromInline let modifiedSeconds: [Int64]
+    @usableFromInline let nameEnd: NarrowColumn<Int>
+    @usableFromInline let size: NarrowColumn<Int64>
+    @usableFromInline let allocated: NarrowColumn<Int64>
+    @usableFromInline let modifiedSeconds: NarrowColumn<Int64>
     @usableFromInline let modifiedNanoseconds: [Int32]
-    @usableFromInline let device: [UInt64]
-    @usableFromInline let inode: [UInt64]
+    @usableFromInline let device: NarrowColumn<UInt64>
+    @usableFromInline let inode: NarrowColumn<UInt64>
     @usableFromInline let mode: [UInt32]
     @usableFromInline let links: [UInt32]
     @usableFromInline let kind: [EntryKind]
@@ -36,7 +36,7 @@ import SandboxAuditSystem
     package var count: Int { folder.count }
 
     @inlinable func name(_ i: Int) -> ArraySlice<UInt8> {
-        names[nameStart[i]..<(nameStart[i] + Int(nameLength[i]))]
+        names[(i == 0 ? 0 : nameEnd[i - 1])..<nameEnd[i]]
     }
 
     /// Entry `i`'s path against `other`, byte by byte, without making the path: < 0, 0 or > 0.
@@ -74,14 +74,13 @@ protocol EntryColumnStore {
     var folders: FolderTable { get }
     var folder: [Int32] { get }
     var names: [UInt8] { get }
-    var nameStart: [Int] { get }
-    var nameLength: [UInt32] { get }
-    var size: [Int64] { get }
-    var allocated: [Int64] { get }
-    var modifiedSeconds: [Int64] { get }
+    var nameEnd: NarrowColumn<Int> { get }
+    var size: NarrowColumn<Int64> { get }
+    var allocated: NarrowColumn<Int64> { get }
+    var modifiedSeconds: NarrowColumn<Int64> { get }
     var modifiedNanoseconds: [Int32] { get }
-    var device: [UInt64] { get }
-    var inode: [UInt64] { get }
+    var device: NarrowColumn<UInt64> { get }
+    var inode: NarrowColumn<UInt64> { get }
     var mode: [UInt32] { get }
     var links: [UInt32] { get }
     var kind: [EntryKind] { get }
@@ -91,12 +90,18 @@ protocol EntryColumnStore {
 }
 
 extension EntryColumnStore {
+    /// Where entry `i`'s name lies in `names`: after entry `i - 1`'s.
+    func nameRange(_ i: Int) -> Range<Int> { (i == 0 ? 0 : nameEnd[i - 1])..<nameEnd[i] }
+
+    /// The last component of entry `i`'s path.
+    func name(_ i: Int) -> ArraySlice<UInt8> { names[nameRange(i)] }
+
     /// The path of entry `i`, made now.
     func path(_ i: Int) -> ContainerPath {
         let f = folder[i]
         if f < 0 { return .root }
         let parent = folders[f]
-        let name = names[nameStart[i]..<(nameStart[i] + Int(nameLength[i]))]
+        let name = names[nameRange(i)]
         if parent.isEmpty { return ContainerPath(bytes: Array(name)) }
         var b = [UInt8]()
         b.reserveCapacity(parent.count + 1 + name.count)
@@ -159,7 +164,7 @@ extension WalkEntries {
             keys[cursor[p]] = PathOrder.folderBit | UInt32(g)
             cursor[p] += 1
         }
-        keys = PathOrder.sortFolders(keys, keyStart: keyStart, names: names, nameStart: nameStart, nameLength: nameLength, folders: folders)
+        keys = PathOrder.sortFolders(keys, keyStart: keyStart, names: names, nameEnd: nameEnd, folders: folders)
 
         // Depth first: the root itself (an entry of some backups) first.
         var order = [Int32]()
@@ -183,11 +188,22 @@ extension WalkEntries {
         var inverse = [Int32](repeating: 0, count: n)
         for (k, i) in order.enumerated() { inverse[Int(i)] = Int32(k) }
         /// The column in order; the unordered one let go.
-        func gather<T>(_ column: inout [T]) -> [T] {
-            let out = order.map { column[Int($0)] }
+        func gather<T: Sendable>(_ column: inout [T]) -> [T] {
+            let out = PathOrder.gather(column, order)
             column = []
             return out
         }
+        // The names too, so that each entry's starts where the one before it ends.
+        var orderedNames = [UInt8]()
+        orderedNames.reserveCapacity(names.count)
+        var orderedNameEnd = NarrowColumn<Int>()
+        orderedNameEnd.reserveCapacity(n)
+        for i in order {
+            orderedNames += names[nameRange(Int(i))]
+            orderedNameEnd.append(orderedNames.count)
+        }
+        names = []
+        nameEnd = NarrowColumn()
         func renumber<T>(_ sparse: [Int32: T]) -> [Int32: T] {
             var out = [Int32: T](minimumCapacity: sparse.count)
             for (i, v) in sparse { out[inverse[Int(i)]] = v }
@@ -195,10 +211,10 @@ extension WalkEntries {
         }
         let kinds = gather(&kind)
         let orderedFolder = gather(&folder)
-        let orderedNameStart = gather(&nameStart), orderedNameLength = gather(&nameLength)
-        let orderedSize = gather(&size), orderedAllocated = gather(&allocated)
-        let orderedSeconds = gather(&modifiedSeconds), orderedNanoseconds = gather(&modifiedNanoseconds)
-        let orderedDevice = gather(&device), orderedInode = gather(&inode), orderedMode = gather(&mode), orderedLinks = gather(&links)
+        let orderedSize = size.gathered(order, inverse: inverse), orderedAllocated = allocated.gathered(order, inverse: inverse)
+        let orderedSeconds = modifiedSeconds.gathered(order, inverse: inverse), orderedNanoseconds = gather(&modifiedNanoseconds)
+        let orderedDevice = device.gathered(order, inverse: inverse), orderedInode = inode.gathered(order, inverse: inverse)
+        let orderedMode = gather(&mode), orderedLinks = gather(&links)
         // The folder each directory is: its path looked up among the folders.
         var folderOfDirectory: [Int32: Int32] = [:]
         var scratch: [UInt8] = []
@@ -206,8 +222,7 @@ extension WalkEntries {
             scratch.removeAll(keepingCapacity: true)
             let above = folders[orderedFolder[k]]
             if !above.isEmpty { scratch += above; scratch.append(UInt8(ascii: "/")) }
-            let s = orderedNameStart[k]
-            scratch += names[s..<(s + Int(orderedNameLength[k]))]
+            scratch += orderedNames[(k == 0 ? 0 : orderedNameEnd[k - 1])..<orderedNameEnd[k]]
             if let g = folders.find(scratch[...]) { folderOfDirectory[Int32(k)] = g }
         }
         let orderedMarks = renumber(marks), orderedContent = renumber(content), orderedProtection = renumber(protection)
@@ -217,8 +232,8 @@ extension WalkEntries {
         for k in orderedContent.keys { held[Int(k)] |= EntryColumns.hasContent }
         for k in orderedProtection.keys { held[Int(k)] |= EntryColumns.hasProtection }
         return EntryColumns(
-            folders: folders, folderParent: parent, folderOfDirectory: folderOfDirectory, folder: orderedFolder, names: names,
-            nameStart: orderedNameStart, nameLength: orderedNameLength, size: orderedSize, allocated: orderedAllocated,
+            folders: folders, folderParent: parent, folderOfDirectory: folderOfDirectory, folder: orderedFolder, names: orderedNames,
+            nameEnd: orderedNameEnd, size: orderedSize, allocated: orderedAllocated,
             modifiedSeconds: orderedSeconds, modifiedNanoseconds: orderedNanoseconds, device: orderedDevice,
             inode: orderedInode, mode: orderedMode, links: orderedLinks, kind: kinds, marks: orderedMarks,
             content: orderedContent, protection: orderedProtection, held: held)
@@ -229,10 +244,19 @@ extension WalkEntries {
 enum PathOrder {
     static let folderBit: UInt32 = 1 << 31
 
+    /// `column` read in `order` (old positions), in two halves on two cores for a large one.
+    static func gather<T: Sendable>(_ column: [T], _ order: [Int32]) -> [T] {
+        guard order.count >= 100_000 else { return order.map { column[Int($0)] } }
+        let runs = Parallel.runs(order.count, parts: 2)
+        return Parallel.array(count: order.count, runs: runs) { (part, out: inout RunWriter<T>) in
+            for k in runs[part] { out.append(column[Int(order[k])]) }
+        }.0
+    }
+
     /// Each folder's run of `keys` sorted: by name, a subfolder's name followed by a slash;
     /// equal names (an archive's duplicate members) in the order they were appended. The
     /// folders are cut into two runs of about as many keys, sorted on two cores.
-    static func sortFolders(_ keys: [UInt32], keyStart: [Int], names: [UInt8], nameStart: [Int], nameLength: [UInt32],
+    static func sortFolders(_ keys: [UInt32], keyStart: [Int], names: [UInt8], nameEnd: NarrowColumn<Int>,
                             folders: FolderTable) -> [UInt32] {
         let folderCount = keyStart.count - 1, total = keys.count
         var runs: [Range<Int>] = [0..<total]
@@ -262,8 +286,8 @@ enum PathOrder {
                             let g = Int(key & ~folderBit)
                             return (fb.baseAddress.map { $0 + folderNameStart[g] }, folderEnd[g] - folderNameStart[g], true)
                         }
-                        let i = Int(key)
-                        return (nb.baseAddress.map { $0 + nameStart[i] }, Int(nameLength[i]), false)
+                        let i = Int(key), start = i == 0 ? 0 : nameEnd[i - 1]
+                        return (nb.baseAddress.map { $0 + start }, nameEnd[i] - start, false)
                     }
                     func less(_ a: UInt32, _ b: UInt32) -> Bool {
                         let (pa, la, sa) = bytes(a), (pb, lb, sb) = bytes(b)
@@ -285,12 +309,24 @@ enum PathOrder {
                         guard sb, let pa else { return false }
                         return pa[lb] < slash
                     }
-                    var run: [UInt32] = []
+                    /// A key's first 8 bytes, a subfolder's slash included, as one number
+                    /// (zeros past its end: a name holds none): two keys whose numbers differ
+                    /// sort as their numbers do, with no byte of the names looked at again.
+                    func prefix(_ key: UInt32) -> UInt64 {
+                        let (p, l, s) = bytes(key)
+                        var v: UInt64 = 0
+                        for k in 0..<8 {
+                            let b: UInt8 = k < l ? p![k] : (k == l && s ? slash : 0)
+                            v = v << 8 | UInt64(b)
+                        }
+                        return v
+                    }
+                    var run: [(prefix: UInt64, key: UInt32)] = []
                     for g in folderRunsHeld[part] {
                         run.removeAll(keepingCapacity: true)
-                        run += keys[keyStart[g]..<keyStart[g + 1]]
-                        if run.count > 1 { run.sort(by: less) }
-                        for key in run { out.append(key) }
+                        for key in keys[keyStart[g]..<keyStart[g + 1]] { run.append((prefix(key), key)) }
+                        if run.count > 1 { run.sort { $0.prefix != $1.prefix ? $0.prefix < $1.prefix : less($0.key, $1.key) } }
+                        for item in run { out.append(item.key) }
                     }
                 }
             }
