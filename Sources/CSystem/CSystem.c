@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #if defined(__linux__)
 #include <sys/syscall.h>
 #if __has_include(<linux/openat2.h>)
@@ -43,6 +46,9 @@ ssize_t sandbox_audit_copy_file_range(int in, off_t *in_off, int out, off_t *out
 /* Not in this libc's headers yet: the number the kernel gave it, the same on every architecture. */
 #define SYS_listxattrat 465
 #endif
+#ifndef SYS_getxattrat
+#define SYS_getxattrat 464
+#endif
 #endif
 
 ssize_t sandbox_audit_listxattrat(int dirfd, const char *name, char *list, size_t size) {
@@ -50,6 +56,19 @@ ssize_t sandbox_audit_listxattrat(int dirfd, const char *name, char *list, size_
     return syscall(SYS_listxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, list, size);
 #else
     (void)dirfd; (void)name; (void)list; (void)size;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+ssize_t sandbox_audit_getxattrat(int dirfd, const char *name, const char *attribute, void *value, size_t size) {
+#if defined(__linux__)
+    /* struct xattr_args of <linux/xattr.h> (6.13), written out: older headers lack it. */
+    struct { unsigned long long value; unsigned int size; unsigned int flags; } args = {
+        (unsigned long long)(unsigned long)value, (unsigned int)(size > 0xFFFFFFFFu ? 0xFFFFFFFFu : size), 0 };
+    return syscall(SYS_getxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, attribute, &args, sizeof args);
+#else
+    (void)dirfd; (void)name; (void)attribute; (void)value; (void)size;
     errno = ENOSYS;
     return -1;
 #endif
@@ -76,5 +95,11 @@ int sandbox_audit_openat2_beneath(int dirfd, const char *path, int flags) {
     (void)dirfd; (void)path; (void)flags;
     errno = ENOSYS;
     return -1;
+#endif
+}
+
+void sandbox_audit_return_large_blocks(void) {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
 }

@@ -14,6 +14,9 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
+// Large blocks (a walk's columns) given back to the system when freed (Allocator).
+Allocator.returnLargeBlocksWhenFreed()
+
 // SIGQUIT (Ctrl-backslash) ends the run as an interrupt: one line and exit 2, not the Swift runtime's
 // crash report. (While `simulate --into` writes, its own handler removes the temporary tree first.)
 Terminal.quitAsInterrupt()

@@ -66,8 +66,6 @@ int main(void) {
     n += readlinkat(dir, name, buf, sizeof buf);
     /* FileDescriptor+IO */
     n += pread(fd, buf, 1, 0); n += pwrite(fd, buf, 1, 0); n += lseek(fd, 0, SEEK_DATA) + lseek(fd, 0, SEEK_HOLE); n += ftruncate(fd, 0);
-    /* PageMemory */
-    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0); if (p != MAP_FAILED) munmap(p, 4096);
     /* Signals */
     struct sigaction old; n += sigaction(SIGXCPU, NULL, &old); signal(SIGVTALRM, handler); n += SIGXFSZ + SIGPROF + SIGUSR1 + SIGALRM;
     int maxfiles = 0; size_t maxsize = sizeof maxfiles; n += sysctlbyname("kern.maxfilesperproc", &maxfiles, &maxsize, NULL, 0);

@@ -22,6 +22,11 @@ ssize_t sandbox_audit_copy_file_range(int in, off_t *in_off, int out, off_t *out
    syscall(2). -1 with errno ENOSYS on older kernels and elsewhere. */
 ssize_t sandbox_audit_listxattrat(int dirfd, const char *name, char *list, size_t size);
 
+/* getxattrat(2) (Linux 6.13 and later): the value of the attribute ATTRIBUTE of NAME inside the
+   open directory DIRFD, not following a symlink; the same return and errno as lgetxattr(2).
+   -1 with errno ENOSYS on older kernels and elsewhere. */
+ssize_t sandbox_audit_getxattrat(int dirfd, const char *name, const char *attribute, void *value, size_t size);
+
 /* renameat2(2) with RENAME_NOREPLACE (Linux 3.15 and later), renameatx_np(2) with RENAME_EXCL
    (Darwin): a rename that fails with EEXIST rather than replace what NEWNAME holds. -1 with
    errno ENOSYS (or EINVAL from a file system without it) where the system has none. */
@@ -32,5 +37,9 @@ int sandbox_audit_rename_noreplace(int olddirfd, const char *oldname, int newdir
    symlink or leads above DIRFD. FLAGS are open(2)'s. -1 with errno ENOSYS on older kernels
    (or where a filter hides the call) and elsewhere: the caller opens one component at a time. */
 int sandbox_audit_openat2_beneath(int dirfd, const char *path, int flags);
+
+/* mallopt(M_MMAP_THRESHOLD, 128 KiB) under glibc, which fixes the threshold (otherwise it rises
+   to the largest mapped block freed so far); nothing elsewhere. */
+void sandbox_audit_return_large_blocks(void);
 
 #endif

@@ -15,8 +15,8 @@ import Darwin
 /// The only place that calls the C extended-attribute API. Every call works on the entry
 /// itself and never follows a symlink.
 ///
-/// On Linux an entry inside an open directory is listed with listxattrat(2) on (directory,
-/// name) where the kernel has it (6.13+); otherwise, and for reading values, it is addressed as
+/// On Linux an entry inside an open directory is listed with listxattrat(2) and read with
+/// getxattrat(2) on (directory, name) where the kernel has them (6.13+); otherwise it is addressed as
 /// `/proc/self/fd/N/NAME`: the path stays short however deep the tree is (PATH_MAX never
 /// bites) and the `l` calls do not follow a symlink at NAME. Where `/proc` is missing the full
 /// path is used instead.
@@ -45,8 +45,9 @@ package enum XAttr {
 
     #if os(Linux)
     private static let procFDAvailable: Bool = access("/proc/self/fd", F_OK) == 0
-    /// Cleared on the first ENOSYS: the kernel predates listxattrat(2) (Linux 6.13).
+    /// Cleared on the first ENOSYS: the kernel predates listxattrat(2) and getxattrat(2) (Linux 6.13).
     nonisolated(unsafe) private static var listxattratAvailable = true
+    nonisolated(unsafe) private static var getxattratAvailable = true
     #endif
 
     #if canImport(Darwin)
@@ -133,6 +134,14 @@ package enum XAttr {
     }
 
     private static func rawGet(_ target: Target, _ name: String, _ buf: UnsafeMutableRawPointer?, _ size: Int) -> Int {
+        #if os(Linux)
+        // As in rawList: one call on (directory, name), no path through /proc resolved.
+        if getxattratAvailable, case .child(let dir, let entry, _, _) = target {
+            let n = sandbox_audit_getxattrat(dir, entry, name, buf, size)
+            if n >= 0 || errno != ENOSYS { return n }
+            getxattratAvailable = false
+        }
+        #endif
         #if canImport(Darwin)
         if let n = onChildDescriptor(target, { fgetxattr($0, name, buf, size, 0, 0) }) { return n }
         #endif
