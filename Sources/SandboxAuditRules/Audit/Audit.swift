@@ -141,7 +141,9 @@ public enum Audit {
             // first bytes the rules need, and nothing else).
             let reader = checkObserved[c].contains(.fileContents) ? inventory.container.source.contentReader(for: inventory.container) : nil
             own.content = reader
-            let findings = rules[checkJobs[i].rule].check(inventory, own).map { $0.with(domain: inventory.domain) }
+            // One domain string shared by every finding (`domain` is made each time it is read).
+            let domain = inventory.domain
+            let findings = rules[checkJobs[i].rule].check(inventory, own).map { $0.with(domain: domain) }
             return (findings, reader?.misses ?? [])
         }
         // What the scan missed: every walk problem, then every entry whose contents a rule needed

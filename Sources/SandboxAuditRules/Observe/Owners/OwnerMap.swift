@@ -36,21 +36,25 @@ package struct OwnerMap: Sendable {
     /// `attribution(of:container:in:)` for many paths at once, each `(container, path)` or nil
     /// (no owner asked for): the container's inventory taken once per run of paths of one
     /// container, not copied for every path (a report's tens of thousands of findings), each path
-    /// found by the inventory's binary search over its columns.
+    /// looked for over the inventory's columns from where the one before it was found.
     package func attributions(_ items: [(container: Int, path: ContainerPath)?], in inventories: [Inventory]) -> [Attribution?] {
         var out: [Attribution?] = []
         out.reserveCapacity(items.count)
         guard !inventories.isEmpty else { return items.map { $0.flatMap { attribution(of: $0.path) } } }
         var lastContainer = 0
         var inventory = inventories[0]
+        // Paths come in path order within a container: each looked for from the last one found.
+        var cursor = 0
         for item in items {
             guard let (c, path) = item else { out.append(nil); continue }
             guard c < codes.count, c < inventories.count else { out.append(attribution(of: path)); continue }
             if c != lastContainer {
                 inventory = inventories[c]
                 lastContainer = c
+                cursor = 0
             }
-            if let entry = inventory.index(of: path) {
+            if let entry = inventory.index(of: path, from: cursor) {
+                cursor = entry
                 out.append(attribution(container: c, entry: entry))
             } else {
                 out.append(attribution(of: path))

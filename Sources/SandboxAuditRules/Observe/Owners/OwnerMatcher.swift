@@ -17,7 +17,9 @@ package struct OwnerRule: Sendable {
 /// current location, or at one it wrote before it moved).
 package enum Attribution: Sendable {
     case team(String)
-    case catalogue(OwnerEntry, legacy: Bool)
+    /// Boxed: an attribution is a word or two, not the entry's dozen strings, in the reports'
+    /// one attribution per finding; every attribution of one glob shares its box.
+    indirect case catalogue(OwnerEntry, legacy: Bool)
 
     package var name: String {
         switch self {
@@ -69,6 +71,8 @@ package struct OwnerMatcher: Sendable {
     private let anyDepth: [Int]
     /// Each glob's last component's literal head and tail, in one buffer.
     private let lastAffixes: LastAffixes
+    /// What each glob's code stands for, made once (`attribution(code:)`).
+    private let attributions: [Attribution]
 
     struct CandidateKey: Hashable {
         let depth: Int
@@ -109,15 +113,17 @@ package struct OwnerMatcher: Sendable {
         self.candidatesByDepth = byDepth.mapValues { ($0 + anyDepth).sorted(by: >) }
         self.anyDepth = anyDepth.sorted(by: >)
         self.lastAffixes = LastAffixes(globs.map(\.shape.lastAffix))
+        self.attributions = globs.map { g in
+            switch g.target {
+            case .rule(let r): .team(rules[r].owner)
+            case .entry(let e, let legacy): .catalogue(catalogue[e], legacy: legacy)
+            }
+        }
     }
 
     /// What code `code` stands for (nil for -1, no owner).
     func attribution(code: Int32) -> Attribution? {
-        guard code >= 0 else { return nil }
-        switch globs[Int(code)].target {
-        case .rule(let r): return .team(rules[r].owner)
-        case .entry(let e, let legacy): return .catalogue(catalogue[e], legacy: legacy)
-        }
+        code >= 0 ? attributions[Int(code)] : nil
     }
 
     /// The index in `catalogue` of the entry code `code` stands for (nil for a policy line or none).
@@ -157,43 +163,51 @@ package struct OwnerMatcher: Sendable {
         var folders: [Int32: Best] = [:]
         var out: [Int32] = []
         out.reserveCapacity(entries.count)
-        // Siblings come together (path order): the last parent seen is checked in place first,
-        // with the globs its children may match (the same depth and first component for all).
-        var last: (folder: Int32, best: Best, tried: [Int])?
-        for i in entries.indices {
-            var best = Best()
-            let tried: [Int]
+        var i = entries.startIndex
+        while i < entries.endIndex {
             let folder = all.folder(i)
-            if let last, folder == last.folder {
-                best = last.best
-                tried = last.tried
-            } else if folder > 0 {
-                let parent = all.folderPath(folder)
-                tried = candidates(depth: parent.depth + 1, first: parent.leadingComponents(1).first.map(Array.init) ?? [])
-                if let known = folders[folder] {
-                    best = known
-                } else {
-                    // A folder the input does not list (a backup without its row): matched once.
-                    best = covering(parent)
-                    folders[folder] = best
-                }
-                last = (folder, best, tried)
+            guard folder > 0 else {
+                // The data root and its own items: each tried by its own name.
+                let tried = candidates(depth: folder < 0 ? 0 : 1, first: folder < 0 ? [] : Array(all.name(i)))
+                out.append(code(i, in: all, tried: tried, inherited: Best(), folders: &folders))
+                i += 1
+                continue
+            }
+            // Siblings come together (path order): a run of them shares its folder's owner and
+            // the globs its entries may match (the same depth and first component for all),
+            // found once for the run.
+            var end = i + 1
+            while end < entries.endIndex && all.folder(end) == folder { end += 1 }
+            let parent = all.folderPath(folder)
+            let tried = candidates(depth: parent.depth + 1, first: parent.leadingComponents(1).first.map(Array.init) ?? [])
+            let inherited: Best
+            if let known = folders[folder] {
+                inherited = known
             } else {
-                tried = candidates(depth: folder < 0 ? 0 : 1, first: folder < 0 ? [] : Array(all.name(i)))
+                // A folder the input does not list (a backup without its row): matched once.
+                inherited = covering(parent)
+                folders[folder] = inherited
             }
-            // Most names are turned away by the globs' last component alone, read in place.
-            if lastAffixes.admitsAny(tried, all.name(i)) {
-                let path = all[i].path
-                let depth = path.depth
-                let lead = path.leadingComponents(max(leading, 1))
-                let all = needsAll ? path.components : []
-                let parts = PathParts(depth: depth, leading: lead, trailing: PathParts.trailing(path, trailing), all: all[...])
-                best.merge(own(parts, tried))
-            }
-            if all.kind(i) == .directory, let own = all[i].ownFolder { folders[own] = best }
-            out.append(best.code)
+            for j in i..<end { out.append(code(j, in: all, tried: tried, inherited: inherited, folders: &folders)) }
+            i = end
         }
         return out
+    }
+
+    /// Entry `i`'s code: its folder's (`inherited`), or a glob among `tried` that matches its
+    /// path. A directory passes its code on to what is inside it (`folders`).
+    private func code(_ i: Int, in all: InventoryEntries, tried: [Int], inherited: Best, folders: inout [Int32: Best]) -> Int32 {
+        var best = inherited
+        // Most names are turned away by the globs' last component alone, read in place.
+        if lastAffixes.admitsAny(tried, all.name(i)) {
+            let path = all[i].path
+            let lead = path.leadingComponents(max(leading, 1))
+            let components = needsAll ? path.components : []
+            let parts = PathParts(depth: path.depth, leading: lead, trailing: PathParts.trailing(path, trailing), all: components[...])
+            best.merge(own(parts, tried))
+        }
+        if all.kind(i) == .directory, let own = all[i].ownFolder { folders[own] = best }
+        return best.code
     }
 
     /// The code of `path`: matched at each of its prefixes.
