@@ -13,7 +13,8 @@ public indirect enum JSON: Sendable {
     case object([(String, JSON)])
     /// An array whose elements write themselves (`JSONObjectWriter`) while it is written, where
     /// it is and at its indentation: a report of tens of thousands of findings makes no `JSON`
-    /// value for them and never holds them all.
+    /// value for them and never holds them all (a long one is written a block at a time on the
+    /// cores, `writeInBlocks`).
     case written(count: Int, element: @Sendable (_ index: Int, _ out: inout [UInt8], _ indent: Int?, _ level: Int) -> Void)
 
     package static func optional(_ s: String?) -> JSON { s.map { .string($0) } ?? .null }
@@ -65,6 +66,8 @@ public indirect enum JSON: Sendable {
             JSON.writeArray(count: items.count, into: &out, indent: indent, level: level, flush: flush) {
                 items[$0].write(into: &$1, indent: indent, level: $2, flush: flush)
             }
+        case .written(let count, let element) where count >= 2 * JSON.elementsPerBlock:
+            JSON.writeInBlocks(count: count, element: element, into: &out, indent: indent, level: level, flush: flush)
         case .written(let count, let element):
             JSON.writeArray(count: count, into: &out, indent: indent, level: level, flush: flush) { element($0, &$1, indent, $2) }
         case .object(let fields):
@@ -87,6 +90,35 @@ public indirect enum JSON: Sendable {
             JSON.newline(&out, indent, level + 1)
             item(i, &out, level + 1)
             flush?(&out)
+        }
+        JSON.newline(&out, indent, level)
+        out.append(UInt8(ascii: "]"))
+    }
+
+    /// How many elements of a long `.written` array one core writes at a time.
+    static let elementsPerBlock = 4096
+
+    /// A long `.written` array (a report's findings), laid out as `writeArray` lays it out: its
+    /// elements written two blocks at a time, one per core, each into a buffer of its own, and
+    /// the blocks added in order; the same bytes as one element after another.
+    private static func writeInBlocks(count: Int, element: @escaping @Sendable (Int, inout [UInt8], Int?, Int) -> Void,
+                                      into out: inout [UInt8], indent: Int?, level: Int, flush: ((inout [UInt8]) -> Void)?) {
+        out.append(UInt8(ascii: "["))
+        var start = 0
+        while start < count {
+            let runs = Parallel.runs(min(count - start, 2 * elementsPerBlock), parts: 2).map { ($0.lowerBound + start)..<($0.upperBound + start) }
+            let blocks = Parallel.map(runs.count) { part -> [UInt8] in
+                var block: [UInt8] = []
+                for i in runs[part] {
+                    if i > 0 { block.append(UInt8(ascii: ",")) }
+                    JSON.newline(&block, indent, level + 1)
+                    element(i, &block, indent, level + 1)
+                }
+                return block
+            }
+            for block in blocks { out += block }
+            flush?(&out)
+            start = runs[runs.count - 1].upperBound
         }
         JSON.newline(&out, indent, level)
         out.append(UInt8(ascii: "]"))
