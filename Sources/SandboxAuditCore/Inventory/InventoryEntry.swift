@@ -35,10 +35,33 @@ import SandboxAuditSystem
 public struct InventoryEntries: RandomAccessCollection, Sendable {
     @usableFromInline let store: InventoryStore
     public let endIndex: Int
+    // The columns a pass over every entry reads, held here as well as in `store`: read from a
+    // value the caller holds, an element costs one load, where read through the store (a class)
+    // each read retained and released the column (about half of a rule's pass).
+    @usableFromInline let kinds: [EntryKind]
+    @usableFromInline let zones: [Zone]
+    @usableFromInline let placements: [Placement]
+    @usableFromInline let excludedBy: [Int32]
+    @usableFromInline let counts: [Bool]
+    @usableFromInline let folders: [Int32]
+    @usableFromInline let sizes: NarrowColumn<Int64>
+    @usableFromInline let held: [UInt8]
+    @usableFromInline let names: [UInt8]
+    @usableFromInline let nameEnd: NarrowColumn<Int>
 
     init(_ store: InventoryStore) {
         self.store = store
         endIndex = store.zone.count
+        kinds = store.columns.kind
+        zones = store.zone
+        placements = store.placement
+        excludedBy = store.excludedBy
+        counts = store.counts
+        folders = store.columns.folder
+        sizes = store.columns.size
+        held = store.columns.held
+        names = store.columns.names
+        nameEnd = store.columns.nameEnd
     }
 
     public var startIndex: Int { 0 }
@@ -49,23 +72,27 @@ public struct InventoryEntries: RandomAccessCollection, Sendable {
 
     // A pass over every entry reads these by position, with no `InventoryEntry` made for an
     // entry it passes over: each is one array read (the same as `self[i].…`).
-    @inlinable package func kind(_ i: Int) -> WalkEntry.Kind { store.columns.kind[i].kind }
-    @inlinable package func zone(_ i: Int) -> Zone { store.zone[i] }
-    @inlinable package func size(_ i: Int) -> Int64 { store.columns.size[i] }
-    @inlinable package func folder(_ i: Int) -> Int32 { store.columns.folder[i] }
-    @inlinable package func name(_ i: Int) -> ArraySlice<UInt8> { store.columns.name(i) }
-    @inlinable package func countsInTotals(_ i: Int) -> Bool { store.counts[i] }
+    @inlinable package func kind(_ i: Int) -> WalkEntry.Kind { kinds[i].kind }
+    @inlinable package func zone(_ i: Int) -> Zone { zones[i] }
+    @inlinable package func size(_ i: Int) -> Int64 { sizes[i] }
+    @inlinable package func folder(_ i: Int) -> Int32 { folders[i] }
+    @inlinable package func name(_ i: Int) -> ArraySlice<UInt8> { names[(i == 0 ? 0 : nameEnd[i - 1])..<nameEnd[i]] }
+    @inlinable package func countsInTotals(_ i: Int) -> Bool { counts[i] }
     /// `self[i].countsAsContent`: counted, and a file or a symlink.
     @inlinable package func countsAsContent(_ i: Int) -> Bool {
-        store.counts[i] && (store.columns.kind[i] == .file || store.columns.kind[i].kind == .symlink)
+        counts[i] && (kinds[i] == .file || kinds[i].kind == .symlink)
     }
-    @inlinable package func isExcluded(_ i: Int) -> Bool { store.excludedBy[i] != InventoryStore.notExcluded }
+    @inlinable package func isExcluded(_ i: Int) -> Bool { excludedBy[i] != InventoryStore.notExcluded }
+    /// What excludes entry `i`, as a number (`InventoryStore.notExcluded`: nothing). Two files
+    /// have the same number exactly when the same path excludes them (`excludedBy`); a
+    /// directory excluded by its own attribute has a number of its own, its contents another.
+    @inlinable package func exclusionSource(_ i: Int) -> Int32 { excludedBy[i] }
     /// `self[i].backedUp == true`: not a system entry, in a backed-up place, not excluded.
     @inlinable package func isBackedUp(_ i: Int) -> Bool {
-        store.zone[i] != .system && store.placement[i].backedUp && store.excludedBy[i] == InventoryStore.notExcluded
+        zones[i] != .system && placements[i].backedUp && excludedBy[i] == InventoryStore.notExcluded
     }
     /// Whether the entry carries any backup attribute (`self[i].entry.marks` is not empty).
-    @inlinable package func hasMarks(_ i: Int) -> Bool { store.columns.held[i] & EntryColumns.hasMarks != 0 }
+    @inlinable package func hasMarks(_ i: Int) -> Bool { held[i] & EntryColumns.hasMarks != 0 }
 
     /// The path of folder `f` (an entry's `folder`, or a directory's `ownFolder`).
     package func folderPath(_ f: Int32) -> ContainerPath { ContainerPath(bytes: Array(store.columns.folders[f])) }

@@ -53,18 +53,18 @@ struct ExcludedUserData: Rule {
         }
         // The files under one carrier come together (path order): its topmost carrier looked up,
         // and their bytes added to it, once per run.
+        // What excludes a file is compared by number; its path is made once per run.
         var sizes: [ContainerPath: Int64] = [:]
-        var lastBy: ContainerPath?, lastTop: ContainerPath?, run: Int64 = 0
+        var lastBy: Int32?, lastTop: ContainerPath?, run: Int64 = 0
         for i in entries.indices where entries.zone(i) == .documents && entries.isExcluded(i) && entries.countsInTotals(i) && entries.kind(i) != .directory {
-            let e = entries[i]
-            guard let by = e.excludedBy else { continue }
+            let by = entries.exclusionSource(i)
             if by != lastBy {
                 if let top = lastTop { sizes[top, default: 0] += run }
                 lastBy = by
-                lastTop = topOf[by]
+                lastTop = entries[i].excludedBy.flatMap { topOf[$0] }
                 run = 0
             }
-            if lastTop != nil { run += e.entry.size }
+            if lastTop != nil { run += entries.size(i) }
         }
         if let top = lastTop { sizes[top, default: 0] += run }
         return topmost.map { c in

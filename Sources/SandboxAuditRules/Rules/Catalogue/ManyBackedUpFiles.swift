@@ -62,7 +62,7 @@ struct ManyBackedUpFiles: Rule {
         }
         if run.files > 0 { direct[runParent, default: Tally()].add(run) }
         guard direct.values.reduce(0, { $0 + $1.files }) >= threshold else { return [] }
-        let folders = entries.filter { $0.entry.kind == .directory && $0.backedUp != nil }
+        let folders = entries.indices.filter { entries.kind($0) == .directory && entries.zone($0) != .system }.map { entries[$0] }
             .map { (entry: $0, depth: $0.folder < 0 ? 0 : entries.depth(ofFolder: $0.folder) + 1) }
             .sorted { $0.depth > $1.depth }
         var subtree: [Int32: Tally] = [:]

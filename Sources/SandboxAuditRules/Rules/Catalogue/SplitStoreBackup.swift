@@ -101,10 +101,12 @@ struct SplitStoreBackup: Rule {
     /// theirs), most often just before: it is looked for backwards from the first companion.
     private func complete(_ group: Group, _ inventory: Inventory) -> Finding? {
         let main = ContainerPath(bytes: Array(group.path.bytes[..<group.mainLength]))
-        guard let at = inventory.index(of: main, before: group.companions[0]), case let e = inventory.entries[at], e.entry.kind == .file,
-              e.backedUp != nil else { return nil }
-        let companions = group.companions.map { inventory.entries[$0] }
-        guard companions.contains(where: { $0.backedUp != e.backedUp }) else { return nil }
+        let entries = inventory.entries
+        guard let at = inventory.index(of: main, before: group.companions[0]), entries.kind(at) == .file, entries.zone(at) != .system,
+              // Read by position first: most stores are whole (the companions are never system entries).
+              group.companions.contains(where: { entries.isBackedUp($0) != entries.isBackedUp(at) }) else { return nil }
+        let e = entries[at]
+        let companions = group.companions.map { entries[$0] }
         let members = [e] + companions
         let backed = members.filter { $0.backedUp == true }
         let notBacked = members.filter { $0.backedUp == false }

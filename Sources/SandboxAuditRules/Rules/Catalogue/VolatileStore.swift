@@ -52,7 +52,9 @@ struct VolatileStore: Rule {
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        inventory.entries.findings(where: { c, i in (c.zone(i) == .caches || c.zone(i) == .tmp) && c.kind(i) == .file }) { e in
+        inventory.entries.findings(where: { c, i in
+            (c.zone(i) == .caches || c.zone(i) == .tmp) && c.kind(i) == .file && StoreSignature.mayBeDatabase(size: c.size(i))
+        }) { e in
             guard e.zone == .caches || e.zone == .tmp, e.entry.kind == .file,
                   StoreSignature.mayBeDatabase(size: e.entry.size), !StoreSignature.isSystemStore(e.path) else { return nil }
             // The walk records the header of the files this rule looks at (StoreSignature.wantsHeader).
