@@ -193,17 +193,31 @@ extension WalkEntries {
             column = []
             return out
         }
-        // The names too, so that each entry's starts where the one before it ends.
-        var orderedNames = [UInt8]()
-        orderedNames.reserveCapacity(names.count)
-        var orderedNameEnd = NarrowColumn<Int>()
-        orderedNameEnd.reserveCapacity(n)
-        for i in order {
-            orderedNames += names[nameRange(Int(i))]
-            orderedNameEnd.append(orderedNames.count)
+        // The names too, so that each entry's starts where the one before it ends: each half of
+        // the order on a core of its own, then the halves one after the other.
+        let unorderedNames = names, unorderedEnds = nameEnd, newOrder = order
+        let nameRuns = Parallel.runs(n, parts: n >= 100_000 ? 2 : 1)
+        let nameParts = Parallel.map(nameRuns.count) { part -> (names: [UInt8], ends: [Int]) in
+            var bytes: [UInt8] = [], ends: [Int] = []
+            ends.reserveCapacity(nameRuns[part].count)
+            for k in nameRuns[part] {
+                let i = Int(newOrder[k])
+                bytes += unorderedNames[(i == 0 ? 0 : unorderedEnds[i - 1])..<unorderedEnds[i]]
+                ends.append(bytes.count)
+            }
+            return (bytes, ends)
         }
         names = []
         nameEnd = NarrowColumn()
+        var orderedNames = [UInt8]()
+        orderedNames.reserveCapacity(nameParts.reduce(0) { $0 + $1.names.count })
+        var orderedNameEnd = NarrowColumn<Int>()
+        orderedNameEnd.reserveCapacity(n)
+        for part in nameParts {
+            let base = orderedNames.count
+            for end in part.ends { orderedNameEnd.append(base + end) }
+            orderedNames += part.names
+        }
         func renumber<T>(_ sparse: [Int32: T]) -> [Int32: T] {
             var out = [Int32: T](minimumCapacity: sparse.count)
             for (i, v) in sparse { out[inverse[Int(i)]] = v }
@@ -244,13 +258,14 @@ extension WalkEntries {
 enum PathOrder {
     static let folderBit: UInt32 = 1 << 31
 
-    /// `column` read in `order` (old positions), in two halves on two cores for a large one.
+    /// `column` read in `order` (old positions), in two halves on two cores for a large one
+    /// (each half an array of its own, then the two joined: a copy, where writing the halves in
+    /// place through `Parallel.array` went through the generic writer element by element).
     static func gather<T: Sendable>(_ column: [T], _ order: [Int32]) -> [T] {
         guard order.count >= 100_000 else { return order.map { column[Int($0)] } }
         let runs = Parallel.runs(order.count, parts: 2)
-        return Parallel.array(count: order.count, runs: runs) { (part, out: inout RunWriter<T>) in
-            for k in runs[part] { out.append(column[Int(order[k])]) }
-        }.0
+        let halves = Parallel.map(runs.count) { part in runs[part].map { column[Int(order[$0])] } }
+        return halves[0] + halves[1]
     }
 
     /// Each folder's run of `keys` sorted: by name, a subfolder's name followed by a slash;

@@ -49,12 +49,20 @@
 
     mutating func reserveCapacity(_ n: Int) { narrow.reserveCapacity(n) }
 
-    /// `other`'s values after these, `other` emptied.
-    mutating func take(_ other: inout NarrowColumn, reserving total: Int) {
+    /// `other`'s values, each plus `offset`, after these; `other` emptied.
+    mutating func take(_ other: inout NarrowColumn, reserving total: Int, adding offset: Value = 0) {
         let base = Int32(narrow.count)
         narrow.reserveCapacity(total)
-        narrow += other.narrow
-        for (k, v) in other.wide { wide[k + base] = v }
+        if offset == 0 {
+            narrow += other.narrow
+            for (k, v) in other.wide { wide[k + base] = v }
+        } else if other.wide.isEmpty, let add = NarrowColumn.narrowed(offset),
+                  UInt64(other.narrow.max() ?? 0) + UInt64(add) < UInt64(NarrowColumn.wideMark) {
+            // Every sum stays narrow: added in one pass.
+            narrow += other.narrow.lazy.map { $0 + add }
+        } else {
+            for i in 0..<other.count { append(other[i] + offset) }
+        }
         other = NarrowColumn()
     }
 

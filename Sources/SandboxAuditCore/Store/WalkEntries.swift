@@ -133,9 +133,7 @@ package struct WalkEntries: RandomAccessCollection, EntryColumnStore, Sendable {
         folder.reserveCapacity(total)
         folder += other.folder.lazy.map { $0 < 0 ? $0 : renumber[Int($0)] }
         other.folder = []
-        nameEnd.reserveCapacity(total)
-        for i in 0..<other.nameEnd.count { nameEnd.append(other.nameEnd[i] + nameBase) }
-        other.nameEnd = NarrowColumn()
+        nameEnd.take(&other.nameEnd, reserving: total, adding: nameBase)
         names.reserveCapacity(names.count + other.names.count)
         names += other.names
         other.names = []

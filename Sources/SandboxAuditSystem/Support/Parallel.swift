@@ -73,11 +73,11 @@ package enum Parallel {
 /// One worker's run of an array `Parallel.array` makes: it writes its positions in order and
 /// reads back those it wrote. Not copyable, and lent to the one worker whose run it is.
 package struct RunWriter<T>: ~Copyable {
-    private let base: UnsafeMutablePointer<T>?
+    @usableFromInline let base: UnsafeMutablePointer<T>?
     /// The positions this worker writes.
     package let run: Range<Int>
     /// The next position to write.
-    package private(set) var next: Int
+    @usableFromInline package internal(set) var next: Int
 
     fileprivate init(base: UnsafeMutablePointer<T>?, run: Range<Int>) {
         self.base = base
@@ -85,15 +85,16 @@ package struct RunWriter<T>: ~Copyable {
         self.next = run.lowerBound
     }
 
-    /// Writes the next position of the run.
-    package mutating func append(_ value: consuming T) {
+    /// Writes the next position of the run (inlined where it is called: a gather writes a
+    /// million positions).
+    @inlinable package mutating func append(_ value: consuming T) {
         precondition(next < run.upperBound, "a run writes only its positions")
         (base! + next).initialize(to: value)
         next += 1
     }
 
     /// A position of the run already written.
-    package subscript(i: Int) -> T {
+    @inlinable package subscript(i: Int) -> T {
         precondition(i >= run.lowerBound && i < next, "a run reads back only what it wrote")
         return base![i]
     }
