@@ -96,7 +96,7 @@ public indirect enum JSON: Sendable {
     }
 
     /// How many elements of a long `.written` array one core writes at a time.
-    static let elementsPerBlock = 4096
+    static let elementsPerBlock = 1024
 
     /// A long `.written` array (a report's findings), laid out as `writeArray` lays it out: its
     /// elements written two blocks at a time, one per core, each into a buffer of its own, and
@@ -105,10 +105,13 @@ public indirect enum JSON: Sendable {
                                       into out: inout [UInt8], indent: Int?, level: Int, flush: ((inout [UInt8]) -> Void)?) {
         out.append(UInt8(ascii: "["))
         var start = 0
+        // Each block starts with room for as many bytes as the largest one before it.
+        var room = 0
         while start < count {
             let runs = Parallel.runs(min(count - start, 2 * elementsPerBlock), parts: 2).map { ($0.lowerBound + start)..<($0.upperBound + start) }
-            let blocks = Parallel.map(runs.count) { part -> [UInt8] in
+            let blocks = Parallel.map(runs.count) { [room] part -> [UInt8] in
                 var block: [UInt8] = []
+                block.reserveCapacity(room)
                 for i in runs[part] {
                     if i > 0 { block.append(UInt8(ascii: ",")) }
                     JSON.newline(&block, indent, level + 1)
@@ -116,7 +119,10 @@ public indirect enum JSON: Sendable {
                 }
                 return block
             }
-            for block in blocks { out += block }
+            for block in blocks {
+                out += block
+                room = max(room, block.count + block.count / 8)
+            }
             flush?(&out)
             start = runs[runs.count - 1].upperBound
         }
