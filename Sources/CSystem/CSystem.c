@@ -100,6 +100,6 @@ int sandbox_audit_openat2_beneath(int dirfd, const char *path, int flags) {
 
 void sandbox_audit_return_large_blocks(void) {
 #if defined(__GLIBC__)
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    mallopt(M_MMAP_THRESHOLD, 16 * 1024 * 1024);
 #endif
 }
