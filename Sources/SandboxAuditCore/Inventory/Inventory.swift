@@ -107,9 +107,6 @@ public struct Inventory: Sendable {
         let marksDecide = container.source.capabilities.attributesDecide
         let rootExcluded = marksDecide && walk.rootMarks.contains { $0.attribute == .exclude }
         self.rootExcluded = rootExcluded
-        func excludes(_ i: Int) -> Bool {
-            marksDecide && columns.held[i] & EntryColumns.hasMarks != 0 && (columns.marks[Int32(i)]?.contains { $0.attribute == .exclude } ?? false)
-        }
         // Per folder: whether a directory entry of its path carries the attribute, and then
         // what excludes it (`InventoryStore.excludedBy`'s numbering). A folder no entry names
         // (a backup's, with no row of its own) passes nothing on.
@@ -118,7 +115,7 @@ public struct Inventory: Sendable {
         var folderListed = [Bool](repeating: false, count: folderCount)
         for (i, g) in columns.folderOfDirectory {
             folderListed[Int(g)] = true
-            if excludes(Int(i)) { folderMarked[Int(g)] = true }
+            if Inventory.excludes(Int(i), columns, marksDecide) { folderMarked[Int(g)] = true }
         }
         var known = [Int32?](repeating: nil, count: folderCount)
         known[0] = rootExcluded ? InventoryStore.byFolder(0) : InventoryStore.notExcluded
@@ -136,40 +133,59 @@ public struct Inventory: Sendable {
             folderPlacement[g] = sets.placement(of: p)
         }
 
-        var zones = [Zone](), placements = [Placement](), excludedBy = [Int32](), counts = [Bool](repeating: false, count: n)
-        zones.reserveCapacity(n); placements.reserveCapacity(n); excludedBy.reserveCapacity(n)
+        // Each entry's zone, placement and what excludes it: each on its own, so in two halves on
+        // two cores for a large inventory, then the halves one after the other.
+        let verdictRuns = Parallel.runs(n, parts: n >= 100_000 ? 2 : 1)
+        let (heldFolderZone, heldFolderPlacement, heldFolderExcludedBy) = (folderZone, folderPlacement, folderExcludedBy)
+        let halves = Parallel.map(verdictRuns.count) { part -> (zones: [Zone], placements: [Placement], excludedBy: [Int32]) in
+            var zones = [Zone](), placements = [Placement](), excludedBy = [Int32]()
+            let run = verdictRuns[part]
+            zones.reserveCapacity(run.count); placements.reserveCapacity(run.count); excludedBy.reserveCapacity(run.count)
+            for i in run {
+                let f = columns.folder[i]
+                var zone: Zone, placement: Placement
+                if f >= 0, let z = heldFolderZone[Int(f)], let p = heldFolderPlacement[Int(f)] {
+                    zone = z
+                    placement = p
+                } else {
+                    let path = columns.path(i)
+                    zone = Zone.of(path, role: role)
+                    placement = sets.placement(of: path)
+                }
+                // A backup's entries are what the backup holds: backed up by definition.
+                if fromBackup && !placement.backedUp {
+                    placement = Placement(backedUp: true, restored: placement.restored, keptOnUpdate: placement.keptOnUpdate)
+                }
+                if skippedByBackup { placement = Placement(backedUp: false, restored: false, keptOnUpdate: placement.keptOnUpdate) }
+                // System entries have no verdicts: nothing excludes them (format: null).
+                let by: Int32 = zone == .system ? InventoryStore.notExcluded
+                    : Inventory.excludes(i, columns, marksDecide) ? Int32(i) : (f >= 0 ? heldFolderExcludedBy[Int(f)] : (rootExcluded ? InventoryStore.byFolder(0) : InventoryStore.notExcluded))
+                zones.append(zone)
+                placements.append(placement)
+                excludedBy.append(by)
+            }
+            return (zones, placements, excludedBy)
+        }
+        var zones = halves[0].zones, placements = halves[0].placements, excludedBy = halves[0].excludedBy
+        for half in halves.dropFirst() {
+            zones += half.zones
+            placements += half.placements
+            excludedBy += half.excludedBy
+        }
+
+        // What counts in the totals, in path order: not a system entry, and for a hard-linked
+        // file its first backed-up path (else its first).
+        var counts = [Bool](repeating: false, count: n)
         var primary: [HardLinkKey: Int] = [:]
         var systemEntries = 0
         for i in 0..<n {
-            let f = columns.folder[i]
-            var zone: Zone, placement: Placement
-            if f >= 0, let z = folderZone[Int(f)], let p = folderPlacement[Int(f)] {
-                zone = z
-                placement = p
-            } else {
-                let path = columns.path(i)
-                zone = Zone.of(path, role: role)
-                placement = sets.placement(of: path)
-            }
-            // A backup's entries are what the backup holds: backed up by definition.
-            if fromBackup && !placement.backedUp {
-                placement = Placement(backedUp: true, restored: placement.restored, keptOnUpdate: placement.keptOnUpdate)
-            }
-            if skippedByBackup { placement = Placement(backedUp: false, restored: false, keptOnUpdate: placement.keptOnUpdate) }
-            // System entries have no verdicts: nothing excludes them (format: null).
-            let by: Int32 = zone == .system ? InventoryStore.notExcluded
-                : excludes(i) ? Int32(i) : (f >= 0 ? folderExcludedBy[Int(f)] : (rootExcluded ? InventoryStore.byFolder(0) : InventoryStore.notExcluded))
-            zones.append(zone)
-            placements.append(placement)
-            excludedBy.append(by)
-            if zone == .system { systemEntries += 1; continue }
+            if zones[i] == .system { systemEntries += 1; continue }
             counts[i] = true
             if columns.kind[i] == .file, columns.links[i] > 1 {
-                // The path that counts for a hard-linked file: its first backed-up one, else its first.
                 let key = HardLinkKey(device: columns.device[i], inode: columns.inode[i])
                 if let current = primary[key] {
                     counts[i] = false
-                    if placement.backedUp && by == InventoryStore.notExcluded
+                    if placements[i].backedUp && excludedBy[i] == InventoryStore.notExcluded
                         && !(placements[current].backedUp && excludedBy[current] == InventoryStore.notExcluded) {
                         counts[current] = false
                         counts[i] = true
@@ -194,6 +210,11 @@ public struct Inventory: Sendable {
         self.zoneTotals = byZone
         self.systemEntries = systemEntries
         self.entries = InventoryEntries(InventoryStore(columns: columns, zone: zones, placement: placements, excludedBy: excludedBy, counts: counts))
+    }
+
+    /// Whether entry `i`'s own attribute excludes it (where the attributes decide).
+    private static func excludes(_ i: Int, _ columns: EntryColumns, _ marksDecide: Bool) -> Bool {
+        marksDecide && columns.held[i] & EntryColumns.hasMarks != 0 && (columns.marks[Int32(i)]?.contains { $0.attribute == .exclude } ?? false)
     }
 
     /// What excludes folder `g` (`InventoryStore.excludedBy`'s numbering): up to the nearest
