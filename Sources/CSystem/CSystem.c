@@ -98,8 +98,9 @@ int sandbox_audit_openat2_beneath(int dirfd, const char *path, int flags) {
 #endif
 }
 
-void sandbox_audit_return_large_blocks(void) {
+void sandbox_audit_configure_allocator(void) {
 #if defined(__GLIBC__)
     mallopt(M_MMAP_THRESHOLD, 16 * 1024 * 1024);
+    mallopt(M_ARENA_MAX, 1);
 #endif
 }

@@ -14,8 +14,8 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-// Large blocks (a walk's columns) given back to the system when freed (Allocator).
-Allocator.returnLargeBlocksWhenFreed()
+// The allocator's heap shared by every thread and reused for the columns (Allocator).
+Allocator.configure()
 
 // SIGQUIT (Ctrl-backslash) ends the run as an interrupt: one line and exit 2, not the Swift runtime's
 // crash report. (While `simulate --into` writes, its own handler removes the temporary tree first.)

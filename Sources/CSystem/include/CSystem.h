@@ -38,9 +38,9 @@ int sandbox_audit_rename_noreplace(int olddirfd, const char *oldname, int newdir
    (or where a filter hides the call) and elsewhere: the caller opens one component at a time. */
 int sandbox_audit_openat2_beneath(int dirfd, const char *path, int flags);
 
-/* mallopt(M_MMAP_THRESHOLD, 16 MiB) under glibc, which fixes the threshold (otherwise it rises
+/* Under glibc, mallopt(M_MMAP_THRESHOLD, 16 MiB), which fixes the threshold (otherwise it rises
    to the largest mapped block freed so far, up to 32 MiB, and the heap keeps twice that free
-   at its top); nothing elsewhere. */
-void sandbox_audit_return_large_blocks(void);
+   at its top), and mallopt(M_ARENA_MAX, 1): one heap for every thread. Nothing elsewhere. */
+void sandbox_audit_configure_allocator(void);
 
 #endif
