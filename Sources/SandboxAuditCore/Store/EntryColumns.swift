@@ -40,32 +40,42 @@ import SandboxAuditSystem
     }
 
     /// Entry `i`'s path against `other`, byte by byte, without making the path: < 0, 0 or > 0.
+    /// Read in place from the folders' and names' buffers (no slice made: a report looks up an
+    /// entry for each of its findings, ten comparisons or so each).
     func comparePath(_ i: Int, _ other: [UInt8]) -> Int {
         let f = folder[i]
         if f < 0 { return other.isEmpty ? 0 : -1 }
-        let parent = folders[f], own = name(i)
-        return other.withUnsafeBufferPointer { o in
-            var k = 0
-            /// `segment` against `other` from `k` on: nil while equal (then `k` moves past it).
-            func step(_ segment: ArraySlice<UInt8>) -> Int? {
-                let left = o.count - k, common = Swift.min(segment.count, left)
-                if common > 0 {
-                    let c = segment.withUnsafeBufferPointer { memcmp($0.baseAddress!, o.baseAddress! + k, common) }
-                    if c != 0 { return c < 0 ? -1 : 1 }
+        let parentStart = folders.start[Int(f)], parentEnd = folders.start[Int(f) + 1]
+        let nameStart = i == 0 ? 0 : nameEnd[i - 1], nameStop = nameEnd[i]
+        return folders.bytes.withUnsafeBufferPointer { fb in
+            names.withUnsafeBufferPointer { nb in
+                other.withUnsafeBufferPointer { o in
+                    var k = 0
+                    /// `count` bytes at `base` against `other` from `k` on: nil while equal (then
+                    /// `k` moves past them).
+                    func step(_ base: UnsafePointer<UInt8>?, _ count: Int) -> Int? {
+                        let left = o.count - k, common = Swift.min(count, left)
+                        if common > 0, let base, let ob = o.baseAddress {
+                            let c = memcmp(base, ob + k, common)
+                            if c != 0 { return c < 0 ? -1 : 1 }
+                        }
+                        if count > left { return 1 }
+                        k += count
+                        return nil
+                    }
+                    if parentEnd > parentStart {
+                        if let c = step(fb.baseAddress.map { $0 + parentStart }, parentEnd - parentStart) { return c }
+                        let slash = UInt8(ascii: "/")
+                        if k == o.count { return 1 }
+                        if o[k] != slash { return slash < o[k] ? -1 : 1 }
+                        k += 1
+                    }
+                    if let c = step(nb.baseAddress.map { $0 + nameStart }, nameStop - nameStart) { return c }
+                    return k == o.count ? 0 : -1
                 }
-                if segment.count > left { return 1 }
-                k += segment.count
-                return nil
             }
-            if !parent.isEmpty {
-                if let c = step(parent) { return c }
-                if let c = step(EntryColumns.slash) { return c }
-            }
-            if let c = step(own) { return c }
-            return k == o.count ? 0 : -1
         }
     }
-    private static let slash: ArraySlice<UInt8> = [UInt8(ascii: "/")]
 }
 
 /// The columns the walk's entries (`WalkEntries`) and their ordered copy (`EntryColumns`) both
