@@ -46,6 +46,8 @@ package enum XAttr {
     #if os(Linux)
     private static let procFDAvailable: Bool = access("/proc/self/fd", F_OK) == 0
     /// Cleared on the first ENOSYS: the kernel predates listxattrat(2) and getxattrat(2) (Linux 6.13).
+    /// `nonisolated(unsafe)`: the walk's two workers may both clear one, each writing the same
+    /// `false`; a worker that reads `true` late makes one more call that fails with ENOSYS.
     nonisolated(unsafe) private static var listxattratAvailable = true
     nonisolated(unsafe) private static var getxattratAvailable = true
     #endif
