@@ -76,7 +76,7 @@ public struct InventoryEntries: RandomAccessCollection, Sendable {
     @inlinable package func zone(_ i: Int) -> Zone { zones[i] }
     @inlinable package func size(_ i: Int) -> Int64 { sizes[i] }
     @inlinable package func folder(_ i: Int) -> Int32 { folders[i] }
-    @inlinable package func name(_ i: Int) -> ArraySlice<UInt8> { names[(i == 0 ? 0 : nameEnd[i - 1])..<nameEnd[i]] }
+    @inlinable package func name(_ i: Int) -> ArraySlice<UInt8> { names[nameEnd.span(i)] }
     @inlinable package func countsInTotals(_ i: Int) -> Bool { counts[i] }
     /// `self[i].countsAsContent`: counted, and a file or a symlink.
     @inlinable package func countsAsContent(_ i: Int) -> Bool {

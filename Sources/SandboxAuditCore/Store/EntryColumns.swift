@@ -36,7 +36,7 @@ import SandboxAuditSystem
     package var count: Int { folder.count }
 
     @inlinable func name(_ i: Int) -> ArraySlice<UInt8> {
-        names[(i == 0 ? 0 : nameEnd[i - 1])..<nameEnd[i]]
+        names[nameEnd.span(i)]
     }
 
     /// Entry `i`'s path against `other`, byte by byte, without making the path: < 0, 0 or > 0.
@@ -46,7 +46,7 @@ import SandboxAuditSystem
         let f = folder[i]
         if f < 0 { return other.isEmpty ? 0 : -1 }
         let parentStart = folders.start[Int(f)], parentEnd = folders.start[Int(f) + 1]
-        let nameStart = i == 0 ? 0 : nameEnd[i - 1], nameStop = nameEnd[i]
+        let name = nameEnd.span(i)
         return folders.bytes.withUnsafeBufferPointer { fb in
             names.withUnsafeBufferPointer { nb in
                 other.withUnsafeBufferPointer { o in
@@ -70,7 +70,7 @@ import SandboxAuditSystem
                         if o[k] != slash { return slash < o[k] ? -1 : 1 }
                         k += 1
                     }
-                    if let c = step(nb.baseAddress.map { $0 + nameStart }, nameStop - nameStart) { return c }
+                    if let c = step(nb.baseAddress.map { $0 + name.lowerBound }, name.count) { return c }
                     return k == o.count ? 0 : -1
                 }
             }
@@ -100,18 +100,15 @@ protocol EntryColumnStore {
 }
 
 extension EntryColumnStore {
-    /// Where entry `i`'s name lies in `names`: after entry `i - 1`'s.
-    func nameRange(_ i: Int) -> Range<Int> { (i == 0 ? 0 : nameEnd[i - 1])..<nameEnd[i] }
-
     /// The last component of entry `i`'s path.
-    func name(_ i: Int) -> ArraySlice<UInt8> { names[nameRange(i)] }
+    func name(_ i: Int) -> ArraySlice<UInt8> { names[nameEnd.span(i)] }
 
     /// The path of entry `i`, made now.
     func path(_ i: Int) -> ContainerPath {
         let f = folder[i]
         if f < 0 { return .root }
         let parent = folders[f]
-        let name = names[nameRange(i)]
+        let name = names[nameEnd.span(i)]
         if parent.isEmpty { return ContainerPath(bytes: Array(name)) }
         var b = [UInt8]()
         b.reserveCapacity(parent.count + 1 + name.count)
@@ -212,7 +209,7 @@ extension WalkEntries {
             ends.reserveCapacity(nameRuns[part].count)
             for k in nameRuns[part] {
                 let i = Int(newOrder[k])
-                bytes += unorderedNames[(i == 0 ? 0 : unorderedEnds[i - 1])..<unorderedEnds[i]]
+                bytes += unorderedNames[unorderedEnds.span(i)]
                 ends.append(bytes.count)
             }
             return (bytes, ends)
@@ -246,7 +243,7 @@ extension WalkEntries {
             scratch.removeAll(keepingCapacity: true)
             let above = folders[orderedFolder[k]]
             if !above.isEmpty { scratch += above; scratch.append(UInt8(ascii: "/")) }
-            scratch += orderedNames[(k == 0 ? 0 : orderedNameEnd[k - 1])..<orderedNameEnd[k]]
+            scratch += orderedNames[orderedNameEnd.span(k)]
             if let g = folders.find(scratch[...]) { folderOfDirectory[Int32(k)] = g }
         }
         let orderedMarks = renumber(marks), orderedContent = renumber(content), orderedProtection = renumber(protection)
@@ -311,8 +308,8 @@ enum PathOrder {
                             let g = Int(key & ~folderBit)
                             return (fb.baseAddress.map { $0 + folderNameStart[g] }, folderEnd[g] - folderNameStart[g], true)
                         }
-                        let i = Int(key), start = i == 0 ? 0 : nameEnd[i - 1]
-                        return (nb.baseAddress.map { $0 + start }, nameEnd[i] - start, false)
+                        let name = nameEnd.span(Int(key))
+                        return (nb.baseAddress.map { $0 + name.lowerBound }, name.count, false)
                     }
                     func less(_ a: UInt32, _ b: UInt32) -> Bool {
                         let (pa, la, sa) = bytes(a), (pb, lb, sb) = bytes(b)

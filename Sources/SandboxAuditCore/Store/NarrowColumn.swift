@@ -38,6 +38,10 @@
         }
     }
 
+    /// For a column of ends (entry `i`'s bytes follow entry `i - 1`'s in one buffer and end at
+    /// `self[i]`): where entry `i`'s bytes lie.
+    @inlinable func span(_ i: Int) -> Range<Int> where Value == Int { (i == 0 ? 0 : self[i - 1])..<self[i] }
+
     mutating func append(_ v: Value) {
         if let n = NarrowColumn.narrowed(v) {
             narrow.append(n)
