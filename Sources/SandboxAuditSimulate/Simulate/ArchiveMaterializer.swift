@@ -51,7 +51,7 @@ extension Materializer {
         try finishFolders(simulation.inventory, plan, written, root: dstRoot, parents: &parents)
         parents.release()
         // The data root takes its member's mode and time (0755 when the archive has none), last.
-        let finish = written.rootMember.map { RootFinish(mode: mode_t($0.mode & 0o7777), times: FileTimes(seconds: $0.mtime, nanoseconds: $0.mtimeNanoseconds)) }
+        let finish = written.rootMember.map { RootFinish(mode: writtenMode(UInt32($0.mode)), times: FileTimes(seconds: $0.mtime, nanoseconds: $0.mtimeNanoseconds)) }
             ?? RootFinish(mode: 0o755, times: nil)
         return (report, finish)
     }
@@ -171,7 +171,7 @@ extension Materializer {
         try writer.flush()
         try attempt("write", target.path.display) { () throws(Errno) in try fd.truncate(to: target.size) }
         try writeMemberAttributes(fd, m.xattrs, marks: marks, path: target.path)
-        try? fd.setPermissions(mode_t(target.mode & 0o7777))
+        try? fd.setPermissions(writtenMode(target.mode))
         try? fd.setTimes(target.times)
     }
 

@@ -11,8 +11,10 @@ import SandboxAuditRules
 /// (an unreadable source file, a full disk, a signal) nothing is left at the destination and the
 /// temporary tree is removed. Regular files keep their bytes (copy_file_range, which reflinks
 /// where the file system can; holes stay holes), hard links stay links, symlinks stay symlinks,
-/// FIFOs are recreated, and every entry keeps its mode, modification time and extended attributes
-/// (libattr's attr_copy_fd). Attributes that came from AppleDouble sidecars are written as native
+/// FIFOs are recreated, and every entry keeps its modification time, its permissions less those
+/// that hand out privilege (`writtenMode`), and its extended attributes in the `user.` namespace
+/// on Linux (libattr's attr_copy_fd; never `security.*`, `trusted.*` or `system.*`: file
+/// capabilities, ACLs and labels are not the app's data). Attributes that came from AppleDouble sidecars are written as native
 /// attributes. Sockets and devices are not recreated (they are listed). An archive is read again
 /// as a stream, through the descriptor the scan opened (ArchiveMaterializer.swift).
 ///
@@ -31,6 +33,16 @@ package enum Materializer {
         package var skipped: [ContainerPath] = []
         /// Attributes the destination's file system refused ("PATH: NAME (reason)").
         package var attributesNotCopied: [String] = []
+    }
+
+    /// The permissions an entry of the new tree gets: its own, less setuid, setgid, the sticky
+    /// bit and write for others. The tree belongs to whoever runs the command (root, on most CI
+    /// runners), not to the input's owners, so a setuid program the input holds would run as
+    /// that user, and a folder or file writable by all would let any user change the tree a job
+    /// then reads. `cp` without `-p`, `install` and `rsync` without `-o` clear the same bits
+    /// (README.md, "Simulate"; `simulate --help`).
+    static func writtenMode(_ mode: UInt32) -> mode_t {
+        mode_t(mode & 0o0775)
     }
 
     /// The data root's own mode and time, applied through its descriptor once the tree is at DIR.

@@ -21,7 +21,7 @@ extension Materializer {
     }
 
     static func makeFIFO(_ w: WalkEntry, in parent: FileDescriptor) throws {
-        try attempt("create FIFO", w.path.display) { () throws(Errno) in try parent.makeFIFO(w.path.name, mode: mode_t(w.mode & 0o7777)) }
+        try attempt("create FIFO", w.path.display) { () throws(Errno) in try parent.makeFIFO(w.path.name, mode: writtenMode(w.mode)) }
         try? parent.setTimes(of: w.path.name, w.times)
     }
 
@@ -69,7 +69,7 @@ extension Materializer {
         defer { d.close() }
         try copyData(from: s, to: d, size: w.size, path: w.path)
         try copyAttributes(s, d, path: w.path, marks: w.marks, source: source, notCopied: &notCopied)
-        try? d.setPermissions(mode_t(w.mode & 0o7777))
+        try? d.setPermissions(writtenMode(w.mode))
         try? d.setTimes(w.times)
         return try attempt("create", w.path.display) { () throws(Errno) in try d.status().identity }
     }

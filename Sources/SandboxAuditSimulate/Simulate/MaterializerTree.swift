@@ -66,7 +66,7 @@ extension Materializer {
 
     /// A folder's final mode and time, through its descriptor, once its contents are in.
     static func finishFolder(_ fd: FileDescriptor, _ w: WalkEntry) {
-        try? fd.setPermissions(mode_t(w.mode & 0o7777))
+        try? fd.setPermissions(writtenMode(w.mode))
         try? fd.setTimes(w.times)
     }
 
@@ -257,7 +257,7 @@ extension Materializer {
             }
         }
         while levels.count > 1 { leave() }
-        return (report, RootFinish(mode: rootStatus.permissions,
+        return (report, RootFinish(mode: writtenMode(UInt32(rootStatus.permissions)),
                                    times: FileTimes(seconds: rootStatus.modifiedSeconds, nanoseconds: rootStatus.modifiedNanoseconds)))
     }
 }

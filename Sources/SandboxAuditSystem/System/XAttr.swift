@@ -229,12 +229,18 @@ package enum XAttr {
     }
 
     /// Copies every extended attribute from one open file to another: libattr's
-    /// `attr_copy_fd` on Linux, with its own filter of what not to copy (/etc/xattr.conf: ACL-like
-    /// and file-system-specific names); on macOS, each attribute but those the system owns
-    /// (`Platform.attributeCopySkipPrefixes`). The paths only label error messages.
+    /// `attr_copy_fd` on Linux, for names in the `user.` namespace that its own filter also lets
+    /// through (/etc/xattr.conf): never `security.*` (file capabilities, labels), `trusted.*` or
+    /// `system.*` (ACLs), which would hand the copy's readers what the source's owner set; on
+    /// macOS, each attribute but those the system owns (`Platform.attributeCopySkipPrefixes`).
+    /// The paths only label error messages.
     package static func copyAll(from source: Int32, sourcePath: String, to destination: Int32, destinationPath: String) throws {
         #if os(Linux) && canImport(CLibAttr)
-        if attr_copy_fd(sourcePath, source, destinationPath, destination, nil, nil) != 0 {
+        let userNamesOnly: @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<error_context>?) -> Int32 = { name, context in
+            guard let name, strncmp(name, "user.", 5) == 0 else { return 0 }
+            return attr_copy_check_permissions(name, context)
+        }
+        if attr_copy_fd(sourcePath, source, destinationPath, destination, userNamesOnly, nil) != 0 {
             let e = errno
             if unsupported(e) { return }
             throw SystemError(code: e, operation: "copy attributes to", path: destinationPath)

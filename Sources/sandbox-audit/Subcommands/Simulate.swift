@@ -13,7 +13,9 @@ struct SimulateCommand: ParsableCommand {
             --into WRITES the container the event leaves behind as a real folder tree: DIR must not exist or \
             must be empty, and the kept data must fit in its file system; the tree is built beside it (mode 0700) \
             and renamed into place when complete, so a failure or a signal leaves nothing at DIR. Folders are \
-            never reached through symlinks, and a container changed during the copy is an error. From a tar or \
+            never reached through symlinks, and a container changed during the copy is an error. The tree belongs \
+            to whoever runs the command, so setuid, setgid, the sticky bit and write for others are cleared on \
+            every entry, and only user. attributes are copied on Linux (never security.*, trusted.*, system.*). From a tar or \
             zip archive the members are read again as a stream, without extracting the archive. With several \
             containers (--app), each backup domain is written into DIR/DOMAIN. A backup folder (with --app) \
             is simulated on what the backup holds (what a restore or an update would carry); --into is refused \
