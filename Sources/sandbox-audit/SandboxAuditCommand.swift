@@ -53,6 +53,18 @@ struct AgeArgument {
     }
 }
 
+/// A count option (`--many-files 5000`): a positive whole number, read as the policy file reads
+/// one (`RuleOption.Kind.count`).
+struct CountArgument {
+    let count: Int
+    static func parse(_ argument: String) throws -> CountArgument {
+        guard case .count(let n)? = RuleOption.Kind.count.parse(argument) else {
+            throw ValidationError("'\(argument)' is not \(RuleOption.Kind.count.expected)")
+        }
+        return CountArgument(count: n)
+    }
+}
+
 extension ContainerRole: ExpressibleByArgument {}
 
 /// What PATH may be, for the help of scan, inventory and simulate.
@@ -113,6 +125,9 @@ struct ContainerOptions: ParsableArguments {
     @Option(name: .customLong("app-info"), help: ArgumentHelp("The app's own Info.plist, or its .app folder (read by default from the app's bundle on a Simulator device): an App Clip (NSAppClip) has a backup footprint of 0; UIFileSharingEnabled or LSSupportsOpeningDocumentsInPlace make Documents user-visible (user-visible-documents).", valueName: "PATH"))
     var appInfo: String?
 
+    @Option(name: .customLong("stdin-limit"), help: ArgumentHelp("With - as PATH: the most bytes of a piped archive to copy to a temporary file (default 4 GiB, and never more than half the free space of TMPDIR's file system).", valueName: "SIZE"), transform: { try SizeArgument.parse($0) })
+    var standardInputLimit: SizeArgument?
+
     func validate() throws {
         if kind != nil && app != nil { throw ValidationError("--kind is for a container given alone, not with --app") }
         if simulator != nil && app == nil { throw ValidationError("--simulator needs --app BUNDLE_ID: the app whose containers to audit on the device") }
@@ -138,6 +153,7 @@ struct ContainerOptions: ParsableArguments {
                                            simulator: simulator, deviceSets: deviceSets)
         selection.appInfo = appInfo
         selection.recordsArchiveReading = readAgain
+        selection.standardInputLimit = standardInputLimit?.bytes
         return selection
     }
 }

@@ -24,6 +24,8 @@ Terminal.quitAsInterrupt()
 do {
     // `--fail-on-growth -1MB`: the value joined to its option, so that its own check says it is negative.
     var command = try SandboxAuditCommand.parseAsRoot(RawArguments.joiningNegativeValues(Array(CommandLine.arguments.dropFirst())))
+    // SOURCE_DATE_EPOCH read once, the same way for every command: a malformed value is an error.
+    _ = try SourceDateEpoch.seconds()
     try command.run()
 } catch let code as ExitCode {
     exit(code.rawValue)

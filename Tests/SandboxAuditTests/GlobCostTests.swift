@@ -266,6 +266,19 @@ final class GlobCostTests: XCTestCase {
         let writable = try CLI.run(["scan", root], cwd: dir.sub("work"))
         XCTAssertTrue(writable.stderr.contains("others can write it (mode 666)"), writable.stderr)
         XCTAssertEqual(writable.status, 1)
+        // Another user's symbolic link to root's own policy, in a folder with the sticky bit
+        // (as /tmp): the link chooses the policy, so it is skipped.
+        chmod(policy, 0o644)
+        try FileManager.default.moveItem(atPath: policy, toPath: dir.sub("root-policy.yml"))
+        chmod(dir.sub("work"), 0o1777)
+        XCTAssertEqual(symlink(dir.sub("root-policy.yml"), policy), 0)
+        XCTAssertEqual(lchown(policy, 65534, 65534), 0)
+        let linked = try CLI.run(["scan", root], cwd: dir.sub("work"))
+        XCTAssertEqual(linked.status, 1, linked.stderr)
+        XCTAssertTrue(linked.stderr.contains("note: skipped the policy file \(policy): it is a symbolic link owned by user 65534, not by you (root) or root"), linked.stderr)
+        // Our own link to it: taken.
+        XCTAssertEqual(lchown(policy, 0, 0), 0)
+        XCTAssertEqual(try CLI.run(["scan", root], cwd: dir.sub("work")).status, 0)
     }
 
     /// Run as another user (nobody): root's policy file is taken; one owned by a third user

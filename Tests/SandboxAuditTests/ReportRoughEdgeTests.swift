@@ -124,10 +124,15 @@ final class ReportRoughEdgeTests: XCTestCase {
         let dated = try CLI.run(args, environment: ["SOURCE_DATE_EPOCH": "1700000000"])
         XCTAssertTrue(dated.stdout.contains("backup and storage report · 2023-11-14 22:13 UTC</p>"), String(dated.stdout.prefix(2000)))
         XCTAssertEqual(dated.stdoutBytes, try CLI.run(args, environment: ["SOURCE_DATE_EPOCH": "1700000000"]).stdoutBytes)
-        // Malformed: ignored, as unset.
-        XCTAssertEqual(try CLI.run(args, environment: ["SOURCE_DATE_EPOCH": "17e8"]).stdoutBytes, first.stdoutBytes)
+        // Malformed or out of range: one line, exit 2, for every command (one parser, SourceDateEpoch).
+        for bad in ["17e8", "-5", "-9223372036854775808", "9223372036854775807", "253402300800", " 1"] {
+            let r = try CLI.run(args, environment: ["SOURCE_DATE_EPOCH": bad])
+            XCTAssertEqual(r.status, 2, bad)
+            XCTAssertTrue(r.stderr.hasPrefix("sandbox-audit: error: SOURCE_DATE_EPOCH=") && r.stderr.split(separator: "\n").count == 1, r.stderr)
+        }
         XCTAssertEqual(ReportFormat.sourceDateEpoch(["SOURCE_DATE_EPOCH": "-5"]), nil)
         XCTAssertEqual(ReportFormat.sourceDateEpoch(["SOURCE_DATE_EPOCH": "0"]), 0)
+        XCTAssertEqual(try SourceDateEpoch.seconds(["SOURCE_DATE_EPOCH": "253402300799"]), 253_402_300_799)
     }
 
     /// The Markdown report says how to fix what it finds: each rule's fix in the table of rules,

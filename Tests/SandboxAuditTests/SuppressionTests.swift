@@ -104,7 +104,7 @@ final class SuppressionTests: XCTestCase {
         // A SOURCE_DATE_EPOCH that is no number is an input error, in one line.
         let bad = try CLI.run(["scan", root, "--config", config], environment: [CalendarDay.epochVariable: "yesterday"])
         XCTAssertEqual(bad.status, 2)
-        XCTAssertEqual(bad.stderr, "sandbox-audit: error: SOURCE_DATE_EPOCH=yesterday is not a whole number of seconds since 1970 (https://reproducible-builds.org/specs/source-date-epoch/)\n")
+        XCTAssertEqual(bad.stderr, "sandbox-audit: error: SOURCE_DATE_EPOCH=yesterday is not a whole number of seconds since 1970 from 0 to 253402300799 (the end of 9999): unset it, or set it as date +%s prints (https://reproducible-builds.org/specs/source-date-epoch/)\n")
     }
 
     func testBadEntriesAreOneLineConfigurationErrors() throws {

@@ -24,6 +24,8 @@ public struct ContainerSelection: Sendable {
     /// for every command but `simulate --into` (the digests took 8 % of the CPU time of the
     /// benchmark's archive scan), and a second reading of an archive scanned without it is refused.
     package var recordsArchiveReading = true
+    /// `--stdin-limit SIZE`: the most bytes `scan -` copies from a pipe (nil: `StandardInput.defaultLimit`).
+    public var standardInputLimit: Int64?
 
     public init(role: ContainerRole? = nil, app: String? = nil, appGroups: [String] = [], password: String? = nil,
                 simulator: String? = nil, deviceSets: [String] = []) {
@@ -120,6 +122,14 @@ package enum AppContainers {
     /// container opened from that listing (never through a symlink) and its metadata read
     /// through it. Symlinks there are skipped, and named in `skipped`.
     static func list(_ containers: ContainersFolder, _ folder: String, skipped: inout [String]) throws -> [Found] {
+        var unread: [String] = []
+        return try list(containers, folder, skipped: &skipped, unread: &unread)
+    }
+
+    /// `list`, and in `unread` the containers that could not be told: a folder that cannot be
+    /// opened, or whose metadata plist is there and cannot be read (a root-only plist read by
+    /// another user), each with why.
+    static func list(_ containers: ContainersFolder, _ folder: String, skipped: inout [String], unread: inout [String]) throws -> [Found] {
         let base = containers.path + "/" + folder
         let held: HeldDescriptor
         switch Result(catching: { () throws(Errno) in try containers.held.descriptor.openDirectory(beneath: folder) }) {
@@ -130,12 +140,23 @@ package enum AppContainers {
             throw InputError("cannot read \(TerminalText.escaped(base)): \(errorText(e.code).lowercased())")
         case .failure(let e): throw InputError("cannot read \(TerminalText.escaped(base)): \(errorText(e.code).lowercased())")
         }
+        var metadataUnread: [String] = []
         let listed = try SimulatorDevices.folders(of: held, path: base) { name, container, listing -> Found? in
             guard let meta = Container.readPlist(Container.simulatorMetadata, in: container),
-                  let id = Container.metadataIdentity(meta) else { return nil }
+                  let id = Container.metadataIdentity(meta) else {
+                let opened = Result { () throws(Errno) in try container.descriptor.open(Container.simulatorMetadata.utf8, .reading, keepAccessTime: true) }
+                switch opened {
+                case .success(let fd): fd.close()
+                case .failure(let e) where e.code != ENOENT:
+                    metadataUnread.append("\(TerminalText.escaped(base + "/" + name)) (its metadata plist: \(errorText(e.code).lowercased()))")
+                case .failure: break
+                }
+                return nil
+            }
             return Found(path: base + "/" + name, identifier: id, listing: listing, containers: containers)
         }
         skipped += listed.symlinks.map { base + "/" + $0 }
+        unread += listed.unreadable + metadataUnread
         return listed.values
     }
 
@@ -240,18 +261,9 @@ package enum AppContainers {
 
     /// The installed app other than `app` that owns the extension `id` (`app.…`): the one
     /// with the longest bundle identifier that `id` extends (`APP.NAME`, as iOS names an app's
-    /// extensions), found by trying `id`'s dot-prefixes longer than `app`, longest first, in
-    /// `installed` (linear in `id`'s length, whatever the number of apps or domains). Nil when
-    /// `app` is that owner.
-    static func owner(of id: String, app: String, installed: Set<String>) -> String? {
-        let bytes = Array(id.utf8)
-        var end = bytes.count
-        while let dot = bytes[..<end].lastIndex(of: UInt8(ascii: ".")), dot > app.utf8.count {
-            let candidate = String(decoding: bytes[..<dot], as: UTF8.self)
-            if installed.contains(candidate) { return candidate }
-            end = dot
-        }
-        return nil
+    /// extensions), longer than `app`. Nil when `app` is that owner.
+    static func owner(of id: String, app: String, installed: InstalledIdentifiers) -> String? {
+        installed.longest(extendedBy: id, longerThan: app.utf8.count)
     }
 
     /// The app's containers in a device's `Containers` folder: its data container, its
@@ -265,13 +277,14 @@ package enum AppContainers {
     /// error for an app it does not hold points to.
     static func appContainers(_ containers: ContainersFolder, app: String, groups: [String], place: String, uses: [String]? = nil,
                               listing: [String]? = nil) throws -> Located {
-        var skipped: [String] = []
-        let apps = try list(containers, "Data/Application", skipped: &skipped)
+        var skipped: [String] = [], unread: [String] = []
+        let apps = try list(containers, "Data/Application", skipped: &skipped, unread: &unread)
         let mine = apps.filter { $0.identifier == app }
         guard let data = mine.first else {
             let holds = listing.map { InstalledApps.pointer(apps.count, what: "app data container", $0) }
                 ?? (apps.isEmpty ? "it holds no app data container" : "it holds " + apps.map { TerminalText.escaped($0.identifier) }.sorted().joined(separator: ", "))
             throw InputError("no data container of \(TerminalText.escaped(app)) in \(place): " + holds
+                + (unread.isEmpty ? "" : "; \(unread.count) \(unread.count == 1 ? "container" : "containers") could not be told, which may be the app's: \(unread.joined(separator: ", "))")
                 + (skipped.isEmpty ? "" : " (symbolic links skipped, never followed: \(skipped.map(TerminalText.escaped).joined(separator: ", ")))"))
         }
         guard mine.count == 1 else {
@@ -281,7 +294,7 @@ package enum AppContainers {
         }
         var result = [try Container.locate(listed: data, role: .app)]
         var notes: [String] = []
-        let installed = Set(apps.map(\.identifier))
+        let installed = InstalledIdentifiers(apps.map(\.identifier))
         for plugin in try list(containers, "Data/PluginKitPlugin", skipped: &skipped) where plugin.identifier.hasPrefix(app + ".") {
             if let owner = owner(of: plugin.identifier, app: app, installed: installed) {
                 notes.append("extension \(TerminalText.escaped(plugin.identifier)) not audited with \(TerminalText.escaped(app)): it belongs to \(TerminalText.escaped(owner)), "

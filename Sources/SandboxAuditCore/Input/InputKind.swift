@@ -147,6 +147,8 @@ package enum InputKinds {
 
     /// The kind of the input at `path`, without reading it further.
     package static func kind(of path: String, _ selection: ContainerSelection = ContainerSelection()) -> any InputKind.Type {
-        type(of: detect(path, selection))
+        // Standard input is read when its input is made: only once, by the command's own reading.
+        if path == ArchiveInput.standardInputName && selection.simulator == nil { return ArchiveInput.self }
+        return type(of: detect(path, selection))
     }
 }

@@ -62,13 +62,8 @@ public struct InstalledApps: Sendable {
 
     /// The installed app that `id` (an extension's identifier) extends most closely: the one
     /// with the longest bundle identifier that `id` begins with, followed by a dot.
-    static func owner(of id: String, among installed: Set<String>) -> String? {
-        var candidate = Substring(id)
-        while let dot = candidate.lastIndex(of: ".") {
-            candidate = candidate[..<dot]
-            if installed.contains(String(candidate)) { return String(candidate) }
-        }
-        return nil
+    static func owner(of id: String, among installed: InstalledIdentifiers) -> String? {
+        installed.longest(extendedBy: id, longerThan: 0)
     }
 
     /// Whether the App Group `group` is named after `app` (`group.APP`, `group.APP.…`).
@@ -77,7 +72,7 @@ public struct InstalledApps: Sendable {
     }
 
     static func assemble(source: String, kind: String, apps: [Member], extensions: [Member], groups: [Member], notes: [String]) -> InstalledApps {
-        let installed = Set(apps.map(\.identifier))
+        let installed = InstalledIdentifiers(apps.map(\.identifier))
         var byApp: [String: [Member]] = [:]
         var unattributed: [Member] = []
         for e in extensions {

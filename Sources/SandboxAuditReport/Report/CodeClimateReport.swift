@@ -52,12 +52,12 @@ enum CodeClimateReport {
 
     static func issue(description: String, check: String, fingerprint: String, severity: String, path: String) -> JSON {
         .object([
-            ("description", .string(description)),
+            ("description", .string(TerminalText.escaped(description))),
             ("check_name", .string(check)),
             ("fingerprint", .string(fingerprint)),
             ("severity", .string(severity)),
             ("location", .object([
-                ("path", .string(path)),
+                ("path", .string(TerminalText.escaped(path))),
                 ("lines", .object([("begin", .int(1))])),
             ])),
         ])

@@ -53,9 +53,12 @@ enum GitHubReport {
         return lines.map { $0 + "\n" }.joined()
     }
 
-    /// Workflow-command escaping: data escapes %, CR and LF; properties also `:` and `,`.
+    /// Workflow-command escaping: data escapes %, CR and LF; properties also `:` and `,`. Other
+    /// control characters and bidi overrides (from file names) first become visible escapes
+    /// (`TerminalText`): the log shows annotations raw, and an ESC would reach the reader's terminal.
     static func data(_ s: String) -> String {
-        s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
+        let visible = s.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText.escaped(String($0)) }.joined(separator: "\n")
+        return visible.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\n", with: "%0A")
     }
 
     static func property(_ s: String) -> String {

@@ -123,14 +123,11 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
         }
     }
 
-    /// `SOURCE_DATE_EPOCH` (Reproducible Builds, "SOURCE_DATE_EPOCH",
-    /// https://reproducible-builds.org/specs/source-date-epoch/): the report's date when set to
-    /// a whole number of seconds since 1970; nil when unset, empty or malformed (the report
-    /// then carries no date, so two runs over the same container give the same bytes).
+    /// The report's date: `SOURCE_DATE_EPOCH` when set (`SourceDateEpoch`; the command line
+    /// refuses a malformed value before anything runs), else none, so that two runs over the
+    /// same container give the same bytes.
     static func sourceDateEpoch(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Double? {
-        guard let text = environment["SOURCE_DATE_EPOCH"], !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              text.utf8.count <= 15, let seconds = Int64(text) else { return nil }
-        return Double(seconds)
+        (try? SourceDateEpoch.seconds(environment)).flatMap { $0 }.map(Double.init)
     }
 
     /// An input or usage error as a GitHub Actions workflow command, for `--format github`:

@@ -102,9 +102,16 @@ enum XcodeReport {
     }
 
     /// One issue line. Xcode reads one issue a line: line breaks and other control characters
-    /// in a path or message are written as visible escapes (`\n`).
+    /// in a path or message are written as visible escapes (`\n`). Xcode takes the path up to
+    /// the first `:LINE:`, so a path with a colon (a name such as `a:1: error: b`, which would
+    /// make another file and severity) points at the deepest folder above it without one, and
+    /// the rest of the path begins the message.
     static func line(_ file: String, _ severity: String, _ message: String) -> String {
-        "\(oneLine(file)):1: \(severity): \(oneLine(message))"
+        guard let colon = file.firstIndex(of: ":") else { return "\(oneLine(file)):1: \(severity): \(oneLine(message))" }
+        let slash = file[..<colon].lastIndex(of: "/")
+        let folder = slash.map { $0 == file.startIndex ? "/" : String(file[..<$0]) } ?? "."
+        let rest = slash.map { String(file[file.index(after: $0)...]) } ?? file
+        return "\(oneLine(folder)):1: \(severity): \(oneLine(rest + ": " + message))"
     }
 
     static func oneLine(_ s: String) -> String { TerminalText.escaped(s) }

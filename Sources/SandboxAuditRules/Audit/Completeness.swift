@@ -143,8 +143,9 @@ extension AuditResult {
         var seen: [String: Int] = [:]
         var byRule: [(rule: String, reason: String, partly: Bool, domains: [String])] = []
         for n in notChecked {
-            if let last = byRule.last, last.rule == n.ruleId, last.reason == n.reason {
-                byRule[byRule.count - 1].domains.append(n.domain)
+            // By index: a copy of the last entry held here would make each append copy its domains.
+            if let i = byRule.indices.last, byRule[i].rule == n.ruleId, byRule[i].reason == n.reason {
+                byRule[i].domains.append(n.domain)
             } else {
                 byRule.append((n.ruleId, n.reason, n.partly != nil, [n.domain]))
             }

@@ -282,6 +282,16 @@ extension GlobSet {
 
     /// Whether any glob covers `path` (matches it or an ancestor): only the globs its first
     /// component may start.
+    /// The first glob, in the order given, that covers `path`; nil when none does. Only the
+    /// globs whose first component can match are tried.
+    func firstCovering(_ path: ContainerPath) -> Int? {
+        guard let first = path.leadingComponents(1).first else { return nil }
+        let tried = byFirst[Array(first)] ?? wild
+        guard !tried.isEmpty else { return nil }
+        let parts = path.components
+        return tried.first { globs[$0].covers(parts[...]) }
+    }
+
     func anyCovers(_ path: ContainerPath) -> Bool {
         guard let first = path.leadingComponents(1).first else { return false }
         let tried = byFirst[Array(first)] ?? wild

@@ -173,18 +173,13 @@ package struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// The environment variable that sets today for reproducible runs and tests: seconds since
     /// 1970 (https://reproducible-builds.org/specs/source-date-epoch/).
-    package static let epochVariable = "SOURCE_DATE_EPOCH"
+    package static let epochVariable = SourceDateEpoch.variable
 
     /// Today (UTC): from `SOURCE_DATE_EPOCH` when set, else the clock. A value that is not a
-    /// whole number of seconds is an input error (the specification asks to fail, not guess).
+    /// whole number of seconds in range is an input error (`SourceDateEpoch`).
     package static func today(environment: [String: String] = ProcessInfo.processInfo.environment,
                               now: Double = Date().timeIntervalSince1970) throws -> CalendarDay {
-        if let text = environment[epochVariable] {
-            guard let seconds = Int64(text) else {
-                throw InputError("\(epochVariable)=\(TerminalText.escaped(text)) is not a whole number of seconds since 1970 (https://reproducible-builds.org/specs/source-date-epoch/)")
-            }
-            return CalendarDay(secondsSince1970: seconds)
-        }
+        if let seconds = try SourceDateEpoch.seconds(environment) { return CalendarDay(secondsSince1970: seconds) }
         return CalendarDay(secondsSince1970: Int64(now.rounded(.down)))
     }
 }

@@ -153,12 +153,19 @@ public struct Trend: Sendable {
                 builder.notes.append(what + " (--allow-different-apps)")
             }
             if first == nil { first = side }
-            builder.add(side, at: i)
+            try builder.add(side, at: i)
         }
         return builder.trend()
     }
 
-    /// Folds the points into per-name arrays of values.
+    /// The most figures the domain and owner tables may hold (names × points): each is printed,
+    /// so more would be a table nobody reads, at a cost quadratic in the input (docs/limits.md).
+    package static let maximumTableFigures = 1_000_000
+
+    /// Folds the points into per-name series. Domains, zones and owners are tables of one figure
+    /// per point (bounded by `maximumTableFigures`); paths are kept sparse: one record per path a
+    /// point holds, and a running tally per path, so memory follows the input, never paths ×
+    /// points. Only the paths a report lists get their dense series, at the end.
     struct Builder {
         let count: Int
         var points: [Point] = []
@@ -168,8 +175,7 @@ public struct Trend: Sendable {
         var zones: [Zone: [Int64?]] = [:]
         var owners: [String?: [Int64?]] = [:]
         var lackingOwners: [Int] = []
-        var paths: [ComparedReport.PathKey: [Int64?]] = [:]
-        var lastState: [ComparedReport.PathKey: (backedUp: Bool, zone: Zone, owner: String?)] = [:]
+        var paths = SparsePaths()
         var scanReports: [Int] = []
         var notes: [String] = []
 
@@ -178,7 +184,7 @@ public struct Trend: Sendable {
             total = Array(repeating: nil, count: count)
         }
 
-        mutating func add(_ side: ComparedReport, at i: Int) {
+        mutating func add(_ side: ComparedReport, at i: Int) throws {
             points.append(Point(location: side.location, kind: side.kind, bundleIdentifier: side.bundleIdentifier, version: side.version, complete: side.complete))
             total[i] = side.total.backupFootprint
             for d in side.domains {
@@ -193,11 +199,13 @@ public struct Trend: Sendable {
             } else {
                 lackingOwners.append(i)
             }
+            let figures = (domains.count + owners.count).multipliedReportingOverflow(by: count)
+            if figures.overflow || figures.partialValue > Trend.maximumTableFigures {
+                throw InputError("file \(i + 1) \(TerminalText.escaped(side.location)): \(domains.count) domains and \(owners.count) owners over \(count) files are more than \(Trend.maximumTableFigures) figures to tabulate; trend reads the series of one app (docs/limits.md)")
+            }
             if let p = side.paths {
                 for row in p.order {
-                    let key = p.key(Int(row)), r = p.record(Int(row))
-                    paths[key, default: Array(repeating: nil, count: count)][i] = r.size
-                    lastState[key] = (r.backedUp, r.zone, r.owner)
+                    paths.add(p.key(Int(row)), p.record(Int(row)), at: Int32(i))
                 }
             } else {
                 scanReports.append(i)
@@ -222,24 +230,90 @@ public struct Trend: Sendable {
                 ownerSeries = nil
                 ownersUnavailable = "file \(lackingOwners.map { String($0 + 1) }.joined(separator: ", ")) names no owner (a baseline records one for each file, a scan report its domains' owners, when sandbox-audit attributes paths to owners)"
             }
-            var flagged: [PathSeries] = [], changed: [PathSeries] = []
+            var flagged: [Int] = [], changed: [Int] = []
             if scanReports.isEmpty {
-                for (key, values) in paths {
-                    let s = Series(name: key.path.display, id: nil, values: values)
-                    guard !s.unchanged, let state = lastState[key] else { continue }
-                    let p = PathSeries(key: key, series: s, backedUp: state.backedUp, zone: state.zone, owner: state.owner)
-                    if s.grewEveryStep { flagged.append(p) }
-                    if s.growth != 0 { changed.append(p) }
+                for p in paths.tallies.indices {
+                    let t = paths.tallies[p]
+                    guard !t.unchanged(count) else { continue }
+                    if t.grewEveryStep(count) { flagged.append(p) }
+                    if t.growth(count) != 0 { changed.append(p) }
                 }
             }
-            func mostFirst(_ a: PathSeries, _ b: PathSeries) -> Bool { (a.series.growth, b.key) > (b.series.growth, a.key) }
+            func mostFirst(_ a: Int, _ b: Int) -> Bool {
+                (paths.tallies[a].growth(count), paths.keys[b]) > (paths.tallies[b].growth(count), paths.keys[a])
+            }
+            flagged.sort(by: mostFirst)
             changed.sort(by: mostFirst)
+            let listed = Array(changed.prefix(Trend.listLength))
+            let series = paths.series(of: Set(flagged).union(listed), points: count)
             return Trend(points: points, total: Series(name: nil, id: nil, values: total), domains: domainSeries, zones: zoneSeries,
                          owners: ownerSeries, ownersUnavailable: ownersUnavailable,
-                         grewEveryStep: flagged.sorted(by: mostFirst), grewMost: Array(changed.prefix(Trend.listLength)), grewCount: changed.count,
+                         grewEveryStep: flagged.map { series[$0]! }, grewMost: listed.map { series[$0]! }, grewCount: changed.count,
                          pathsUnavailable: scanReports.isEmpty ? nil
                             : "file \(scanReports.map { String($0 + 1) }.joined(separator: ", ")) \(scanReports.count == 1 ? "is a scan report, which records" : "are scan reports, which record") no per-path sizes; record baselines (scan --write-baseline) to follow paths",
                          notes: notes)
+        }
+    }
+
+    /// The paths of the series, sparse: each path's figures as records (path, point, size) in the
+    /// order the points were read, and a tally per path that decides, without the records,
+    /// whether it changed, grew at every step, and by how much.
+    struct SparsePaths {
+        struct Tally {
+            var firstPoint: Int32, lastPoint: Int32
+            var firstSize: Int64, lastSize: Int64
+            var present: Int32 = 1
+            var allEqual = true, increasing = true
+            /// From the last point that has the path.
+            var backedUp: Bool, zone: Zone, owner: String?
+
+            func unchanged(_ count: Int) -> Bool { Int(present) == count && allEqual }
+            func grewEveryStep(_ count: Int) -> Bool { count >= 2 && Int(present) == count && increasing }
+            func growth(_ count: Int) -> Int64 {
+                (Int(lastPoint) == count - 1 ? lastSize : 0) &- (firstPoint == 0 ? firstSize : 0)
+            }
+        }
+
+        var index: [ComparedReport.PathKey: Int32] = [:]
+        var keys: [ComparedReport.PathKey] = []
+        var tallies: [Tally] = []
+        var recordPath: [Int32] = [], recordPoint: [Int32] = [], recordSize: [Int64] = []
+
+        mutating func add(_ key: ComparedReport.PathKey, _ r: ComparedReport.PathRecord, at point: Int32) {
+            let p: Int32
+            if let known = index[key] {
+                p = known
+                let previous = tallies[Int(p)]
+                var t = previous
+                t.present += 1
+                t.allEqual = t.allEqual && r.size == t.firstSize
+                t.increasing = t.increasing && previous.lastPoint == point - 1 && r.size > previous.lastSize
+                t.lastPoint = point
+                t.lastSize = r.size
+                t.backedUp = r.backedUp; t.zone = r.zone; t.owner = r.owner
+                tallies[Int(p)] = t
+            } else {
+                p = Int32(keys.count)
+                index[key] = p
+                keys.append(key)
+                tallies.append(Tally(firstPoint: point, lastPoint: point, firstSize: r.size, lastSize: r.size,
+                                     backedUp: r.backedUp, zone: r.zone, owner: r.owner))
+            }
+            recordPath.append(p); recordPoint.append(point); recordSize.append(r.size)
+        }
+
+        /// The dense series of the paths asked for, from one pass over the records.
+        func series(of wanted: Set<Int>, points: Int) -> [Int: PathSeries] {
+            var values: [Int: [Int64?]] = [:]
+            for p in wanted { values[p] = Array(repeating: nil, count: points) }
+            for r in recordPath.indices where wanted.contains(Int(recordPath[r])) {
+                values[Int(recordPath[r])]![Int(recordPoint[r])] = recordSize[r]
+            }
+            return values.reduce(into: [:]) { out, e in
+                let t = tallies[e.key], key = keys[e.key]
+                out[e.key] = PathSeries(key: key, series: Series(name: key.path.display, id: nil, values: e.value),
+                                        backedUp: t.backedUp, zone: t.zone, owner: t.owner)
+            }
         }
     }
 }

@@ -29,6 +29,7 @@ struct PolicyApplication {
         let ignore = GlobSet(policy.ignore)
         let ignoresAny = !ignore.globs.isEmpty
         let inForce = policy.suppressions.filter { s in today.map { !s.expired(today: $0) } ?? true }
+        let suppressions = SuppressionIndex(inForce)
         var used = Set<Int>()
         // The findings kept, by group and index: each is copied once, into the report order.
         var kept: [(group: Int, index: Int)] = []
@@ -41,7 +42,7 @@ struct PolicyApplication {
                 // The first entry in file order that covers it.
                 if !inForce.isEmpty {
                     let f = withSeverity(group[i])
-                    if let s = inForce.firstIndex(where: { $0.covers(f) }) {
+                    if let s = suppressions.first(covering: f) {
                         used.insert(s)
                         suppressed.append(SuppressedFinding(finding: f, suppression: inForce[s]))
                         continue
@@ -82,4 +83,64 @@ struct PolicyApplication {
 package struct SuppressedFinding: Sendable {
     package let finding: Finding
     package let suppression: Suppression
+}
+
+/// The suppressions in force, indexed by rule id, then as globs are: a glob with no wildcard
+/// (`Documents/cache.db`, the usual entry) by its path, found by looking up the finding's path
+/// and those of its folders whose lengths some such glob has; the others by their first
+/// component (`GlobSet`). A finding is matched against the entries that can cover it, not
+/// against every entry, so `suppress:` costs about (findings × their paths' length) plus the
+/// wildcard entries a finding's first component selects (docs/limits.md).
+struct SuppressionIndex {
+    private struct Entries {
+        /// Literal globs: the path they name → the first entry naming it, and their lengths.
+        var literal: [[UInt8]: Int] = [:]
+        var lengths: Set<Int> = []
+        /// Globs with a wildcard, in file order, and their entries.
+        var wildEntries: [Int] = []
+        var wild = GlobSet([])
+    }
+
+    private let byRule: [String: Entries]
+    private let suppressions: [Suppression]
+
+    init(_ suppressions: [Suppression]) {
+        self.suppressions = suppressions
+        var byRule: [String: Entries] = [:]
+        for (i, s) in suppressions.enumerated() {
+            let parts = s.glob.patterns
+            var entries = byRule[s.ruleId] ?? Entries()
+            if parts.allSatisfy({ !$0.contains { "*?[".utf8.contains($0) } }) {
+                let path = Array(parts.joined(separator: [UInt8(ascii: "/")]))
+                if entries.literal[path] == nil { entries.literal[path] = i }
+                entries.lengths.insert(path.count)
+            } else {
+                entries.wildEntries.append(i)
+            }
+            byRule[s.ruleId] = entries
+        }
+        for (rule, e) in byRule where !e.wildEntries.isEmpty {
+            byRule[rule]!.wild = GlobSet(e.wildEntries.map { suppressions[$0].glob })
+        }
+        self.byRule = byRule
+    }
+
+    /// The first entry in file order that covers `f` (`Suppression.covers`); nil when none does.
+    func first(covering f: Finding) -> Int? {
+        guard let rule = byRule[f.ruleId] else { return nil }
+        guard let path = f.path, !path.isRoot else {
+            return rule.wildEntries.first { suppressions[$0].covers(f) }
+        }
+        // The path and its folders: a literal glob covers what it names and what is inside it.
+        var best: Int?
+        if !rule.literal.isEmpty {
+            let bytes = path.bytes
+            for end in bytes.indices where bytes[end] == UInt8(ascii: "/") && rule.lengths.contains(end) {
+                if let i = rule.literal[Array(bytes[..<end])] { best = min(best ?? i, i) }
+            }
+            if rule.lengths.contains(bytes.count), let i = rule.literal[bytes] { best = min(best ?? i, i) }
+        }
+        if let w = rule.wild.firstCovering(path).map({ rule.wildEntries[$0] }) { best = min(best ?? w, w) }
+        return best
+    }
 }

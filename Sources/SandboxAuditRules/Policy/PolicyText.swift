@@ -21,8 +21,8 @@ extension PolicyFile {
         return Policy()
     }
 
-    /// Why the policy file at `path` may not be taken without `--config`: it, or the folder
-    /// holding it, is owned by another user than this one or root, or writable by others (the
+    /// Why the policy file at `path` may not be taken without `--config`: it, the symbolic link
+    /// that names it, or the folder holding it, is owned by another user than this one or root, or writable by others (the
     /// world, or a group that is not this process's; a folder with the sticky bit lets no one
     /// replace a file they do not own). Nil when it may be taken, or cannot be read (`load`
     /// says why).
@@ -31,6 +31,11 @@ extension PolicyFile {
         func who(_ uid: UInt32) -> String { uid == 0 ? "root" : "user \(uid)" }
         func writableByOthers(_ st: FileStatus) -> Bool {
             st.permissions & 0o002 != 0 || (st.permissions & 0o020 != 0 && st.group != FileStatus.effectiveGroup)
+        }
+        // A symbolic link counts as its owner's: another user's link would choose the policy for
+        // you, whoever owns the file it points at.
+        if let link = try? FileDescriptor.currentDirectory.status(of: path.utf8), link.kind == .symlink, link.owner != me && link.owner != 0 {
+            return "it is a symbolic link owned by \(who(link.owner)), not by you (\(who(me))) or root"
         }
         guard let file = try? FileDescriptor.currentDirectory.status(following: path.utf8) else { return nil }
         if file.owner != me && file.owner != 0 { return "it is owned by \(who(file.owner)), not by you (\(who(me))) or root" }

@@ -72,8 +72,8 @@ extension Materializer {
                 plan.directories.append(i)
             case .file:
                 if plan.firstKept[w.inode] == nil { plan.firstKept[w.inode] = i } else { plan.links.append(i) }
-            case .other where w.special != .fifo:
-                report.skipped.append(w.path)
+            case .other where w.special != .fifo, .symlink where w.symlinkTarget?.isEmpty ?? true:
+                report.skipped.append(w.path) // no file system makes a symlink to an empty target
             default:
                 break
             }
@@ -137,6 +137,7 @@ extension Materializer {
                 guard w.kind == .symlink || w.special == .fifo, simulation.kept[group[0]] else { continue }
                 let parent = try parents.openParent(of: w.path)
                 if done.written.contains(group[0]) { try? parent.remove(w.path.name, isDirectory: false) }
+                if w.kind == .symlink, w.symlinkTarget?.isEmpty ?? true { done.written.insert(group[0]); continue } // skipped, listed
                 if w.kind == .symlink { try makeSymlink(w, in: parent) } else { try makeFIFO(w, in: parent) }
                 done.written.insert(group[0])
             default:
@@ -190,7 +191,7 @@ extension Materializer {
             }
             if missing { throw InputError("\(simulation.inventory.container.input) does not read as it did when it was scanned: \(w.path.display) is not in it") }
             switch w.kind {
-            case .symlink: report.symlinks += 1
+            case .symlink where !(w.symlinkTarget?.isEmpty ?? true): report.symlinks += 1
             case .other where w.special == .fifo: report.fifos += 1
             default: break
             }

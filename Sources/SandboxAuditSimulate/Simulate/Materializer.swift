@@ -29,7 +29,7 @@ package enum Materializer {
         package let destination: String
         package var directories = 0, files = 0, links = 0, symlinks = 0, fifos = 0
         package var bytes: Int64 = 0
-        /// Entries that cannot be recreated (sockets, devices).
+        /// Entries that cannot be recreated (sockets, devices, an archive's symlink to an empty target).
         package var skipped: [ContainerPath] = []
         /// Attributes the destination's file system refused ("PATH: NAME (reason)").
         package var attributesNotCopied: [String] = []

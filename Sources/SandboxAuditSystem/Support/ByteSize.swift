@@ -77,9 +77,13 @@ public enum Age {
         var t = text.trimmingCharacters(in: .whitespaces)
         var scale = 1.0
         if let last = t.last, let u = units[last] { scale = u; t.removeLast() }
-        guard let v = Double(t.trimmingCharacters(in: .whitespaces)), v >= 0, v.isFinite else { return nil }
+        guard let v = Double(t.trimmingCharacters(in: .whitespaces)), v >= 0, v.isFinite, v * scale <= maximum else { return nil }
         return v * scale
     }
+
+    /// The longest age taken: 100,000 years, so that every later use (a day count, a message)
+    /// stays within its integer type.
+    public static let maximum: Double = 100_000 * 365.25 * 86_400
 
     /// What an age may be written as, for error messages.
     public static let accepted = "write e.g. 3d, 12h, 90m or 3600s (days, hours, minutes, seconds)"

@@ -77,8 +77,8 @@ struct RuleOptionFlags: ParsableArguments {
     @Option(name: .customLong(Self.userDefaultsErrorSize.flag), help: ArgumentHelp(Self.userDefaultsErrorSize), transform: { try SizeArgument.parse($0) })
     var userDefaultsErrorSize: SizeArgument?
 
-    @Option(name: .customLong(Self.manyFilesThreshold.flag), help: ArgumentHelp(Self.manyFilesThreshold))
-    var manyFilesThreshold: Int?
+    @Option(name: .customLong(Self.manyFilesThreshold.flag), help: ArgumentHelp(Self.manyFilesThreshold), transform: { try CountArgument.parse($0) })
+    var manyFilesThreshold: CountArgument?
 
     /// Sets what the flags give over `settings` (the policy's), and refuses a large-user-defaults
     /// warning size above its error size, saying where each came from.
@@ -89,7 +89,7 @@ struct RuleOptionFlags: ParsableArguments {
         if let s = staleTemporaryAge { settings.staleTemporaryAge = s.seconds }
         if let s = userDefaultsWarningSize { settings.userDefaultsWarningSize = s.bytes }
         if let s = userDefaultsErrorSize { settings.userDefaultsErrorSize = s.bytes }
-        if let n = manyFilesThreshold { settings.manyFilesThreshold = n }
+        if let n = manyFilesThreshold { settings.manyFilesThreshold = n.count }
         guard settings.userDefaultsSizesConflict else { return }
         func source(_ flag: SizeArgument?, _ option: RuleOption, _ setting: KeyPath<RuleSettings, Int64>) -> String {
             flag != nil ? "--\(option.flag)" : fromPolicy[keyPath: setting] != RuleSettings()[keyPath: setting] ? "the policy file" : "the default"

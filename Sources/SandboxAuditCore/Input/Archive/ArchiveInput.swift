@@ -37,7 +37,8 @@ struct ArchiveInput: InputKind {
     /// then read through that descriptor like a named archive's.
     static func standardInput(_ selection: ContainerSelection) -> ArchiveInput {
         let file = Result { () throws(InputError) in
-            let held = try StandardInput.held()
+            let held = try StandardInput.held(limit: selection.standardInputLimit ?? StandardInput.defaultLimit,
+                                              signatureLength: ArchiveWalk.signatureLength, recognises: ArchiveWalk.hasArchiveSignature)
             switch Result(catching: { () throws(Errno) in try held.descriptor.status() }) {
             case .success(let status): return ArchiveSnapshot(file: held, status: status)
             case .failure(let e): throw InputError("cannot read standard input: \(errorText(e.code))")

@@ -40,7 +40,7 @@ enum BackupContainers {
         // An extension domain goes to the app in the backup with the longest bundle identifier
         // it extends: AppDomainPlugin-com.example.app.pro.widget to com.example.app.pro.
         let pluginPrefix = ContainerRole.extension.domainPrefix + app + "."
-        let installed = Set(apps)
+        let installed = InstalledIdentifiers(apps)
         var notes = database.notes
         for d in domains where d.hasPrefix(pluginPrefix) {
             let id = String(d.dropFirst(ContainerRole.extension.domainPrefix.count))
