@@ -55,7 +55,7 @@ public enum Observation: String, CaseIterable, Sendable, Comparable {
         case .baseline: return "a baseline (--baseline)"
         case .backupToCompare: return "a backup to compare with (--against-backup)"
         case .policyPaths: return "path entries in the policy file (paths:)"
-        case .policyBudgets: return "budgets in the policy file (budgets:)"
+        case .policyBudgets: return "budgets in the policy file (budgets: or growth:)"
         case .policyProtection: return "protection requirements in the policy file (protection:)"
         }
     }

@@ -107,7 +107,8 @@ public enum Audit {
         if baseline != nil { fromRun.insert(.baseline) }
         if backup != nil { fromRun.insert(.backupToCompare) }
         if !policy.paths.isEmpty { fromRun.insert(.policyPaths) }
-        if !policy.budgets.isEmpty { fromRun.insert(.policyBudgets) }
+        // Every measured limit: `budgets:` (churn among them) and `growth:`, alone or together.
+        if !policy.budgets.isEmpty || policy.growth != nil { fromRun.insert(.policyBudgets) }
         if !policy.protection.isEmpty { fromRun.insert(.policyProtection) }
 
         // The rules are independent: run them side by side, each with its own content reader,
