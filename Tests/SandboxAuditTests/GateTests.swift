@@ -41,4 +41,28 @@ final class GateTests: XCTestCase {
     func testABackupBudgetAloneFails() throws {
         try assertFails(policy: "budgets:\n  backup: 1MB\n", label: "budgets")
     }
+
+    /// `--app` is checked on every input kind: an archive and standard input holding another
+    /// app's container are refused as a folder is, so an App Clip's Info.plist cannot zero the
+    /// footprint of another app's archive.
+    func testIdentityIsCheckedOnArchivesAndStandardInput() throws {
+        try Tool.require("tar", for: "the sample is archived")
+        let dir = try TempDir("identity")
+        let sample = PluginTests.repository + "/sample-containers/Misbehaving"
+        try sh("tar -czf mis.tgz -C '\(sample)' .", in: dir.path)
+        let clip = dir.sub("clip.plist")
+        try SimulatorDeviceTests.plist(clip, ["CFBundleIdentifier": "com.example.misbehaving.Clip", "NSAppClip": [:] as [String: Any]])
+        for (label, args, input) in [("folder", [sample], sample), ("archive", [dir.sub("mis.tgz")], dir.sub("mis.tgz"))] {
+            for extra in [["--app", "com.other.app"], ["--app", "com.example.misbehaving.Clip", "--app-info", clip]] {
+                let r = try CLI.run(["scan"] + args + extra)
+                XCTAssertEqual(r.status, 2, "\(label) \(extra): \(r.stdout)")
+                XCTAssertEqual(r.stderr, "sandbox-audit: error: \(input) belongs to com.example.misbehaving, not \(extra[1])\n", label)
+            }
+        }
+        try sh("\"$0\" scan - --app com.other.app < mis.tgz > out.txt 2> err.txt; echo $? > rc", in: dir.path)
+        XCTAssertEqual(try String(contentsOfFile: dir.sub("rc"), encoding: .utf8), "2\n")
+        XCTAssertEqual(try String(contentsOfFile: dir.sub("err.txt"), encoding: .utf8), "sandbox-audit: error: standard input belongs to com.example.misbehaving, not com.other.app\n")
+        // Its own identifier is accepted.
+        XCTAssertEqual(try CLI.run(["scan", dir.sub("mis.tgz"), "--app", "com.example.misbehaving"]).status, 1)
+    }
 }

@@ -229,15 +229,22 @@ package enum AppContainers {
     /// `simctl get_app_container DEVICE ID data` prints it), or the run fails.
     static func lone(_ input: String, _ selection: ContainerSelection) throws -> Located {
         let one = try Container.locate(input, role: selection.role)
-        if let app = selection.app, let id = one.bundleIdentifier, id != app, one.role != .group {
-            throw InputError("\(TerminalText.escaped(input)) belongs to \(TerminalText.escaped(id)), not \(TerminalText.escaped(app))")
-        }
+        try checkBelongs(one, to: selection, input: input)
         let groups = Array(Set(selection.appGroups)).sorted().filter { !(one.role == .group && $0 == one.bundleIdentifier) }
         guard !groups.isEmpty else { return Located(containers: [one]) }
         guard let containers = try containersAbove(one.dataRoot) else { throw loneGroupError(groups, input) }
         var result = [one]
         result += try named(groups, in: try list(containers, "Shared/AppGroup"), place: TerminalText.escaped(containers.path))
         return Located(containers: result)
+    }
+
+    /// A container given alone (a folder, an archive, standard input) whose identity names
+    /// another app than `--app`: refused, whatever the input kind (an App Group's container is
+    /// named after its group, not the app).
+    static func checkBelongs(_ one: Container, to selection: ContainerSelection, input: String) throws {
+        if let app = selection.app, let id = one.bundleIdentifier, id != app, one.role != .group {
+            throw InputError("\(TerminalText.escaped(input)) belongs to \(TerminalText.escaped(id)), not \(TerminalText.escaped(app))")
+        }
     }
 
     /// The error for App Groups named with a container given alone (or an archive of one),

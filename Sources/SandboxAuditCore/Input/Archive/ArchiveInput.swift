@@ -54,6 +54,7 @@ struct ArchiveInput: InputKind {
         let location = path == Self.standardInputName ? "standard input" : path
         let (container, walk) = try ArchiveWalk.read(location, file: try file.get(), role: selection.role,
                                                      recording: selection.recordsArchiveReading)
+        try AppContainers.checkBelongs(container, to: selection, input: location)
         return InputRead(input: path, containers: [(container, walk)], notes: [])
     }
 
