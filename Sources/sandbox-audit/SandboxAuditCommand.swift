@@ -78,8 +78,10 @@ let inputKindsHelp = """
       - a tar, tar.gz/tgz, tar.xz/txz, tar.bz2 or zip archive of either, read as a
         stream without extracting it, recognised by its name or by its first bytes;
       - -, such an archive on standard input (tar -cf - -C DIR . | sandbox-audit
-        scan -): read once; from a pipe, copied as it arrives into a temporary
-        file that has no name, at most 16 GiB (docs/limits.md);
+        scan -; GNU tar keeps attributes with --xattrs --xattrs-include='*'):
+        read once; from a pipe, refused unless its first bytes start an archive,
+        then copied into a temporary file that has no name, at most --stdin-limit
+        (4 GiB, and half the free space there; docs/limits.md);
       - an App Group or app extension container given alone: its role comes from
         its metadata or the folder it sits in; --kind group|extension says it;
       - a Simulator device folder (Devices/UDID, its data, or data/Containers) with

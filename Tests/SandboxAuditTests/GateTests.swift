@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import SandboxAuditSystem
 
 /// A measured limit that is exceeded fails the run, whichever policy section holds it, alone
 /// in its policy (issue 46): a growth limit alone printed "EXCEEDED", listed budget-exceeded as
@@ -64,5 +65,64 @@ final class GateTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: dir.sub("err.txt"), encoding: .utf8), "sandbox-audit: error: standard input belongs to com.example.misbehaving, not com.other.app\n")
         // Its own identifier is accepted.
         XCTAssertEqual(try CLI.run(["scan", dir.sub("mis.tgz"), "--app", "com.example.misbehaving"]).status, 1)
+    }
+
+    /// The README's own pipeline with GNU tar (no --xattrs) and a Linux `zip -r` carry no
+    /// attribute: the report says so in every format, the exclusion rules are not checked, and
+    /// the footprint counts the excluded file (an upper bound). With --xattrs, nothing is lost.
+    func testAnArchiveWithoutAttributesSaysWhatItLost() throws {
+        try Tool.require("tar", "zip", for: "the container is archived as Linux CI does")
+        let dir = try TempDir("lostattrs")
+        let root = dir.sub("app")
+        try Fixture.container(at: root)
+        try Fixture.bytes(root + "/Documents/excluded.bin", (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try Fixture.bytes(root + "/Documents/kept.bin", [1, 2, 3])
+        XCTAssertEqual(try CLI.run(["exclude", root + "/Documents/excluded.bin"]).status, 0)
+        guard try XAttr.names(.path(Array((root + "/Documents/excluded.bin").utf8))).isEmpty == false else {
+            throw XCTSkip("this file system keeps no user attributes")
+        }
+        let gnuTar = try shell("tar --version | grep -q 'GNU tar'", in: dir.path).status == 0
+        guard gnuTar else { throw XCTSkip("needs GNU tar (without --xattrs it keeps no attribute)") }
+        try sh("tar -cf plain.tar -C app . && tar --xattrs --xattrs-include='*' -cf kept.tar -C app . && (cd app && zip -qr ../app.zip .)", in: dir.path)
+        for (label, path, lost) in [("GNU tar", dir.sub("plain.tar"), true), ("zip -r", dir.sub("app.zip"), true), ("GNU tar --xattrs", dir.sub("kept.tar"), false)] {
+            let (json, r) = try CLI.scanJSON([path])
+            XCTAssertLessThanOrEqual(r.status, 1, "\(label): \(r.stderr)")
+            let footprint = (json["totals"] as? [String: Any])?["backupFootprint"] as? Int
+            XCTAssertEqual(footprint, lost ? 200_003 : 3, label)
+            let notes = json["notes"] as? [String] ?? []
+            XCTAssertEqual(notes.contains { $0.contains("carries no extended attributes") && $0.contains("upper bound") }, lost, "\(label): \(notes)")
+            let notChecked = (json["notChecked"] as? [[String: Any]] ?? []).filter { $0["ruleId"] as? String == "excluded-user-data" }
+            XCTAssertEqual(notChecked.first?["needs"] as? [String], lost ? ["attributesOnDisk"] : nil, label)
+            for format in ["text", "sarif", "junit", "markdown"] where lost {
+                let out = try CLI.run(["scan", path, "--format", format]).stdout
+                XCTAssertTrue(out.contains("which this archive does not carry"), "\(label) \(format)")
+            }
+        }
+        // Through standard input, as the README's pipeline runs it.
+        try sh("tar -cf - -C app . | \"$0\" scan --format json - > out.json 2> err.txt || true", in: dir.path)
+        let piped = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.sub("out.json")))) as! [String: Any]
+        XCTAssertTrue((piped["notes"] as? [String] ?? []).contains { $0.hasPrefix("standard input carries no extended attributes") })
+    }
+
+    /// A device backup holds only what iOS backs up: never an item at the data root, tmp,
+    /// Library/Caches, a FIFO or an excluded -wal. The rules about those are "not checked" on
+    /// a backup, saying why, in every format (they ran, found nothing, and were not listed).
+    func testRulesWhoseSubjectABackupNeverHoldsAreNotCheckedThere() throws {
+        typealias T = BackupFolderTests
+        let dir = try TempDir("backupblind")
+        try T.standard().write(to: dir.sub("B"))
+        let blind = ["misplaced-at-root", "stale-temporary-file", "volatile-store", "special-file", "split-store-backup"]
+        let (json, r) = try CLI.scanJSON([dir.sub("B"), "--app", T.app])
+        XCTAssertLessThanOrEqual(r.status, 1, r.stderr)
+        let notChecked = json["notChecked"] as? [[String: Any]] ?? []
+        for rule in blind {
+            let entry = notChecked.first { $0["ruleId"] as? String == rule }
+            XCTAssertEqual(entry?["needs"] as? [String], ["itemsNotBackedUp"], rule)
+        }
+        let junit = try CLI.run(["scan", dir.sub("B"), "--app", T.app, "--format", "junit"]).stdout
+        XCTAssertTrue(junit.contains("<testcase classname=\"misplaced-at-root\" name=\"") && junit.contains("needs the items iOS does not back up"), junit)
+        // On the container itself they run.
+        let folder = try CLI.scanJSON([PluginTests.repository + "/sample-containers/WellBehaved"]).json
+        XCTAssertFalse((folder["notChecked"] as? [[String: Any]] ?? []).contains { blind.contains($0["ruleId"] as? String ?? "") })
     }
 }

@@ -105,9 +105,9 @@ final class InputKindTests: XCTestCase {
     func testCapabilitiesDeclaredForEachKind() {
         let declared = Dictionary(uniqueKeysWithValues: InputKinds.all.filter { Self.builtIn.contains($0.name) }.map { ($0.name, $0.capabilities) })
         XCTAssertEqual(declared, [
-            "container folder": InputCapabilities(observes: [.attributesOnDisk, .fileHeaders, .fileContents, .sizesOnDisk], materialisable: true, filesOnDisk: true, recordsBackup: false),
-            "Simulator device": InputCapabilities(observes: [.attributesOnDisk, .fileHeaders, .fileContents, .sizesOnDisk], materialisable: true, filesOnDisk: true, recordsBackup: false),
-            "archive": InputCapabilities(observes: [.attributesOnDisk, .fileHeaders], materialisable: true, filesOnDisk: false, recordsBackup: false),
+            "container folder": InputCapabilities(observes: [.attributesOnDisk, .fileHeaders, .fileContents, .sizesOnDisk, .itemsNotBackedUp], materialisable: true, filesOnDisk: true, recordsBackup: false),
+            "Simulator device": InputCapabilities(observes: [.attributesOnDisk, .fileHeaders, .fileContents, .sizesOnDisk, .itemsNotBackedUp], materialisable: true, filesOnDisk: true, recordsBackup: false),
+            "archive": InputCapabilities(observes: [.attributesOnDisk, .fileHeaders, .itemsNotBackedUp], materialisable: true, filesOnDisk: false, recordsBackup: false),
             "backup folder": InputCapabilities(observes: [.fileHeaders, .fileContents, .protectionClasses], materialisable: false, filesOnDisk: false, recordsBackup: true),
         ])
         // What a kind gives comes from the input alone: the run's options give the rest.

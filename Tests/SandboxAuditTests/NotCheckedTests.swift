@@ -13,7 +13,7 @@ import XCTest
 struct BytelessFolderInput: InputKind {
     static let name = "byteless folder"
     static let shortName = "byteless"
-    static let capabilities = InputCapabilities(observes: [.attributesOnDisk, .sizesOnDisk], materialisable: false, filesOnDisk: true, recordsBackup: false)
+    static let capabilities = InputCapabilities(observes: [.attributesOnDisk, .sizesOnDisk, .itemsNotBackedUp], materialisable: false, filesOnDisk: true, recordsBackup: false)
     let path: String
 
     static func detect(_ path: String, _ selection: ContainerSelection) -> BytelessFolderInput? { nil }

@@ -47,6 +47,13 @@ public struct Container: Sendable {
     /// beside the data root is read by its path (no sidecar or `__MACOSX` mirror outside it).
     /// Nil for a container given by its path.
     package let listedIn: ContainersFolder?
+    /// What its input kind observes and this container cannot give, with why (an archive that
+    /// carries no attribute at all: `.attributesOnDisk`, "it holds no …"). The audit takes
+    /// these from the kind's observations; the rules that need them are not checked here.
+    package var lost: [Observation: String] = [:]
+
+    /// What the scan observes of this container: its kind's observations less what it lost.
+    package var observes: Set<Observation> { source.capabilities.observes.subtracting(lost.keys) }
 
     static let simulatorMetadata = ".com.apple.mobile_container_manager.metadata.plist"
     /// The kinds of archive a container may come in, as messages name them.

@@ -18,6 +18,10 @@ public enum Observation: String, CaseIterable, Sendable, Comparable {
     case sizesOnDisk
     /// Each file's data protection class (a device backup records it).
     case protectionClasses
+    /// The items iOS does not back up (tmp, Library/Caches, excluded files, special files,
+    /// items at the data root): a container holds them, a device backup holds none of them, so
+    /// a rule about them finds nothing there for want of its subject.
+    case itemsNotBackedUp
     /// The app's own Info.plist (`--app-info`, or the app's bundle on a Simulator device).
     case appInfo
     /// An earlier release's baseline (`--baseline`).
@@ -51,6 +55,7 @@ public enum Observation: String, CaseIterable, Sendable, Comparable {
         case .fileContents: return "the files' contents (this input holds none)"
         case .sizesOnDisk: return "the sizes on disk (blocks allocated)"
         case .protectionClasses: return "data protection classes (a device backup's Manifest.db has them: scan a backup folder)"
+        case .itemsNotBackedUp: return "the items iOS does not back up (a device backup holds only what it backs up: scan the container, an archive of it or the Simulator device)"
         case .appInfo: return "the app's Info.plist (--app-info, or the app's bundle on a Simulator device)"
         case .baseline: return "a baseline (--baseline)"
         case .backupToCompare: return "a backup to compare with (--against-backup)"

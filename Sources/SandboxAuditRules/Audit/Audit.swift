@@ -118,16 +118,17 @@ public enum Audit {
         let rules = RuleCatalogue.all.filter { policy.enables($0.id) }
         var jobs: [(rule: Int, container: Int)] = []
         var notChecked: [NotChecked] = []
-        let observed = inventories.map { $0.container.source.capabilities.observes.union(fromRun) }
+        let observed = inventories.map { $0.container.observes.union(fromRun) }
         for r in rules.indices {
             for c in inventories.indices where rules[r].roles.contains(inventories[c].container.role) {
                 let missing = rules[r].requirements.filter { !observed[c].contains($0) }
                 if !missing.isEmpty {
-                    notChecked.append(NotChecked(ruleId: rules[r].id, domain: inventories[c].domain, needs: missing, partly: nil))
+                    notChecked.append(NotChecked(ruleId: rules[r].id, domain: inventories[c].domain, needs: missing, partly: nil, lost: inventories[c].container.lost))
                     continue
                 }
                 for need in rules[r].needs where need.without != nil && !observed[c].contains(need.observation) {
-                    notChecked.append(NotChecked(ruleId: rules[r].id, domain: inventories[c].domain, needs: [need.observation], partly: need.without))
+                    notChecked.append(NotChecked(ruleId: rules[r].id, domain: inventories[c].domain, needs: [need.observation], partly: need.without,
+                                                  lost: inventories[c].container.lost))
                 }
                 jobs.append((r, c))
             }

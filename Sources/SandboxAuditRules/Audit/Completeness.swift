@@ -101,17 +101,21 @@ package struct NotChecked: Sendable, Hashable {
     /// Nil: the rule was not run. Else it ran, and this is what it left out.
     package let partly: String?
 
-    init(ruleId: String, domain: String, needs: [Observation], partly: String?) {
+    /// What the container's input lost of what its kind observes, with why (`Container.lost`).
+    package let lost: [Observation: String]
+
+    init(ruleId: String, domain: String, needs: [Observation], partly: String?, lost: [Observation: String] = [:]) {
         self.ruleId = ruleId
         self.domain = domain
         self.needs = needs.sorted()
         self.partly = partly
+        self.lost = lost.filter { needs.contains($0.key) }
     }
 
     /// "needs a baseline (--baseline)"; run in part: "checked in part: without the files'
     /// contents (…), names none of the largest keys …".
     package var reason: String {
-        let what = needs.map(\.needed).joined(separator: " and ")
+        let what = needs.map { lost[$0] ?? $0.needed }.joined(separator: " and ")
         guard let partly else { return "needs " + what }
         return "checked in part: without \(what), it \(partly)"
     }

@@ -10,7 +10,7 @@ struct ArchiveInput: InputKind {
     static let shortName = "archive"
     /// Sizes as stored, no blocks; the first bytes of the files that may be a database (kept by the
     /// walk), no other contents; no data root on disk: a fix command cannot name its files.
-    static let capabilities = InputCapabilities(observes: [.attributesOnDisk, .fileHeaders],
+    static let capabilities = InputCapabilities(observes: [.attributesOnDisk, .fileHeaders, .itemsNotBackedUp],
                                                 materialisable: true, filesOnDisk: false, recordsBackup: false)
 
     let path: String
@@ -55,7 +55,11 @@ struct ArchiveInput: InputKind {
         let (container, walk) = try ArchiveWalk.read(location, file: try file.get(), role: selection.role,
                                                      recording: selection.recordsArchiveReading)
         try AppContainers.checkBelongs(container, to: selection, input: location)
-        return InputRead(input: path, containers: [(container, walk)], notes: [])
+        // An archive that lost every attribute says so, whatever the format.
+        let notes = container.lost[.attributesOnDisk] == nil ? [] : ["\(TerminalText.escaped(location)) carries no extended attributes, `._` files or `__MACOSX` folder: "
+            + "an item the app excluded from backup counts as backed up, so the backup footprint is an upper bound and the exclusion rules were not checked; "
+            + "archive the container with its attributes (GNU tar: --xattrs --xattrs-include='*'; bsdtar and macOS tar keep them)"]
+        return InputRead(input: path, containers: [(container, walk)], notes: notes)
     }
 
     /// None: the walk kept the first bytes the rules need (`Inventory.archive` holds the file).

@@ -130,6 +130,9 @@ package enum ArchiveWalk {
         var memberCount = 0
         var admission = PathAdmission()
         var rootMember: Member?
+        // Whether the archive carries attributes at all: a pax record, a `._` member, a
+        // `__MACOSX/` mirror (GNU tar without --xattrs and Info-ZIP's zip carry none).
+        var carriesAttributes = false
         let keep = { (path: [UInt8], size: Int64) -> Int in
             let start = (path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
             let name = path[start...]
@@ -152,6 +155,7 @@ package enum ArchiveWalk {
             for m in batch {
                 var m = m
                 memberCount += 1
+                if !carriesAttributes { carriesAttributes = Self.carriesAttributes(m) }
                 if let why = m.nameless {
                     problems.append(WalkProblem(path: ContainerPath("(member \(memberCount) of the archive)"), operation: "read archive entry",
                                                 reason: "its name cannot be read (\(why)): skipped"))
@@ -211,7 +215,29 @@ package enum ArchiveWalk {
         var (container, walk) = try assemble(location, members, numbering, problems, rootMember: rootMember, role: role,
                                              dataRoot: replaced ? dataRootPrefix(members) : dataRoot.prefix, early: &early)
         walk.archive = file
+        if !carriesAttributes && memberCount > 0 {
+            container.lost[.attributesOnDisk] = Self.noAttributes
+        }
         return (container, walk)
+    }
+
+    /// Why an archive that carries no attribute shows no exclusion.
+    package static let noAttributes = "the backup attributes on disk, which this archive does not carry (no extended attribute records, `._` files or `__MACOSX` folder: "
+        + "made with GNU tar without --xattrs, or with zip -r on Linux); an item the app excluded counts as backed up, so the footprint is an upper bound"
+
+    /// A member that carries attributes: pax or zip extra attribute records, an AppleDouble
+    /// `._NAME` sidecar, or anything in a `__MACOSX` mirror.
+    static func carriesAttributes(_ m: Member) -> Bool {
+        if !m.xattrs.isEmpty { return true }
+        let start = (m.path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
+        if m.path[start...].starts(with: AppleDouble.sidecarPrefix) { return true }
+        let mirror = Array(AppleDouble.mirrorFolder.utf8)
+        var componentStart = 0
+        for i in m.path.indices where m.path[i] == UInt8(ascii: "/") {
+            if m.path[componentStart..<i].elementsEqual(mirror) { return true }
+            componentStart = i + 1
+        }
+        return false
     }
 
     /// Opens the archive at `location` once, for the whole run: never through a symlink (an

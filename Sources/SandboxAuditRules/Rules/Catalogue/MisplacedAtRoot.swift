@@ -5,6 +5,8 @@ import SandboxAuditCore
 /// and GeoJSON.
 struct MisplacedAtRoot: Rule {
     init() {}
+    /// A device backup holds none of what this rule is about (`Observation.itemsNotBackedUp`).
+    let needs: [RuleNeed] = [.requires(.itemsNotBackedUp)]
     let description = RuleDescription(
         id: "misplaced-at-root",
         name: "Misplaced at the data root",

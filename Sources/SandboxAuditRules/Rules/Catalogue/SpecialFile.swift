@@ -4,6 +4,8 @@ import SandboxAuditCore
 /// `special-file`: a FIFO, socket or device node.
 struct SpecialFile: Rule {
     init() {}
+    /// A device backup holds none of what this rule is about (`Observation.itemsNotBackedUp`).
+    let needs: [RuleNeed] = [.requires(.itemsNotBackedUp)]
     let description = RuleDescription(
         id: "special-file",
         name: "Special file",

@@ -10,6 +10,8 @@ struct SplitStoreBackup: Rule {
     static let sqliteMembers = ["-wal", "-shm", "-journal"]
     static let realmMembers = [".lock", ".note", ".management"]
 
+    /// A device backup holds none of what this rule is about (`Observation.itemsNotBackedUp`).
+    let needs: [RuleNeed] = [.requires(.itemsNotBackedUp)]
     let description = RuleDescription(
         id: "split-store-backup",
         name: "Database split by backup",

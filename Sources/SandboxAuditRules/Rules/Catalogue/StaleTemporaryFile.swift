@@ -7,6 +7,8 @@ struct StaleTemporaryFile: Rule {
                                 default: "3d", inStarter: true, help: "stale-temporary-file age: 3d, 12h, 90m, 3600s")
     let options = [Self.age]
     init() {}
+    /// A device backup holds none of what this rule is about (`Observation.itemsNotBackedUp`).
+    let needs: [RuleNeed] = [.requires(.itemsNotBackedUp)]
     let description = RuleDescription(
         id: "stale-temporary-file",
         name: "Stale temporary file",

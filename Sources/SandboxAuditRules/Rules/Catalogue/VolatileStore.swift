@@ -15,7 +15,7 @@ struct VolatileStore: Rule {
 
     /// audit reports the rule "not checked" there.
 
-    let needs: [RuleNeed] = [.requires(.fileHeaders)]
+    let needs: [RuleNeed] = [.requires(.fileHeaders), .requires(.itemsNotBackedUp)]
 
     let description = RuleDescription(
         id: "volatile-store",
