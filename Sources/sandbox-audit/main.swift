@@ -7,6 +7,8 @@ import SandboxAudit
 // Under `--format github` the error is also a workflow command on standard output, so the
 // checks UI shows why the step failed and not only "exit code 2".
 func fail(_ message: String) -> Never {
+    // A message may quote the input (a policy line, a name): shown on a terminal as visible escapes.
+    let message = TerminalText.escaped(message)
     if ConsoleFormat.isGitHub(CommandLine.arguments) {
         FileHandle.standardOutput.write(Data((ReportFormat.githubError(message) + "\n").utf8))
     }

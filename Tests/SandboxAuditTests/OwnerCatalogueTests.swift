@@ -20,17 +20,25 @@ final class OwnerCatalogueTests: XCTestCase {
             XCTAssertFalse(e.advice.isEmpty, what)
             XCTAssertFalse(e.examples.isEmpty, what)
             XCTAssertFalse(e.matches.isEmpty, what)
-            XCTAssertTrue(e.source.repository.contains("/"), "\(what): a repository is owner/name")
             XCTAssertFalse(e.source.file.isEmpty, what)
+            for m in e.matches + e.legacy {
+                if let g = m.glob { XCTAssertNoThrow(try Glob(g), "\(what): \(g)") }
+            }
+            for p in e.confirmedBy { XCTAssertFalse(p.contains { "*?[".contains($0) }, "\(what): a confirming path is literal: \(p)") }
+            if e.evidence == .docs {
+                // An Apple framework: the page of Apple's documentation of the API.
+                XCTAssertEqual(e.kind, .framework, what)
+                XCTAssertTrue(e.source.url.hasPrefix("https://developer.apple.com/documentation/"), what)
+                XCTAssertTrue(e.advice.contains { $0.isUppercase }, "\(what): advice names the API")
+                continue
+            }
+            XCTAssertTrue(e.source.repository.contains("/"), "\(what): a repository is owner/name")
             // Without a line to point at, the entry was only observed (an issue, a listing).
             if e.source.line == nil { XCTAssertEqual(e.evidence, .observed, what) }
             XCTAssertTrue(e.source.url.hasPrefix("https://github.com/\(e.source.repository)/"), what)
             XCTAssertFalse(e.source.url.contains(" "), what)
             if e.evidence == .code { XCTAssertNotNil(e.source.line, "\(what): code is cited with its lines") }
             if !e.legacy.isEmpty { XCTAssertNotNil(e.history, "\(what): a legacy location says when it moved") }
-            for m in e.matches + e.legacy {
-                if let g = m.glob { XCTAssertNoThrow(try Glob(g), "\(what): \(g)") }
-            }
         }
     }
 
@@ -224,21 +232,21 @@ final class OwnerCatalogueTests: XCTestCase {
         let dir = try TempDir()
         let root = dir.sub("container")
         try Fixture.container(at: root)
-        try Fixture.file(root + "/Library/Application Support/segment/k/batch", size: 500)
+        try Fixture.file(root + "/Library/Application Support/segment/k/0-segment-events", size: 500)
         try Fixture.file(root + "/Documents/notes.txt", size: 400)
         let config = dir.sub("policy.yml")
         try "budgets:\n  backup: 1B\n".write(toFile: config, atomically: true, encoding: .utf8)
         let baseline = dir.sub("baseline.json")
         let wrote = try CLI.run(["scan", "--write-baseline", baseline, root])
         XCTAssertEqual(wrote.status, 0, wrote.stderr)
-        try Fixture.file(root + "/Library/Application Support/segment/k/batch", size: 900)
+        try Fixture.file(root + "/Library/Application Support/segment/k/0-segment-events", size: 900)
         let (json, _) = try CLI.scanJSON(["--config", config, "--baseline", baseline, root])
         let grew = try XCTUnwrap((json["baseline"] as? [String: Any])?["grew"] as? [[String: Any]])
-        XCTAssertEqual(grew.first?["path"] as? String, "Library/Application Support/segment/k/batch")
+        XCTAssertEqual(grew.first?["path"] as? String, "Library/Application Support/segment/k/0-segment-events")
         XCTAssertEqual(grew.first?["owner"] as? String, "Segment")
         let contributors = try XCTUnwrap((json["budgets"] as? [[String: Any]])?.first?["contributors"] as? [[String: Any]])
         let byPath = Dictionary(uniqueKeysWithValues: contributors.map { ($0["path"] as! String, $0["owner"]) })
-        XCTAssertEqual(byPath["Library/Application Support/segment/k/batch"] as? String, "Segment")
+        XCTAssertEqual(byPath["Library/Application Support/segment/k/0-segment-events"] as? String, "Segment")
         XCTAssertTrue(byPath["Documents/notes.txt"] is NSNull)
     }
 
@@ -247,7 +255,7 @@ final class OwnerCatalogueTests: XCTestCase {
         let root = dir.sub("container")
         try Fixture.container(at: root)
         try Fixture.file(root + "/Library/Application Support/com.bugsnag.Bugsnag/a.json", size: 3000)
-        try Fixture.file(root + "/Library/Application Support/segment/k/batch", size: 500)
+        try Fixture.file(root + "/Library/Application Support/segment/k/0-segment-events", size: 500)
         let policy = try PolicyFile.parse("""
             budgets:
               owners:

@@ -36,6 +36,16 @@ enum OwnerCatalogueReport {
             (`Library/mixpanel-TOKEN-events`; `bugsnag-shared-<bundle ID>/` as a folder). An app's own file
             named like an SDK (`Library/mixpanel-export.csv`, `Documents/sentry-notes.txt`,
             `Library/Caches/io.sentry-notes.txt`) has no owner; the tests check such names for every entry.
+            A name an app may choose itself (`tmp/models`, `Documents/app_log.txt`, `Library/Cloud`) is the
+            SDK's only in a container that also holds a path only that SDK writes ("only beside" below);
+            the tests hold a list of generic app names (logs, `db.sqlite3`, `models`, `images`,
+            `downloads`, `cache.db`, `data.json` …) that no entry owns.
+
+            Kind `framework`: files iOS writes in the app's container on its behalf (cookies, HTTP
+            storages, WebKit data, saved state, snapshots). The app controls them only through the API
+            each entry's advice names, cited from Apple's documentation, so a finding about one is at
+            most a warning unless the policy file sets its rule's severity (`rules:`): the developer's
+            build never fails for bytes the developer did not write.
 
             For an SDK whose files are backed up, or grew since the baseline (`scan --baseline`), the
             Markdown report adds "What to tell the SDKs' maintainers": per entry, its files with sizes,
@@ -51,12 +61,13 @@ enum OwnerCatalogueReport {
         for e in OwnerCatalogue.all {
             var matches = e.matches.map(match).joined(separator: "; ")
             if !e.legacy.isEmpty { matches += "; before it moved: " + e.legacy.map(match).joined(separator: "; ") }
+            if !e.confirmedBy.isEmpty { matches += "; only beside " + e.confirmedBy.map(code).joined(separator: " or ") }
             var holds = e.holds
             if let h = e.history { holds += " (moved: \(h))" }
             if e.debugOnly { holds += " **debug-only**: absent from release builds" }
             let excluded = e.exclusion.rawValue + (e.exclusionNote.map { ": " + $0 } ?? "")
             // Linked as repository/file, so that a file named Sources/… reads as the SDK's, not this project's.
-            let source = "[\(e.source.repository)/\(e.source.file)](\(e.source.url))" + (e.source.line.map { " " + $0 } ?? "")
+            let source = "[\(e.source.title)](\(e.source.url))" + (e.source.line.map { " " + $0 } ?? "")
             let row = [e.owner, e.kind.rawValue, matches, holds, excluded, e.evidence.rawValue, source, e.advice]
             md += "| " + row.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |\n"
         }

@@ -166,7 +166,7 @@ enum OwnerReport {
         }
         if n.files.count > maintainerFiles { lines.append("| … \(n.files.count - maintainerFiles) more | | | |") }
         lines.append("")
-        let where_ = "[\(e.source.repository)/\(e.source.file)](\(e.source.url))" + (e.source.line.map { ", \($0)" } ?? "")
+        let where_ = "[\(e.source.title)](\(e.source.url))" + (e.source.line.map { ", \($0)" } ?? "")
             + (e.source.commit.map { " (read at commit \($0))" } ?? "")
         lines.append(e.evidence == .observed ? "Where it was reported before: \(where_) (observed, not read in code)." : "Where the SDK builds this path: \(where_).")
         var exclusion: String
@@ -194,7 +194,7 @@ enum OwnerReport {
         var bytes = lines.reduce(0) { $0 + $1.utf8.count + 1 }
         var shown = 0
         for n in notes.prefix(maintainerNotesShown) {
-            var heading = "#### \(cell(n.entry.owner)) ([\(n.entry.source.repository)](https://github.com/\(n.entry.source.repository))): \(ByteSize.format(n.backedUpBytes)) backed up"
+            var heading = "#### \(cell(n.entry.owner)) ([\(n.entry.source.documentation == nil ? n.entry.source.repository : "Apple's documentation")](\(n.entry.source.home))): \(ByteSize.format(n.backedUpBytes)) backed up"
             if let g = n.growth { heading += ", +\(ByteSize.format(g)) since the baseline" }
             let block = [heading, "", "````markdown"] + issueText(n, cell: cell) + ["````", ""]
             let size = block.reduce(0) { $0 + $1.utf8.count + 1 }

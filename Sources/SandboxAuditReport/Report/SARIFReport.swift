@@ -63,7 +63,9 @@ enum SARIFReport {
         // A backup's domains are no folders: their paths are the backup's relativePaths.
         if let b = summary.backup { runProperties.append(("backup", .string(b))) }
         runProperties += ProtectionReport.sarifProperties(result)
-        return .object([
+        // Names from the input (files, identifiers, the policy's owners and reasons) shown by
+        // GitHub's code scanning as they are: control and bidi characters as visible escapes.
+        return JSON.object([
             ("$schema", .string("https://json.schemastore.org/sarif-2.1.0.json")),
             ("version", .string("2.1.0")),
             ("runs", .array([.object([
@@ -78,7 +80,7 @@ enum SARIFReport {
                 ("results", .array(results)),
                 ("properties", .object(runProperties)),
             ])])),
-        ])
+        ]).visible
     }
 
     static func rule(_ r: any Rule) -> JSON {

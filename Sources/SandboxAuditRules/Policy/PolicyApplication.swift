@@ -23,7 +23,11 @@ struct PolicyApplication {
     /// `found`: the rules' findings, in any grouping; `domains`: the containers' backup domains
     /// in scan order, the app's data container first.
     /// `today`: expired suppressions (`until` before it) suppress nothing.
-    init(_ policy: Policy, to found: [[Finding]], domains: [String], baseline: Baseline?, today: CalendarDay? = nil) {
+    /// `systemWritten`: whether a finding is about a file iOS writes on the app's behalf (a
+    /// framework owns it): such a finding is at most a warning unless the policy sets its rule's
+    /// severity, so that bytes the developer did not write never fail a build by default.
+    init(_ policy: Policy, to found: [[Finding]], domains: [String], baseline: Baseline?, today: CalendarDay? = nil,
+         systemWritten: (Finding) -> Bool = { _ in false }) {
         var suppressed: [SuppressedFinding] = []
         var ignored = 0
         let ignore = GlobSet(policy.ignore)
@@ -34,7 +38,10 @@ struct PolicyApplication {
         // The findings kept, by group and index: each is copied once, into the report order.
         var kept: [(group: Int, index: Int)] = []
         kept.reserveCapacity(found.reduce(0) { $0 + $1.count })
-        func withSeverity(_ f: Finding) -> Finding { policy.severities[f.ruleId].map { f.with(severity: $0) } ?? f }
+        func withSeverity(_ f: Finding) -> Finding {
+            if let set = policy.severities[f.ruleId] { return f.with(severity: set) }
+            return f.severity > .warning && systemWritten(f) ? f.with(severity: .warning) : f
+        }
         for g in found.indices {
             let group = found[g]
             for i in group.indices {
@@ -62,7 +69,8 @@ struct PolicyApplication {
             let ra = found[fa.group][fa.index].ruleId, rb = found[fb.group][fb.index].ruleId
             return ra != rb ? ra < rb : found[fa.group][fa.index].message < found[fb.group][fb.index].message
         }
-        let severities = !policy.severities.isEmpty
+        // Every finding when a severity may change: set by the policy, or capped (system-written files).
+        let severities = true
         let findings = order.map { k -> Finding in
             let f = found[kept[k].group][kept[k].index]
             return severities ? withSeverity(f) : f

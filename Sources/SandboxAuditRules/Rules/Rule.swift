@@ -192,6 +192,7 @@ public enum RuleCatalogue {
         OversizedBackedUpFile(),
         UnexcludedSupportData(),
         RecreatableInDocuments(),
+        RecreatableBackedUp(),
         ExcludedUserData(),
         ExcludedContainerDirectory(),
         RedundantExclusion(),

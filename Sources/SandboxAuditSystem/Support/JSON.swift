@@ -17,6 +17,18 @@ public indirect enum JSON: Sendable {
     /// cores, `writeInBlocks`).
     case written(count: Int, element: @Sendable (_ index: Int, _ out: inout [UInt8], _ indent: Int?, _ level: Int) -> Void)
 
+    /// The same value with every string and key made visible (`TerminalText.escapedKeepingLines`):
+    /// for formats that web pages show as they are (SARIF in GitHub's code scanning), where a
+    /// bidi override from a file name would reorder what is shown.
+    package var visible: JSON {
+        switch self {
+        case .string(let s): return .string(TerminalText.escapedKeepingLines(s))
+        case .array(let a): return .array(a.map(\.visible))
+        case .object(let o): return .object(o.map { (TerminalText.escapedKeepingLines($0.0), $0.1.visible) })
+        default: return self
+        }
+    }
+
     package static func optional(_ s: String?) -> JSON { s.map { .string($0) } ?? .null }
     package static func optional(_ b: Bool?) -> JSON { b.map { .bool($0) } ?? .null }
     package static func optional(_ i: Int64?) -> JSON { i.map { .int($0) } ?? .null }

@@ -19,6 +19,13 @@ public enum TerminalText {
         return out
     }
 
+    /// `escaped` line by line: line breaks are kept (a message of several lines), every other
+    /// control character and bidi override becomes a visible escape.
+    public static func escapedKeepingLines(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: { $0 != "\n" && needsEscape($0) }) else { return s }
+        return s.split(separator: "\n", omittingEmptySubsequences: false).map { escaped(String($0)) }.joined(separator: "\n")
+    }
+
     package static func needsEscape(_ u: Unicode.Scalar) -> Bool {
         switch u.value {
         case 0x00...0x1F, 0x7F...0x9F: return true

@@ -231,11 +231,15 @@ package enum ArchiveWalk {
         if !m.xattrs.isEmpty { return true }
         let start = (m.path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
         if m.path[start...].starts(with: AppleDouble.sidecarPrefix) { return true }
+        // A mirror lies at the archive root or in a folder down to the data root (`TOP/AppData`
+        // at the deepest): only the first three components are looked at, whatever the depth.
         let mirror = Array(AppleDouble.mirrorFolder.utf8)
-        var componentStart = 0
+        var componentStart = m.path.startIndex, components = 0
         for i in m.path.indices where m.path[i] == UInt8(ascii: "/") {
             if m.path[componentStart..<i].elementsEqual(mirror) { return true }
             componentStart = i + 1
+            components += 1
+            if components == 3 { break }
         }
         return false
     }

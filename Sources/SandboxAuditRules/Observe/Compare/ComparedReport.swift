@@ -104,8 +104,14 @@ package struct ComparedReport: Sendable {
         var rest = Figures(backupFootprint: total.backupFootprint, keptOnUpdate: nil, files: total.files)
         for (name, f) in named {
             out[name] = f
-            rest.backupFootprint -= f.backupFootprint
-            rest.files -= f.files
+            // A report's owners may claim more than its total (a hostile or edited one): what is
+            // left never goes below nothing, and no figure wraps.
+            func less(_ a: Int64, _ b: Int64) -> Int64 {
+                let (d, overflow) = a.subtractingReportingOverflow(b)
+                return overflow ? (b > 0 ? 0 : .max) : max(0, d)
+            }
+            rest.backupFootprint = less(rest.backupFootprint, f.backupFootprint)
+            rest.files = less(rest.files, f.files)
         }
         if rest.backupFootprint > 0 || rest.files > 0 {
             out[nil] = Figures(backupFootprint: max(0, rest.backupFootprint), keptOnUpdate: nil, files: max(0, rest.files))

@@ -64,9 +64,19 @@ package struct OwnerEntry: Sendable {
         package let line: String?
         /// The commit the lines were read at (`OwnerCatalogue.commits`); nil: the default branch.
         package let commit: String?
+        /// For Apple's frameworks: the page of Apple's documentation of the API that writes and
+        /// controls the files (`repository` is then `developer.apple.com`, `file` the page's title).
+        package var documentation: String? = nil
 
-        /// The file at that commit (its first line range as the anchor), the issue or the pull request.
+        /// How reports name it: `repository/file`, or Apple's page by its title.
+        package var title: String { documentation == nil ? "\(repository)/\(file)" : "Apple, \(file)" }
+        /// The repository's page, or Apple's documentation page.
+        package var home: String { documentation ?? "https://github.com/\(repository)" }
+
+        /// The file at that commit (its first line range as the anchor), the issue or the pull
+        /// request; Apple's documentation page.
         package var url: String {
+            if let documentation { return documentation }
             let base = "https://github.com/\(repository)"
             for (prefix, path) in [("issue ", "issues"), ("pull request ", "pull")] where file.hasPrefix(prefix) {
                 return "\(base)/\(path)/\(file.dropFirst(prefix.count))"
@@ -108,10 +118,15 @@ package struct OwnerEntry: Sendable {
     /// Paths (files; a trailing `/` for a folder) that this entry attributes, built and attributed
     /// by the tests; for a key prefix, top-level keys of the app's preferences plist.
     package let examples: [String]
+    /// For a name an app may choose itself (`tmp/models`, `Documents/app_log.txt`): paths (no
+    /// wildcard) only the owner writes, one of which the container must hold for the entry to
+    /// own anything there. Empty: the names are the owner's own.
+    package let confirmedBy: [String]
 
     init(_ owner: String, _ matches: [Match], kind: Kind = .sdk, legacy: [Match] = [], holds: String,
          exclusion: Exclusion, note: String? = nil, history: String? = nil, debugOnly: Bool = false,
-         source: (String, String, String?), evidence: Evidence = .code, advice: String, examples: [String]) {
+         source: (String, String, String?)? = nil, docs: (title: String, url: String)? = nil, evidence: Evidence = .code, advice: String,
+         examples: [String], confirmedBy: [String] = []) {
         self.owner = owner
         self.kind = kind
         self.matches = matches
@@ -121,10 +136,17 @@ package struct OwnerEntry: Sendable {
         self.exclusionNote = note
         self.history = history
         self.debugOnly = debugOnly
-        self.source = Source(repository: source.0, file: source.1, line: source.2, commit: OwnerCatalogue.commits[source.0])
-        self.evidence = evidence
+        if let docs {
+            self.source = Source(repository: "developer.apple.com", file: docs.title, line: nil, commit: nil, documentation: docs.url)
+            self.evidence = .docs
+        } else {
+            let source = source ?? ("", "", nil)
+            self.source = Source(repository: source.0, file: source.1, line: source.2, commit: OwnerCatalogue.commits[source.0])
+            self.evidence = evidence
+        }
         self.advice = advice
         self.examples = examples
+        self.confirmedBy = confirmedBy
     }
 
     /// The key prefixes it owns in the app's preferences plist.

@@ -146,19 +146,36 @@ package struct OwnerMatcher: Sendable {
 
     /// The same in `chunks` runs on every core: a run starts knowing no folder, and matches the
     /// parent of its first entries afresh (`covering`), as it does a folder the input does not list.
+    /// The globs of entries that `inventory` does not confirm (`OwnerEntry.confirmedBy`) are
+    /// left out: one lookup of each confirming path in the inventory.
     func codes(_ inventory: Inventory, chunks: Int) -> [Int32] {
         let entries = inventory.entries
         let chunks = max(1, min(chunks, entries.count))
         let size = (entries.count + chunks - 1) / chunks
+        let skipping = unconfirmed(in: inventory)
         let matcher = self
         return Parallel.map(chunks) { c in
-            matcher.codes(entries[min(c * size, entries.count)..<min((c + 1) * size, entries.count)])
+            matcher.codes(entries[min(c * size, entries.count)..<min((c + 1) * size, entries.count)], skipping: skipping)
         }.flatMap { $0 }
+    }
+
+    /// The globs of the catalogue entries whose names an app may choose and that `inventory`
+    /// holds none of the confirming paths of.
+    func unconfirmed(in inventory: Inventory) -> Set<Int> {
+        var skipping = Set<Int>()
+        var confirmed: [Int: Bool] = [:]
+        for (i, g) in globs.enumerated() {
+            guard case .entry(let e, _) = g.target, !catalogue[e].confirmedBy.isEmpty else { continue }
+            let holds = confirmed[e] ?? catalogue[e].confirmedBy.contains { inventory.index(of: ContainerPath($0)) != nil }
+            confirmed[e] = holds
+            if !holds { skipping.insert(i) }
+        }
+        return skipping
     }
 
     /// The codes of a run of entries in path order. Folders are known by number
     /// (`InventoryEntry.folder`): a path is made only for a name some glob may match.
-    private func codes(_ entries: Slice<InventoryEntries>) -> [Int32] {
+    private func codes(_ entries: Slice<InventoryEntries>, skipping: Set<Int>) -> [Int32] {
         let all = entries.base
         var folders: [Int32: Best] = [:]
         var out: [Int32] = []
@@ -169,7 +186,7 @@ package struct OwnerMatcher: Sendable {
             guard folder > 0 else {
                 // The data root and its own items: each tried by its own name.
                 let tried = candidates(depth: folder < 0 ? 0 : 1, first: folder < 0 ? [] : Array(all.name(i)))
-                out.append(code(i, in: all, tried: tried, inherited: Best(), folders: &folders))
+                out.append(code(i, in: all, tried: tried, inherited: Best(), folders: &folders, skipping: skipping))
                 i += 1
                 continue
             }
@@ -185,10 +202,10 @@ package struct OwnerMatcher: Sendable {
                 inherited = known
             } else {
                 // A folder the input does not list (a backup without its row): matched once.
-                inherited = covering(parent)
+                inherited = covering(parent, skipping: skipping)
                 folders[folder] = inherited
             }
-            for j in i..<end { out.append(code(j, in: all, tried: tried, inherited: inherited, folders: &folders)) }
+            for j in i..<end { out.append(code(j, in: all, tried: tried, inherited: inherited, folders: &folders, skipping: skipping)) }
             i = end
         }
         return out
@@ -196,7 +213,7 @@ package struct OwnerMatcher: Sendable {
 
     /// Entry `i`'s code: its folder's (`inherited`), or a glob among `tried` that matches its
     /// path. A directory passes its code on to what is inside it (`folders`).
-    private func code(_ i: Int, in all: InventoryEntries, tried: [Int], inherited: Best, folders: inout [Int32: Best]) -> Int32 {
+    private func code(_ i: Int, in all: InventoryEntries, tried: [Int], inherited: Best, folders: inout [Int32: Best], skipping: Set<Int>) -> Int32 {
         var best = inherited
         // Most names are turned away by the globs' last component alone, read in place.
         if lastAffixes.admitsAny(tried, all.name(i)) {
@@ -204,14 +221,14 @@ package struct OwnerMatcher: Sendable {
             let lead = path.leadingComponents(max(leading, 1))
             let components = needsAll ? path.components : []
             let parts = PathParts(depth: path.depth, leading: lead, trailing: PathParts.trailing(path, trailing), all: components[...])
-            best.merge(own(parts, tried))
+            best.merge(own(parts, tried, skipping: skipping))
         }
         if all.kind(i) == .directory, let own = all[i].ownFolder { folders[own] = best }
         return best.code
     }
 
     /// The code of `path`: matched at each of its prefixes.
-    func code(of path: ContainerPath) -> Int32 { covering(path).code }
+    func code(of path: ContainerPath) -> Int32 { covering(path, skipping: []).code }
 
     /// The owner of a top-level key of the app's preferences plist, by its prefix: the last
     /// catalogue entry whose prefix it has.
@@ -230,14 +247,14 @@ package struct OwnerMatcher: Sendable {
         var code: Int32 { rule >= 0 ? rule : entry }
     }
 
-    private func covering(_ path: ContainerPath) -> Best {
+    private func covering(_ path: ContainerPath, skipping: Set<Int>) -> Best {
         let components = path.components
         let all = needsAll ? components : []
         var best = Best()
         for n in stride(from: 1, through: components.count, by: 1) {
             let parts = PathParts(depth: n, leading: Array(components[0..<min(n, leading)]), trailing: Array(components[max(0, n - trailing)..<n]),
                                   all: needsAll ? all[0..<n] : [])
-            best.merge(own(parts, candidates(depth: n, first: Array(components[0]))))
+            best.merge(own(parts, candidates(depth: n, first: Array(components[0])), skipping: skipping))
         }
         return best
     }
@@ -248,9 +265,9 @@ package struct OwnerMatcher: Sendable {
     }
 
     /// The last policy line and the last catalogue glob among `tried` matching the path itself.
-    private func own(_ parts: PathParts, _ tried: [Int]) -> Best {
+    private func own(_ parts: PathParts, _ tried: [Int], skipping: Set<Int>) -> Best {
         var best = Best()
-        for i in tried where globs[i].shape.matches(parts) {
+        for i in tried where (skipping.isEmpty || !skipping.contains(i)) && globs[i].shape.matches(parts) {
             if i < ruleCount {
                 best.rule = Int32(i)
                 break
