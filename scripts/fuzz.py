@@ -3,20 +3,28 @@
 not run by CI).
 
 Builds hostile inputs from valid seeds and runs the built binary on each, under a memory and a
-time cap. The targets are listed in scripts/fuzz.sh.
+time cap. `--list-targets` lists the targets; `--coverage` prints, as JSON, which subcommands,
+report formats and policy file sections each target exercises (declared beside each target, in
+its @target dict), without the binary.
 
 A case fails when the binary is killed by a signal or exits other than 0, 1 or 2 (crash), runs
-past --timeout (hang: killed then), or its peak RSS passes --budget-mb (over budget); and when
-`exclude --carrier sidecar` rewrites a sidecar losing anything but the exclude attribute.
-Failing inputs are kept in OUT/failures/ (with WHY.txt: the command, exit, time, memory). A
-target whose tool is missing (Python's sqlite3 or cryptography, user extended attributes) is
+past --timeout (hang: killed then), or its peak RSS passes --budget-mb (over budget); when a
+rewrite loses data (data_loss: `exclude --carrier sidecar` losing anything but the exclude
+attribute; exclude or include changing an item's bytes or a ._NAME that is not AppleDouble);
+when xcode, github, codeclimate or sarif output holds a raw ESC or a bidirectional control
+(U+202A-U+202E, U+2066-U+2069) from a name (raw-control), or a line a name began
+(line-injection); and when `config show`'s output, given back to it, does not print the same
+(roundtrip). Failing inputs are kept in OUT/failures/KIND-TARGET-RUN (with WHY.txt: the command,
+exit, time, memory, the input, and how to replay the case; STDOUT when the output was checked).
+A target whose tool is missing (Python's sqlite3 or cryptography, user extended attributes) is
 skipped, and the run says so. Prints the counts per failure kind and per target; exits 1 when
-anything failed, 2 on a usage error. The same seed (and the same targets) replays the same cases.
+anything failed, 2 on a usage error. The same seed, with the same targets, replays the same
+cases (--cases N stops after the Nth).
 
 scripts/fuzz.sh is the wrapper to use: it builds the binary when missing and makes a temporary
 OUT, kept only on failure.
 """
-import argparse, gzip, hashlib, io, json, lzma, os, plistlib, random, resource, shutil, signal, struct, subprocess, sys, tarfile, time, zipfile
+import argparse, gzip, hashlib, io, itertools, json, lzma, os, plistlib, random, resource, shutil, signal, struct, subprocess, sys, tarfile, time, zipfile
 try:
     import sqlite3
 except ImportError:
@@ -35,6 +43,19 @@ SEED = BUDGET_MB = MEM_MB = 0
 # ru_maxrss, which counts this harness's memory at the fork too.
 GNU_TIME = None
 rng = random.Random()
+
+# The targets, in the order the run takes them, each declared by a dict beside its function:
+# name; about (what it builds, for --list-targets and fuzz.sh --help); and what it exercises, for
+# --coverage: subcommands (as `sandbox-audit NAME` spells them), formats (scan's report formats,
+# ReportFormat, rendered through scan --format or --output) and policySections (the policy file's
+# top-level keys its policy files hold).
+TARGETS = {}
+
+def target(declaration):
+    def register(function):
+        TARGETS[declaration["name"]] = dict(declaration, run=function)
+        return function
+    return register
 EXCL = "com.apple.metadata:com_apple_backup_excludeItem"
 CANONICAL = bytes.fromhex("62706c69737430305f1011636f6d2e6170706c652e6261636b75706408000000000000010100000000000000010000000000000000000000000000001c")
 
@@ -187,9 +208,18 @@ def plist_case(seeds):
 
 # ---- running -------------------------------------------------------------------------------
 
-counts = {"cases": 0, "runs": 0, "crashes": 0, "hangs": 0, "over_budget": 0, "data_loss": 0}
+# The kinds of failure, as counted, printed and named in OUT/failures/KIND-TARGET-RUN. Besides a
+# crash, a hang and a run over budget: data_loss (a rewrite lost something it had to keep),
+# raw-control (a machine-read format, xcode, github, codeclimate or sarif, carries a raw ESC or a
+# bidirectional control, U+202A-U+202E or U+2066-U+2069, from a name), line-injection (a name
+# starts a line of its own in xcode or github output), roundtrip (config show's output, given
+# back to config show, does not give the same output).
+FAILURE_KINDS = ["crashes", "hangs", "over_budget", "data_loss", "raw-control", "line-injection", "roundtrip"]
+counts = dict({"cases": 0, "runs": 0}, **{k: 0 for k in FAILURE_KINDS})
 per_target = {}
 worst = {"rss_mb": 0.0, "seconds": 0.0}
+# What WHY.txt says to replay a case: the targets run, in order, and the case number.
+replay = {"names": [], "case": 0}
 
 def limit():
     mem = MEM_MB * 1024 * 1024
@@ -209,10 +239,58 @@ def keep_case(case_dir, keep):
                     ignore=lambda d, names: [n for n in names if not (os.path.islink(os.path.join(d, n)) or
                                              st.S_ISREG(os.lstat(os.path.join(d, n)).st_mode) or os.path.isdir(os.path.join(d, n)))])
 
-def run(args, case_dir, target):
+def record_failure(problem, target, case_dir, text, stdout=None):
+    """Counts a failure and keeps its case in OUT/failures/PROBLEM-TARGET-RUN with WHY.txt (text,
+    then how to replay it) and, when there is one, the run's standard output (STDOUT)."""
+    counts[problem] += 1
+    per_target.setdefault(target, {}).setdefault(problem, 0)
+    per_target[target][problem] += 1
+    keep = os.path.join(OUT, "failures", "%s-%s-%d" % (problem, target, counts["runs"]))
+    keep_case(case_dir, keep)
+    with open(os.path.join(keep, "WHY.txt"), "w") as f:
+        f.write(text + "replay: scripts/fuzz.py --bin BIN --out DIR --seed %d --only %s --cases %d (case %d of the run)\n"
+                % (SEED, ",".join(replay["names"]), replay["case"], replay["case"]))
+    if stdout is not None:
+        with open(os.path.join(keep, "STDOUT"), "wb") as f: f.write(stdout)
+    return keep
+
+def feed(pipe, source):
+    """Writes source (bytes, or an iterable of byte chunks: an endless stream) into the run's
+    standard input until it ends or the run stops reading."""
+    try:
+        if isinstance(source, (bytes, bytearray)):
+            data = source
+            source = (data[i:i + (1 << 20)] for i in range(0, len(data), 1 << 20))
+        for chunk in source: pipe.write(chunk)
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+    finally:
+        try: pipe.close()
+        except OSError: pass
+
+def wait_for_binary():
+    """The binary may be rebuilt while the fuzzer runs: waits (20 minutes at most) until it is
+    there, executable, and unchanged for 3 seconds."""
+    for _ in range(1200):
+        try:
+            if os.access(BIN, os.X_OK) and time.time() - os.stat(BIN).st_mtime > 3: return
+        except OSError:
+            pass
+        time.sleep(1)
+
+def run(args, case_dir, target, stdin=None, env=None, cwd=None, check=None, what=None, retry=True):
+    """Runs the binary with args in case_dir (or cwd, inside it) and records a failure.
+    stdin: None (no input), bytes or an iterable of byte chunks (piped, as a pipe gives them),
+    or ("file", PATH) (that file as standard input). env: variables to set (None: unset).
+    check(stdout bytes, cwd): after a run that did not fail otherwise, the failures its output
+    shows, as (kind, why) pairs; standard output is kept only when check is given.
+    what: a description of the input, for WHY.txt. Returns the exit code, None on a failure.
+    A run that could not start the binary (126, 127: being rebuilt) is run again once it is back."""
+    wait_for_binary()
     counts["runs"] += 1
     per_target.setdefault(target, {}).setdefault("runs", 0)
     per_target[target]["runs"] += 1
+    cwd = cwd or case_dir
     start = time.monotonic()
     # The run's own peak memory, through GNU time: the child forked here starts as a copy of
     # this harness (which may hold hundreds of MB of a generated archive), and Linux carries that
@@ -222,10 +300,25 @@ def run(args, case_dir, target):
     prefix = [GNU_TIME, "-f", "%M", "-o", rss_file] if GNU_TIME else []
     # Standard error into a file, not a pipe read after the run: a run that writes more than a
     # pipe holds (an incomplete scan's banner naming long paths) would block on it and read as
-    # a hang.
+    # a hang. Standard output too, when it is checked.
     err_file = open(os.path.join(OUT, "stderr.txt"), "w+b")
-    p = subprocess.Popen(prefix + [BIN] + args, cwd=case_dir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=err_file, preexec_fn=limit)
+    out_file = open(os.path.join(OUT, "stdout.bin"), "w+b") if check else subprocess.DEVNULL
+    environment = None
+    if env:
+        environment = dict(os.environ)
+        for k, v in env.items():
+            if v is None: environment.pop(k, None)
+            else: environment[k] = v
+    stdin_file = None
+    if stdin is None: child_in = subprocess.DEVNULL
+    elif isinstance(stdin, tuple): stdin_file = child_in = open(stdin[1], "rb")
+    else: child_in = subprocess.PIPE
+    p = subprocess.Popen(prefix + [BIN] + args, cwd=cwd, stdin=child_in, stdout=out_file,
+                         stderr=err_file, preexec_fn=limit, env=environment)
+    feeder = None
+    if child_in is subprocess.PIPE:
+        import threading
+        feeder = threading.Thread(target=feed, args=(p.stdin, stdin), daemon=True); feeder.start()
     status = None; rusage = None; hung = False
     while True:
         pid, st, ru = os.wait4(p.pid, os.WNOHANG)
@@ -235,8 +328,14 @@ def run(args, case_dir, target):
             os.killpg(p.pid, signal.SIGKILL); hung = True
             _, status, rusage = os.wait4(p.pid, 0); break
         time.sleep(0.005)
+    p.returncode = 0  # reaped above; keeps Popen from waiting again
+    if feeder: feeder.join(5)
+    if stdin_file: stdin_file.close()
     elapsed = time.monotonic() - start
     err_file.seek(0); err = err_file.read().decode(errors="replace"); err_file.close()
+    stdout = None
+    if check:
+        out_file.seek(0); stdout = out_file.read(); out_file.close()
     # The reason first (a runtime failure names it on one line), then the start of the rest.
     reason = [l for l in err.splitlines() if "runtime failure" in l or "Fatal error" in l or l.startswith("sandbox-audit: error")]
     err = "\n".join(reason[:2] + [err[:3000]])
@@ -250,21 +349,32 @@ def run(args, case_dir, target):
         pass
     worst["rss_mb"] = max(worst["rss_mb"], rss_mb); worst["seconds"] = max(worst["seconds"], elapsed)
     code = os.waitstatus_to_exitcode(status)
-    problem = None
-    if hung: problem = "hangs"
-    elif code not in (0, 1, 2): problem = "crashes"
-    elif rss_mb > BUDGET_MB: problem = "over_budget"
-    if problem:
-        counts[problem] += 1
-        per_target.setdefault(target, {}).setdefault(problem, 0)
-        per_target[target][problem] += 1
-        keep = os.path.join(OUT, "failures", "%s-%s-%d" % (problem, target, counts["runs"]))
-        keep_case(case_dir, keep)
-        with open(os.path.join(keep, "WHY.txt"), "w") as f:
-            f.write("args: %r\nexit: %s\nseconds: %.2f\npeak RSS MB: %.1f\nstderr: %s\n" % (args, code, elapsed, rss_mb, err))
-        print("FAIL %s %s %r exit=%s %.1fs %.0fMB -> %s%s" % (problem, target, args, code, elapsed, rss_mb, keep,
-                                                             (" (" + reason[0].strip() + ")") if reason else ""), flush=True)
-    return None if problem else code
+    if code in (126, 127) and not hung and retry:
+        counts["runs"] -= 1; per_target[target]["runs"] -= 1
+        time.sleep(2)
+        return run(args, case_dir, target, stdin, env, cwd, check, what, retry=False)
+    problems = []
+    if hung: problems.append(("hangs", ""))
+    elif code not in (0, 1, 2): problems.append(("crashes", ""))
+    elif rss_mb > BUDGET_MB: problems.append(("over_budget", ""))
+    elif check:
+        problems += check(stdout, cwd)
+    context = ""
+    if env: context += "environment: %r\n" % env
+    if cwd != case_dir: context += "working directory: %s\n" % os.path.relpath(cwd, case_dir)
+    if what: context += "input: %s\n" % what
+    merged = {}
+    for problem, why in problems: merged.setdefault(problem, []).append(why)
+    problems = [(k, "; ".join(w for w in whys if w)) for k, whys in merged.items()]
+    for problem, why in problems:
+        keep = record_failure(problem, target, case_dir,
+                              "args: %r\n%sexit: %s\nseconds: %.2f\npeak RSS MB: %.1f\n%sstderr: %s\n"
+                              % (args, context, code, elapsed, rss_mb, ("found: %s\n" % why) if why else "", err), stdout)
+        shown_args = repr(args)
+        if len(shown_args) > 300: shown_args = shown_args[:300] + "…"
+        print("FAIL %s %s %s exit=%s %.1fs %.0fMB -> %s%s" % (problem, target, shown_args, code, elapsed, rss_mb, keep,
+                                                             (" (" + reason[0].strip() + ")") if reason and not why else (" (" + why[:200] + ")" if why else "")), flush=True)
+    return None if problems else code
 
 def container(root, identity=None):
     for d in ("Documents", "Library/Preferences", "Library/Caches", "Library/Application Support", "tmp"):
@@ -278,6 +388,9 @@ def scan_all(case, target, path, extra=()):
     run(["scan", "--format", "markdown", path] + list(extra), case, target)
     run(["inventory", path], case, target)
 
+@target({"name": "xattr",
+         "about": "the exclude attribute's value (binary/XML plists, reference bombs)",
+         "subcommands": ["scan", "inventory", "attributes"], "formats": ["text", "markdown"], "policySections": []})
 def t_xattr(case):
     c = os.path.join(case, "c"); container(c)
     v = plist_case(VALUE_SEEDS)[:65536]
@@ -311,6 +424,9 @@ def parse_appledouble(b):
     except Exception:
         return None
 
+@target({"name": "sidecar",
+         "about": "a ._NAME AppleDouble sidecar (entries, ATTR block, shared ranges); exclude and include --carrier sidecar rewrite it (a rewrite must keep everything but the attribute)",
+         "subcommands": ["scan", "inventory", "attributes", "exclude", "include"], "formats": ["text", "markdown"], "policySections": []})
 def t_sidecar(case):
     c = os.path.join(case, "c"); container(c)
     r = rng.random()
@@ -334,14 +450,23 @@ def t_sidecar(case):
             print("FAIL data_loss sidecar -> %s" % keep, flush=True)
     run(["include", "--carrier", "sidecar", "c/Documents/f"], case, "sidecar")
 
+@target({"name": "identity",
+         "about": ".com.apple.mobile_container_manager.metadata.plist",
+         "subcommands": ["scan", "inventory"], "formats": ["text", "markdown"], "policySections": []})
 def t_identity(case):
     c = os.path.join(case, "c"); container(c, plist_case(IDENTITY_SEEDS)); scan_all(case, "identity", "c")
 
+@target({"name": "appdatainfo",
+         "about": "NAME.xcappdata/AppDataInfo.plist",
+         "subcommands": ["scan", "inventory"], "formats": ["text", "markdown"], "policySections": []})
 def t_appdatainfo(case):
     pkg = os.path.join(case, "App.xcappdata"); container(os.path.join(pkg, "AppData"))
     with open(os.path.join(pkg, "AppDataInfo.plist"), "wb") as f: f.write(plist_case(INFO_SEEDS))
     scan_all(case, "appdatainfo", "App.xcappdata")
 
+@target({"name": "prefs",
+         "about": "a Library/Preferences plist (parsed: the policy lowers warningSize)",
+         "subcommands": ["scan", "simulate"], "formats": ["text"], "policySections": ["failOn", "rules", "ignore", "paths", "budgets"]})
 def t_prefs(case):
     c = os.path.join(case, "c"); container(c)
     with open(os.path.join(c, "Library/Preferences/com.example.app.plist"), "wb") as f:
@@ -367,6 +492,9 @@ def tar_bytes():
         t.addfile(ti, io.BytesIO(ident))
     return buf.getvalue()
 
+@target({"name": "tar",
+         "about": "a pax tar with SCHILY.xattr records and a ._NAME member (header bytes mutated)",
+         "subcommands": ["scan", "inventory"], "formats": ["text", "markdown"], "policySections": []})
 def t_tar(case):
     data = tar_bytes()
     if rng.random() < 0.7:
@@ -378,6 +506,9 @@ def t_tar(case):
     with open(os.path.join(case, "app.tar"), "wb") as f: f.write(data)
     scan_all(case, "tar", "app.tar")
 
+@target({"name": "zip",
+         "about": "a Finder-style zip with __MACOSX sidecars",
+         "subcommands": ["scan", "inventory"], "formats": ["text", "markdown"], "policySections": []})
 def t_zip(case):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
@@ -389,6 +520,9 @@ def t_zip(case):
     with open(os.path.join(case, "app.zip"), "wb") as f: f.write(data)
     scan_all(case, "zip", "app.zip")
 
+@target({"name": "yaml",
+         "about": "the .sandbox-audit.yml policy file (mutated, alias bombs, deep nesting, long lists)",
+         "subcommands": ["scan"], "formats": ["text"], "policySections": ["failOn", "rules", "ignore", "paths", "budgets"]})
 def t_yaml(case):
     c = os.path.join(case, "c"); container(c)
     r = rng.random()
@@ -408,6 +542,9 @@ def random_glob():
         return "/".join(rng.choice(["**", "d", "*"]) for _ in range(rng.randrange(1, 12))) + "/x"
     return "/".join("".join(rng.choice(GLOB_PIECES) for _ in range(rng.randrange(1, 4))) for _ in range(rng.randrange(1, 6)))
 
+@target({"name": "glob",
+         "about": "the policy's globs in every key (ignore, paths, budgets.paths, owners, protection): random stars, `**`, sets and long patterns, aliased many times, on long names and deep chains",
+         "subcommands": ["scan"], "formats": ["text", "json"], "policySections": ["ignore", "paths", "budgets", "owners", "protection"]})
 def t_glob(case):
     c = os.path.join(case, "c"); container(c)
     with open(os.path.join(c, "Documents", "a" * rng.choice([50, 201, 255])), "wb") as f: f.write(b"x")
@@ -553,7 +690,8 @@ def backup_commands(case, target, folder, extra=()):
         c = os.path.join(case, "c"); container(c)
         run(["scan", "c", "--against-backup", folder, "--app", APP] + list(extra), case, target)
 
-def t_backup(case):
+def build_backup(case):
+    """A backup folder `b`, hostile in one way (t_backup, apps)."""
     rows = backup_rows(); sql = []; size_of = blob_of = None; info = None
     k = rng.randrange(9)
     if k == 0:  # mutated rows: paths with NUL, bad UTF-8, climbing, huge; flags; domains
@@ -593,9 +731,16 @@ def t_backup(case):
         elif kind == 2 and hasattr(os, "mkfifo"): os.mkfifo(dbp)
         else:
             with open(dbp, "wb") as f: f.truncate(rng.choice([2**31, 2**40]))
+
+@target({"name": "backup",
+         "about": "a backup folder: mutated Files rows (NUL, non-UTF-8, climbing, huge paths, flags, domains), MBFile blobs (mutated, hostile plists, Size near 2^63), Manifest.db bytes, Files as a view (recursive, huge strings), Manifest.db a symlink/folder/FIFO/sparse",
+         "subcommands": ["scan", "inventory", "simulate"], "formats": ["text"], "policySections": []})
+def t_backup(case):
+    build_backup(case)
     backup_commands(case, "backup", "b")
 
-def t_encrypted(case):
+def build_encrypted(case):
+    """An encrypted backup folder `b` and its password file `pw`, hostile in one way (t_encrypted, apps)."""
     enc = Encryptor(); rows = backup_rows()
     k = rng.randrange(7)
     folder = os.path.join(case, "b")
@@ -628,6 +773,12 @@ def t_encrypted(case):
         manifest["BackupKeyBag"] = bytes(bag)
     plistlib.dump(manifest, open(mp, "wb"), fmt=plistlib.FMT_BINARY)
     with open(os.path.join(case, "pw"), "wb") as f: f.write(b"fuzz\n" if k != 6 else rng.choice([b"wrong\n", b"\xff\xfe\n", b"", b"x" * 100000]))
+
+@target({"name": "encrypted",
+         "about": "an encrypted backup (keybag TLVs, ITER/DPIC counts, WPKY, ManifestKey, encrypted Manifest.db, encrypted files cut or sparse, wrong and non-UTF-8 passwords)",
+         "subcommands": ["scan", "inventory", "simulate"], "formats": ["text"], "policySections": []})
+def t_encrypted(case):
+    build_encrypted(case)
     backup_commands(case, "encrypted", "b", ["--password-file", "pw"])
 
 def metadata(identifier, content_class=None):
@@ -635,7 +786,8 @@ def metadata(identifier, content_class=None):
     if content_class is not None: d["MCMMetadataContentClass"] = content_class
     return plistlib.dumps(d, fmt=rng.choice([plistlib.FMT_BINARY, plistlib.FMT_XML]))
 
-def t_device(case):
+def build_device(case):
+    """A Simulator device folder `DEVICE`, hostile in one way (t_device, apps)."""
     dev = os.path.join(case, "DEVICE")
     base = os.path.join(dev, "data", "Containers")
     made = []
@@ -660,6 +812,12 @@ def t_device(case):
     else:
         many = os.path.join(base, "Data/Application")
         for n in range(rng.choice([100, 2000])): os.makedirs(os.path.join(many, "X%05d" % n), exist_ok=True)
+
+@target({"name": "device",
+         "about": "a Simulator device folder (Data/Application, Data/PluginKitPlugin, Shared/AppGroup with metadata plists: mutated, duplicated, symlinked, replaced by files or FIFOs), scan, inventory and simulate --into --verify",
+         "subcommands": ["scan", "inventory", "simulate"], "formats": ["text"], "policySections": []})
+def t_device(case):
+    build_device(case)
     where = rng.choice(["DEVICE", "DEVICE/data", "DEVICE/data/Containers"])
     a = ["--app", APP, "--app-group", GROUP]
     run(["scan", where] + a, case, "device")
@@ -686,6 +844,9 @@ def rich_container(c):
     open(os.path.join(c, "Library/Application Support/._blob"), "wb").write(
         appledouble([(EXCL.encode(), rng.choice(VALUE_SEEDS))]) if rng.random() < 0.7 else mutate(sidecar_seed()))
 
+@target({"name": "simulate",
+         "about": "simulate update, restore, purge and all (text and JSON) on a folder, a tgz and a zip with hard links, symlinks, a FIFO, exclusions and sidecars, and --into a fresh or empty folder with --verify",
+         "subcommands": ["simulate"], "formats": [], "policySections": ["failOn", "rules", "ignore", "paths", "budgets"]})
 def t_simulate(case):
     c = os.path.join(case, "c"); rich_container(c)
     kind = rng.choice(["folder", "tgz", "zip"])
@@ -718,6 +879,9 @@ def sparse_member(name, size):
     ti.pax_headers = {"GNU.sparse.major": "1", "GNU.sparse.minor": "0", "GNU.sparse.name": name, "GNU.sparse.realsize": str(size)}
     return ti, body
 
+@target({"name": "huge",
+         "about": "sizes near 2^63: GNU sparse tar members adding past 2^63, base-256 tar sizes, sparse files as large as the file system takes",
+         "subcommands": ["scan", "inventory", "simulate"], "formats": ["text", "markdown"], "policySections": []})
 def t_huge(case):
     k = rng.randrange(4)
     if k == 0:  # two or more sparse members whose sizes add past 2^63
@@ -749,6 +913,9 @@ def t_huge(case):
     scan_all(case, "huge", src)
     run(["simulate", rng.choice(EVENTS + ["all"]), src], case, "huge")
 
+@target({"name": "deep",
+         "about": "deep-and-wide archives (tar.gz, tar.xz, zip): up to 16,000 folders deep, up to 20,000 files at the bottom",
+         "subcommands": ["scan", "inventory", "simulate"], "formats": ["text"], "policySections": []})
 def t_deep(case):
     depth = rng.choice([500, 4000, 16000]); wide = rng.choice([10, 2000, 20000 if depth < 16000 else 5000])
     kind = rng.choice(["tar.gz", "tar.xz", "zip"]) if lzma else rng.choice(["tar.gz", "zip"])
@@ -804,7 +971,30 @@ def replace_hostile(path, outside):
     elif k == 2 and hasattr(os, "mkfifo"): os.mkfifo(path)
     else: open(path, "wb").write(b"x")
 
-def t_deviceset(case):
+@target({"name": "appinfo",
+         "about": "--app-info: the app's Info.plist mutated, hostile, another app's or an App Clip's, a folder, a FIFO or a symlink, on a container that names the app and one that does not",
+         "subcommands": ["scan", "inventory"], "formats": ["text"], "policySections": []})
+def t_appinfo(case):
+    c = os.path.join(case, "c")
+    named = rng.random() < 0.6
+    container(c, metadata(APP, 2) if named else None)
+    p = os.path.join(case, "Info.plist")
+    k = rng.randrange(6)
+    if k == 0: open(p, "wb").write(plist_case(INFO_SEEDS))
+    elif k == 1:
+        plistlib.dump({"CFBundleIdentifier": rng.choice([APP, APP + ".Clip", "org.other", "\x1b[31m\u202e"]),
+                       rng.choice(["NSAppClip", "NSExtension", "UIFileSharingEnabled"]): rng.choice([True, {}, "x", 7])},
+                      open(p, "wb"), fmt=plistlib.FMT_BINARY)
+    elif k == 2: open(p, "wb").write(hostile_plist())
+    elif k == 3: os.makedirs(os.path.join(case, "App.app")); p = os.path.join(case, rng.choice(["App.app", "App.app/"]))
+    elif k == 4: replace_hostile(p, "/dev/zero")
+    else: open(p, "wb").write(mutate(plistlib.dumps({"CFBundleIdentifier": APP, "NSAppClip": {}}, fmt=plistlib.FMT_BINARY)))
+    extra = ["--app", APP] if named and rng.random() < 0.5 else []
+    run(["scan", "c", "--app-info", os.path.relpath(p, case)] + extra, case, "appinfo")
+    run(["inventory", "c", "--app-info", os.path.relpath(p, case)] + extra, case, "appinfo")
+
+def build_deviceset(case):
+    """A device set `set` (device_set), hostile in one way; returns its apps (t_deviceset, apps)."""
     apps = [APP] + ([APP + ".pro"] if rng.random() < 0.5 else [])
     dev, base = device_set(case, apps)
     outside = os.path.join(case, "outside")
@@ -828,6 +1018,13 @@ def t_deviceset(case):
     else:
         os.rename(dev, os.path.join(case, "moved"))
         os.symlink(os.path.join(case, "moved"), dev)
+    return apps
+
+@target({"name": "deviceset",
+         "about": "--simulator --device-set: device.plists mutated or hostile (control characters and U+202E in names), device folders and data, Containers, Data/Application and containers replaced by symlinks, files or FIFOs, two data containers of the app, flavour apps with extensions, a bundle's Info.plist mutated",
+         "subcommands": ["scan", "inventory", "simulate"], "formats": ["text"], "policySections": []})
+def t_deviceset(case):
+    apps = build_deviceset(case)
     spec = rng.choice(["booted", UDID, "iPhone 17", rng.choice(HOSTILE_NAMES) or "x"])
     a = ["--simulator", spec, "--device-set", "set", "--app", rng.choice(apps)]
     run(["scan"] + a, case, "deviceset")
@@ -836,25 +1033,9 @@ def t_deviceset(case):
     run(["simulate", event] + a + ["--into", "out-" + event], case, "deviceset")
     shutil.rmtree(os.path.join(case, "out-" + event), ignore_errors=True)
 
-def t_appinfo(case):
-    c = os.path.join(case, "c")
-    named = rng.random() < 0.6
-    container(c, metadata(APP, 2) if named else None)
-    p = os.path.join(case, "Info.plist")
-    k = rng.randrange(6)
-    if k == 0: open(p, "wb").write(plist_case(INFO_SEEDS))
-    elif k == 1:
-        plistlib.dump({"CFBundleIdentifier": rng.choice([APP, APP + ".Clip", "org.other", "\x1b[31m\u202e"]),
-                       rng.choice(["NSAppClip", "NSExtension", "UIFileSharingEnabled"]): rng.choice([True, {}, "x", 7])},
-                      open(p, "wb"), fmt=plistlib.FMT_BINARY)
-    elif k == 2: open(p, "wb").write(hostile_plist())
-    elif k == 3: os.makedirs(os.path.join(case, "App.app")); p = os.path.join(case, rng.choice(["App.app", "App.app/"]))
-    elif k == 4: replace_hostile(p, "/dev/zero")
-    else: open(p, "wb").write(mutate(plistlib.dumps({"CFBundleIdentifier": APP, "NSAppClip": {}}, fmt=plistlib.FMT_BINARY)))
-    extra = ["--app", APP] if named and rng.random() < 0.5 else []
-    run(["scan", "c", "--app-info", os.path.relpath(p, case)] + extra, case, "appinfo")
-    run(["inventory", "c", "--app-info", os.path.relpath(p, case)] + extra, case, "appinfo")
-
+@target({"name": "xcrun",
+         "about": "a fake xcrun first on PATH for --simulator: its listapps output mutated, a binary bomb, deeply nested text, 5 MB, non-zero exits (the hanging and stopped xcrun, which take the 30 s deadline, are held by XcrunDeadlineTests instead)",
+         "subcommands": ["scan"], "formats": ["json"], "policySections": []})
 def t_xcrun(case):
     device_set(case)
     bin_dir = os.path.join(case, "bin"); os.makedirs(bin_dir)
@@ -922,6 +1103,9 @@ def hostile_json(doc):
     if r < 0.6: return b"{" + b"\0" * rng.randrange(1, 4096)
     return mutate(text.encode())
 
+@target({"name": "compare",
+         "about": "baselines and scan reports read back: `compare` (text, markdown, json, --fail-on-growth) and `scan --baseline`, on mutated JSON (numbers 2^64, 1e400, 1.5, true, strings for numbers, objects for lists, deep nesting, cut text, NUL bytes, sparse files, unknown versions, hostile names)",
+         "subcommands": ["compare", "scan"], "formats": ["text"], "policySections": []})
 def t_compare(case):
     c = os.path.join(case, "c"); container(c)
     base = baseline_doc() if rng.random() < 0.7 else report_doc()
@@ -937,6 +1121,9 @@ def t_compare(case):
 
 NCDU_NAMES = [b"\\xFF", b"\xff", b"a\\b", b'q"uote', b"\x1b[31mred", b"\xe2\x80\xaeevil", b"tab\tname", b"nl\nname", b"\\", b"\xc3\xa9", b"e\xcc\x81"]
 
+@target({"name": "ncdu",
+         "about": "the ncdu export of containers and archives with hostile names (bytes that are not UTF-8, backslashes, quotes, control characters, a file and members below it, ./ and // member paths, deep chains)",
+         "subcommands": ["scan"], "formats": ["text", "ncdu"], "policySections": []})
 def t_ncdu(case):
     if rng.random() < 0.5:
         c = os.path.join(case, "c"); container(c)
@@ -973,6 +1160,629 @@ def t_ncdu(case):
     run(["scan", path, "--output", "ncdu=out.ncdu.json"], case, "ncdu")
     run(["scan", path, "--allow-incomplete", "--output", "ncdu=-"], case, "ncdu")
 
+# ---- shared by the targets below ---------------------------------------------------------------
+
+ZONES = ["documents", "applicationSupport", "caches", "preferences", "systemLibrary", "library", "tmp", "root"]
+RULE_IDS = ["misplaced-at-root", "oversized-backed-up-file", "unexcluded-support-data", "recreatable-in-documents",
+            "excluded-user-data", "excluded-container-directory", "redundant-exclusion", "legacy-exclusion-attribute",
+            "unrecognised-exclusion-value", "orphan-sidecar", "stale-temporary-file", "unreadable-entry",
+            "symlink-escapes-container", "special-file", "large-user-defaults", "split-store-backup", "volatile-store",
+            "many-backed-up-files", "policy-backup-excluded", "policy-backup-included", "policy-forbidden", "policy-max-size",
+            "budget-exceeded", "suppression-expired", "exclusion-lost", "backup-prediction-mismatch", "protection-below-policy",
+            "store-protection-mismatch", "shared-store-complete-protection", "unprotected-store", "scoped-exclusion-attribute",
+            "user-visible-documents"]
+# Text that reaches reports: terminal escapes, bidirectional controls, markup, huge, empty.
+HOSTILE_TEXT = ["\x1b[31mred\x1b[0m", "\x1b]0;title\x07", "\u202eevil", "\u2066iso\u2069", "a" * 5000, "", " ", "\u0000",
+                "tab\there", "nl\nhere", "<script>alert(1)</script>", "&amp;<b>", "\ud800", "\u00e9" * 300, "::error::x", "%0A"]
+# The formats whose output tools read (Xcode, GitHub, GitLab, SARIF viewers): no raw control may
+# come through from a name.
+CHECKED_FORMATS = ["xcode", "github", "codeclimate", "sarif"]
+FORMATS = ["text", "json", "sarif", "junit", "github", "markdown", "html", "ncdu", "xcode", "codeclimate", "app-review", "metrics"]
+RAW_CONTROLS = [(b"\x1b", "ESC")] + [(chr(c).encode(), "U+%04X" % c) for c in list(range(0x202A, 0x202F)) + list(range(0x2066, 0x206A))]
+# Lines a name may try to start (see PRINTER_NAMES): a workflow command, an Xcode issue.
+INJECTED_LINES = [b"::error title=INJECTED", b"/INJECTED:1: error:"]
+
+def yq(text, raw=False):
+    """text as a YAML double-quoted scalar: controls written as escapes (\\e, \\u202e) unless raw."""
+    out = []
+    for ch in text:
+        if ch in '"\\': out.append("\\" + ch)
+        elif raw: out.append(ch)
+        elif ch == "\n": out.append("\\n")
+        elif ch == "\t": out.append("\\t")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F: out.append("\\x%02x" % ord(ch))
+        elif 0xD800 <= ord(ch) < 0xE000 or ch in "\u2028\u2029\u0085" or 0x202A <= ord(ch) <= 0x202E or 0x2066 <= ord(ch) <= 0x2069:
+            out.append("\\u%04x" % ord(ch))
+        else: out.append(ch)
+    return '"' + "".join(out) + '"'
+
+def output_problems(data, fmt):
+    """The raw controls and injected lines in a checked format's output."""
+    problems = []
+    if fmt not in CHECKED_FORMATS or not data: return problems
+    found = [(data.find(pat), name, data.count(pat)) for pat, name in RAW_CONTROLS if pat in data]
+    if found:
+        first = min(found)[0]
+        problems.append(("raw-control", "%s output holds raw %s; the first at byte %d: %r"
+                         % (fmt, ", ".join("%s (%d)" % (name, n) for _, name, n in sorted(found)), first, data[max(0, first - 80):first + 40])))
+    if fmt in ("xcode", "github"):
+        for line in data.split(b"\n"):
+            if any(line.startswith(m) for m in INJECTED_LINES):
+                problems.append(("line-injection", "%s output has a line a file name began: %r" % (fmt, line[:160]))); break
+    return problems
+
+def check_outputs(console_format, files):
+    """A run's check: its standard output in console_format, and files (name: format) it wrote."""
+    def check(stdout, cwd):
+        problems = output_problems(stdout, console_format)
+        for name, fmt in files.items():
+            try: problems += [(k, "%s (%s): %s" % (name, fmt, w)) for k, w in output_problems(open(os.path.join(cwd, name), "rb").read(), fmt)]
+            except OSError: pass
+        return problems
+    return check
+
+# ---- trend ------------------------------------------------------------------------------------
+
+# (points, entries per point): entries are a baseline's files or a scan report's domain owners.
+TREND_SCALES = [(2, 3), (3, 100), (5, 3000), (20, 500), (100, 100), (300, 20), (1000, 1), (1000, 10), (1000, 40), (2, 30000)]
+HUGE_VALUES = [2**63 - 1, 2**62, 2**62 + 2**61, 2**53 + 1, 0, 1]
+
+def trend_size(style, point, j):
+    if style == "huge": return rng.choice(HUGE_VALUES)
+    if style == "grow": return 1000 * (point + 1) + j
+    return rng.randrange(0, 10**6)
+
+def trend_baseline(point, n, shape, style, owners, domains, bundle):
+    files = []; seen = set()
+    for j in range(n):
+        if shape == "distinct": path = "Documents/p%d-%d" % (point, j)
+        elif shape == "shared": path = rng.choice(["Library/Application Support/f%d" % j, "Documents/f%d.sqlite-wal" % j, "Library/WebKit/w%d" % j])
+        else: path = rng.choice(["Documents/p%d-%d" % (point, j), "Library/Caches/c%d" % j, "tmp/t%d-%d" % (j, point % 3)])
+        if domains and rng.random() < 0.5: path = rng.choice(["AppDomainGroup-group.g%d/", "AppDomainPlugin-" + APP + ".e%d/"]) % rng.randrange(domains) + path
+        if path in seen: continue
+        seen.add(path)
+        f = {"path": path, "size": trend_size(style, point, j), "mtime": 1_700_000_000 + point, "zone": rng.choice(ZONES),
+             "backedUp": rng.random() < 0.8, "inode": 1000 + j, "excluded": False, "survivesUpdate": True}
+        if rng.random() < 0.02:
+            del f["path"]; f["pathBase64"] = __import__("base64").b64encode(b"Documents/\xff\x1b%d-%d" % (point, j)).decode()
+        if owners: f["owner"] = ("team%d" % rng.randrange(owners)) if rng.random() < 0.9 else rng.choice(HOSTILE_TEXT + [None])
+        files.append(f)
+    zones = {}
+    for f in files:
+        z = zones.setdefault(f["zone"], {"zone": f["zone"], "size": 0, "backedUpSize": 0})
+        z["size"] += f["size"]; z["backedUpSize"] += f["size"] if f["backedUp"] else 0
+    foot = sum(f["size"] for f in files if f["backedUp"])
+    if style == "huge" and rng.random() < 0.5: foot = rng.choice(HUGE_VALUES)
+    return {"schemaVersion": 3, "kind": "sandbox-audit-baseline", "container": {"bundleIdentifier": bundle, "version": "1.%d" % point},
+            "backupFootprint": foot, "zones": list(zones.values()), "complete": rng.random() < 0.95, "missed": [],
+            "findings": [], "files": files}
+
+def trend_report(point, n, style, domains, bundle):
+    doms = []
+    per = max(1, n // max(1, domains))
+    for d in range(max(1, domains)):
+        name = "AppDomain-" + bundle if d == 0 else rng.choice(["AppDomainGroup-group.g%d", "AppDomainPlugin-" + APP + ".e%d"]) % d
+        owners = [{"owner": ("owner%d" % o) if rng.random() < 0.95 else rng.choice(HOSTILE_TEXT), "kind": rng.choice(["sdk", "team"]),
+                   "files": rng.randrange(1, 100), "backedUpBytes": trend_size(style, point, o), "size": trend_size(style, point, o)} for o in range(per)]
+        foot = trend_size(style, point, d) if style == "huge" else sum(o["backedUpBytes"] for o in owners) + rng.randrange(1000)
+        doms.append({"domain": name, "totals": {"backupFootprint": foot, "keptOnUpdate": foot, "files": len(owners)},
+                     "zones": [{"zone": z, "backedUpSize": trend_size(style, point, 0), "survivesUpdateSize": 0, "files": 1} for z in rng.sample(ZONES, 3)],
+                     "owners": owners})
+    total = doms[0]["totals"]["backupFootprint"] if style == "huge" else sum(x["totals"]["backupFootprint"] for x in doms)
+    return {"schemaVersion": 2, "tool": {"name": "sandbox-audit", "version": "0.1.0"}, "container": {"bundleIdentifier": bundle},
+            "complete": rng.random() < 0.95, "missed": [], "domains": doms,
+            "totals": {"backupFootprint": total, "keptOnUpdate": total, "files": n},
+            "zones": [{"zone": "documents", "backedUpSize": total, "survivesUpdateSize": total, "files": n}], "findings": []}
+
+@target({"name": "trend",
+         "about": "trend over 2 to 1,000 baselines and scan reports (and a few more than 1,000): many points, many distinct paths per point, thousands of distinct owners and domains, sizes near 2^63 whose sums overflow, hostile owner names and paths, two apps, some points mutated as compare's are; text, markdown, json and html, --fail-on-growth-per-step",
+         "subcommands": ["trend"], "formats": [], "policySections": []})
+def t_trend(case):
+    points, n = rng.choice(TREND_SCALES)
+    mode = rng.choice(["baselines", "baselines", "reports", "mixed"])
+    shape = rng.choice(["distinct", "shared", "mixed"]); style = rng.choice(["small", "grow", "grow", "huge"])
+    owners = rng.choice([0, 3, 1000, 5000]); domains = rng.choice([0, 0, 5, 2000])
+    other = rng.random() < 0.1
+    names = []
+    for i in range(points):
+        bundle = "com.example.other" if other and i == points - 1 else APP
+        report = mode == "reports" or (mode == "mixed" and rng.random() < 0.5)
+        doc = trend_report(i, n, style, domains, bundle) if report else trend_baseline(i, n, shape, style, owners, domains, bundle)
+        name = "p%04d.json" % i
+        text = json.dumps(doc).encode()
+        names.append(name)
+        with open(os.path.join(case, name), "wb") as f: f.write(text)
+    if rng.random() < 0.4:  # some points mutated
+        for name in rng.sample(names, min(len(names), rng.randrange(1, 4))):
+            with open(os.path.join(case, name), "rb") as f: doc = json.loads(f.read())
+            with open(os.path.join(case, name), "wb") as f: f.write(hostile_json(doc))
+    args = list(names)
+    k = rng.randrange(10)
+    if k == 0: args = args + (args[:1] if rng.random() < 0.5 else args * (1001 // len(args)))  # a file twice; over 1,000
+    elif k == 1:
+        i = rng.randrange(len(args)); p = os.path.join(case, args[i]); os.remove(p)
+        kind = rng.randrange(4)
+        if kind == 0: os.mkdir(p)
+        elif kind == 1: os.symlink("/dev/zero", p)
+        elif kind == 2: os.symlink("missing", p)
+        else: open(p, "wb").truncate(rng.choice([1 << 20, 600 << 20]))
+    elif k == 2:  # hostile file names
+        i = rng.randrange(len(args)); new = rng.choice([b"\x1b[31m.json", b"\xff\xfe.json", "\u202enosj.json".encode(), b"-", b"--format"])
+        os.rename(os.path.join(case, args[i]).encode(), os.path.join(case.encode(), new)); args[i] = new if new not in (b"-", b"--format") else b"./" + new
+    fmt = rng.choice(["text", "markdown", "json", "html"])
+    extra = []
+    if rng.random() < 0.4: extra += ["--fail-on-growth-per-step", rng.choice(["0", "1", "500kB", "9223372036854775807", "99999999999999999999B", "1.5MB", "8EiB"])]
+    if rng.random() < 0.3: extra.append("--allow-incomplete")
+    if other or rng.random() < 0.2: extra.append("--allow-different-apps")
+    what = "%d points, %d entries each (%s, %s paths, %s sizes, %d owners, %d domains)" % (points, n, mode, shape, style, owners, domains)
+    run(["trend"] + args + ["--format", fmt] + extra, case, "trend", what=what)
+    run(["trend"] + args + ["--format", rng.choice(["json", "html"])], case, "trend", what=what)
+
+# ---- suppress ---------------------------------------------------------------------------------
+
+UNTIL_VALUES = ["2099-12-31", "2001-01-01", "2027-13-45", "0000-01-01", "0001-01-01", "99999-01-01", "2027-02-29",
+                "2028-02-29", "2027-6-3", "2027-06-30T00:00:00Z", "x" * 100000, "", "null", "[2027-01-01]", "20270101",
+                "-2027-01-01", "2027-01-01 ", "\uff12\uff10\uff12\uff17-01-01", "2027-01-32", "9223372036854775807-01-01",
+                "1970-01-01", "2038-01-19", "292277026596-12-04", "2026-12-07", "2026-12-08"]
+EPOCHS = [None, "0", "1700000000", "99999999999999999999", "9223372036854775807", "-1", "-9223372036854775808", "abc", "",
+          "1e9", " 1", "253402300800", "1700000000.5", "9999999999999999", "999999999999999", "0x10", "\u0661\u0662"]
+
+def suppress_entry(many_rules, cap=None):
+    """One entry of suppress:; cap: the longest string, so that thousands of entries stay small."""
+    r = rng.random()
+    rule = rng.choice(many_rules) if r < 0.8 else rng.choice(["misplaced-at-rot", "", "\x1b[31m", "x" * 100000, 42, None, ["a"]])
+    glob = rng.choice(["**", "Documents/**", "Documents/f*", "tmp/**", "", "/", "[", "a" * 70000, "\x1b", "**/" * 500 + "x",
+                       "Documents/\u202e*", random_glob()])
+    reason = rng.choice(["shipped seed", "", " ", "x" * 200000, "\x1b[31mred\x1b[0m", "\u202eevil", "multi\nline", "\u2066iso\u2069 ok"])
+    if cap:
+        rule, glob, reason = rule[:cap] if isinstance(rule, str) else rule, glob[:cap], reason[:cap]
+    e = "  - rule: %s\n    path: %s\n" % (yq(rule) if isinstance(rule, str) else json.dumps(rule), yq(glob))
+    if rng.random() < 0.95: e += "    reason: %s\n" % (yq(reason, raw=rng.random() < 0.2) if rng.random() < 0.9 else "|\n      " + reason.replace("\n", "\n      "))
+    if rng.random() < 0.7:
+        u = rng.choice(UNTIL_VALUES)[:cap]
+        e += "    until: %s\n" % (u if rng.random() < 0.5 and u and "\n" not in u and not u.startswith(("[", "-", " ")) and ":" not in u else yq(u))
+    return e
+
+def findings_container(c, n):
+    """A container with about n findings with paths (files a policy forbids, stale tmp files,
+    items at the root) and large sparse files."""
+    container(c)
+    for i in range(n):
+        p = os.path.join(c, rng.choice(["Documents", "tmp", "Documents", "."]), "f%d" % i)
+        with open(p, "wb") as f: f.write(b"x")
+        if "/tmp/" in p or rng.random() < 0.1: os.utime(p, (1_000_000_000, 1_000_000_000))
+    for i in range(rng.choice([0, 1, 3])):
+        with open(os.path.join(c, "Documents", "big%d.sqlite" % i), "wb") as f: f.truncate(rng.choice([20 << 20, 2 << 30]))
+
+@target({"name": "suppress",
+         "about": "the policy's suppress: entries (many; rule ids valid and not; hostile globs; reasons empty, huge, with escapes; until dates 2027-13-45, year 0, 99999-01-01, huge strings) on containers with many findings, under SOURCE_DATE_EPOCH unset, huge, negative, -2^63, not a number or empty; scan in every format, --write-baseline then --baseline with growth:, config show",
+         "subcommands": ["scan", "config", "inventory"], "formats": FORMATS,
+         "policySections": ["failOn", "rules", "paths", "budgets", "growth", "suppress"]})
+def t_suppress(case):
+    c = os.path.join(case, "c"); findings_container(c, rng.choice([10, 300, 3000]))
+    n = rng.choice([1, 3, 50, 1000, 3000])
+    pool = rng.sample(RULE_IDS, rng.randrange(1, len(RULE_IDS)))
+    y = "failOn: %s\n" % rng.choice(["note", "warning", "error"])
+    if rng.random() < 0.5: y += "rules:\n  suppression-expired: %s\n" % rng.choice(["warning", "error", "off", "note"])
+    y += "paths:\n  - {path: \"Documents/**\", forbidden: true}\n  - {path: \"Documents/*\", maxSize: 1B}\n"
+    y += "budgets:\n  backup: %s\n" % rng.choice(["1B", "1GB", "0"])
+    if rng.random() < 0.5: y += "growth:\n  backup: %s\n  min: 1B\n" % yq(rng.choice(["10%", "0%", "1000000000%", "-5%", "x%"]))
+    y += "suppress:\n" + "".join(suppress_entry(pool, None if n <= 50 else 1000) for _ in range(n))
+    b = y.encode("utf-8", "surrogatepass")
+    if rng.random() < 0.1: b = mutate(b)
+    with open(os.path.join(case, "policy.yml"), "wb") as f: f.write(b)
+    env = {"SOURCE_DATE_EPOCH": rng.choice(EPOCHS)}
+    what = "%d suppress entries, %d files" % (n, sum(len(fs) for _, _, fs in os.walk(c)))
+    f1, f2 = rng.sample(FORMATS, 2)
+    run(["scan", "c", "--config", "policy.yml", "--format", f1], case, "suppress", env=env, what=what, check=check_outputs(f1, {}))
+    run(["scan", "c", "--config", "policy.yml", "--format", f2, "--output", "json=out.json", "--write-baseline", "base.json", "--force"],
+        case, "suppress", env=env, what=what, check=check_outputs(f2, {}))
+    if os.path.exists(os.path.join(case, "base.json")):
+        run(["scan", "c", "--config", "policy.yml", "--baseline", "base.json", "--format", rng.choice(FORMATS)], case, "suppress", env=env, what=what)
+    run(["config", "show", "--config", "policy.yml"], case, "suppress", env=env, what=what)
+    if rng.random() < 0.3: run(["inventory", "c", "--config", "policy.yml"], case, "suppress", env=env, what=what)
+
+# ---- stdin ------------------------------------------------------------------------------------
+
+STDIN_LIMIT = {"supported": None}  # whether scan --help lists --stdin-limit (asked once, in main)
+STDIN_LIMITS = ["0", "1", "100", "1kB", "64KiB", "1MB", "16GiB", "99999999999GB", "-1", "abc", "1.5MB",
+                "9223372036854775807", "9223372036854775808", "", " 1MB", "1e3"]
+
+def endless(chunk):
+    while True: yield chunk
+
+def stdin_archive():
+    """A small container as a tar (pax with xattr records, or ustar/GNU with none), tgz, txz,
+    tbz2 or zip; and how it was damaged."""
+    files = {"App/Documents/a.txt": b"a" * rng.randrange(1, 3000), "App/Library/Preferences/%s.plist" % APP: b"bplist00",
+             "App/Library/Caches/c": b"c" * 100, "App/tmp/t": b"t", "App/Library/Application Support/db.sqlite": b"SQLite format 3\0" + b"\0" * 100}
+    kind = rng.choice(["tar", "tar", "tgz", "txz", "tbz2", "zip"])
+    fmt = rng.choice([tarfile.PAX_FORMAT, tarfile.USTAR_FORMAT, tarfile.GNU_FORMAT])
+    xattrs = fmt == tarfile.PAX_FORMAT and rng.random() < 0.6
+    buf = io.BytesIO()
+    if kind == "zip":
+        with zipfile.ZipFile(buf, "w", rng.choice([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])) as z:
+            for p, b in files.items(): z.writestr(p, b)
+    else:
+        with tarfile.open(fileobj=buf, mode="w", format=fmt) as t:
+            for d in ("App", "App/Documents", "App/Library", "App/Library/Preferences", "App/Library/Caches", "App/tmp", "App/Library/Application Support"):
+                ti = tarfile.TarInfo(d); ti.type = tarfile.DIRTYPE; ti.mode = 0o755; t.addfile(ti)
+            for p, b in files.items():
+                ti = tarfile.TarInfo(p); ti.size = len(b)
+                if xattrs and p.endswith("a.txt"): ti.pax_headers = {"SCHILY.xattr.user." + EXCL: CANONICAL.decode("latin-1")}
+                t.addfile(ti, io.BytesIO(b))
+    data = buf.getvalue()
+    if kind == "tgz": data = gzip.compress(data)
+    elif kind == "txz": data = lzma.compress(data)
+    elif kind == "tbz2": data = __import__("bz2").compress(data)
+    damage = rng.choice(["none", "none", "truncated", "mutated", "headers", "garbage after", "twice"])
+    if damage == "truncated": data = data[:rng.randrange(len(data))]
+    elif damage == "mutated": data = mutate(data)
+    elif damage == "headers":
+        b = bytearray(data)
+        for _ in range(rng.randrange(1, 6)):
+            i = rng.randrange(min(len(b), 2048)); b[i] = rng.randrange(256)
+        data = bytes(b)
+    elif damage == "garbage after": data += bytes(rng.randrange(256) for _ in range(rng.randrange(1, 5000)))
+    elif damage == "twice": data += data
+    return data, "%s (%s%s), %s" % (kind, {tarfile.PAX_FORMAT: "pax", tarfile.USTAR_FORMAT: "ustar", tarfile.GNU_FORMAT: "gnu"}[fmt] if kind != "zip" else "zip",
+                                    ", xattr records" if xattrs and kind != "zip" else ", no extended attributes", damage)
+
+@target({"name": "stdin",
+         "about": "scan -, inventory - and simulate update - --into DIR fed through a pipe (or a file): random bytes, zeros, yes output (endless too), nothing, tar/tgz/txz/tbz2/zip whole, truncated, mutated or doubled, tars with and without extended attribute records; --stdin-limit SIZE (sizes hostile) when scan --help lists it",
+         "subcommands": ["scan", "inventory", "simulate"], "formats": ["text", "json", "markdown"], "policySections": []})
+def t_stdin(case):
+    k = rng.randrange(10)
+    # Drawn whether or not the binary takes the option, so that a seed gives the same cases.
+    limit_value = rng.choice(STDIN_LIMITS) if rng.random() < 0.4 else None
+    limited = limit_value is not None and STDIN_LIMIT["supported"]
+    stream = None  # an endless input: made again for each run
+    if k == 0: data = bytes(rng.randrange(256) for _ in range(rng.choice([1, 511, 512, 10000]))); what = "%d random bytes" % len(data)
+    elif k == 1: data = b"\0" * rng.choice([512, 1024, 10240, 1 << 20, 64 << 20]); what = "%d zero bytes" % len(data)
+    elif k == 2:
+        size = rng.choice([1 << 20, 64 << 20, None])
+        if size is None: data = b""; stream = lambda: endless(b"y\n" * 32768); what = "yes output, endless"
+        else: data = b"y\n" * (size // 2); what = "yes output, %d bytes" % size
+    elif k == 3: data = b""; what = "nothing"
+    elif k == 4:
+        # An archive's first bytes, then more than a small --stdin-limit takes (endless when one is given).
+        archive, what = stdin_archive()
+        head = archive[:4096]
+        if limited and limit_value in ("0", "1", "100", "1kB", "64KiB", "1MB"):
+            data = head; stream = lambda: itertools.chain([head], endless(b"\xa5" * (1 << 20)))
+            what += ", its first 4096 bytes then endless bytes"
+        else:
+            data = head + b"\xa5" * rng.choice([1 << 20, 32 << 20]); what += ", its first 4096 bytes then %d bytes" % (len(data) - len(head))
+    else: data, what = stdin_archive()
+    as_file = stream is None and rng.random() < 0.2
+    with open(os.path.join(case, "stdin.bin"), "wb") as f: f.write(data)
+    what += " on standard input as %s (stdin.bin%s)" % ("a file" if as_file else "a pipe", ": its start" if stream else "")
+    extra = ["--stdin-limit", limit_value] if limited else []
+    commands = [["scan", "-", "--format", rng.choice(["text", "json", "markdown"])], ["inventory", "-"],
+                ["simulate", "update", "-", "--into", "out"] + (["--verify"] if rng.random() < 0.5 else [])]
+    for cmd in rng.sample(commands, 2):
+        stdin = ("file", os.path.join(case, "stdin.bin")) if as_file else stream() if stream else data
+        run(cmd + extra, case, "stdin", stdin=stdin, what=what)
+        shutil.rmtree(os.path.join(case, "out"), ignore_errors=True)
+
+# ---- printers ---------------------------------------------------------------------------------
+
+# File names for the report printers: terminal escapes (CSI, OSC title, OSC 8 link, clear screen),
+# every bidirectional control, an Xcode issue and a GitHub workflow command inside a name and
+# after a newline (INJECTED_LINES), CR, tab, DEL, C0 and C1 controls, bytes that are not UTF-8
+# (lone continuation bytes, overlong NUL, a UTF-16 surrogate, a cut sequence), markup, 255 bytes.
+PRINTER_NAMES = [b"\x1b[31mred\x1b[0m", b"\x1b]0;title\x07", b"\x1b]8;;http://e.example/\x1b\\link\x1b]8;;\x1b\\", b"\x1b[2J\x1b[H",
+                 "\u202eevil.txt".encode(), "a\u202ab\u202bc\u202cd\u202de".encode(), "\u2066i\u2067r\u2068f\u2069".encode(),
+                 "\u200e\u200f\u061c".encode(), b"a:1: error: injected", b"x.swift:12:3: error: injected", b"::error::injected",
+                 b"%0A%0D::warning::x", b"n\n::error title=INJECTED::line", b"n\n/INJECTED:1: error: line", b"cr\rname", b"tab\tname",
+                 b"\x7fdel", b"\x01\x02\x03", b"\x9b31m", "\u009b31m".encode(), b"\xff\xfe", b"\xc0\x80", b"\xed\xa0\x80", b"\xe2\x80",
+                 b"<script>alert(1)</script>", b'"quote', b"back\\slash", b"]]>", b"&amp;", "\u2028sep\u2029".encode(), b"%s%n",
+                 b" lead", b"trail ", b"a" * 255, ("\u202e" * 85).encode(), ("\u00e9" * 127).encode(), b"-rf", b"\\u001b"]
+
+def printer_name():
+    n = rng.choice(PRINTER_NAMES)
+    if rng.random() < 0.3: n = n + rng.choice(PRINTER_NAMES)
+    return n[:255]
+
+def hostile_container(c):
+    """Files, folders, FIFOs, symlinks and sidecars with PRINTER_NAMES where findings name them:
+    Documents (a policy forbids it), the data root (misplaced-at-root), tmp (stale), deep chains,
+    in the container c (bytes) already made."""
+    cb = c.encode() if isinstance(c, str) else c
+    made = 0
+    for _ in range(rng.choice([3, 10, 40])):
+        where = rng.choice([b"Documents", b"Documents", b"", b"tmp", b"Library/Caches", b"Library/Application Support"])
+        p = cb + b"/" + (where + b"/" if where else b"") + printer_name()
+        try:
+            k = rng.randrange(10)
+            if k < 5:
+                with open(p, "wb") as f: f.write(b"x" * rng.randrange(100))
+                if where == b"tmp": os.utime(p, (1_000_000_000, 1_000_000_000))
+            elif k == 5: os.makedirs(p, exist_ok=True); open(p + b"/" + printer_name(), "wb").close()
+            elif k == 6: os.mkfifo(p)
+            elif k == 7: os.symlink(rng.choice([b"/etc/" + printer_name(), b"../../../" + printer_name(), b"/"]), p)
+            elif k == 8: open(os.path.dirname(p) + b"/._" + os.path.basename(p), "wb").write(mutate(sidecar_seed()) if rng.random() < 0.5 else sidecar_seed())
+            else:
+                d = cb + b"/Documents"
+                for _ in range(rng.choice([20, 100, 300])):
+                    d += b"/" + rng.choice([b"d", printer_name()[:20]])
+                os.makedirs(d, exist_ok=True); open(d + b"/" + printer_name(), "wb").close()
+            made += 1
+        except OSError:
+            pass
+    return made
+
+def printers_policy():
+    owner = rng.choice(HOSTILE_TEXT[:4] + ["team", "\x1b[31mteam\u202e"])
+    y = "failOn: note\npaths:\n  - {path: \"Documents/**\", forbidden: true}\n  - {path: \"tmp/*\", maxSize: 1B}\n"
+    y += "owners:\n  \"Documents/**\": %s\n  %s: other\n" % (yq(owner, raw=rng.random() < 0.2), yq(rng.choice(["Documents/*", "Documents/\u202e*", "Documents/\x1b*"])))
+    y += "budgets:\n  backup: 1B\n  owners:\n    %s: 1B\n" % yq(owner)
+    if rng.random() < 0.5:
+        y += "suppress:\n  - rule: policy-forbidden\n    path: \"Documents/*\"\n    reason: %s\n" % yq(rng.choice(HOSTILE_TEXT[:4] + ["accepted"]))
+    return y.encode("utf-8", "surrogatepass")
+
+@target({"name": "printers",
+         "about": "scan in every --format (and all at once through --output) on containers whose names are hostile: ESC sequences, every bidirectional control, ':1: error:' and workflow commands inside names and after newlines, C0/C1 controls, bytes that are not UTF-8, 255-byte names, deep chains, FIFOs, symlinks and sidecars so named, a hostile container folder, bundle identifier and owner names; xcode, github, codeclimate and sarif output must hold no raw ESC or bidirectional control (raw-control) and no line a name began (line-injection)",
+         "subcommands": ["scan"], "formats": FORMATS, "policySections": ["failOn", "paths", "owners", "budgets", "suppress"]})
+def t_printers(case):
+    cname = rng.choice([b"c", b"c", b"c\x1b[31m", "c\u202e".encode(), b"c:1: error: x", b"c\nd"])
+    c = os.path.join(case.encode(), cname)
+    ident = rng.choice([None, "com.example\x1b[31m.app", "com.\u202eexample", APP])
+    container(c.decode("utf-8", "surrogateescape"), plistlib.dumps({"MCMMetadataIdentifier": ident}, fmt=plistlib.FMT_BINARY) if ident else None)
+    made = hostile_container(c)
+    with open(os.path.join(case, "policy.yml"), "wb") as f: f.write(printers_policy())
+    what = "%d hostile names in container %r (identity %r)" % (made, cname, ident)
+    base = ["scan", cname, "--config", "policy.yml", "--fail-on", "note"]
+    for fmt in rng.sample(CHECKED_FORMATS, 2) + [rng.choice(FORMATS)]:
+        run(base + ["--format", fmt], case, "printers", check=check_outputs(fmt, {}), what=what)
+    console = rng.choice(FORMATS)
+    files = {"out." + f: f for f in FORMATS if f != console}
+    run(base + ["--format", console] + [x for name, f in files.items() for x in ("--output", "%s=%s" % (f, name))],
+        case, "printers", check=check_outputs(console, files), what=what)
+
+# ---- apps -------------------------------------------------------------------------------------
+
+@target({"name": "apps",
+         "about": "apps on hostile backup folders (plain and encrypted), Simulator device folders and device sets (--simulator --device-set), a backup naming thousands of apps, and PATH a file, a FIFO, a symlink to /dev/zero, missing, empty, a container or an archive; text and json",
+         "subcommands": ["apps"], "formats": [], "policySections": []})
+def t_apps(case):
+    k = rng.randrange(7)
+    if k == 0 and sqlite3: build_backup(case); args = ["b"]
+    elif k == 1 and sqlite3 and Cipher: build_encrypted(case); args = ["b", "--password-file", "pw"]
+    elif k == 2: build_device(case); args = [rng.choice(["DEVICE", "DEVICE/data", "DEVICE/data/Containers"])]
+    elif k == 3:
+        build_deviceset(case)
+        args = ["--simulator", rng.choice(["booted", UDID, "iPhone 17", rng.choice(HOSTILE_NAMES) or "x"]), "--device-set", "set"]
+    elif k == 4 and sqlite3:  # thousands of apps, extensions and groups, names hostile
+        rows = []
+        for i in range(rng.choice([100, 3000, 10000])):
+            dom = rng.choice(["AppDomain-com.app%d", "AppDomainPlugin-com.app%d.ext", "AppDomainGroup-group.g%d"]) % i
+            if rng.random() < 0.05: dom += rng.choice([t for t in HOSTILE_TEXT if t != "\ud800"])
+            rows.append([dom, "", 2, b"", None])
+            rows.append([dom, "Documents/f", 1, b"x", None])
+        write_backup(os.path.join(case, "b"), rows)
+        args = ["b"]
+    else:
+        p = os.path.join(case, "x"); kind = rng.randrange(7)
+        if kind == 0: open(p, "wb").write(b"x")
+        elif kind == 1: os.mkfifo(p)
+        elif kind == 2: os.symlink("/dev/zero", p)
+        elif kind == 3: pass
+        elif kind == 4: os.mkdir(p)
+        elif kind == 5: container(p, metadata(APP, 2))
+        else: open(p, "wb").write(tar_bytes())
+        args = ["x"] + (["--simulator", "booted"] if rng.random() < 0.1 else [])
+    run(["apps"] + args, case, "apps")
+    run(["apps"] + args + ["--format", "json"], case, "apps")
+
+# ---- config -----------------------------------------------------------------------------------
+
+FULL_POLICY = b"""failOn: warning
+rules:
+  recreatable-in-documents: off
+  special-file: error
+  oversized-backed-up-file:
+    severity: warning
+    size: 20MB
+  stale-temporary-file: {age: 12h}
+  large-user-defaults: {warningSize: 1KiB, errorSize: 4MiB}
+ignore:
+  - "Library/WebKit/**"
+paths:
+  - path: "Library/Application Support/Downloads"
+    backup: excluded
+  - path: "Documents/**/*.sqlite"
+    backup: included
+    maxSize: 50MB
+  - {path: "tmp/**", forbidden: true}
+budgets:
+  backup: 25MB
+  churn: 5MB
+  zones:
+    documents: 20MB
+    caches: {max: 200MB, measure: size}
+  paths:
+    - {path: "Library/Application Support/**", max: 5MB}
+  domains:
+    AppDomainGroup-group.com.example.shared: 10MB
+  owners:
+    Firebase: 2MB
+growth:
+  backup: "10%"
+  min: 1MB
+appGroups:
+  - group.com.example.shared
+protection:
+  "Documents/Private": complete
+  "Library/Application Support/*.sqlite": completeUntilFirstUserAuthentication
+owners:
+  "Library/Application Support/Feed": feed-team
+  "Documents/**": app-core
+suppress:
+  - rule: oversized-backed-up-file
+    path: "Documents/Seed.sqlite"
+    reason: "shipped seed database"
+    until: 2027-06-30
+  - rule: budget-exceeded
+    path: "**"
+    reason: "two stores for one release"
+"""
+
+def config_policy():
+    k = rng.randrange(12)
+    if k < 4: return mutate(FULL_POLICY), "FULL_POLICY mutated"
+    if k == 4: return FULL_POLICY, "FULL_POLICY"
+    if k == 5: return FULL_POLICY.replace(b"\n", b"\r\n"), "FULL_POLICY, CRLF"
+    if k == 6: return b"\xef\xbb\xbf" + FULL_POLICY, "FULL_POLICY with a BOM"
+    if k == 7: return b"# " + b"x" * rng.choice([1 << 20, 10 << 20]) + b"\n" + FULL_POLICY, "FULL_POLICY after a huge comment"
+    if k == 8:
+        lines = ["  %s: %s\n" % (yq(random_glob()), yq(rng.choice(HOSTILE_TEXT), raw=rng.random() < 0.3)) for _ in range(rng.choice([1, 50, 2000]))]
+        return ("owners:\n" + "".join(lines)).encode("utf-8", "surrogatepass"), "owners: hostile"
+    if k == 9: return ("suppress:\n" + "".join(suppress_entry(RULE_IDS, 1000) for _ in range(rng.choice([1, 30, 500])))).encode("utf-8", "surrogatepass"), "suppress: hostile"
+    if k == 10: return rng.choice([b"", b"\0" * 100, b"\xff\xfe\xfd", b"---\n...\n", b"- a\n- b\n", b"failOn: [", b"&a [*a]", b"{" * 10000]), "not a policy"
+    return mutate(YAML_SEED), "YAML_SEED mutated"
+
+def config_dest(case):
+    """Where config init writes: fresh, existing, a folder, under a missing folder, long, not
+    UTF-8, escapes, symlinks (inside the case), a FIFO."""
+    k = rng.randrange(11)
+    if k == 0: return ".sandbox-audit.yml"
+    if k == 1: return "-"
+    if k == 2: open(os.path.join(case, "old.yml"), "wb").write(b"keep me\n"); return "old.yml"
+    if k == 3: os.mkdir(os.path.join(case, "dir")); return rng.choice(["dir", "dir/"])
+    if k == 4: return "missing/dir/p.yml"
+    if k == 5: return "a" * rng.choice([255, 256, 5000])
+    if k == 6: return rng.choice([b"\xff\xfe.yml", b"\x1b[31m.yml", "\u202elmy.yml".encode()])
+    if k == 7: os.symlink("old-target.yml", os.path.join(case, "link.yml")); return "link.yml"
+    if k == 8:
+        open(os.path.join(case, "t.yml"), "wb").write(b"keep me\n"); os.symlink("t.yml", os.path.join(case, "link.yml")); return "link.yml"
+    if k == 9: os.mkfifo(os.path.join(case, "fifo.yml")); return "fifo.yml"
+    return "p.yml/"
+
+@target({"name": "config",
+         "about": "config init (to fresh, existing, folder, missing-folder, long, non-UTF-8, escape-laden, symlink and FIFO paths, then read back), config show on hostile policy files given or found upward (world-writable, a folder, a symlink to /dev/zero, a FIFO, dangling; every section mutated, CRLF, BOM, 10 MB), whose output must load back to the same output (roundtrip), config schema with stray arguments; scan with the policy on a Simulator device for appGroups",
+         "subcommands": ["config", "scan"], "formats": ["text"],
+         "policySections": ["failOn", "rules", "ignore", "paths", "budgets", "growth", "appGroups", "protection", "owners", "suppress"]})
+def t_config(case):
+    os.mkdir(os.path.join(case, ".git"))  # where the upward search for .sandbox-audit.yml stops
+    action = rng.choice(["init", "show", "show", "show", "found", "schema"])
+    if action == "schema":
+        run(["config", "schema"] + rng.choice([[], [], ["x"], ["--config", "p.yml"], ["-"], ["\x1b[31m"]]), case, "config")
+        return
+    if action == "init":
+        dest = config_dest(case)
+        code = run(["config", "init", dest], case, "config", what="config init to %r" % dest)
+        if code == 0 and dest != "-" and os.path.isfile(os.path.join(case.encode(), dest if isinstance(dest, bytes) else dest.encode())):
+            run(["config", "show", "--config", dest], case, "config")
+            c = os.path.join(case, "c"); container(c)
+            run(["scan", "c", "--config", dest], case, "config")
+        return
+    policy, what = config_policy()
+    sub = os.path.join(case, "a", "b", "c"); os.makedirs(sub)
+    if action == "found":
+        p = os.path.join(case, rng.choice(["", "a", "a/b/c"]), ".sandbox-audit.yml")
+        kind = rng.randrange(8)
+        if kind < 3: open(p, "wb").write(policy)
+        elif kind == 3: open(p, "wb").write(policy); os.chmod(p, 0o666); what += ", world-writable"
+        elif kind == 4: open(p, "wb").write(policy); os.chmod(os.path.dirname(p), 0o777); what += ", in a world-writable folder"
+        elif kind == 5: os.mkdir(p); what = "a folder"
+        elif kind == 6: os.symlink(rng.choice(["/dev/zero", "missing.yml", "/"]), p); what = "a symlink to %s" % os.readlink(p)
+        else: os.mkfifo(p); what = "a FIFO"
+        run(["config", "show"], case, "config", cwd=sub, what=".sandbox-audit.yml found upward: " + what)
+        return
+    open(os.path.join(case, "p.yml"), "wb").write(policy)
+    shown = {}
+    def keep(stdout, cwd):
+        shown["text"] = stdout; return []
+    code = run(["config", "show", "--config", "p.yml"], case, "config", check=keep, what=what)
+    if code == 0 and shown.get("text"):
+        open(os.path.join(case, "shown.yml"), "wb").write(shown["text"])
+        def same(stdout, cwd):
+            # The first line names the file read: "# effective configuration: p.yml".
+            a = [l for l in shown["text"].split(b"\n") if not l.startswith(b"# effective configuration:")]
+            b = [l for l in stdout.split(b"\n") if not l.startswith(b"# effective configuration:")]
+            if a == b: return []
+            i = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
+            return [("roundtrip", "config show of its own output differs at line %d: %r, then %r"
+                     % (i + 1, a[i][:120] if i < len(a) else b"(end)", b[i][:120] if i < len(b) else b"(end)"))]
+        run(["config", "show", "--config", "shown.yml"], case, "config", check=same, what="config show's output for " + what)
+    if b"appGroups" in policy and rng.random() < 0.5:
+        device_set(case)
+        run(["scan", os.path.join("set", UDID), "--app", APP, "--config", "p.yml"], case, "config", what=what)
+
+# ---- rules ------------------------------------------------------------------------------------
+
+@target({"name": "rules",
+         "about": "rules, rules --format text|markdown|other, and rules ID with every id, near misses and hostile ids (escapes, U+202E, 100,000 characters, bytes that are not UTF-8, empty, option-like)",
+         "subcommands": ["rules"], "formats": [], "policySections": []})
+def t_rules(case):
+    k = rng.randrange(4)
+    if k == 0: args = ["rules"] + rng.choice([[], ["--format", "markdown"], ["--format", "text"], ["--format", rng.choice(["json", "", "\x1b"])]])
+    elif k == 1: args = ["rules", rng.choice(RULE_IDS)] + rng.choice([[], ["--format", "markdown"]])
+    else:
+        rid = rng.choice(RULE_IDS)
+        args = ["rules", rng.choice([rid[:-1], rid.upper(), rid + "x", "\x1b[31m" + rid, "\u202e" + rid, "x" * 100000,
+                                     b"\xff\xfe" + rid.encode(), "", "--", "-x", rid + "\n" + rid, " " + rid])]
+    run(args, case, "rules")
+
+# ---- exclude, include, attributes ---------------------------------------------------------------
+
+@target({"name": "markers",
+         "about": "exclude (each --carrier, --legacy, each --value), include and attributes on hostile items: a file, a folder, symlinks (to a file, dangling), a FIFO, missing, names not UTF-8 or with escapes, paths past PATH_MAX, a ._NAME that is not AppleDouble (must never be overwritten), a mutated sidecar, a __MACOSX mirror; the item's own bytes must not change (data_loss)",
+         "subcommands": ["exclude", "include", "attributes"], "formats": [], "policySections": []})
+def t_markers(case):
+    d = os.path.join(case, "d"); os.makedirs(os.path.join(d, "__MACOSX"))
+    items = []
+    for _ in range(rng.randrange(1, 4)):
+        name = rng.choice([b"f", b"g.txt", printer_name()])
+        p = os.path.join(d.encode(), name)
+        k = rng.randrange(8)
+        if os.path.lexists(p) or os.path.lexists(os.path.join(d.encode(), b"._" + name)): continue  # (opening a FIFO made before would block)
+        try:
+            if k < 3: open(p, "wb").write(b"content " + name)
+            elif k == 3: os.makedirs(p, exist_ok=True)
+            elif k == 4: open(os.path.join(d, "target"), "wb").write(b"target"); os.symlink(b"target", p)
+            elif k == 5: os.symlink(b"missing", p)
+            elif k == 6: os.mkfifo(p)
+            else: pass  # missing
+        except OSError:
+            continue
+        sidecar = os.path.join(d.encode(), b"._" + name)
+        r = rng.random()
+        try:
+            if r < 0.2: open(sidecar, "wb").write(b"not AppleDouble, keep me")
+            elif r < 0.4: open(sidecar, "wb").write(mutate(sidecar_seed()))
+            elif r < 0.5: open(os.path.join(d.encode(), b"__MACOSX", b"._" + name), "wb").write(sidecar_seed())
+        except OSError:
+            pass
+        items.append(p[len(case) + 1:])
+    if rng.random() < 0.1:
+        deep = d
+        for _ in range(rng.choice([30, 300])): deep = os.path.join(deep, "d" * 30)
+        try: os.makedirs(deep); open(os.path.join(deep, "f"), "wb").write(b"deep"); items.append(os.path.relpath(os.path.join(deep, "f"), case).encode())
+        except OSError: pass
+    if not items: items = [b"d/none"]
+    def snapshot():
+        snap = {}
+        for root, dirs, files in os.walk(d.encode()):
+            for f in files:
+                p = os.path.join(root, f)
+                if os.path.islink(p) or not os.path.isfile(p): continue
+                if f.startswith(b"._") and open(p, "rb").read(4) == b"\x00\x05\x16\x07": continue  # AppleDouble: may be rewritten
+                snap[p] = open(p, "rb").read()
+        return snap
+    before = snapshot()
+    carrier = rng.choice([[], ["--carrier", "native"], ["--carrier", "sidecar"], ["--carrier", "macosx"], ["--carrier", "other"]])
+    legacy = ["--legacy"] if rng.random() < 0.2 else []
+    value = rng.choice([[], ["--value", "canonical"], ["--value", "string"], ["--value", "plist-other"], ["--value", "other"]])
+    for cmd in [["exclude"] + carrier + legacy + value, ["attributes"], ["include"] + carrier + legacy, ["attributes"]]:
+        run(cmd + items, case, "markers")
+    after = snapshot()
+    changed = [p for p in before if after.get(p) != before[p]]
+    if changed:
+        record_failure("data_loss", "markers", case, "items: %r\ncarrier %r legacy %r value %r\nchanged or removed: %r\n" % (items, carrier, legacy, value, changed))
+        print("FAIL data_loss markers %r -> %r" % (items, changed), flush=True)
+
 def available():
     """Targets whose tools are here, and what is skipped for want of one."""
     skipped = {}
@@ -988,17 +1798,27 @@ def available():
     return skipped
 
 
-TARGETS = {"xattr": t_xattr, "sidecar": t_sidecar, "identity": t_identity, "appdatainfo": t_appdatainfo,
-           "prefs": t_prefs, "tar": t_tar, "zip": t_zip, "yaml": t_yaml, "glob": t_glob, "backup": t_backup, "encrypted": t_encrypted,
-           "device": t_device, "simulate": t_simulate, "huge": t_huge, "deep": t_deep}
-TARGETS.update({"appinfo": t_appinfo, "deviceset": t_deviceset, "xcrun": t_xcrun})
-TARGETS.update({"compare": t_compare, "ncdu": t_ncdu})
+def coverage():
+    """What the targets exercise, from their declarations: each subcommand, report format and
+    policy section to the targets that exercise it, in target order."""
+    out = {"subcommands": {}, "formats": {}, "policySections": {}}
+    for name, t in TARGETS.items():
+        for key in out:
+            for item in t[key]: out[key].setdefault(item, []).append(name)
+    return {key: dict(sorted(value.items())) for key, value in out.items()}
+
+def list_targets():
+    import textwrap
+    lines = []
+    for name, t in TARGETS.items():
+        lines += textwrap.wrap(t["about"], 96, initial_indent="  %-11s " % name, subsequent_indent=" " * 15)
+    return "\n".join(lines)
 
 def parse_arguments(argv):
     p = argparse.ArgumentParser(prog="fuzz.py", description=__doc__.split("\n\n")[0].replace("\n", " "),
                                 epilog="scripts/fuzz.sh wraps this with the same options.")
-    p.add_argument("--bin", help="the binary to run (required)")
-    p.add_argument("--out", help="work and failure folder (required)")
+    p.add_argument("--bin", help="the binary to run (required unless --coverage or --list-targets)")
+    p.add_argument("--out", help="work and failure folder (required unless --coverage or --list-targets)")
     p.add_argument("--duration", type=float, default=120.0, help="total running time in seconds (default 120)")
     p.add_argument("--seed", type=int, default=None, help="random seed (default: time); the same seed replays the same cases")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per run before it counts as a hang (default 10)")
@@ -1006,14 +1826,20 @@ def parse_arguments(argv):
     p.add_argument("--mem-mb", type=int, default=4096, help="address-space cap per run, so a runaway allocation dies fast (default 4096)")
     p.add_argument("--only", default="", help="restrict to some targets: TARGET[,TARGET]")
     p.add_argument("--cases", type=int, default=0, help="stop after this many cases (default: only --duration stops)")
+    p.add_argument("--list-targets", action="store_true", help="list the targets and what each builds, then exit")
+    p.add_argument("--coverage", action="store_true", help="print what the targets exercise as JSON, then exit (needs no binary)")
     a = p.parse_args(argv)
-    if not a.bin or not a.out:
+    if not (a.coverage or a.list_targets) and (not a.bin or not a.out):
         p.error("--bin and --out are required")
+    unknown = [n for n in a.only.split(",") if n and n not in TARGETS]
+    if unknown: p.error("unknown target %s (targets: %s)" % (", ".join(unknown), ", ".join(TARGETS)))
     return a
 
 def main(argv):
     global BIN, OUT, DURATION, SEED, TIMEOUT, BUDGET_MB, MEM_MB, GNU_TIME
     a = parse_arguments(argv)
+    if a.coverage: print(json.dumps(coverage())); return 0
+    if a.list_targets: print(list_targets()); return 0
     BIN, OUT = os.path.realpath(a.bin), a.out
     DURATION, TIMEOUT, BUDGET_MB, MEM_MB = a.duration, a.timeout, a.budget_mb, a.mem_mb
     SEED = a.seed if a.seed is not None else int(time.time())
@@ -1028,6 +1854,12 @@ def main(argv):
         print("fuzz: skipping %s: %s" % (t, why), flush=True)
     names = [n for n in TARGETS if (not ONLY or n in ONLY.split(",")) and n not in skipped]
     if not names: print("fuzz.sh: no target to run (asked: %s)" % (ONLY or "all"), file=sys.stderr); return 2
+    replay["names"] = names
+    if "stdin" in names:
+        help_text = subprocess.run([BIN, "scan", "--help"], capture_output=True).stdout
+        STDIN_LIMIT["supported"] = b"--stdin-limit" in help_text
+        if not STDIN_LIMIT["supported"]:
+            print("fuzz: stdin: scan --help lists no --stdin-limit: the cases that would give it run without it", flush=True)
 
     work = os.path.join(OUT, "work")
     deadline = time.monotonic() + DURATION
@@ -1037,24 +1869,26 @@ def main(argv):
         target = names[counts["cases"] % len(names)]
         shutil.rmtree(work, ignore_errors=True); os.makedirs(work)
         counts["cases"] += 1
+        replay["case"] = counts["cases"]
         per_target.setdefault(target, {}).setdefault("cases", 0)
         per_target[target]["cases"] += 1
         try:
-            TARGETS[target](work)
+            TARGETS[target]["run"](work)
         except Exception as e:  # a case the generator could not build (a file system limit …): not the binary's fault
             per_target[target]["unbuilt"] = per_target[target].get("unbuilt", 0) + 1
             if per_target[target]["unbuilt"] <= 3: print("fuzz: %s: case not built: %r" % (target, e), flush=True)
         if counts["cases"] % 200 == 0:
-            print("fuzz: %d cases, %d runs, %d crashes, %d hangs, %d over budget" %
-                  (counts["cases"], counts["runs"], counts["crashes"], counts["hangs"], counts["over_budget"]), flush=True)
+            print("fuzz: %d cases, %d runs, %s" % (counts["cases"], counts["runs"], ", ".join("%d %s" % (counts[k], k) for k in FAILURE_KINDS)), flush=True)
+    # Folders made unreadable or unwritable by a case are made removable again.
+    subprocess.call(["chmod", "-R", "u+rwx", work], stderr=subprocess.DEVNULL)
     shutil.rmtree(work, ignore_errors=True)
-    print("fuzz: per failure kind: crashes %d, hangs %d, over budget %d, sidecar data loss %d" %
-          (counts["crashes"], counts["hangs"], counts["over_budget"], counts["data_loss"]))
-    print("fuzz: done, seed %d: %d cases, %d runs, %d crashes, %d hangs, %d over budget, %d sidecar rewrites losing data; worst run %.2f s, %.0f MB peak RSS"
-          % (SEED, counts["cases"], counts["runs"], counts["crashes"], counts["hangs"], counts["over_budget"], counts["data_loss"], worst["seconds"], worst["rss_mb"]))
+    print("fuzz: per failure kind: crashes %d, hangs %d, over budget %d, data loss %d, raw control %d, line injection %d, roundtrip %d" %
+          tuple(counts[k] for k in FAILURE_KINDS))
+    print("fuzz: done, seed %d: %d cases, %d runs, %d crashes, %d hangs, %d over budget, %d rewrites losing data, %d raw controls, %d injected lines, %d roundtrips differing; worst run %.2f s, %.0f MB peak RSS"
+          % ((SEED, counts["cases"], counts["runs"]) + tuple(counts[k] for k in FAILURE_KINDS) + (worst["seconds"], worst["rss_mb"])))
     for t in names:
         print("  %-12s %s" % (t, " ".join("%s=%d" % kv for kv in sorted(per_target.get(t, {}).items()))))
-    return 1 if counts["crashes"] + counts["hangs"] + counts["over_budget"] + counts["data_loss"] else 0
+    return 1 if any(counts[k] for k in FAILURE_KINDS) else 0
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
