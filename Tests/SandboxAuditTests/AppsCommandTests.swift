@@ -121,8 +121,8 @@ final class AppsCommandTests: XCTestCase {
         for (args, status, needle) in [
             (["apps"], Int32(2), "missing PATH (a backup folder or a Simulator device folder) or --simulator DEVICE"),
             (["apps", dir.sub("Lone"), "--simulator", "booted"], 2, "give PATH or --simulator DEVICE, not both"),
-            (["apps", dir.sub("Lone")], 2, "\(dir.sub("Lone")) is not a backup folder (no Manifest.db) nor a Simulator device folder"),
-            (["apps", dir.sub("nothing")], 2, "is not a backup folder (no Manifest.db) nor a Simulator device folder"),
+            (["apps", dir.sub("Lone")], 2, "\(dir.sub("Lone")) is not a backup folder (no Manifest.db), a Simulator device folder"),
+            (["apps", dir.sub("nothing")], 2, "is not a backup folder (no Manifest.db), a Simulator device folder"),
             (["apps", "--simulator", "booted", "--device-set", dir.sub("Lone")], 2, "booted"),
         ] {
             let r = try CLI.run(args, environment: ["HOME": dir.path])

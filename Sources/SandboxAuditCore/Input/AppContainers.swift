@@ -44,6 +44,15 @@ public struct ContainerSelection: Sendable {
 package struct ContainersFolder: Sendable {
     let path: String
     let held: HeldDescriptor
+
+    /// A real device's `…/mobile/Containers` (a file-system extraction, or a copy pulled from
+    /// a device), not a Simulator device's `data/Containers`.
+    var isDeviceExtraction: Bool { path.hasSuffix("/mobile/Containers") || path == "mobile/Containers" }
+
+    /// What messages call the folder it was found in.
+    var place: String {
+        (isDeviceExtraction ? "device file-system extraction " : "Simulator device folder ") + TerminalText.escaped(path)
+    }
 }
 
 /// An app's containers: its data container, its extensions' and its App Groups', each a
@@ -54,10 +63,49 @@ package enum AppContainers {
     /// device folder, its `data`, or that folder itself. Nil when `path` is none of these.
     /// The path is opened once (a symlink to it followed: the user named it); below it,
     /// nothing is reached through a symlink (`containersFolder(in:)`).
-    static func containersFolder(_ path: String) throws -> ContainersFolder? {
+    /// With `search`, a folder that is none of these is searched for a device's `Containers`
+    /// at any depth (a full-file-system extraction: `…/private/var/mobile/Containers`, under
+    /// whatever prefix the tool that made it used): breadth first, never through a symlink, at
+    /// most `searchDepth` levels and `searchFolders` folders listed (docs/limits.md).
+    static func containersFolder(_ path: String, search: Bool = false) throws -> ContainersFolder? {
         let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         guard let top = try? FileDescriptor.currentDirectory.open(trimmed.utf8, .namedDirectory, keepAccessTime: true) else { return nil }
-        return try containersFolder(in: HeldDescriptor(top), path: trimmed, candidates: ["", "Containers", "data/Containers"])
+        let held = HeldDescriptor(top)
+        if let found = try containersFolder(in: held, path: trimmed, candidates: ["", "Containers", "data/Containers"]) { return found }
+        return search ? try searchContainers(in: held, path: trimmed) : nil
+    }
+
+    /// How deep and how wide the search for a device's `Containers` goes.
+    static let searchDepth = 10, searchFolders = 10_000
+
+    /// The first folder named `Containers` holding `Data/Application` or `Shared/AppGroup`,
+    /// breadth first below `top`; nil when there is none within the bounds.
+    static func searchContainers(in top: HeldDescriptor, path: String) throws -> ContainersFolder? {
+        var level: [(relative: [[UInt8]], shown: String)] = [([], path)]
+        var listed = 0
+        for _ in 0..<searchDepth {
+            var next: [(relative: [[UInt8]], shown: String)] = []
+            for folder in level {
+                guard listed < searchFolders else { return nil }
+                listed += 1
+                guard let fd = folder.relative.isEmpty ? try? top.descriptor.duplicate() : try? top.descriptor.openDirectory(componentwise: folder.relative) else { continue }
+                defer { fd.close() }
+                guard let names = try? fd.names() else { continue }
+                for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                    guard (try? fd.status(of: name))?.kind == .directory else { continue }
+                    let shown = folder.shown + "/" + String(decoding: name, as: UTF8.self)
+                    let relative = folder.relative + [name]
+                    if name == Array("Containers".utf8), let held = try? fd.openDirectory(name) {
+                        let candidate = HeldDescriptor(held)
+                        if let found = try containersFolder(in: candidate, path: shown, candidates: [""]) { return found }
+                    }
+                    next.append((relative, shown))
+                }
+            }
+            level = next
+            if level.isEmpty { break }
+        }
+        return nil
     }
 
     /// The first of `candidates` (relative to the folder `top` at `path`) holding
@@ -115,6 +163,9 @@ package enum AppContainers {
         let identifier: String
         let listing: DeviceListing
         let containers: ContainersFolder
+        /// How the identifier was found when the container has no metadata plist (the files
+        /// that name it: `ContainerEvidence`); nil when its metadata plist names it.
+        var evidence: String? = nil
     }
 
     /// The containers under `Containers/FOLDER/*` with their metadata identifiers: `FOLDER`
@@ -149,9 +200,16 @@ package enum AppContainers {
                 case .success(let fd): fd.close()
                 case .failure(let e) where e.code != ENOENT:
                     metadataUnread.append("\(TerminalText.escaped(base + "/" + name)) (its metadata plist: \(errorText(e.code).lowercased()))")
+                    return nil
                 case .failure: break
                 }
-                return nil
+                // No metadata plist (a device extraction often has none): the files that name
+                // the app, labelled as evidence.
+                guard let found = ContainerEvidence.identify(container) else {
+                    metadataUnread.append(TerminalText.escaped(base + "/" + name))
+                    return nil
+                }
+                return Found(path: base + "/" + name, identifier: found.identifier, listing: listing, containers: containers, evidence: found.how)
             }
             return Found(path: base + "/" + name, identifier: id, listing: listing, containers: containers)
         }
@@ -213,7 +271,7 @@ package enum AppContainers {
         // container: the refusal of a symlinked device folder is for what is no container.
         let isContainer = ["Documents", "Library", "tmp"].contains { Container.isDirectory(input + "/" + $0) }
         let found: ContainersFolder?
-        do { found = try containersFolder(input) } catch where isContainer { found = nil }
+        do { found = try containersFolder(input, search: !isContainer) } catch where isContainer { found = nil }
         guard let app = selection.app else {
             if found != nil, !Container.isDirectory(input + "/Documents") {
                 throw InputError("\(TerminalText.escaped(input)) is a Simulator device folder: name the app with --app BUNDLE_ID (`\(InstalledApps.command([input]))` lists its apps)")
@@ -221,7 +279,7 @@ package enum AppContainers {
             return try lone(input, selection)
         }
         guard let containers = found else { return try lone(input, selection) }
-        return try appContainers(containers, app: app, groups: selection.appGroups, place: TerminalText.escaped(containers.path), listing: [input])
+        return try appContainers(containers, app: app, groups: selection.appGroups, place: containers.place, listing: [input])
     }
 
     /// A container given alone: it must be the app's. App Groups named with it are found in

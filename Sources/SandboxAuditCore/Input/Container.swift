@@ -202,8 +202,11 @@ public struct Container: Sendable {
     static func locate(listed found: AppContainers.Found, role: ContainerRole) throws -> Container {
         let held = try found.listing.open(found.path)
         let shown = TerminalText.escaped(found.path)
-        guard let meta = readPlist(simulatorMetadata, in: held), metadataIdentity(meta) == found.identifier else {
-            throw InputError("\(shown) changed while it was read (its metadata no longer names \(TerminalText.escaped(found.identifier))): not audited")
+        let stillNamed = found.evidence == nil
+            ? readPlist(simulatorMetadata, in: held).flatMap(metadataIdentity) == found.identifier
+            : ContainerEvidence.identify(held)?.identifier == found.identifier
+        guard stillNamed else {
+            throw InputError("\(shown) changed while it was read (it no longer names \(TerminalText.escaped(found.identifier))): not audited")
         }
         if case .failure(let e) = Result(catching: { () throws(Errno) in _ = try held.descriptor.names(); _ = try held.descriptor.status(of: ".".utf8) }) {
             throw InputError("cannot read \(shown): \(errorText(e.code).lowercased())")
@@ -212,7 +215,7 @@ public struct Container: Sendable {
             throw InputError("\(shown) is not an app data container: no Documents, Library or tmp folder in it")
         }
         return Container(input: found.path, dataRoot: found.path, kind: .simulator, role: role, roleSource: "option",
-                         bundleIdentifier: found.identifier, version: nil, identitySource: simulatorMetadata, root: held,
+                         bundleIdentifier: found.identifier, version: nil, identitySource: found.evidence ?? simulatorMetadata, root: held,
                          listedIn: found.containers)
     }
 

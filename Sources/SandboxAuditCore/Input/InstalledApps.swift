@@ -17,6 +17,9 @@ public struct InstalledApps: Sendable {
         package let path: String?
         /// The rows `Manifest.db` holds for the domain (files, folders and links); nil on a device.
         package let items: Int?
+        /// On a device without metadata plists: how its identifier was found (the files that
+        /// name it, `ContainerEvidence`); nil where the metadata plist or the backup names it.
+        package var evidence: String? = nil
     }
 
     /// An app: its data container or domain, the extensions whose identifier extends it most
@@ -54,10 +57,10 @@ public struct InstalledApps: Sendable {
             return try onDevice(containers, source: "Simulator device " + device.line)
         }
         if BackupFolder.isBackup(input) { return try inBackup(input, selection) }
-        guard let containers = try AppContainers.containersFolder(input) else {
-            throw InputError("\(TerminalText.escaped(input)) is not a backup folder (no Manifest.db) nor a Simulator device folder (no data/Containers/Data/Application or Shared/AppGroup): give one of these, or --simulator DEVICE")
+        guard let containers = try AppContainers.containersFolder(input, search: true) else {
+            throw InputError("\(TerminalText.escaped(input)) is not a backup folder (no Manifest.db), a Simulator device folder (no data/Containers/Data/Application or Shared/AppGroup) nor a device extraction (no …/mobile/Containers within \(AppContainers.searchDepth) levels): give one of these, or --simulator DEVICE")
         }
-        return try onDevice(containers, source: "Simulator device folder " + TerminalText.escaped(containers.path))
+        return try onDevice(containers, source: containers.place, kind: containers.isDeviceExtraction ? "device" : "simulator")
     }
 
     /// The installed app that `id` (an extension's identifier) extends most closely: the one
@@ -109,22 +112,26 @@ public struct InstalledApps: Sendable {
 
     /// A Simulator device's `Containers` folder (nil: the device has none yet): its data,
     /// extension and App Group containers, by their metadata identifiers.
-    static func onDevice(_ containers: ContainersFolder?, source: String) throws -> InstalledApps {
+    static func onDevice(_ containers: ContainersFolder?, source: String, kind: String = "simulator") throws -> InstalledApps {
         guard let containers else {
-            return assemble(source: source, kind: "simulator", apps: [], extensions: [], groups: [],
+            return assemble(source: source, kind: kind, apps: [], extensions: [], groups: [],
                             notes: ["the device holds no app containers yet (no data/Containers/Data/Application): install and run an app on it"])
         }
         var skipped: [String] = []
         func members(_ folder: String, _ role: ContainerRole) throws -> [Member] {
-            try AppContainers.list(containers, folder, skipped: &skipped).map {
-                Member(identifier: $0.identifier, domain: role.domain($0.identifier), path: $0.path, items: nil)
+            try AppContainers.list(containers, folder, skipped: &skipped, unread: &unread).map {
+                Member(identifier: $0.identifier, domain: role.domain($0.identifier), path: $0.path, items: nil, evidence: $0.evidence)
             }
         }
+        var unread: [String] = []
         let apps = try members("Data/Application", .app)
         let extensions = try members("Data/PluginKitPlugin", .extension)
         let groups = try members("Shared/AppGroup", .group)
-        let notes = skipped.isEmpty ? [] : ["symbolic links skipped, never followed: " + skipped.map(TerminalText.escaped).joined(separator: ", ")]
-        return assemble(source: source, kind: "simulator", apps: apps, extensions: extensions, groups: groups, notes: notes)
+        var notes = skipped.isEmpty ? [] : ["symbolic links skipped, never followed: " + skipped.map(TerminalText.escaped).joined(separator: ", ")]
+        if !unread.isEmpty {
+            notes.append("\(unread.count) \(unread.count == 1 ? "container" : "containers") could not be told (no readable metadata plist, and no file names one app; scan it by its path): " + unread.joined(separator: ", "))
+        }
+        return assemble(source: source, kind: kind, apps: apps, extensions: extensions, groups: groups, notes: notes)
     }
 }
 

@@ -8,7 +8,7 @@ extension InstalledApps {
     static let schemaVersion: Int64 = 1
 
     static func located(_ m: InstalledApps.Member) -> String {
-        if let p = m.path { return TerminalText.escaped(p) }
+        if let p = m.path { return TerminalText.escaped(p) + (m.evidence.map { " (" + TerminalText.escaped($0) + ")" } ?? "") }
         guard let d = m.domain else { return "no domain (listed in the backup's Info.plist only: nothing of it is backed up)" }
         return TerminalText.escaped(d) + (m.items.map { ", \(groupedDigits(Int64($0))) item\($0 == 1 ? "" : "s")" } ?? "")
     }
@@ -35,14 +35,15 @@ extension InstalledApps {
         }
         for n in listing.notes { lines.append("note: " + TerminalText.escaped(n)) }
         lines.append("")
-        let input = listing.kind == "backup" ? "BACKUP" : (listing.source.hasPrefix("Simulator device folder") ? "DEVICE_FOLDER" : "--simulator DEVICE")
+        let input = listing.kind == "backup" ? "BACKUP" : listing.kind == "device" ? "EXTRACTION_FOLDER"
+            : (listing.source.hasPrefix("Simulator device folder") ? "DEVICE_FOLDER" : "--simulator DEVICE")
         lines.append("audit one: sandbox-audit scan \(input) --app BUNDLE_ID [--app-group GROUP_ID]")
         return lines.joined(separator: "\n") + "\n"
     }
 
     static func member(_ m: InstalledApps.Member, identifier: String = "identifier") -> JSON {
         .object([(identifier, .string(m.identifier)), ("domain", .optional(m.domain)), ("path", .optional(m.path)),
-                 ("items", .optional(m.items.map { Int64($0) }))])
+                 ("items", .optional(m.items.map { Int64($0) })), ("identifiedBy", .optional(m.evidence))])
     }
 
     /// The listing as one JSON object (docs/json-format.md, "apps").

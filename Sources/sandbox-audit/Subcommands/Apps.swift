@@ -10,7 +10,7 @@ struct AppsCommand: ParsableCommand {
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
 
-    @Argument(help: ArgumentHelp("A Finder or iTunes backup folder (the one holding Manifest.db), or a Simulator device folder (Devices/UDID, its data, or data/Containers). Not with --simulator.", valueName: "PATH"))
+    @Argument(help: ArgumentHelp("A Finder or iTunes backup folder (the one holding Manifest.db), a Simulator device folder (Devices/UDID, its data, or data/Containers), or a device's file-system extraction (the folder holding …/mobile/Containers, found within 10 levels). Not with --simulator.", valueName: "PATH"))
     var path: String?
 
     @Option(help: ArgumentHelp("In place of PATH: the Simulator device, booted, a UDID or a device name.", valueName: "DEVICE"))
