@@ -68,9 +68,11 @@ package enum AppContainers {
     /// whatever prefix the tool that made it used): breadth first, never through a symlink, at
     /// most `searchDepth` levels and `searchFolders` folders listed (docs/limits.md).
     static func containersFolder(_ path: String, search: Bool = false) throws -> ContainersFolder? {
-        let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        var trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         guard let top = try? FileDescriptor.currentDirectory.open(trimmed.utf8, .namedDirectory, keepAccessTime: true) else { return nil }
         let held = HeldDescriptor(top)
+        // Reports name each container by an absolute path, as they do a folder given alone.
+        if let real = Paths.real(trimmed.utf8) { trimmed = String(decoding: real, as: UTF8.self) }
         if let found = try containersFolder(in: held, path: trimmed, candidates: ["", "Containers", "data/Containers"]) { return found }
         return search ? try searchContainers(in: held, path: trimmed) : nil
     }

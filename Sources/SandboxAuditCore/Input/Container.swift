@@ -59,6 +59,8 @@ public struct Container: Sendable {
     /// The kinds of archive a container may come in, as messages name them.
     static let archiveKinds = "tar, tar.gz/tgz, tar.xz/txz, tar.bz2, tar.zst or zip"
     package static let appDataInfo = "AppDataInfo.plist"
+    /// What messages and reports call an archive read from standard input (its `input`).
+    package static let standardInputLocation = "standard input"
 
     init(input: String, dataRoot: String, kind: Kind, role: ContainerRole = .app, roleSource: String = "default",
                 bundleIdentifier: String?, version: String?, identitySource: String?, backup: BackupSource? = nil, root: HeldDescriptor? = nil,

@@ -19,7 +19,11 @@ enum MetricsReport {
         let c = result.inventory.container
         var notMeasured: [String] = []
         if m.dataFileSize == nil { notMeasured.append("totalDataFileSize") }
+        if !m.deviceFiguresMeasured { notMeasured.append("totalDataFileCount") }
         if m.cacheFolderSize == nil { notMeasured.append("totalCacheFolderSize") }
+        // A device backup holds what iOS backs up: not the device's caches, tmp or excluded files.
+        let device = m.deviceFiguresMeasured
+        func measured(_ v: Int64) -> JSON { device ? .int(v) : .null }
         notMeasured += neverMeasured
         return .object([
             ("schemaVersion", .int(schemaVersion)),
@@ -30,19 +34,19 @@ enum MetricsReport {
             ("domains", .int(Int64(result.inventories.count))),
             ("complete", .bool(result.complete)),
             ("totalDataFileSize", .optional(m.dataFileSize)),
-            ("totalDataFileCount", .int(Int64(m.dataFileCount))),
+            ("totalDataFileCount", measured(Int64(m.dataFileCount))),
             ("totalCacheFolderSize", .optional(m.cacheFolderSize)),
             ("totalCloneSize", .null),
             ("totalBinaryFileSize", .null),
             ("totalBinaryFileCount", .null),
             ("notMeasured", .array(notMeasured.map { .string($0) })),
-            ("dataFileContentSize", .int(m.dataFileContentSize)),
-            ("cacheFolderContentSize", .int(m.cacheFolderContentSize)),
-            ("cacheFileCount", .int(Int64(m.cacheFileCount))),
+            ("dataFileContentSize", measured(m.dataFileContentSize)),
+            ("cacheFolderContentSize", measured(m.cacheFolderContentSize)),
+            ("cacheFileCount", measured(Int64(m.cacheFileCount))),
             ("backupSize", .int(m.backupSize)),
             ("backupFileCount", .int(Int64(m.backupFileCount))),
-            ("excludedSize", .int(m.excludedSize)),
-            ("keptOnUpdateSize", .int(m.keptOnUpdateSize)),
+            ("excludedSize", measured(m.excludedSize)),
+            ("keptOnUpdateSize", measured(m.keptOnUpdateSize)),
             ("keptOnRestoreSize", .int(m.keptOnRestoreSize)),
         ])
     }

@@ -27,9 +27,15 @@ struct FindingLocation: Equatable {
 
     static func of(_ path: ContainerPath, in container: Container, relativeTo directory: String = FileManager.default.currentDirectoryPath) -> FindingLocation {
         if let backup = container.backup {
-            let stored = backup.storedFile(path)
+            // The file holding its bytes, where the backup holds it; else the Manifest.db that lists it.
+            let stored = backup.lacksBytes(path) ? nil : backup.storedFile(path)
             return FindingLocation(file: absolute(stored ?? backup.folder.path + "/Manifest.db", relativeTo: directory),
                                    entry: "\(container.domain)/\(path.display)")
+        }
+        // An archive read from standard input is no file: the lines point at the working folder,
+        // the member named in the message.
+        if container.root == nil, container.input == Container.standardInputLocation {
+            return FindingLocation(file: absolute(".", relativeTo: directory), entry: "standard input: " + (path.isRoot ? "." : path.display))
         }
         // An archive's container holds no descriptor of a folder (`Container.root`): its
         // entries are members of the archive file.

@@ -209,6 +209,8 @@ package struct BaselineComparison: Sendable {
         package let path: ContainerPath
         package let before: Int64?
         package let after: Int64?
+        /// Whether backup carries it now (a file that grew in Caches grew, but not the footprint).
+        package var backedUp = true
         package var delta: Int64 { (after ?? 0) - (before ?? 0) }
     }
 
@@ -249,9 +251,9 @@ package struct BaselineComparison: Sendable {
             if let row { seen[row] = true }
             let old = row.map(baseline.files.file)
             if let old {
-                if size > old.size { grew.append(Change(path: path, before: old.size, after: size)) }
+                if size > old.size { grew.append(Change(path: path, before: old.size, after: size, backedUp: e.backedUp == true)) }
             } else {
-                added.append(Change(path: path, before: nil, after: size))
+                added.append(Change(path: path, before: nil, after: size, backedUp: e.backedUp == true))
             }
             guard e.backedUp == true else { continue }
             if old == nil || old!.size != size || old!.mtime != e.entry.modifiedSeconds || !old!.backedUp {

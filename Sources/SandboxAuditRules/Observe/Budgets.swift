@@ -103,7 +103,9 @@ enum Budgets {
                                     contributors: top(comparison?.churnContributors.map { ($0.path, $0.after ?? 0) } ?? []))
             case .growth:
                 return BudgetResult(budget: b, measured: comparison?.footprintDelta, limit: b.limit,
-                                    contributors: top((comparison?.grew.map { ($0.path, $0.delta) } ?? []) + (comparison?.added.map { ($0.path, $0.after ?? 0) } ?? [])))
+                                    // What backup carries: growth of the footprint, not of Caches or tmp.
+                                    contributors: top((comparison?.grew.filter(\.backedUp).map { ($0.path, $0.delta) } ?? [])
+                                                      + (comparison?.added.filter(\.backedUp).map { ($0.path, $0.after ?? 0) } ?? [])))
             }
         }
     }

@@ -25,6 +25,10 @@ package struct StorageMetrics: Sendable, Equatable {
     package var excludedSize: Int64 = 0
     package var keptOnUpdateSize: Int64 = 0
     package var keptOnRestoreSize: Int64 = 0
+    /// The input holds only what a backup carries (a device backup): the device's files beside
+    /// them (caches, tmp, excluded files) are not in it, so the figures about them are not
+    /// measured (`deviceFiguresMeasured` false; the report writes them as null).
+    package var deviceFiguresMeasured = true
 
     package init(_ inventories: [Inventory]) {
         var allocated: Int64 = 0, cacheAllocated: Int64 = 0
@@ -49,6 +53,7 @@ package struct StorageMetrics: Sendable, Equatable {
                 if item.survivesRestore == true { keptOnRestoreSize +|= e.contentSize }
             }
         }
+        deviceFiguresMeasured = !inventories.contains { $0.container.source.capabilities.recordsBackup }
         dataFileSize = onDisk ? allocated : nil
         cacheFolderSize = onDisk ? cacheAllocated : nil
     }

@@ -26,6 +26,11 @@ extension PolicyFile {
                 message += " ('sandbox-audit rules' lists them)"
                 throw Failure(message: message, mark: r.mark)
             }
+            // The finding that says a suppression expired cannot itself be suppressed: it would
+            // keep an expired entry in force for ever.
+            guard id != RuleCatalogue.suppressionExpiredID else {
+                throw Failure(message: "suppress.rule: \(id) cannot be suppressed: it reports a suppression past its until date; renew that entry's until or remove it", mark: r.mark)
+            }
             let glob = try glob(p, "suppress.path")
             let reason = try string(why, "suppress.reason")
             guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else {

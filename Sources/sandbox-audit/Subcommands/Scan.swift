@@ -231,7 +231,13 @@ struct Scan: ParsableCommand {
             appendJobSummary(MarkdownReport.render(result, failOn: failLevel, allowIncomplete: allowIncomplete), to: summary)
         }
         // Recording a baseline is the run's purpose then: it succeeded (exit 0) once written, so
-        // that a CI step need not hide every failure (exit 2 too) behind `|| true`.
+        // that a CI step need not hide every failure (exit 2 too) behind `|| true`. The report's
+        // verdict may still read FAILED: say what was done, and why the exit is 0.
+        if let target = writeBaseline {
+            let files = groupedDigits(Int64(result.inventories.reduce(0) { $0 + $1.entries.count }))
+            let verdict = result.fails(at: failLevel, allowIncomplete: allowIncomplete) ? "; exit 0 whatever the verdict above: --write-baseline records the scan" : ""
+            Terminal.write("sandbox-audit: note: baseline written to \(target == "-" ? "standard output" : TerminalText.escaped(target)) (\(files) entries)\(verdict)\n", to: .error)
+        }
         if writeBaseline == nil, result.fails(at: failLevel, allowIncomplete: allowIncomplete) { throw ExitCode(1) }
     }
 }

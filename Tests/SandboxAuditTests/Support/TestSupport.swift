@@ -388,8 +388,8 @@ enum CLI {
     }
 
     /// `scan --format json`, parsed.
-    static func scanJSON(_ arguments: [String]) throws -> (json: [String: Any], result: Result) {
-        let r = try run(["scan", "--format", "json"] + arguments)
+    static func scanJSON(_ arguments: [String], cwd: String? = nil) throws -> (json: [String: Any], result: Result) {
+        let r = try run(["scan", "--format", "json"] + arguments, cwd: cwd)
         guard let json = try? JSONSerialization.jsonObject(with: r.stdoutBytes) as? [String: Any] else {
             throw CommandFailed(command: "scan --format json", status: r.status, stderr: "printed no JSON: " + r.stderr)
         }

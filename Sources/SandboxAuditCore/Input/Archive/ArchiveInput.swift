@@ -51,7 +51,7 @@ struct ArchiveInput: InputKind {
     func read() throws -> InputRead {
         if !selection.appGroups.isEmpty { throw AppContainers.loneGroupError(selection.appGroups, path) }
         // Standard input is named as such in messages and reports.
-        let location = path == Self.standardInputName ? "standard input" : path
+        let location = path == Self.standardInputName ? Container.standardInputLocation : path
         let (container, walk) = try ArchiveWalk.read(location, file: try file.get(), role: selection.role,
                                                      recording: selection.recordsArchiveReading)
         try AppContainers.checkBelongs(container, to: selection, input: location)

@@ -38,3 +38,8 @@ struct SuppressionExpired: Rule {
         }
     }
 }
+
+extension RuleCatalogue {
+    /// `suppression-expired`'s id: a `suppress:` entry may not name it (`PolicyFile.readSuppressions`).
+    static let suppressionExpiredID = SuppressionExpired().id
+}
