@@ -77,4 +77,26 @@ final class SmallerGateTests: XCTestCase {
         XCTAssertTrue((m["notMeasured"] as? [String] ?? []).contains("totalDataFileCount"))
         XCTAssertFalse(m["backupSize"] is NSNull)
     }
+
+    /// History compares like with like: a HEAD whose scan lost its `--app-group` does not count
+    /// the group as removed (it hid that much growth): the note names the domain, its paths are
+    /// neither removed nor added, and the growth verdict is on the domains both sides audited.
+    func testCompareNamesDomainsOneSideDidNotAudit() throws {
+        let dir = try TempDir("domainsets")
+        let device = PluginTests.repository + "/sample-containers/MisbehavingDevice"
+        let app = "com.example.misbehaving", group = "group.com.example.misbehaving"
+        XCTAssertEqual(try CLI.run(["scan", device, "--app", app, "--app-group", group, "--write-baseline", dir.sub("base.json")]).status, 0)
+        XCTAssertEqual(try CLI.run(["scan", device, "--app", app, "--write-baseline", dir.sub("head.json")]).status, 0)
+        let r = try CLI.run(["compare", dir.sub("base.json"), dir.sub("head.json"), "--format", "json", "--fail-on-growth", "0", "--allow-incomplete"])
+        XCTAssertEqual(r.status, 0, "no growth on the domains both audited: \(r.stdout) \(r.stderr)")
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: r.stdoutBytes) as? [String: Any])
+        let notes = json["notes"] as? [String] ?? []
+        XCTAssertTrue(notes.contains { $0.hasPrefix("only BASE audited AppDomainGroup-\(group): HEAD did not") }, "\(notes)")
+        let removed = json["removed"] as? [[String: Any]] ?? []
+        XCTAssertFalse(removed.contains { ($0["domain"] as? String) == "AppDomainGroup-\(group)" }, "\(removed)")
+        // A trend over the same two says the group was not audited in file 2.
+        let t = try CLI.run(["trend", dir.sub("base.json"), dir.sub("head.json"), "--format", "json"])
+        let tj = try XCTUnwrap(try JSONSerialization.jsonObject(with: t.stdoutBytes) as? [String: Any])
+        XCTAssertTrue((tj["notes"] as? [String] ?? []).contains { $0.hasPrefix("AppDomainGroup-\(group) was not audited in file 2") }, t.stdout)
+    }
 }

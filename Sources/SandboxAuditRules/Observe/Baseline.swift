@@ -50,6 +50,10 @@ public struct Baseline: Sendable {
 
     var bundleIdentifier: String?
     var version: String?
+    /// The backup domains the scan audited, the app's data container first (nil when read
+    /// from a baseline that does not record them): `compare` and `trend` tell a domain one
+    /// side did not audit from one that was empty.
+    var domains: [String]?
     var backupFootprint: Int64
     var zones: [Zone: ZoneTotals]
     var findings: Set<FindingKey>
@@ -93,6 +97,7 @@ public struct Baseline: Sendable {
             ("schemaVersion", .int(Baseline.schemaVersion)),
             ("kind", .string("sandbox-audit-baseline")),
             ("container", .object([("bundleIdentifier", .optional(bundleIdentifier)), ("version", .optional(version))])),
+            ("domains", domains.map { .array($0.map { .string($0) }) } ?? .null),
             ("backupFootprint", .int(backupFootprint)),
             ("zones", .array(zoneList)),
             ("complete", .optional(complete)),
@@ -136,6 +141,7 @@ public struct Baseline: Sendable {
         var b = Baseline(empty: ())
         b.bundleIdentifier = document.bundleIdentifier
         b.version = document.version
+        b.domains = document.domains
         b.backupFootprint = document.backupFootprint
         for z in document.zones {
             var t = ZoneTotals()

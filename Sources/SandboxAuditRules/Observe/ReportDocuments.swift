@@ -144,10 +144,17 @@ package struct BaselineDocument: Sendable {
     /// it missed.
     package var complete: Bool?
     package var missed: [Baseline.Missed] = []
+    /// The domains the scan audited (recorded since this key was added; nil before).
+    package var domains: [String]?
 
     mutating func read(_ r: inout JSONReader, _ key: String) throws {
         switch key {
         case "container": (bundleIdentifier, version) = try r.containerIdentity()
+        case "domains":
+            guard try !r.null() else { return }
+            var list: [String] = []
+            try r.array { r, _ in list.append(try r.string()) }
+            domains = list
         case "backupFootprint": backupFootprint = try r.byteCount() ?? 0
         case "zones":
             guard try !r.null() else { return }

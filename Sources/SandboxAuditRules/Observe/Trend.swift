@@ -178,6 +178,8 @@ public struct Trend: Sendable {
         var paths = SparsePaths()
         var scanReports: [Int] = []
         var notes: [String] = []
+        /// Per point: whether its file records the domains it audited.
+        var recordsDomains: [Bool] = []
 
         init(count: Int) {
             self.count = count
@@ -187,9 +189,12 @@ public struct Trend: Sendable {
         mutating func add(_ side: ComparedReport, at i: Int) throws {
             points.append(Point(location: side.location, kind: side.kind, bundleIdentifier: side.bundleIdentifier, version: side.version, complete: side.complete))
             total[i] = side.total.backupFootprint
-            for d in side.domains {
+            // The domains the side audited (an empty one counts 0), or where it does not record
+            // them (an older baseline), those its files name.
+            recordsDomains.append(side.auditedDomains != nil)
+            for d in side.auditedDomains ?? side.domains {
                 if domains[d] == nil { domainOrder.append(d); domains[d] = Array(repeating: nil, count: count) }
-                domains[d]![i] = side.perDomain[d]?.backupFootprint
+                domains[d]![i] = side.perDomain[d]?.backupFootprint ?? (side.auditedDomains != nil ? 0 : nil)
             }
             for (z, f) in side.perZone where z != .system {
                 zones[z, default: Array(repeating: nil, count: count)][i] = f.backupFootprint
@@ -218,6 +223,14 @@ public struct Trend: Sendable {
 
         func trend() -> Trend {
             let domainSeries = domainOrder.map { Series(name: $0, id: $0, values: domains[$0]!) }
+            // A domain some files did not audit: the totals at those points leave it out.
+            var notes = notes
+            for d in domainSeries {
+                let missing = d.values.indices.filter { d.values[$0] == nil && recordsDomains[$0] }.map { String($0 + 1) }
+                guard !missing.isEmpty else { continue }
+                let shown = missing.count > 10 ? missing.prefix(10).joined(separator: ", ") + " and \(missing.count - 10) more" : missing.joined(separator: ", ")
+                notes.append("\(TerminalText.escaped(d.name ?? "")) was not audited in file \(shown): the app's totals there leave it out, so a step to or from it is no growth or saving of the app")
+            }
             let zoneSeries = Zone.allCases.compactMap { z in zones[z].map { Series(name: z.title, id: z.rawValue, values: $0) } }
                 .filter { !$0.values.allSatisfy { ($0 ?? 0) == 0 } }
             let ownerSeries: [Series]?

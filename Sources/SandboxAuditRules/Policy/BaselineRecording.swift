@@ -20,6 +20,7 @@ extension Baseline {
         bundleIdentifier = inv.container.bundleIdentifier
         version = inv.container.version
         backupFootprint = inventories.byteSum(\.backupFootprint)
+        domains = inventories.map(\.domain)
         zones = inventories.reduce(into: [:]) { all, i in all.merge(i.zoneTotals) { $0 + $1 } }
         var records: [FindingRecord] = []
         var seen = Set<[String]>()

@@ -84,6 +84,9 @@ package struct ComparedReport: Sendable {
     /// bytes not recorded); nil for a baseline (its owners are summed from its files) or a
     /// report without them.
     package var ownerTotals: [String: Figures]? = nil
+    /// The domains the scan audited, empty ones included: a scan report's, or a baseline's where
+    /// it records them; nil for an older baseline (its domains are those its files name).
+    package var auditedDomains: [String]? = nil
 
     /// Bytes and files per owner, nil (no owner) for the rest: summed from a baseline's files
     /// when they name owners; from a scan report's owner totals, the rest being the totals less
@@ -168,10 +171,12 @@ package struct ComparedReport: Sendable {
                 FindingRecord(ruleId: f.ruleId, domain: f.domain ?? primary, path: f.path, severity: f.severity, message: f.message, owner: f.owner)
             }
             let owners = r.owners.map { o in o.mapValues { Figures(backupFootprint: $0.backedUpBytes, keptOnUpdate: nil, files: $0.files) } }
-            return ComparedReport(kind: .scan, location: location, bundleIdentifier: r.bundleIdentifier, version: r.version,
-                                  complete: r.complete, missed: r.missed,
-                                  domains: domains, total: total, perDomain: perDomain, perZone: perZone,
-                                  paths: nil, namesOwners: owners != nil, findings: findings, ownerTotals: owners)
+            var side = ComparedReport(kind: .scan, location: location, bundleIdentifier: r.bundleIdentifier, version: r.version,
+                                      complete: r.complete, missed: r.missed,
+                                      domains: domains, total: total, perDomain: perDomain, perZone: perZone,
+                                      paths: nil, namesOwners: owners != nil, findings: findings, ownerTotals: owners)
+            side.auditedDomains = domains
+            return side
         }
 
         package func baseline(_ b: BaselineDocument) -> ComparedReport {
@@ -217,9 +222,11 @@ package struct ComparedReport: Sendable {
             }
             let kept = perDomain.values.reduce(empty.keptOnUpdate) { sum, d in d.keptOnUpdate.flatMap { k in sum.map { $0.addingSaturated(k) } } }
             let total = Figures(backupFootprint: b.backupFootprint, keptOnUpdate: kept, files: Int64(table.count))
-            return ComparedReport(kind: .baseline, location: location, bundleIdentifier: b.bundleIdentifier, version: b.version,
-                                  complete: b.complete, missed: b.missed.map(\.line), domains: domains, total: total, perDomain: perDomain, perZone: perZone,
-                                  paths: table, namesOwners: namesOwners, findings: findings)
+            var side = ComparedReport(kind: .baseline, location: location, bundleIdentifier: b.bundleIdentifier, version: b.version,
+                                      complete: b.complete, missed: b.missed.map(\.line), domains: domains, total: total, perDomain: perDomain, perZone: perZone,
+                                      paths: table, namesOwners: namesOwners, findings: findings)
+            side.auditedDomains = b.domains
+            return side
         }
     }
 }

@@ -87,8 +87,17 @@ public struct ReportComparison: Sendable {
         return "BASE \(e(base.location)) is \(e(a)) and HEAD \(e(head.location)) is \(e(b)): two different apps"
     }
 
-    /// The change in bytes backup carries, HEAD less BASE.
-    public var footprintGrowth: Int64 { total.footprintDelta }
+    /// The change in bytes backup carries, HEAD less BASE, over the domains both sides audited:
+    /// a group or extension one side did not audit is neither growth nor a saving.
+    public var footprintGrowth: Int64 {
+        guard !domainsOnlyInBase.isEmpty || !domainsOnlyInHead.isEmpty else { return total.footprintDelta }
+        return domains.filter { $0.before != nil && $0.after != nil }.reduce(Int64(0)) { $0.addingSaturated($1.footprintDelta) }
+    }
+
+    /// Domains one side audited and the other did not (a PR whose scan lost its `--app-group`):
+    /// their paths are neither added nor removed, and the verdict leaves them out; a note names them.
+    package let domainsOnlyInBase: [String]
+    package let domainsOnlyInHead: [String]
 
     /// `--fail-on-growth`: the footprint grew by more than `limit` bytes.
     public func grew(moreThan limit: Int64) -> Bool { footprintGrowth > limit }
@@ -114,6 +123,15 @@ public struct ReportComparison: Sendable {
         total = Row(name: nil, before: base.total, after: head.total)
         let inHead = Set(head.domains)
         let domainNames = head.domains + base.domains.filter { !inHead.contains($0) }
+        // Only where both sides record the domains they audited (an older baseline names the
+        // domains its files are in, and an empty one is not among them).
+        let baseAudited = base.auditedDomains ?? [], headAudited = head.auditedDomains ?? []
+        let recorded = base.auditedDomains != nil && head.auditedDomains != nil
+        let onlyInBase = recorded ? baseAudited.filter { !Set(headAudited).contains($0) } : []
+        let onlyInHead = recorded ? headAudited.filter { !Set(baseAudited).contains($0) } : []
+        domainsOnlyInBase = onlyInBase
+        domainsOnlyInHead = onlyInHead
+        let oneSided = Set(onlyInBase + onlyInHead)
         domains = domainNames.map { Row(name: $0, id: $0, before: base.perDomain[$0], after: head.perDomain[$0]) }
         zones = Zone.allCases.filter { $0 != .system }.compactMap { z in
             let b = base.perZone[z], a = head.perZone[z]
@@ -127,6 +145,8 @@ public struct ReportComparison: Sendable {
             var newly: [PathChange] = [], noLonger: [PathChange] = [], lost: [PathChange] = []
             // One pass over both sides in (domain, path) order: a merge join.
             Self.join(basePaths, headPaths) { b, h in
+                // A domain only one side audited: its paths say nothing of what changed.
+                if !oneSided.isEmpty, let key = b.map(basePaths.key) ?? h.map(headPaths.key), oneSided.contains(key.domain) { return }
                 switch (b, h) {
                 case (let b?, let h?):
                     let before = basePaths.record(b), after = headPaths.record(h)
@@ -185,7 +205,15 @@ public struct ReportComparison: Sendable {
 
         (newFindings, fixedFindings) = Self.findingChanges(base: base, head: head, order: domainNames)
         let apps: [String] = Self.differentApps(base: base, head: head).map { [$0 + " (--allow-different-apps)"] } ?? []
-        notes = apps + [(base, "BASE"), (head, "HEAD")].flatMap { side, name -> [String] in
+        let e = TerminalText.escaped
+        var sided: [String] = []
+        if !onlyInBase.isEmpty {
+            sided.append("only BASE audited \(onlyInBase.map(e).joined(separator: ", ")): HEAD did not (a container left out of its scan: --app-group, appGroups: or an extension), so its bytes count neither as removed nor in the growth verdict")
+        }
+        if !onlyInHead.isEmpty {
+            sided.append("only HEAD audited \(onlyInHead.map(e).joined(separator: ", ")): BASE did not, so its bytes count neither as added nor in the growth verdict")
+        }
+        notes = apps + sided + [(base, "BASE"), (head, "HEAD")].flatMap { side, name -> [String] in
             guard side.complete == false else { return [] }
             let n = side.missed.count
             let banner = n == 0
