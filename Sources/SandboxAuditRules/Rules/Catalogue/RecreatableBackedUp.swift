@@ -56,30 +56,8 @@ struct RecreatableBackedUp: Rule {
     static func looksIn(_ zone: Zone) -> Bool { zone == .applicationSupport || zone == .library || zone == .root }
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        // As recreatable-in-documents: each flagged entry with its size; a flagged folder's size
-        // is what backup carries of its subtree, added as the entries come (parents first).
-        var flagged: [(path: ContainerPath, why: String, size: Int64)] = []
-        var owner: [Int32: Int] = [:]
-        var lastParent: Int32 = 0, lastFolder: Int?
-        let entries = inventory.entries
-        for i in entries.indices where Self.looksIn(entries.zone(i)) {
-            let e = entries[i]
-            if !owner.isEmpty {
-                if e.folder != lastParent {
-                    lastParent = e.folder
-                    lastFolder = owner[lastParent]
-                }
-                if let folder = lastFolder {
-                    if let own = e.ownFolder { owner[own] = folder }
-                    if e.backedUp == true { flagged[folder].size += e.countedSize }
-                    continue
-                }
-            }
-            guard e.backedUp == true, let why = Self.matches(name: e.name, kind: e.entry.kind) else { continue }
-            flagged.append((e.path, why, e.entry.kind == .file && e.countsInTotals ? e.entry.size : 0))
-            if let own = e.ownFolder { owner[own] = flagged.count - 1 }
-        }
-        return flagged.filter { $0.size > 0 }.map { f in
+        RecreatableInDocuments.topmost(in: inventory, where: { e, i in Self.looksIn(e.zone(i)) }, onlyBackedUp: true,
+                                       matches: Self.matches).filter { $0.size > 0 }.map { f in
             finding(f.path, "looks re-creatable (\(f.why)) yet is backed up: each backup would be \(ByteSize.format(f.size)) smaller without it", size: f.size)
         }
     }

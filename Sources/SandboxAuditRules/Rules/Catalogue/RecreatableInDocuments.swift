@@ -71,17 +71,26 @@ struct RecreatableInDocuments: Rule {
     static let folderSuffixBytes = folderSuffixes.map { Array($0.utf8) }
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        // Each flagged entry with its reason and size; a flagged folder's size is what its
-        // subtree holds, added to its place here (no path hashed per entry).
+        // Inside Documents: in a folder below the data root (folder 0).
+        Self.topmost(in: inventory, where: { e, i in e.zone(i) == .documents && e.folder(i) > 0 }, matches: Self.matches).map { f in
+            finding(f.path, "looks re-creatable (\(f.why)) yet sits in Documents, where it is backed up (\(ByteSize.format(f.size)))", size: f.size)
+        }
+    }
+
+    /// The topmost backed-up entries among those `looked` admits whose name `matches`, each
+    /// once with why and its size (a folder: its subtree's, added as the entries come, parents
+    /// first; with `onlyBackedUp`, what backup carries of it); what is inside a flagged folder
+    /// is not flagged again.
+    static func topmost(in inventory: Inventory, where looked: (InventoryEntries, Int) -> Bool, onlyBackedUp: Bool = false,
+                        matches: (ArraySlice<UInt8>, WalkEntry.Kind) -> String?) -> [(path: ContainerPath, why: String, size: Int64)] {
         var flagged: [(path: ContainerPath, why: String, size: Int64)] = []
         // The flagged folder above each folder (folder number to its place in `flagged`),
         // inherited downward: parents sort before children.
         var owner: [Int32: Int] = [:]
         // Siblings come together: the last parent looked up is checked in place first.
         var lastParent: Int32 = 0, lastFolder: Int?
-        // Inside Documents: in a folder below the data root (folder 0).
         let entries = inventory.entries
-        for i in entries.indices where entries.zone(i) == .documents && entries.folder(i) > 0 {
+        for i in entries.indices where looked(entries, i) {
             let e = entries[i]
             if !owner.isEmpty {
                 if e.folder != lastParent {
@@ -90,16 +99,14 @@ struct RecreatableInDocuments: Rule {
                 }
                 if let folder = lastFolder {
                     if let own = e.ownFolder { owner[own] = folder }
-                    flagged[folder].size += e.countedSize
+                    if !onlyBackedUp || e.backedUp == true { flagged[folder].size += e.countedSize }
                     continue
                 }
             }
-            guard e.backedUp == true, let why = RecreatableInDocuments.matches(name: e.name, kind: e.entry.kind) else { continue }
+            guard e.backedUp == true, let why = matches(e.name, e.entry.kind) else { continue }
             flagged.append((e.path, why, e.entry.kind == .file && e.countsInTotals ? e.entry.size : 0))
             if let own = e.ownFolder { owner[own] = flagged.count - 1 }
         }
-        return flagged.map { f in
-            finding(f.path, "looks re-creatable (\(f.why)) yet sits in Documents, where it is backed up (\(ByteSize.format(f.size)))", size: f.size)
-        }
+        return flagged
     }
 }
