@@ -33,7 +33,7 @@ package indirect enum PolicyValue: Sendable {
     case either([PolicyValue])
     /// `rules:`: each rule id of the catalogue to a severity, `off`, or its options.
     case ruleSwitches
-    /// A rule id of the catalogue.
+    /// A rule id of the catalogue that a suppress: entry may name (not suppression-expired).
     case ruleId
 
     /// The keys of a `map`.
@@ -194,7 +194,8 @@ package enum PolicySchema {
                 return .object([("type", .string("object")), ("additionalProperties", schema(value))])
             }
         case .either(let values): return .object([("anyOf", .array(values.map(schema)))])
-        case .ruleId: return .object([("enum", .array(RuleCatalogue.all.map { .string($0.id) }))])
+        // A rule a suppress: entry may name: every rule but suppression-expired (`readSuppressions`).
+        case .ruleId: return .object([("enum", .array(RuleCatalogue.all.map(\.id).filter { $0 != RuleCatalogue.suppressionExpiredID }.map { .string($0) }))])
         case .ruleSwitches:
             let rules: [(String, JSON)] = RuleCatalogue.all.map { rule in
                 var options: [(String, JSON)] = [("severity", severities(allowOff: true))]
