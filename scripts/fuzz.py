@@ -1070,11 +1070,18 @@ def baseline_doc(n_files=None):
                       "size": rng.randrange(0, 10**6), "mtime": 1_700_000_000 + i, "zone": rng.choice(["documents", "caches", "applicationSupport"]),
                       "backedUp": rng.random() < 0.5, "inode": 1000 + i, "excluded": rng.random() < 0.3, "survivesUpdate": True,
                       "owner": rng.choice([None, "Firebase", "team"])})
-    return {"schemaVersion": rng.choice([1, 2, 3, 3, 3]), "kind": "sandbox-audit-baseline",
+    doc = {"schemaVersion": rng.choice([1, 2, 3, 3, 3]), "kind": "sandbox-audit-baseline",
             "container": {"bundleIdentifier": APP, "version": "1.0"}, "backupFootprint": sum(f["size"] for f in files if f["backedUp"]),
             "zones": [{"zone": "documents", "size": 10, "backedUpSize": 10}], "complete": rng.random() < 0.8,
             "missed": [{"path": "Library/x", "what": "open directory", "why": "Permission denied"}],
             "findings": [{"ruleId": "misplaced-at-root", "path": "Downloads", "severity": "warning", "message": "m"}], "files": files}
+    # The domains the scan audited (absent from older baselines): empty, one-sided, repeated, many.
+    k = rng.randrange(5)
+    if k == 1: doc["domains"] = ["AppDomain-" + APP, "AppDomainGroup-group.x"]
+    elif k == 2: doc["domains"] = ["AppDomain-" + APP]
+    elif k == 3: doc["domains"] = []
+    elif k == 4: doc["domains"] = ["AppDomainPlugin-%s.e%d" % (APP, i) for i in range(rng.choice([2, 5000]))] + ["AppDomain-" + APP] * 2
+    return doc
 
 def report_doc():
     return {"schemaVersion": 2, "tool": {"name": "sandbox-audit", "version": "0.1.0"}, "container": {"bundleIdentifier": APP},
