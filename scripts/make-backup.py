@@ -38,9 +38,8 @@ def mbfile(path, size, mode, inode, target=None):
     return plistlib.dumps(archive, fmt=plistlib.FMT_BINARY)
 
 
-def main():
-    out = sys.argv[1]
-    count = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
+def new_manifest(out):
+    """DIR/Manifest.db made anew (DIR created when missing), its tables empty, open."""
     os.makedirs(out, exist_ok=True)
     db_path = os.path.join(out, "Manifest.db")
     if os.path.exists(db_path):
@@ -49,6 +48,27 @@ def main():
     db.execute("CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB)")
     db.execute("CREATE INDEX FilesDomainIdx ON Files(domain)")
     db.execute("CREATE TABLE Properties (key TEXT PRIMARY KEY, value BLOB)")
+    return db
+
+
+def write_plists(out, installed):
+    """Manifest.plist, Info.plist (listing `installed`) and Status.plist of an unencrypted backup."""
+    date = datetime.datetime(2024, 11, 7, 17, 20)
+    lockdown = {"DeviceName": "Bench iPhone", "ProductVersion": "17.5.1", "ProductType": "iPhone15,2"}
+    for name, value in [
+        ("Manifest.plist", {"IsEncrypted": False, "Version": "10.0", "Date": date, "Lockdown": lockdown, "Applications": {}}),
+        ("Info.plist", {"Device Name": "Bench iPhone", "Product Version": "17.5.1", "Last Backup Date": date,
+                        "Installed Applications": installed}),
+        ("Status.plist", {"IsFullBackup": False, "Version": "3.3", "BackupState": "new", "Date": date, "SnapshotState": "finished"}),
+    ]:
+        with open(os.path.join(out, name), "wb") as f:
+            plistlib.dump(value, f, fmt=plistlib.FMT_BINARY)
+
+
+def main():
+    out = sys.argv[1]
+    count = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
+    db = new_manifest(out)
     inode = [1000]
     rows = []
     seen = set()
@@ -97,17 +117,7 @@ def main():
     db.executemany("INSERT INTO Files VALUES (?, ?, ?, ?, ?)", rows)
     db.commit()
     db.close()
-    date = datetime.datetime(2024, 11, 7, 17, 20)
-    lockdown = {"DeviceName": "Bench iPhone", "ProductVersion": "17.5.1", "ProductType": "iPhone15,2"}
-    for name, value in [
-        ("Manifest.plist", {"IsEncrypted": False, "Version": "10.0", "Date": date, "Lockdown": lockdown, "Applications": {}}),
-        ("Info.plist", {"Device Name": "Bench iPhone", "Product Version": "17.5.1", "Last Backup Date": date,
-                        "Installed Applications": [APP, "com.example.other"]}),
-        ("Status.plist", {"IsFullBackup": False, "Version": "3.3", "BackupState": "new", "Date": date, "SnapshotState": "finished"}),
-    ]:
-        with open(os.path.join(out, name), "wb") as f:
-            plistlib.dump(value, f, fmt=plistlib.FMT_BINARY)
-
+    write_plists(out, [APP, "com.example.other"])
 
 if __name__ == "__main__":
     main()

@@ -9,7 +9,6 @@ Each domain holds its root folder and one 64-byte file; the app (com.example.ben
 file in Documents. The layout is scripts/make-backup.py's (Manifest.db, XX/FILEID, the plists).
 """
 import os
-import sqlite3
 import sys
 
 import importlib.util
@@ -18,9 +17,7 @@ spec = importlib.util.spec_from_file_location("make_backup", os.path.join(os.pat
 make_backup = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(make_backup)
 
-import datetime
 import hashlib
-import plistlib
 
 APP = make_backup.APP
 
@@ -28,13 +25,7 @@ APP = make_backup.APP
 def main():
     out, count = sys.argv[1], int(sys.argv[2])
     long_name = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--long" else 0
-    os.makedirs(out, exist_ok=True)
-    db_path = os.path.join(out, "Manifest.db")
-    if os.path.exists(db_path):
-        os.remove(db_path)
-    db = sqlite3.connect(db_path)
-    db.execute("CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB)")
-    db.execute("CREATE TABLE Properties (key TEXT PRIMARY KEY, value BLOB)")
+    db = make_backup.new_manifest(out)
     rows, inode = [], [1000]
 
     def add(domain, path, flags, size=0):
@@ -60,15 +51,7 @@ def main():
     db.executemany("INSERT INTO Files VALUES (?, ?, ?, ?, ?)", rows)
     db.commit()
     db.close()
-    date = datetime.datetime(2024, 11, 7, 17, 20)
-    for name, value in [
-        ("Manifest.plist", {"IsEncrypted": False, "Version": "10.0", "Date": date, "Lockdown": {}, "Applications": {}}),
-        ("Info.plist", {"Device Name": "Bench iPhone", "Last Backup Date": date, "Installed Applications": [APP]}),
-        ("Status.plist", {"IsFullBackup": False, "Version": "3.3", "Date": date, "SnapshotState": "finished"}),
-    ]:
-        with open(os.path.join(out, name), "wb") as f:
-            plistlib.dump(value, f, fmt=plistlib.FMT_BINARY)
-
+    make_backup.write_plists(out, [APP])
 
 if __name__ == "__main__":
     main()

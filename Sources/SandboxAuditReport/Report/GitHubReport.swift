@@ -57,8 +57,7 @@ enum GitHubReport {
     /// control characters and bidi overrides (from file names) first become visible escapes
     /// (`TerminalText`): the log shows annotations raw, and an ESC would reach the reader's terminal.
     static func data(_ s: String) -> String {
-        let visible = s.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText.escaped(String($0)) }.joined(separator: "\n")
-        return visible.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\n", with: "%0A")
+        TerminalText.escapedKeepingLines(s).replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\n", with: "%0A")
     }
 
     static func property(_ s: String) -> String {

@@ -184,9 +184,9 @@ public enum Audit {
         }
         // A finding about a file a framework writes (cookies, HTTP storages, WebKit data …) is the
         // system's: never an error by default. The policy's own rules keep what the policy says.
-        let domainIndex = Dictionary(inventories.enumerated().map { ($1.domain, $0) }, uniquingKeysWith: { a, _ in a })
         let systemWritten = { (f: Finding) -> Bool in
-            guard let path = f.path, !path.isRoot, !f.ruleId.hasPrefix("policy-"), let c = f.domain.flatMap({ domainIndex[$0] }) ?? (inventories.isEmpty ? nil : 0) else { return false }
+            guard let path = f.path, !path.isRoot, !f.ruleId.hasPrefix("policy-"),
+                  let c = f.domain.flatMap({ domainRank[$0] }) ?? (inventories.isEmpty ? nil : 0) else { return false }
             return owners.attribution(of: path, container: c, in: inventories[c])?.entry?.kind == .framework
         }
         let applied = PolicyApplication(policy, to: perJob.map(\.findings) + [contentFindings], domains: inventories.map(\.domain), baseline: baseline, today: today,
