@@ -1070,6 +1070,11 @@ def baseline_doc(n_files=None):
                       "size": rng.randrange(0, 10**6), "mtime": 1_700_000_000 + i, "zone": rng.choice(["documents", "caches", "applicationSupport"]),
                       "backedUp": rng.random() < 0.5, "inode": 1000 + i, "excluded": rng.random() < 0.3, "survivesUpdate": True,
                       "owner": rng.choice([None, "Firebase", "team"])})
+    # A hard-linked file's other names: new, another file's path, repeated, or many.
+    for f in files:
+        if rng.random() < 0.2:
+            f["links"] = rng.choice([[{"path": f["path"] + ".2"}], [{"path": files[0]["path"]}], [{"path": "Documents/l"}] * 2,
+                                     [{"path": "Documents/l%d" % i} for i in range(rng.choice([1, 2000]))], [{"pathBase64": "//4="}], None])
     doc = {"schemaVersion": rng.choice([1, 2, 3, 3, 3]), "kind": "sandbox-audit-baseline",
             "container": {"bundleIdentifier": APP, "version": "1.0"}, "backupFootprint": sum(f["size"] for f in files if f["backedUp"]),
             "zones": [{"zone": "documents", "size": 10, "backedUpSize": 10}], "complete": rng.random() < 0.8,

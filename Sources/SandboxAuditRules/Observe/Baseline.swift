@@ -112,6 +112,8 @@ public struct Baseline: Sendable {
                 if let excluded = f.excluded { fields.append(("excluded", .bool(excluded))) }
                 if let kept = f.survivesUpdate { fields.append(("survivesUpdate", .bool(kept))) }
                 fields.append(("owner", .optional(f.owner)))
+                let links = files.links(i)
+                if !links.isEmpty { fields.append(("links", .array(links.map { .object(path($0)) }))) }
                 return .object(fields)
             })),
         ])
@@ -249,11 +251,18 @@ package struct BaselineComparison: Sendable {
           // The entries come in path order: each row looked for from the last one found.
           var rows = baseline.files.lookup()
           let entries = inventory.entries
+          let domain = index == 0 ? nil : inventory.domain
+          // A hard-linked file is the same file under any name either side recorded for it.
+          let otherNames = baseline.files.hasLinks || entries.contains(where: { $0.entry.linkCount > 1 }) ? inventory.hardLinkNames() : [:]
           for i in entries.indices where entries.countsAsContent(i) {
             let e = entries[i]
-            let path = Baseline.qualified(e.path, domain: index == 0 ? nil : inventory.domain)
+            let path = Baseline.qualified(e.path, domain: domain)
             let size = e.entry.size
-            let row = rows.row(path)
+            var row = rows.row(path)
+            if row == nil, !otherNames.isEmpty || baseline.files.hasLinks {
+                row = ([path] + (otherNames[i] ?? []).map { Baseline.qualified($0, domain: domain) })
+                    .lazy.compactMap(baseline.files.row(named:)).first { !seen[$0] }
+            }
             if let row { seen[row] = true }
             let old = row.map(baseline.files.file)
             if let old {

@@ -19,6 +19,10 @@ package struct BaselineTable: Sendable {
     private var owners: [Int32] = []
     private var ownerNames: [String] = []
     private var ownerIndex: [String: Int32] = [:]
+    /// A hard-linked file's other names, by the path of the row that records it, and the row
+    /// path each other name belongs to: only hard-linked files have entries, so both stay small.
+    private var linkNames: [[UInt8]: [ContainerPath]] = [:]
+    private var linkedPath: [[UInt8]: [UInt8]] = [:]
 
     private enum Flag {
         static let backedUp: UInt8 = 1, hasInode: UInt8 = 2, excludedKnown: UInt8 = 4, excluded: UInt8 = 8
@@ -57,6 +61,38 @@ package struct BaselineTable: Sendable {
         } else {
             owners.append(-1)
         }
+    }
+
+    /// Records `names`, the other names of the file at `path` (a hard-linked file): a later
+    /// scan that records it under one of them is the same file (docs/baseline-format.md).
+    /// A name already recorded as another file's is returned, and not recorded.
+    mutating func addLinks<C: Collection>(_ names: [ContainerPath], of path: C) -> ContainerPath? where C.Element == UInt8 {
+        let key = Array(path)
+        for n in names {
+            if linkedPath[n.bytes] != nil || n.bytes == key { return n }
+            linkedPath[n.bytes] = key
+        }
+        linkNames[key, default: []].append(contentsOf: names)
+        return nil
+    }
+
+    /// Whether some file records other names.
+    package var hasLinks: Bool { !linkNames.isEmpty }
+
+    /// Row `i`'s other names (a hard-linked file's), in path order; empty for most files.
+    package func links(_ i: Int) -> [ContainerPath] {
+        linkNames.isEmpty ? [] : (linkNames[Array(pathSlice(i))] ?? []).sorted()
+    }
+
+    /// The row of the file `path` names, as its recorded path or as another name of it.
+    package func row(named path: ContainerPath) -> Int? {
+        row(path) ?? linkedPath[path.bytes].flatMap { row(ContainerPath(bytes: $0)) }
+    }
+
+    /// An other name that is also a row's path (the file format can say it, a scan never
+    /// writes it), the first in path order.
+    func linkNamingARow() -> ContainerPath? {
+        linkedPath.keys.map { ContainerPath(bytes: $0) }.sorted().first { row($0) != nil }
     }
 
     private func range(_ i: Int) -> Range<Int> { (i == 0 ? 0 : pathEnds[i - 1])..<pathEnds[i] }
@@ -151,6 +187,8 @@ package struct BaselineTable: Sendable {
         var out = BaselineTable()
         out.ownerNames = ownerNames
         out.ownerIndex = ownerIndex
+        out.linkNames = linkNames
+        out.linkedPath = linkedPath
         var k = 0
         while k < order.count {
             var last = order[k]

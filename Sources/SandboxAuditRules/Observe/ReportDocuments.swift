@@ -194,7 +194,7 @@ package struct BaselineDocument: Sendable {
             try r.array { r, _ in
                 path.reset()
                 var zone: JSONKeys.Match?, size: Int64?, mtime: Int64 = 0, backedUp = false, inode: UInt64?, excluded: Bool?, kept: Bool?
-                var owner: String?, namesOwner = false
+                var owner: String?, namesOwner = false, links: [ContainerPath] = []
                 // Keys and zones matched on their bytes: a 200,000-file baseline holds two
                 // million keys, and no `String` is made for them.
                 try r.object(Self.fileKeys) { r, key in
@@ -211,6 +211,14 @@ package struct BaselineDocument: Sendable {
                         owner = try r.optional { try $0.string() }
                     case .path?: _ = try path.read(&r, "path")
                     case .pathBase64?: _ = try path.read(&r, "pathBase64")
+                    case .links?:
+                        guard try !r.null() else { break }
+                        try r.array { r, _ in
+                            var name = PathFields()
+                            try r.object { r, key in if try !name.read(&r, key) { try r.skip() } }
+                            guard let bytes = try name.resolved(r) else { throw r.failure(key: "path", "is null") }
+                            links.append(ContainerPath(bytes: bytes))
+                        }
                     case nil: try r.skip()
                     }
                 }
@@ -224,6 +232,9 @@ package struct BaselineDocument: Sendable {
                 guard let size else { throw r.failure(key: "size", "is missing") }
                 files.append(path: bytes, Baseline.File(size: size, mtime: mtime, zone: z, backedUp: backedUp, inode: inode, excluded: excluded,
                                                         survivesUpdate: kept, owner: owner), namesOwner: namesOwner)
+                if !links.isEmpty, let twice = files.addLinks(links, of: bytes) {
+                    throw r.failure(key: "links", "names \(twice.display) again, as this file's path or another file's other name")
+                }
             }
         case "complete": complete = try r.optional { try $0.bool() }
         case "missed":
@@ -235,9 +246,9 @@ package struct BaselineDocument: Sendable {
 
     /// A file's keys, in the order of `fileKeys`.
     private enum FileKey: Int {
-        case path, pathBase64, size, mtime, zone, backedUp, inode, excluded, survivesUpdate, owner
+        case path, pathBase64, size, mtime, zone, backedUp, inode, excluded, survivesUpdate, owner, links
     }
-    private static let fileKeys = JSONKeys(["path", "pathBase64", "size", "mtime", "zone", "backedUp", "inode", "excluded", "survivesUpdate", "owner"])
+    private static let fileKeys = JSONKeys(["path", "pathBase64", "size", "mtime", "zone", "backedUp", "inode", "excluded", "survivesUpdate", "owner", "links"])
     private static let zones = Zone.allCases
     private static let zoneNames = JSONKeys(zones.map(\.rawValue))
 
@@ -245,6 +256,10 @@ package struct BaselineDocument: Sendable {
     mutating func finish(_ r: inout JSONReader) throws {
         do throws(BaselineTable.Repeated) { try files.finish() } catch {
             throw JSONReader.Failure(field: "files[\(error.second)].path", message: "is the path of files[\(error.first)] again (\(files.path(error.first).display))",
+                                     offset: r.offset)
+        }
+        if let name = files.linkNamingARow() {
+            throw JSONReader.Failure(field: "files", message: "name \(name.display) both as a file's path and as another file's other name (links)",
                                      offset: r.offset)
         }
     }

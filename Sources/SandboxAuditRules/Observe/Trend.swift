@@ -209,8 +209,9 @@ public struct Trend: Sendable {
                 throw InputError("file \(i + 1) \(TerminalText.escaped(side.location)): \(domains.count) domains and \(owners.count) owners over \(count) files are more than \(Trend.maximumTableFigures) figures to tabulate; trend reads the series of one app (docs/limits.md)")
             }
             if let p = side.paths {
+                let links = p.files.hasLinks
                 for row in p.order {
-                    paths.add(p.key(Int(row)), p.record(Int(row)), at: Int32(i))
+                    paths.add(p.key(Int(row)), p.record(Int(row)), at: Int32(i), names: links ? p.linkKeys(Int(row)) : [])
                 }
             } else {
                 scanReports.append(i)
@@ -292,9 +293,21 @@ public struct Trend: Sendable {
         var tallies: [Tally] = []
         var recordPath: [Int32] = [], recordPoint: [Int32] = [], recordSize: [Int64] = []
 
-        mutating func add(_ key: ComparedReport.PathKey, _ r: ComparedReport.PathRecord, at point: Int32) {
+        /// `names`: the file's other names (a hard-linked file's). A file the point before
+        /// recorded under one of them is the same file: its series goes on under `key`.
+        mutating func add(_ key: ComparedReport.PathKey, _ r: ComparedReport.PathRecord, at point: Int32, names: [ComparedReport.PathKey] = []) {
+            var known = index[key]
+            if known == nil {
+                for n in names {
+                    guard let same = index[n], tallies[Int(same)].lastPoint == point - 1 else { continue }
+                    known = same
+                    index[key] = same
+                    keys[Int(same)] = key
+                    break
+                }
+            }
             let p: Int32
-            if let known = index[key] {
+            if let known {
                 p = known
                 let previous = tallies[Int(p)]
                 var t = previous
@@ -313,6 +326,7 @@ public struct Trend: Sendable {
                                      backedUp: r.backedUp, zone: r.zone, owner: r.owner))
             }
             recordPath.append(p); recordPoint.append(point); recordSize.append(r.size)
+            for n in names where index[n] == nil { index[n] = p }
         }
 
         /// The dense series of the paths asked for, from one pass over the records.

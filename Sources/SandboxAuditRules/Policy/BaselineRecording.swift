@@ -37,16 +37,37 @@ extension Baseline {
         }
         var files = BaselineTable()
         for (index, i) in inventories.enumerated() {
+            let domain = index == 0 ? nil : i.domain
+            let names = i.hardLinkNames()
             for (j, e) in i.entries.enumerated() where e.countsAsContent {
-                files.append(path: Baseline.qualified(e.path, domain: index == 0 ? nil : i.domain).bytes,
+                let path = Baseline.qualified(e.path, domain: domain).bytes
+                files.append(path: path,
                     File(size: e.entry.size, mtime: e.entry.modifiedSeconds, zone: e.zone, backedUp: e.backedUp == true,
                          inode: e.entry.inode, excluded: e.excludedBy != nil, survivesUpdate: e.survivesUpdate == true,
                          owner: owners?.attribution(container: index, entry: j)?.name))
+                if let other = names[j] { _ = files.addLinks(other.map { Baseline.qualified($0, domain: domain) }, of: path) }
             }
         }
         // A path recorded twice (a container's path that reads as another's `DOMAIN/PATH`): the
         // last kept, as the record by path always did.
         try? files.finish(keepingLast: true)
         self.files = files
+    }
+}
+
+extension Inventory {
+    /// The other names of each hard-linked file, by the entry that counts it (the file's first
+    /// name): a baseline records them so that a later scan naming the file otherwise matches it.
+    func hardLinkNames() -> [Int: [ContainerPath]] {
+        var groups: [HardLinkKey: [Int]] = [:]
+        for (j, e) in entries.enumerated() where e.entry.kind == .file && e.entry.linkCount > 1 && e.zone != .system {
+            groups[HardLinkKey(device: e.entry.device, inode: e.entry.inode), default: []].append(j)
+        }
+        var out: [Int: [ContainerPath]] = [:]
+        for members in groups.values where members.count > 1 {
+            guard let counted = members.first(where: { entries[$0].countsAsContent }) else { continue }
+            out[counted] = members.filter { $0 != counted }.map { entries[$0].path }.sorted()
+        }
+        return out
     }
 }

@@ -330,6 +330,10 @@ package struct PathTable: Sendable {
     package func key(_ row: Int) -> ComparedReport.PathKey {
         ComparedReport.PathKey(domain: domain(row), path: ContainerPath(bytes: Array(pathSlice(row))))
     }
+    /// Row `row`'s other names (a hard-linked file's), as keys.
+    package func linkKeys(_ row: Int) -> [ComparedReport.PathKey] {
+        files.links(row).map { Self.split($0, primary: domainNames[0]) }
+    }
     package func record(_ row: Int) -> ComparedReport.PathRecord {
         ComparedReport.PathRecord(size: files.size(row), backedUp: files.backedUp(row), zone: files.zone(row), owner: files.owner(row),
                                   kept: files.survivesUpdate(row), excluded: files.excluded(row))

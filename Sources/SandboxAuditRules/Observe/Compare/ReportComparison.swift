@@ -143,28 +143,48 @@ public struct ReportComparison: Sendable {
             pathsUnavailable = nil
             var grew: [PathChange] = [], added: [PathChange] = [], removed: [PathChange] = []
             var newly: [PathChange] = [], noLonger: [PathChange] = [], lost: [PathChange] = []
+            func both(_ b: Int, _ h: Int) {
+                let before = basePaths.record(b), after = headPaths.record(h)
+                let key = headPaths.key(h)
+                if after.size > before.size { grew.append(PathChange(key: key, before: before, after: after)) }
+                guard before.backedUp != after.backedUp else { return }
+                let change = PathChange(key: key, before: before, after: after)
+                if after.backedUp {
+                    newly.append(change)
+                    if before.excluded == true { lost.append(change) }
+                } else {
+                    noLonger.append(change)
+                }
+            }
+            var onlyBase: [Int] = [], onlyHead: [Int] = []
             // One pass over both sides in (domain, path) order: a merge join.
             Self.join(basePaths, headPaths) { b, h in
                 // A domain only one side audited: its paths say nothing of what changed.
                 if !oneSided.isEmpty, let key = b.map(basePaths.key) ?? h.map(headPaths.key), oneSided.contains(key.domain) { return }
                 switch (b, h) {
-                case (let b?, let h?):
-                    let before = basePaths.record(b), after = headPaths.record(h)
-                    let key = headPaths.key(h)
-                    if after.size > before.size { grew.append(PathChange(key: key, before: before, after: after)) }
-                    guard before.backedUp != after.backedUp else { return }
-                    let change = PathChange(key: key, before: before, after: after)
-                    if after.backedUp {
-                        newly.append(change)
-                        if before.excluded == true { lost.append(change) }
-                    } else {
-                        noLonger.append(change)
-                    }
-                case (nil, let h?): added.append(PathChange(key: headPaths.key(h), before: nil, after: headPaths.record(h)))
-                case (let b?, nil): removed.append(PathChange(key: basePaths.key(b), before: basePaths.record(b), after: nil))
+                case (let b?, let h?): both(b, h)
+                case (nil, let h?): onlyHead.append(h)
+                case (let b?, nil): onlyBase.append(b)
                 case (nil, nil): break
                 }
             }
+            // A hard-linked file recorded under one name in BASE and another in HEAD is the same
+            // file when the two share a name (`links`).
+            if basePaths.files.hasLinks || headPaths.files.hasLinks {
+                var byName: [ContainerPath: Int] = [:]
+                for b in onlyBase { for n in [basePaths.files.path(b)] + basePaths.files.links(b) { byName[n] = b } }
+                var matched = Set<Int>()
+                onlyHead = onlyHead.filter { h in
+                    let names = [headPaths.files.path(h)] + headPaths.files.links(h)
+                    guard let b = names.lazy.compactMap({ byName[$0] }).first(where: { !matched.contains($0) }) else { return true }
+                    matched.insert(b)
+                    both(b, h)
+                    return false
+                }
+                onlyBase.removeAll { matched.contains($0) }
+            }
+            added = onlyHead.map { PathChange(key: headPaths.key($0), before: nil, after: headPaths.record($0)) }
+            removed = onlyBase.map { PathChange(key: basePaths.key($0), before: basePaths.record($0), after: nil) }
             func largestFirst(_ size: @escaping (PathChange) -> Int64) -> (PathChange, PathChange) -> Bool {
                 { (size($0), $1.key) > (size($1), $0.key) }
             }
