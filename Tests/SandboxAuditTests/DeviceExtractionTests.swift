@@ -71,4 +71,20 @@ final class DeviceExtractionTests: XCTestCase {
         XCTAssertTrue(missing.stderr.contains("in device file-system extraction"), missing.stderr)
         XCTAssertTrue(missing.stderr.contains("1 container could not be told"), missing.stderr)
     }
+
+    /// A zip of the extraction: an archive is read as one container, so the run says where the
+    /// device's Containers folder is, what it holds and how to read it (not an App Group hint).
+    func testAZippedExtractionSaysWhatItHolds() throws {
+        try Tool.require("zip", for: "the extraction is zipped")
+        let dir = try TempDir("extractionzip")
+        _ = try extraction(dir)
+        try sh("cd extraction && zip -qr ../x.zip filesystem1", in: dir.path)
+        for command in [["scan", "x.zip"], ["scan", "x.zip", "--app", "com.vendor3.app3"], ["inventory", "x.zip"]] {
+            let r = try CLI.run(command, cwd: dir.path)
+            XCTAssertEqual(r.status, 2, "\(command): \(r.stdout)")
+            XCTAssertEqual(r.stderr, "sandbox-audit: error: x.zip holds a device's Containers folder (filesystem1/private/var/mobile/Containers: "
+                + "26 app data containers, 5 App Group containers, 0 extension containers), and an archive is read as one container: unpack it, "
+                + "keeping extended attributes, and give the folder (sandbox-audit apps FOLDER lists its apps; scan FOLDER --app ID audits one)\n", "\(command)")
+        }
+    }
 }
