@@ -51,7 +51,7 @@ final class ToolFormatTests: XCTestCase {
         let notes = issues.filter { $0.message.hasPrefix("not checked (sandbox-audit): ") }
         let found = issues.filter { !$0.message.hasPrefix("not checked (sandbox-audit): ") }
         XCTAssertEqual(found.count, findings.count, r.stdout)
-        XCTAssertFalse(notes.isEmpty, "the rules not checked are notes")
+        XCTAssertEqual(notes.count, 1, "the rules not checked are one note")
         for n in notes {
             XCTAssertEqual(n.path, root)
             XCTAssertEqual(n.severity, "note")
@@ -200,5 +200,22 @@ final class ToolFormatTests: XCTestCase {
             XCTAssertEqual(r.status, 2)
             XCTAssertEqual(r.stdout, "", "\(args)")
         }
+    }
+
+    /// Quiet where developers look: a clean app gives one xcode line (how many rules could not
+    /// run, and where they are listed) and one codeclimate issue, at every build alike.
+    func testACleanAppIsOneLine() throws {
+        let app = PluginTests.repository + "/sample-containers/WellBehaved"
+        let xcode = try CLI.run(["scan", app, "--format", "xcode"])
+        XCTAssertEqual(xcode.status, 0, xcode.stderr)
+        let lines = xcode.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, xcode.stdout)
+        XCTAssertTrue(lines.first?.hasPrefix(app + ":1: note: not checked (sandbox-audit): ") == true, xcode.stdout)
+        XCTAssertTrue(lines.first?.contains(" rules could not run on this input; the text, JSON, SARIF, JUnit and HTML reports list each with its reason") == true, xcode.stdout)
+        let quality = try CLI.run(["scan", app, "--format", "codeclimate"])
+        XCTAssertEqual(quality.status, 0, quality.stderr)
+        let issues = try XCTUnwrap(try JSONSerialization.jsonObject(with: quality.stdoutBytes) as? [[String: Any]])
+        XCTAssertEqual(issues.map { $0["check_name"] as? String }, ["sandbox-audit/not-checked"])
+        XCTAssertEqual(issues.first?["severity"] as? String, "info")
     }
 }

@@ -42,9 +42,9 @@ enum CodeClimateReport {
             issues.append(issue(description: description, check: f.ruleId, fingerprint: SARIFReport.fingerprint(f),
                                 severity: severity(f.severity), path: FindingLocation.relative(at.file, to: directory)))
         }
-        for n in result.notCheckedLines {
-            issues.append(issue(description: "Not checked: " + n.text, check: notCheckedCheck,
-                                fingerprint: StableHash.hex(Array((notCheckedCheck + "\u{0}" + n.text).utf8)),
+        if let summary = XcodeReport.notCheckedSummary(result) {
+            issues.append(issue(description: summary, check: notCheckedCheck,
+                                fingerprint: StableHash.hex(Array((notCheckedCheck + "\u{0}" + summary).utf8)),
                                 severity: "info", path: FindingLocation.relative(first, to: directory)))
         }
         return .array(issues)

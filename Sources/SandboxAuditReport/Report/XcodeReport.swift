@@ -101,10 +101,18 @@ enum XcodeReport {
             if let owner = OwnerReport.owner(result, f) { message += " — " + OwnerReport.line(owner) }
             lines.append(line(at.file, f.severity.rawValue, message + " [\(f.ruleId)]"))
         }
-        for n in result.notCheckedLines {
-            lines.append(line(dataRoot, "note", "not checked (sandbox-audit): " + n.text))
-        }
+        if let summary = notCheckedSummary(result) { lines.append(line(dataRoot, "note", summary)) }
         return lines.map { $0 + "\n" }.joined()
+    }
+
+    /// The one line the formats shown where developers work (`xcode`, `codeclimate`) give the
+    /// rules not checked, which stay the same at every build (a Simulator never shows data
+    /// protection): how many, and where each is listed with its reason. Nil when every rule ran.
+    static func notCheckedSummary(_ result: AuditResult) -> String? {
+        let rules = Set(result.notCheckedLines.flatMap(\.rules))
+        guard !rules.isEmpty else { return nil }
+        return "not checked (sandbox-audit): \(rules.count) \(rules.count == 1 ? "rule" : "rules") could not run on this input; "
+            + "the text, JSON, SARIF, JUnit and HTML reports list each with its reason"
     }
 
     /// One issue line. Xcode reads one issue a line: line breaks and other control characters
