@@ -51,6 +51,32 @@ enum Suggestions {
         return nil
     }
 
+    /// Names other tools give a format, and the format that is theirs here.
+    static let formatAliases = ["gitlab": "codeclimate", "codequality": "codeclimate", "code-quality": "codeclimate",
+                                "gl-code-quality": "codeclimate", "checkstyle": "xcode", "md": "markdown", "xml": "junit"]
+
+    /// The one line for a value an option does not take (`--format xcodee`, `--format gitlab`),
+    /// from ArgumentParser's message (which lists the values over several lines): the nearest
+    /// values first, then all of them. Nil when `message` is not about such a value.
+    static func invalidValue(_ message: String) -> String? {
+        let lines = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let first = lines.first, first.hasPrefix("The value '"),
+              let valueEnd = first.range(of: "' is invalid for '"), let optionEnd = first.range(of: "'", range: valueEnd.upperBound..<first.endIndex)
+        else { return nil }
+        let value = String(first[first.index(first.startIndex, offsetBy: 11)..<valueEnd.lowerBound])
+        let option = String(first[valueEnd.upperBound..<optionEnd.lowerBound]).split(separator: " ").first.map(String.init) ?? ""
+        // A long list comes one value a line (`- text`), a short one inline (`one of 'a', 'b' or 'c'.`).
+        var values = lines.dropFirst().filter { $0.hasPrefix("- ") }.map { String($0.dropFirst(2)) }
+        if values.isEmpty, let list = first.range(of: "Please provide one of ") {
+            values = first[list.upperBound...].split(separator: "'", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        }
+        guard !values.isEmpty else { return nil }
+        var near = near(value.lowercased(), in: values)
+        if let alias = formatAliases[value.lowercased()], values.contains(alias) { near = [alias] + near.filter { $0 != alias } }
+        let hint = didYouMean(near).map { "; " + $0 } ?? ""
+        return "'\(value)' is not a value of \(option)\(hint) (it takes \(values.joined(separator: ", ")))"
+    }
+
     /// A command's subcommands: their names and configurations, and whether one is the default.
     struct Level {
         let names: [String]

@@ -41,6 +41,8 @@ do {
     }
     // A subcommand misspelt (`sacn`): the nearest ones, on one line.
     if let message = Suggestions.unknownSubcommand(Array(CommandLine.arguments.dropFirst())) { fail(message) }
+    // A value an option does not take: the nearest values, on one line.
+    if let message = Suggestions.invalidValue(SandboxAuditCommand.message(for: error)) { fail(message + " (see 'sandbox-audit --help')") }
     // One line: ArgumentParser lists valid values on further lines.
     let message = SandboxAuditCommand.message(for: error).split(whereSeparator: \.isNewline)
         .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")

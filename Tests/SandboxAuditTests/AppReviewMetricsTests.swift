@@ -83,7 +83,7 @@ final class AppReviewMetricsTests: XCTestCase {
         let r = try CLI.run(["scan", root, "--format", "app-review", "--fail-on", "error"])
         XCTAssertTrue(r.status == 0 || r.status == 1, r.stderr)
         let md = r.stdout
-        XCTAssertTrue(md.contains("**On launch and content download, your app stores \(ByteSize.format(Int64(total)))** (\(total) bytes in \(backed.count) files) in the backup"), md)
+        XCTAssertTrue(md.contains("**On launch and content download, your app stores \(ByteSize.format(Int64(total)))** (\(groupedDigits(Int64(total))) bytes in \(backed.count) files) in the backup"), md)
         XCTAssertFalse(md.contains("INCOMPLETE SCAN"))
 
         // The places table, row by row, is the inventory's grouping, largest first.
@@ -140,7 +140,7 @@ final class AppReviewMetricsTests: XCTestCase {
         let r = try CLI.run(["scan"] + args + ["--format", "app-review", "--allow-incomplete"])
         XCTAssertTrue(r.status == 0 || r.status == 1, r.stderr)
         let total = byDomain.values.reduce(0, +)
-        XCTAssertTrue(r.stdout.contains("your app stores \(ByteSize.format(Int64(total)))** (\(total) bytes"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("your app stores \(ByteSize.format(Int64(total)))** (\(groupedDigits(Int64(total))) bytes"), r.stdout)
         XCTAssertTrue(r.stdout.contains("over its 3 backup domains"))
         for (domain, bytes) in byDomain {
             XCTAssertTrue(r.stdout.contains("| \(MarkdownReport.cell(domain)) | ") && r.stdout.contains(" | \(ByteSize.format(Int64(bytes))) |"), "\(domain): \(r.stdout)")

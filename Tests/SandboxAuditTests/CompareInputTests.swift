@@ -221,7 +221,7 @@ final class CompareInputTests: XCTestCase {
             let r = try CLI.run(["compare", base, side])
             XCTAssertEqual(r.status, 1, r.stderr)
             XCTAssertTrue(r.stdout.contains("INCOMPLETE SCAN (HEAD): 1 item could not be read"), r.stdout)
-            XCTAssertTrue(r.stdout.contains("HEAD missed Library/Application Support/secret: open directory"), r.stdout)
+            XCTAssertTrue(r.stdout.contains("(see unreadable-entry); missed: Library/Application Support/secret: open directory"), r.stdout)
             XCTAssertEqual(try CLI.run(["compare", base, side, "--allow-incomplete"]).status, 0)
             let json = try XCTUnwrap(JSONSerialization.jsonObject(with: CLI.run(["compare", base, side, "--format", "json"]).stdoutBytes) as? [String: Any])
             XCTAssertEqual(json["complete"] as? Bool, false)

@@ -23,7 +23,7 @@ enum AppReviewReport {
         let summary = result.summary
         var md = "## App Review's measurement: \(cell(summary.identity))\n\n"
         if !result.complete { md += "> **⚠️ \(cell(result.incompleteSummary))**\n\n" }
-        md += "**On launch and content download, your app stores \(ByteSize.format(m.bytes))** (\(m.bytes) bytes in \(m.files) file\(m.files == 1 ? "" : "s")) in the backup"
+        md += "**On launch and content download, your app stores \(ByteSize.format(m.bytes))** (\(groupedDigits(m.bytes)) bytes in \(groupedDigits(Int64(m.files))) file\(m.files == 1 ? "" : "s")) in the backup"
         md += result.isMultiDomain ? ", over its \(m.domains.count) backup domains.\n\n" : ".\n\n"
         md += "That is App Review's figure for the containers as scanned: the bytes an iCloud or computer backup carries. "
         md += "App Review measures it after install and first launch, or after a content download, and its rejections tell "

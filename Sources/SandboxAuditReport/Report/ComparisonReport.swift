@@ -65,6 +65,8 @@ public enum ComparisonReport {
         let unavailable: String?
         /// Rows left out because nothing in them changed (`--show-unchanged` lists them).
         var folded = 0
+        /// The title without its counts.
+        var name: String? = nil
     }
 
     /// A row whose figures are the same on both sides (`Library/Caches 0 B → 0 B ±0`).
@@ -86,10 +88,12 @@ public enum ComparisonReport {
         }
         func paths(_ title: String, _ list: [PathChange], bytes: ((PathChange) -> Int64)? = nil) -> Section {
             let sum = bytes.map { b in ", " + delta(list.reduce(Int64(0)) { $0.addingSaturated(b($1)) }) } ?? ""
-            return Section(title: "\(title) (\(groupedDigits(Int64(list.count)))\(sum))", rows: nil, lines: list.prefix(500).map { pathLine($0, c) }, total: list.count, unavailable: c.pathsUnavailable)
+            return Section(title: "\(title) (\(groupedDigits(Int64(list.count)))\(sum))", rows: nil, lines: list.prefix(500).map { pathLine($0, c) }, total: list.count,
+                           unavailable: c.pathsUnavailable, name: title)
         }
         func findings(_ title: String, _ list: [FindingRecord]) -> Section {
-            Section(title: "\(title) (\(groupedDigits(Int64(list.count))))", rows: nil, lines: list.prefix(500).map { findingLine($0, c) }, total: list.count, unavailable: nil)
+            Section(title: "\(title) (\(groupedDigits(Int64(list.count))))", rows: nil, lines: list.prefix(500).map { findingLine($0, c) }, total: list.count,
+                    unavailable: nil, name: title)
         }
         return [
             table("By domain", c.domains),
@@ -206,7 +210,13 @@ public enum ComparisonReport {
                 + "| \(span(r, { $0.files }, groupedDigits)) | \(count(r.filesDelta)) |\n"
         }
         md += header + row(c.total, "**Whole app**") + "\n"
+        // A section with nothing in it is one name on the last line, not a heading and "None."
+        var empty: [String] = []
         for s in all {
+            if s.unavailable == nil, s.total == 0, s.folded == 0, s.rows?.isEmpty ?? s.lines.isEmpty {
+                empty.append(s.name ?? s.title)
+                continue
+            }
             md += "### \(s.title)\n\n"
             if let why = s.unavailable, s.rows == nil && s.lines.isEmpty {
                 md += "Not compared: \(cell(why)).\n\n"
@@ -229,6 +239,7 @@ public enum ComparisonReport {
             }
             md += "\n"
         }
+        if !empty.isEmpty { md += "*Nothing in: \(empty.map { cell($0) }.joined(separator: ", ")).*\n" }
         return md
     }
 }

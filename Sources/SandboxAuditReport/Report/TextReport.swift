@@ -89,7 +89,7 @@ struct TextReport {
             }
             lines.append(row("total", inv.total))
             let system = inv.systemEntries
-            if system > 0 { lines.append("(\(system) system entries listed but not counted)") }
+            if system > 0 { lines.append("(\(groupedDigits(Int64(system))) system \(system == 1 ? "entry" : "entries") listed but not counted)") }
             if result.isMultiDomain {
                 lines.append("backup \(ByteSize.format(inv.backupFootprint)), kept on update \(ByteSize.format(inv.keptOnUpdate)), kept on restore \(ByteSize.format(inv.keptOnRestore))")
             }

@@ -141,23 +141,29 @@ public enum TrendReport {
             if t.grewEveryStep.count > listLength { md += "- *and \(groupedDigits(Int64(t.grewEveryStep.count - listLength))) more*\n" }
             md += "\n\(Trend.GrowthRule.summary).\n\n"
         }
+        // A section with nothing in it is one name on the last line, not a heading and "None."
+        var empty: [String] = []
         for table in tables(t) {
+            if let rows = table.rows, rows.isEmpty, table.folded == 0 { empty.append(table.title); continue }
             md += "### \(table.title)\n\n"
             guard let rows = table.rows else { md += "Not available: \(cell(table.unavailable ?? "")).\n\n"; continue }
-            if rows.isEmpty && table.folded == 0 { md += "None.\n" }
             if !rows.isEmpty {
                 md += header
                 for s in rows.prefix(listLength) { md += row(s, s.name.map(cell) ?? "*no owner*") }
                 if rows.count > listLength { md += "| *and \(groupedDigits(Int64(rows.count - listLength))) more* |" + String(repeating: " |", count: t.points.count + 1) + "\n" }
             }
-            if let f = folded(table.folded) { md += "\n*\(f)*\n" }
+            if let f = folded(table.folded) { md += (rows.isEmpty ? "" : "\n") + "*\(f)*\n" }
             md += "\n"
         }
-        md += "### Paths grown most, first to last point (\(groupedDigits(Int64(t.grewCount))))\n\n"
-        if let why = t.pathsUnavailable { md += "Not available: \(cell(why)).\n" }
-        else if t.grewMost.isEmpty { md += "None.\n" }
-        for p in t.grewMost.prefix(listLength) { md += "- \(delta(p.series.growth)) \(cell(place(p, t))): \(values(p.series))\n" }
-        if t.grewCount > listLength { md += "- *and \(groupedDigits(Int64(t.grewCount - listLength))) more*\n" }
+        if t.pathsUnavailable == nil && t.grewMost.isEmpty {
+            empty.append("Paths grown most")
+        } else {
+            md += "### Paths grown most, first to last point (\(groupedDigits(Int64(t.grewCount))))\n\n"
+            if let why = t.pathsUnavailable { md += "Not available: \(cell(why)).\n" }
+            for p in t.grewMost.prefix(listLength) { md += "- \(delta(p.series.growth)) \(cell(place(p, t))): \(values(p.series))\n" }
+            if t.grewCount > listLength { md += "- *and \(groupedDigits(Int64(t.grewCount - listLength))) more*\n" }
+        }
+        if !empty.isEmpty { md += (md.hasSuffix("\n\n") ? "" : "\n") + "*Nothing in: \(empty.map { cell($0) }.joined(separator: ", ")).*\n" }
         return md
     }
 

@@ -58,18 +58,18 @@ public struct Trend: Sendable {
         package let owner: String?
 
         /// What usually makes such a file grow, from its name and zone (`GrowthCause`).
-        package var cause: GrowthCause { GrowthCause(path: key.path, zone: zone) }
+        package var cause: GrowthCause { GrowthCause(path: key.path, zone: zone, backedUp: backedUp) }
     }
 
     /// The usual causes of a file that grows at every session, each with its public source.
     package enum GrowthCause: String, Sendable, CaseIterable {
-        case sqliteWAL, webViewStorage, outsideCaches, other
+        case sqliteWAL, webViewStorage, outsideCaches, excluded, other
 
-        init(path: ContainerPath, zone: Zone) {
+        init(path: ContainerPath, zone: Zone, backedUp: Bool = true) {
             let p = path.display
             if p.hasSuffix("-wal") || p.hasSuffix("-journal") || p.hasSuffix("-shm") { self = .sqliteWAL }
             else if p.hasPrefix("Library/WebKit/") || p.contains("/WebsiteData/") || p.contains("IndexedDB") { self = .webViewStorage }
-            else if zone != .caches && zone != .tmp { self = .outsideCaches }
+            else if zone != .caches && zone != .tmp { self = backedUp ? .outsideCaches : .excluded }
             else { self = .other }
         }
 
@@ -79,6 +79,7 @@ public struct Trend: Sendable {
             case .sqliteWAL: return "a SQLite write-ahead log that no checkpoint resets: it grows while a reader or writer holds it open (SQLite, Write-Ahead Logging: \(GrowthRule.sqliteWAL)); checkpoint (PRAGMA wal_checkpoint(TRUNCATE)) or set journal_size_limit"
             case .webViewStorage: return "web view storage (IndexedDB, local storage) that WebKit keeps under Library/WebKit and the backup carries (Apple, WKWebsiteDataStore: \(GrowthRule.websiteDataStore)); use a non-persistent data store or remove its records"
             case .outsideCaches: return "a queue, log or cache kept where backup carries it: data that can be downloaded again or regenerated belongs in Library/Caches, or marked excluded (Apple, iOS Data Storage Guidelines: \(GrowthRule.dataStorageGuidelines)); trim or cap it"
+            case .excluded: return "a file excluded from backup that is never trimmed: backup does not carry it, but it fills the device, and only Library/Caches and tmp are purged when the device runs low on space (Apple, iOS Data Storage Guidelines: \(GrowthRule.dataStorageGuidelines)); trim or cap it"
             case .other: return "a cache or temporary file that is never trimmed: backup does not carry it, but it fills the device (Apple, iOS Data Storage Guidelines: \(GrowthRule.dataStorageGuidelines))"
             }
         }
@@ -178,6 +179,8 @@ public struct Trend: Sendable {
         var paths = SparsePaths()
         var scanReports: [Int] = []
         var notes: [String] = []
+        /// The points whose scan was incomplete, and how many items each missed.
+        var incomplete: [(point: Int, missed: Int)] = []
         /// Per point: whether its file records the domains it audited.
         var recordsDomains: [Bool] = []
 
@@ -216,16 +219,19 @@ public struct Trend: Sendable {
             } else {
                 scanReports.append(i)
             }
-            if side.complete == false {
-                let n = side.missed.count
-                notes.append("INCOMPLETE SCAN (file \(i + 1)): \(n == 0 ? "part of it" : "\(n) \(n == 1 ? "item" : "items")") could not be read; its figures leave \(n == 1 ? "it" : "them") out (see unreadable-entry)")
-            }
+            if side.complete == false { incomplete.append((i, side.missed.count)) }
         }
 
         func trend() -> Trend {
             let domainSeries = domainOrder.map { Series(name: $0, id: $0, values: domains[$0]!) }
             // A domain some files did not audit: the totals at those points leave it out.
             var notes = notes
+            // Every incomplete point in one note: one cause, one banner.
+            if !incomplete.isEmpty {
+                let each = incomplete.prefix(10).map { i, n in "file \(i + 1) (\(n == 0 ? "part of it" : "\(n) \(n == 1 ? "item" : "items")"))" }
+                let more = incomplete.count > 10 ? " and \(incomplete.count - 10) more files" : ""
+                notes.insert("INCOMPLETE SCAN: \(each.joined(separator: ", "))\(more) could not be read in full; the figures at \(incomplete.count == 1 ? "that point" : "those points") leave out what was not read (see unreadable-entry)", at: 0)
+            }
             for d in domainSeries {
                 let missing = d.values.indices.filter { d.values[$0] == nil && recordsDomains[$0] }.map { String($0 + 1) }
                 guard !missing.isEmpty else { continue }

@@ -217,8 +217,10 @@ package struct ComparedReport: Sendable {
             }
             let findings = b.findings.map { f in
                 let key = f.path.isRoot ? nil : PathTable.split(f.path, primary: primary)
+                // A baseline's findings name no owner; the file at their path does (`owner`).
+                let owner = f.owner ?? (f.path.isRoot ? nil : b.files.row(f.path).flatMap(b.files.owner))
                 return FindingRecord(ruleId: f.ruleId, domain: key?.domain ?? primary, path: key?.path ?? .root,
-                                     severity: f.severity, message: f.message, owner: f.owner)
+                                     severity: f.severity, message: f.message, owner: owner)
             }
             let kept = perDomain.values.reduce(empty.keptOnUpdate) { sum, d in d.keptOnUpdate.flatMap { k in sum.map { $0.addingSaturated(k) } } }
             let total = Figures(backupFootprint: b.backupFootprint, keptOnUpdate: kept, files: Int64(table.count))

@@ -61,7 +61,7 @@ public struct ReportComparison: Sendable {
     package let newFindings: [ComparedReport.FindingRecord]
     package let fixedFindings: [ComparedReport.FindingRecord]
     /// What the reader should know of the inputs themselves (an incomplete scan: the banner
-    /// the scan's own reports print, then what it missed).
+    /// the scan's own reports print and what it missed, one note a side).
     package let notes: [String]
 
     /// A side's scan could not read everything (its `complete` is false): `compare` then exits 1
@@ -239,8 +239,9 @@ public struct ReportComparison: Sendable {
             let banner = n == 0
                 ? "INCOMPLETE SCAN (\(name)): part of it could not be read; its figures and findings leave that out (see unreadable-entry)"
                 : "INCOMPLETE SCAN (\(name)): \(n) \(n == 1 ? "item" : "items") could not be read; its figures and findings leave \(n == 1 ? "it" : "them") out (see unreadable-entry)"
-            let shown = side.missed.prefix(10).map { "\(name) missed \($0)" }
-            return [banner] + shown + (n > 10 ? ["\(name) missed \(n - 10) more"] : [])
+            // One note a side: what it missed follows its banner, not as banners of its own.
+            guard n > 0 else { return [banner] }
+            return [banner + "; missed: " + side.missed.prefix(10).joined(separator: "; ") + (n > 10 ? "; and \(n - 10) more" : "")]
         }
     }
 
