@@ -93,6 +93,8 @@ let package = Package(
             name: "sandbox-audit",
             dependencies: [
                 "SandboxAudit",
+                // generate-docs reads the Report stage's package-level catalogue pages.
+                "SandboxAuditReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

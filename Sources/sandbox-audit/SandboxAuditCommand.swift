@@ -11,7 +11,7 @@ struct SandboxAuditCommand: ParsableCommand {
             Scans are read-only. Only exclude, include, config init, scan --write-baseline and --output, and simulate --into write, and they say so.
             """,
         version: Audit.toolVersion,
-        subcommands: [Scan.self, InventoryCommand.self, CompareCommand.self, TrendCommand.self, SimulateCommand.self, ConfigCommand.self, AppsCommand.self, Exclude.self, Include.self, AttributesCommand.self, RulesCommand.self]
+        subcommands: [Scan.self, InventoryCommand.self, CompareCommand.self, TrendCommand.self, SimulateCommand.self, ConfigCommand.self, AppsCommand.self, Exclude.self, Include.self, AttributesCommand.self, RulesCommand.self, GenerateDocs.self]
     )
 }
 

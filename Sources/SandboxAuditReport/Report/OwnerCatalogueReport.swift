@@ -3,8 +3,8 @@ import SandboxAuditRules
 
 /// docs/owners.md: the owner catalogue as a page, generated from `OwnerCatalogue.all` (the
 /// tests check the file against it).
-enum OwnerCatalogueReport {
-    static func markdown() -> String {
+package enum OwnerCatalogueReport {
+    package static func markdown() -> String {
         func code(_ s: String) -> String { "`" + s + "`" }
         func match(_ m: OwnerEntry.Match) -> String {
             switch m {
