@@ -93,8 +93,8 @@ let package = Package(
             name: "sandbox-audit",
             dependencies: [
                 "SandboxAudit",
-                // generate-docs reads the Report stage's package-level catalogue pages.
-                "SandboxAuditReport",
+                // generate-docs reads the package-level catalogues of the Rules and Report stages.
+                "SandboxAuditRules", "SandboxAuditReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

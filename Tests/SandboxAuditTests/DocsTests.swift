@@ -15,9 +15,24 @@ final class DocsTests: XCTestCase {
         try String(contentsOfFile: Self.repo + "/" + relative, encoding: .utf8)
     }
 
-    func testRulesCatalogueIsGeneratedFromTheCode() throws {
-        XCTAssertEqual(try read("docs/rules.md"), RulesCatalogueReport.markdown(),
-                       "docs/rules.md is stale: run `swift run sandbox-audit rules --format markdown > docs/rules.md`")
+    /// Every file made from the code (the rule catalogue, the owners page, the policy schema,
+    /// the usage page) is what the code makes now: checked by the command that writes them.
+    func testDerivedFilesAreCurrent() throws {
+        let r = try CLI.run(["generate-docs", "--check", "--root", Self.repo])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "")
+        // It names what is stale, and writes nothing when checking.
+        let dir = try TempDir("derived")
+        try FileManager.default.createDirectory(atPath: dir.sub("docs"), withIntermediateDirectories: true)
+        try Fixture.bytes(dir.sub("docs/rules.md"), Array("old\n".utf8))
+        let stale = try CLI.run(["generate-docs", "--check", "--root", dir.path])
+        XCTAssertEqual(stale.status, 1)
+        XCTAssertEqual(stale.stderr, "stale: docs/rules.md, docs/owners.md, docs/policy.schema.json, docs/usage.md (regenerate with: swift run sandbox-audit generate-docs)\n")
+        XCTAssertEqual(try String(contentsOfFile: dir.sub("docs/rules.md"), encoding: .utf8), "old\n")
+        let write = try CLI.run(["generate-docs", "--root", dir.path])
+        XCTAssertEqual(write.status, 0, write.stderr)
+        XCTAssertEqual(try String(contentsOfFile: dir.sub("docs/rules.md"), encoding: .utf8), RulesCatalogueReport.markdown())
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.sub("docs")).sorted(), ["owners.md", "policy.schema.json", "rules.md", "usage.md"])
     }
 
     /// GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens.

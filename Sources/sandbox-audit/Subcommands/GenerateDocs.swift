@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SandboxAudit
 import SandboxAuditReport
+import SandboxAuditRules
 
 /// `sandbox-audit generate-docs`: the project's files made from its code, written in one step or
 /// checked (`--check`, what the tests run). Hidden: it is for the project's own repository.
@@ -23,7 +24,7 @@ struct GenerateDocs: ParsableCommand {
 
     func run() throws {
         var stale: [String] = []
-        for file in DerivedFile.all {
+        for file in try DerivedFile.all(root: root) {
             let path = root + "/" + file.path
             guard (try? String(contentsOfFile: path, encoding: .utf8)) != file.content else { continue }
             stale.append(file.path)
@@ -46,13 +47,49 @@ struct DerivedFile {
     let path: String
     let content: String
 
-    static var all: [DerivedFile] {
-        [
+    /// Every derived file, and the pages with a derived part (the part replaced in the page as
+    /// it is under `root`; a page without the text around its part is an error).
+    static func all(root: String) throws -> [DerivedFile] {
+        let parts: [(path: String, after: String, before: String, text: String)] = [
+            ("docs/policy-file.md", "rule's thresholds. A severity set here replaces the rule's own (for `oversized-backed-up-file`,\nboth its error and its warning).\n\n",
+             "\n```yaml\nrules:", policyFileTable()),
+            ("docs/json-format.md", "The thresholds in force (defaults, policy file and options merged): ", ", and `failOn`", jsonSettingsFields()),
+        ]
+        return [
             DerivedFile(path: "docs/rules.md", content: RulesCatalogueReport.markdown()),
             DerivedFile(path: "docs/owners.md", content: OwnerCatalogueReport.markdown()),
             DerivedFile(path: "docs/policy.schema.json", content: PolicyFile.schema),
             DerivedFile(path: "docs/usage.md", content: usage()),
-        ]
+        ] + (try parts.compactMap { part in
+            guard let page = try? String(contentsOfFile: root + "/" + part.path, encoding: .utf8) else { return nil }
+            guard let start = page.range(of: part.after)?.upperBound, let end = page[start...].range(of: part.before)?.lowerBound else {
+                throw InputError("\(part.path): the text around its generated part is not there (\(part.after.prefix(40))…)")
+            }
+            return DerivedFile(path: part.path, content: String(page[..<start]) + part.text + String(page[end...]))
+        })
+    }
+
+    /// docs/policy-file.md's table of rule options, as the declarations give it.
+    static func policyFileTable() -> String {
+        var rows = ["| rule | threshold keys (defaults) | command-line option |", "|---|---|---|"]
+        for rule in RuleCatalogue.all where !rule.options.isEmpty {
+            let keys = rule.options.map { "`\($0.key)` (\($0.defaultText))" }.joined(separator: ", ")
+            let flags = rule.options.map { "`--\($0.flag)`" }.joined(separator: ", ")
+            rows.append("| `\(rule.id)` | \(keys) | \(flags) |")
+        }
+        return rows.joined(separator: "\n") + "\n"
+    }
+
+    /// docs/json-format.md's list of `settings` fields, grouped by unit in the order of first use.
+    static func jsonSettingsFields() -> String {
+        func list(_ items: [String]) -> String {
+            items.count < 2 ? items.joined() : items.dropLast().joined(separator: ", ") + " and " + items.last!
+        }
+        var units: [String] = []
+        for (_, o) in RuleCatalogue.options where !units.contains(o.unit) { units.append(o.unit) }
+        return units.map { unit in
+            list(RuleCatalogue.options.filter { $0.option.unit == unit }.map { "`\($0.option.json)`" }) + " (\(unit))"
+        }.joined(separator: ", ")
     }
 
     /// Every command's `--help`, as the tool prints it 100 columns wide, one section a command.
