@@ -51,10 +51,12 @@ let package = Package(
         // SHA-256 for what it records of the archive read) and the SQLite VFS of a Manifest.db.
         .target(
             name: "SandboxAuditSystem",
-            dependencies: ["CSystem", .target(name: "CLibAttr", condition: .when(platforms: [.linux])),
-                           "CLibArchive", .product(name: "Crypto", package: "swift-crypto"),
-                           // System/ManifestVFS.swift: a backup's Manifest.db read through SQLite's VFS.
-                           .product(name: "GRDBSQLite", package: "GRDB.swift")]
+            dependencies: [
+                "CSystem", .target(name: "CLibAttr", condition: .when(platforms: [.linux])),
+                "CLibArchive", .product(name: "Crypto", package: "swift-crypto"),
+                // System/ManifestVFS.swift: a backup's Manifest.db read through SQLite's VFS.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         // Input → walk → classify → inventory: what the user gave, read into entries with verdicts.
         .target(
@@ -86,8 +88,10 @@ let package = Package(
         // The one import for users: every stage's public interface.
         .target(
             name: "SandboxAudit",
-            dependencies: ["SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules", "SandboxAuditSimulate",
-                           "SandboxAuditReport"]
+            dependencies: [
+                "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules", "SandboxAuditSimulate",
+                "SandboxAuditReport",
+            ]
         ),
         .executableTarget(
             name: "sandbox-audit",
@@ -102,11 +106,13 @@ let package = Package(
             name: "SandboxAuditTests",
             // The CLI tests run the built executable as a subprocess.
             // GRDB and Crypto: the tests write backup folders (Manifest.db, encrypted backups).
-            dependencies: ["SandboxAudit", "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules",
-                           "SandboxAuditSimulate", "SandboxAuditReport", "sandbox-audit",
-                           .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "_CryptoExtras", package: "swift-crypto")],
+            dependencies: [
+                "SandboxAudit", "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules",
+                "SandboxAuditSimulate", "SandboxAuditReport", "sandbox-audit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             // Read by path (the SARIF schema the reports are validated against), not a resource.
             exclude: ["Fixtures"]
         ),

@@ -15,11 +15,17 @@ enum OutputDestination {
             throw InputError("\(option): the folder \(folder) does not exist; create it first")
         }
         guard isFolder.boolValue else { throw InputError("\(option): \(folder) is not a folder") }
-        guard fm.isWritableFile(atPath: folder) else { throw InputError("\(option): cannot write in \(folder): permission denied") }
+        guard fm.isWritableFile(atPath: folder) else {
+            throw InputError("\(option): cannot write in \(folder): permission denied")
+        }
         var target: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &target) {
             if target.boolValue { throw InputError("\(option): \(path) is a folder") }
-            if !replaces { throw InputError("\(option): \(path) exists; refusing to overwrite it" + (force.map { " (\($0) replaces it)" } ?? "")) }
+            if !replaces {
+                throw InputError(
+                    "\(option): \(path) exists; refusing to overwrite it" + (force.map { " (\($0) replaces it)" } ?? "")
+                )
+            }
         }
     }
 }

@@ -24,8 +24,13 @@ enum RawArguments {
         var i = 0
         while i < arguments.count {
             let a = arguments[i]
-            if a == "--" { out += arguments[i...]; break }
-            if a.hasPrefix("--"), a.count > 2, !a.contains("="), i + 1 < arguments.count, looksNegative(arguments[i + 1]) {
+            if a == "--" {
+                out += arguments[i...]
+                break
+            }
+            if a.hasPrefix("--"), a.count > 2, !a.contains("="), i + 1 < arguments.count,
+                looksNegative(arguments[i + 1])
+            {
                 out.append(a + "=" + arguments[i + 1])
                 i += 2
                 continue
@@ -58,7 +63,9 @@ enum RawArguments {
                 // Keep valid multibyte sequences; show the rest as bytes.
                 var k = j + 1
                 while k < raw.count, raw[k] & 0xC0 == 0x80 { k += 1 }
-                if let s = ByteText.utf8String(raw[j..<k]) { out += s } else {
+                if let s = ByteText.utf8String(raw[j..<k]) {
+                    out += s
+                } else {
                     for b in raw[j..<k] { out += "\\x" + String(b, radix: 16, uppercase: true) }
                 }
                 i = k

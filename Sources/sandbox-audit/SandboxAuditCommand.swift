@@ -8,13 +8,17 @@ struct SandboxAuditCommand: ParsableCommand {
         abstract: "Audit an iOS app's data container against Apple's backup and storage rules.",
         discussion: """
             Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage or input error.
-            Scans are read-only. Only exclude, include, config init, scan --write-baseline and --output, and simulate --into write, and they say so.
+            Scans are read-only. Only exclude, include, config init, scan --write-baseline and --output, and simulate \
+            --into write, and they say so.
             """,
         version: Audit.toolVersion,
-        subcommands: [Scan.self, InventoryCommand.self, CompareCommand.self, TrendCommand.self, SimulateCommand.self, ConfigCommand.self, AppsCommand.self, Exclude.self, Include.self, AttributesCommand.self, RulesCommand.self, GenerateDocs.self]
+        subcommands: [
+            Scan.self, InventoryCommand.self, CompareCommand.self, TrendCommand.self, SimulateCommand.self,
+            ConfigCommand.self, AppsCommand.self, Exclude.self, Include.self, AttributesCommand.self, RulesCommand.self,
+            GenerateDocs.self,
+        ]
     )
 }
-
 
 /// Writes to standard output without Swift's print buffering surprises on large outputs, from
 /// the string's own bytes (`StandardOutput`).
@@ -37,7 +41,9 @@ extension Severity: ExpressibleByArgument {}
 struct SizeArgument {
     let bytes: Int64
     static func parse(_ argument: String) throws -> SizeArgument {
-        if argument.hasPrefix("-") { throw ValidationError("'\(argument)' is a negative size; a size is 0 or more (\(ByteSize.accepted))") }
+        if argument.hasPrefix("-") {
+            throw ValidationError("'\(argument)' is a negative size; a size is 0 or more (\(ByteSize.accepted))")
+        }
         guard let b = ByteSize.parse(argument) else { throw ValidationError("not a size; \(ByteSize.accepted)") }
         return SizeArgument(bytes: b)
     }
@@ -47,7 +53,9 @@ struct SizeArgument {
 struct AgeArgument {
     let seconds: Double
     static func parse(_ argument: String) throws -> AgeArgument {
-        if argument.hasPrefix("-") { throw ValidationError("'\(argument)' is a negative age; an age is 0 or more (\(Age.accepted))") }
+        if argument.hasPrefix("-") {
+            throw ValidationError("'\(argument)' is a negative age; an age is 0 or more (\(Age.accepted))")
+        }
         guard let s = Age.parse(argument) else { throw ValidationError("not an age; \(Age.accepted)") }
         return AgeArgument(seconds: s)
     }
@@ -102,37 +110,82 @@ let inputKindsHelp = """
     """
 
 /// PATH's own help line.
-let inputArgumentHelp = "The data container, .xcappdata package, archive of one (tar, tgz, txz, zip; - reads one on standard input), App Group or extension container, or with --app a Simulator device folder or a Finder/iTunes backup folder. Not with --simulator."
+let inputArgumentHelp =
+    "The data container, .xcappdata package, archive of one (tar, tgz, txz, zip; - reads one on standard input), App "
+    + "Group or extension container, or with --app a Simulator device folder or a Finder/iTunes backup folder. "
+    + "Not with --simulator."
 
 /// Which of an app's containers to read: shared by scan, inventory and simulate.
 struct ContainerOptions: ParsableArguments {
-    @Option(help: "The role of a container given alone: app, extension or group (default: from its metadata or the folder it sits in, else app).")
+    @Option(
+        help: ArgumentHelp(
+            "The role of a container given alone: app, extension or group (default: from its metadata or the folder "
+                + "it sits in, else app).")
+    )
     var kind: ContainerRole?
 
-    @Option(help: ArgumentHelp("With a Simulator device folder (…/Devices/UDID, its data, or data/Containers) or --simulator: audit this app's data container and its extensions' containers. With a backup folder (required there): audit its AppDomain-BUNDLE_ID and AppDomainPlugin-BUNDLE_ID.* domains.", valueName: "BUNDLE_ID"))
+    @Option(
+        help: ArgumentHelp(
+            "With a Simulator device folder (…/Devices/UDID, its data, or data/Containers) or --simulator: audit "
+                + "this app's data container and its extensions' containers. With a backup folder (required there): "
+                + "audit its AppDomain-BUNDLE_ID and AppDomainPlugin-BUNDLE_ID.* domains.",
+            valueName: "BUNDLE_ID"))
     var app: String?
 
-    @Option(name: .customLong("app-group"), help: ArgumentHelp("Also audit this App Group's container (on the device, or in the device folder above a data container), or in a backup its AppDomainGroup-GROUP_ID domain (repeatable; adds to the policy's appGroups). A group that cannot be found fails the run.", valueName: "GROUP_ID"))
+    @Option(
+        name: .customLong("app-group"),
+        help: ArgumentHelp(
+            "Also audit this App Group's container (on the device, or in the device folder above a data container), "
+                + "or in a backup its AppDomainGroup-GROUP_ID domain (repeatable; adds to the policy's appGroups). A "
+                + "group that cannot be found fails the run.",
+            valueName: "GROUP_ID"))
     var appGroups: [String] = []
 
-    @Option(help: ArgumentHelp("In place of PATH: the Simulator device to audit, booted, a UDID or a device name (with --app). Several booted devices, or several of that name: exit 2 listing them.", valueName: "DEVICE"))
+    @Option(
+        help: ArgumentHelp(
+            "In place of PATH: the Simulator device to audit, booted, a UDID or a device name (with --app). Several "
+                + "booted devices, or several of that name: exit 2 listing them.",
+            valueName: "DEVICE"))
     var simulator: String?
 
-    @Option(name: .customLong("device-set"), help: ArgumentHelp("With --simulator: look for the device in this device set instead of ~/Library/Developer/CoreSimulator/Devices and ~/Library/Developer/XCTestDevices (repeatable).", valueName: "DIR"))
+    @Option(
+        name: .customLong("device-set"),
+        help: ArgumentHelp(
+            "With --simulator: look for the device in this device set instead of "
+                + "~/Library/Developer/CoreSimulator/Devices and ~/Library/Developer/XCTestDevices (repeatable).",
+            valueName: "DIR"))
     var deviceSets: [String] = []
 
-    @Option(name: .customLong("password-file"), help: ArgumentHelp("An encrypted backup folder's password: the first line of FILE (default: the environment variable \(BackupPassword.environmentVariable)). Decrypted bytes stay in memory.", valueName: "FILE"))
+    @Option(
+        name: .customLong("password-file"),
+        help: ArgumentHelp(
+            "An encrypted backup folder's password: the first line of FILE (default: the environment variable "
+                + "\(BackupPassword.environmentVariable)). Decrypted bytes stay in memory.",
+            valueName: "FILE"))
     var passwordFile: String?
 
-    @Option(name: .customLong("app-info"), help: ArgumentHelp("The app's own Info.plist, or its .app folder (read by default from the app's bundle on a Simulator device): an App Clip (NSAppClip) has a backup footprint of 0; UIFileSharingEnabled or LSSupportsOpeningDocumentsInPlace make Documents user-visible (user-visible-documents).", valueName: "PATH"))
+    @Option(
+        name: .customLong("app-info"),
+        help: ArgumentHelp(
+            "The app's own Info.plist, or its .app folder (read by default from the app's bundle on a Simulator "
+                + "device): an App Clip (NSAppClip) has a backup footprint of 0; UIFileSharingEnabled or "
+                + "LSSupportsOpeningDocumentsInPlace make Documents user-visible (user-visible-documents).",
+            valueName: "PATH"))
     var appInfo: String?
 
-    @Option(name: .customLong("stdin-limit"), help: ArgumentHelp("With - as PATH: the most bytes of a piped archive to copy to a temporary file (default 4 GiB, and never more than half the free space of TMPDIR's file system).", valueName: "SIZE"), transform: { try SizeArgument.parse($0) })
+    @Option(
+        name: .customLong("stdin-limit"),
+        help: ArgumentHelp(
+            "With - as PATH: the most bytes of a piped archive to copy to a temporary file (default 4 GiB, and never "
+                + "more than half the free space of TMPDIR's file system).",
+            valueName: "SIZE"), transform: { try SizeArgument.parse($0) })
     var standardInputLimit: SizeArgument?
 
     func validate() throws {
         if kind != nil && app != nil { throw ValidationError("--kind is for a container given alone, not with --app") }
-        if simulator != nil && app == nil { throw ValidationError("--simulator needs --app BUNDLE_ID: the app whose containers to audit on the device") }
+        if simulator != nil && app == nil {
+            throw ValidationError("--simulator needs --app BUNDLE_ID: the app whose containers to audit on the device")
+        }
         if !deviceSets.isEmpty && simulator == nil { throw ValidationError("--device-set needs --simulator DEVICE") }
     }
 
@@ -150,9 +203,11 @@ struct ContainerOptions: ParsableArguments {
     /// command reads an archive input a second time (`simulate --into`), so its scan records
     /// what it reads for that reading to be checked against.
     func selection(_ policy: Policy = Policy(), readAgain: Bool = false) throws -> ContainerSelection {
-        var selection = ContainerSelection(role: kind, app: app, appGroups: appGroups + policy.appGroups.filter { !appGroups.contains($0) },
-                                           password: try BackupPassword.resolve(passwordFile: passwordFile, environment: ProcessInfo.processInfo.environment),
-                                           simulator: simulator, deviceSets: deviceSets)
+        var selection = ContainerSelection(
+            role: kind, app: app, appGroups: appGroups + policy.appGroups.filter { !appGroups.contains($0) },
+            password: try BackupPassword.resolve(
+                passwordFile: passwordFile, environment: ProcessInfo.processInfo.environment),
+            simulator: simulator, deviceSets: deviceSets)
         selection.appInfo = appInfo
         selection.recordsArchiveReading = readAgain
         selection.standardInputLimit = standardInputLimit?.bytes

@@ -12,10 +12,13 @@ enum Suggestions {
             .filter { $0.1 <= max(2, word.count / 3) }
             .sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
         let parts = word.lowercased().split(separator: "-").filter { $0.count >= 3 }.map(String.init)
-        let holding = parts.isEmpty ? [] : candidates.filter { c in
-            let words = c.lowercased().split(separator: "-").map(String.init)
-            return parts.allSatisfy { p in words.contains { $0.hasPrefix(p) } }
-        }
+        let holding =
+            parts.isEmpty
+            ? []
+            : candidates.filter { c in
+                let words = c.lowercased().split(separator: "-").map(String.init)
+                return parts.allSatisfy { p in words.contains { $0.hasPrefix(p) } }
+            }
         var out: [String] = []
         for c in close + holding where !out.contains(c) { out.append(c) }
         return Array(out.prefix(limit))
@@ -25,7 +28,8 @@ enum Suggestions {
     static func didYouMean(_ names: [String]) -> String? {
         guard let last = names.last else { return nil }
         let quoted = names.map { "'\($0)'" }
-        return "did you mean " + (names.count == 1 ? quoted[0] : quoted.dropLast().joined(separator: ", ") + " or " + "'\(last)'") + "?"
+        return "did you mean "
+            + (names.count == 1 ? quoted[0] : quoted.dropLast().joined(separator: ", ") + " or " + "'\(last)'") + "?"
     }
 
     /// The one line for a command line whose subcommand is not one (`sandbox-audit sacn`,
@@ -44,7 +48,8 @@ enum Suggestions {
                 continue
             }
             let prefix = (["sandbox-audit"] + path).joined(separator: " ")
-            let hint = didYouMean(near(word, in: level.names).map { (path + [$0]).joined(separator: " ") })
+            let hint =
+                didYouMean(near(word, in: level.names).map { (path + [$0]).joined(separator: " ") })
                 ?? "the subcommands are " + level.names.joined(separator: ", ")
             return "'\(word)' is not a subcommand of \(prefix); \(hint) (see '\(prefix) --help')"
         }
@@ -52,8 +57,10 @@ enum Suggestions {
     }
 
     /// Names other tools give a format, and the format that is theirs here.
-    static let formatAliases = ["gitlab": "codeclimate", "codequality": "codeclimate", "code-quality": "codeclimate",
-                                "gl-code-quality": "codeclimate", "checkstyle": "xcode", "md": "markdown", "xml": "junit"]
+    static let formatAliases = [
+        "gitlab": "codeclimate", "codequality": "codeclimate", "code-quality": "codeclimate",
+        "gl-code-quality": "codeclimate", "checkstyle": "xcode", "md": "markdown", "xml": "junit",
+    ]
 
     /// The one line for a value an option does not take (`--format xcodee`, `--format gitlab`),
     /// from ArgumentParser's message (which lists the values over several lines): the nearest
@@ -61,18 +68,23 @@ enum Suggestions {
     static func invalidValue(_ message: String) -> String? {
         let lines = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
         guard let first = lines.first, first.hasPrefix("The value '"),
-              let valueEnd = first.range(of: "' is invalid for '"), let optionEnd = first.range(of: "'", range: valueEnd.upperBound..<first.endIndex)
+            let valueEnd = first.range(of: "' is invalid for '"),
+            let optionEnd = first.range(of: "'", range: valueEnd.upperBound..<first.endIndex)
         else { return nil }
         let value = String(first[first.index(first.startIndex, offsetBy: 11)..<valueEnd.lowerBound])
-        let option = String(first[valueEnd.upperBound..<optionEnd.lowerBound]).split(separator: " ").first.map(String.init) ?? ""
+        let option =
+            String(first[valueEnd.upperBound..<optionEnd.lowerBound]).split(separator: " ").first.map(String.init) ?? ""
         // A long list comes one value a line (`- text`), a short one inline (`one of 'a', 'b' or 'c'.`).
         var values = lines.dropFirst().filter { $0.hasPrefix("- ") }.map { String($0.dropFirst(2)) }
         if values.isEmpty, let list = first.range(of: "Please provide one of ") {
-            values = first[list.upperBound...].split(separator: "'", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            values = first[list.upperBound...].split(separator: "'", omittingEmptySubsequences: false).enumerated()
+                .filter { $0.offset % 2 == 1 }.map { String($0.element) }
         }
         guard !values.isEmpty else { return nil }
         var near = near(value.lowercased(), in: values)
-        if let alias = formatAliases[value.lowercased()], values.contains(alias) { near = [alias] + near.filter { $0 != alias } }
+        if let alias = formatAliases[value.lowercased()], values.contains(alias) {
+            near = [alias] + near.filter { $0 != alias }
+        }
         let hint = didYouMean(near).map { "; " + $0 } ?? ""
         return "'\(value)' is not a value of \(option)\(hint) (it takes \(values.joined(separator: ", ")))"
     }

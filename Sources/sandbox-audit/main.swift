@@ -25,7 +25,8 @@ Terminal.quitAsInterrupt()
 
 do {
     // `--fail-on-growth -1MB`: the value joined to its option, so that its own check says it is negative.
-    var command = try SandboxAuditCommand.parseAsRoot(RawArguments.joiningNegativeValues(Array(CommandLine.arguments.dropFirst())))
+    var command = try SandboxAuditCommand.parseAsRoot(
+        RawArguments.joiningNegativeValues(Array(CommandLine.arguments.dropFirst())))
     // SOURCE_DATE_EPOCH read once, the same way for every command: a malformed value is an error.
     _ = try SourceDateEpoch.seconds()
     try command.run()
@@ -37,12 +38,14 @@ do {
     fail(error.description)
 } catch {
     if SandboxAuditCommand.exitCode(for: error) == .success {
-        SandboxAuditCommand.exit(withError: error) // --help, --version
+        SandboxAuditCommand.exit(withError: error)  // --help, --version
     }
     // A subcommand misspelt (`sacn`): the nearest ones, on one line.
     if let message = Suggestions.unknownSubcommand(Array(CommandLine.arguments.dropFirst())) { fail(message) }
     // A value an option does not take: the nearest values, on one line.
-    if let message = Suggestions.invalidValue(SandboxAuditCommand.message(for: error)) { fail(message + " (see 'sandbox-audit --help')") }
+    if let message = Suggestions.invalidValue(SandboxAuditCommand.message(for: error)) {
+        fail(message + " (see 'sandbox-audit --help')")
+    }
     // One line: ArgumentParser lists valid values on further lines.
     let message = SandboxAuditCommand.message(for: error).split(whereSeparator: \.isNewline)
         .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")

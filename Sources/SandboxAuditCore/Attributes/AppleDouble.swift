@@ -7,12 +7,12 @@ import SandboxAuditSystem
 package enum AppleDouble {
     static let magic: UInt32 = 0x0005_1607
     static let version: UInt32 = 0x0002_0000
-    static let attrMagic: UInt32 = 0x4154_5452 // "ATTR"
+    static let attrMagic: UInt32 = 0x4154_5452  // "ATTR"
     static let finderInfoID: UInt32 = 9
     static let resourceForkID: UInt32 = 2
-    static let headerSize = 26          // magic, version, 16 filler bytes, entry count
+    static let headerSize = 26  // magic, version, 16 filler bytes, entry count
     static let finderInfoSize = 32
-    static let attrHeaderSize = 36      // magic … num_attrs, after the Finder info and its pad
+    static let attrHeaderSize = 36  // magic … num_attrs, after the Finder info and its pad
     /// Files larger than this are not sidecars (xnu caps attribute data at 128 KiB each and the
     /// header at 64 KiB; a few attributes fit well within 1 MiB).
     static let maximumSize = 1 << 20
@@ -55,7 +55,9 @@ package enum AppleDouble {
         var attrDebugTag: UInt32 = 0
         var attrFlags: UInt16 = 0
 
-        package init(finderInfo: [UInt8] = [UInt8](repeating: 0, count: 32), attributes: [(name: String, value: [UInt8])] = []) {
+        package init(
+            finderInfo: [UInt8] = [UInt8](repeating: 0, count: 32), attributes: [(name: String, value: [UInt8])] = []
+        ) {
             self.finderInfo = finderInfo
             self.entries = attributes.map { Attribute(name: Array($0.name.utf8), value: $0.value) }
         }
@@ -108,9 +110,13 @@ package enum AppleDouble {
     static func parse(_ b: [UInt8]) throws -> Parsed {
         guard hasMagic(b) else { throw ParseError.notAppleDouble }
         guard b.count >= headerSize else { throw ParseError.malformed("header truncated at \(b.count) bytes") }
-        guard b.count <= maximumSize else { throw ParseError.malformed("\(b.count) bytes, over the \(maximumSize)-byte limit") }
+        guard b.count <= maximumSize else {
+            throw ParseError.malformed("\(b.count) bytes, over the \(maximumSize)-byte limit")
+        }
         let count = Int(be16(b, 24))
-        guard count <= maximumEntries else { throw ParseError.malformed("\(count) entries, over the limit of \(maximumEntries)") }
+        guard count <= maximumEntries else {
+            throw ParseError.malformed("\(count) entries, over the limit of \(maximumEntries)")
+        }
         let tableEnd = headerSize + count * 12
         guard tableEnd <= b.count else { throw ParseError.malformed("entry table runs past the end") }
         var parsed = Parsed()
@@ -120,9 +126,12 @@ package enum AppleDouble {
         var finder: (offset: Int, length: Int)?
         for i in 0..<count {
             let base = headerSize + i * 12
-            let id = be32(b, base), offset = Int(be32(b, base + 4)), length = Int(be32(b, base + 8))
+            let id = be32(b, base)
+            let offset = Int(be32(b, base + 4))
+            let length = Int(be32(b, base + 8))
             guard offset + length <= b.count else {
-                throw ParseError.malformed("entry \(id) claims \(length) bytes at offset \(offset) of a \(b.count)-byte file")
+                throw ParseError.malformed(
+                    "entry \(id) claims \(length) bytes at offset \(offset) of a \(b.count)-byte file")
             }
             guard seen.insert(id).inserted else { throw ParseError.malformed("entry \(id) appears twice") }
             ranges.append((offset..<(offset + length), "entry \(id)"))
@@ -158,15 +167,20 @@ package enum AppleDouble {
         parsed.attrDebugTag = be32(b, h + 4)
         parsed.attrFlags = be16(b, h + 32)
         let numAttrs = Int(be16(b, h + 34))
-        guard numAttrs <= maximumAttributes else { throw ParseError.malformed("\(numAttrs) attributes, over the limit of \(maximumAttributes)") }
+        guard numAttrs <= maximumAttributes else {
+            throw ParseError.malformed("\(numAttrs) attributes, over the limit of \(maximumAttributes)")
+        }
         var p = h + attrHeaderSize
         var found: [(offset: Int, length: Int, flags: UInt16, name: [UInt8])] = []
         found.reserveCapacity(numAttrs)
         for i in 0..<numAttrs {
             guard p + 11 <= b.count else { throw ParseError.malformed("attribute entry \(i) truncated") }
-            let offset = Int(be32(b, p)), length = Int(be32(b, p + 4))
+            let offset = Int(be32(b, p))
+            let length = Int(be32(b, p + 4))
             let nameLength = Int(b[p + 10])
-            guard nameLength > 0, p + 11 + nameLength <= b.count else { throw ParseError.malformed("attribute name \(i) truncated") }
+            guard nameLength > 0, p + 11 + nameLength <= b.count else {
+                throw ParseError.malformed("attribute name \(i) truncated")
+            }
             var nameBytes = Array(b[(p + 11)..<(p + 11 + nameLength)])
             if nameBytes.last == 0 { nameBytes.removeLast() }
             guard offset + length <= b.count else {
@@ -186,7 +200,9 @@ package enum AppleDouble {
             ranges.append((a.offset..<(a.offset + a.length), "the values of \(ByteText.display(a.name))"))
         }
         try requireDisjoint(ranges)
-        parsed.entries = found.map { Attribute(name: $0.name, value: Array(b[$0.offset..<($0.offset + $0.length)]), flags: $0.flags) }
+        parsed.entries = found.map {
+            Attribute(name: $0.name, value: Array(b[$0.offset..<($0.offset + $0.length)]), flags: $0.flags)
+        }
     }
 
     /// Builds a sidecar holding `parsed`, laid out as macOS writes it: a Finder info entry that
@@ -214,11 +230,14 @@ package enum AppleDouble {
             entries += e
             data += attribute.value
         }
-        let finderEnd = hasAttr ? entryTableEnd + data.count : finderInfoOffset + finderInfoSize + parsed.finderInfoTail.count
+        let finderEnd =
+            hasAttr ? entryTableEnd + data.count : finderInfoOffset + finderInfoSize + parsed.finderInfoTail.count
         var others = [UInt8]()
         var otherTable = [UInt8]()
         for o in parsed.otherEntries {
-            put32(&otherTable, o.id); put32(&otherTable, UInt32(finderEnd + others.count)); put32(&otherTable, UInt32(o.bytes.count))
+            put32(&otherTable, o.id)
+            put32(&otherTable, UInt32(finderEnd + others.count))
+            put32(&otherTable, UInt32(o.bytes.count))
             others += o.bytes
         }
         let forkOffset = finderEnd + others.count
@@ -227,17 +246,22 @@ package enum AppleDouble {
         put32(&out, version)
         out += parsed.filler.count == 16 ? parsed.filler : [UInt8](repeating: 0, count: 16)
         put16(&out, UInt16(entryCount))
-        put32(&out, finderInfoID); put32(&out, UInt32(finderInfoOffset)); put32(&out, UInt32(finderEnd - finderInfoOffset))
+        put32(&out, finderInfoID)
+        put32(&out, UInt32(finderInfoOffset))
+        put32(&out, UInt32(finderEnd - finderInfoOffset))
         out += otherTable
-        put32(&out, resourceForkID); put32(&out, UInt32(forkOffset)); put32(&out, UInt32(parsed.resourceFork.count))
-        out += parsed.finderInfo.count == finderInfoSize ? parsed.finderInfo : [UInt8](repeating: 0, count: finderInfoSize)
+        put32(&out, resourceForkID)
+        put32(&out, UInt32(forkOffset))
+        put32(&out, UInt32(parsed.resourceFork.count))
+        out +=
+            parsed.finderInfo.count == finderInfoSize ? parsed.finderInfo : [UInt8](repeating: 0, count: finderInfoSize)
         if hasAttr {
             out += [0, 0]
             put32(&out, attrMagic)
             put32(&out, parsed.attrDebugTag)
-            put32(&out, UInt32(finderEnd))        // total size (of the Finder info entry's end)
-            put32(&out, UInt32(entryTableEnd))    // data start
-            put32(&out, UInt32(data.count))       // data length
+            put32(&out, UInt32(finderEnd))  // total size (of the Finder info entry's end)
+            put32(&out, UInt32(entryTableEnd))  // data start
+            put32(&out, UInt32(data.count))  // data length
             out += [UInt8](repeating: 0, count: 12)
             put16(&out, parsed.attrFlags)
             put16(&out, UInt16(parsed.entries.count))
@@ -255,6 +279,8 @@ package enum AppleDouble {
         UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
     }
     static func be16(_ b: [UInt8], _ i: Int) -> UInt16 { UInt16(b[i]) << 8 | UInt16(b[i + 1]) }
-    static func put32(_ b: inout [UInt8], _ v: UInt32) { b += [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+    static func put32(_ b: inout [UInt8], _ v: UInt32) {
+        b += [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+    }
     static func put16(_ b: inout [UInt8], _ v: UInt16) { b += [UInt8(v >> 8), UInt8(v & 0xFF)] }
 }

@@ -25,8 +25,14 @@ public enum BackupAttribute: String, Sendable, CaseIterable {
         switch self {
         case .exclude: return "excludes the item from iCloud and computer backups (what isExcludedFromBackup writes)"
         case .legacy: return "the legacy exclusion, honoured by iOS 5.0.1 only: excludes nothing today"
-        case .cloudExclude: return "undocumented, seen only on Apple's own files; by its name, an exclusion from iCloud backups only: this tool takes it as no exclusion"
-        case .unencryptedExclude: return "undocumented, seen only on Apple's own files; by its name, an exclusion from unencrypted computer backups only: this tool takes it as no exclusion"
+        case .cloudExclude:
+            return
+                "undocumented, seen only on Apple's own files; by its name, an exclusion from iCloud backups only: "
+                + "this tool takes it as no exclusion"
+        case .unencryptedExclude:
+            return
+                "undocumented, seen only on Apple's own files; by its name, an exclusion from unencrypted computer "
+                + "backups only: this tool takes it as no exclusion"
         }
     }
 
@@ -49,15 +55,16 @@ public enum BackupAttribute: String, Sendable, CaseIterable {
     /// The name this platform's file system takes when writing natively.
     package var nativeName: String {
         #if os(Linux)
-        return linuxName
+            return linuxName
         #else
-        return macName
+            return macName
         #endif
     }
 
     /// Recognises either spelling of either attribute.
     package init?(attributeName name: [UInt8]) {
-        for a in BackupAttribute.allCases where name.elementsEqual(a.macName.utf8) || name.elementsEqual(a.linuxName.utf8) {
+        for a in BackupAttribute.allCases
+        where name.elementsEqual(a.macName.utf8) || name.elementsEqual(a.linuxName.utf8) {
             self = a
             return
         }
@@ -67,7 +74,9 @@ public enum BackupAttribute: String, Sendable, CaseIterable {
     /// What `URLResourceValues.isExcludedFromBackup` writes: a binary plist holding the
     /// string `com.apple.backupd` (61 bytes).
     package static let canonicalValue: [UInt8] = hexBytes(
-        "62706c69737430305f1011636f6d2e6170706c652e6261636b75706408000000000000010100000000000000010000000000000000000000000000001c")
+        "62706c69737430305f1011636f6d2e6170706c652e6261636b7570640800000000000001010000000000000001000000000000000000"
+            + "0000000000001c"
+    )
     static let backupdString = "com.apple.backupd"
     /// The legacy attribute's documented value.
     public static let legacyValue: [UInt8] = [0x01]
@@ -101,8 +110,12 @@ public enum AttributeValueClass: String, Sendable, Codable, CaseIterable {
         // Only XML and binary plists count: Foundation's OpenStep parser would take almost any
         // bare word (`true`, even `com.apple.backupd`) as a plist string. BoundedPlist refuses
         // anything else, and hostile plists (reference bombs, deep nesting) too.
-        guard case .success(let parsed) = BoundedPlist.decode(value, maximumSize: maximumPlistSize) else { return .other }
-        if parsed.format == .binary, let s = parsed.object as? String, s == BackupAttribute.backupdString { return .canonical }
+        guard case .success(let parsed) = BoundedPlist.decode(value, maximumSize: maximumPlistSize) else {
+            return .other
+        }
+        if parsed.format == .binary, let s = parsed.object as? String, s == BackupAttribute.backupdString {
+            return .canonical
+        }
         return .plistOther
     }
 }
@@ -184,14 +197,15 @@ extension BackupAttribute {
         case .canonical: return canonicalValue
         case .string: return Array(backupdString.utf8)
         case .plistOther:
-            return Array("""
-            <?xml version="1.0" encoding="UTF-8"?>
-            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <plist version="1.0">
-            <string>com.apple.backupd</string>
-            </plist>
+            return Array(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+                <plist version="1.0">
+                <string>com.apple.backupd</string>
+                </plist>
 
-            """.utf8)
+                """.utf8)
         case .other: return Array("true".utf8)
         }
     }

@@ -26,7 +26,9 @@ public enum BackupMarker {
         let slash = UInt8(ascii: "/")
         let sidecar = try sidecarPath(for: path)
         // Resolve the folder holding the item, so the folders above it are real ones.
-        guard let i = sidecar.lastIndex(of: slash) else { return try mirrorSidecarPaths(for: Array("./".utf8) + path, existingOnly: existingOnly) }
+        guard let i = sidecar.lastIndex(of: slash) else {
+            return try mirrorSidecarPaths(for: Array("./".utf8) + path, existingOnly: existingOnly)
+        }
         let folder = i == 0 ? [slash] : Array(sidecar[..<i])
         guard let real = Paths.real(folder) else { return [] }
         let name = Array(sidecar[(i + 1)...])
@@ -51,7 +53,9 @@ public enum BackupMarker {
     static func carriersHolding(_ attribute: BackupAttribute, on path: [UInt8]) throws -> [Carrier] {
         try requireExists(path)
         var carriers: [Carrier] = []
-        if let names = try? XAttr.names(.path(path)), names.contains(where: { BackupAttribute(attributeName: $0) == attribute }) {
+        if let names = try? XAttr.names(.path(path)),
+            names.contains(where: { BackupAttribute(attributeName: $0) == attribute })
+        {
             carriers.append(.native)
         }
         func holds(_ file: [UInt8]) -> Bool {
@@ -67,8 +71,16 @@ public enum BackupMarker {
     /// carrier that holds it), or, when nowhere, in `carrier`; with `only`, in that carrier
     /// alone. Returns the carriers written.
     @discardableResult
-    public static func set(_ attribute: BackupAttribute, value: [UInt8], on path: [UInt8], only: Carrier?, otherwise carrier: Carrier = .native) throws -> [Carrier] {
-        let targets = try only.map { [$0] } ?? { let held = try carriersHolding(attribute, on: path); return held.isEmpty ? [carrier] : held }()
+    public static func set(
+        _ attribute: BackupAttribute, value: [UInt8], on path: [UInt8], only: Carrier?,
+        otherwise carrier: Carrier = .native
+    ) throws -> [Carrier] {
+        let targets =
+            try only.map { [$0] }
+            ?? {
+                let held = try carriersHolding(attribute, on: path)
+                return held.isEmpty ? [carrier] : held
+            }()
         for c in targets { try set(attribute, value: value, on: path, carrier: c) }
         return targets
     }
@@ -101,7 +113,10 @@ public enum BackupMarker {
         let last = trimmed.split(separator: slash, omittingEmptySubsequences: false).last.map(Array.init) ?? []
         if last == [UInt8(ascii: ".")] || last == [UInt8(ascii: "."), UInt8(ascii: ".")] || trimmed == [slash] {
             guard let real = Paths.real(trimmed), real != [slash] else {
-                throw InputError("\(ByteText.display(path)) is the file system root or cannot be resolved; it has no sidecar (give the folder by its name)")
+                throw InputError(
+                    "\(ByteText.display(path)) is the file system root or cannot be resolved; it has no sidecar "
+                        + "(give the folder by its name)"
+                )
             }
             trimmed = real
         }
@@ -110,8 +125,13 @@ public enum BackupMarker {
     }
 
     private static func requireExists(_ path: [UInt8]) throws {
-        if case .failure(let e) = Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.status(of: path) }) {
-            throw InputError("cannot mark \(ByteText.display(path)): \(e.code == ENOENT ? "no such file or directory" : errorText(e.code))")
+        if case .failure(let e) = Result(catching: { () throws(Errno) in
+            try FileDescriptor.currentDirectory.status(of: path)
+        }) {
+            throw InputError(
+                "cannot mark \(ByteText.display(path)): "
+                    + "\(e.code == ENOENT ? "no such file or directory" : errorText(e.code))"
+            )
         }
     }
 
@@ -132,7 +152,10 @@ public enum BackupMarker {
             } else if let mirror = try mirrorSidecarPaths(for: path, existingOnly: false).first {
                 try setInSidecar(attribute, value: value, file: mirror)
             } else {
-                throw InputError("no __MACOSX folder above \(ByteText.display(path)) to hold its mirror sidecar (use --carrier native or sidecar)")
+                throw InputError(
+                    "no __MACOSX folder above \(ByteText.display(path)) to hold its mirror sidecar (use --carrier "
+                        + "native or sidecar)"
+                )
             }
         }
     }
@@ -141,7 +164,10 @@ public enum BackupMarker {
     private static func setInSidecar(_ attribute: BackupAttribute, value: [UInt8], file sidecar: [UInt8]) throws {
         var parsed = try readSidecar(sidecar, forWriting: true) ?? AppleDouble.Parsed()
         guard parsed.finderInfoTail.allSatisfy({ $0 == 0 }) else {
-            throw InputError("\(ByteText.display(sidecar)) holds data after its Finder info that is not an ATTR block; refusing to rewrite it")
+            throw InputError(
+                "\(ByteText.display(sidecar)) holds data after its Finder info that is not an ATTR block; refusing "
+                    + "to rewrite it"
+            )
         }
         // Replace the first entry of this attribute in place (keeping its position and
         // flags), drop any further copies, keep everything else as it was.
@@ -175,7 +201,7 @@ public enum BackupMarker {
                 do {
                     if try XAttr.remove(path: path, name: name) { removed = true }
                 } catch let e as SystemError where e.code == ENOTSUP || e.code == EOPNOTSUPP {
-                    continue // a name this platform cannot hold (no namespace) is not there
+                    continue  // a name this platform cannot hold (no namespace) is not there
                 }
             }
             return removed
@@ -183,7 +209,9 @@ public enum BackupMarker {
             return try clearInSidecar(attribute, file: try sidecarPath(for: path))
         case .macosx:
             var removed = false
-            for file in try mirrorSidecarPaths(for: path) where try clearInSidecar(attribute, file: file) { removed = true }
+            for file in try mirrorSidecarPaths(for: path) where try clearInSidecar(attribute, file: file) {
+                removed = true
+            }
             return removed
         }
     }
@@ -196,7 +224,9 @@ public enum BackupMarker {
         parsed.entries.removeAll { BackupAttribute(attributeName: $0.name) == attribute }
         guard parsed.entries.count != before else { return false }
         if parsed.isEmpty {
-            try attempt("remove", ByteText.display(sidecar)) { () throws(Errno) in try FileDescriptor.currentDirectory.remove(sidecar, isDirectory: false) }
+            try attempt("remove", ByteText.display(sidecar)) { () throws(Errno) in
+                try FileDescriptor.currentDirectory.remove(sidecar, isDirectory: false)
+            }
         } else {
             try AtomicFile.write(AppleDouble.build(parsed), to: sidecar)
         }
@@ -236,10 +266,13 @@ public enum BackupMarker {
         guard let st = try? FileDescriptor.currentDirectory.status(of: sidecar) else { return nil }
         let refusal = forWriting ? "; refusing to overwrite it" : "; not read"
         guard st.kind == .regular else {
-            throw InputError("\(shown) exists and is not a regular file" + (forWriting ? "; refusing to touch it" : "; not read"))
+            throw InputError(
+                "\(shown) exists and is not a regular file" + (forWriting ? "; refusing to touch it" : "; not read"))
         }
         guard st.size <= Int64(AppleDouble.maximumSize) else {
-            throw InputError("\(shown) is \(st.size) bytes, over the \(AppleDouble.maximumSize)-byte limit for an AppleDouble file" + refusal)
+            throw InputError(
+                "\(shown) is \(st.size) bytes, over the \(AppleDouble.maximumSize)-byte limit for an AppleDouble file"
+                    + refusal)
         }
         let bytes: [UInt8]
         do {

@@ -25,20 +25,24 @@ package struct BackupPathSets: Sendable {
     let keptOnUpdate: [ContainerPath]
 
     static let systemSkips = ["SystemData/com.apple.AuthenticationServices", "SystemData/com.apple.chrono"]
-    static let libraryNotBackedUp = ["Library/Caches", "Library/SyncedPreferences", "Library/Saved Application State", "Library/SplashBoard"]
+    static let libraryNotBackedUp = [
+        "Library/Caches", "Library/SyncedPreferences", "Library/Saved Application State", "Library/SplashBoard",
+    ]
 
     /// App and app extension data containers.
     static let appData = BackupPathSets(
         backedUpRoots: paths(["Documents", "Library", "GeoJSON"]),
         notBackedUp: paths(libraryNotBackedUp + systemSkips),
-        notRestored: paths(["NewsstandArtwork", "Library/Saved Application State", "Library/SplashBoard"] + systemSkips),
+        notRestored: paths(
+            ["NewsstandArtwork", "Library/Saved Application State", "Library/SplashBoard"] + systemSkips),
         keptOnUpdate: paths(["Documents", "Library"]))
 
     /// App Group containers: the whole container, less the app's skips and the metadata plist.
     static let group = BackupPathSets(
         backedUpRoots: [.root],
         notBackedUp: paths(libraryNotBackedUp + systemSkips + [Container.simulatorMetadata]),
-        notRestored: paths(["NewsstandArtwork", "Library/Saved Application State", "Library/SplashBoard"] + systemSkips),
+        notRestored: paths(
+            ["NewsstandArtwork", "Library/Saved Application State", "Library/SplashBoard"] + systemSkips),
         keptOnUpdate: [.root])
 
     static func paths(_ list: [String]) -> [ContainerPath] { list.map { ContainerPath($0) } }
@@ -58,7 +62,8 @@ package struct BackupPathSets: Sendable {
     /// skip that covers it, else the backed-up root it lies in, else none of the roots.
     package func decision(for path: ContainerPath) -> PathDecision {
         if let skip = notBackedUp.first(where: { BackupPathSets.covers($0, path) }),
-           backedUpRoots.contains(where: { BackupPathSets.covers($0, path) }) {
+            backedUpRoots.contains(where: { BackupPathSets.covers($0, path) })
+        {
             return .skipped(skip)
         }
         if let root = backedUpRoots.first(where: { BackupPathSets.covers($0, path) }) { return .inRoot(root) }
@@ -67,7 +72,8 @@ package struct BackupPathSets: Sendable {
 
     /// `prefix` is `path` or one of its ancestors (the empty prefix covers everything).
     static func covers(_ prefix: ContainerPath, _ path: ContainerPath) -> Bool {
-        let p = prefix.bytes, b = path.bytes
+        let p = prefix.bytes
+        let b = path.bytes
         guard b.count >= p.count else { return false }
         guard b.count == p.count || p.isEmpty || b[p.count] == UInt8(ascii: "/") else { return false }
         return p.isEmpty || b.starts(with: p)
@@ -103,7 +109,8 @@ package enum PathDecision: Sendable, Equatable {
         case .outsideRoots(let roots):
             let top = path.leadingComponents(1).first.map { ByteText.display(Array($0)) } ?? path.display
             let names = roots.map(\.display)
-            let list = names.count > 1 ? names.dropLast().joined(separator: ", ") + " and " + names.last! : names.joined()
+            let list =
+                names.count > 1 ? names.dropLast().joined(separator: ", ") + " and " + names.last! : names.joined()
             return "\(top) is not backed up: backup takes only \(list)"
         }
     }

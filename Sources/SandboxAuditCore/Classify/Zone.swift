@@ -29,7 +29,9 @@ import SandboxAuditSystem
         let b = path.bytes
         let end = b.firstIndex(of: UInt8(ascii: "/")) ?? b.count
         let first = b[0..<end]
-        func named(_ s: ArraySlice<UInt8>, _ name: [UInt8]) -> Bool { s.count == name.count && Bytes.compare(s, name) == 0 }
+        func named(_ s: ArraySlice<UInt8>, _ name: [UInt8]) -> Bool {
+            s.count == name.count && Bytes.compare(s, name) == 0
+        }
         if named(first, Zone.documentsName) { return .documents }
         if named(first, Zone.tmpName) { return role == .group ? .root : .tmp }
         // A group container is backed up from its root, SystemData too (less two skips
@@ -55,7 +57,9 @@ import SandboxAuditSystem
     static let applicationSupportName = Array("Application Support".utf8)
     static let cachesName = Array("Caches".utf8)
     static let preferencesName = Array("Preferences".utf8)
-    static let systemLibraryNames = ["SplashBoard", "Saved Application State", "SyncedPreferences"].map { Array($0.utf8) }
+    static let systemLibraryNames = ["SplashBoard", "Saved Application State", "SyncedPreferences"].map {
+        Array($0.utf8)
+    }
 
     /// Position in `allCases`, for arrays indexed by zone.
     package var ordinal: Int {

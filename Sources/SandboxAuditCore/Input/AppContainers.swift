@@ -27,8 +27,10 @@ public struct ContainerSelection: Sendable {
     /// `--stdin-limit SIZE`: the most bytes `scan -` copies from a pipe (nil: `StandardInput.defaultLimit`).
     public var standardInputLimit: Int64?
 
-    public init(role: ContainerRole? = nil, app: String? = nil, appGroups: [String] = [], password: String? = nil,
-                simulator: String? = nil, deviceSets: [String] = []) {
+    public init(
+        role: ContainerRole? = nil, app: String? = nil, appGroups: [String] = [], password: String? = nil,
+        simulator: String? = nil, deviceSets: [String] = []
+    ) {
         self.role = role
         self.app = app
         self.appGroups = appGroups
@@ -51,7 +53,8 @@ package struct ContainersFolder: Sendable {
 
     /// What messages call the folder it was found in.
     var place: String {
-        (isDeviceExtraction ? "device file-system extraction " : "Simulator device folder ") + TerminalText.escaped(path)
+        (isDeviceExtraction ? "device file-system extraction " : "Simulator device folder ")
+            + TerminalText.escaped(path)
     }
 }
 
@@ -69,11 +72,15 @@ package enum AppContainers {
     /// most `searchDepth` levels and `searchFolders` folders listed (docs/limits.md).
     static func containersFolder(_ path: String, search: Bool = false) throws -> ContainersFolder? {
         var trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
-        guard let top = try? FileDescriptor.currentDirectory.open(trimmed.utf8, .namedDirectory, keepAccessTime: true) else { return nil }
+        guard let top = try? FileDescriptor.currentDirectory.open(trimmed.utf8, .namedDirectory, keepAccessTime: true)
+        else { return nil }
         let held = HeldDescriptor(top)
         // Reports name each container by an absolute path, as they do a folder given alone.
         if let real = Paths.real(trimmed.utf8) { trimmed = String(decoding: real, as: UTF8.self) }
-        if let found = try containersFolder(in: held, path: trimmed, candidates: ["", "Containers", "data/Containers"]) { return found }
+        if let found = try containersFolder(in: held, path: trimmed, candidates: ["", "Containers", "data/Containers"])
+        {
+            return found
+        }
         return search ? try searchContainers(in: held, path: trimmed) : nil
     }
 
@@ -90,7 +97,11 @@ package enum AppContainers {
             for folder in level {
                 guard listed < searchFolders else { return nil }
                 listed += 1
-                guard let fd = folder.relative.isEmpty ? try? top.descriptor.duplicate() : try? top.descriptor.openDirectory(componentwise: folder.relative) else { continue }
+                guard
+                    let fd = folder.relative.isEmpty
+                        ? try? top.descriptor.duplicate()
+                        : try? top.descriptor.openDirectory(componentwise: folder.relative)
+                else { continue }
                 defer { fd.close() }
                 guard let names = try? fd.names() else { continue }
                 for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
@@ -99,7 +110,9 @@ package enum AppContainers {
                     let relative = folder.relative + [name]
                     if name == Array("Containers".utf8), let held = try? fd.openDirectory(name) {
                         let candidate = HeldDescriptor(held)
-                        if let found = try containersFolder(in: candidate, path: shown, candidates: [""]) { return found }
+                        if let found = try containersFolder(in: candidate, path: shown, candidates: [""]) {
+                            return found
+                        }
                     }
                     next.append((relative, shown))
                 }
@@ -115,7 +128,8 @@ package enum AppContainers {
     /// symlink. Throws `InputError` when a candidate leads through a symlink: a device's folders
     /// are read only where they are (a symlink there could lead anywhere, a folder the device
     /// set's owner cannot read included).
-    static func containersFolder(in top: HeldDescriptor, path: String, candidates: [String]) throws -> ContainersFolder? {
+    static func containersFolder(in top: HeldDescriptor, path: String, candidates: [String]) throws -> ContainersFolder?
+    {
         func beneath(_ folder: HeldDescriptor, _ relative: String, _ shown: String) throws -> HeldDescriptor? {
             switch Result(catching: { () throws(Errno) in try folder.descriptor.openDirectory(beneath: relative) }) {
             case .success(let fd): return HeldDescriptor(fd)
@@ -128,7 +142,8 @@ package enum AppContainers {
         for candidate in candidates {
             let shown = candidate.isEmpty ? path : path + "/" + candidate
             guard let folder = candidate.isEmpty ? top : try beneath(top, candidate, shown) else { continue }
-            for inner in ["Data/Application", "Shared/AppGroup"] where try beneath(folder, inner, shown + "/" + inner) != nil {
+            for inner in ["Data/Application", "Shared/AppGroup"]
+            where try beneath(folder, inner, shown + "/" + inner) != nil {
                 return ContainersFolder(path: shown, held: folder)
             }
         }
@@ -141,13 +156,19 @@ package enum AppContainers {
         let parts = relative.split(separator: "/").map { Array($0.utf8) }
         for i in parts.indices {
             let parent: FileDescriptor
-            if i == 0 { parent = folder.descriptor } else {
-                guard let opened = try? folder.descriptor.openDirectory(componentwise: Array(parts[..<i])) else { return nil }
+            if i == 0 {
+                parent = folder.descriptor
+            } else {
+                guard let opened = try? folder.descriptor.openDirectory(componentwise: Array(parts[..<i])) else {
+                    return nil
+                }
                 parent = opened
             }
             defer { if i > 0 { parent.close() } }
             guard let st = try? parent.status(of: parts[i]) else { return nil }
-            if st.kind == .symlink { return parts[...i].map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/") }
+            if st.kind == .symlink {
+                return parts[...i].map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/")
+            }
             if st.kind != .directory { return nil }
         }
         return nil
@@ -155,7 +176,10 @@ package enum AppContainers {
 
     /// The error for a device folder reached through a symlink.
     static func refusal(_ path: String) -> InputError {
-        InputError("\(TerminalText.escaped(path)) is a symbolic link: refused (the folders of a Simulator device are read where they are, never through a symlink)")
+        InputError(
+            "\(TerminalText.escaped(path)) is a symbolic link: refused (the folders of a Simulator device are read "
+                + "where they are, never through a symlink)"
+        )
     }
 
     /// One container of a device folder: where it is, what its metadata says, and how to open
@@ -182,7 +206,9 @@ package enum AppContainers {
     /// `list`, and in `unread` the containers that could not be told: a folder that cannot be
     /// opened, or whose metadata plist is there and cannot be read (a root-only plist read by
     /// another user), each with why.
-    static func list(_ containers: ContainersFolder, _ folder: String, skipped: inout [String], unread: inout [String]) throws -> [Found] {
+    static func list(_ containers: ContainersFolder, _ folder: String, skipped: inout [String], unread: inout [String])
+        throws -> [Found]
+    {
         let base = containers.path + "/" + folder
         let held: HeldDescriptor
         switch Result(catching: { () throws(Errno) in try containers.held.descriptor.openDirectory(beneath: folder) }) {
@@ -191,17 +217,24 @@ package enum AppContainers {
         case .failure(let e) where [ELOOP, EXDEV, ENOTDIR].contains(e.code):
             if let link = symlink(on: folder, in: containers.held) { throw refusal(containers.path + "/" + link) }
             throw InputError("cannot read \(TerminalText.escaped(base)): \(errorText(e.code).lowercased())")
-        case .failure(let e): throw InputError("cannot read \(TerminalText.escaped(base)): \(errorText(e.code).lowercased())")
+        case .failure(let e):
+            throw InputError("cannot read \(TerminalText.escaped(base)): \(errorText(e.code).lowercased())")
         }
         var metadataUnread: [String] = []
         let listed = try SimulatorDevices.folders(of: held, path: base) { name, container, listing -> Found? in
             guard let meta = Container.readPlist(Container.simulatorMetadata, in: container),
-                  let id = Container.metadataIdentity(meta) else {
-                let opened = Result { () throws(Errno) in try container.descriptor.open(Container.simulatorMetadata.utf8, .reading, keepAccessTime: true) }
+                let id = Container.metadataIdentity(meta)
+            else {
+                let opened = Result { () throws(Errno) in
+                    try container.descriptor.open(Container.simulatorMetadata.utf8, .reading, keepAccessTime: true)
+                }
                 switch opened {
                 case .success(let fd): fd.close()
                 case .failure(let e) where e.code != ENOENT:
-                    metadataUnread.append("\(TerminalText.escaped(base + "/" + name)) (its metadata plist: \(errorText(e.code).lowercased()))")
+                    metadataUnread.append(
+                        "\(TerminalText.escaped(base + "/" + name)) (its metadata plist: "
+                            + "\(errorText(e.code).lowercased()))"
+                    )
                     return nil
                 case .failure: break
                 }
@@ -211,7 +244,9 @@ package enum AppContainers {
                     metadataUnread.append(TerminalText.escaped(base + "/" + name))
                     return nil
                 }
-                return Found(path: base + "/" + name, identifier: found.identifier, listing: listing, containers: containers, evidence: found.how)
+                return Found(
+                    path: base + "/" + name, identifier: found.identifier, listing: listing, containers: containers,
+                    evidence: found.how)
             }
             return Found(path: base + "/" + name, identifier: id, listing: listing, containers: containers)
         }
@@ -246,19 +281,30 @@ package enum AppContainers {
         let place = "Simulator device \(TerminalText.escaped(device.name)) (\(TerminalText.escaped(device.udid)))"
         guard let listing = device.listing else { throw InputError("\(place) cannot be read again: not audited") }
         let folder = try listing.open(device.folder)
-        guard let containers = try containersFolder(in: folder, path: device.folder, candidates: ["data/Containers"]) else {
-            throw InputError("\(place) holds no app containers (no data/Containers/Data/Application in \(TerminalText.escaped(device.folder))): install and run the app on it first")
+        guard let containers = try containersFolder(in: folder, path: device.folder, candidates: ["data/Containers"])
+        else {
+            throw InputError(
+                "\(place) holds no app containers (no data/Containers/Data/Application in "
+                    + "\(TerminalText.escaped(device.folder))): install and run the app on it first"
+            )
         }
         let answer = SimulatorApps.groups(of: app, on: device)
         var uses: [String]?
         if case .groups(let groups) = answer { uses = groups }
-        var found = try appContainers(containers, app: app, groups: selection.appGroups, place: place, uses: uses, listing: ["--simulator", spec])
+        var found = try appContainers(
+            containers, app: app, groups: selection.appGroups, place: place, uses: uses, listing: ["--simulator", spec])
         if case .failed(let why) = answer {
-            found.notes.append("xcrun simctl listapps gave no list of the app's App Groups: \(why); the groups not audited are told by their names only")
+            found.notes.append(
+                "xcrun simctl listapps gave no list of the app's App Groups: \(why); the groups not audited are told "
+                    + "by their names only"
+            )
         }
         found.notes.insert("Simulator device audited: \(device.line)", at: 0)
         if device.isClone {
-            found.notes.insert("\(place) is a parallel-testing clone: xcodebuild deletes it when the test run ends (audit inside the test job, or test with -parallel-testing-enabled NO)", at: 1)
+            found.notes.insert(
+                "\(place) is a parallel-testing clone: xcodebuild deletes it when the test run ends (audit inside "
+                    + "the test job, or test with -parallel-testing-enabled NO)",
+                at: 1)
         }
         return found
     }
@@ -273,15 +319,19 @@ package enum AppContainers {
         // container: the refusal of a symlinked device folder is for what is no container.
         let isContainer = ["Documents", "Library", "tmp"].contains { Container.isDirectory(input + "/" + $0) }
         let found: ContainersFolder?
-        do { found = try containersFolder(input, search: !isContainer) } catch where isContainer { found = nil }
+        do { found = try containersFolder(input, search: !isContainer) } catch  where isContainer { found = nil }
         guard let app = selection.app else {
             if found != nil, !Container.isDirectory(input + "/Documents") {
-                throw InputError("\(TerminalText.escaped(input)) is a Simulator device folder: name the app with --app BUNDLE_ID (`\(InstalledApps.command([input]))` lists its apps)")
+                throw InputError(
+                    "\(TerminalText.escaped(input)) is a Simulator device folder: name the app with --app BUNDLE_ID "
+                        + "(`\(InstalledApps.command([input]))` lists its apps)"
+                )
             }
             return try lone(input, selection)
         }
         guard let containers = found else { return try lone(input, selection) }
-        return try appContainers(containers, app: app, groups: selection.appGroups, place: containers.place, listing: [input])
+        return try appContainers(
+            containers, app: app, groups: selection.appGroups, place: containers.place, listing: [input])
     }
 
     /// A container given alone: it must be the app's. App Groups named with it are found in
@@ -290,11 +340,14 @@ package enum AppContainers {
     static func lone(_ input: String, _ selection: ContainerSelection) throws -> Located {
         let one = try Container.locate(input, role: selection.role)
         try checkBelongs(one, to: selection, input: input)
-        let groups = Array(Set(selection.appGroups)).sorted().filter { !(one.role == .group && $0 == one.bundleIdentifier) }
+        let groups = Array(Set(selection.appGroups)).sorted().filter {
+            !(one.role == .group && $0 == one.bundleIdentifier)
+        }
         guard !groups.isEmpty else { return Located(containers: [one]) }
         guard let containers = try containersAbove(one.dataRoot) else { throw loneGroupError(groups, input) }
         var result = [one]
-        result += try named(groups, in: try list(containers, "Shared/AppGroup"), place: TerminalText.escaped(containers.path))
+        result += try named(
+            groups, in: try list(containers, "Shared/AppGroup"), place: TerminalText.escaped(containers.path))
         return Located(containers: result)
     }
 
@@ -303,7 +356,10 @@ package enum AppContainers {
     /// named after its group, not the app).
     static func checkBelongs(_ one: Container, to selection: ContainerSelection, input: String) throws {
         if let app = selection.app, let id = one.bundleIdentifier, id != app, one.role != .group {
-            throw InputError("\(TerminalText.escaped(input)) belongs to \(TerminalText.escaped(id)), not \(TerminalText.escaped(app))")
+            throw InputError(
+                "\(TerminalText.escaped(input)) belongs to \(TerminalText.escaped(id)), not "
+                    + "\(TerminalText.escaped(app))"
+            )
         }
     }
 
@@ -311,8 +367,12 @@ package enum AppContainers {
     /// with no Simulator device folder above it to find them in.
     static func loneGroupError(_ groups: [String], _ input: String) -> InputError {
         let names = Array(Set(groups)).sorted().map(TerminalText.escaped).joined(separator: ", ")
-        return InputError("App Group \(names) cannot be found from a lone container (\(TerminalText.escaped(input)) is not inside a Simulator device folder): "
-            + "give --simulator DEVICE --app BUNDLE_ID, the device folder with --app BUNDLE_ID, or the group container itself as PATH")
+        return InputError(
+            "App Group \(names) cannot be found from a lone container (\(TerminalText.escaped(input)) is not inside "
+                + "a Simulator device folder): "
+                + "give --simulator DEVICE --app BUNDLE_ID, the device folder with --app BUNDLE_ID, or the group "
+                + "container itself as PATH"
+        )
     }
 
     /// The Simulator `Containers` folder holding the container at `root`
@@ -322,7 +382,8 @@ package enum AppContainers {
         var parts = root.split(separator: "/", omittingEmptySubsequences: false)
         parts.removeLast(3)
         let candidate = parts.joined(separator: "/")
-        guard let top = try? FileDescriptor.currentDirectory.open(candidate.utf8, .namedDirectory, keepAccessTime: true) else { return nil }
+        guard let top = try? FileDescriptor.currentDirectory.open(candidate.utf8, .namedDirectory, keepAccessTime: true)
+        else { return nil }
         return try containersFolder(in: HeldDescriptor(top), path: candidate, candidates: [""])
     }
 
@@ -342,45 +403,78 @@ package enum AppContainers {
     /// refused: which one iOS uses cannot be told from the device folder.
     /// `listing`: the argument of `sandbox-audit apps` that lists the device's apps, which an
     /// error for an app it does not hold points to.
-    static func appContainers(_ containers: ContainersFolder, app: String, groups: [String], place: String, uses: [String]? = nil,
-                              listing: [String]? = nil) throws -> Located {
-        var skipped: [String] = [], unread: [String] = []
+    static func appContainers(
+        _ containers: ContainersFolder, app: String, groups: [String], place: String, uses: [String]? = nil,
+        listing: [String]? = nil
+    ) throws -> Located {
+        var skipped: [String] = []
+        var unread: [String] = []
         let apps = try list(containers, "Data/Application", skipped: &skipped, unread: &unread)
         let mine = apps.filter { $0.identifier == app }
         guard let data = mine.first else {
-            let holds = listing.map { InstalledApps.pointer(apps.count, what: "app data container", $0) }
-                ?? (apps.isEmpty ? "it holds no app data container" : "it holds " + apps.map { TerminalText.escaped($0.identifier) }.sorted().joined(separator: ", "))
-            throw InputError("no data container of \(TerminalText.escaped(app)) in \(place): " + holds
-                + (unread.isEmpty ? "" : "; \(unread.count) \(unread.count == 1 ? "container" : "containers") could not be told, which may be the app's: \(unread.joined(separator: ", "))")
-                + (skipped.isEmpty ? "" : " (symbolic links skipped, never followed: \(skipped.map(TerminalText.escaped).joined(separator: ", ")))"))
+            let holds =
+                listing.map { InstalledApps.pointer(apps.count, what: "app data container", $0) }
+                ?? (apps.isEmpty
+                    ? "it holds no app data container"
+                    : "it holds " + apps.map { TerminalText.escaped($0.identifier) }.sorted().joined(separator: ", "))
+            throw InputError(
+                "no data container of \(TerminalText.escaped(app)) in \(place): " + holds
+                    + (unread.isEmpty
+                        ? ""
+                        : "; \(unread.count) \(unread.count == 1 ? "container" : "containers") could not be told, "
+                            + "which may be the app's: \(unread.joined(separator: ", "))")
+                    + (skipped.isEmpty
+                        ? ""
+                        : " (symbolic links skipped, never followed: "
+                            + "\(skipped.map(TerminalText.escaped).joined(separator: ", ")))")
+            )
         }
         guard mine.count == 1 else {
-            throw InputError("\(mine.count) data containers of \(TerminalText.escaped(app)) in \(place): "
-                + mine.map { TerminalText.escaped($0.path) }.joined(separator: ", ")
-                + ": which one the app uses cannot be told from the device folder; give that container as PATH (xcrun simctl get_app_container DEVICE \(TerminalText.escaped(app)) data prints it)")
+            throw InputError(
+                "\(mine.count) data containers of \(TerminalText.escaped(app)) in \(place): "
+                    + mine.map { TerminalText.escaped($0.path) }.joined(separator: ", ")
+                    + ": which one the app uses cannot be told from the device folder; give that container as PATH "
+                    + "(xcrun simctl get_app_container DEVICE \(TerminalText.escaped(app)) data prints it)"
+            )
         }
         var result = [try Container.locate(listed: data, role: .app)]
         var notes: [String] = []
         let installed = InstalledIdentifiers(apps.map(\.identifier))
-        for plugin in try list(containers, "Data/PluginKitPlugin", skipped: &skipped) where plugin.identifier.hasPrefix(app + ".") {
+        for plugin in try list(containers, "Data/PluginKitPlugin", skipped: &skipped)
+        where plugin.identifier.hasPrefix(app + ".") {
             if let owner = owner(of: plugin.identifier, app: app, installed: installed) {
-                notes.append("extension \(TerminalText.escaped(plugin.identifier)) not audited with \(TerminalText.escaped(app)): it belongs to \(TerminalText.escaped(owner)), "
-                    + "the installed app with the longest bundle identifier it extends")
+                notes.append(
+                    "extension \(TerminalText.escaped(plugin.identifier)) not audited with "
+                        + "\(TerminalText.escaped(app)): it belongs to \(TerminalText.escaped(owner)), "
+                        + "the installed app with the longest bundle identifier it extends")
                 continue
             }
             result.append(try Container.locate(listed: plugin, role: .extension))
         }
         // Only for the note when no group is named: a folder that cannot be listed fails the run
         // only when a named group may be in it.
-        let present = groups.isEmpty ? ((try? list(containers, "Shared/AppGroup", skipped: &skipped)) ?? []) : try list(containers, "Shared/AppGroup", skipped: &skipped)
+        let present =
+            groups.isEmpty
+            ? ((try? list(containers, "Shared/AppGroup", skipped: &skipped)) ?? [])
+            : try list(containers, "Shared/AppGroup", skipped: &skipped)
         result += try named(Array(Set(groups)).sorted(), in: present, place: place)
         if let uses, case let unnamed = uses.filter({ !groups.contains($0) }), !unnamed.isEmpty {
-            notes.append("App Groups the app uses (xcrun simctl listapps) not audited (add --app-group ID or appGroups: in the policy file): " + unnamed.map(TerminalText.escaped).joined(separator: ", "))
-        } else if uses == nil, case let unnamed = unnamedGroups(present.map(\.identifier), app: app, named: groups), !unnamed.isEmpty {
-            notes.append("App Group containers not audited (add --app-group ID or appGroups: in the policy file if the app uses them): " + unnamed)
+            notes.append(
+                "App Groups the app uses (xcrun simctl listapps) not audited (add --app-group ID or appGroups: in "
+                    + "the policy file): "
+                    + unnamed.map(TerminalText.escaped).joined(separator: ", "))
+        } else if uses == nil, case let unnamed = unnamedGroups(present.map(\.identifier), app: app, named: groups),
+            !unnamed.isEmpty
+        {
+            notes.append(
+                "App Group containers not audited (add --app-group ID or appGroups: in the policy file if the app "
+                    + "uses them): "
+                    + unnamed)
         }
         if !skipped.isEmpty {
-            notes.append("symbolic links in \(place) skipped, never followed (a device's containers are read where they are): " + skipped.map(TerminalText.escaped).joined(separator: ", "))
+            notes.append(
+                "symbolic links in \(place) skipped, never followed (a device's containers are read where they are): "
+                    + skipped.map(TerminalText.escaped).joined(separator: ", "))
         }
         return Located(containers: result, notes: notes)
     }
@@ -391,8 +485,10 @@ package enum AppContainers {
         try ids.map { id in
             guard let g = present.first(where: { $0.identifier == id }) else {
                 let known = present.map { TerminalText.escaped($0.identifier) }.sorted()
-                throw InputError("no App Group container \(TerminalText.escaped(id)) in \(place)"
-                    + (known.isEmpty ? ": it holds no App Group container" : ": it holds \(known.joined(separator: ", "))"))
+                throw InputError(
+                    "no App Group container \(TerminalText.escaped(id)) in \(place)"
+                        + (known.isEmpty
+                            ? ": it holds no App Group container" : ": it holds \(known.joined(separator: ", "))"))
             }
             return try Container.locate(listed: g, role: .group)
         }
@@ -402,16 +498,24 @@ package enum AppContainers {
     /// those whose identifier holds the app's whole bundle identifier (`group.com.example.app`,
     /// `group.com.example.app.shared`), then, labelled as a guess, those that only share its
     /// prefix (`group.com.example…` for `com.example.app`). Empty when there are none.
-    static func unnamedGroups(_ groups: [String], app: String, named: [String], shown: (String) -> String = { $0 }) -> String {
+    static func unnamedGroups(_ groups: [String], app: String, named: [String], shown: (String) -> String = { $0 })
+        -> String
+    {
         let candidates = Array(Set(groups.filter { !named.contains($0) })).sorted()
         let full = candidates.filter { $0 == "group." + app || $0.hasPrefix("group." + app + ".") }
         let parts = app.split(separator: ".")
         let stem = parts.count > 2 ? parts.dropLast().joined(separator: ".") : app
         let guessed = candidates.filter { !full.contains($0) && $0.hasPrefix("group." + stem) }
         var text: [String] = []
-        if !full.isEmpty { text.append(full.map { TerminalText.escaped(shown($0)) }.joined(separator: ", ") + " (named after the app)") }
+        if !full.isEmpty {
+            text.append(full.map { TerminalText.escaped(shown($0)) }.joined(separator: ", ") + " (named after the app)")
+        }
         if !guessed.isEmpty {
-            text.append(guessed.map { TerminalText.escaped(shown($0)) }.joined(separator: ", ") + " (guessed: only the prefix group.\(TerminalText.escaped(stem)) matches; which groups an app uses is in its entitlements)")
+            text.append(
+                guessed.map { TerminalText.escaped(shown($0)) }.joined(separator: ", ")
+                    + " (guessed: only the prefix group.\(TerminalText.escaped(stem)) matches; which groups an app "
+                    + "uses is in its entitlements)"
+            )
         }
         return text.joined(separator: "; ")
     }

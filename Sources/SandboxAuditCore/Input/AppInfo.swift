@@ -28,15 +28,20 @@ package struct AppInfo: Sendable {
         bundleIdentifier = plist["CFBundleIdentifier"] as? String
         isAppClip = plist["NSAppClip"] != nil
         isExtension = plist["NSExtension"] != nil
-        documentsVisibleKeys = Self.documentsKeys.filter { (plist[$0] as? Bool) == true || (plist[$0] as? NSNumber)?.boolValue == true }
+        documentsVisibleKeys = Self.documentsKeys.filter {
+            (plist[$0] as? Bool) == true || (plist[$0] as? NSNumber)?.boolValue == true
+        }
     }
 
     /// `--app-info PATH`: an `Info.plist`, or an `.app` folder holding one. Throws `InputError`
     /// saying what and where when it cannot be read or is not a property list dictionary.
     package static func read(_ path: String) throws -> AppInfo {
         var file = path
-        if case .success(let st) = Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.status(following: path.utf8) }),
-           st.kind == .directory {
+        if case .success(let st) = Result(catching: { () throws(Errno) in
+            try FileDescriptor.currentDirectory.status(following: path.utf8)
+        }),
+            st.kind == .directory
+        {
             file = (path.hasSuffix("/") ? path : path + "/") + "Info.plist"
         }
         let bytes: [UInt8]
@@ -61,12 +66,17 @@ package struct AppInfo: Sendable {
     /// `Info.plist`, each folder opened from the one above it without following a symlink. Nil
     /// when the device holds no such bundle or it cannot be read.
     package static func inBundle(containers: ContainersFolder, app: String) -> AppInfo? {
-        guard let bundle = (try? AppContainers.list(containers, "Bundle/Application"))?.first(where: { $0.identifier == app }),
-              let folder = try? bundle.listing.open(bundle.path),
-              let found = try? SimulatorDevices.folders(of: folder, path: bundle.path, { name, app, _ in
-                  name.hasSuffix(".app") ? (name, Container.readPlist("Info.plist", in: app)) : nil
-              }),
-              let (name, plist) = found.values.first
+        guard
+            let bundle = (try? AppContainers.list(containers, "Bundle/Application"))?.first(where: {
+                $0.identifier == app
+            }),
+            let folder = try? bundle.listing.open(bundle.path),
+            let found = try? SimulatorDevices.folders(
+                of: folder, path: bundle.path,
+                { name, app, _ in
+                    name.hasSuffix(".app") ? (name, Container.readPlist("Info.plist", in: app)) : nil
+                }),
+            let (name, plist) = found.values.first
         else { return nil }
         return plist.map { AppInfo($0, source: bundle.path + "/" + name + "/Info.plist") }
     }

@@ -62,9 +62,12 @@ public struct Container: Sendable {
     /// What messages and reports call an archive read from standard input (its `input`).
     package static let standardInputLocation = "standard input"
 
-    init(input: String, dataRoot: String, kind: Kind, role: ContainerRole = .app, roleSource: String = "default",
-                bundleIdentifier: String?, version: String?, identitySource: String?, backup: BackupSource? = nil, root: HeldDescriptor? = nil,
-                source: (any InputKind.Type)? = nil, listedIn: ContainersFolder? = nil) {
+    init(
+        input: String, dataRoot: String, kind: Kind, role: ContainerRole = .app, roleSource: String = "default",
+        bundleIdentifier: String?, version: String?, identitySource: String?, backup: BackupSource? = nil,
+        root: HeldDescriptor? = nil,
+        source: (any InputKind.Type)? = nil, listedIn: ContainersFolder? = nil
+    ) {
         // Without a kind named, what the container holds tells: a backup domain's source, or a folder.
         self.source = source ?? (backup == nil ? FolderInput.self : BackupInput.self)
         self.input = input
@@ -89,21 +92,26 @@ public struct Container: Sendable {
 
     /// The same container seen in another role (`--kind`).
     func with(role: ContainerRole, source roleSource: String) -> Container {
-        Container(input: input, dataRoot: dataRoot, kind: kind, role: role, roleSource: roleSource,
-                  bundleIdentifier: bundleIdentifier, version: version, identitySource: identitySource, backup: backup, root: root, source: source, listedIn: listedIn)
+        Container(
+            input: input, dataRoot: dataRoot, kind: kind, role: role, roleSource: roleSource,
+            bundleIdentifier: bundleIdentifier, version: version, identitySource: identitySource, backup: backup,
+            root: root, source: source, listedIn: listedIn)
     }
 
     /// The same container, found in an input of the kind `source`.
     func found(in source: any InputKind.Type) -> Container {
-        Container(input: input, dataRoot: dataRoot, kind: kind, role: role, roleSource: roleSource,
-                  bundleIdentifier: bundleIdentifier, version: version, identitySource: identitySource, backup: backup, root: root, source: source, listedIn: listedIn)
+        Container(
+            input: input, dataRoot: dataRoot, kind: kind, role: role, roleSource: roleSource,
+            bundleIdentifier: bundleIdentifier, version: version, identitySource: identitySource, backup: backup,
+            root: root, source: source, listedIn: listedIn)
     }
 
     /// The role the container-manager metadata gives: `MCMMetadataContentClass` 2 is an app's
     /// data container and 7 an App Group container (the values are not documented by Apple;
     /// docs/what-ios-backs-up.md says where they are seen). Other values, or none, say nothing.
     static func metadataRole(_ meta: [String: Any]) -> ContainerRole? {
-        let value = (meta["MCMMetadataContentClass"] as? Int) ?? (meta["MCMMetadataContentClass"] as? NSNumber)?.intValue
+        let value =
+            (meta["MCMMetadataContentClass"] as? Int) ?? (meta["MCMMetadataContentClass"] as? NSNumber)?.intValue
         switch value {
         case 2: return .app
         case 7: return .group
@@ -138,18 +146,29 @@ public struct Container: Sendable {
         }
         // The input may itself be a symlink to a container (a Simulator path alias): follow that one.
         if st.kind == .symlink {
-            guard let target = try? cwd.status(following: input.utf8) else { throw InputError("cannot read \(TerminalText.escaped(input)): it is a broken symbolic link") }
+            guard let target = try? cwd.status(following: input.utf8) else {
+                throw InputError("cannot read \(TerminalText.escaped(input)): it is a broken symbolic link")
+            }
             st = target
         }
         guard st.kind == .directory else {
             if st.kind == .regular {
                 // A file that is not an archive (by name or by its first bytes): say which.
-                if case .failure(let e) = Result(catching: { () throws(SystemError) in try FileDescriptor.currentDirectory.readFile(input.utf8, limit: 1) }) {
+                if case .failure(let e) = Result(catching: { () throws(SystemError) in
+                    try FileDescriptor.currentDirectory.readFile(input.utf8, limit: 1)
+                }) {
                     throw InputError("cannot read \(TerminalText.escaped(input)): \(e.reason.lowercased())")
                 }
-                throw InputError("\(TerminalText.escaped(input)) is not a directory, and not an archive (\(Container.archiveKinds)) by its name or its first bytes: give an app data container, an .xcappdata package or an archive of one")
+                throw InputError(
+                    "\(TerminalText.escaped(input)) is not a directory, and not an archive "
+                        + "(\(Container.archiveKinds)) by its name or its first bytes: give an app data container, "
+                        + "an .xcappdata package or an archive of one"
+                )
             }
-            throw InputError("\(TerminalText.escaped(input)) is not a directory: give an app data container, an .xcappdata package or an archive of one")
+            throw InputError(
+                "\(TerminalText.escaped(input)) is not a directory: give an app data container, an .xcappdata "
+                    + "package or an archive of one"
+            )
         }
         // Work on the real path: the walk never follows a symlink, and a symlink's absolute
         // target is compared with it.
@@ -160,17 +179,23 @@ public struct Container: Sendable {
         try requireReadable(trimmed, input: input)
         // Opened once, here: everything below is read through this descriptor.
         let top = try open(trimmed, input: input)
-        if trimmed.hasSuffix(".xcappdata") || (isDirectory(Container.appDataFolder, in: top) && fileExists(appDataInfo, in: top)) {
+        if trimmed.hasSuffix(".xcappdata")
+            || (isDirectory(Container.appDataFolder, in: top) && fileExists(appDataInfo, in: top))
+        {
             let appData = trimmed + "/" + Container.appDataFolder
             let root: HeldDescriptor
             do { root = try HeldDescriptor.directory(Container.appDataFolder.utf8, in: top) } catch {
-                if [ENOENT, ENOTDIR, ELOOP].contains(error.code) { throw InputError("\(TerminalText.escaped(input)) is an .xcappdata package without an AppData folder") }
+                if [ENOENT, ENOTDIR, ELOOP].contains(error.code) {
+                    throw InputError(
+                        "\(TerminalText.escaped(input)) is an .xcappdata package without an AppData folder")
+                }
                 throw InputError("cannot read \(TerminalText.escaped(input)): \(errorText(error.code).lowercased())")
             }
             if role != .group { try requireContainerLayout(root, appData, input: input) }
             let info = readPlist(appDataInfo, in: top)
             return Container(
-                input: input, dataRoot: appData, kind: .xcappdata, role: role ?? .app, roleSource: role == nil ? "default" : "option",
+                input: input, dataRoot: appData, kind: .xcappdata, role: role ?? .app,
+                roleSource: role == nil ? "default" : "option",
                 bundleIdentifier: info.flatMap(appDataInfoIdentity)?.bundle,
                 version: info.flatMap(appDataInfoIdentity)?.version,
                 identitySource: info == nil ? nil : appDataInfo, root: root)
@@ -191,8 +216,9 @@ public struct Container: Sendable {
                 bundleIdentifier: metadataIdentity(meta), version: nil,
                 identitySource: simulatorMetadata, root: top)
         }
-        return Container(input: input, dataRoot: trimmed, kind: .directory, role: chosen, roleSource: source,
-                         bundleIdentifier: nil, version: nil, identitySource: nil, root: top)
+        return Container(
+            input: input, dataRoot: trimmed, kind: .directory, role: chosen, roleSource: source,
+            bundleIdentifier: nil, version: nil, identitySource: nil, root: top)
     }
 
     static let appDataFolder = "AppData"
@@ -204,21 +230,30 @@ public struct Container: Sendable {
     static func locate(listed found: AppContainers.Found, role: ContainerRole) throws -> Container {
         let held = try found.listing.open(found.path)
         let shown = TerminalText.escaped(found.path)
-        let stillNamed = found.evidence == nil
+        let stillNamed =
+            found.evidence == nil
             ? readPlist(simulatorMetadata, in: held).flatMap(metadataIdentity) == found.identifier
             : ContainerEvidence.identify(held)?.identifier == found.identifier
         guard stillNamed else {
-            throw InputError("\(shown) changed while it was read (it no longer names \(TerminalText.escaped(found.identifier))): not audited")
+            throw InputError(
+                "\(shown) changed while it was read (it no longer names \(TerminalText.escaped(found.identifier))): "
+                    + "not audited"
+            )
         }
-        if case .failure(let e) = Result(catching: { () throws(Errno) in _ = try held.descriptor.names(); _ = try held.descriptor.status(of: ".".utf8) }) {
+        if case .failure(let e) = Result(catching: { () throws(Errno) in
+            _ = try held.descriptor.names()
+            _ = try held.descriptor.status(of: ".".utf8)
+        }) {
             throw InputError("cannot read \(shown): \(errorText(e.code).lowercased())")
         }
         if role != .group, !["Documents", "Library", "tmp"].contains(where: { isDirectory($0, in: held) }) {
             throw InputError("\(shown) is not an app data container: no Documents, Library or tmp folder in it")
         }
-        return Container(input: found.path, dataRoot: found.path, kind: .simulator, role: role, roleSource: "option",
-                         bundleIdentifier: found.identifier, version: nil, identitySource: found.evidence ?? simulatorMetadata, root: held,
-                         listedIn: found.containers)
+        return Container(
+            input: found.path, dataRoot: found.path, kind: .simulator, role: role, roleSource: "option",
+            bundleIdentifier: found.identifier, version: nil, identitySource: found.evidence ?? simulatorMetadata,
+            root: held,
+            listedIn: found.containers)
     }
 
     /// The folder at the real path `path`, opened and held; a failure says what stops the read.
@@ -231,8 +266,11 @@ public struct Container: Sendable {
     /// Bundle id and version from an `.xcappdata`'s AppDataInfo.plist (schema undocumented:
     /// read what is there).
     static func appDataInfoIdentity(_ info: [String: Any]) -> (bundle: String?, version: String?) {
-        (info["CFBundleIdentifier"] as? String,
-         (info["XCExecutableVersion"] as? String) ?? (info["CFBundleShortVersionString"] as? String) ?? (info["CFBundleVersion"] as? String))
+        (
+            info["CFBundleIdentifier"] as? String,
+            (info["XCExecutableVersion"] as? String) ?? (info["CFBundleShortVersionString"] as? String)
+                ?? (info["CFBundleVersion"] as? String)
+        )
     }
 
     /// Bundle id from a Simulator container's metadata plist.
@@ -246,12 +284,17 @@ public struct Container: Sendable {
         }
     }
 
-    private static func requireContainerLayout(_ root: HeldDescriptor, _ path: String, input: String, hint: Bool = false) throws {
+    private static func requireContainerLayout(
+        _ root: HeldDescriptor, _ path: String, input: String, hint: Bool = false
+    ) throws {
         try requireReadable(path, input: input)
         let known = ["Documents", "Library", "tmp"]
         guard known.contains(where: { isDirectory($0, in: root) }) else {
             let more = hint ? " (for an App Group container, add --kind group)" : ""
-            throw InputError("\(TerminalText.escaped(input)) is not an app data container: no Documents, Library or tmp folder in \(TerminalText.escaped(path))\(more)")
+            throw InputError(
+                "\(TerminalText.escaped(input)) is not an app data container: no Documents, Library or tmp folder in "
+                    + "\(TerminalText.escaped(path))\(more)"
+            )
         }
     }
 
@@ -280,7 +323,7 @@ public struct Container: Sendable {
     /// identity); nil when missing, unreadable or refused, as `readPlist(_:in:)`.
     static func readPlist(_ path: String) -> [String: Any]? {
         guard fileExists(path),
-              let bytes = try? BoundedRead.file(Array(path.utf8), limit: maximumIdentityPlistSize, followSymlink: false)
+            let bytes = try? BoundedRead.file(Array(path.utf8), limit: maximumIdentityPlistSize, followSymlink: false)
         else { return nil }
         return BoundedPlist.dictionary(bytes, maximumSize: maximumIdentityPlistSize)
     }
@@ -291,7 +334,7 @@ public struct Container: Sendable {
     /// symlink, without blocking on a FIFO and without updating its access time where permitted.
     static func readPlist(_ name: String, in folder: HeldDescriptor) -> [String: Any]? {
         guard let bytes = try? folder.descriptor.readFile(name.utf8, limit: maximumIdentityPlistSize + 1),
-              bytes.count <= maximumIdentityPlistSize
+            bytes.count <= maximumIdentityPlistSize
         else { return nil }
         return BoundedPlist.dictionary(bytes, maximumSize: maximumIdentityPlistSize)
     }

@@ -17,11 +17,13 @@ enum ContainerEvidence {
             // A bounded look: an app's folders hold few names here; a hostile one is cut.
             return ((try? fd.names()) ?? []).prefix(1_000).compactMap { String(bytes: $0, encoding: .utf8) }
         }
-        func add(_ id: String, _ where_: String) {
+        func add(_ id: String, _ place: String) {
             guard plausible(id) else { return }
-            seen[id, default: []].append(where_)
+            seen[id, default: []].append(place)
         }
-        for n in names("Library/Preferences") where n.hasSuffix(".plist") { add(String(n.dropLast(6)), "Library/Preferences/\(n)") }
+        for n in names("Library/Preferences") where n.hasSuffix(".plist") {
+            add(String(n.dropLast(6)), "Library/Preferences/\(n)")
+        }
         for n in names("Library/Caches") { add(n, "Library/Caches/\(n)/") }
         for n in names("Library/HTTPStorages") { add(n, "Library/HTTPStorages/\(n)/") }
         for n in names("Library/Saved Application State") where n.hasSuffix(".savedState") {
@@ -36,8 +38,12 @@ enum ContainerEvidence {
     /// characters identifiers use, and none of Apple's own (`com.apple.*`: frameworks' caches
     /// and preferences in every app's container).
     static func plausible(_ id: String) -> Bool {
-        guard id.utf8.count <= 255, !id.hasPrefix("com.apple."), id.split(separator: ".").count >= 2 else { return false }
-        return id.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._".unicodeScalars.contains($0)) }
+        guard id.utf8.count <= 255, !id.hasPrefix("com.apple."), id.split(separator: ".").count >= 2 else {
+            return false
+        }
+        return id.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._".unicodeScalars.contains($0))
+        }
             && !id.hasPrefix(".") && !id.hasSuffix(".")
     }
 }

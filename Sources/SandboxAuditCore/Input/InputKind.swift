@@ -50,12 +50,17 @@ public enum Observation: String, CaseIterable, Sendable, Comparable {
     /// What the reports say is needed: "needs " + this.
     package var needed: String {
         switch self {
-        case .attributesOnDisk: return "the backup attributes on disk (a device backup holds no excluded file to see them on)"
+        case .attributesOnDisk:
+            return "the backup attributes on disk (a device backup holds no excluded file to see them on)"
         case .fileHeaders: return "the files' first bytes (this input holds none)"
         case .fileContents: return "the files' contents (this input holds none)"
         case .sizesOnDisk: return "the sizes on disk (blocks allocated)"
-        case .protectionClasses: return "data protection classes (a device backup's Manifest.db has them: scan a backup folder)"
-        case .itemsNotBackedUp: return "the items iOS does not back up (a device backup holds only what it backs up: scan the container, an archive of it or the Simulator device)"
+        case .protectionClasses:
+            return "data protection classes (a device backup's Manifest.db has them: scan a backup folder)"
+        case .itemsNotBackedUp:
+            return
+                "the items iOS does not back up (a device backup holds only what it backs up: scan the container, an "
+                + "archive of it or the Simulator device)"
         case .appInfo: return "the app's Info.plist (--app-info, or the app's bundle on a Simulator device)"
         case .baseline: return "a baseline (--baseline)"
         case .backupToCompare: return "a backup to compare with (--against-backup)"
@@ -142,7 +147,9 @@ package enum InputKinds {
     /// that takes it.
     package static func detect(_ path: String, _ selection: ContainerSelection) -> any InputKind {
         // `-`: an archive on standard input (`scan -`), whatever a file or folder named `-` holds.
-        if path == ArchiveInput.standardInputName && selection.simulator == nil { return ArchiveInput.standardInput(selection) }
+        if path == ArchiveInput.standardInputName && selection.simulator == nil {
+            return ArchiveInput.standardInput(selection)
+        }
         for kind in all {
             if let input = kind.detect(path, selection) { return input }
         }
@@ -151,7 +158,9 @@ package enum InputKinds {
     }
 
     /// The kind of the input at `path`, without reading it further.
-    package static func kind(of path: String, _ selection: ContainerSelection = ContainerSelection()) -> any InputKind.Type {
+    package static func kind(of path: String, _ selection: ContainerSelection = ContainerSelection())
+        -> any InputKind.Type
+    {
         // Standard input is read when its input is made: only once, by the command's own reading.
         if path == ArchiveInput.standardInputName && selection.simulator == nil { return ArchiveInput.self }
         return type(of: detect(path, selection))

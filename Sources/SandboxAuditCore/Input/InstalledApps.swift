@@ -53,14 +53,21 @@ public struct InstalledApps: Sendable {
             let place = "Simulator device \(TerminalText.escaped(device.name)) (\(TerminalText.escaped(device.udid)))"
             guard let listing = device.listing else { throw InputError("\(place) cannot be read again") }
             let folder = try listing.open(device.folder)
-            let containers = try AppContainers.containersFolder(in: folder, path: device.folder, candidates: ["data/Containers"])
+            let containers = try AppContainers.containersFolder(
+                in: folder, path: device.folder, candidates: ["data/Containers"])
             return try onDevice(containers, source: "Simulator device " + device.line)
         }
         if BackupFolder.isBackup(input) { return try inBackup(input, selection) }
         guard let containers = try AppContainers.containersFolder(input, search: true) else {
-            throw InputError("\(TerminalText.escaped(input)) is not a backup folder (no Manifest.db), a Simulator device folder (no data/Containers/Data/Application or Shared/AppGroup) nor a device extraction (no …/mobile/Containers within \(AppContainers.searchDepth) levels): give one of these, or --simulator DEVICE")
+            throw InputError(
+                "\(TerminalText.escaped(input)) is not a backup folder (no Manifest.db), a Simulator device folder "
+                    + "(no data/Containers/Data/Application or Shared/AppGroup) nor a device extraction (no "
+                    + "…/mobile/Containers within \(AppContainers.searchDepth) levels): give one of these, or "
+                    + "--simulator DEVICE"
+            )
         }
-        return try onDevice(containers, source: containers.place, kind: containers.isDeviceExtraction ? "device" : "simulator")
+        return try onDevice(
+            containers, source: containers.place, kind: containers.isDeviceExtraction ? "device" : "simulator")
     }
 
     /// The installed app that `id` (an extension's identifier) extends most closely: the one
@@ -74,20 +81,31 @@ public struct InstalledApps: Sendable {
         group == "group." + app || group.hasPrefix("group." + app + ".")
     }
 
-    static func assemble(source: String, kind: String, apps: [Member], extensions: [Member], groups: [Member], notes: [String]) -> InstalledApps {
+    static func assemble(
+        source: String, kind: String, apps: [Member], extensions: [Member], groups: [Member], notes: [String]
+    ) -> InstalledApps {
         let installed = InstalledIdentifiers(apps.map(\.identifier))
         var byApp: [String: [Member]] = [:]
         var unattributed: [Member] = []
         for e in extensions {
-            if let owner = owner(of: e.identifier, among: installed) { byApp[owner, default: []].append(e) } else { unattributed.append(e) }
+            if let owner = owner(of: e.identifier, among: installed) {
+                byApp[owner, default: []].append(e)
+            } else {
+                unattributed.append(e)
+            }
         }
         let sortedGroups = groups.sorted { ($0.identifier, $0.path ?? "") < ($1.identifier, $1.path ?? "") }
         let listed = apps.sorted { ($0.identifier, $0.path ?? "") < ($1.identifier, $1.path ?? "") }.map { a in
-            App(app: a, extensions: (byApp[a.identifier] ?? []).sorted { ($0.identifier, $0.path ?? "") < ($1.identifier, $1.path ?? "") },
+            App(
+                app: a,
+                extensions: (byApp[a.identifier] ?? []).sorted {
+                    ($0.identifier, $0.path ?? "") < ($1.identifier, $1.path ?? "")
+                },
                 groups: sortedGroups.filter { named($0.identifier, after: a.identifier) })
         }
-        return InstalledApps(source: source, kind: kind, apps: listed, groups: sortedGroups,
-                             unattributedExtensions: unattributed.sorted { $0.identifier < $1.identifier }, notes: notes)
+        return InstalledApps(
+            source: source, kind: kind, apps: listed, groups: sortedGroups,
+            unattributedExtensions: unattributed.sorted { $0.identifier < $1.identifier }, notes: notes)
     }
 
     /// A backup folder: its `AppDomain-*`, `AppDomainPlugin-*` and `AppDomainGroup-*` domains
@@ -98,7 +116,8 @@ public struct InstalledApps: Sendable {
         let counts = try database.domainCounts()
         func members(_ role: ContainerRole) -> [Member] {
             counts.filter { $0.0.hasPrefix(role.domainPrefix) }.map {
-                Member(identifier: String($0.0.dropFirst(role.domainPrefix.count)), domain: $0.0, path: nil, items: $0.1)
+                Member(
+                    identifier: String($0.0.dropFirst(role.domainPrefix.count)), domain: $0.0, path: nil, items: $0.1)
             }
         }
         var apps = members(.app)
@@ -106,30 +125,45 @@ public struct InstalledApps: Sendable {
         for id in Set(folder.installedApplications) where !withDomain.contains(id) {
             apps.append(Member(identifier: id, domain: nil, path: nil, items: nil))
         }
-        return assemble(source: folder.identity.summary + " (" + TerminalText.escaped(folder.path) + ")", kind: "backup",
-                        apps: apps, extensions: members(.extension), groups: members(.group), notes: database.notes)
+        return assemble(
+            source: folder.identity.summary + " (" + TerminalText.escaped(folder.path) + ")", kind: "backup",
+            apps: apps, extensions: members(.extension), groups: members(.group), notes: database.notes)
     }
 
     /// A Simulator device's `Containers` folder (nil: the device has none yet): its data,
     /// extension and App Group containers, by their metadata identifiers.
-    static func onDevice(_ containers: ContainersFolder?, source: String, kind: String = "simulator") throws -> InstalledApps {
+    static func onDevice(_ containers: ContainersFolder?, source: String, kind: String = "simulator") throws
+        -> InstalledApps
+    {
         guard let containers else {
-            return assemble(source: source, kind: kind, apps: [], extensions: [], groups: [],
-                            notes: ["the device holds no app containers yet (no data/Containers/Data/Application): install and run an app on it"])
+            return assemble(
+                source: source, kind: kind, apps: [], extensions: [], groups: [],
+                notes: [
+                    "the device holds no app containers yet (no data/Containers/Data/Application): install and run "
+                        + "an app on it"
+                ])
         }
         var skipped: [String] = []
         func members(_ folder: String, _ role: ContainerRole) throws -> [Member] {
             try AppContainers.list(containers, folder, skipped: &skipped, unread: &unread).map {
-                Member(identifier: $0.identifier, domain: role.domain($0.identifier), path: $0.path, items: nil, evidence: $0.evidence)
+                Member(
+                    identifier: $0.identifier, domain: role.domain($0.identifier), path: $0.path, items: nil,
+                    evidence: $0.evidence)
             }
         }
         var unread: [String] = []
         let apps = try members("Data/Application", .app)
         let extensions = try members("Data/PluginKitPlugin", .extension)
         let groups = try members("Shared/AppGroup", .group)
-        var notes = skipped.isEmpty ? [] : ["symbolic links skipped, never followed: " + skipped.map(TerminalText.escaped).joined(separator: ", ")]
+        var notes =
+            skipped.isEmpty
+            ? []
+            : ["symbolic links skipped, never followed: " + skipped.map(TerminalText.escaped).joined(separator: ", ")]
         if !unread.isEmpty {
-            notes.append("\(unread.count) \(unread.count == 1 ? "container" : "containers") could not be told (no readable metadata plist, and no file names one app; scan it by its path): " + unread.joined(separator: ", "))
+            notes.append(
+                "\(unread.count) \(unread.count == 1 ? "container" : "containers") could not be told (no readable "
+                    + "metadata plist, and no file names one app; scan it by its path): "
+                    + unread.joined(separator: ", "))
         }
         return assemble(source: source, kind: kind, apps: apps, extensions: extensions, groups: groups, notes: notes)
     }
@@ -140,9 +174,11 @@ extension InstalledApps {
     /// error about a missing or unknown `--app` points to instead of listing every app.
     package static func command(_ arguments: [String]) -> String {
         let quoted = arguments.map { argument in
-            let plain = !argument.isEmpty && argument.unicodeScalars.allSatisfy { c in
-                c.isASCII && (CharacterSet.alphanumerics.contains(c) || "/._-+:@%,=".unicodeScalars.contains(c))
-            }
+            let plain =
+                !argument.isEmpty
+                && argument.unicodeScalars.allSatisfy { c in
+                    c.isASCII && (CharacterSet.alphanumerics.contains(c) || "/._-+:@%,=".unicodeScalars.contains(c))
+                }
             return plain ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
         }
         return TerminalText.escaped((["sandbox-audit", "apps"] + quoted).joined(separator: " "))
@@ -150,6 +186,8 @@ extension InstalledApps {
 
     /// `it holds 3 apps; `sandbox-audit apps PATH` lists them`, or `it holds no app`.
     package static func pointer(_ count: Int, what: String, _ arguments: [String]) -> String {
-        count == 0 ? "it holds no \(what)" : "it holds \(count) \(what)\(count == 1 ? "" : "s"); `\(command(arguments))` lists them"
+        count == 0
+            ? "it holds no \(what)"
+            : "it holds \(count) \(what)\(count == 1 ? "" : "s"); `\(command(arguments))` lists them"
     }
 }

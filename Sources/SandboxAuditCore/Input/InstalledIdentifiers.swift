@@ -23,7 +23,9 @@ package struct InstalledIdentifiers: Sendable {
         let bytes = Array(id.utf8)
         var end = bytes.count
         while end > minimum, let dot = bytes[..<end].lastIndex(of: UInt8(ascii: ".")), dot > minimum {
-            if lengths.contains(dot), case let candidate = String(decoding: bytes[..<dot], as: UTF8.self), identifiers.contains(candidate) {
+            if lengths.contains(dot), case let candidate = String(decoding: bytes[..<dot], as: UTF8.self),
+                identifiers.contains(candidate)
+            {
                 return candidate
             }
             end = dot

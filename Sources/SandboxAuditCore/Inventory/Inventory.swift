@@ -19,7 +19,10 @@ package struct ZoneTotals: Sendable, Equatable {
     package init() {}
 
     /// Counts one entry that counts in totals (not a system entry).
-    mutating func add(kind: WalkEntry.Kind, size entrySize: Int64, allocated entryAllocated: Int64, placement: Placement, excluded: Bool) {
+    mutating func add(
+        kind: WalkEntry.Kind, size entrySize: Int64, allocated entryAllocated: Int64, placement: Placement,
+        excluded: Bool
+    ) {
         switch kind {
         case .file: files += 1
         case .directory: directories += 1
@@ -37,9 +40,15 @@ package struct ZoneTotals: Sendable, Equatable {
 
     package static func + (a: ZoneTotals, b: ZoneTotals) -> ZoneTotals {
         var t = a
-        t.files += b.files; t.directories += b.directories; t.symlinks += b.symlinks; t.others += b.others
-        t.size +|= b.size; t.allocated +|= b.allocated; t.backedUpSize +|= b.backedUpSize
-        t.excludedSize +|= b.excludedSize; t.survivesUpdateSize +|= b.survivesUpdateSize
+        t.files += b.files
+        t.directories += b.directories
+        t.symlinks += b.symlinks
+        t.others += b.others
+        t.size +|= b.size
+        t.allocated +|= b.allocated
+        t.backedUpSize +|= b.backedUpSize
+        t.excludedSize +|= b.excludedSize
+        t.survivesUpdateSize +|= b.survivesUpdateSize
         t.survivesRestoreSize +|= b.survivesRestoreSize
         return t
     }
@@ -136,14 +145,22 @@ public struct Inventory: Sendable {
         // Each entry's zone, placement and what excludes it: each on its own, so in two halves on
         // two cores for a large inventory, then the halves one after the other.
         let verdictRuns = Parallel.runs(n, parts: n >= 100_000 ? 2 : 1)
-        let (heldFolderZone, heldFolderPlacement, heldFolderExcludedBy) = (folderZone, folderPlacement, folderExcludedBy)
-        let halves = Parallel.map(verdictRuns.count) { part -> (zones: [Zone], placements: [Placement], excludedBy: [Int32]) in
-            var zones = [Zone](), placements = [Placement](), excludedBy = [Int32]()
+        let (heldFolderZone, heldFolderPlacement, heldFolderExcludedBy) = (
+            folderZone, folderPlacement, folderExcludedBy
+        )
+        let halves = Parallel.map(verdictRuns.count) {
+            part -> (zones: [Zone], placements: [Placement], excludedBy: [Int32]) in
+            var zones = [Zone]()
+            var placements = [Placement]()
+            var excludedBy = [Int32]()
             let run = verdictRuns[part]
-            zones.reserveCapacity(run.count); placements.reserveCapacity(run.count); excludedBy.reserveCapacity(run.count)
+            zones.reserveCapacity(run.count)
+            placements.reserveCapacity(run.count)
+            excludedBy.reserveCapacity(run.count)
             for i in run {
                 let f = columns.folder[i]
-                var zone: Zone, placement: Placement
+                var zone: Zone
+                var placement: Placement
                 if f >= 0, let z = heldFolderZone[Int(f)], let p = heldFolderPlacement[Int(f)] {
                     zone = z
                     placement = p
@@ -154,19 +171,30 @@ public struct Inventory: Sendable {
                 }
                 // A backup's entries are what the backup holds: backed up by definition.
                 if fromBackup && !placement.backedUp {
-                    placement = Placement(backedUp: true, restored: placement.restored, keptOnUpdate: placement.keptOnUpdate)
+                    placement = Placement(
+                        backedUp: true, restored: placement.restored, keptOnUpdate: placement.keptOnUpdate)
                 }
-                if skippedByBackup { placement = Placement(backedUp: false, restored: false, keptOnUpdate: placement.keptOnUpdate) }
+                if skippedByBackup {
+                    placement = Placement(backedUp: false, restored: false, keptOnUpdate: placement.keptOnUpdate)
+                }
                 // System entries have no verdicts: nothing excludes them (format: null).
-                let by: Int32 = zone == .system ? InventoryStore.notExcluded
-                    : Inventory.excludes(i, columns, marksDecide) ? Int32(i) : (f >= 0 ? heldFolderExcludedBy[Int(f)] : (rootExcluded ? InventoryStore.byFolder(0) : InventoryStore.notExcluded))
+                let by: Int32 =
+                    zone == .system
+                    ? InventoryStore.notExcluded
+                    : Inventory.excludes(i, columns, marksDecide)
+                        ? Int32(i)
+                        : (f >= 0
+                            ? heldFolderExcludedBy[Int(f)]
+                            : (rootExcluded ? InventoryStore.byFolder(0) : InventoryStore.notExcluded))
                 zones.append(zone)
                 placements.append(placement)
                 excludedBy.append(by)
             }
             return (zones, placements, excludedBy)
         }
-        var zones = halves[0].zones, placements = halves[0].placements, excludedBy = halves[0].excludedBy
+        var zones = halves[0].zones
+        var placements = halves[0].placements
+        var excludedBy = halves[0].excludedBy
         for half in halves.dropFirst() {
             zones += half.zones
             placements += half.placements
@@ -179,14 +207,18 @@ public struct Inventory: Sendable {
         var primary: [HardLinkKey: Int] = [:]
         var systemEntries = 0
         for i in 0..<n {
-            if zones[i] == .system { systemEntries += 1; continue }
+            if zones[i] == .system {
+                systemEntries += 1
+                continue
+            }
             counts[i] = true
             if columns.kind[i] == .file, columns.links[i] > 1 {
                 let key = HardLinkKey(device: columns.device[i], inode: columns.inode[i])
                 if let current = primary[key] {
                     counts[i] = false
                     if placements[i].backedUp && excludedBy[i] == InventoryStore.notExcluded
-                        && !(placements[current].backedUp && excludedBy[current] == InventoryStore.notExcluded) {
+                        && !(placements[current].backedUp && excludedBy[current] == InventoryStore.notExcluded)
+                    {
                         counts[current] = false
                         counts[i] = true
                         primary[key] = i
@@ -201,34 +233,50 @@ public struct Inventory: Sendable {
         for i in 0..<n where counts[i] {
             let z = zones[i].ordinal
             var t = totals[z] ?? ZoneTotals()
-            t.add(kind: columns.kind[i].kind, size: columns.size[i], allocated: columns.allocated[i], placement: placements[i],
-                  excluded: excludedBy[i] != InventoryStore.notExcluded)
+            t.add(
+                kind: columns.kind[i].kind, size: columns.size[i], allocated: columns.allocated[i],
+                placement: placements[i],
+                excluded: excludedBy[i] != InventoryStore.notExcluded)
             totals[z] = t
         }
         var byZone: [Zone: ZoneTotals] = [:]
         for zone in Zone.allCases { if let t = totals[zone.ordinal] { byZone[zone] = t } }
         self.zoneTotals = byZone
         self.systemEntries = systemEntries
-        self.entries = InventoryEntries(InventoryStore(columns: columns, zone: zones, placement: placements, excludedBy: excludedBy, counts: counts))
+        self.entries = InventoryEntries(
+            InventoryStore(columns: columns, zone: zones, placement: placements, excludedBy: excludedBy, counts: counts)
+        )
     }
 
     /// Whether entry `i`'s own attribute excludes it (where the attributes decide).
     private static func excludes(_ i: Int, _ columns: EntryColumns, _ marksDecide: Bool) -> Bool {
-        marksDecide && columns.held[i] & EntryColumns.hasMarks != 0 && (columns.marks[Int32(i)]?.contains { $0.attribute == .exclude } ?? false)
+        marksDecide && columns.held[i] & EntryColumns.hasMarks != 0
+            && (columns.marks[Int32(i)]?.contains { $0.attribute == .exclude } ?? false)
     }
 
     /// What excludes folder `g` (`InventoryStore.excludedBy`'s numbering): up to the nearest
     /// folder worked out already, marked, or named by no entry, then the same for each folder
     /// on the way (`known`: the folders worked out; the root's is known from the start).
-    private static func excluding(_ g: Int32, _ parent: [Int32], _ marked: [Bool], _ listed: [Bool], _ known: inout [Int32?]) -> Int32 {
+    private static func excluding(
+        _ g: Int32, _ parent: [Int32], _ marked: [Bool], _ listed: [Bool], _ known: inout [Int32?]
+    ) -> Int32 {
         var chain: [Int32] = []
         var f = g
         var found = InventoryStore.notExcluded
         while true {
-            if let k = known[Int(f)] { found = k; break }
+            if let k = known[Int(f)] {
+                found = k
+                break
+            }
             chain.append(f)
-            if !listed[Int(f)] { found = InventoryStore.notExcluded; break }
-            if marked[Int(f)] { found = InventoryStore.byFolder(f); break }
+            if !listed[Int(f)] {
+                found = InventoryStore.notExcluded
+                break
+            }
+            if marked[Int(f)] {
+                found = InventoryStore.byFolder(f)
+                break
+            }
             f = parent[Int(f)]
         }
         for c in chain { known[Int(c)] = found }
@@ -244,7 +292,8 @@ public struct Inventory: Sendable {
     /// `index(of:)` for a path that sorts before position `limit`, most often just before it:
     /// looked for backwards from there in steps that double, then by halving what is left.
     package func index(of path: ContainerPath, before limit: Int) -> Int? {
-        var high = min(limit, entries.count), step = 1
+        var high = min(limit, entries.count)
+        var step = 1
         var low = max(0, high - step)
         while low > 0, entries.store.columns.comparePath(low, path.bytes) > 0 {
             high = low
@@ -258,10 +307,13 @@ public struct Inventory: Sendable {
     /// asked for in path order): looked for forwards from there in steps that double, then by
     /// halving what is left; a path that sorts before `start` is looked for among all.
     package func index(of path: ContainerPath, from start: Int) -> Int? {
-        let columns = entries.store.columns, count = entries.count
+        let columns = entries.store.columns
+        let count = entries.count
         let start = max(0, min(start, count))
         if start > 0, columns.comparePath(start - 1, path.bytes) >= 0 { return index(of: path) }
-        var low = start, high = min(count, start + 1), step = 1
+        var low = start
+        var high = min(count, start + 1)
+        var step = 1
         while high < count, columns.comparePath(high - 1, path.bytes) < 0 {
             low = high
             step *= 2
@@ -272,7 +324,8 @@ public struct Inventory: Sendable {
 
     /// The position of `path` between `low` and `high` (a binary search), nil when none is there.
     private func index(of path: ContainerPath, in low: Int, _ high: Int) -> Int? {
-        var low = low, high = high
+        var low = low
+        var high = high
         while low < high {
             let mid = (low + high) / 2
             if entries.store.columns.comparePath(mid, path.bytes) < 0 { low = mid + 1 } else { high = mid }
@@ -292,7 +345,10 @@ public struct Inventory: Sendable {
             while top[Int(g)] < 0 {
                 chain.append(g)
                 let parent = entries.parentFolder(g) ?? 0
-                if parent == 0 { top[Int(g)] = g; break }
+                if parent == 0 {
+                    top[Int(g)] = g
+                    break
+                }
                 g = parent
             }
             for c in chain { top[Int(c)] = top[Int(g)] }
@@ -302,7 +358,7 @@ public struct Inventory: Sendable {
         var sizes: [ContainerPath: Int64] = [:]
         for i in entries.indices {
             let f = entries.folder(i)
-            if f < 0 { continue } // the data root itself
+            if f < 0 { continue }  // the data root itself
             let counted = entries[i].countedSize
             if f == 0 {
                 sizes[ContainerPath(bytes: Array(entries.name(i))), default: 0] +|= counted

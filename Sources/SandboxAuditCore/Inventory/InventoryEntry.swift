@@ -198,14 +198,22 @@ public struct InventoryEntry: Sendable {
     @inlinable package var device: UInt64 { store.columns.device[index] }
     @inlinable package var inode: UInt64 { store.columns.inode[index] }
     @inlinable package var linkCount: UInt64 { UInt64(store.columns.links[index]) }
-    @inlinable package var marks: [AttributeMark] { store.columns.held[index] & EntryColumns.hasMarks == 0 ? [] : store.columns.marks[Int32(index)] ?? [] }
-    @inlinable var content: [UInt8]? { store.columns.held[index] & EntryColumns.hasContent == 0 ? nil : store.columns.content[Int32(index)] }
+    @inlinable package var marks: [AttributeMark] {
+        store.columns.held[index] & EntryColumns.hasMarks == 0 ? [] : store.columns.marks[Int32(index)] ?? []
+    }
+    @inlinable var content: [UInt8]? {
+        store.columns.held[index] & EntryColumns.hasContent == 0 ? nil : store.columns.content[Int32(index)]
+    }
     @inlinable package var symlinkTarget: [UInt8]? { kind == .symlink ? content : nil }
     @inlinable package var header: [UInt8]? { kind == .symlink ? nil : content }
     package var protectionClass: ProtectionClass? {
-        store.columns.held[index] & EntryColumns.hasProtection == 0 ? nil : ProtectionClass(recorded: store.columns.protection[Int32(index)])
+        store.columns.held[index] & EntryColumns.hasProtection == 0
+            ? nil : ProtectionClass(recorded: store.columns.protection[Int32(index)])
     }
-    @inlinable package var holdsContent: Bool { let k = kind; return k == .file || k == .symlink }
+    @inlinable package var holdsContent: Bool {
+        let k = kind
+        return k == .file || k == .symlink
+    }
     @inlinable package var contentSize: Int64 { kind == .file ? size : 0 }
     /// The entry as one value, its path made.
     package var walkEntry: WalkEntry { store.columns.walkEntry(index) }

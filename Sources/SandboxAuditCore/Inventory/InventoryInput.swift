@@ -11,10 +11,12 @@ extension Inventory {
     /// Makes every size possible: a negative size is 0, and once the sizes (or allocated
     /// sizes) add up to `maximumTotal`, the rest count as 0, with one problem.
     static func boundSizes(_ entries: inout WalkEntries, problems: inout [WalkProblem]) {
-        var sized: Int64 = 0, allocated: Int64 = 0
+        var sized: Int64 = 0
+        var allocated: Int64 = 0
         var reported = false
         for i in entries.indices {
-            let s = entries.size[i], a = entries.allocated[i]
+            let s = entries.size[i]
+            let a = entries.allocated[i]
             let size = min(max(s, 0), maximumTotal - sized)
             let blocks = min(max(a, 0), maximumTotal - allocated)
             sized += size
@@ -23,11 +25,19 @@ extension Inventory {
             entries.size[i] = size
             entries.allocated[i] = blocks
             if s < 0 || a < 0 {
-                problems.append(WalkProblem(path: entries.path(i), operation: "size", reason: "its size (\(min(s, a)) bytes) is negative: counted as 0"))
+                problems.append(
+                    WalkProblem(
+                        path: entries.path(i), operation: "size",
+                        reason: "its size (\(min(s, a)) bytes) is negative: counted as 0"))
             } else if !reported {
                 reported = true
-                problems.append(WalkProblem(path: entries.path(i), operation: "size",
-                                            reason: "the container's sizes add up to more than \(ByteSize.format(maximumTotal)), more than any device holds: this entry counts only up to that total, every later one as 0"))
+                problems.append(
+                    WalkProblem(
+                        path: entries.path(i), operation: "size",
+                        reason:
+                            "the container's sizes add up to more than \(ByteSize.format(maximumTotal)), more than "
+                            + "any device holds: this entry counts only up to that total, every later one as 0"
+                    ))
             }
         }
     }
@@ -47,12 +57,16 @@ extension Inventory {
         var sidecarMarks: [HardLinkKey: [AttributeMark]] = [:]
         for (key, paths) in byFile {
             var seen = Set<AttributeMark>()
-            let marks = paths.flatMap { (entries.marks[Int32($0)] ?? []).filter { if case .native = $0.source { false } else { true } } }.filter { seen.insert($0).inserted }
+            let marks = paths.flatMap {
+                (entries.marks[Int32($0)] ?? []).filter { if case .native = $0.source { false } else { true } }
+            }.filter { seen.insert($0).inserted }
             if !marks.isEmpty { sidecarMarks[key] = marks }
         }
         guard !sidecarMarks.isEmpty else { return }
         for i in entries.indices where entries.kind[i] == .file && entries.links[i] > 1 {
-            guard let marks = sidecarMarks[HardLinkKey(device: entries.device[i], inode: entries.inode[i])] else { continue }
+            guard let marks = sidecarMarks[HardLinkKey(device: entries.device[i], inode: entries.inode[i])] else {
+                continue
+            }
             let own = Set(entries.marks[Int32(i)] ?? [])
             entries.addMarks(marks.filter { !own.contains($0) }, at: i)
         }

@@ -38,7 +38,7 @@ package struct ProtectionCensus: Sendable, Equatable {
             switch (a.protectionClass, b.protectionClass) {
             case (nil, _): return false
             case (_, nil): return true
-            case let (x?, y?): return ProtectionClass.listedBefore(x, y)
+            case (let x?, let y?): return ProtectionClass.listedBefore(x, y)
             }
         }
     }

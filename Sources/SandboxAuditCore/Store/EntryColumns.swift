@@ -45,7 +45,8 @@ import SandboxAuditSystem
     func comparePath(_ i: Int, _ other: [UInt8]) -> Int {
         let f = folder[i]
         if f < 0 { return other.isEmpty ? 0 : -1 }
-        let parentStart = folders.start[Int(f)], parentEnd = folders.start[Int(f) + 1]
+        let parentStart = folders.start[Int(f)]
+        let parentEnd = folders.start[Int(f) + 1]
         let name = nameEnd.span(i)
         return folders.bytes.withUnsafeBufferPointer { fb in
             names.withUnsafeBufferPointer { nb in
@@ -54,7 +55,8 @@ import SandboxAuditSystem
                     /// `count` bytes at `base` against `other` from `k` on: nil while equal (then
                     /// `k` moves past them).
                     func step(_ base: UnsafePointer<UInt8>?, _ count: Int) -> Int? {
-                        let left = o.count - k, common = Swift.min(count, left)
+                        let left = o.count - k
+                        let common = Swift.min(count, left)
                         if common > 0, let base, let ob = o.baseAddress {
                             let c = memcmp(base, ob + k, common)
                             if c != 0 { return c < 0 ? -1 : 1 }
@@ -120,13 +122,15 @@ extension EntryColumnStore {
 
     /// Entry `i` as one value (its path made): for the few readers that want a `WalkEntry`.
     func walkEntry(_ i: Int) -> WalkEntry {
-        let k = kind[i], key = Int32(i)
+        let k = kind[i]
+        let key = Int32(i)
         let held = content[key]
-        return WalkEntry(path: path(i), kind: k.kind, special: k.special, size: size[i], allocated: allocated[i], mode: mode[i],
-                         modifiedSeconds: modifiedSeconds[i], modifiedNanoseconds: modifiedNanoseconds[i], device: device[i],
-                         inode: inode[i], linkCount: UInt64(links[i]), symlinkTarget: k.kind == .symlink ? held : nil,
-                         header: k.kind == .symlink ? nil : held, marks: marks[key] ?? [],
-                         protectionClass: ProtectionClass(recorded: protection[key]))
+        return WalkEntry(
+            path: path(i), kind: k.kind, special: k.special, size: size[i], allocated: allocated[i], mode: mode[i],
+            modifiedSeconds: modifiedSeconds[i], modifiedNanoseconds: modifiedNanoseconds[i], device: device[i],
+            inode: inode[i], linkCount: UInt64(links[i]), symlinkTarget: k.kind == .symlink ? held : nil,
+            header: k.kind == .symlink ? nil : held, marks: marks[key] ?? [],
+            protectionClass: ProtectionClass(recorded: protection[key]))
     }
 }
 
@@ -151,7 +155,8 @@ extension WalkEntries {
             parent.append(folders.number(of: above[...]))
             f += 1
         }
-        let folderCount = folders.count, n = count
+        let folderCount = folders.count
+        let n = count
 
         // Each folder's keys: its entries (the entry's number) and its subfolders (the
         // folder's number with the top bit set), grouped by folder.
@@ -179,7 +184,10 @@ extension WalkEntries {
         for i in 0..<n where folder[i] < 0 { order.append(Int32(i)) }
         var stack: [(folder: Int, next: Int)] = [(0, keyStart[0])]
         while let top = stack.last {
-            guard top.next < keyStart[top.folder + 1] else { stack.removeLast(); continue }
+            guard top.next < keyStart[top.folder + 1] else {
+                stack.removeLast()
+                continue
+            }
             stack[stack.count - 1].next += 1
             let key = keys[top.next]
             if key & PathOrder.folderBit != 0 {
@@ -202,10 +210,13 @@ extension WalkEntries {
         }
         // The names too, so that each entry's starts where the one before it ends: each half of
         // the order on a core of its own, then the halves one after the other.
-        let unorderedNames = names, unorderedEnds = nameEnd, newOrder = order
+        let unorderedNames = names
+        let unorderedEnds = nameEnd
+        let newOrder = order
         let nameRuns = Parallel.runs(n, parts: n >= 100_000 ? 2 : 1)
         let nameParts = Parallel.map(nameRuns.count) { part -> (names: [UInt8], ends: [Int]) in
-            var bytes: [UInt8] = [], ends: [Int] = []
+            var bytes: [UInt8] = []
+            var ends: [Int] = []
             ends.reserveCapacity(nameRuns[part].count)
             for k in nameRuns[part] {
                 let i = Int(newOrder[k])
@@ -232,28 +243,40 @@ extension WalkEntries {
         }
         let kinds = gather(&kind)
         let orderedFolder = gather(&folder)
-        let orderedSize = size.gathered(order, inverse: inverse), orderedAllocated = allocated.gathered(order, inverse: inverse)
-        let orderedSeconds = modifiedSeconds.gathered(order, inverse: inverse), orderedNanoseconds = gather(&modifiedNanoseconds)
-        let orderedDevice = device.gathered(order, inverse: inverse), orderedInode = inode.gathered(order, inverse: inverse)
-        let orderedMode = gather(&mode), orderedLinks = gather(&links)
+        let orderedSize = size.gathered(order, inverse: inverse)
+        let orderedAllocated = allocated.gathered(order, inverse: inverse)
+        let orderedSeconds = modifiedSeconds.gathered(order, inverse: inverse)
+        let orderedNanoseconds = gather(&modifiedNanoseconds)
+        let orderedDevice = device.gathered(order, inverse: inverse)
+        let orderedInode = inode.gathered(order, inverse: inverse)
+        let orderedMode = gather(&mode)
+        let orderedLinks = gather(&links)
         // The folder each directory is: its path looked up among the folders.
         var folderOfDirectory: [Int32: Int32] = [:]
         var scratch: [UInt8] = []
         for k in 0..<n where kinds[k] == .directory && orderedFolder[k] >= 0 {
             scratch.removeAll(keepingCapacity: true)
             let above = folders[orderedFolder[k]]
-            if !above.isEmpty { scratch += above; scratch.append(UInt8(ascii: "/")) }
+            if !above.isEmpty {
+                scratch += above
+                scratch.append(UInt8(ascii: "/"))
+            }
             scratch += orderedNames[orderedNameEnd.span(k)]
             if let g = folders.find(scratch[...]) { folderOfDirectory[Int32(k)] = g }
         }
-        let orderedMarks = renumber(marks), orderedContent = renumber(content), orderedProtection = renumber(protection)
-        marks = [:]; content = [:]; protection = [:]
+        let orderedMarks = renumber(marks)
+        let orderedContent = renumber(content)
+        let orderedProtection = renumber(protection)
+        marks = [:]
+        content = [:]
+        protection = [:]
         var held = [UInt8](repeating: 0, count: n)
         for k in orderedMarks.keys { held[Int(k)] |= EntryColumns.hasMarks }
         for k in orderedContent.keys { held[Int(k)] |= EntryColumns.hasContent }
         for k in orderedProtection.keys { held[Int(k)] |= EntryColumns.hasProtection }
         return EntryColumns(
-            folders: folders, folderParent: parent, folderOfDirectory: folderOfDirectory, folder: orderedFolder, names: orderedNames,
+            folders: folders, folderParent: parent, folderOfDirectory: folderOfDirectory, folder: orderedFolder,
+            names: orderedNames,
             nameEnd: orderedNameEnd, size: orderedSize, allocated: orderedAllocated,
             modifiedSeconds: orderedSeconds, modifiedNanoseconds: orderedNanoseconds, device: orderedDevice,
             inode: orderedInode, mode: orderedMode, links: orderedLinks, kind: kinds, marks: orderedMarks,
@@ -278,14 +301,18 @@ enum PathOrder {
     /// Each folder's run of `keys` sorted: by name, a subfolder's name followed by a slash;
     /// equal names (an archive's duplicate members) in the order they were appended. The
     /// folders are cut into two runs of about as many keys, sorted on two cores.
-    static func sortFolders(_ keys: [UInt32], keyStart: [Int], names: [UInt8], nameEnd: NarrowColumn<Int>,
-                            folders: FolderTable) -> [UInt32] {
-        let folderCount = keyStart.count - 1, total = keys.count
+    static func sortFolders(
+        _ keys: [UInt32], keyStart: [Int], names: [UInt8], nameEnd: NarrowColumn<Int>,
+        folders: FolderTable
+    ) -> [UInt32] {
+        let folderCount = keyStart.count - 1
+        let total = keys.count
         var runs: [Range<Int>] = [0..<total]
         var folderRuns: [Range<Int>] = [0..<folderCount]
         if total >= 20_000 {
             // The folder where the keys' halfway mark falls ends the first run.
-            var low = 0, high = folderCount
+            var low = 0
+            var high = folderCount
             while low < high {
                 let mid = (low + high) / 2
                 if keyStart[mid + 1] < total / 2 { low = mid + 1 } else { high = mid }
@@ -306,13 +333,16 @@ enum PathOrder {
                     func bytes(_ key: UInt32) -> (UnsafePointer<UInt8>?, Int, Bool) {
                         if key & folderBit != 0 {
                             let g = Int(key & ~folderBit)
-                            return (fb.baseAddress.map { $0 + folderNameStart[g] }, folderEnd[g] - folderNameStart[g], true)
+                            return (
+                                fb.baseAddress.map { $0 + folderNameStart[g] }, folderEnd[g] - folderNameStart[g], true
+                            )
                         }
                         let name = nameEnd.span(Int(key))
                         return (nb.baseAddress.map { $0 + name.lowerBound }, name.count, false)
                     }
                     func less(_ a: UInt32, _ b: UInt32) -> Bool {
-                        let (pa, la, sa) = bytes(a), (pb, lb, sb) = bytes(b)
+                        let (pa, la, sa) = bytes(a)
+                        let (pb, lb, sb) = bytes(b)
                         let common = min(la, lb)
                         if common > 0, let pa, let pb {
                             let c = memcmp(pa, pb, common)
@@ -347,7 +377,9 @@ enum PathOrder {
                     for g in folderRunsHeld[part] {
                         run.removeAll(keepingCapacity: true)
                         for key in keys[keyStart[g]..<keyStart[g + 1]] { run.append((prefix(key), key)) }
-                        if run.count > 1 { run.sort { $0.prefix != $1.prefix ? $0.prefix < $1.prefix : less($0.key, $1.key) } }
+                        if run.count > 1 {
+                            run.sort { $0.prefix != $1.prefix ? $0.prefix < $1.prefix : less($0.key, $1.key) }
+                        }
                         for item in run { out.append(item.key) }
                     }
                 }

@@ -61,7 +61,8 @@
             narrow += other.narrow
             for (k, v) in other.wide { wide[k + base] = v }
         } else if other.wide.isEmpty, let add = NarrowColumn.narrowed(offset),
-                  UInt64(other.narrow.max() ?? 0) + UInt64(add) < UInt64(NarrowColumn.wideMark) {
+            UInt64(other.narrow.max() ?? 0) + UInt64(add) < UInt64(NarrowColumn.wideMark)
+        {
             // Every sum stays narrow: added in one pass.
             narrow += other.narrow.lazy.map { $0 + add }
         } else {

@@ -49,7 +49,9 @@ package struct WalkEntries: RandomAccessCollection, EntryColumnStore, Sendable {
     mutating func addFolder(_ path: ContainerPath) -> Int32 { folders.number(of: path.bytes[...]) }
 
     /// An entry listed in `folder` (`addFolder`), its name as `readdir` gave it.
-    mutating func append(listedIn folder: Int32, name: UnsafeBufferPointer<UInt8>, status st: FileStatus, kind: EntryKind) {
+    mutating func append(
+        listedIn folder: Int32, name: UnsafeBufferPointer<UInt8>, status st: FileStatus, kind: EntryKind
+    ) {
         self.folder.append(folder)
         names.append(contentsOf: name)
         nameEnd.append(names.count)
@@ -80,8 +82,15 @@ package struct WalkEntries: RandomAccessCollection, EntryColumnStore, Sendable {
         folder.append(f)
         names.append(contentsOf: name)
         nameEnd.append(names.count)
-        size.append(0); allocated.append(0); modifiedSeconds.append(0); modifiedNanoseconds.append(0)
-        device.append(0); inode.append(0); mode.append(0); links.append(0); kind.append(.file)
+        size.append(0)
+        allocated.append(0)
+        modifiedSeconds.append(0)
+        modifiedNanoseconds.append(0)
+        device.append(0)
+        inode.append(0)
+        mode.append(0)
+        links.append(0)
+        kind.append(.file)
         set(e, at: count - 1)
     }
 
@@ -120,8 +129,13 @@ package struct WalkEntries: RandomAccessCollection, EntryColumnStore, Sendable {
     /// and the two joined), only ours and theirs while they join.
     package mutating func join(_ other: inout WalkEntries) {
         guard other.count > 0 || other.folders.count > 1 else { return }
-        guard count > 0 || folders.count > 1 else { swap(&self, &other); return }
-        let nameBase = names.count, entryBase = Int32(count), total = count + other.count
+        guard count > 0 || folders.count > 1 else {
+            swap(&self, &other)
+            return
+        }
+        let nameBase = names.count
+        let entryBase = Int32(count)
+        let total = count + other.count
         // Their folders numbered among ours (the root is folder 0 in both).
         let renumber = (0..<other.folders.count).map { folders.number(of: other.folders[Int32($0)]) }
         other.folders = FolderTable()

@@ -55,11 +55,16 @@ package final class ContentReader: Sendable {
     /// As `read`, for a rule that cannot check `path` without it: a failure is recorded in
     /// `misses` (`what` it wanted, the `consequence`: "volatile-store not checked"), and the
     /// audit reports it as incomplete.
-    package func read(_ path: ContainerPath, limit: Int, for ruleId: String, what: String, consequence: String) -> [UInt8]? {
+    package func read(_ path: ContainerPath, limit: Int, for ruleId: String, what: String, consequence: String)
+        -> [UInt8]?
+    {
         switch attempt(path, limit: limit) {
         case .success(let bytes): return bytes
         case .failure(let e):
-            state.withLock { $0.recorded.append(ContentMiss(path: path, ruleId: ruleId, what: what, consequence: consequence, why: e.reason)) }
+            state.withLock {
+                $0.recorded.append(
+                    ContentMiss(path: path, ruleId: ruleId, what: what, consequence: consequence, why: e.reason))
+            }
             return nil
         }
     }
@@ -76,7 +81,9 @@ package final class ContentReader: Sendable {
     }
 
     private func attemptOnDisk(_ path: ContainerPath, limit: Int) -> Result<[UInt8], SystemError> {
-        guard let parent = path.parent else { return .failure(SystemError(code: EINVAL, operation: "open", path: path.display)) }
+        guard let parent = path.parent else {
+            return .failure(SystemError(code: EINVAL, operation: "open", path: path.display))
+        }
         return state.withLock { state in
             if parent != state.cachedParent || state.cached == nil {
                 if case .success(let fd) = state.cached { fd.close() }

@@ -49,7 +49,11 @@ struct ProgressCounter {
         guard let sink else { return }
         entries += 1
         bytes +|= size
-        if entries >= ScanProgress.batch { sink.add(entries: entries, bytes: bytes, folder: folder()); entries = 0; bytes = 0 }
+        if entries >= ScanProgress.batch {
+            sink.add(entries: entries, bytes: bytes, folder: folder())
+            entries = 0
+            bytes = 0
+        }
     }
 
     var isWatched: Bool { sink != nil }
@@ -59,7 +63,11 @@ struct ProgressCounter {
         guard let sink else { return }
         for i in first..<walk.count where walk.kind[i] == .file { bytes +|= walk.size[i] }
         entries += walk.count - first
-        if entries >= ScanProgress.batch { sink.add(entries: entries, bytes: bytes, folder: folder.display); entries = 0; bytes = 0 }
+        if entries >= ScanProgress.batch {
+            sink.add(entries: entries, bytes: bytes, folder: folder.display)
+            entries = 0
+            bytes = 0
+        }
     }
 
     mutating func flush(folder: @autoclosure () -> String) {

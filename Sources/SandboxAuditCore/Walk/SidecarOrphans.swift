@@ -15,7 +15,9 @@ enum SidecarOrphans {
         let entries = walk.entries
         let folders = Set(orphans.compactMap { entries.folders.find(folderBytes($0.target)) })
         var siblings: [Int32: [Int]] = [:]
-        for i in entries.indices where folders.contains(entries.folder[i]) { siblings[entries.folder[i], default: []].append(i) }
+        for i in entries.indices where folders.contains(entries.folder[i]) {
+            siblings[entries.folder[i], default: []].append(i)
+        }
         // Byte order, so that the result does not depend on the order the walk found things.
         for var orphan in orphans.sorted(by: { $0.sidecar < $1.sidecar }) {
             let candidates = entries.folders.find(folderBytes(orphan.target)).flatMap { siblings[$0] } ?? []
@@ -29,7 +31,9 @@ enum SidecarOrphans {
                 var best: (distance: Int, index: Int)?
                 for i in candidates {
                     let d = distance(name, Array(String(decoding: entries.name(i), as: UTF8.self).unicodeScalars))
-                    if best == nil || d < best!.distance || (d == best!.distance && entries.path(i) < entries.path(best!.index)) {
+                    if best == nil || d < best!.distance
+                        || (d == best!.distance && entries.path(i) < entries.path(best!.index))
+                    {
                         best = (d, i)
                     }
                 }
@@ -48,8 +52,10 @@ enum SidecarOrphans {
     /// Two names of different bytes that are canonically equivalent (NFC against NFD): both
     /// must be valid UTF-8.
     static func sameUnderNormalisation(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
-        guard !a.elementsEqual(b), let sa = String(bytes: a, encoding: .utf8), let sb = String(bytes: b, encoding: .utf8) else { return false }
-        return sa == sb // Swift compares strings by canonical equivalence
+        guard !a.elementsEqual(b), let sa = String(bytes: a, encoding: .utf8),
+            let sb = String(bytes: b, encoding: .utf8)
+        else { return false }
+        return sa == sb  // Swift compares strings by canonical equivalence
     }
 
     /// Levenshtein distance between two names, by Unicode scalar.
@@ -76,7 +82,9 @@ enum SidecarOrphans {
         let r = root.split(separator: slash, omittingEmptySubsequences: true)
         var shared = 0
         while shared < p.count, shared < r.count, p[shared].elementsEqual(r[shared]) { shared += 1 }
-        let parts = [ArraySlice<UInt8>](repeating: [UInt8(ascii: "."), UInt8(ascii: ".")], count: r.count - shared) + p[shared...]
+        let parts =
+            [ArraySlice<UInt8>](repeating: [UInt8(ascii: "."), UInt8(ascii: ".")], count: r.count - shared)
+            + p[shared...]
         return ContainerPath(bytes: Array(parts.joined(separator: [slash])))
     }
 

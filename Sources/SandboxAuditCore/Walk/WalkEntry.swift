@@ -4,7 +4,11 @@ import SandboxAuditSystem
 /// is a judgement: zones and verdicts come later (Classify).
 @usableFromInline package struct WalkEntry: Sendable {
     @usableFromInline package enum Kind: String, Sendable { case file, directory, symlink, other }
-    @usableFromInline package enum Special: String, Sendable { case fifo, socket, characterDevice = "character-device", blockDevice = "block-device" }
+    @usableFromInline package enum Special: String, Sendable {
+        case fifo, socket
+        case characterDevice = "character-device"
+        case blockDevice = "block-device"
+    }
 
     // Stored with the 8-byte fields first and the small ones last, with a symlink's target and
     // a file's first bytes in one field, so that an entry takes 86 bytes, not 120: a
@@ -33,9 +37,11 @@ import SandboxAuditSystem
     /// For `other`: which kind of special file.
     package var special: Special?
 
-    package init(path: ContainerPath, kind: Kind, special: Special?, size: Int64, allocated: Int64, mode: UInt32,
-                 modifiedSeconds: Int64, modifiedNanoseconds: Int32, device: UInt64, inode: UInt64, linkCount: UInt64,
-                 symlinkTarget: [UInt8]?, header: [UInt8]?, marks: [AttributeMark], protectionClass: ProtectionClass? = nil) {
+    package init(
+        path: ContainerPath, kind: Kind, special: Special?, size: Int64, allocated: Int64, mode: UInt32,
+        modifiedSeconds: Int64, modifiedNanoseconds: Int32, device: UInt64, inode: UInt64, linkCount: UInt64,
+        symlinkTarget: [UInt8]?, header: [UInt8]?, marks: [AttributeMark], protectionClass: ProtectionClass? = nil
+    ) {
         self.path = path
         self.size = size
         self.allocated = allocated

@@ -1,6 +1,6 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
+import SandboxAuditSystem
 
 /// `--format app-review`: App Review's measurement of the scan (Markdown, readable as text):
 /// what the app stores in the backup, in the words of the rejections under guideline 2.23, the
@@ -11,10 +11,12 @@ enum AppReviewReport {
     static let shownPlaces = 15
 
     /// The rejections' wording, quoted with their public sources.
-    static let rejectionWording = "In particular, we found that on launch and/or content download, your app stores N MB."
+    static let rejectionWording =
+        "In particular, we found that on launch and/or content download, your app stores N MB."
     static let rejectionSources = [
         "SDWebImage/SDWebImage#343: https://github.com/SDWebImage/SDWebImage/issues/343",
-        "microsoft/react-native-code-push#320 (\"On launch and content download, your app stores 8.14MB on the user's iCloud\"): https://github.com/microsoft/react-native-code-push/issues/320",
+        "microsoft/react-native-code-push#320 (\"On launch and content download, your app stores 8.14MB on the "
+            + "user's iCloud\"): https://github.com/microsoft/react-native-code-push/issues/320",
     ]
 
     static func render(_ result: AuditResult) -> String {
@@ -23,11 +25,21 @@ enum AppReviewReport {
         let summary = result.summary
         var md = "## App Review's measurement: \(cell(summary.identity))\n\n"
         if !result.complete { md += "> **⚠️ \(cell(result.incompleteSummary))**\n\n" }
-        md += "**On launch and content download, your app stores \(ByteSize.format(m.bytes))** (\(groupedDigits(m.bytes)) bytes in \(groupedDigits(Int64(m.files))) file\(m.files == 1 ? "" : "s")) in the backup"
+        md +=
+            "**On launch and content download, your app stores \(ByteSize.format(m.bytes))** "
+            + "(\(groupedDigits(m.bytes)) bytes in \(groupedDigits(Int64(m.files))) "
+            + "file\(m.files == 1 ? "" : "s")) in the backup"
         md += result.isMultiDomain ? ", over its \(m.domains.count) backup domains.\n\n" : ".\n\n"
-        md += "That is App Review's figure for the containers as scanned: the bytes an iCloud or computer backup carries. "
-        md += "App Review measures it after install and first launch, or after a content download, and its rejections tell "
-        md += "developers to check it the same way (\"Install and launch your app; Go to Settings > iCloud > Storage & Backup > Manage Storage\"). Rejections under guideline 2.23 (\"Apps must follow the iOS Data Storage Guidelines or they "
+        md +=
+            "That is App Review's figure for the containers as scanned: the bytes an iCloud or computer backup "
+            + "carries. "
+        md +=
+            "App Review measures it after install and first launch, or after a content download, and its rejections "
+            + "tell "
+        md +=
+            "developers to check it the same way (\"Install and launch your app; Go to Settings > iCloud > Storage & "
+            + "Backup > Manage Storage\"). Rejections under guideline 2.23 (\"Apps must follow the iOS Data "
+            + "Storage Guidelines or they "
         md += "will be rejected\") quote it: \"\(rejectionWording)\" (\(rejectionSources.joined(separator: "; "))). "
         md += "Scan the app's containers at that moment to see the same figure (the README's App Review recipe).\n\n"
         if result.isMultiDomain {
@@ -36,7 +48,8 @@ enum AppReviewReport {
             md += "\n"
         }
         guard m.bytes > 0 || m.files > 0 else {
-            return md + "Nothing is backed up: the guideline's measurement finds nothing to report.\n\n" + sources() + MarkdownReport.notChecked(result)
+            return md + "Nothing is backed up: the guideline's measurement finds nothing to report.\n\n" + sources()
+                + MarkdownReport.notChecked(result)
         }
         md += "### Where the backed-up bytes are\n\n"
         md += "Each place: a folder two levels below a container's root (three under Library), or a file higher up; "
@@ -53,11 +66,14 @@ enum AppReviewReport {
             let rest = m.places.dropFirst(shownPlaces)
             let bytes = rest.reduce(Int64(0)) { $0.addingSaturated($1.bytes) }
             let files = rest.reduce(0) { $0 + $1.files }
-            md += "| \(ByteSize.format(bytes)) | \(files) | … \(rest.count) more places | " + (result.isMultiDomain ? "| " : "") + "| |\n"
+            md +=
+                "| \(ByteSize.format(bytes)) | \(files) | … \(rest.count) more places | "
+                + (result.isMultiDomain ? "| " : "") + "| |\n"
         }
         md += "\n### Whose bytes they are\n\n| Owner | Kind | Files | Backed up |\n|---|---|--:|--:|\n"
         for o in m.owners {
-            md += "| \(o.owner.map(cell) ?? "no owner") | \(o.kind ?? "") | \(o.files) | \(ByteSize.format(o.bytes)) |\n"
+            md +=
+                "| \(o.owner.map(cell) ?? "no owner") | \(o.kind ?? "") | \(o.files) | \(ByteSize.format(o.bytes)) |\n"
         }
         md += "\n### What to do\n\n"
         var seen = Set<String>()

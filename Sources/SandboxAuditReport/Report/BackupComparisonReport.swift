@@ -1,7 +1,7 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// The "against the backup" section of every report format (`scan --against-backup`): the
 /// counts, the domains the backup lacks, then every mismatch in domain then path order.
@@ -23,7 +23,8 @@ enum BackupComparisonReport {
         var lines = [bold("against the backup") + " \(TerminalText.escaped(c.backup)): " + headline(c)]
         for d in c.missingDomains { lines.append("  " + TerminalText.escaped(missingLine(d))) }
         for m in c.mismatches {
-            lines.append("  \(m.kind.rawValue)  \(TerminalText.escaped(m.domain)): \(TerminalText.escaped(m.path.display))")
+            lines.append(
+                "  \(m.kind.rawValue)  \(TerminalText.escaped(m.domain)): \(TerminalText.escaped(m.path.display))")
             lines.append("        \(TerminalText.escaped(m.line))")
         }
         return lines + [""]
@@ -40,7 +41,9 @@ enum BackupComparisonReport {
             md += "| \(cell(m.domain)) | \(cell(m.path.display)) | \(cell(m.kind.rawValue)) | \(cell(m.line)) |\n"
         }
         if c.mismatches.count > markdownRows {
-            md += "\n… \(c.mismatches.count - markdownRows) more mismatch(es): see the JSON report (`backupComparison`).\n"
+            md +=
+                "\n… \(c.mismatches.count - markdownRows) more mismatch(es): see the JSON report "
+                + "(`backupComparison`).\n"
         }
         return md + "\n"
     }
@@ -52,9 +55,14 @@ enum BackupComparisonReport {
             s += "<ul>" + c.missingDomains.map { "<li>\(x(missingLine($0)))</li>" }.joined() + "</ul>"
         }
         if !c.mismatches.isEmpty {
-            s += "<div class=\"tw\"><table class=\"sortable\"><thead><tr><th>domain</th><th>path</th><th>mismatch</th><th>why</th></tr></thead><tbody>"
+            s +=
+                "<div class=\"tw\"><table "
+                + "class=\"sortable\"><thead><tr><th>domain</th><th>path</th><th>mismatch</th><th>why</th></tr></"
+                + "thead><tbody>"
             for m in c.mismatches {
-                s += "<tr><td>\(x(m.domain))</td><td><code>\(x(m.path.display))</code></td><td>\(x(m.kind.rawValue))</td><td>\(x(m.line))</td></tr>"
+                s +=
+                    "<tr><td>\(x(m.domain))</td><td><code>\(x(m.path.display))</code></td><td>\(x(m.kind.rawValue))</"
+                    + "td><td>\(x(m.line))</td></tr>"
             }
             s += "</tbody></table></div>"
         }
@@ -66,15 +74,28 @@ enum BackupComparisonReport {
             ("backup", .string(c.backup)),
             ("paths", .int(Int64(c.paths))),
             ("agreeing", .int(Int64(c.agreeing))),
-            ("mismatches", .array(c.mismatches.map { m in
-                .object(JSONReport.path(m.path) + [
-                    ("domain", .string(m.domain)),
-                    ("kind", .string(m.kind.rawValue)),
-                    ("predicted", .object([("backedUp", .bool(m.predicted.present)), ("size", .optional(m.predicted.size))])),
-                    ("actual", .object([("inBackup", .bool(m.actual.present)), ("size", .optional(m.actual.size))])),
-                    ("why", .string(m.why)),
-                ])
-            })),
+            (
+                "mismatches",
+                .array(
+                    c.mismatches.map { m in
+                        .object(
+                            JSONReport.path(m.path) + [
+                                ("domain", .string(m.domain)),
+                                ("kind", .string(m.kind.rawValue)),
+                                (
+                                    "predicted",
+                                    .object([
+                                        ("backedUp", .bool(m.predicted.present)), ("size", .optional(m.predicted.size)),
+                                    ])
+                                ),
+                                (
+                                    "actual",
+                                    .object([("inBackup", .bool(m.actual.present)), ("size", .optional(m.actual.size))])
+                                ),
+                                ("why", .string(m.why)),
+                            ])
+                    })
+            ),
             ("missingDomains", .array(c.missingDomains.map { .string($0) })),
         ])
     }

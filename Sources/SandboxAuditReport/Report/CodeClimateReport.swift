@@ -1,8 +1,8 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// GitLab Code Quality: a JSON array of issues in the subset of the Code Climate issue format
 /// GitLab reads (GitLab Docs, "Code Quality", "Code Quality report format",
@@ -24,28 +24,44 @@ enum CodeClimateReport {
         }
     }
 
-    static func render(_ result: AuditResult, allowIncomplete: Bool = false, relativeTo directory: String = FileManager.default.currentDirectoryPath) -> JSON {
+    static func render(
+        _ result: AuditResult, allowIncomplete: Bool = false,
+        relativeTo directory: String = FileManager.default.currentDirectoryPath
+    ) -> JSON {
         var issues: [JSON] = []
-        let first = result.inventories.first.map { FindingLocation.absolute($0.container.input, relativeTo: directory) } ?? directory
+        let first =
+            result.inventories.first.map { FindingLocation.absolute($0.container.input, relativeTo: directory) }
+            ?? directory
         if !result.complete {
             let shown = result.missed.prefix(5).map(result.place)
             let more = result.missed.count > shown.count ? "; … \(result.missed.count - shown.count) more" : ""
-            issues.append(issue(description: result.incompleteSummary + ": " + shown.joined(separator: "; ") + more, check: incompleteCheck,
-                                fingerprint: StableHash.hex(Array((incompleteCheck + "\u{0}" + result.missed.map(result.place).joined(separator: "\u{0}")).utf8)),
-                                severity: allowIncomplete ? "major" : "blocker", path: FindingLocation.relative(first, to: directory)))
+            issues.append(
+                issue(
+                    description: result.incompleteSummary + ": " + shown.joined(separator: "; ") + more,
+                    check: incompleteCheck,
+                    fingerprint: StableHash.hex(
+                        Array(
+                            (incompleteCheck + "\u{0}" + result.missed.map(result.place).joined(separator: "\u{0}"))
+                                .utf8)),
+                    severity: allowIncomplete ? "major" : "blocker",
+                    path: FindingLocation.relative(first, to: directory)))
         }
         for f in result.findingsBySeverity {
             let at = FindingLocation.of(f, in: result, relativeTo: directory)
             var description = f.message
             if let entry = at.entry { description = entry + ": " + description }
             if let owner = OwnerReport.owner(result, f) { description += " — " + OwnerReport.line(owner) }
-            issues.append(issue(description: description, check: f.ruleId, fingerprint: SARIFReport.fingerprint(f),
-                                severity: severity(f.severity), path: FindingLocation.relative(at.file, to: directory)))
+            issues.append(
+                issue(
+                    description: description, check: f.ruleId, fingerprint: SARIFReport.fingerprint(f),
+                    severity: severity(f.severity), path: FindingLocation.relative(at.file, to: directory)))
         }
         if let summary = XcodeReport.notCheckedSummary(result) {
-            issues.append(issue(description: summary, check: notCheckedCheck,
-                                fingerprint: StableHash.hex(Array((notCheckedCheck + "\u{0}" + summary).utf8)),
-                                severity: "info", path: FindingLocation.relative(first, to: directory)))
+            issues.append(
+                issue(
+                    description: summary, check: notCheckedCheck,
+                    fingerprint: StableHash.hex(Array((notCheckedCheck + "\u{0}" + summary).utf8)),
+                    severity: "info", path: FindingLocation.relative(first, to: directory)))
         }
         return .array(issues)
     }
@@ -56,10 +72,13 @@ enum CodeClimateReport {
             ("check_name", .string(check)),
             ("fingerprint", .string(fingerprint)),
             ("severity", .string(severity)),
-            ("location", .object([
-                ("path", .string(TerminalText.escaped(path))),
-                ("lines", .object([("begin", .int(1))])),
-            ])),
+            (
+                "location",
+                .object([
+                    ("path", .string(TerminalText.escaped(path))),
+                    ("lines", .object([("begin", .int(1))])),
+                ])
+            ),
         ])
     }
 }

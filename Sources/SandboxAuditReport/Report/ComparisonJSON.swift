@@ -1,7 +1,7 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 extension ComparisonReport {
     /// Bumped on any change that could break a reader (docs/compare-format.md).
@@ -35,23 +35,30 @@ extension ComparisonReport {
             .array(list.map { .object([(key, .optional($0.id))] + figures($0)) })
         }
         func paths(_ list: [PathChange]) -> JSON {
-            .array(list.prefix(jsonListLength).map { p in
-                .object([("domain", .string(p.key.domain))] + JSONReport.path(p.key.path) + [
-                    ("zone", .string((p.after ?? p.before)?.zone.rawValue ?? "")),
-                    ("before", .optional(p.before?.size)),
-                    ("after", .optional(p.after?.size)),
-                    ("delta", .int(p.delta)),
-                    ("backedUp", .optional((p.after ?? p.before)?.backedUp)),
-                    ("owner", .optional(p.owner)),
-                ])
-            })
+            .array(
+                list.prefix(jsonListLength).map { p in
+                    .object(
+                        [("domain", .string(p.key.domain))] + JSONReport.path(p.key.path) + [
+                            ("zone", .string((p.after ?? p.before)?.zone.rawValue ?? "")),
+                            ("before", .optional(p.before?.size)),
+                            ("after", .optional(p.after?.size)),
+                            ("delta", .int(p.delta)),
+                            ("backedUp", .optional((p.after ?? p.before)?.backedUp)),
+                            ("owner", .optional(p.owner)),
+                        ])
+                })
         }
         func findings(_ list: [FindingRecord]) -> JSON {
-            .array(list.map { f in
-                .object([("ruleId", .string(f.ruleId)), ("severity", .optional(f.severity)), ("domain", .string(f.domain))]
-                        + (f.path.map(JSONReport.path) ?? [("path", .null)])
-                        + [("message", .optional(f.message)), ("owner", .optional(f.owner))])
-            })
+            .array(
+                list.map { f in
+                    .object(
+                        [
+                            ("ruleId", .string(f.ruleId)), ("severity", .optional(f.severity)),
+                            ("domain", .string(f.domain)),
+                        ]
+                            + (f.path.map(JSONReport.path) ?? [("path", .null)])
+                            + [("message", .optional(f.message)), ("owner", .optional(f.owner))])
+                })
         }
         return JSON.object([
             ("schemaVersion", .int(schemaVersion)),
@@ -61,9 +68,15 @@ extension ComparisonReport {
             ("head", side(c.head)),
             ("complete", .bool(!c.incomplete)),
             ("notes", .array(c.notes.map { .string($0) })),
-            ("growthCheck", c.verdict.map { v in
-                .object([("limit", .int(v.limit)), ("growth", .int(v.growth)), ("verdict", .string(v.failed ? "failed" : "passed"))])
-            } ?? .null),
+            (
+                "growthCheck",
+                c.verdict.map { v in
+                    .object([
+                        ("limit", .int(v.limit)), ("growth", .int(v.growth)),
+                        ("verdict", .string(v.failed ? "failed" : "passed")),
+                    ])
+                } ?? .null
+            ),
             ("reportURL", .optional(reportURL)),
             ("total", .object(figures(c.total))),
             ("domains", rows(c.domains, "domain")),

@@ -1,7 +1,7 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// `compare`'s text and Markdown (docs/compare-format.md). Both print the same sections from
 /// `ReportComparison`; lists are cut with an "and N more" line, and the Markdown is cut
@@ -43,10 +43,13 @@ public enum ComparisonReport {
     }
 
     static func pathLine(_ p: PathChange, _ c: ReportComparison) -> String {
-        let sizes = "\(p.before.map { ByteSize.format($0.size) } ?? "new") → \(p.after.map { ByteSize.format($0.size) } ?? "removed")"
+        let sizes =
+            "\(p.before.map { ByteSize.format($0.size) } ?? "new") → "
+            + "\(p.after.map { ByteSize.format($0.size) } ?? "removed")"
         let backedUp = (p.after ?? p.before)?.backedUp == true ? "backed up" : "not backed up"
         let owner = p.owner.map { ", owner \($0)" } ?? ""
-        return "\(delta(p.delta))  \(place(domain: p.key.domain, path: p.key.path, in: c)) (\(sizes), \(backedUp)\(owner))"
+        return
+            "\(delta(p.delta))  \(place(domain: p.key.domain, path: p.key.path, in: c)) (\(sizes), \(backedUp)\(owner))"
     }
 
     static func findingLine(_ f: FindingRecord, _ c: ReportComparison) -> String {
@@ -75,25 +78,36 @@ public enum ComparisonReport {
     /// The verdict line of `--fail-on-growth`: "grew 15.6 MB, more than the 1.00 MB allowed — FAILED".
     static func verdict(_ v: ReportComparison.Verdict) -> String {
         let limit = ByteSize.format(v.limit)
-        let what = v.growth > 0 ? "grew \(ByteSize.format(v.growth)), \(v.failed ? "more than" : "within") the \(limit) allowed"
-            : v.growth == 0 ? "did not grow (\(limit) allowed)" : "shrank \(ByteSize.format(-v.growth)) (\(limit) allowed)"
+        let what =
+            v.growth > 0
+            ? "grew \(ByteSize.format(v.growth)), \(v.failed ? "more than" : "within") the \(limit) allowed"
+            : v.growth == 0
+                ? "did not grow (\(limit) allowed)" : "shrank \(ByteSize.format(-v.growth)) (\(limit) allowed)"
         return "backup footprint \(what) — \(v.failed ? "FAILED" : "PASSED")"
     }
 
     static func sections(_ c: ReportComparison, showUnchanged: Bool = false) -> [Section] {
         func table(_ title: String, _ rows: [Row]?, unavailable: String? = nil) -> Section {
-            guard let rows else { return Section(title: title, rows: nil, lines: [], total: 0, unavailable: unavailable) }
+            guard let rows else {
+                return Section(title: title, rows: nil, lines: [], total: 0, unavailable: unavailable)
+            }
             let shown = showUnchanged ? rows : rows.filter { !unchanged($0) }
-            return Section(title: title, rows: shown, lines: [], total: shown.count, unavailable: unavailable, folded: rows.count - shown.count)
+            return Section(
+                title: title, rows: shown, lines: [], total: shown.count, unavailable: unavailable,
+                folded: rows.count - shown.count)
         }
         func paths(_ title: String, _ list: [PathChange], bytes: ((PathChange) -> Int64)? = nil) -> Section {
             let sum = bytes.map { b in ", " + delta(list.reduce(Int64(0)) { $0.addingSaturated(b($1)) }) } ?? ""
-            return Section(title: "\(title) (\(groupedDigits(Int64(list.count)))\(sum))", rows: nil, lines: list.prefix(500).map { pathLine($0, c) }, total: list.count,
-                           unavailable: c.pathsUnavailable, name: title)
+            return Section(
+                title: "\(title) (\(groupedDigits(Int64(list.count)))\(sum))", rows: nil,
+                lines: list.prefix(500).map { pathLine($0, c) }, total: list.count,
+                unavailable: c.pathsUnavailable, name: title)
         }
         func findings(_ title: String, _ list: [FindingRecord]) -> Section {
-            Section(title: "\(title) (\(groupedDigits(Int64(list.count))))", rows: nil, lines: list.prefix(500).map { findingLine($0, c) }, total: list.count,
-                    unavailable: nil, name: title)
+            Section(
+                title: "\(title) (\(groupedDigits(Int64(list.count))))", rows: nil,
+                lines: list.prefix(500).map { findingLine($0, c) }, total: list.count,
+                unavailable: nil, name: title)
         }
         return [
             table("By domain", c.domains),
@@ -104,22 +118,31 @@ public enum ComparisonReport {
             paths("Removed paths", c.removed),
             paths("Newly backed up", c.newlyBackedUp, bytes: { $0.after?.size ?? 0 }),
             paths("No longer backed up", c.noLongerBackedUp, bytes: { -($0.before?.size ?? 0) }),
-            paths("Exclusions lost (exclusion-lost: excluded in BASE, backed up in HEAD)", c.exclusionLost, bytes: { $0.after?.size ?? 0 }),
+            paths(
+                "Exclusions lost (exclusion-lost: excluded in BASE, backed up in HEAD)", c.exclusionLost,
+                bytes: { $0.after?.size ?? 0 }),
             findings("Findings new in HEAD", c.newFindings),
             findings("Findings fixed since BASE", c.fixedFindings),
         ]
     }
 
-    static func more(_ shown: Int, of total: Int) -> String? { total > shown ? "and \(groupedDigits(Int64(total - shown))) more" : nil }
+    static func more(_ shown: Int, of total: Int) -> String? {
+        total > shown ? "and \(groupedDigits(Int64(total - shown))) more" : nil
+    }
 
     static func folded(_ n: Int) -> String? {
-        n == 0 ? nil : "\(groupedDigits(Int64(n))) unchanged \(n == 1 ? "row" : "rows") folded (--show-unchanged lists \(n == 1 ? "it" : "them"))"
+        n == 0
+            ? nil
+            : "\(groupedDigits(Int64(n))) unchanged \(n == 1 ? "row" : "rows") folded (--show-unchanged lists "
+                + "\(n == 1 ? "it" : "them"))"
     }
 
     /// `compare`'s output in `format` (`text`, `markdown` or `json`; nil for any other name).
     /// `showUnchanged`: list the rows whose figures did not change (text and Markdown);
     /// `reportURL`: where the HTML report of HEAD's scan is (a CI artifact), linked near the top.
-    public static func render(_ c: ReportComparison, as format: String, showUnchanged: Bool = false, reportURL: String? = nil) -> String? {
+    public static func render(
+        _ c: ReportComparison, as format: String, showUnchanged: Bool = false, reportURL: String? = nil
+    ) -> String? {
         switch format {
         case "text": return text(c, showUnchanged: showUnchanged, reportURL: reportURL)
         case "markdown": return markdown(c, showUnchanged: showUnchanged, reportURL: reportURL)
@@ -129,12 +152,15 @@ public enum ComparisonReport {
     }
 
     static func text(_ c: ReportComparison, showUnchanged: Bool = false, reportURL: String? = nil) -> String {
-        var out = "sandbox-audit compare\n  BASE \(TerminalText.escaped(side(c.base)))\n  HEAD \(TerminalText.escaped(side(c.head)))\n"
+        var out =
+            "sandbox-audit compare\n  BASE \(TerminalText.escaped(side(c.base)))\n  HEAD "
+            + "\(TerminalText.escaped(side(c.head)))\n"
         if let v = c.verdict { out += "  \(verdict(v))\n" }
         if let url = reportURL { out += "  report: \(TerminalText.escaped(url))\n" }
         for n in c.notes { out += "  note: \(TerminalText.escaped(n))\n" }
         func row(_ r: Row, _ name: String) -> String {
-            "  \(TerminalText.escaped(name))\n      backup \(span(r, \.backupFootprint, ByteSize.format)) (\(delta(r.footprintDelta)))"
+            "  \(TerminalText.escaped(name))\n      backup \(span(r, \.backupFootprint, ByteSize.format)) "
+                + "(\(delta(r.footprintDelta)))"
                 + "; kept on update \(span(r, \.keptOnUpdate, ByteSize.format)) (\(delta(r.keptOnUpdateDelta)))"
                 + "; files \(span(r, { $0.files }, groupedDigits)) (\(count(r.filesDelta)))\n"
         }
@@ -199,11 +225,14 @@ public enum ComparisonReport {
         if let v = c.verdict {
             // One row, as size-limit's pull-request comment gives per check.
             md += "| | backup footprint growth | limit | verdict |\n|---|---:|---:|---|\n"
-            md += "| \(v.failed ? "❌" : "✅") | \(delta(v.growth)) | \(ByteSize.format(v.limit)) | \(cell(verdict(v))) |\n\n"
+            md +=
+                "| \(v.failed ? "❌" : "✅") | \(delta(v.growth)) | \(ByteSize.format(v.limit)) | \(cell(verdict(v))) "
+                + "|\n\n"
         }
         if let url = reportURL { md += "[The HEAD scan's full report (HTML)](\(linkTarget(url)))\n\n" }
         for n in c.notes { md += "> **⚠️ \(cell(n))**\n\n" }
-        let header = "| | backup footprint | Δ | kept on update | Δ | files | Δ |\n|---|---:|---:|---:|---:|---:|---:|\n"
+        let header =
+            "| | backup footprint | Δ | kept on update | Δ | files | Δ |\n|---|---:|---:|---:|---:|---:|---:|\n"
         func row(_ r: Row, _ name: String) -> String {
             "| \(name) | \(span(r, \.backupFootprint, ByteSize.format)) | \(delta(r.footprintDelta)) "
                 + "| \(span(r, \.keptOnUpdate, ByteSize.format)) | \(delta(r.keptOnUpdateDelta)) "

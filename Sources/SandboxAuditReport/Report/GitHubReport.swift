@@ -1,7 +1,7 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// GitHub Actions workflow commands: one annotation per finding, most severe first. GitHub shows
 /// at most 10 errors, 10 warnings and 10 notices per step, so the rest of each kind is summed up
@@ -17,12 +17,19 @@ enum GitHubReport {
         if !result.complete {
             let shown = result.missed.prefix(5).map(result.place)
             let more = result.missed.count > shown.count ? "; … \(result.missed.count - shown.count) more" : ""
-            lines.append("::\(allowIncomplete ? "warning" : "error") title=\(property("incomplete scan (sandbox-audit)"))::\(data(result.incompleteSummary + ": " + shown.joined(separator: "; ") + more))")
+            lines.append(
+                "::\(allowIncomplete ? "warning" : "error") "
+                    + "title=\(property("incomplete scan (sandbox-audit)"))::"
+                    + "\(data(result.incompleteSummary + ": " + shown.joined(separator: "; ") + more))"
+            )
         }
         // What was not checked, one notice (it shares the notices' 10 with the findings).
         let notChecked = result.notCheckedLines
         if !notChecked.isEmpty {
-            lines.append("::notice title=\(property("not checked (sandbox-audit)"))::\(data("Not checked (what this scan could not observe):\n" + notChecked.map(\.text).joined(separator: "\n")))")
+            let text =
+                "Not checked (what this scan could not "
+                + "observe):\n" + notChecked.map(\.text).joined(separator: "\n")
+            lines.append("::notice title=\(property("not checked (sandbox-audit)"))::\(data(text))")
         }
         var left: [String] = []
         let ordered = result.findings.enumerated().sorted { a, b in
@@ -36,19 +43,27 @@ enum GitHubReport {
             // Notices share their 10 with the summary notice; errors (warnings when accepted)
             // with the incomplete-scan annotation.
             let shared = !result.complete && severity == (allowIncomplete ? .warning : .error)
-            let room = (severity == .note || shared ? perKind - 1 : perKind) - (severity == .note && !notChecked.isEmpty ? 1 : 0)
+            let room =
+                (severity == .note || shared ? perKind - 1 : perKind)
+                - (severity == .note && !notChecked.isEmpty ? 1 : 0)
             for f in group.prefix(room) {
                 // A finding about no entry (a budget) is annotated on no file.
                 let prefix = pathPrefix(result.inventory(of: f).container.dataRoot)
                 let file = f.path.map { "file=" + property($0.isRoot ? prefix : prefix + "/" + $0.display) + "," } ?? ""
                 // The owner on a line of its own: who wrote it, its source, what to do.
                 let owner = OwnerReport.owner(result, f).map { "\n" + OwnerReport.line($0) } ?? ""
-                lines.append("::\(command) \(file)title=\(property("\(f.ruleId) (sandbox-audit)"))::\(data(f.message + owner))")
+                lines.append(
+                    "::\(command) \(file)title=\(property("\(f.ruleId) (sandbox-audit)"))::\(data(f.message + owner))")
             }
-            if group.count > room { left.append("\(group.count - room) more \(severity.rawValue)\(group.count - room == 1 ? "" : "s")") }
+            if group.count > room {
+                left.append("\(group.count - room) more \(severity.rawValue)\(group.count - room == 1 ? "" : "s")")
+            }
         }
         if !left.isEmpty {
-            lines.append("::notice title=sandbox-audit::\(data("Not annotated (GitHub shows 10 of each per step): " + left.joined(separator: ", ") + ". See the job summary or the full report."))")
+            let text =
+                "Not annotated (GitHub shows 10 of each per step): " + left.joined(separator: ", ")
+                + ". See the job summary or the full report."
+            lines.append("::notice title=sandbox-audit::\(data(text))")
         }
         return lines.map { $0 + "\n" }.joined()
     }
@@ -57,7 +72,8 @@ enum GitHubReport {
     /// control characters and bidi overrides (from file names) first become visible escapes
     /// (`TerminalText`): the log shows annotations raw, and an ESC would reach the reader's terminal.
     static func data(_ s: String) -> String {
-        TerminalText.escapedKeepingLines(s).replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\n", with: "%0A")
+        TerminalText.escapedKeepingLines(s).replacingOccurrences(of: "%", with: "%25").replacingOccurrences(
+            of: "\n", with: "%0A")
     }
 
     static func property(_ s: String) -> String {

@@ -1,8 +1,8 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// The pre-release report: one self-contained HTML file (inline CSS, SVG and one inline script
 /// that sorts tables; no network resource, works offline), readable on a phone and printed.
@@ -16,7 +16,10 @@ enum HTMLReport {
         var cal = Calendar(identifier: .gregorian)
         cal.timeZone = TimeZone(identifier: "UTC")!
         let c = cal.dateComponents([.year, .month, .day, .hour, .minute], from: Date(timeIntervalSince1970: seconds))
-        func two(_ v: Int?) -> String { let n = v ?? 0; return n < 10 ? "0\(n)" : String(n) }
+        func two(_ v: Int?) -> String {
+            let n = v ?? 0
+            return n < 10 ? "0\(n)" : String(n)
+        }
         return "\(c.year ?? 1970)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)) UTC"
     }
 
@@ -25,9 +28,13 @@ enum HTMLReport {
         let lines = result.notCheckedLines
         guard !lines.isEmpty else { return "" }
         let x = XMLText.escape
-        return "<section><h2>Not checked</h2><p class=\"meta\">What this scan could not observe: these rules did not run, or ran in part.</p><ul>"
+        return
+            "<section><h2>Not checked</h2><p class=\"meta\">What this scan could not observe: these rules did not "
+            + "run, or ran in part.</p><ul>"
             + lines.map { line in
-                "<li>" + (line.domains.map { x($0.joined(separator: ", ")) + ": " } ?? "") + line.rules.map { "<code>\(x($0))</code>" }.joined(separator: ", ") + ": " + x(line.reason) + "</li>"
+                "<li>" + (line.domains.map { x($0.joined(separator: ", ")) + ": " } ?? "")
+                    + line.rules.map { "<code>\(x($0))</code>" }.joined(separator: ", ") + ": " + x(line.reason)
+                    + "</li>"
             }.joined() + "</ul></section>\n"
     }
 
@@ -48,34 +55,57 @@ enum HTMLReport {
         """
     }
 
-    static func render(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false, date: Double? = nil) -> String {
+    static func render(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false, date: Double? = nil)
+        -> String
+    {
         let x = XMLText.escape
         let summary = result.summary
         let title = summary.heading
         let failed = result.fails(at: failOn, allowIncomplete: allowIncomplete)
-        var h = documentStart(title: "sandbox-audit: " + title, style: css + Treemap.css) + """
-            <header>
-            \(result.complete ? "" : "<p class=\"verdict fail\" role=\"alert\">\(x(result.incompleteSummary))</p>")
-            <p class="kicker">sandbox-audit \(x(Audit.toolVersion)) · backup and storage report\(date.map { " · " + x(scanDate($0)) } ?? "")</p>
-            <h1>\(x(title))\(summary.version.map { " <span class=\"version\">\(x($0))</span>" } ?? "")</h1>
-            <p class="meta">\(result.inventories.map { "\(x($0.domain)) (\(x($0.container.role.rawValue)) container, \(x($0.container.kindDescription))) · data root <code>\(x($0.container.dataRoot))</code>" }.joined(separator: "<br>"))\(result.policy.source.map { " · policy <code>\(x($0))</code>" } ?? "")</p>
-            <p class="verdict \(failed ? "fail" : "pass")">\(failed ? "Fails" : "Passes") at \(x(failOn.rawValue)): \(x(summary.counts))</p>
-            </header>
-            <main>
-            <section class="cards">
-            \(card("Backup footprint", result.backupFootprint, result.isMultiDomain ? "what iCloud or a computer backup carries, every domain of the app" : "what iCloud or a computer backup carries", delta: result.comparison?.footprintDelta))
-            \(card("Kept on update", result.keptOnUpdate, "Documents and Library (group containers whole)", delta: nil))
-            \(card("Kept on restore", result.keptOnRestore, "the backed-up set, on a new device", delta: nil))
-            </section>
-            <section>
-            \(result.inventories.map { i in treemap(i, domain: result.isMultiDomain ? i.domain : nil, largest: result.inventories.map(\.total.size).max() ?? 0) }.joined(separator: "\n"))
-            </section>
-            \(OwnerReport.html(result))
-            <section>
-            \(result.inventories.map { i in "<h2>\(result.isMultiDomain ? x(i.domain) + ": f" : "F")ootprint by zone and backup state</h2>\n\(zoneChart(i))\n\(stateChart(i))" }.joined(separator: "\n"))
-            </section>
+        let roots = result.inventories.map { i in
+            let c = i.container
+            return "\(x(i.domain)) (\(x(c.role.rawValue)) container, \(x(c.kindDescription))) · data root "
+                + "<code>\(x(c.dataRoot))</code>"
+        }.joined(separator: "<br>")
+        let policy = result.policy.source.map { " · policy <code>\(x($0))</code>" } ?? ""
+        let keptOnUpdate = "Documents and Library (group containers whole)"
+        let carries =
+            "what iCloud or a computer backup "
+            + "carries" + (result.isMultiDomain ? ", every domain of the app" : "")
+        let largestTotal = result.inventories.map(\.total.size).max() ?? 0
+        let treemaps = result.inventories.map { i in
+            treemap(i, domain: result.isMultiDomain ? i.domain : nil, largest: largestTotal)
+        }
+        let zoneCharts = result.inventories.map { i in
+            "<h2>\(result.isMultiDomain ? x(i.domain) + ": f" : "F")ootprint by zone and backup "
+                + "state</h2>\n\(zoneChart(i))\n\(stateChart(i))"
+        }
+        var h =
+            documentStart(title: "sandbox-audit: " + title, style: css + Treemap.css) + """
+                <header>
+                \(result.complete ? "" : "<p class=\"verdict fail\" role=\"alert\">\(x(result.incompleteSummary))</p>")
+                <p class="kicker">sandbox-audit \(x(Audit.toolVersion)) · backup and storage \
+                report\(date.map { " · " + x(scanDate($0)) } ?? "")</p>
+                <h1>\(x(title))\(summary.version.map { " <span class=\"version\">\(x($0))</span>" } ?? "")</h1>
+                <p class="meta">\(roots)\(policy)</p>
+                <p class="verdict \(failed ? "fail" : "pass")">\(failed ? "Fails" : "Passes") at \
+                \(x(failOn.rawValue)): \(x(summary.counts))</p>
+                </header>
+                <main>
+                <section class="cards">
+                \(card("Backup footprint", result.backupFootprint, carries, delta: result.comparison?.footprintDelta))
+                \(card("Kept on update", result.keptOnUpdate, keptOnUpdate, delta: nil))
+                \(card("Kept on restore", result.keptOnRestore, "the backed-up set, on a new device", delta: nil))
+                </section>
+                <section>
+                \(treemaps.joined(separator: "\n"))
+                </section>
+                \(OwnerReport.html(result))
+                <section>
+                \(zoneCharts.joined(separator: "\n"))
+                </section>
 
-            """
+                """
         if !result.budgets.isEmpty { h += budgets(result) }
         if let cmp = result.comparison { h += baseline(cmp) }
         if let b = result.backupComparison { h += BackupComparisonReport.html(b) }
@@ -85,7 +115,11 @@ enum HTMLReport {
         h += notChecked(result)
         h += """
             </main>
-            <footer><p>\(x(ByteSize.unitsNote)). Rules: <a href="\(x(References.repositoryFile("docs/rules.md")))">the rules catalogue</a>; what iOS backs up: <a href="\(x(References.repositoryFile("docs/what-ios-backs-up.md")))">What iOS backs up</a>; the platform rules: <a href="\(x(References.appProgrammingGuideURL))">Apple's App Programming Guide for iOS</a> (App Backup Best Practices, Files Saved During App Updates). Click a column header to sort.</p></footer>
+            <footer><p>\(x(ByteSize.unitsNote)). Rules: <a href="\(x(References.repositoryFile("docs/rules.md")))">the \
+            rules catalogue</a>; what iOS backs up: <a \
+            href="\(x(References.repositoryFile("docs/what-ios-backs-up.md")))">What iOS backs up</a>; the platform \
+            rules: <a href="\(x(References.appProgrammingGuideURL))">Apple's App Programming Guide for iOS</a> (App \
+            Backup Best Practices, Files Saved During App Updates). Click a column header to sort.</p></footer>
             <script>\(script)</script>
             </body>
             </html>
@@ -95,8 +129,14 @@ enum HTMLReport {
     }
 
     static func card(_ title: String, _ bytes: Int64, _ note: String, delta: Int64?) -> String {
-        let d = delta.map { " <span class=\"delta\">\($0 >= 0 ? "+" : "")\(XMLText.escape(ByteSize.format($0))) since the baseline</span>" } ?? ""
-        return "<div class=\"card\"><h3>\(title)</h3><p class=\"big\">\(XMLText.escape(ByteSize.format(bytes)))</p><p class=\"note\">\(note)\(d)</p></div>"
+        let d =
+            delta.map {
+                " <span class=\"delta\">\($0 >= 0 ? "+" : "")\(XMLText.escape(ByteSize.format($0))) since the "
+                    + "baseline</span>"
+            } ?? ""
+        return
+            "<div class=\"card\"><h3>\(title)</h3><p class=\"big\">\(XMLText.escape(ByteSize.format(bytes)))</p><p "
+            + "class=\"note\">\(note)\(d)</p></div>"
     }
 
     /// The backup footprint by folder, as a treemap.
@@ -105,24 +145,33 @@ enum HTMLReport {
         let label = "Treemap: bytes by folder of \(domain ?? "the container"), coloured by backup state"
         let share = largest > 0 ? Double(inv.total.size) / Double(largest) : 1
         let height = max(120, (Treemap.height * share.squareRoot()).rounded())
-        return "<h2>\(domain.map { XMLText.escape($0) + ": b" } ?? "B")ytes by folder</h2>\n" + Treemap.svg(inv.footprintTree(), label: label, height: height) + legend()
+        return "<h2>\(domain.map { XMLText.escape($0) + ": b" } ?? "B")ytes by folder</h2>\n"
+            + Treemap.svg(inv.footprintTree(), label: label, height: height) + legend()
     }
 
     static let colors = (backed: "#2563eb", excluded: "#d97706", skipped: "#9ca3af")
 
     static func legend() -> String {
         """
-        <p class="legend"><span style="background:\(colors.backed)"></span>backed up <span style="background:\(colors.excluded)"></span>excluded by the attribute <span style="background:\(colors.skipped)"></span>not backed up where it is (Caches, tmp, the root…)</p>
+        <p class="legend"><span style="background:\(colors.backed)"></span>backed up <span \
+        style="background:\(colors.excluded)"></span>excluded by the attribute <span \
+        style="background:\(colors.skipped)"></span>not backed up where it is (Caches, tmp, the root…)</p>
         """
     }
 
     /// Per zone: a bar of its bytes, split by backup state.
     static func zoneChart(_ inv: Inventory) -> String {
-        let zones = Zone.allCases.filter { $0 != .system }.compactMap { z in inv.zoneTotals[z].map { (z, $0) } }.filter { $0.1.size > 0 }
+        let zones = Zone.allCases.filter { $0 != .system }.compactMap { z in inv.zoneTotals[z].map { (z, $0) } }.filter
+        { $0.1.size > 0 }
         guard !zones.isEmpty else { return "<p>No file contents.</p>" }
         let maxSize = Double(zones.map(\.1.size).max() ?? 1)
-        let rowH = 34, labelW = 190, barW = 250, width = 540
-        var svg = "<svg class=\"chart\" viewBox=\"0 0 \(width) \(zones.count * rowH + 8)\" role=\"img\" aria-label=\"Bytes per zone, by backup state\">"
+        let rowH = 34
+        let labelW = 190
+        let barW = 250
+        let width = 540
+        var svg =
+            "<svg class=\"chart\" viewBox=\"0 0 \(width) \(zones.count * rowH + 8)\" role=\"img\" aria-label=\"Bytes "
+            + "per zone, by backup state\">"
         for (i, (zone, t)) in zones.enumerated() {
             let y = i * rowH + 4
             let excluded = t.excludedSize
@@ -130,12 +179,18 @@ enum HTMLReport {
             let skipped = max(0, t.size - backed - excluded)
             var xPos = Double(labelW)
             svg += "<text x=\"0\" y=\"\(y + 19)\" class=\"label\">\(XMLText.escape(zone.title))</text>"
-            for (value, color) in [(backed, colors.backed), (excluded, colors.excluded), (skipped, colors.skipped)] where value > 0 {
+            for (value, color) in [(backed, colors.backed), (excluded, colors.excluded), (skipped, colors.skipped)]
+            where value > 0 {
                 let w = max(1.5, Double(barW) * Double(value) / maxSize)
-                svg += "<rect x=\"\(fmt(xPos))\" y=\"\(y + 6)\" width=\"\(fmt(w))\" height=\"18\" rx=\"2\" fill=\"\(color)\"><title>\(XMLText.escape(zone.title)): \(XMLText.escape(ByteSize.format(value)))</title></rect>"
+                svg +=
+                    "<rect x=\"\(fmt(xPos))\" y=\"\(y + 6)\" width=\"\(fmt(w))\" height=\"18\" rx=\"2\" "
+                    + "fill=\"\(color)\"><title>\(XMLText.escape(zone.title)): "
+                    + "\(XMLText.escape(ByteSize.format(value)))</title></rect>"
                 xPos += w
             }
-            svg += "<text x=\"\(fmt(xPos + 8))\" y=\"\(y + 19)\" class=\"value\">\(XMLText.escape(ByteSize.format(t.size)))</text>"
+            svg +=
+                "<text x=\"\(fmt(xPos + 8))\" y=\"\(y + 19)\" "
+                + "class=\"value\">\(XMLText.escape(ByteSize.format(t.size)))</text>"
         }
         return svg + "</svg>" + legend()
     }
@@ -144,13 +199,20 @@ enum HTMLReport {
     static func stateChart(_ inv: Inventory) -> String {
         let t = inv.total
         guard t.size > 0 else { return "" }
-        let parts = [("backed up", t.backedUpSize, colors.backed), ("excluded", t.excludedSize, colors.excluded),
-                     ("not backed up where it is (Caches, tmp, the root…)", max(0, t.size - t.backedUpSize - t.excludedSize), colors.skipped)]
+        let parts = [
+            ("backed up", t.backedUpSize, colors.backed), ("excluded", t.excludedSize, colors.excluded),
+            (
+                "not backed up where it is (Caches, tmp, the root…)", max(0, t.size - t.backedUpSize - t.excludedSize),
+                colors.skipped
+            ),
+        ]
         var svg = "<svg class=\"chart\" viewBox=\"0 0 540 34\" role=\"img\" aria-label=\"All bytes by backup state\">"
         var xPos = 0.0
         for (name, value, color) in parts where value > 0 {
             let w = max(1.5, 540 * Double(value) / Double(t.size))
-            svg += "<rect x=\"\(fmt(xPos))\" y=\"4\" width=\"\(fmt(w))\" height=\"26\" fill=\"\(color)\"><title>\(name): \(XMLText.escape(ByteSize.format(value)))</title></rect>"
+            svg +=
+                "<rect x=\"\(fmt(xPos))\" y=\"4\" width=\"\(fmt(w))\" height=\"26\" "
+                + "fill=\"\(color)\"><title>\(name): \(XMLText.escape(ByteSize.format(value)))</title></rect>"
             xPos += w
         }
         var labels = ""
@@ -167,16 +229,24 @@ enum HTMLReport {
     static func fmt(_ v: Double) -> String { String(Double(Int(v * 10)) / 10) }
 
     static func budgets(_ result: AuditResult) -> String {
-        var s = "<section><h2>Budgets</h2><div class=\"tw\"><table class=\"sortable\"><thead><tr><th>budget</th><th class=\"num\">use</th><th class=\"bar\">of limit</th><th></th></tr></thead><tbody>"
+        var s =
+            "<section><h2>Budgets</h2><div class=\"tw\"><table class=\"sortable\"><thead><tr><th>budget</th><th "
+            + "class=\"num\">use</th><th class=\"bar\">of limit</th><th></th></tr></thead><tbody>"
         for r in result.budgets {
             guard let m = r.measured, let p = r.percent else {
-                s += "<tr><td>\(XMLText.escape(r.budget.name))</td><td class=\"num\">not measured</td><td></td><td>needs a baseline</td></tr>"
+                s +=
+                    "<tr><td>\(XMLText.escape(r.budget.name))</td><td class=\"num\">not "
+                    + "measured</td><td></td><td>needs a baseline</td></tr>"
                 continue
             }
             let fill = min(100, p.isFinite ? p : 100)
             s += "<tr class=\"\(r.exceeded ? "over" : "ok")\"><td>\(XMLText.escape(r.budget.name))</td>"
-            s += "<td class=\"num\" data-sort=\"\(m)\">\(XMLText.escape(ByteSize.format(m))) of \(XMLText.escape(ByteSize.format(r.limit)))</td>"
-            s += "<td class=\"bar\"><span class=\"meter\"><span style=\"width:\(Int(fill))%\"></span></span> \(BudgetText.percent(p))</td>"
+            s +=
+                "<td class=\"num\" data-sort=\"\(m)\">\(XMLText.escape(ByteSize.format(m))) of "
+                + "\(XMLText.escape(ByteSize.format(r.limit)))</td>"
+            s +=
+                "<td class=\"bar\"><span class=\"meter\"><span style=\"width:\(Int(fill))%\"></span></span> "
+                + "\(BudgetText.percent(p))</td>"
             s += "<td>\(r.exceeded ? "over by " + XMLText.escape(ByteSize.format(r.overshoot)) : "within")</td></tr>"
         }
         return s + "</tbody></table></div></section>\n"
@@ -184,15 +254,29 @@ enum HTMLReport {
 
     static func baseline(_ c: BaselineComparison) -> String {
         func signed(_ v: Int64) -> String { XMLText.escape((v >= 0 ? "+" : "") + ByteSize.format(v)) }
-        var s = "<section><h2>Since the baseline</h2><p>Backup footprint \(XMLText.escape(ByteSize.format(c.footprintBefore))) → \(XMLText.escape(ByteSize.format(c.footprintAfter))) (\(signed(c.footprintDelta))). Churn: <strong>\(XMLText.escape(ByteSize.format(c.churn)))</strong> of backed-up files new or changed, what the next backup uploads.</p>"
-        s += "<div class=\"tw\"><table class=\"sortable\"><thead><tr><th>zone (backed up)</th><th class=\"num\">before</th><th class=\"num\">after</th><th class=\"num\">change</th></tr></thead><tbody>"
+        var s =
+            "<section><h2>Since the baseline</h2><p>Backup footprint "
+            + "\(XMLText.escape(ByteSize.format(c.footprintBefore))) → "
+            + "\(XMLText.escape(ByteSize.format(c.footprintAfter))) (\(signed(c.footprintDelta))). Churn: "
+            + "<strong>\(XMLText.escape(ByteSize.format(c.churn)))</strong> of backed-up files new or "
+            + "changed, what the next backup uploads.</p>"
+        s +=
+            "<div class=\"tw\"><table class=\"sortable\"><thead><tr><th>zone (backed up)</th><th "
+            + "class=\"num\">before</th><th class=\"num\">after</th><th "
+            + "class=\"num\">change</th></tr></thead><tbody>"
         for z in c.zones where z.before != 0 || z.after != 0 {
-            s += "<tr><td>\(XMLText.escape(z.zone.title))</td><td class=\"num\">\(XMLText.escape(ByteSize.format(z.before)))</td><td class=\"num\">\(XMLText.escape(ByteSize.format(z.after)))</td><td class=\"num\">\(signed(z.after - z.before))</td></tr>"
+            s +=
+                "<tr><td>\(XMLText.escape(z.zone.title))</td><td "
+                + "class=\"num\">\(XMLText.escape(ByteSize.format(z.before)))</td><td "
+                + "class=\"num\">\(XMLText.escape(ByteSize.format(z.after)))</td><td "
+                + "class=\"num\">\(signed(z.after - z.before))</td></tr>"
         }
         s += "</tbody></table></div>"
         for (title, list) in [("Grew most", c.grew), ("Added", c.added), ("Removed", c.removed)] where !list.isEmpty {
             s += "<h3>\(title) (\(list.count))</h3><ul class=\"paths\">"
-            for ch in list.prefix(10) { s += "<li><code>\(XMLText.escape(ch.path.display))</code> \(signed(ch.delta))</li>" }
+            for ch in list.prefix(10) {
+                s += "<li><code>\(XMLText.escape(ch.path.display))</code> \(signed(ch.delta))</li>"
+            }
             s += "</ul>"
         }
         return s + "</section>\n"
@@ -200,11 +284,18 @@ enum HTMLReport {
 
     static func largest(_ inv: Inventory, domain: String?) -> String {
         let files = inv.entries.filter { $0.countsInTotals && $0.backedUp == true && $0.entry.kind == .file }
-            .sorted { $0.entry.size != $1.entry.size ? $0.entry.size > $1.entry.size : $0.path < $1.path }.prefix(largestCount)
+            .sorted { $0.entry.size != $1.entry.size ? $0.entry.size > $1.entry.size : $0.path < $1.path }.prefix(
+                largestCount)
         guard !files.isEmpty else { return "" }
-        var s = "<section><h2>\(domain.map { XMLText.escape($0) + ": t" } ?? "T")he \(files.count) largest backed-up files</h2><div class=\"tw\"><table class=\"sortable\"><thead><tr><th>path</th><th>zone</th><th class=\"num\">size</th></tr></thead><tbody>"
+        var s =
+            "<section><h2>\(domain.map { XMLText.escape($0) + ": t" } ?? "T")he \(files.count) largest backed-up "
+            + "files</h2><div class=\"tw\"><table class=\"sortable\"><thead><tr><th>path</th><th>zone</th><th "
+            + "class=\"num\">size</th></tr></thead><tbody>"
         for f in files {
-            s += "<tr><td class=\"path\"><code>\(XMLText.escape(f.path.display))</code></td><td>\(XMLText.escape(f.zone.title))</td><td class=\"num\" data-sort=\"\(f.entry.size)\">\(XMLText.escape(ByteSize.format(f.entry.size)))</td></tr>"
+            s +=
+                "<tr><td class=\"path\"><code>\(XMLText.escape(f.path.display))</code></"
+                + "td><td>\(XMLText.escape(f.zone.title))</td><td class=\"num\" "
+                + "data-sort=\"\(f.entry.size)\">\(XMLText.escape(ByteSize.format(f.entry.size)))</td></tr>"
         }
         return s + "</tbody></table></div></section>\n"
     }
@@ -214,14 +305,22 @@ enum HTMLReport {
     static func findings(_ result: AuditResult, _ summary: ReportSummary) -> String {
         let x = XMLText.escape
         var s = "<section><h2>Findings</h2>"
-        if !summary.notReported.isEmpty { s += "<p class=\"note\">Not reported: \(summary.notReported.joined(separator: ", ")).</p>" }
+        if !summary.notReported.isEmpty {
+            s += "<p class=\"note\">Not reported: \(summary.notReported.joined(separator: ", ")).</p>"
+        }
         if result.findings.isEmpty { return s + "<p>No findings.</p></section>\n" }
         let tallies = result.tallies
-        s += "<div class=\"tw\"><table class=\"sortable\"><thead><tr><th>rule</th><th class=\"num\">errors</th><th class=\"num\">warnings</th><th class=\"num\">notes</th></tr></thead><tbody>"
+        s +=
+            "<div class=\"tw\"><table class=\"sortable\"><thead><tr><th>rule</th><th class=\"num\">errors</th><th "
+            + "class=\"num\">warnings</th><th class=\"num\">notes</th></tr></thead><tbody>"
         for t in tallies {
             let name = RuleCatalogue.rule(id: t.ruleId)?.description.name ?? t.ruleId
-            s += "<tr><td><a href=\"#rule-\(x(t.ruleId))\">\(x(name))</a> <a class=\"rule\" href=\"\(x(References.ruleHelp(t.ruleId)))\">\(x(t.ruleId))</a></td>"
-            s += "<td class=\"num\">\(t.errors)</td><td class=\"num\">\(t.warnings)</td><td class=\"num\">\(t.notes)</td></tr>"
+            s +=
+                "<tr><td><a href=\"#rule-\(x(t.ruleId))\">\(x(name))</a> <a class=\"rule\" "
+                + "href=\"\(x(References.ruleHelp(t.ruleId)))\">\(x(t.ruleId))</a></td>"
+            s +=
+                "<td class=\"num\">\(t.errors)</td><td class=\"num\">\(t.warnings)</td><td "
+                + "class=\"num\">\(t.notes)</td></tr>"
         }
         s += "</tbody></table></div>"
         let byRule = Dictionary(grouping: result.findingsBySeverity, by: \.ruleId)
@@ -230,22 +329,41 @@ enum HTMLReport {
             let group = byRule[t.ruleId] ?? []
             let rule = RuleCatalogue.rule(id: t.ruleId)?.description
             let sev = t.severity.rawValue
-            s += "<article class=\"rulegroup \(sev)\" id=\"rule-\(x(t.ruleId))\"><h3><span class=\"badge\">\(sev)</span> \(x(rule?.name ?? t.ruleId)) "
-            s += "<a class=\"rule\" href=\"\(x(References.ruleHelp(t.ruleId)))\">\(x(t.ruleId))</a> <span class=\"count\">\(group.count) finding(s)</span></h3>"
+            s +=
+                "<article class=\"rulegroup \(sev)\" id=\"rule-\(x(t.ruleId))\"><h3><span "
+                + "class=\"badge\">\(sev)</span> \(x(rule?.name ?? t.ruleId)) "
+            s +=
+                "<a class=\"rule\" href=\"\(x(References.ruleHelp(t.ruleId)))\">\(x(t.ruleId))</a> <span "
+                + "class=\"count\">\(group.count) finding(s)</span></h3>"
             if let rule {
-                s += "<p class=\"fix\"><strong>Fix:</strong> \(x(rule.fix))</p><details class=\"why\"><summary>Why it matters</summary><p>\(x(rule.rationale))</p></details>"
+                s +=
+                    "<p class=\"fix\"><strong>Fix:</strong> \(x(rule.fix))</p><details class=\"why\"><summary>Why it "
+                    + "matters</summary><p>\(x(rule.rationale))</p></details>"
             }
             func rows(_ list: ArraySlice<Finding>) -> String {
                 list.map { f in
-                    "<tr class=\"\(f.severity.rawValue)\"><td data-sort=\"\(Severity.allCases.firstIndex(of: f.severity)!)\"><span class=\"sev\">\(f.severity.rawValue)</span></td>"
-                        + "<td class=\"path\">\(result.subject(f).map { "<code>\(x($0))</code>" } ?? "")</td><td>\(x(f.message))\(OwnerReport.owner(result, f).map { "<br><small>\(x(OwnerReport.line($0)))</small>" } ?? "")</td>"
-                        + "<td class=\"num\" data-sort=\"\(f.size ?? -1)\">\(f.size.map { x(ByteSize.format($0)) } ?? "")</td></tr>"
+                    "<tr class=\"\(f.severity.rawValue)\"><td "
+                        + "data-sort=\"\(Severity.allCases.firstIndex(of: f.severity)!)\"><span "
+                        + "class=\"sev\">\(f.severity.rawValue)</span></td>"
+                        + "<td class=\"path\">\(result.subject(f).map { "<code>\(x($0))</code>" } ?? "")</td>"
+                        + "<td>\(x(f.message))"
+                        + (OwnerReport.owner(result, f).map { "<br><small>\(x(OwnerReport.line($0)))</small>" } ?? "")
+                        + "</td>"
+                        + "<td class=\"num\" "
+                        + "data-sort=\"\(f.size ?? -1)\">\(f.size.map { x(ByteSize.format($0)) } ?? "")</td></tr>"
                 }.joined()
             }
-            s += "<div class=\"tw\"><table class=\"sortable findings\" data-group=\"\(x(t.ruleId))\">\(head)<tbody>\(rows(group.prefix(unfolded)))</tbody></table></div>"
+            s +=
+                "<div class=\"tw\"><table class=\"sortable findings\" "
+                + "data-group=\"\(x(t.ruleId))\">\(head)<tbody>\(rows(group.prefix(unfolded)))</tbody></table></div>"
             if group.count > unfolded {
-                s += "<details class=\"more\"><summary>\(group.count - unfolded) more \(x(t.ruleId)) finding(s)</summary>"
-                s += "<div class=\"tw\"><table class=\"sortable findings\" data-group=\"\(x(t.ruleId))\">\(head)<tbody>\(rows(group.dropFirst(unfolded)))</tbody></table></div></details>"
+                s +=
+                    "<details class=\"more\"><summary>\(group.count - unfolded) more \(x(t.ruleId)) "
+                    + "finding(s)</summary>"
+                s +=
+                    "<div class=\"tw\"><table class=\"sortable findings\" "
+                    + "data-group=\"\(x(t.ruleId))\">\(head)<tbody>\(rows(group.dropFirst(unfolded)))</tbody></"
+                    + "table></div></details>"
             }
             s += "</article>"
         }
@@ -256,18 +374,23 @@ enum HTMLReport {
     /// (a rule's findings, before and inside the fold) sort as one and keep their row counts.
     static let script = """
         (function(){
-        function key(td){if(!td)return "";var v=td.getAttribute("data-sort");if(v!==null&&v!==""&&!isNaN(v))return Number(v);return td.textContent.trim().toLowerCase();}
+        function key(td){if(!td)return "";var v=td.getAttribute("data-sort");if(v!==null&&v!==""&&!isNaN(v))return \
+        Number(v);return td.textContent.trim().toLowerCase();}
         function sortBy(th){
         var table=th.closest("table"),col=Array.prototype.indexOf.call(th.parentNode.children,th);
         var asc=th.getAttribute("aria-sort")!=="ascending";
         var g=table.getAttribute("data-group");
-        var tables=g?Array.prototype.filter.call(document.querySelectorAll("table[data-group]"),function(t){return t.getAttribute("data-group")===g;}):[table];
+        var tables=g?Array.prototype.filter.call(document.querySelectorAll("table[data-group]"),function(t){return \
+        t.getAttribute("data-group")===g;}):[table];
         var rows=[],counts=[];
-        tables.forEach(function(t){var r=Array.prototype.slice.call(t.tBodies[0].rows);counts.push(r.length);rows=rows.concat(r);
+        tables.forEach(function(t){var \
+        r=Array.prototype.slice.call(t.tBodies[0].rows);counts.push(r.length);rows=rows.concat(r);
         Array.prototype.forEach.call(t.querySelectorAll("th"),function(h){h.removeAttribute("aria-sort");});
         t.querySelectorAll("th")[col].setAttribute("aria-sort",asc?"ascending":"descending");});
-        rows.sort(function(a,b){var p=key(a.cells[col]),q=key(b.cells[col]);var c=(typeof p==="number"&&typeof q==="number")?p-q:String(p).localeCompare(String(q));return asc?c:-c;});
-        var i=0;tables.forEach(function(t,n){var body=t.tBodies[0];for(var k=0;k<counts[n];k++){body.appendChild(rows[i++]);}});
+        rows.sort(function(a,b){var p=key(a.cells[col]),q=key(b.cells[col]);var c=(typeof p==="number"&&typeof \
+        q==="number")?p-q:String(p).localeCompare(String(q));return asc?c:-c;});
+        var i=0;tables.forEach(function(t,n){var body=t.tBodies[0];for(var \
+        k=0;k<counts[n];k++){body.appendChild(rows[i++]);}});
         }
         Array.prototype.forEach.call(document.querySelectorAll("table.sortable th"),function(th){
         th.tabIndex=0;th.title="Sort";
@@ -279,35 +402,57 @@ enum HTMLReport {
 
     static let css = """
         :root{--fg:#111827;--muted:#6b7280;--line:#e5e7eb;--err:#b91c1c;--warn:#b45309;--note:#1d4ed8;--ok:#15803d}
-        *{box-sizing:border-box}body{margin:0;font:15px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:var(--fg);background:#f9fafb}
+        *{box-sizing:border-box}body{margin:0;font:15px/1.5 -apple-system,BlinkMacSystemFont,"Segoe \
+        UI",Roboto,Helvetica,Arial,sans-serif;color:var(--fg);background:#f9fafb}
         header,main,footer{max-width:960px;margin:0 auto;padding:0 20px}header{padding-top:28px}
-        h1{font-size:28px;margin:4px 0}h2{font-size:20px;margin:32px 0 12px;border-bottom:1px solid var(--line);padding-bottom:6px}h3{font-size:16px;margin:18px 0 8px}
+        h1{font-size:28px;margin:4px 0}h2{font-size:20px;margin:32px 0 12px;border-bottom:1px solid \
+        var(--line);padding-bottom:6px}h3{font-size:16px;margin:18px 0 8px}
         .kicker,.meta,.note{color:var(--muted);margin:2px 0}.version{color:var(--muted);font-weight:400;font-size:20px}
         code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;word-break:break-all}
-        .verdict{display:inline-block;padding:6px 12px;border-radius:6px;font-weight:600;margin:12px 0 0}.verdict.fail{background:#fee2e2;color:var(--err)}.verdict.pass{background:#dcfce7;color:var(--ok)}
+        .verdict{display:inline-block;padding:6px 12px;border-radius:6px;font-weight:600;margin:12px 0 \
+        0}.verdict.fail{background:#fee2e2;color:var(--err)}.verdict.pass{background:#dcfce7;color:var(--ok)}
         .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(220px,1fr));gap:12px;margin-top:24px}
-        .card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:14px 16px}.card h3{margin:0;font-size:14px;color:var(--muted);font-weight:600}
+        .card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:14px 16px}.card \
+        h3{margin:0;font-size:14px;color:var(--muted);font-weight:600}
         .big{font-size:28px;font-weight:700;margin:4px 0}.delta{display:block;color:var(--fg)}
-        .chart{width:100%;max-width:720px;height:auto;display:block;background:#fff;border:1px solid var(--line);border-radius:8px;padding:8px}
+        .chart{width:100%;max-width:720px;height:auto;display:block;background:#fff;border:1px solid \
+        var(--line);border-radius:8px;padding:8px}
         .chart .label{font-size:13px;fill:var(--fg)}.chart .value{font-size:12px;fill:var(--muted)}
-        .legend{font-size:13px;color:var(--muted)}.legend span{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 4px 0 10px}
+        .legend{font-size:13px;color:var(--muted)}.legend \
+        span{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 4px 0 10px}
         .tw{overflow-x:auto;background:#fff;border:1px solid var(--line);border-radius:8px;margin:8px 0}
-        table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:7px 10px;border-bottom:1px solid var(--line);vertical-align:top}
-        th{font-size:13px;color:var(--muted);font-weight:600;cursor:pointer;user-select:none;white-space:nowrap}th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
-        a{color:var(--note)}.rulegroup{background:#fff;border:1px solid var(--line);border-left:4px solid var(--note);border-radius:6px;padding:10px 14px;margin:14px 0}
-        .rulegroup.error{border-left-color:var(--err)}.rulegroup.warning{border-left-color:var(--warn)}.rulegroup h3{margin:2px 0 6px}.rulegroup p{margin:4px 0}
-        .rulegroup .tw{border:none;margin:6px 0 0}.count{color:var(--muted);font-weight:400;font-size:13px}details summary{cursor:pointer;color:var(--muted);font-size:13px}
-        .sev{font-size:11px;font-weight:700;text-transform:uppercase}tr.error .sev{color:var(--err)}tr.warning .sev{color:var(--warn)}tr.note .sev{color:var(--note)}
-        table.findings{table-layout:fixed}table.findings th:first-child{width:88px}table.findings th:nth-child(2){width:34%}table.findings th:last-child{width:92px}
-        td{overflow-wrap:anywhere}.num{text-align:right;white-space:nowrap}td.path{word-break:break-all}.caption{font-size:13px;color:var(--muted);margin:4px 0 0}
-        tr.over td{color:var(--err)}.meter{display:inline-block;width:90px;height:8px;background:var(--line);border-radius:4px;vertical-align:middle;overflow:hidden}
+        table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:7px 10px;border-bottom:1px solid \
+        var(--line);vertical-align:top}
+        th{font-size:13px;color:var(--muted);font-weight:600;cursor:pointer;user-select:none;white-space:nowrap}\
+        th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
+        a{color:var(--note)}.rulegroup{background:#fff;border:1px solid var(--line);border-left:4px solid \
+        var(--note);border-radius:6px;padding:10px 14px;margin:14px 0}
+        .rulegroup.error{border-left-color:var(--err)}.rulegroup.warning{border-left-color:var(--warn)}.rulegroup \
+        h3{margin:2px 0 6px}.rulegroup p{margin:4px 0}
+        .rulegroup .tw{border:none;margin:6px 0 0}.count{color:var(--muted);font-weight:400;font-size:13px}details \
+        summary{cursor:pointer;color:var(--muted);font-size:13px}
+        .sev{font-size:11px;font-weight:700;text-transform:uppercase}tr.error .sev{color:var(--err)}tr.warning \
+        .sev{color:var(--warn)}tr.note .sev{color:var(--note)}
+        table.findings{table-layout:fixed}table.findings th:first-child{width:88px}table.findings \
+        th:nth-child(2){width:34%}table.findings th:last-child{width:92px}
+        td{overflow-wrap:anywhere}.num{text-align:right;white-space:nowrap}td.path{word-break:break-all}\
+        .caption{font-size:13px;color:var(--muted);margin:4px 0 0}
+        tr.over td{color:var(--err)}.meter{display:inline-block;width:90px;height:8px;background:var(--line);\
+        border-radius:4px;vertical-align:middle;overflow:hidden}
         .meter span{display:block;height:100%;background:var(--ok)}tr.over .meter span{background:var(--err)}
-        .finding{background:#fff;border:1px solid var(--line);border-left:4px solid var(--note);border-radius:6px;padding:10px 14px;margin:10px 0;break-inside:avoid}
-        .finding.error{border-left-color:var(--err)}.finding.warning{border-left-color:var(--warn)}.finding p{margin:4px 0}
-        .badge{display:inline-block;font-size:11px;font-weight:700;text-transform:uppercase;padding:1px 6px;border-radius:4px;color:#fff;background:var(--note);vertical-align:middle}
-        .error .badge{background:var(--err)}.warning .badge{background:var(--warn)}.rule{color:var(--muted);font-size:13px}.fix{color:var(--fg)}
-        .why{color:var(--muted);font-size:13px}ul.paths{padding-left:18px}footer{color:var(--muted);font-size:12px;padding:24px 20px 40px}
-        @media (max-width:600px){body{font-size:14px}h1{font-size:22px}.big{font-size:22px}header,main,footer{padding:0 12px}.meter{display:none}th,td{padding:6px}}
-        @media print{body{background:#fff;font-size:12px}.card,.rulegroup,.tw,.chart,.treemap{border-color:#ccc}details.more,details.why{display:block}h2{break-after:avoid}.finding,tr{break-inside:avoid}}
+        .finding{background:#fff;border:1px solid var(--line);border-left:4px solid \
+        var(--note);border-radius:6px;padding:10px 14px;margin:10px 0;break-inside:avoid}
+        .finding.error{border-left-color:var(--err)}.finding.warning{border-left-color:var(--warn)}.finding \
+        p{margin:4px 0}
+        .badge{display:inline-block;font-size:11px;font-weight:700;text-transform:uppercase;padding:1px \
+        6px;border-radius:4px;color:#fff;background:var(--note);vertical-align:middle}
+        .error .badge{background:var(--err)}.warning \
+        .badge{background:var(--warn)}.rule{color:var(--muted);font-size:13px}.fix{color:var(--fg)}
+        .why{color:var(--muted);font-size:13px}ul.paths{padding-left:18px}footer{color:var(--muted);font-size:12px;\
+        padding:24px 20px 40px}
+        @media (max-width:600px){body{font-size:14px}h1{font-size:22px}.big{font-size:22px}header,main,\
+        footer{padding:0 12px}.meter{display:none}th,td{padding:6px}}
+        @media print{body{background:#fff;font-size:12px}.card,.rulegroup,.tw,.chart,.treemap{border-color:#ccc}\
+        details.more,details.why{display:block}h2{break-after:avoid}.finding,tr{break-inside:avoid}}
         """
 }

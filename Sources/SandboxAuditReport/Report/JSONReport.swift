@@ -1,7 +1,7 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// The machine formats of `scan` and `inventory`; documented in docs/json-format.md and
 /// docs/inventory-format.md. Printers decide nothing: every figure comes from the model.
@@ -31,13 +31,17 @@ public enum JSONReport {
         ]
         if let b = c.backup {
             let i = b.folder.identity
-            fields.append(("backup", .object([
-                ("folder", .string(b.folder.path)),
-                ("deviceName", .optional(i.deviceName)),
-                ("productVersion", .optional(i.productVersion)),
-                ("date", .optional(i.date)),
-                ("encrypted", .bool(i.isEncrypted)),
-            ])))
+            fields.append(
+                (
+                    "backup",
+                    .object([
+                        ("folder", .string(b.folder.path)),
+                        ("deviceName", .optional(i.deviceName)),
+                        ("productVersion", .optional(i.productVersion)),
+                        ("date", .optional(i.date)),
+                        ("encrypted", .bool(i.isEncrypted)),
+                    ])
+                ))
         }
         return .object(fields)
     }
@@ -54,7 +58,10 @@ public enum JSONReport {
     }
 
     /// One finding, written straight into `out` where the report is, at `level`.
-    static func finding(_ f: Finding, owner: Attribution?, into out: inout [UInt8], indent: Int?, level: Int, suppression: Suppression? = nil) {
+    static func finding(
+        _ f: Finding, owner: Attribution?, into out: inout [UInt8], indent: Int?, level: Int,
+        suppression: Suppression? = nil
+    ) {
         var o = JSONObjectWriter(&out, indent: indent, level: level)
         defer { o.end(&out) }
         o.string("ruleId", f.ruleId, &out)
@@ -74,20 +81,26 @@ public enum JSONReport {
     /// One container of the scan: its backup domain, totals and zones.
     static func domain(_ inv: Inventory, owners: [OwnerMap.Total] = []) -> JSON {
         let zones: [JSON] = Zone.allCases.filter { $0 != .system }.map { zone in
-            .object([("zone", .string(zone.rawValue)), ("title", .string(zone.title))] + zoneTotals(inv.zoneTotals[zone] ?? ZoneTotals()))
+            .object(
+                [("zone", .string(zone.rawValue)), ("title", .string(zone.title))]
+                    + zoneTotals(inv.zoneTotals[zone] ?? ZoneTotals()))
         }
         return .object([
             ("domain", .string(inv.domain)),
             ("container", container(inv.container)),
-            ("totals", .object([
-                ("backupFootprint", .int(inv.backupFootprint)),
-                ("keptOnUpdate", .int(inv.keptOnUpdate)),
-                ("keptOnRestore", .int(inv.keptOnRestore)),
-            ] + zoneTotals(inv.total) + [
-                ("systemEntries", .int(Int64(inv.systemEntries))),
-                ("sidecarsRead", .int(Int64(inv.sidecarCount))),
-                ("unreadable", .int(Int64(inv.problems.count))),
-            ])),
+            (
+                "totals",
+                .object(
+                    [
+                        ("backupFootprint", .int(inv.backupFootprint)),
+                        ("keptOnUpdate", .int(inv.keptOnUpdate)),
+                        ("keptOnRestore", .int(inv.keptOnRestore)),
+                    ] + zoneTotals(inv.total) + [
+                        ("systemEntries", .int(Int64(inv.systemEntries))),
+                        ("sidecarsRead", .int(Int64(inv.sidecarCount))),
+                        ("unreadable", .int(Int64(inv.problems.count))),
+                    ])
+            ),
             ("zones", .array(zones)),
             ("protection", ProtectionReport.json(ProtectionCensus(inv))),
             ("owners", OwnerReport.json(owners)),
@@ -123,16 +136,26 @@ public enum JSONReport {
             ("tool", .object([("name", .string("sandbox-audit")), ("version", .string(Audit.toolVersion))])),
             ("container", container(result.inventory.container)),
             ("domains", .array(domains)),
-            ("settings", .object(RuleCatalogue.options.map { ($0.option.json, setting(s[$0.option])) } + [("failOn", .string(failOn.rawValue))])),
-            ("totals", .object([
-                ("backupFootprint", .int(result.backupFootprint)),
-                ("keptOnUpdate", .int(result.keptOnUpdate)),
-                ("keptOnRestore", .int(result.keptOnRestore)),
-            ] + zoneTotals(result.total) + [
-                ("systemEntries", .int(Int64(systemCount))),
-                ("sidecarsRead", .int(Int64(inventories.reduce(0) { $0 + $1.sidecarCount }))),
-                ("unreadable", .int(Int64(inventories.reduce(0) { $0 + $1.problems.count }))),
-            ])),
+            (
+                "settings",
+                .object(
+                    RuleCatalogue.options.map { ($0.option.json, setting(s[$0.option])) } + [
+                        ("failOn", .string(failOn.rawValue))
+                    ])
+            ),
+            (
+                "totals",
+                .object(
+                    [
+                        ("backupFootprint", .int(result.backupFootprint)),
+                        ("keptOnUpdate", .int(result.keptOnUpdate)),
+                        ("keptOnRestore", .int(result.keptOnRestore)),
+                    ] + zoneTotals(result.total) + [
+                        ("systemEntries", .int(Int64(systemCount))),
+                        ("sidecarsRead", .int(Int64(inventories.reduce(0) { $0 + $1.sidecarCount }))),
+                        ("unreadable", .int(Int64(inventories.reduce(0) { $0 + $1.problems.count }))),
+                    ])
+            ),
             ("zones", .array(zones)),
             ("complete", .bool(result.complete)),
             ("missed", .array(result.missed.map(missed))),
@@ -141,24 +164,40 @@ public enum JSONReport {
             ("protection", ProtectionReport.json(result)),
             ("policy", .object([("source", .optional(result.policy.source))])),
             ("budgets", .array(result.budgets.map { budget($0, owners: result.context.owners) })),
-            ("baseline", result.comparison.map { comparison($0, suppressed: summary.baselineFindings, owners: result.context.owners) } ?? .null),
+            (
+                "baseline",
+                result.comparison.map {
+                    comparison($0, suppressed: summary.baselineFindings, owners: result.context.owners)
+                } ?? .null
+            ),
             ("backupComparison", result.backupComparison.map(BackupComparisonReport.json) ?? .null),
-            ("findings", .written(count: result.findings.count) { i, out, indent, level in
-                finding(result.findings[i], owner: findingOwners[i], into: &out, indent: indent, level: level)
-            }),
-            ("suppressed", .written(count: result.suppressed.count) { i, out, indent, level in
-                let s = result.suppressed[i]
-                finding(s.finding, owner: OwnerReport.owner(result, s.finding), into: &out, indent: indent, level: level, suppression: s.suppression)
-            }),
-            ("summary", .object([
-                ("error", .int(Int64(summary.errors))),
-                ("warning", .int(Int64(summary.warnings))),
-                ("note", .int(Int64(summary.notes))),
-                ("ignoredFindings", .int(Int64(summary.ignoredFindings))),
-                ("baselineFindings", .int(Int64(summary.baselineFindings))),
-                ("suppressedFindings", .int(Int64(result.suppressed.count))),
-                ("failed", .bool(result.fails(at: failOn, allowIncomplete: allowIncomplete))),
-            ])),
+            (
+                "findings",
+                .written(count: result.findings.count) { i, out, indent, level in
+                    finding(result.findings[i], owner: findingOwners[i], into: &out, indent: indent, level: level)
+                }
+            ),
+            (
+                "suppressed",
+                .written(count: result.suppressed.count) { i, out, indent, level in
+                    let s = result.suppressed[i]
+                    finding(
+                        s.finding, owner: OwnerReport.owner(result, s.finding), into: &out, indent: indent,
+                        level: level, suppression: s.suppression)
+                }
+            ),
+            (
+                "summary",
+                .object([
+                    ("error", .int(Int64(summary.errors))),
+                    ("warning", .int(Int64(summary.warnings))),
+                    ("note", .int(Int64(summary.notes))),
+                    ("ignoredFindings", .int(Int64(summary.ignoredFindings))),
+                    ("baselineFindings", .int(Int64(summary.baselineFindings))),
+                    ("suppressedFindings", .int(Int64(result.suppressed.count))),
+                    ("failed", .bool(result.fails(at: failOn, allowIncomplete: allowIncomplete))),
+                ])
+            ),
         ])
     }
 
@@ -169,8 +208,11 @@ public enum JSONReport {
 
     /// A rule not run on a container, or run in part, and what it needs.
     static func notChecked(_ n: NotChecked) -> JSON {
-        .object([("ruleId", .string(n.ruleId)), ("domain", .string(n.domain)), ("needs", .array(n.needs.map { .string($0.rawValue) })),
-                 ("checkedInPart", .bool(n.partly != nil)), ("reason", .string(n.reason))])
+        .object([
+            ("ruleId", .string(n.ruleId)), ("domain", .string(n.domain)),
+            ("needs", .array(n.needs.map { .string($0.rawValue) })),
+            ("checkedInPart", .bool(n.partly != nil)), ("reason", .string(n.reason)),
+        ])
     }
 
     /// A listed path's owner (`owner`, null when none covers it).
@@ -189,15 +231,22 @@ public enum JSONReport {
         case .domain(let d): scope = [("scope", .string("domain")), ("domain", .string(d))]
         case .owner(let o): scope = [("scope", .string("owner")), ("owner", .string(o))]
         }
-        return .object([("name", .string(r.budget.name))] + scope + [
-            ("measure", .string(r.budget.measure.rawValue)),
-            ("limit", .int(r.limit)),
-            ("measured", .optional(r.measured)),
-            ("percent", r.percent.map { $0.isFinite ? .double(($0 * 10).rounded() / 10) : .null } ?? .null),
-            ("exceeded", .bool(r.exceeded)),
-            ("overshoot", .int(r.overshoot)),
-            ("contributors", .array(r.contributors.map { .object(path($0.path) + [("size", .int($0.size)), owner($0.path, owners)]) })),
-        ])
+        return .object(
+            [("name", .string(r.budget.name))] + scope + [
+                ("measure", .string(r.budget.measure.rawValue)),
+                ("limit", .int(r.limit)),
+                ("measured", .optional(r.measured)),
+                ("percent", r.percent.map { $0.isFinite ? .double(($0 * 10).rounded() / 10) : .null } ?? .null),
+                ("exceeded", .bool(r.exceeded)),
+                ("overshoot", .int(r.overshoot)),
+                (
+                    "contributors",
+                    .array(
+                        r.contributors.map {
+                            .object(path($0.path) + [("size", .int($0.size)), owner($0.path, owners)])
+                        })
+                ),
+            ])
     }
 
     /// How many of each list the reports carry.
@@ -205,16 +254,30 @@ public enum JSONReport {
 
     static func comparison(_ c: BaselineComparison, suppressed: Int, owners: OwnerMap? = nil) -> JSON {
         func changes(_ list: [BaselineComparison.Change]) -> JSON {
-            .array(list.prefix(changeListLength).map { ch in
-                .object(path(ch.path) + [("before", .optional(ch.before)), ("after", .optional(ch.after)), ("delta", .int(ch.delta)), owner(ch.path, owners)])
-            })
+            .array(
+                list.prefix(changeListLength).map { ch in
+                    .object(
+                        path(ch.path) + [
+                            ("before", .optional(ch.before)), ("after", .optional(ch.after)), ("delta", .int(ch.delta)),
+                            owner(ch.path, owners),
+                        ])
+                })
         }
         return .object([
             ("suppressedFindings", .int(Int64(suppressed))),
             ("backupFootprintBefore", .int(c.footprintBefore)),
             ("backupFootprintAfter", .int(c.footprintAfter)),
             ("backupFootprintDelta", .int(c.footprintDelta)),
-            ("zones", .array(c.zones.map { .object([("zone", .string($0.zone.rawValue)), ("before", .int($0.before)), ("after", .int($0.after)), ("delta", .int($0.after - $0.before))]) })),
+            (
+                "zones",
+                .array(
+                    c.zones.map {
+                        .object([
+                            ("zone", .string($0.zone.rawValue)), ("before", .int($0.before)), ("after", .int($0.after)),
+                            ("delta", .int($0.after - $0.before)),
+                        ])
+                    })
+            ),
             ("addedCount", .int(Int64(c.added.count))),
             ("removedCount", .int(Int64(c.removed.count))),
             ("grewCount", .int(Int64(c.grew.count))),
@@ -238,8 +301,9 @@ public enum JSONReport {
         for (c, inventory) in inventories.enumerated() {
             let notRead = notRead(inventory)
             for (i, entry) in inventory.entries.enumerated() {
-                self.entry(entry, domain: inventory.domain, owner: owners.attribution(container: c, entry: i),
-                           notRead: notRead.isEmpty ? nil : notRead[entry.path], into: &chunk)
+                self.entry(
+                    entry, domain: inventory.domain, owner: owners.attribution(container: c, entry: i),
+                    notRead: notRead.isEmpty ? nil : notRead[entry.path], into: &chunk)
                 chunk.append(UInt8(ascii: "\n"))
                 if chunk.count >= 1 << 16 {
                     write(chunk)
@@ -259,7 +323,12 @@ public enum JSONReport {
             var path = p.path
             if inventory.entry(at: path) == nil, p.path.name.starts(with: sidecarPrefix) {
                 let described = Array(p.path.name.dropFirst(2))
-                path = p.path.parent.map { $0.isRoot ? ContainerPath(bytes: described) : ContainerPath(bytes: $0.bytes + [UInt8(ascii: "/")] + described) } ?? p.path
+                path =
+                    p.path.parent.map {
+                        $0.isRoot
+                            ? ContainerPath(bytes: described)
+                            : ContainerPath(bytes: $0.bytes + [UInt8(ascii: "/")] + described)
+                    } ?? p.path
             }
             guard inventory.entry(at: path) != nil else { continue }
             let text = "\(p.operation) (\(p.reason))"
@@ -276,7 +345,9 @@ public enum JSONReport {
 
     /// One `inventory` line, written straight into `out`: the fields in the order
     /// docs/json-format.md gives, without building a `JSON` value per entry first.
-    static func entry(_ e: InventoryEntry, domain: String, owner: Attribution? = nil, notRead: String? = nil, into out: inout [UInt8]) {
+    static func entry(
+        _ e: InventoryEntry, domain: String, owner: Attribution? = nil, notRead: String? = nil, into out: inout [UInt8]
+    ) {
         let w = e.entry
         var o = JSONObjectWriter(&out)
         defer { o.end(&out) }

@@ -1,7 +1,7 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// How JUnit shows findings below the fail level (`scan --junit-warnings`).
 public enum JUnitWarnings: String, CaseIterable, Sendable {
@@ -19,10 +19,14 @@ public enum JUnitWarnings: String, CaseIterable, Sendable {
 /// skipped case with its reason ("needs a baseline (--baseline)") where it could not run, and a
 /// suite of budgets with one case each.
 enum JUnitReport {
-    static func render(_ result: AuditResult, failOn: Severity, warnings: JUnitWarnings = .skipped, allowIncomplete: Bool = false) -> String {
+    static func render(
+        _ result: AuditResult, failOn: Severity, warnings: JUnitWarnings = .skipped, allowIncomplete: Bool = false
+    ) -> String {
         let x = XMLText.escape
         var suites: [String] = []
-        var totalTests = 0, totalFailures = 0, totalSkipped = 0
+        var totalTests = 0
+        var totalFailures = 0
+        var totalSkipped = 0
         // Completeness first: one case, failed when the scan missed something (system-err
         // naming what when --allow-incomplete accepts it).
         do {
@@ -34,23 +38,35 @@ enum JUnitReport {
                     body = "\n      <system-err>\(x(result.incompleteSummary))&#10;\(listText)</system-err>\n    "
                 } else {
                     failures = 1
-                    body = "\n      <failure type=\"incomplete\" message=\"\(x(result.incompleteSummary))\">\(listText)</failure>\n    "
+                    body =
+                        "\n      <failure type=\"incomplete\" "
+                        + "message=\"\(x(result.incompleteSummary))\">\(listText)</failure>\n    "
                 }
             }
-            let testcase = body.isEmpty ? "    <testcase classname=\"scan\" name=\"complete\"/>" : "    <testcase classname=\"scan\" name=\"complete\">\(body)</testcase>"
-            let properties = ProtectionReport.junitProperties(result).map { "      <property name=\"\(x($0))\" value=\"\(x($1))\"/>" }
+            let testcase =
+                body.isEmpty
+                ? "    <testcase classname=\"scan\" name=\"complete\"/>"
+                : "    <testcase classname=\"scan\" name=\"complete\">\(body)</testcase>"
+            let properties = ProtectionReport.junitProperties(result).map {
+                "      <property name=\"\(x($0))\" value=\"\(x($1))\"/>"
+            }
             let propertyBlock = "    <properties>\n" + properties.joined(separator: "\n") + "\n    </properties>\n"
-            suites.append("  <testsuite name=\"scan\" tests=\"1\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\">\n\(propertyBlock)\(testcase)\n  </testsuite>")
+            suites.append(
+                "  <testsuite name=\"scan\" tests=\"1\" failures=\"\(failures)\" errors=\"0\" "
+                    + "skipped=\"0\">\n\(propertyBlock)\(testcase)\n  </testsuite>"
+            )
             totalTests += 1
             totalFailures += failures
         }
         let byRule = Dictionary(grouping: result.findings, by: \.ruleId)
         // An exceeded budget is a case of the budgets suite (below), not a second one here.
         let budgetsSuite = !result.budgets.isEmpty
-        for rule in result.summary.rulesRun.compactMap(RuleCatalogue.rule(id:)) where !(budgetsSuite && rule.id == "budget-exceeded") {
+        for rule in result.summary.rulesRun.compactMap(RuleCatalogue.rule(id:))
+        where !(budgetsSuite && rule.id == "budget-exceeded") {
             let findings = byRule[rule.id] ?? []
             var cases: [String] = []
-            var failures = 0, skipped = 0
+            var failures = 0
+            var skipped = 0
             // Not run where the input or the run lacks what it needs: a skipped case with the
             // reason, never a passing one (one case when it ran nowhere, else one per domain).
             let notRun = result.notRun(rule.id)
@@ -59,13 +75,20 @@ enum JUnitReport {
             for n in notRun {
                 skipped += 1
                 let name = ranNowhere && notRun.count == 1 ? "container" : n.domain
-                cases.append("    <testcase classname=\"\(x(rule.id))\" name=\"\(x(name))\">\n      <skipped message=\"\(x(n.reason))\"/>\n    </testcase>")
+                cases.append(
+                    "    <testcase classname=\"\(x(rule.id))\" name=\"\(x(name))\">\n      <skipped "
+                        + "message=\"\(x(n.reason))\"/>\n    </testcase>"
+                )
             }
             if applies == 0 {
                 // A rule for other containers than those scanned (an App Group rule on an app's
                 // container alone) did not run either.
                 skipped += 1
-                cases.append("    <testcase classname=\"\(x(rule.id))\" name=\"container\">\n      <skipped message=\"not run: it checks \(x(RulesCatalogueReport.containers(rule))), and none was scanned\"/>\n    </testcase>")
+                cases.append(
+                    "    <testcase classname=\"\(x(rule.id))\" name=\"container\">\n      <skipped message=\"not "
+                        + "run: it checks \(x(RulesCatalogueReport.containers(rule))), and none was scanned\"/>\n "
+                        + "   </testcase>"
+                )
             } else if findings.isEmpty && !ranNowhere {
                 cases.append("    <testcase classname=\"\(x(rule.id))\" name=\"container\"/>")
             }
@@ -74,21 +97,27 @@ enum JUnitReport {
                 let owner = OwnerReport.owner(result, f).map { "&#10;" + x(OwnerReport.line($0)) } ?? ""
                 if f.severity >= failOn || warnings == .failure {
                     failures += 1
-                    cases.append("""
+                    cases.append(
+                        """
                             <testcase classname="\(x(rule.id))" name="\(name)">
-                              <failure type="\(f.severity.rawValue)" message="\(x(f.message))">\(x(f.message))&#10;fix: \(x(f.fixText ?? rule.description.fix))\(owner)</failure>
+                              <failure type="\(f.severity.rawValue)" \
+                        message="\(x(f.message))">\(x(f.message))&#10;fix: \
+                        \(x(f.fixText ?? rule.description.fix))\(owner)</failure>
                             </testcase>
                         """)
                 } else if warnings == .skipped {
                     skipped += 1
-                    cases.append("""
+                    cases.append(
+                        """
                             <testcase classname="\(x(rule.id))" name="\(name)">
                               <skipped message="\(x(f.severity.rawValue)): \(x(f.message))"/>
-                              <system-out>\(x(f.severity.rawValue)): \(x(f.message))&#10;fix: \(x(f.fixText ?? rule.description.fix))\(owner)</system-out>
+                              <system-out>\(x(f.severity.rawValue)): \(x(f.message))&#10;fix: \
+                        \(x(f.fixText ?? rule.description.fix))\(owner)</system-out>
                             </testcase>
                         """)
                 } else {
-                    cases.append("""
+                    cases.append(
+                        """
                             <testcase classname="\(x(rule.id))" name="\(name)">
                               <system-out>\(x(f.severity.rawValue)): \(x(f.message))\(owner)</system-out>
                             </testcase>
@@ -98,20 +127,30 @@ enum JUnitReport {
             totalTests += cases.count
             totalFailures += failures
             totalSkipped += skipped
-            suites.append("  <testsuite name=\"\(x(rule.id))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\">\n" + cases.joined(separator: "\n") + "\n  </testsuite>")
+            suites.append(
+                "  <testsuite name=\"\(x(rule.id))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" "
+                    + "skipped=\"\(skipped)\">\n"
+                    + cases.joined(separator: "\n") + "\n  </testsuite>")
         }
         if !result.budgets.isEmpty {
             // The budget-exceeded rule's severity decides, as for any rule's finding: failed at
             // or above the fail level, else as `warnings` says; passed when the rule is off.
             let ruleID = "budget-exceeded"
-            let severity = result.policy.disabledRules.contains(ruleID) ? nil
+            let severity =
+                result.policy.disabledRules.contains(ruleID)
+                ? nil
                 : result.policy.severities[ruleID] ?? RuleCatalogue.rule(id: ruleID)?.description.defaultSeverity
             var cases: [String] = []
-            var failures = 0, skipped = 0
+            var failures = 0
+            var skipped = 0
             for r in result.budgets {
                 let name = x(r.budget.name)
-                let text = "\(ByteSize.format(r.measured ?? 0)) of \(ByteSize.format(r.limit))" + (r.exceeded ? ", over by \(ByteSize.format(r.overshoot))" : "")
-                func testcase(_ body: String) -> String { "    <testcase classname=\"budgets\" name=\"\(name)\">\n      \(body)\n    </testcase>" }
+                let text =
+                    "\(ByteSize.format(r.measured ?? 0)) of \(ByteSize.format(r.limit))"
+                    + (r.exceeded ? ", over by \(ByteSize.format(r.overshoot))" : "")
+                func testcase(_ body: String) -> String {
+                    "    <testcase classname=\"budgets\" name=\"\(name)\">\n      \(body)\n    </testcase>"
+                }
                 if r.measured == nil {
                     skipped += 1
                     cases.append(testcase("<skipped message=\"needs --baseline\"/>"))
@@ -128,11 +167,15 @@ enum JUnitReport {
             totalTests += cases.count
             totalFailures += failures
             totalSkipped += skipped
-            suites.append("  <testsuite name=\"budgets\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\">\n" + cases.joined(separator: "\n") + "\n  </testsuite>")
+            suites.append(
+                "  <testsuite name=\"budgets\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" "
+                    + "skipped=\"\(skipped)\">\n"
+                    + cases.joined(separator: "\n") + "\n  </testsuite>")
         }
         return """
             <?xml version="1.0" encoding="UTF-8"?>
-            <testsuites name="sandbox-audit" tests="\(totalTests)" failures="\(totalFailures)" errors="0" skipped="\(totalSkipped)">
+            <testsuites name="sandbox-audit" tests="\(totalTests)" failures="\(totalFailures)" errors="0" \
+            skipped="\(totalSkipped)">
             \(suites.joined(separator: "\n"))
             </testsuites>
 

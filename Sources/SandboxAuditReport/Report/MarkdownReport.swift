@@ -1,7 +1,7 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// Markdown for a pull-request comment or a GitHub job summary: headline numbers, budgets with
 /// use, baseline deltas, counts by rule (each linked to its section of docs/rules.md), and the
@@ -39,13 +39,24 @@ public enum MarkdownReport {
         if !result.complete { md += "> **⚠️ \(cell(result.incompleteSummary))**\n\n" }
         md += "\(summary.counts); fails at \(failOn.rawValue).\n\n"
         let delta: (Int64) -> String = { $0 == 0 ? "±0 B" : ($0 > 0 ? "+" : "") + ByteSize.format($0) }
-        md += "| | size |" + (result.comparison != nil ? " since the baseline |" : "") + "\n|---|---:|" + (result.comparison != nil ? "---:|" : "") + "\n"
-        md += "| Backup footprint\(result.isMultiDomain ? " (\(result.inventories.count) domains)" : "") | **\(ByteSize.format(result.backupFootprint))** |" + (result.comparison.map { " \(delta($0.footprintDelta)) |" } ?? "") + "\n"
-        md += "| Kept on update | \(ByteSize.format(result.keptOnUpdate)) |" + (result.comparison != nil ? " |" : "") + "\n"
-        md += "| Kept on restore | \(ByteSize.format(result.keptOnRestore)) |" + (result.comparison != nil ? " |" : "") + "\n"
+        md +=
+            "| | size |" + (result.comparison != nil ? " since the baseline |" : "") + "\n|---|---:|"
+            + (result.comparison != nil ? "---:|" : "") + "\n"
+        let domains = result.isMultiDomain ? " (\(result.inventories.count) domains)" : ""
+        md +=
+            "| Backup footprint\(domains) | **\(ByteSize.format(result.backupFootprint))** |"
+            + (result.comparison.map { " \(delta($0.footprintDelta)) |" } ?? "") + "\n"
+        md +=
+            "| Kept on update | \(ByteSize.format(result.keptOnUpdate)) |" + (result.comparison != nil ? " |" : "")
+            + "\n"
+        md +=
+            "| Kept on restore | \(ByteSize.format(result.keptOnRestore)) |" + (result.comparison != nil ? " |" : "")
+            + "\n"
         if result.isMultiDomain {
             for i in result.inventories {
-                md += "| \(cell(i.domain)) backup | \(ByteSize.format(i.backupFootprint)) |" + (result.comparison != nil ? " |" : "") + "\n"
+                md +=
+                    "| \(cell(i.domain)) backup | \(ByteSize.format(i.backupFootprint)) |"
+                    + (result.comparison != nil ? " |" : "") + "\n"
             }
         }
         if let cmp = result.comparison {
@@ -64,7 +75,9 @@ public enum MarkdownReport {
                     md += "| \(cell(r.budget.name)) | not measured | | needs a baseline |\n"
                     continue
                 }
-                md += "| \(cell(r.budget.name)) | \(ByteSize.format(m)) of \(ByteSize.format(r.limit)) | \(BudgetText.percent(p)) | "
+                md +=
+                    "| \(cell(r.budget.name)) | \(ByteSize.format(m)) of \(ByteSize.format(r.limit)) | "
+                    + "\(BudgetText.percent(p)) | "
                 md += r.exceeded ? "❌ over by \(ByteSize.format(r.overshoot)) |\n" : "✅ |\n"
             }
             md += "\n"
@@ -73,14 +86,20 @@ public enum MarkdownReport {
         if let cmp = result.comparison {
             let moved = cmp.zones.filter { $0.before != $0.after }
             if !moved.isEmpty {
-                md += "### Backed up per zone, since the baseline\n\n| zone | before | after | change |\n|---|---:|---:|---:|\n"
+                md +=
+                    "### Backed up per zone, since the baseline\n\n| zone | before | after | change "
+                    + "|\n|---|---:|---:|---:|\n"
                 for z in moved {
-                    md += "| \(cell(z.zone.title)) | \(ByteSize.format(z.before)) | \(ByteSize.format(z.after)) | \(delta(z.after - z.before)) |\n"
+                    md +=
+                        "| \(cell(z.zone.title)) | \(ByteSize.format(z.before)) | \(ByteSize.format(z.after)) | "
+                        + "\(delta(z.after - z.before)) |\n"
                 }
                 md += "\n"
             }
             if !cmp.grew.isEmpty || !cmp.added.isEmpty {
-                md += "Grew most: " + cmp.grew.prefix(5).map { "\(cell($0.path.display)) (\(delta($0.delta)))" }.joined(separator: ", ")
+                md +=
+                    "Grew most: "
+                    + cmp.grew.prefix(5).map { "\(cell($0.path.display)) (\(delta($0.delta)))" }.joined(separator: ", ")
                 md += cmp.grew.isEmpty ? "none" : ""
                 md += ". Added: \(cmp.added.count) file(s), removed: \(cmp.removed.count).\n\n"
             }
@@ -90,7 +109,8 @@ public enum MarkdownReport {
         md += ProtectionReport.markdown(result)
         md += OwnerReport.markdown(result, cell: cell).joined(separator: "\n") + "\n"
 
-        var tail = summary.notReported.isEmpty ? "" : "\nNot reported: " + summary.notReported.joined(separator: ", ") + "."
+        var tail =
+            summary.notReported.isEmpty ? "" : "\nNot reported: " + summary.notReported.joined(separator: ", ") + "."
         tail += SuppressionReport.markdown(result, cell: cell)
         tail += notChecked(result)
         tail += "\n\n<sub>\(ByteSize.unitsNote). sandbox-audit \(Audit.toolVersion).</sub>\n"
@@ -99,7 +119,9 @@ public enum MarkdownReport {
         md += "### Findings by rule\n\n| rule | errors | warnings | notes | fix |\n|---|---:|---:|---:|---|\n"
         for t in result.tallies {
             let fix = RuleCatalogue.rule(id: t.ruleId)?.description.fix ?? ""
-            md += "| [`\(t.ruleId)`](\(References.ruleHelp(t.ruleId))) | \(t.errors) | \(t.warnings) | \(t.notes) | \(cell(fix)) |\n"
+            md +=
+                "| [`\(t.ruleId)`](\(References.ruleHelp(t.ruleId))) | \(t.errors) | \(t.warnings) | \(t.notes) | "
+                + "\(cell(fix)) |\n"
         }
         md += "\n"
 
@@ -111,11 +133,13 @@ public enum MarkdownReport {
             // The rule's fix is in the table above; a finding's own (a command, the carrier
             // the scan saw) follows its message.
             let fix = f.fix.map { "<br>**Fix:** " + cell($0) } ?? ""
-            return "| \(icon) \(f.severity.rawValue) | \(cell(f.ruleId)) | \(cell(result.subject(f) ?? "")) | \(cell(f.message + owner))\(fix) |\n"
+            return
+                "| \(icon) \(f.severity.rawValue) | \(cell(f.ruleId)) | \(cell(result.subject(f) ?? "")) | "
+                + "\(cell(f.message + owner))\(fix) |\n"
         }
         let ordered = result.findingsBySeverity
         let title = "### Most severe findings\n\n"
-        let reserve = 400 // the fold's summary and the "… N more" line
+        let reserve = 400  // the fold's summary and the "… N more" line
         var room = maxLength - md.utf8.count - tail.utf8.count - title.utf8.count - 2 * header.utf8.count - reserve
         var rows: [String] = []
         for f in ordered {
@@ -130,7 +154,9 @@ public enum MarkdownReport {
             md += rows.dropFirst(unfolded).joined() + "\n</details>\n"
         }
         if rows.count < ordered.count {
-            md += "\n… \(ordered.count - rows.count) more finding(s) — see the HTML report / SARIF (`--output html=PATH --output sarif=PATH`).\n"
+            md +=
+                "\n… \(ordered.count - rows.count) more finding(s) — see the HTML report / SARIF (`--output "
+                + "html=PATH --output sarif=PATH`).\n"
         }
         md += tail
         return md
@@ -140,8 +166,10 @@ public enum MarkdownReport {
     static func notChecked(_ result: AuditResult) -> String {
         let lines = result.notCheckedLines
         guard !lines.isEmpty else { return "" }
-        return "\n\n**Not checked** (what this scan could not observe):\n\n" + lines.map { line in
-            "- " + (line.domains.map { cell($0.joined(separator: ", ")) + ": " } ?? "") + line.rules.map { "`\($0)`" }.joined(separator: ", ") + ": " + cell(line.reason) + "\n"
-        }.joined()
+        return "\n\n**Not checked** (what this scan could not observe):\n\n"
+            + lines.map { line in
+                "- " + (line.domains.map { cell($0.joined(separator: ", ")) + ": " } ?? "")
+                    + line.rules.map { "`\($0)`" }.joined(separator: ", ") + ": " + cell(line.reason) + "\n"
+            }.joined()
     }
 }

@@ -1,6 +1,6 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
+import SandboxAuditSystem
 
 /// `--format metrics`: one flat JSON object of the scan's totals in MetricKit's terms
 /// (`MXDiskSpaceUsageMetric`'s property names) beside the backup's, for dashboards to set a CI

@@ -1,7 +1,7 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// ncdu's JSON export, format 1.2 in its extended mode (https://dev.yorhel.nl/ncdu/jsonfmt),
 /// so a scanned container opens in `ncdu -f FILE` or `gdu -f FILE`: every entry of the
@@ -128,7 +128,8 @@ enum NcduReport {
     static func nameText(_ name: [UInt8]) -> String {
         let backslash = UInt8(ascii: "\\")
         guard name.contains(backslash) else { return ByteText.display(name) }
-        return name.split(separator: backslash, omittingEmptySubsequences: false).map { ByteText.display($0) }.joined(separator: "\\\\")
+        return name.split(separator: backslash, omittingEmptySubsequences: false).map { ByteText.display($0) }.joined(
+            separator: "\\\\")
     }
 
     /// The file type bits of `st_mode`, from the kind (an archive member's mode may lack them).

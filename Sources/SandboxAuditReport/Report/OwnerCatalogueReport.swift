@@ -61,7 +61,9 @@ package enum OwnerCatalogueReport {
         for e in OwnerCatalogue.all {
             var matches = e.matches.map(match).joined(separator: "; ")
             if !e.legacy.isEmpty { matches += "; before it moved: " + e.legacy.map(match).joined(separator: "; ") }
-            if !e.confirmedBy.isEmpty { matches += "; only beside " + e.confirmedBy.map(code).joined(separator: " or ") }
+            if !e.confirmedBy.isEmpty {
+                matches += "; only beside " + e.confirmedBy.map(code).joined(separator: " or ")
+            }
             var holds = e.holds
             if let h = e.history { holds += " (moved: \(h))" }
             if e.debugOnly { holds += " **debug-only**: absent from release builds" }

@@ -1,6 +1,6 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
+import SandboxAuditSystem
 
 /// Who owns the bytes, in every format: each container's owners with their files and
 /// backed-up bytes, and a finding's owner with its public source and what to do. Formats only:
@@ -24,7 +24,8 @@ enum OwnerReport {
     static func owners(_ result: AuditResult, _ findings: [Finding]) -> [Attribution?] {
         guard let owners = result.context.owners else { return [Attribution?](repeating: nil, count: findings.count) }
         // Findings come in runs of one domain: its container looked up once per run.
-        var lastDomain: String?, lastContainer = 0
+        var lastDomain: String?
+        var lastContainer = 0
         let items = findings.indices.map { i -> (container: Int, path: ContainerPath)? in
             guard let path = findings[i].path, !path.isRoot else { return nil }
             let domain = findings[i].domain
@@ -63,18 +64,27 @@ enum OwnerReport {
             ("debugOnly", .bool(e.debugOnly)),
             ("legacyLocation", .bool(legacy)),
             ("evidence", .string(e.evidence.rawValue)),
-            ("source", .object([("repository", .string(e.source.repository)), ("file", .string(e.source.file)), ("line", .optional(e.source.line)),
-                                ("commit", .optional(e.source.commit)), ("url", .string(e.source.url))])),
+            (
+                "source",
+                .object([
+                    ("repository", .string(e.source.repository)), ("file", .string(e.source.file)),
+                    ("line", .optional(e.source.line)),
+                    ("commit", .optional(e.source.commit)), ("url", .string(e.source.url)),
+                ])
+            ),
             ("advice", .string(e.advice)),
         ])
     }
 
     /// One container's owners in JSON.
     static func json(_ totals: [OwnerMap.Total]) -> JSON {
-        .array(totals.map { t in
-            .object([("owner", .string(t.owner)), ("kind", .string(t.kind)), ("files", .int(Int64(t.files))),
-                     ("backedUpBytes", .int(t.backedUpBytes)), ("size", .int(t.size))])
-        })
+        .array(
+            totals.map { t in
+                .object([
+                    ("owner", .string(t.owner)), ("kind", .string(t.kind)), ("files", .int(Int64(t.files))),
+                    ("backedUpBytes", .int(t.backedUpBytes)), ("size", .int(t.size)),
+                ])
+            })
     }
 
     /// The catalogue's page, where reports point.
@@ -86,14 +96,21 @@ enum OwnerReport {
         guard all.contains(where: { !$0.isEmpty }) else { return [] }
         var lines: [String] = []
         for (inv, rows) in zip(result.inventories, all) where !rows.isEmpty {
-            lines.append(bold("owners") + (result.isMultiDomain ? " in " + TerminalText.escaped(inv.domain) : "") + " (the catalogue: \(catalogueURL))")
+            lines.append(
+                bold("owners") + (result.isMultiDomain ? " in " + TerminalText.escaped(inv.domain) : "")
+                    + " (the catalogue: \(catalogueURL))")
             let width = max(20, rows.map { $0.owner.count }.max() ?? 0)
-            lines.append(bold(TextReport.pad("owner", width + 2) + TextReport.pad("kind", 10) + TextReport.pad("files", 8, right: true)
-                              + TextReport.pad("size", 11, right: true) + TextReport.pad("backed up", 12, right: true)))
+            lines.append(
+                bold(
+                    TextReport.pad("owner", width + 2) + TextReport.pad("kind", 10)
+                        + TextReport.pad("files", 8, right: true)
+                        + TextReport.pad("size", 11, right: true) + TextReport.pad("backed up", 12, right: true)))
             for t in rows {
-                lines.append(TextReport.pad(TerminalText.escaped(t.owner), width + 2) + TextReport.pad(t.kind, 10)
-                             + TextReport.pad(String(t.files), 8, right: true) + TextReport.pad(ByteSize.format(t.size), 11, right: true)
-                             + TextReport.pad(ByteSize.format(t.backedUpBytes), 12, right: true))
+                lines.append(
+                    TextReport.pad(TerminalText.escaped(t.owner), width + 2) + TextReport.pad(t.kind, 10)
+                        + TextReport.pad(String(t.files), 8, right: true)
+                        + TextReport.pad(ByteSize.format(t.size), 11, right: true)
+                        + TextReport.pad(ByteSize.format(t.backedUpBytes), 12, right: true))
             }
             lines.append("")
         }
@@ -101,7 +118,9 @@ enum OwnerReport {
         if !notes.isEmpty {
             lines.append(bold("what to tell the SDKs' maintainers") + " (the issue text: --format markdown)")
             for n in notes {
-                var l = "  " + TerminalText.escaped(n.entry.owner) + ": \(ByteSize.format(n.backedUpBytes)) backed up in \(n.files.filter(\.backedUp).count) file(s)"
+                var l =
+                    "  " + TerminalText.escaped(n.entry.owner)
+                    + ": \(ByteSize.format(n.backedUpBytes)) backed up in \(n.files.filter(\.backedUp).count) file(s)"
                 if let g = n.growth { l += ", +\(ByteSize.format(g)) since the baseline" }
                 lines.append(l + "; source: \(n.entry.source)")
             }
@@ -117,12 +136,20 @@ enum OwnerReport {
     static func markdown(_ result: AuditResult, cell: (String) -> String) -> [String] {
         let all = totals(result)
         guard all.contains(where: { !$0.isEmpty }) else { return [] }
-        var lines = ["### Who owns the bytes", "", "Owners: the policy's `owners:`, then [the catalogue](\(catalogueURL)).", "", "| Domain | Owner | Kind | Files | Size | Backed up |", "|---|---|---|--:|--:|--:|"]
+        var lines = [
+            "### Who owns the bytes", "", "Owners: the policy's `owners:`, then [the catalogue](\(catalogueURL)).", "",
+            "| Domain | Owner | Kind | Files | Size | Backed up |", "|---|---|---|--:|--:|--:|",
+        ]
         for (inv, rows) in zip(result.inventories, all) {
             for t in rows.prefix(markdownRows) {
-                lines.append("| \(cell(inv.domain)) | \(cell(t.owner)) | \(t.kind) | \(t.files) | \(ByteSize.format(t.size)) | \(ByteSize.format(t.backedUpBytes)) |")
+                lines.append(
+                    "| \(cell(inv.domain)) | \(cell(t.owner)) | \(t.kind) | \(t.files) | \(ByteSize.format(t.size)) "
+                        + "| \(ByteSize.format(t.backedUpBytes)) |"
+                )
             }
-            if rows.count > markdownRows { lines.append("| \(cell(inv.domain)) | … \(rows.count - markdownRows) more | | | | |") }
+            if rows.count > markdownRows {
+                lines.append("| \(cell(inv.domain)) | … \(rows.count - markdownRows) more | | | | |")
+            }
         }
         return lines + [""] + maintainerMarkdown(result, cell: cell)
     }
@@ -147,41 +174,68 @@ enum OwnerReport {
     static func issueText(_ n: MaintainerNote, cell: (String) -> String) -> [String] {
         let e = n.entry
         var what = "\(ByteSize.format(n.backedUpBytes)) backed up in \(n.files.filter(\.backedUp).count) file(s)"
-        if let g = n.growth, g > 0 { what += (n.backedUpBytes > 0 ? ", and " : "") + "\(ByteSize.format(g)) of growth since the baseline" }
-        if n.backedUpBytes == 0 { what = (n.growth ?? 0) > 0 ? "\(ByteSize.format(n.growth ?? 0)) of growth since the baseline (not backed up)" : what }
+        if let g = n.growth, g > 0 {
+            what += (n.backedUpBytes > 0 ? ", and " : "") + "\(ByteSize.format(g)) of growth since the baseline"
+        }
+        if n.backedUpBytes == 0 {
+            what =
+                (n.growth ?? 0) > 0
+                ? "\(ByteSize.format(n.growth ?? 0)) of growth since the baseline (not backed up)" : what
+        }
         var state: [String] = []
         if n.backedUpBytes > 0 { state.append("in the device and iCloud backup") }
         if let g = n.growth, g > 0 { state.append("grew by \(ByteSize.format(g)) since the baseline") }
         var lines = [
             "**\(cell(e.owner)): \(cell(e.holds)), \(state.joined(separator: ", and "))**",
             "",
-            "In an app's container, the SDK's files come to \(what) (\(n.fileCount) file(s) of the SDK's, \(ByteSize.format(n.size)) in all):",
+            "In an app's container, the SDK's files come to \(what) (\(n.fileCount) file(s) of the SDK's, "
+                + "\(ByteSize.format(n.size)) in all):",
             "",
             "| Path | Size | Backed up | Growth since the baseline |",
             "|---|--:|---|--:|",
         ]
         for f in n.files.prefix(maintainerFiles) {
-            let growth = n.growth == nil ? "no baseline" : f.added ? "new, +\(ByteSize.format(f.size))" : f.growth > 0 ? "+\(ByteSize.format(f.growth))" : "none"
-            lines.append("| \(cell(f.path.display)) | \(ByteSize.format(f.size)) | \(f.backedUp ? "yes" : "no") | \(growth) |")
+            let growth =
+                n.growth == nil
+                ? "no baseline"
+                : f.added ? "new, +\(ByteSize.format(f.size))" : f.growth > 0 ? "+\(ByteSize.format(f.growth))" : "none"
+            lines.append(
+                "| \(cell(f.path.display)) | \(ByteSize.format(f.size)) | \(f.backedUp ? "yes" : "no") | \(growth) |")
         }
         if n.files.count > maintainerFiles { lines.append("| … \(n.files.count - maintainerFiles) more | | | |") }
         lines.append("")
-        let where_ = "[\(e.source.title)](\(e.source.url))" + (e.source.line.map { ", \($0)" } ?? "")
+        let located =
+            "[\(e.source.title)](\(e.source.url))" + (e.source.line.map { ", \($0)" } ?? "")
             + (e.source.commit.map { " (read at commit \($0))" } ?? "")
-        lines.append(e.evidence == .observed ? "Where it was reported before: \(where_) (observed, not read in code)." : "Where the SDK builds this path: \(where_).")
+        lines.append(
+            e.evidence == .observed
+                ? "Where it was reported before: \(located) (observed, not read in code)."
+                : "Where the SDK builds this path: \(located).")
         var exclusion: String
         switch e.exclusion {
-        case .excluded: exclusion = "The SDK sets the exclude-from-backup attribute here, yet these files are backed up: the attribute is missing on them (set on other files, or lost when a file was replaced)."
+        case .excluded:
+            exclusion =
+                "The SDK sets the exclude-from-backup attribute here, yet these files are backed up: the attribute "
+                + "is missing on them (set on other files, or lost when a file was replaced)."
         case .notExcluded: exclusion = "The SDK does not set the exclude-from-backup attribute on them."
         case .partly: exclusion = "The SDK excludes part of what it writes there, not these files."
-        case .notNeeded: exclusion = "The SDK writes them to Caches or tmp, which backup skips; they still take the app's storage on the device."
-        case .unknown: exclusion = "Whether the SDK sets the exclude-from-backup attribute is not known (closed source, or not read)."
+        case .notNeeded:
+            exclusion =
+                "The SDK writes them to Caches or tmp, which backup skips; they still take the app's storage on the "
+                + "device."
+        case .unknown:
+            exclusion =
+                "Whether the SDK sets the exclude-from-backup attribute is not known (closed source, or not read)."
         }
         if let note = e.exclusionNote { exclusion = exclusion.dropLast() + ": " + note + "." }
         lines.append(exclusion)
-        lines.append("Apple asks that data an app can re-create or download again be kept out of backups: \(MaintainerNote.backupReference); \(MaintainerNote.exclusionReference).")
+        lines.append(
+            "Apple asks that data an app can re-create or download again be kept out of backups: "
+                + "\(MaintainerNote.backupReference); \(MaintainerNote.exclusionReference)."
+        )
         lines.append("")
-        lines.append("<sub>Measured with sandbox-audit \(Audit.toolVersion); the SDK's locations: \(catalogueURL).</sub>")
+        lines.append(
+            "<sub>Measured with sandbox-audit \(Audit.toolVersion); the SDK's locations: \(catalogueURL).</sub>")
         return lines
     }
 
@@ -189,12 +243,19 @@ enum OwnerReport {
     static func maintainerMarkdown(_ result: AuditResult, cell: (String) -> String) -> [String] {
         let notes = maintainerNotes(result)
         guard !notes.isEmpty else { return [] }
-        var lines = ["### What to tell the SDKs' maintainers", "",
-                     "Files of SDKs that are backed up or grew since the baseline, with where each SDK's own source builds the path: each block is ready to paste into an issue on the SDK's repository.", ""]
+        var lines = [
+            "### What to tell the SDKs' maintainers", "",
+            "Files of SDKs that are backed up or grew since the baseline, with where each SDK's own source builds "
+                + "the path: each block is ready to paste into an issue on the SDK's repository.",
+            "",
+        ]
         var bytes = lines.reduce(0) { $0 + $1.utf8.count + 1 }
         var shown = 0
         for n in notes.prefix(maintainerNotesShown) {
-            var heading = "#### \(cell(n.entry.owner)) ([\(n.entry.source.documentation == nil ? n.entry.source.repository : "Apple's documentation")](\(n.entry.source.home))): \(ByteSize.format(n.backedUpBytes)) backed up"
+            var heading =
+                "#### \(cell(n.entry.owner)) "
+                + "([\(n.entry.source.documentation == nil ? n.entry.source.repository : "Apple's documentation")]("
+                + "\(n.entry.source.home))): \(ByteSize.format(n.backedUpBytes)) backed up"
             if let g = n.growth { heading += ", +\(ByteSize.format(g)) since the baseline" }
             let block = [heading, "", "````markdown"] + issueText(n, cell: cell) + ["````", ""]
             let size = block.reduce(0) { $0 + $1.utf8.count + 1 }
@@ -203,7 +264,11 @@ enum OwnerReport {
             shown += 1
             lines += block
         }
-        if shown < notes.count { lines += ["… \(notes.count - shown) more SDK(s): the JSON report's owners and `inventory` list their files.", ""] }
+        if shown < notes.count {
+            lines += [
+                "… \(notes.count - shown) more SDK(s): the JSON report's owners and `inventory` list their files.", "",
+            ]
+        }
         return lines
     }
 
@@ -218,28 +283,48 @@ enum OwnerReport {
         let x = XMLText.escape
         var h = "<section>\n"
         for (inv, rows) in zip(result.inventories, all) where !rows.isEmpty {
-            var tiles = rows.filter { $0.backedUpBytes > 0 }.map { (name: $0.owner, kind: $0.kind, bytes: $0.backedUpBytes, files: $0.files) }
+            var tiles = rows.filter { $0.backedUpBytes > 0 }.map {
+                (name: $0.owner, kind: $0.kind, bytes: $0.backedUpBytes, files: $0.files)
+            }
             let rest = inv.backupFootprint - tiles.reduce(Int64(0)) { $0.addingSaturated($1.bytes) }
             if rest > 0 { tiles.append((name: "no owner", kind: "", bytes: rest, files: 0)) }
             tiles.sort { $0.bytes > $1.bytes }
             let title = (result.isMultiDomain ? x(inv.domain) + ": b" : "B") + "acked-up bytes by owner"
             h += "<h2>\(title)</h2>\n"
-            guard !tiles.isEmpty else { h += "<p>Nothing backed up.</p>\n"; continue }
+            guard !tiles.isEmpty else {
+                h += "<p>Nothing backed up.</p>\n"
+                continue
+            }
             let height = 160.0
-            let rects = Treemap.squarify(tiles.map { Double($0.bytes) }, in: Treemap.Rect(x: 0, y: 0, w: Treemap.width, h: height))
-            h += "<svg class=\"treemap\" viewBox=\"0 0 \(Int(Treemap.width)) \(Int(height))\" role=\"img\" aria-label=\"\(title)\"><title>\(title)</title>"
+            let rects = Treemap.squarify(
+                tiles.map { Double($0.bytes) }, in: Treemap.Rect(x: 0, y: 0, w: Treemap.width, h: height))
+            h +=
+                "<svg class=\"treemap\" viewBox=\"0 0 \(Int(Treemap.width)) \(Int(height))\" role=\"img\" "
+                + "aria-label=\"\(title)\"><title>\(title)</title>"
             for (t, r) in zip(tiles, rects) {
-                let tip = "\(t.name)\(t.kind.isEmpty ? "" : " (\(t.kind))"): \(ByteSize.format(t.bytes)) backed up" + (t.files > 0 ? ", \(t.files) files" : "")
-                h += "<g><title>\(x(tip))</title><rect x=\"\(Treemap.f(r.x))\" y=\"\(Treemap.f(r.y))\" width=\"\(Treemap.f(r.w))\" height=\"\(Treemap.f(r.h))\" fill=\"\(colors[t.kind] ?? "#9ca3af")\"/>"
-                h += "<rect x=\"\(Treemap.f(r.x))\" y=\"\(Treemap.f(r.y))\" width=\"\(Treemap.f(r.w))\" height=\"\(Treemap.f(r.h))\" class=\"tile\"/>"
+                let tip =
+                    "\(t.name)\(t.kind.isEmpty ? "" : " (\(t.kind))"): \(ByteSize.format(t.bytes)) backed up"
+                    + (t.files > 0 ? ", \(t.files) files" : "")
+                h +=
+                    "<g><title>\(x(tip))</title><rect x=\"\(Treemap.f(r.x))\" y=\"\(Treemap.f(r.y))\" "
+                    + "width=\"\(Treemap.f(r.w))\" height=\"\(Treemap.f(r.h))\" "
+                    + "fill=\"\(colors[t.kind] ?? "#9ca3af")\"/>"
+                h +=
+                    "<rect x=\"\(Treemap.f(r.x))\" y=\"\(Treemap.f(r.y))\" width=\"\(Treemap.f(r.w))\" "
+                    + "height=\"\(Treemap.f(r.h))\" class=\"tile\"/>"
                 if r.h >= 14, let name = Treemap.fit(t.name, r.w) {
                     h += "<text x=\"\(Treemap.f(r.x + 4))\" y=\"\(Treemap.f(r.y + 12))\" class=\"tl\">\(x(name))</text>"
                 }
                 h += "</g>"
             }
-            h += "</svg>\n<p class=\"legend\">" + [("sdk", "SDK"), ("framework", "Apple framework"), ("team", "team (policy owners)"), ("", "no owner")].map {
-                "<span style=\"color:\(colors[$0.0]!)\">■</span> \($0.1)"
-            }.joined(separator: " ") + " · <a href=\"\(catalogueURL)\">the owner catalogue</a></p>\n"
+            h +=
+                "</svg>\n<p class=\"legend\">"
+                + [
+                    ("sdk", "SDK"), ("framework", "Apple framework"), ("team", "team (policy owners)"),
+                    ("", "no owner"),
+                ].map {
+                    "<span style=\"color:\(colors[$0.0]!)\">■</span> \($0.1)"
+                }.joined(separator: " ") + " · <a href=\"\(catalogueURL)\">the owner catalogue</a></p>\n"
         }
         return h + "</section>"
     }

@@ -1,7 +1,7 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// The data protection census of a scan, in every format that lays out sections (text, JSON,
 /// Markdown, HTML, SARIF run properties): per backup domain, the entries, files and bytes at
@@ -9,7 +9,10 @@ import SandboxAuditSimulate
 /// classes need a device backup to be seen. Documented in docs/json-format.md (`protection`).
 enum ProtectionReport {
     /// What a scan of a container, an archive or a Simulator says instead of a census.
-    static let notObservable = "data protection classes (complete, completeUntilFirstUserAuthentication …) are not observable in a copied container, an archive or a Simulator: only a device backup records them; scan a backup folder of the app to see them"
+    static let notObservable =
+        "data protection classes (complete, completeUntilFirstUserAuthentication …) are not observable in a copied "
+        + "container, an archive or a Simulator: only a device backup records them; scan a backup folder of the "
+        + "app to see them"
 
     /// The censuses of the backup domains, in scan order.
     static func censuses(_ result: AuditResult) -> [(domain: String, census: ProtectionCensus)] {
@@ -23,10 +26,13 @@ enum ProtectionReport {
 
     static func json(_ census: ProtectionCensus?) -> JSON {
         guard let census else { return .null }
-        return .array(census.rows.map { row in
-            .object([("protectionClass", row.protectionClass.map { .string($0.name) } ?? .null),
-                     ("entries", .int(Int64(row.entries))), ("files", .int(Int64(row.files))), ("size", .int(row.size))])
-        })
+        return .array(
+            census.rows.map { row in
+                .object([
+                    ("protectionClass", row.protectionClass.map { .string($0.name) } ?? .null),
+                    ("entries", .int(Int64(row.entries))), ("files", .int(Int64(row.files))), ("size", .int(row.size)),
+                ])
+            })
     }
 
     /// The scan's top-level `protection` object.
@@ -39,10 +45,15 @@ enum ProtectionReport {
         var lines: [String] = []
         for (domain, census) in censuses(result) {
             lines.append(bold("data protection") + " \(TerminalText.escaped(domain)) (as the backup records it)")
-            lines.append(bold(TextReport.pad("class", 40) + TextReport.pad("entries", 9, right: true) + TextReport.pad("files", 8, right: true) + TextReport.pad("size", 11, right: true)))
+            lines.append(
+                bold(
+                    TextReport.pad("class", 40) + TextReport.pad("entries", 9, right: true)
+                        + TextReport.pad("files", 8, right: true) + TextReport.pad("size", 11, right: true)))
             for row in census.rows {
-                lines.append(TextReport.pad(row.label, 40) + TextReport.pad(String(row.entries), 9, right: true)
-                    + TextReport.pad(String(row.files), 8, right: true) + TextReport.pad(ByteSize.format(row.size), 11, right: true))
+                lines.append(
+                    TextReport.pad(row.label, 40) + TextReport.pad(String(row.entries), 9, right: true)
+                        + TextReport.pad(String(row.files), 8, right: true)
+                        + TextReport.pad(ByteSize.format(row.size), 11, right: true))
             }
             lines.append("")
         }
@@ -68,9 +79,14 @@ enum ProtectionReport {
         if let note = note(result) { return "<section><p class=\"meta\">\(x(note)).</p></section>\n" }
         var h = ""
         for (domain, census) in censuses(result) {
-            h += "<section><h2>Data protection: \(x(domain))</h2>\n<div class=\"tw\"><table><thead><tr><th>class</th><th class=\"num\">entries</th><th class=\"num\">files</th><th class=\"num\">size</th></tr></thead><tbody>"
+            h +=
+                "<section><h2>Data protection: \(x(domain))</h2>\n<div "
+                + "class=\"tw\"><table><thead><tr><th>class</th><th class=\"num\">entries</th><th "
+                + "class=\"num\">files</th><th class=\"num\">size</th></tr></thead><tbody>"
             for row in census.rows {
-                h += "<tr><td>\(x(row.label))</td><td class=\"num\">\(row.entries)</td><td class=\"num\">\(row.files)</td><td class=\"num\">\(x(ByteSize.format(row.size)))</td></tr>"
+                h +=
+                    "<tr><td>\(x(row.label))</td><td class=\"num\">\(row.entries)</td><td "
+                    + "class=\"num\">\(row.files)</td><td class=\"num\">\(x(ByteSize.format(row.size)))</td></tr>"
             }
             h += "</tbody></table></div></section>\n"
         }
@@ -82,7 +98,9 @@ enum ProtectionReport {
     static func junitProperties(_ result: AuditResult) -> [(String, String)] {
         if let note = note(result) { return [("protection", note)] }
         return censuses(result).flatMap { domain, census in
-            census.rows.map { ("protection \(domain) \($0.label)", "\($0.files) files, \($0.size) bytes (\($0.entries) entries)") }
+            census.rows.map {
+                ("protection \(domain) \($0.label)", "\($0.files) files, \($0.size) bytes (\($0.entries) entries)")
+            }
         }
     }
 

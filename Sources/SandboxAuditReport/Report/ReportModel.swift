@@ -1,7 +1,7 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// Figures the reports share, computed once from the audit result so that printers only lay
 /// them out.
@@ -32,7 +32,8 @@ extension AuditResult {
         let order = Dictionary(uniqueKeysWithValues: RuleCatalogue.all.enumerated().map { ($1.id, $0) })
         return byRule.values.sorted { a, b in
             if a.severity != b.severity { return a.severity > b.severity }
-            let oa = order[a.ruleId] ?? Int.max, ob = order[b.ruleId] ?? Int.max
+            let oa = order[a.ruleId] ?? Int.max
+            let ob = order[b.ruleId] ?? Int.max
             return oa != ob ? oa < ob : a.ruleId < b.ruleId
         }
     }
@@ -120,11 +121,23 @@ extension Inventory {
                 prefix += part
                 let key = ContainerPath(bytes: prefix)
                 var s = sums[key] ?? Sums()
-                if item.backedUp == true { s.backed +|= size } else if item.excludedBy != nil { s.excluded +|= size } else { s.skipped +|= size }
+                if item.backedUp == true {
+                    s.backed +|= size
+                } else if item.excludedBy != nil {
+                    s.excluded +|= size
+                } else {
+                    s.skipped +|= size
+                }
                 if d + 1 < parts.count { s.folder = true }
                 sums[key] = s
             }
-            if item.backedUp == true { root.backedUp +|= size } else if item.excludedBy != nil { root.excluded +|= size } else { root.notBackedUp +|= size }
+            if item.backedUp == true {
+                root.backedUp +|= size
+            } else if item.excludedBy != nil {
+                root.excluded +|= size
+            } else {
+                root.notBackedUp +|= size
+            }
         }
         var byParent: [ContainerPath: [FootprintNode]] = [:]
         for (path, s) in sums {

@@ -1,7 +1,7 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// What every report states about the scan as a whole, decided once from the audit result so
 /// that each format only lays it out: who the container belongs to, how many findings of each

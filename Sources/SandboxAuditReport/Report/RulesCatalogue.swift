@@ -1,7 +1,8 @@
-import SandboxAuditSystem
+import Foundation
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// The rules catalogue as text (`sandbox-audit rules`) and as Markdown (docs/rules.md, which
 /// a test compares with this output so the docs cannot drift).
@@ -20,7 +21,9 @@ public enum RulesCatalogueReport {
             let head = TextReport.pad(r.id, width + 2) + TextReport.pad(r.description.defaultSeverity.rawValue, 9)
             // A word longer than the column has room for (an attribute's full name) starts
             // further left, so that the line still ends by the width.
-            let rest = lines.dropFirst().map { String(repeating: " ", count: min(column, max(0, listWidth - $0.count))) + $0 }
+            let rest = lines.dropFirst().map {
+                String(repeating: " ", count: min(column, max(0, listWidth - $0.count))) + $0
+            }
             return ([head + lines[0]] + rest).joined(separator: "\n")
         }.joined(separator: "\n") + "\n"
     }
@@ -31,7 +34,11 @@ public enum RulesCatalogueReport {
         var lines: [String] = []
         var line = ""
         for word in text.split(separator: " ", omittingEmptySubsequences: true) {
-            if line.isEmpty { line = String(word) } else if line.count + 1 + word.count <= width { line += " " + word } else {
+            if line.isEmpty {
+                line = String(word)
+            } else if line.count + 1 + word.count <= width {
+                line += " " + word
+            } else {
                 lines.append(line)
                 line = String(word)
             }
@@ -50,13 +57,19 @@ public enum RulesCatalogueReport {
         case .hardLink(let other): text = "hard link `\(item.path)` to `\(other)`"
         case .bytes(let b): text = "file `\(item.path)` holding \(b.count) bytes `\(ByteText.hexString(b.prefix(16)))`"
         case .plist(let keys):
-            text = "binary plist `\(item.path)` of a dictionary: " + keys.map { "`\($0.key)` (\(ByteSize.format(Int64($0.size))) of data)" }.joined(separator: ", ")
-        case .files(let count, let size): text = "\(count) files of \(ByteSize.format(Int64(size))) in folder `\(item.path)/`"
+            text =
+                "binary plist `\(item.path)` of a dictionary: "
+                + keys.map { "`\($0.key)` (\(ByteSize.format(Int64($0.size))) of data)" }.joined(separator: ", ")
+        case .files(let count, let size):
+            text = "\(count) files of \(ByteSize.format(Int64(size))) in folder `\(item.path)/`"
         }
         for m in item.marks {
             let name = m.attribute.shortName
             let cls = m.attribute == .exclude ? " (\(AttributeValueClass.classify(m.value).rawValue))" : ""
-            text += ", \(name)\(cls) \(m.carrier == .native ? "as a native attribute" : m.carrier == .sidecar ? "in a ._ sidecar" : "in a __MACOSX mirror sidecar")"
+            let carrier =
+                m.carrier == .native
+                ? "as a native attribute" : m.carrier == .sidecar ? "in a ._ sidecar" : "in a __MACOSX mirror sidecar"
+            text += ", \(name)\(cls) \(carrier)"
         }
         if let age = item.age { text += ", modified \(Age.format(age)) ago" }
         if let c = item.protection { text += ", protection class `\(c.name)`" }
@@ -71,11 +84,15 @@ public enum RulesCatalogueReport {
         out += "needs: \(needs(rule))\n\n"
         out += d.summary + "\n\nWhy: " + d.rationale + "\n\nFix: " + d.fix + "\n"
         out += "More: \(References.ruleHelp(d.id))\n"
-        for (title, examples) in [("Triggers on", d.triggeringExamples), ("Does not trigger on", d.nonTriggeringExamples)] {
+        for (title, examples) in [
+            ("Triggers on", d.triggeringExamples), ("Does not trigger on", d.nonTriggeringExamples),
+        ] {
             out += "\n\(title):\n"
             for ex in examples {
                 out += "  - \(ex.title): " + ex.items.map(describe).joined(separator: "; ") + observed(ex)
-                if !ex.expectedPaths.isEmpty { out += " ⇒ reports " + ex.expectedPaths.map { "`\($0)`" }.joined(separator: ", ") }
+                if !ex.expectedPaths.isEmpty {
+                    out += " ⇒ reports " + ex.expectedPaths.map { "`\($0)`" }.joined(separator: ", ")
+                }
                 out += "\n"
                 if let policy = ex.policy { out += policyBlock(policy, indent: "      ") }
             }
@@ -88,10 +105,20 @@ public enum RulesCatalogueReport {
     static func observed(_ ex: RuleExample) -> String {
         var parts: [String] = []
         if let before = ex.before { parts.append("at the baseline: " + before.map(describe).joined(separator: "; ")) }
-        if !ex.recreated.isEmpty { parts.append("re-created since by an atomic write: " + ex.recreated.map { "`\($0)`" }.joined(separator: ", ")) }
-        if let backup = ex.backup { parts.append("the backup's app domain holds: " + backup.map(describe).joined(separator: "; ")) }
+        if !ex.recreated.isEmpty {
+            parts.append(
+                "re-created since by an atomic write: " + ex.recreated.map { "`\($0)`" }.joined(separator: ", "))
+        }
+        if let backup = ex.backup {
+            parts.append("the backup's app domain holds: " + backup.map(describe).joined(separator: "; "))
+        }
         if ex.backupInput { parts.append("a device backup's domain, scanned as the input") }
-        if let keys = ex.appInfoKeys { parts.append(keys.isEmpty ? "the app's Info.plist sets neither key" : "the app's Info.plist sets " + keys.map { "`\($0)`" }.joined(separator: " and ")) }
+        if let keys = ex.appInfoKeys {
+            parts.append(
+                keys.isEmpty
+                    ? "the app's Info.plist sets neither key"
+                    : "the app's Info.plist sets " + keys.map { "`\($0)`" }.joined(separator: " and "))
+        }
         return parts.map { " — " + $0 }.joined()
     }
 
@@ -107,7 +134,8 @@ public enum RulesCatalogueReport {
     static func needs(_ rule: any Rule) -> String {
         guard !rule.needs.isEmpty else { return "nothing beyond the entries (every input)" }
         return rule.needs.map { n in
-            n.observation.needed + (n.without.map { " (read when there; without it, the rule \($0))" } ?? " (without it: not checked)")
+            n.observation.needed
+                + (n.without.map { " (read when there; without it, the rule \($0))" } ?? " (without it: not checked)")
         }.joined(separator: "; ")
     }
 
@@ -130,7 +158,9 @@ public enum RulesCatalogueReport {
 
             """
         for r in RuleCatalogue.all {
-            out += "| [`\(r.id)`](#\(r.id)) | \(r.description.defaultSeverity.rawValue) | \(r.description.summary.replacingOccurrences(of: "|", with: "\\|")) |\n"
+            out +=
+                "| [`\(r.id)`](#\(r.id)) | \(r.description.defaultSeverity.rawValue) | "
+                + "\(r.description.summary.replacingOccurrences(of: "|", with: "\\|")) |\n"
         }
         for r in RuleCatalogue.all {
             let d = r.description
@@ -142,18 +172,20 @@ public enum RulesCatalogueReport {
             out += "- Fix: \(d.fix)\n\n"
             out += "Triggers on:\n\n"
             for ex in d.triggeringExamples {
-                out += "- \(ex.title)\(ex.role == .app ? "" : " (\(ex.role.rawValue) container)"): " + ex.items.map(describe).joined(separator: "; ") + observed(ex)
+                out +=
+                    "- \(ex.title)\(ex.role == .app ? "" : " (\(ex.role.rawValue) container)"): "
+                    + ex.items.map(describe).joined(separator: "; ") + observed(ex)
                 out += " ⇒ reports " + ex.expectedPaths.map { "`\($0)`" }.joined(separator: ", ") + "\n"
                 if let policy = ex.policy { out += "\n  ```yaml\n" + policyBlock(policy, indent: "  ") + "  ```\n" }
             }
             out += "\nDoes not trigger on:\n\n"
             for ex in d.nonTriggeringExamples {
-                out += "- \(ex.title)\(ex.role == .app ? "" : " (\(ex.role.rawValue) container)"): " + ex.items.map(describe).joined(separator: "; ") + observed(ex) + "\n"
+                out +=
+                    "- \(ex.title)\(ex.role == .app ? "" : " (\(ex.role.rawValue) container)"): "
+                    + ex.items.map(describe).joined(separator: "; ") + observed(ex) + "\n"
                 if let policy = ex.policy { out += "\n  ```yaml\n" + policyBlock(policy, indent: "  ") + "  ```\n" }
             }
         }
         return out
     }
 }
-
-import Foundation

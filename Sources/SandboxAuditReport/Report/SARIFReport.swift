@@ -1,8 +1,8 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// SARIF 2.1.0 (OASIS), for GitHub code scanning and other SARIF consumers. Validated against
 /// the official schema by the tests.
@@ -35,7 +35,10 @@ enum SARIFReport {
                 ("message", .object([("text", .string(f.message))])),
                 // Code scanning refuses a result without a location: a finding about no entry
                 // (a budget, which holds the whole app) points at the app's data root.
-                ("locations", .array([f.path.map { location($0, base: baseID[f.domain ?? ""] ?? uriBaseId) } ?? location(.root)])),
+                (
+                    "locations",
+                    .array([f.path.map { location($0, base: baseID[f.domain ?? ""] ?? uriBaseId) } ?? location(.root)])
+                ),
                 ("partialFingerprints", .object([(fingerprintKey, .string(fingerprint(f)))])),
             ]
             var properties: [(String, JSON)] = []
@@ -46,13 +49,16 @@ enum SARIFReport {
             if let owner = OwnerReport.owner(result, f) {
                 properties.append(("owner", .string(owner.name)))
                 properties.append(("ownerKind", .string(owner.entry?.kind.rawValue ?? "team")))
-                if case .object = OwnerReport.json(owner) { properties.append(("ownerDetail", OwnerReport.json(owner))) }
+                if case .object = OwnerReport.json(owner) {
+                    properties.append(("ownerDetail", OwnerReport.json(owner)))
+                }
             }
             if !properties.isEmpty { fields.append(("properties", .object(properties))) }
             if let suppression { fields.append(SuppressionReport.sarif(suppression)) }
             return .object(fields)
         }
-        let results: [JSON] = result.findings.map { make($0, nil) } + result.suppressed.map { make($0.finding, $0.suppression) }
+        let results: [JSON] =
+            result.findings.map { make($0, nil) } + result.suppressed.map { make($0.finding, $0.suppression) }
         var runProperties: [(String, JSON)] = [
             ("backupFootprint", .int(result.backupFootprint)),
             ("keptOnUpdate", .int(result.keptOnUpdate)),
@@ -68,18 +74,41 @@ enum SARIFReport {
         return JSON.object([
             ("$schema", .string("https://json.schemastore.org/sarif-2.1.0.json")),
             ("version", .string("2.1.0")),
-            ("runs", .array([.object([
-                ("tool", .object([("driver", driver)])),
-                ("originalUriBaseIds", .object(result.inventories.enumerated().map { i, c in
-                    (i == 0 ? uriBaseId : c.domain, .object([
-                        ("uri", .string(fileURI(c.container.dataRoot))),
-                        ("description", .object([("text", .string(i == 0 ? "The app's data root (\(c.domain))" : "The root of \(c.domain)"))])),
-                    ]))
-                })),
-                ("invocations", .array([invocation(result, baseID: baseID, ruleIndex: index)])),
-                ("results", .array(results)),
-                ("properties", .object(runProperties)),
-            ])])),
+            (
+                "runs",
+                .array([
+                    .object([
+                        ("tool", .object([("driver", driver)])),
+                        (
+                            "originalUriBaseIds",
+                            .object(
+                                result.inventories.enumerated().map { i, c in
+                                    (
+                                        i == 0 ? uriBaseId : c.domain,
+                                        .object([
+                                            ("uri", .string(fileURI(c.container.dataRoot))),
+                                            (
+                                                "description",
+                                                .object([
+                                                    (
+                                                        "text",
+                                                        .string(
+                                                            i == 0
+                                                                ? "The app's data root (\(c.domain))"
+                                                                : "The root of \(c.domain)")
+                                                    )
+                                                ])
+                                            ),
+                                        ])
+                                    )
+                                })
+                        ),
+                        ("invocations", .array([invocation(result, baseID: baseID, ruleIndex: index)])),
+                        ("results", .array(results)),
+                        ("properties", .object(runProperties)),
+                    ])
+                ])
+            ),
         ]).visible
     }
 
@@ -92,10 +121,19 @@ enum SARIFReport {
             ("name", .string(name)),
             ("shortDescription", .object([("text", .string(d.summary))])),
             ("fullDescription", .object([("text", .string(d.rationale))])),
-            ("help", .object([
-                ("text", .string("Fix: \(d.fix)\n\n\(d.rationale)")),
-                ("markdown", .string("**Fix:** \(d.fix)\n\n\(d.rationale)\n\nRun `sandbox-audit rules \(d.id)` for examples, or see [\(d.id) in the rules catalogue](\(References.ruleHelp(d.id))).")),
-            ])),
+            (
+                "help",
+                .object([
+                    ("text", .string("Fix: \(d.fix)\n\n\(d.rationale)")),
+                    (
+                        "markdown",
+                        .string(
+                            "**Fix:** \(d.fix)\n\n\(d.rationale)\n\nRun `sandbox-audit rules \(d.id)` for examples, "
+                                + "or see [\(d.id) in the rules catalogue](\(References.ruleHelp(d.id)))."
+                        )
+                    ),
+                ])
+            ),
             ("helpUri", .string(References.ruleHelp(d.id))),
             ("defaultConfiguration", .object([("level", .string(level(d.defaultSeverity)))])),
             ("properties", .object([("tags", .array([.string("ios"), .string("backup"), .string("storage")]))])),
@@ -122,9 +160,23 @@ enum SARIFReport {
                 ("descriptor", .object([("id", .string("not-checked"))])),
                 ("associatedRule", .object(rule)),
                 ("level", .string("note")),
-                ("message", .object([("text", .string("Not checked\(result.isMultiDomain ? " on \(n.domain)" : ""): \(n.ruleId) \(n.reason)"))])),
-                ("properties", .object([("domain", .string(n.domain)), ("needs", .array(n.needs.map { .string($0.rawValue) })),
-                                        ("checkedInPart", .bool(n.partly != nil))])),
+                (
+                    "message",
+                    .object([
+                        (
+                            "text",
+                            .string(
+                                "Not checked\(result.isMultiDomain ? " on \(n.domain)" : ""): \(n.ruleId) \(n.reason)")
+                        )
+                    ])
+                ),
+                (
+                    "properties",
+                    .object([
+                        ("domain", .string(n.domain)), ("needs", .array(n.needs.map { .string($0.rawValue) })),
+                        ("checkedInPart", .bool(n.partly != nil)),
+                    ])
+                ),
             ])
         }
         var fields: [(String, JSON)] = [("executionSuccessful", .bool(result.complete))]
@@ -132,13 +184,23 @@ enum SARIFReport {
         return .object(fields)
     }
 
-    static func level(_ s: Severity) -> String { s.rawValue } // error, warning, note: SARIF's own names
+    static func level(_ s: Severity) -> String { s.rawValue }  // error, warning, note: SARIF's own names
 
     static func location(_ path: ContainerPath, base: String = uriBaseId) -> JSON {
-        .object([("physicalLocation", .object([("artifactLocation", .object([
-            ("uri", .string(path.isRoot ? "./" : relativeURI(path.bytes))),
-            ("uriBaseId", .string(base)),
-        ]))]))])
+        .object([
+            (
+                "physicalLocation",
+                .object([
+                    (
+                        "artifactLocation",
+                        .object([
+                            ("uri", .string(path.isRoot ? "./" : relativeURI(path.bytes))),
+                            ("uriBaseId", .string(base)),
+                        ])
+                    )
+                ])
+            )
+        ])
     }
 
     /// Percent-encodes a relative path for a URI (RFC 3986: unreserved characters and `/`
@@ -147,8 +209,9 @@ enum SARIFReport {
         var out = ""
         for b in bytes {
             switch b {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
                 out.unicodeScalars.append(Unicode.Scalar(b))
             default:
                 out += "%" + ByteText.hexString([b]).uppercased()
@@ -161,7 +224,9 @@ enum SARIFReport {
     /// input (`sample-containers/x.tgz`) cannot put its first folder in the host's place. A
     /// relative path is taken from `directory`; `.` and `..` segments are removed (RFC 3986
     /// §5.2.4) and every byte outside the unreserved set is percent-encoded.
-    static func fileURI(_ path: String, relativeTo directory: String = FileManager.default.currentDirectoryPath) -> String {
+    static func fileURI(_ path: String, relativeTo directory: String = FileManager.default.currentDirectoryPath)
+        -> String
+    {
         var segments: [Substring] = []
         let absolute = path.hasPrefix("/") ? path : directory + "/" + path
         for segment in absolute.split(separator: "/", omittingEmptySubsequences: true) {
@@ -206,7 +271,10 @@ enum StableHash {
             a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
             b = (b ^ UInt64(byte ^ 0x5A)) &* 0x0000_0100_0000_01B3
         }
-        func h(_ v: UInt64) -> String { let s = String(v, radix: 16); return String(repeating: "0", count: 16 - s.count) + s }
+        func h(_ v: UInt64) -> String {
+            let s = String(v, radix: 16)
+            return String(repeating: "0", count: 16 - s.count) + s
+        }
         return h(a) + h(b)
     }
 }

@@ -1,6 +1,6 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
+import SandboxAuditSystem
 
 /// The findings a `suppress:` entry of the policy file covers, as each report shows them: not
 /// among the findings and not counted toward the fail level, but listed with the entry's reason
@@ -8,7 +8,10 @@ import SandboxAuditRules
 enum SuppressionReport {
     /// The entry as JSON (`suppression` of a suppressed finding, docs/json-format.md).
     static func json(_ s: Suppression) -> JSON {
-        .object([("rule", .string(s.ruleId)), ("path", .string(s.glob.pattern)), ("reason", .string(s.reason)), ("until", .optional(s.until?.description))])
+        .object([
+            ("rule", .string(s.ruleId)), ("path", .string(s.glob.pattern)), ("reason", .string(s.reason)),
+            ("until", .optional(s.until?.description)),
+        ])
     }
 
     /// `reason (until 2026-12-31)`.
@@ -17,10 +20,17 @@ enum SuppressionReport {
     /// The text report's section: a count, then one line per finding.
     static func text(_ result: AuditResult, bold: (String) -> String) -> [String] {
         guard !result.suppressed.isEmpty else { return [] }
-        var lines = [bold("suppressed") + ": \(result.suppressed.count) finding(s), by suppress: in the policy file (not counted toward the fail level)"]
+        var lines = [
+            bold("suppressed")
+                + ": \(result.suppressed.count) finding(s), by suppress: in the policy file (not counted toward the "
+                + "fail level)"
+        ]
         for s in result.suppressed {
             let f = s.finding
-            lines.append("  \(f.severity.rawValue) \(f.ruleId)" + (result.subject(f).map { "  " + TerminalText.escaped($0) } ?? "") + ": " + TerminalText.escaped(why(s.suppression)))
+            lines.append(
+                "  \(f.severity.rawValue) \(f.ruleId)"
+                    + (result.subject(f).map { "  " + TerminalText.escaped($0) } ?? "") + ": "
+                    + TerminalText.escaped(why(s.suppression)))
         }
         return lines
     }
@@ -31,11 +41,17 @@ enum SuppressionReport {
     /// The Markdown report's paragraph: a count and the first `markdownListLength`.
     static func markdown(_ result: AuditResult, cell: (String) -> String) -> String {
         guard !result.suppressed.isEmpty else { return "" }
-        var md = "\n\n**Suppressed** (\(result.suppressed.count), by `suppress:` in the policy file; not counted toward the fail level):\n\n"
+        var md =
+            "\n\n**Suppressed** (\(result.suppressed.count), by `suppress:` in the policy file; not counted toward "
+            + "the fail level):\n\n"
         for s in result.suppressed.prefix(markdownListLength) {
-            md += "- `\(s.finding.ruleId)`" + (result.subject(s.finding).map { " " + cell($0) } ?? "") + ": " + cell(why(s.suppression)) + "\n"
+            md +=
+                "- `\(s.finding.ruleId)`" + (result.subject(s.finding).map { " " + cell($0) } ?? "") + ": "
+                + cell(why(s.suppression)) + "\n"
         }
-        if result.suppressed.count > markdownListLength { md += "- … \(result.suppressed.count - markdownListLength) more\n" }
+        if result.suppressed.count > markdownListLength {
+            md += "- … \(result.suppressed.count - markdownListLength) more\n"
+        }
         return md
     }
 
@@ -44,10 +60,15 @@ enum SuppressionReport {
     static func sarif(_ s: Suppression) -> (String, JSON) {
         var properties: [(String, JSON)] = [("rule", .string(s.ruleId)), ("path", .string(s.glob.pattern))]
         if let u = s.until { properties.append(("until", .string(u.description))) }
-        return ("suppressions", .array([.object([
-            ("kind", .string("external")),
-            ("justification", .string(s.reason)),
-            ("properties", .object(properties)),
-        ])]))
+        return (
+            "suppressions",
+            .array([
+                .object([
+                    ("kind", .string("external")),
+                    ("justification", .string(s.reason)),
+                    ("properties", .object(properties)),
+                ])
+            ])
+        )
     }
 }

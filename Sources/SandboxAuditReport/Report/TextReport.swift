@@ -1,7 +1,7 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// The human report of `scan`: zones, the three headline numbers, then findings with a fix.
 struct TextReport {
@@ -53,7 +53,10 @@ struct TextReport {
     /// The tool and the app, how many containers, and what the scan could not read.
     private func header(_ result: AuditResult, _ summary: ReportSummary) -> [String] {
         let c = result.inventory.container
-        var lines = [bold("sandbox-audit \(Audit.toolVersion)") + ": \(TerminalText.escaped(summary.identity)) (\(TerminalText.escaped(c.kindDescription)))"]
+        var lines = [
+            bold("sandbox-audit \(Audit.toolVersion)")
+                + ": \(TerminalText.escaped(summary.identity)) (\(TerminalText.escaped(c.kindDescription)))"
+        ]
         if result.isMultiDomain {
             lines.append("\(result.inventories.count) containers, each its own backup domain")
         }
@@ -63,14 +66,18 @@ struct TextReport {
             for m in result.missed.prefix(shown) {
                 lines.append("  not read: " + TerminalText.escaped(result.place(m)))
             }
-            if result.missed.count > shown { lines.append("  … \(result.missed.count - shown) more (see the unreadable-entry findings)") }
+            if result.missed.count > shown {
+                lines.append("  … \(result.missed.count - shown) more (see the unreadable-entry findings)")
+            }
         }
         return lines + [""]
     }
 
     /// Per container: its files and bytes by zone, then its total.
     private func zoneTables(_ result: AuditResult) -> [String] {
-        let header = TextReport.pad("zone", 30) + TextReport.pad("files", 8, right: true) + TextReport.pad("size", 11, right: true)
+        let header =
+            TextReport.pad("zone", 30) + TextReport.pad("files", 8, right: true)
+            + TextReport.pad("size", 11, right: true)
             + TextReport.pad("backed up", 12, right: true) + TextReport.pad("excluded", 11, right: true)
         func row(_ title: String, _ t: ZoneTotals) -> String {
             TextReport.pad(title, 30) + TextReport.pad(String(t.files), 8, right: true)
@@ -81,7 +88,12 @@ struct TextReport {
         var lines: [String] = []
         for inv in result.inventories {
             let ic = inv.container
-            lines.append(bold(TerminalText.escaped(ic.domain)) + "  \(ic.role.rawValue) container, \(ic.source.capabilities.recordsBackup ? "in the backup folder" : "data root"): \(TerminalText.escaped(ic.dataRoot))")
+            lines.append(
+                bold(TerminalText.escaped(ic.domain))
+                    + "  \(ic.role.rawValue) container, "
+                    + "\(ic.source.capabilities.recordsBackup ? "in the backup folder" : "data root"): "
+                    + "\(TerminalText.escaped(ic.dataRoot))"
+            )
             lines.append(bold(header))
             for zone in Zone.allCases where zone != .system {
                 guard let t = inv.zoneTotals[zone] else { continue }
@@ -89,9 +101,17 @@ struct TextReport {
             }
             lines.append(row("total", inv.total))
             let system = inv.systemEntries
-            if system > 0 { lines.append("(\(groupedDigits(Int64(system))) system \(system == 1 ? "entry" : "entries") listed but not counted)") }
+            if system > 0 {
+                lines.append(
+                    "(\(groupedDigits(Int64(system))) system \(system == 1 ? "entry" : "entries") listed but not "
+                        + "counted)"
+                )
+            }
             if result.isMultiDomain {
-                lines.append("backup \(ByteSize.format(inv.backupFootprint)), kept on update \(ByteSize.format(inv.keptOnUpdate)), kept on restore \(ByteSize.format(inv.keptOnRestore))")
+                lines.append(
+                    "backup \(ByteSize.format(inv.backupFootprint)), kept on update "
+                        + "\(ByteSize.format(inv.keptOnUpdate)), kept on restore \(ByteSize.format(inv.keptOnRestore))"
+                )
             }
             lines.append("")
         }
@@ -102,9 +122,12 @@ struct TextReport {
     private func headlineNumbers(_ result: AuditResult) -> [String] {
         let scope = result.isMultiDomain ? "  (the app: every domain)" : ""
         var lines = [
-            "backup footprint  " + TextReport.pad(ByteSize.format(result.backupFootprint), 10, right: true) + "  what iCloud or a computer backup carries" + scope,
-            "kept on update    " + TextReport.pad(ByteSize.format(result.keptOnUpdate), 10, right: true) + "  Documents and Library (group containers whole)",
-            "kept on restore   " + TextReport.pad(ByteSize.format(result.keptOnRestore), 10, right: true) + "  the backed-up set, on a new device",
+            "backup footprint  " + TextReport.pad(ByteSize.format(result.backupFootprint), 10, right: true)
+                + "  what iCloud or a computer backup carries" + scope,
+            "kept on update    " + TextReport.pad(ByteSize.format(result.keptOnUpdate), 10, right: true)
+                + "  Documents and Library (group containers whole)",
+            "kept on restore   " + TextReport.pad(ByteSize.format(result.keptOnRestore), 10, right: true)
+                + "  the backed-up set, on a new device",
         ]
         for note in result.notes { lines.append("note: \(note)") }
         return lines + [""]
@@ -127,7 +150,9 @@ struct TextReport {
             }
             let use = "\(ByteSize.format(measured)) of \(ByteSize.format(r.limit)), " + BudgetText.percent(percent)
             // Two spaces at least between the use and the verdict, however long the use.
-            lines.append(name + TextReport.pad(use, 26) + "  " + (r.exceeded ? paint("EXCEEDED by \(ByteSize.format(r.overshoot))", "31") : "ok"))
+            lines.append(
+                name + TextReport.pad(use, 26) + "  "
+                    + (r.exceeded ? paint("EXCEEDED by \(ByteSize.format(r.overshoot))", "31") : "ok"))
         }
         return lines + [""]
     }
@@ -136,17 +161,27 @@ struct TextReport {
     private func baselineComparison(_ result: AuditResult) -> [String] {
         guard let c = result.comparison else { return [] }
         func signed(_ v: Int64) -> String { (v >= 0 ? "+" : "") + ByteSize.format(v) }
-        var lines = [bold("since the baseline") + ": backup footprint \(ByteSize.format(c.footprintBefore)) → \(ByteSize.format(c.footprintAfter)) (\(signed(c.footprintDelta)))"]
+        var lines = [
+            bold("since the baseline")
+                + ": backup footprint \(ByteSize.format(c.footprintBefore)) → \(ByteSize.format(c.footprintAfter)) "
+                + "(\(signed(c.footprintDelta)))"
+        ]
         let moved = c.zones.filter { $0.before != $0.after }
         if !moved.isEmpty {
-            lines.append("  backed up per zone: " + moved.map { "\($0.zone.title) \(signed($0.after - $0.before))" }.joined(separator: ", "))
+            lines.append(
+                "  backed up per zone: "
+                    + moved.map { "\($0.zone.title) \(signed($0.after - $0.before))" }.joined(separator: ", "))
         }
-        lines.append("  churn: \(ByteSize.format(c.churn)) of backed-up files new or changed (what the next backup uploads)")
+        lines.append(
+            "  churn: \(ByteSize.format(c.churn)) of backed-up files new or changed (what the next backup uploads)")
         let n = 5
-        for (title, list, value) in [("added", c.added, { (ch: BaselineComparison.Change) in ByteSize.format(ch.after ?? 0) }),
-                                     ("removed", c.removed, { ByteSize.format($0.before ?? 0) }),
-                                     ("grew most", c.grew, { signed($0.delta) })] where !list.isEmpty {
-            let shown = list.prefix(n).map { "\(TerminalText.escaped($0.path.display)) (\(value($0)))" }.joined(separator: ", ")
+        for (title, list, value) in [
+            ("added", c.added, { (ch: BaselineComparison.Change) in ByteSize.format(ch.after ?? 0) }),
+            ("removed", c.removed, { ByteSize.format($0.before ?? 0) }),
+            ("grew most", c.grew, { signed($0.delta) }),
+        ] where !list.isEmpty {
+            let shown = list.prefix(n).map { "\(TerminalText.escaped($0.path.display)) (\(value($0)))" }.joined(
+                separator: ", ")
             lines.append("  \(title) (\(list.count)): \(shown)\(list.count > n ? ", …" : "")")
         }
         return lines + [""]
@@ -163,7 +198,9 @@ struct TextReport {
                 let tag = paint(TextReport.pad(f.severity.rawValue, 8), color(f.severity))
                 lines.append("\(tag)\(f.ruleId)" + (result.subject(f).map { "  " + TerminalText.escaped($0) } ?? ""))
                 lines.append("        \(TerminalText.escaped(f.message))")
-                if let owner = OwnerReport.owner(result, f) { lines.append("        \(TerminalText.escaped(OwnerReport.line(owner)))") }
+                if let owner = OwnerReport.owner(result, f) {
+                    lines.append("        \(TerminalText.escaped(OwnerReport.line(owner)))")
+                }
                 if let fix = f.fixText {
                     lines.append("        fix: \(TerminalText.escaped(fix))")
                 }
@@ -178,7 +215,8 @@ struct TextReport {
     private func notChecked(_ result: AuditResult) -> [String] {
         let lines = result.notCheckedLines
         guard !lines.isEmpty else { return [] }
-        return [bold("not checked") + " (what this scan could not observe)"] + lines.map { "  " + TerminalText.escaped($0.text) } + [""]
+        return [bold("not checked") + " (what this scan could not observe)"]
+            + lines.map { "  " + TerminalText.escaped($0.text) } + [""]
     }
 
     /// The policy, the units, and PASSED or FAILED with why.
@@ -191,9 +229,15 @@ struct TextReport {
         if failed {
             lines.append(paint("FAILED", "31;1") + ": findings at or above \(failOn.rawValue)" + incomplete)
         } else if !result.complete && !allowIncomplete {
-            lines.append(paint("FAILED", "31;1") + ": incomplete scan, \(result.missed.count) not read (nothing read is at or above \(failOn.rawValue); --allow-incomplete accepts this)")
+            lines.append(
+                paint("FAILED", "31;1")
+                    + ": incomplete scan, \(result.missed.count) not read (nothing read is at or above "
+                    + "\(failOn.rawValue); --allow-incomplete accepts this)"
+            )
         } else {
-            lines.append(paint("PASSED", "32;1") + ": nothing at or above \(failOn.rawValue)" + (result.complete ? "" : incomplete + ", accepted by --allow-incomplete"))
+            lines.append(
+                paint("PASSED", "32;1") + ": nothing at or above \(failOn.rawValue)"
+                    + (result.complete ? "" : incomplete + ", accepted by --allow-incomplete"))
         }
         return lines
     }

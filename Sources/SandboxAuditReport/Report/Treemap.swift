@@ -1,7 +1,7 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// The HTML report's treemap of the backup footprint by folder: a squarified layout (Bruls,
 /// Huizing and van Wijk, 2000) of `FootprintNode`s, drawn as one inline SVG. Tiles are folders
@@ -20,7 +20,9 @@ enum Treemap {
     /// each row grown while it improves the worst aspect ratio.
     static func squarify(_ sizes: [Double], in rect: Rect) -> [Rect] {
         let total = sizes.reduce(0, +)
-        guard total > 0, rect.w > 0, rect.h > 0 else { return sizes.map { _ in Rect(x: rect.x, y: rect.y, w: 0, h: 0) } }
+        guard total > 0, rect.w > 0, rect.h > 0 else {
+            return sizes.map { _ in Rect(x: rect.x, y: rect.y, w: 0, h: 0) }
+        }
         let scale = rect.w * rect.h / total
         let areas = sizes.map { $0 * scale }
         var out: [Rect] = []
@@ -79,7 +81,9 @@ enum Treemap {
     static func svg(_ root: FootprintNode, label: String, height: Double = Treemap.height) -> String {
         let x = XMLText.escape
         guard root.size > 0 else { return "<p>No file contents.</p>" }
-        var s = "<svg class=\"treemap\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"\(x(label))\">"
+        var s =
+            "<svg class=\"treemap\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" "
+            + "aria-label=\"\(x(label))\">"
         s += "<title>\(x(label))</title>"
         draw(root, in: Rect(x: 0, y: 0, w: width, h: height), depth: 0, into: &s)
         return s + "</svg>"
@@ -88,7 +92,10 @@ enum Treemap {
     static func f(_ v: Double) -> String { HTMLReport.fmt(v) }
 
     static func tooltip(_ n: FootprintNode) -> String {
-        let what = n.summedItems == nil ? "\(n.path.display)\(n.isFolder ? "/" : "")" : "\(n.name) in \(n.path.isRoot ? "the data root" : n.path.display + "/")"
+        let what =
+            n.summedItems == nil
+            ? "\(n.path.display)\(n.isFolder ? "/" : "")"
+            : "\(n.name) in \(n.path.isRoot ? "the data root" : n.path.display + "/")"
         var parts = ["\(what): \(ByteSize.format(n.size))"]
         if n.backedUp > 0 { parts.append("backed up \(ByteSize.format(n.backedUp))") }
         if n.excluded > 0 { parts.append("excluded \(ByteSize.format(n.excluded))") }
@@ -105,7 +112,8 @@ enum Treemap {
 
     static func draw(_ node: FootprintNode, in r: Rect, depth: Int, into s: inout String) {
         let x = XMLText.escape
-        let kids = node.path.isRoot || (node.isFolder && r.w > 24 && r.h > headerHeight + 12) ? visibleChildren(node) : []
+        let kids =
+            node.path.isRoot || (node.isFolder && r.w > 24 && r.h > headerHeight + 12) ? visibleChildren(node) : []
         if node.path.isRoot {
             let rects = squarify(kids.map { Double($0.size) }, in: r)
             for (k, kr) in zip(kids, rects) { draw(k, in: kr, depth: depth + 1, into: &s) }
@@ -116,18 +124,27 @@ enum Treemap {
             // A leaf: split by backup state along its longer side.
             var offset = 0.0
             let total = Double(node.size)
-            for (value, color) in [(node.backedUp, HTMLReport.colors.backed), (node.excluded, HTMLReport.colors.excluded), (node.notBackedUp, HTMLReport.colors.skipped)] where value > 0 {
+            for (value, color) in [
+                (node.backedUp, HTMLReport.colors.backed), (node.excluded, HTMLReport.colors.excluded),
+                (node.notBackedUp, HTMLReport.colors.skipped),
+            ] where value > 0 {
                 let share = Double(value) / total
                 if r.w >= r.h {
-                    s += "<rect x=\"\(f(r.x + offset))\" y=\"\(f(r.y))\" width=\"\(f(r.w * share))\" height=\"\(f(r.h))\" fill=\"\(color)\"/>"
+                    s +=
+                        "<rect x=\"\(f(r.x + offset))\" y=\"\(f(r.y))\" width=\"\(f(r.w * share))\" "
+                        + "height=\"\(f(r.h))\" fill=\"\(color)\"/>"
                     offset += r.w * share
                 } else {
-                    s += "<rect x=\"\(f(r.x))\" y=\"\(f(r.y + offset))\" width=\"\(f(r.w))\" height=\"\(f(r.h * share))\" fill=\"\(color)\"/>"
+                    s +=
+                        "<rect x=\"\(f(r.x))\" y=\"\(f(r.y + offset))\" width=\"\(f(r.w))\" "
+                        + "height=\"\(f(r.h * share))\" fill=\"\(color)\"/>"
                     offset += r.h * share
                 }
             }
             s += "<rect x=\"\(f(r.x))\" y=\"\(f(r.y))\" width=\"\(f(r.w))\" height=\"\(f(r.h))\" class=\"tile\"/>"
-            if r.h >= 28, let name = fit(node.name + (node.isFolder ? "/" : ""), r.w), let size = fit(ByteSize.format(node.size), r.w) {
+            if r.h >= 28, let name = fit(node.name + (node.isFolder ? "/" : ""), r.w),
+                let size = fit(ByteSize.format(node.size), r.w)
+            {
                 s += "<text x=\"\(f(r.x + 4))\" y=\"\(f(r.y + 13))\" class=\"tl\">\(x(name))</text>"
                 s += "<text x=\"\(f(r.x + 4))\" y=\"\(f(r.y + 25))\" class=\"ts\">\(x(size))</text>"
             } else if r.h >= 14, let name = fit(node.name, r.w) {
@@ -135,7 +152,9 @@ enum Treemap {
             }
         } else {
             // A folder: a header strip with its name and size, its children below.
-            s += "<rect x=\"\(f(r.x))\" y=\"\(f(r.y))\" width=\"\(f(r.w))\" height=\"\(f(r.h))\" class=\"folder d\(min(depth, 3))\"/>"
+            s +=
+                "<rect x=\"\(f(r.x))\" y=\"\(f(r.y))\" width=\"\(f(r.w))\" height=\"\(f(r.h))\" class=\"folder "
+                + "d\(min(depth, 3))\"/>"
             if let label = fit("\(node.name)/ \(ByteSize.format(node.size))", r.w) {
                 s += "<text x=\"\(f(r.x + 4))\" y=\"\(f(r.y + 12))\" class=\"th\">\(x(label))</text>"
             }

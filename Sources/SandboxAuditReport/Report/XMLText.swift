@@ -1,7 +1,7 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// Escaping for XML and HTML text and attributes: `&`, `<`, `>`, quotes; control characters
 /// XML 1.0 cannot carry become U+FFFD (`\xHH` path escapes keep the bytes visible anyway); C1

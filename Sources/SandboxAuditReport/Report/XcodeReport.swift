@@ -1,8 +1,8 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSystem
 
 /// Where a finding is on disk, for the formats that name a file (`xcode`, `codeclimate`): the
 /// audited file itself when the input is a folder (a container folder, an `.xcappdata`, a
@@ -16,7 +16,9 @@ struct FindingLocation: Equatable {
     /// domain (`Library/x.db`); nil when `file` is the audited entry itself.
     let entry: String?
 
-    static func of(_ f: Finding, in result: AuditResult, relativeTo directory: String = FileManager.default.currentDirectoryPath) -> FindingLocation {
+    static func of(
+        _ f: Finding, in result: AuditResult, relativeTo directory: String = FileManager.default.currentDirectoryPath
+    ) -> FindingLocation {
         let container = result.inventory(of: f).container
         guard let path = f.path else {
             let file = result.policy.source ?? result.inventories.first?.container.dataRoot ?? container.dataRoot
@@ -25,24 +27,34 @@ struct FindingLocation: Equatable {
         return of(path, in: container, relativeTo: directory)
     }
 
-    static func of(_ path: ContainerPath, in container: Container, relativeTo directory: String = FileManager.default.currentDirectoryPath) -> FindingLocation {
+    static func of(
+        _ path: ContainerPath, in container: Container,
+        relativeTo directory: String = FileManager.default.currentDirectoryPath
+    ) -> FindingLocation {
         if let backup = container.backup {
             // The file holding its bytes, where the backup holds it; else the Manifest.db that lists it.
             let stored = backup.lacksBytes(path) ? nil : backup.storedFile(path)
-            return FindingLocation(file: absolute(stored ?? backup.folder.path + "/Manifest.db", relativeTo: directory),
-                                   entry: "\(container.domain)/\(path.display)")
+            return FindingLocation(
+                file: absolute(stored ?? backup.folder.path + "/Manifest.db", relativeTo: directory),
+                entry: "\(container.domain)/\(path.display)")
         }
         // An archive read from standard input is no file: the lines point at the working folder,
         // the member named in the message.
         if container.root == nil, container.input == Container.standardInputLocation {
-            return FindingLocation(file: absolute(".", relativeTo: directory), entry: "standard input: " + (path.isRoot ? "." : path.display))
+            return FindingLocation(
+                file: absolute(".", relativeTo: directory),
+                entry: "standard input: " + (path.isRoot ? "." : path.display))
         }
         // An archive's container holds no descriptor of a folder (`Container.root`): its
         // entries are members of the archive file.
         if container.root == nil {
             // A container below a folder of the archive has the data root `ARCHIVE!/PREFIX`.
-            let prefix = container.dataRoot.hasPrefix(container.input + "!/") ? String(container.dataRoot.dropFirst(container.input.count + 2)) + "/" : ""
-            return FindingLocation(file: absolute(container.input, relativeTo: directory), entry: prefix + (path.isRoot ? "" : path.display))
+            let prefix =
+                container.dataRoot.hasPrefix(container.input + "!/")
+                ? String(container.dataRoot.dropFirst(container.input.count + 2)) + "/" : ""
+            return FindingLocation(
+                file: absolute(container.input, relativeTo: directory),
+                entry: prefix + (path.isRoot ? "" : path.display))
         }
         let root = absolute(container.dataRoot, relativeTo: directory)
         return FindingLocation(file: path.isRoot ? root : root + "/" + path.display, entry: nil)
@@ -85,14 +97,22 @@ enum XcodeReport {
     /// the banner every report shows, `INCOMPLETE SCAN: N items could not be read; …`.
     static let incompleteTitle = "INCOMPLETE SCAN:"
 
-    static func render(_ result: AuditResult, allowIncomplete: Bool = false, relativeTo directory: String = FileManager.default.currentDirectoryPath) -> String {
+    static func render(
+        _ result: AuditResult, allowIncomplete: Bool = false,
+        relativeTo directory: String = FileManager.default.currentDirectoryPath
+    ) -> String {
         var lines: [String] = []
-        let top = FindingLocation.absolute(result.policy.source ?? result.inventories.first?.container.dataRoot ?? ".", relativeTo: directory)
-        let dataRoot = result.inventories.first.map { FindingLocation.absolute($0.container.input, relativeTo: directory) } ?? top
+        let top = FindingLocation.absolute(
+            result.policy.source ?? result.inventories.first?.container.dataRoot ?? ".", relativeTo: directory)
+        let dataRoot =
+            result.inventories.first.map { FindingLocation.absolute($0.container.input, relativeTo: directory) } ?? top
         if !result.complete {
             let shown = result.missed.prefix(5).map(result.place)
             let more = result.missed.count > shown.count ? "; … \(result.missed.count - shown.count) more" : ""
-            lines.append(line(dataRoot, allowIncomplete ? "warning" : "error", result.incompleteSummary + ": " + shown.joined(separator: "; ") + more))
+            lines.append(
+                line(
+                    dataRoot, allowIncomplete ? "warning" : "error",
+                    result.incompleteSummary + ": " + shown.joined(separator: "; ") + more))
         }
         for f in result.findingsBySeverity {
             let at = FindingLocation.of(f, in: result, relativeTo: directory)
@@ -111,7 +131,9 @@ enum XcodeReport {
     static func notCheckedSummary(_ result: AuditResult) -> String? {
         let rules = Set(result.notCheckedLines.flatMap(\.rules))
         guard !rules.isEmpty else { return nil }
-        return "not checked (sandbox-audit): \(rules.count) \(rules.count == 1 ? "rule" : "rules") could not run on this input; "
+        return
+            "not checked (sandbox-audit): \(rules.count) \(rules.count == 1 ? "rule" : "rules") could not run on "
+            + "this input; "
             + "the text, JSON, SARIF, JUnit and HTML reports list each with its reason"
     }
 
@@ -121,7 +143,9 @@ enum XcodeReport {
     /// make another file and severity) points at the deepest folder above it without one, and
     /// the rest of the path begins the message.
     static func line(_ file: String, _ severity: String, _ message: String) -> String {
-        guard let colon = file.firstIndex(of: ":") else { return "\(oneLine(file)):1: \(severity): \(oneLine(message))" }
+        guard let colon = file.firstIndex(of: ":") else {
+            return "\(oneLine(file)):1: \(severity): \(oneLine(message))"
+        }
         let slash = file[..<colon].lastIndex(of: "/")
         let folder = slash.map { $0 == file.startIndex ? "/" : String(file[..<$0]) } ?? "."
         let rest = slash.map { String(file[file.index(after: $0)...]) } ?? file

@@ -1,6 +1,6 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// The pipeline in one call: input → walk → classify → inventory → rules.
 public enum Audit {
@@ -18,7 +18,9 @@ public enum Audit {
     /// container first, then its extensions', then its App Groups', each a backup domain.
     /// A backup folder (one holding Manifest.db) gives the domains it holds for the app.
     /// With `selection.simulator`, `input` is not read: the device found gives the containers.
-    public static func inventories(of input: String, _ selection: ContainerSelection = ContainerSelection()) throws -> [Inventory] {
+    public static func inventories(of input: String, _ selection: ContainerSelection = ContainerSelection()) throws
+        -> [Inventory]
+    {
         let given = try InputKinds.detect(input, selection).read()
         let appInfo = try findAppInfo(given.containers.map(\.container), selection)
         // The walks go once the inventories hold what they need of them.
@@ -30,19 +32,24 @@ public enum Audit {
     /// treats them, none of them backed up (`skipsBackup`).
     /// The walks are handed over one by one, so that each inventory can let its walk's entries
     /// go as it reads them.
-    static func inventories(_ read: consuming InputRead, appInfo: AppInfo? = nil) -> (inventories: [Inventory], notes: [String]) {
+    static func inventories(_ read: consuming InputRead, appInfo: AppInfo? = nil) -> (
+        inventories: [Inventory], notes: [String]
+    ) {
         var notes = read.notes
         var containers = read.containers
         _ = consume read
         let skipped = containers.map { skipsBackup($0.container, appInfo) }
-        if let appInfo, let note = appClipNote(appInfo, domains: zip(containers, skipped).filter(\.1).map(\.0.container.domain)) {
+        if let appInfo,
+            let note = appClipNote(appInfo, domains: zip(containers, skipped).filter(\.1).map(\.0.container.domain))
+        {
             notes.append(note)
         }
         var inventories: [Inventory] = []
         for i in containers.indices {
             let walk = containers[i].walk
             containers[i].walk = WalkResult()
-            inventories.append(Inventory(container: containers[i].container, walk: consume walk, skippedByBackup: skipped[i]))
+            inventories.append(
+                Inventory(container: containers[i].container, walk: consume walk, skippedByBackup: skipped[i]))
         }
         return (inventories, notes)
     }
@@ -51,9 +58,11 @@ public enum Audit {
     /// budgets and, with a baseline, suppression of known findings and the comparison. With
     /// `againstBackup` (a backup folder), the prediction is held against what the backup holds
     /// for the same app and App Groups.
-    public static func run(_ input: String, selection: ContainerSelection = ContainerSelection(), policy: Policy = Policy(),
-                           baseline: Baseline? = nil, againstBackup: String? = nil,
-                           scanTime: Double = Date().timeIntervalSince1970) throws -> AuditResult {
+    public static func run(
+        _ input: String, selection: ContainerSelection = ContainerSelection(), policy: Policy = Policy(),
+        baseline: Baseline? = nil, againstBackup: String? = nil,
+        scanTime: Double = Date().timeIntervalSince1970
+    ) throws -> AuditResult {
         var selection = selection
         selection.appGroups += policy.appGroups.filter { !selection.appGroups.contains($0) }
         // Today, for the suppressions' expiry: a malformed SOURCE_DATE_EPOCH fails before the input is read.
@@ -67,7 +76,10 @@ public enum Audit {
         var backup: BackupComparison?
         if let folder = againstBackup {
             guard let app = selection.app ?? inventories.first?.container.bundleIdentifier else {
-                throw InputError("\(input) does not name its app's bundle identifier: add --app BUNDLE_ID to compare it with the backup \(folder)")
+                throw InputError(
+                    "\(input) does not name its app's bundle identifier: add --app BUNDLE_ID to compare it with the "
+                        + "backup \(folder)"
+                )
             }
             // The backup side: the same app and App Groups, and the same password.
             var side = selection
@@ -76,16 +88,19 @@ public enum Audit {
             let held = Audit.inventories(try BackupInput.open(folder, side).read()).inventories
             backup = BackupComparison(prediction: inventories, backup: held, folder: folder, app: app)
         }
-        return run(input, inventories: inventories, selection: selection, policy: policy, baseline: baseline,
-                   backup: backup, notes: notes, scanTime: scanTime, appInfo: appInfo, today: today)
+        return run(
+            input, inventories: inventories, selection: selection, policy: policy, baseline: baseline,
+            backup: backup, notes: notes, scanTime: scanTime, appInfo: appInfo, today: today)
     }
 
     /// The audit of inventories already read (`backup`: the prediction already held against a
     /// backup; `notes`: what reading the input had to say; `today`: the day suppressions expire
     /// against, by default `CalendarDay.today()`, else the scan time's day).
-    static func run(_ input: String, inventories: [Inventory], selection: ContainerSelection, policy: Policy,
-                    baseline: Baseline?, backup: BackupComparison?, notes: [String] = [], scanTime: Double, appInfo: AppInfo? = nil,
-                    today: CalendarDay? = nil) -> AuditResult {
+    static func run(
+        _ input: String, inventories: [Inventory], selection: ContainerSelection, policy: Policy,
+        baseline: Baseline?, backup: BackupComparison?, notes: [String] = [], scanTime: Double, appInfo: AppInfo? = nil,
+        today: CalendarDay? = nil
+    ) -> AuditResult {
         var notes = notes
         let today = today ?? (try? CalendarDay.today()) ?? CalendarDay(secondsSince1970: Int64(scanTime))
         let comparison = baseline.map { BaselineComparison(baseline: $0, inventories: inventories) }
@@ -95,7 +110,8 @@ public enum Audit {
         context.appInfo = appInfo
         let owners = OwnerMap(inventories, matcher: OwnerMatcher(rules: policy.owners))
         context.owners = owners
-        context.budgets = Budgets.evaluate(policy.budgets, growth: policy.growth, inventories, comparison, owners: owners)
+        context.budgets = Budgets.evaluate(
+            policy.budgets, growth: policy.growth, inventories, comparison, owners: owners)
         context.baseline = baseline.map { BaselineFiles($0, primaryDomain: inventories[0].domain) }
         context.backupComparison = backup
         context.today = today
@@ -123,12 +139,18 @@ public enum Audit {
             for c in inventories.indices where rules[r].roles.contains(inventories[c].container.role) {
                 let missing = rules[r].requirements.filter { !observed[c].contains($0) }
                 if !missing.isEmpty {
-                    notChecked.append(NotChecked(ruleId: rules[r].id, domain: inventories[c].domain, needs: missing, partly: nil, lost: inventories[c].container.lost))
+                    notChecked.append(
+                        NotChecked(
+                            ruleId: rules[r].id, domain: inventories[c].domain, needs: missing, partly: nil,
+                            lost: inventories[c].container.lost))
                     continue
                 }
                 for need in rules[r].needs where need.without != nil && !observed[c].contains(need.observation) {
-                    notChecked.append(NotChecked(ruleId: rules[r].id, domain: inventories[c].domain, needs: [need.observation], partly: need.without,
-                                                  lost: inventories[c].container.lost))
+                    notChecked.append(
+                        NotChecked(
+                            ruleId: rules[r].id, domain: inventories[c].domain, needs: [need.observation],
+                            partly: need.without,
+                            lost: inventories[c].container.lost))
                 }
                 jobs.append((r, c))
             }
@@ -138,10 +160,15 @@ public enum Audit {
             let c = checkJobs[i].container
             let inventory = checkInventories[c]
             var own = checkContext
-            if c > 0 { own.budgets = []; own.expiredSuppressions = [] }
+            if c > 0 {
+                own.budgets = []
+                own.expiredSuppressions = []
+            }
             // File contents only where the input declares them (an archive's walk kept the
             // first bytes the rules need, and nothing else).
-            let reader = checkObserved[c].contains(.fileContents) ? inventory.container.source.contentReader(for: inventory.container) : nil
+            let reader =
+                checkObserved[c].contains(.fileContents)
+                ? inventory.container.source.contentReader(for: inventory.container) : nil
             own.content = reader
             // One domain string shared by every finding (`domain` is made each time it is read).
             let domain = inventory.domain
@@ -153,7 +180,9 @@ public enum Audit {
         // as one unreadable-entry finding.
         var missed: [MissedItem] = []
         for inv in inventories {
-            missed += inv.problems.map { MissedItem(path: $0.path, domain: inv.domain, what: $0.operation, why: $0.reason) }
+            missed += inv.problems.map {
+                MissedItem(path: $0.path, domain: inv.domain, what: $0.operation, why: $0.reason)
+            }
         }
         var contentFindings: [Finding] = []
         var byEntry: [Int: [ContainerPath: [ContentMiss]]] = [:]
@@ -166,18 +195,25 @@ public enum Audit {
             for (path, misses) in byEntry[c]!.sorted(by: { $0.key < $1.key }) {
                 let lacksBytes = inventory.container.backup?.lacksBytes(path) ?? false
                 if lacksBytes { absent += 1 }
-                let unread = UnreadContent(path: path, misses: misses, absentFromBackup: lacksBytes, fromBackup: inventory.container.backup != nil)
+                let unread = UnreadContent(
+                    path: path, misses: misses, absentFromBackup: lacksBytes,
+                    fromBackup: inventory.container.backup != nil)
                 missed.append(MissedItem(path: path, domain: inventory.domain, what: unread.what, why: unread.why))
                 guard policy.enables(RuleCatalogue.unreadableEntryID) else { continue }
                 contentFindings.append(RuleCatalogue.unreadContentFinding(unread).with(domain: inventory.domain))
             }
             if absent > 0 {
-                notes.append("the backup holds no bytes for \(absent) \(absent == 1 ? "file" : "files") of \(inventory.domain) (listed in Manifest.db, missing from the backup folder): the rules that read them did not check them (see unreadable-entry)")
+                notes.append(
+                    "the backup holds no bytes for \(absent) \(absent == 1 ? "file" : "files") of "
+                        + "\(inventory.domain) (listed in Manifest.db, missing from the backup folder): the rules "
+                        + "that read them did not check them (see unreadable-entry)"
+                )
             }
         }
         let domainRank = Dictionary(inventories.enumerated().map { ($1.domain, $0) }, uniquingKeysWith: { a, _ in a })
         missed.sort { a, b in
-            let da = domainRank[a.domain] ?? 0, db = domainRank[b.domain] ?? 0
+            let da = domainRank[a.domain] ?? 0
+            let db = domainRank[b.domain] ?? 0
             if da != db { return da < db }
             if a.path != b.path { return a.path < b.path }
             return (a.what, a.why) < (b.what, b.why)
@@ -186,22 +222,33 @@ public enum Audit {
         // system's: never an error by default. The policy's own rules keep what the policy says.
         let systemWritten = { (f: Finding) -> Bool in
             guard let path = f.path, !path.isRoot, !f.ruleId.hasPrefix("policy-"),
-                  let c = f.domain.flatMap({ domainRank[$0] }) ?? (inventories.isEmpty ? nil : 0) else { return false }
+                let c = f.domain.flatMap({ domainRank[$0] }) ?? (inventories.isEmpty ? nil : 0)
+            else { return false }
             return owners.attribution(of: path, container: c, in: inventories[c])?.entry?.kind == .framework
         }
-        let applied = PolicyApplication(policy, to: perJob.map(\.findings) + [contentFindings], domains: inventories.map(\.domain), baseline: baseline, today: today,
-                                        systemWritten: systemWritten)
+        let applied = PolicyApplication(
+            policy, to: perJob.map(\.findings) + [contentFindings], domains: inventories.map(\.domain),
+            baseline: baseline, today: today,
+            systemWritten: systemWritten)
         for s in applied.unused {
-            notes.append("the suppression of \(s.label) in the policy file matched no finding: remove it if what it accepted is gone")
+            notes.append(
+                "the suppression of \(s.label) in the policy file matched no finding: remove it if what it accepted "
+                    + "is gone"
+            )
         }
         for inv in inventories where inv.container.roleSource == "default" {
             if inv.entry(at: ContainerPath("Documents")) == nil && inv.entry(at: ContainerPath("tmp")) == nil {
-                notes.append("\(inv.container.dataRoot) has no Documents or tmp folder and no metadata saying what it is: it was read as an app's data container; if it is an App Group container, add --kind group")
+                notes.append(
+                    "\(inv.container.dataRoot) has no Documents or tmp folder and no metadata saying what it is: it "
+                        + "was read as an app's data container; if it is an App Group container, add --kind group"
+                )
             }
         }
-        return AuditResult(inventories: inventories, findings: applied.reported, allFindings: applied.findings, context: context,
-                           ignoredFindings: applied.ignored, baselineFindings: applied.known, comparison: comparison, notes: notes, missed: missed,
-                           notChecked: notChecked, backupComparison: backup, policy: policy, suppressed: applied.suppressed)
+        return AuditResult(
+            inventories: inventories, findings: applied.reported, allFindings: applied.findings, context: context,
+            ignoredFindings: applied.ignored, baselineFindings: applied.known, comparison: comparison, notes: notes,
+            missed: missed,
+            notChecked: notChecked, backupComparison: backup, policy: policy, suppressed: applied.suppressed)
     }
 }
 
@@ -235,10 +282,13 @@ public struct AuditResult: Sendable {
     /// never failing the run; reports list them with the reason.
     package let suppressed: [SuppressedFinding]
 
-    init(inventories: [Inventory], findings: [Finding], allFindings: [Finding], context: RuleContext,
-                ignoredFindings: Int, baselineFindings: Int, comparison: BaselineComparison?, notes: [String], missed: [MissedItem] = [],
-                notChecked: [NotChecked] = [], backupComparison: BackupComparison? = nil, policy: Policy = Policy(),
-                suppressed: [SuppressedFinding] = []) {
+    init(
+        inventories: [Inventory], findings: [Finding], allFindings: [Finding], context: RuleContext,
+        ignoredFindings: Int, baselineFindings: Int, comparison: BaselineComparison?, notes: [String],
+        missed: [MissedItem] = [],
+        notChecked: [NotChecked] = [], backupComparison: BackupComparison? = nil, policy: Policy = Policy(),
+        suppressed: [SuppressedFinding] = []
+    ) {
         self.suppressed = suppressed
         self.notChecked = notChecked
         self.backupComparison = backupComparison
@@ -303,5 +353,9 @@ public struct AuditResult: Sendable {
 
 extension Baseline {
     /// Records an audit: its containers and its findings before any baseline suppression.
-    public init(_ result: AuditResult) { self.init(inventories: result.inventories, findings: result.allFindings, owners: result.context.owners, missed: result.missed) }
+    public init(_ result: AuditResult) {
+        self.init(
+            inventories: result.inventories, findings: result.allFindings, owners: result.context.owners,
+            missed: result.missed)
+    }
 }

@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// The app's own `Info.plist` in the audit: found (`--app-info`, or the app's bundle on the
 /// Simulator device its data container is on), and applied: an App Clip's containers are
@@ -14,8 +14,10 @@ extension Audit {
     /// The note an App Clip's scan carries, naming the domains it leaves out; nil for another app.
     static func appClipNote(_ info: AppInfo, domains: [String]) -> String? {
         guard info.isAppClip, !domains.isEmpty else { return nil }
-        return "\(info.source) declares an App Clip (NSAppClip): iOS never backs App Clips up (MobileBackup skips them: "
-            + "https://github.com/EthanArbuckle/iPhone18-3_26.1_23B85_Restore, MBExcludedAppTypeFromAppRecord), so nothing of "
+        return
+            "\(info.source) declares an App Clip (NSAppClip): iOS never backs App Clips up (MobileBackup skips them: "
+            + "https://github.com/EthanArbuckle/iPhone18-3_26.1_23B85_Restore, MBExcludedAppTypeFromAppRecord), so "
+            + "nothing of "
             + domains.joined(separator: ", ") + " is backed up or restored: its backup footprint is 0"
     }
 
@@ -29,8 +31,9 @@ extension Audit {
             return info
         }
         guard let first = containers.first, first.role == .app, first.source.capabilities.filesOnDisk,
-              let app = selection.app ?? first.bundleIdentifier,
-              let found = first.listedIn ?? (try? AppContainers.containersAbove(first.dataRoot)) ?? nil else { return nil }
+            let app = selection.app ?? first.bundleIdentifier,
+            let found = first.listedIn ?? (try? AppContainers.containersAbove(first.dataRoot)) ?? nil
+        else { return nil }
         return AppInfo.inBundle(containers: found, app: app)
     }
 
@@ -44,14 +47,22 @@ extension Audit {
     /// the first container is an App Group's.
     static func checkIdentity(_ info: AppInfo, _ containers: [Container], _ selection: ContainerSelection) throws {
         guard let first = containers.first, first.role != .group || selection.app != nil,
-              let audited = selection.app ?? first.bundleIdentifier else { return }
+            let audited = selection.app ?? first.bundleIdentifier
+        else { return }
         let what = info.isAppClip ? " (an App Clip)" : info.isExtension ? " (an app extension)" : ""
         guard let id = info.bundleIdentifier else {
-            throw InputError("--app-info \(TerminalText.escaped(info.source)) names no app (no CFBundleIdentifier): give the Info.plist of \(TerminalText.escaped(audited)), the app audited")
+            throw InputError(
+                "--app-info \(TerminalText.escaped(info.source)) names no app (no CFBundleIdentifier): give the "
+                    + "Info.plist of \(TerminalText.escaped(audited)), the app audited"
+            )
         }
         guard id == audited else {
-            throw InputError("--app-info \(TerminalText.escaped(info.source)) is the Info.plist of \(TerminalText.escaped(id))\(what), not of \(TerminalText.escaped(audited)), the app audited: "
-                + "give \(TerminalText.escaped(audited))'s own Info.plist (an App Clip or an extension is audited through its own container, with its own Info.plist)")
+            throw InputError(
+                "--app-info \(TerminalText.escaped(info.source)) is the Info.plist of "
+                    + "\(TerminalText.escaped(id))\(what), not of \(TerminalText.escaped(audited)), the app audited: "
+                    + "give \(TerminalText.escaped(audited))'s own Info.plist (an App Clip or an extension is "
+                    + "audited through its own container, with its own Info.plist)"
+            )
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// Something the scan could not read: a folder it could not list, an entry whose attributes it
 /// could not read, or the content a rule needed. The figures and the rule checks leave it out,
@@ -34,7 +34,9 @@ package struct Completeness: Sendable {
 
     /// What reading the inventories missed: their walks' problems.
     package init(_ inventories: [Inventory]) {
-        missed = inventories.flatMap { inv in inv.problems.map { MissedItem(path: $0.path, domain: inv.domain, what: $0.operation, why: $0.reason) } }
+        missed = inventories.flatMap { inv in
+            inv.problems.map { MissedItem(path: $0.path, domain: inv.domain, what: $0.operation, why: $0.reason) }
+        }
     }
 
     package var complete: Bool { missed.isEmpty }
@@ -43,7 +45,8 @@ package struct Completeness: Sendable {
     /// (`scan`, `inventory` on standard error, `simulate`): the same words, then what the
     /// command's figures leave out.
     package static func banner(_ count: Int, leavesOut what: String) -> String {
-        "INCOMPLETE SCAN: \(count) \(count == 1 ? "item" : "items") could not be read; \(what) leave \(count == 1 ? "it" : "them") out"
+        "INCOMPLETE SCAN: \(count) \(count == 1 ? "item" : "items") could not be read; \(what) leave "
+            + "\(count == 1 ? "it" : "them") out"
     }
 
     /// The lines naming what was missed, at most `shown` of them, then how many more.
@@ -158,19 +161,24 @@ extension AuditResult {
             let rule = RuleCatalogue.rule(id: entry.rule)
             let applies = inventories.filter { rule?.roles.contains($0.container.role) ?? true }.map(\.domain)
             let domains: [String]? = entry.domains == applies ? nil : entry.domains
-            let key = entry.reason + "\u{0}" + (domains?.joined(separator: "\u{0}") ?? "") + (entry.partly ? "\u{1}" : "")
+            let key =
+                entry.reason + "\u{0}" + (domains?.joined(separator: "\u{0}") ?? "") + (entry.partly ? "\u{1}" : "")
             if let i = seen[key] {
-                lines[i] = NotCheckedLine(rules: lines[i].rules + [entry.rule], domains: domains, reason: entry.reason, partly: entry.partly)
+                lines[i] = NotCheckedLine(
+                    rules: lines[i].rules + [entry.rule], domains: domains, reason: entry.reason, partly: entry.partly)
             } else {
                 seen[key] = lines.count
-                lines.append(NotCheckedLine(rules: [entry.rule], domains: domains, reason: entry.reason, partly: entry.partly))
+                lines.append(
+                    NotCheckedLine(rules: [entry.rule], domains: domains, reason: entry.reason, partly: entry.partly))
             }
         }
         return lines
     }
 
     /// The rules not run at all on the containers they apply to (every one of them).
-    package func notRun(_ ruleId: String) -> [NotChecked] { notChecked.filter { $0.ruleId == ruleId && $0.partly == nil } }
+    package func notRun(_ ruleId: String) -> [NotChecked] {
+        notChecked.filter { $0.ruleId == ruleId && $0.partly == nil }
+    }
 
     /// The verdict: findings at or above `level`, or an incomplete scan unless it is accepted.
     public func fails(at level: Severity, allowIncomplete: Bool) -> Bool {

@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// App Review's own measurement of an app's data: what it stores in the backup "on launch and
 /// content download", as the rejections under the old guideline 2.23 ("Apps must follow the iOS
@@ -59,7 +59,9 @@ package struct AppReviewMeasurement: Sendable {
     package let owners: [OwnerShare]
 
     /// Where Apple says what goes where, and the guidelines App Review applies.
-    package static let guidelineSources = [References.dataStorageGuidelines, References.qa1719, References.reviewGuidelines]
+    package static let guidelineSources = [
+        References.dataStorageGuidelines, References.qa1719, References.reviewGuidelines,
+    ]
 
     /// How deep a place is below the container's root: under `Library` one more level, so that a
     /// framework's or SDK's folder in `Library/Application Support` is a place of its own.
@@ -68,13 +70,19 @@ package struct AppReviewMeasurement: Sendable {
     }
 
     package init(_ inventories: [Inventory], owners: OwnerMap?) {
-        struct Key: Hashable { let container: Int; let path: ContainerPath; let owner: Int32 }
+        struct Key: Hashable {
+            let container: Int
+            let path: ContainerPath
+            let owner: Int32
+        }
         var places: [Key: Place] = [:]
         var byOwner: [Int32: OwnerShare] = [:]
         var domains: [DomainShare] = []
-        var total: Int64 = 0, files = 0
+        var total: Int64 = 0
+        var files = 0
         for (c, inventory) in inventories.enumerated() {
-            var domainBytes: Int64 = 0, domainFiles = 0
+            var domainBytes: Int64 = 0
+            var domainFiles = 0
             let codes = owners.map { $0.codes[c] }
             var attributions: [Int32: Attribution] = [:]
             let entries = inventory.entries
@@ -84,18 +92,30 @@ package struct AppReviewMeasurement: Sendable {
                 let isFile = item.entry.kind == .file
                 guard isFile || size > 0 else { continue }
                 let code = codes.map { $0[i] } ?? -1
-                if code >= 0, attributions[code] == nil, let a = owners?.attribution(container: c, entry: i) { attributions[code] = a }
+                if code >= 0, attributions[code] == nil, let a = owners?.attribution(container: c, entry: i) {
+                    attributions[code] = a
+                }
                 let attribution = code >= 0 ? attributions[code] : nil
                 let depth = Self.placeDepth(item.path)
                 let parts = item.path.leadingComponents(depth + 1)
                 let isFolder = parts.count > depth
-                let placePath = isFolder ? ContainerPath(bytes: Array(parts.prefix(depth).joined(separator: [UInt8(ascii: "/")]))) : item.path
+                let placePath =
+                    isFolder
+                    ? ContainerPath(bytes: Array(parts.prefix(depth).joined(separator: [UInt8(ascii: "/")])))
+                    : item.path
                 let key = Key(container: c, path: placePath, owner: code)
-                var place = places[key] ?? Place(domain: inventory.domain, path: placePath, isFolder: isFolder, zone: item.zone,
-                                                 owner: attribution?.name, ownerKind: attribution?.kind,
-                                                 advice: Self.advice(zone: item.zone, role: inventory.container.role, owner: attribution))
+                var place =
+                    places[key]
+                    ?? Place(
+                        domain: inventory.domain, path: placePath, isFolder: isFolder, zone: item.zone,
+                        owner: attribution?.name, ownerKind: attribution?.kind,
+                        advice: Self.advice(zone: item.zone, role: inventory.container.role, owner: attribution))
                 var share = byOwner[code] ?? OwnerShare(owner: attribution?.name, kind: attribution?.kind)
-                if isFile { place.files += 1; share.files += 1; domainFiles += 1 }
+                if isFile {
+                    place.files += 1
+                    share.files += 1
+                    domainFiles += 1
+                }
                 place.bytes +|= size
                 share.bytes +|= size
                 domainBytes +|= size
@@ -135,24 +155,43 @@ package struct AppReviewMeasurement: Sendable {
     /// has it, else by where they are.
     static func advice(zone: Zone, role: ContainerRole, owner: Attribution?) -> Advice {
         if let entry = owner?.entry {
-            return Advice(text: entry.advice, sources: ["\(entry.owner), where it writes: \(entry.source.url)", References.isExcludedFromBackup])
+            return Advice(
+                text: entry.advice,
+                sources: ["\(entry.owner), where it writes: \(entry.source.url)", References.isExcludedFromBackup])
         }
         switch (zone, role) {
         case (.documents, _):
-            return Advice(text: "Documents is for what the user creates and the app cannot re-create: move downloaded or re-creatable files to Library/Caches (purged when storage is low) or to Library/Application Support marked isExcludedFromBackup.",
-                          sources: [References.dataStorageGuidelines, References.fileSystemBasics])
+            return Advice(
+                text:
+                    "Documents is for what the user creates and the app cannot re-create: move downloaded or "
+                    + "re-creatable files to Library/Caches (purged when storage is low) or to "
+                    + "Library/Application Support marked isExcludedFromBackup.",
+                sources: [References.dataStorageGuidelines, References.fileSystemBasics])
         case (.applicationSupport, _):
-            return Advice(text: "Support files the app downloads or generates again: set isExcludedFromBackup on them or on their folder (after each write: replacing a file drops it), or move them to Library/Caches if the system may purge them.",
-                          sources: [References.qa1719, References.isExcludedFromBackup])
+            return Advice(
+                text:
+                    "Support files the app downloads or generates again: set isExcludedFromBackup on them or on "
+                    + "their folder (after each write: replacing a file drops it), or move them to "
+                    + "Library/Caches if the system may purge them.",
+                sources: [References.qa1719, References.isExcludedFromBackup])
         case (.preferences, _):
-            return Advice(text: "UserDefaults is backed up whole: keep settings there, and move data (responses, images, queues) to files in Library/Caches or an excluded folder.",
-                          sources: [References.optimizingForICloudBackup, References.sizeLimitExceeded])
+            return Advice(
+                text:
+                    "UserDefaults is backed up whole: keep settings there, and move data (responses, images, queues) "
+                    + "to files in Library/Caches or an excluded folder.",
+                sources: [References.optimizingForICloudBackup, References.sizeLimitExceeded])
         case (.root, .group):
-            return Advice(text: "An App Group container is backed up from its root: mark re-creatable files isExcludedFromBackup, or keep caches in the group's Library/Caches.",
-                          sources: [References.optimizingForICloudBackup, References.isExcludedFromBackup])
+            return Advice(
+                text:
+                    "An App Group container is backed up from its root: mark re-creatable files "
+                    + "isExcludedFromBackup, or keep caches in the group's Library/Caches.",
+                sources: [References.optimizingForICloudBackup, References.isExcludedFromBackup])
         default:
-            return Advice(text: "Library outside Caches is backed up: move caches to Library/Caches and temporary files to tmp, or mark what must persist but can be downloaded again isExcludedFromBackup.",
-                          sources: [References.dataStorageGuidelines, References.optimizingForICloudBackup])
+            return Advice(
+                text:
+                    "Library outside Caches is backed up: move caches to Library/Caches and temporary files to tmp, "
+                    + "or mark what must persist but can be downloaded again isExcludedFromBackup.",
+                sources: [References.dataStorageGuidelines, References.optimizingForICloudBackup])
         }
     }
 }

@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// The scan's prediction held against a real backup: for every domain of the scan, the paths
 /// predicted backed up and the paths the backup holds, and where the two disagree, why the
@@ -46,7 +46,9 @@ package struct BackupComparison: Sendable {
             case .presentButPredictedAbsent:
                 return "in the backup\(size(actual)), predicted not backed up: \(why)"
             case .sizeDiffers:
-                return "in the backup with \(actual.size ?? 0) bytes, the container holds \(predicted.size ?? 0) bytes: \(why)"
+                return
+                    "in the backup with \(actual.size ?? 0) bytes, the container holds \(predicted.size ?? 0) bytes: "
+                    + "\(why)"
             case .kindDiffers:
                 let (mine, theirs) = kinds.map { ($0.container.rawValue, $0.backup.rawValue) } ?? ("?", "?")
                 return "a \(theirs) in the backup, a \(mine) in the container: \(why)"
@@ -76,8 +78,11 @@ package struct BackupComparison: Sendable {
     /// container that names no bundle identifier is compared with `AppDomain-APP`.
     init(prediction: [Inventory], backup: [Inventory], folder: String, app: String?) {
         self.backup = folder
-        var pairs: [DomainPair] = [], mismatches: [Mismatch] = [], missing: [String] = []
-        var paths = 0, agreeing = 0
+        var pairs: [DomainPair] = []
+        var mismatches: [Mismatch] = []
+        var missing: [String] = []
+        var paths = 0
+        var agreeing = 0
         for inventory in prediction {
             let name = BackupComparison.backupDomain(of: inventory.container, app: app)
             pairs.append(DomainPair(scan: inventory.domain, backup: name))
@@ -88,7 +93,8 @@ package struct BackupComparison: Sendable {
             let sets = inventory.container.role.pathSets
             var predicted = Set<ContainerPath>()
             let entries = inventory.entries
-            for i in entries.indices where entries.isBackedUp(i) && entries.kind(i) != .other && entries.folder(i) >= 0 {
+            for i in entries.indices where entries.isBackedUp(i) && entries.kind(i) != .other && entries.folder(i) >= 0
+            {
                 let e = entries[i]
                 predicted.insert(e.path)
                 paths += 1
@@ -96,20 +102,25 @@ package struct BackupComparison: Sendable {
                 let why = "\(sets.decision(for: e.path).text(for: e.path)) and no exclude attribute covers it"
                 guard let theirs = inBackup[e.path] else {
                     let absent = held == nil ? "; the backup holds no \(name) domain" : ""
-                    mismatches.append(Mismatch(path: e.path, domain: name, kind: .predictedButAbsent, predicted: mine,
-                                               actual: Side(present: false, size: nil), why: why + absent))
+                    mismatches.append(
+                        Mismatch(
+                            path: e.path, domain: name, kind: .predictedButAbsent, predicted: mine,
+                            actual: Side(present: false, size: nil), why: why + absent))
                     continue
                 }
                 if e.entry.kind != theirs.entry.kind {
-                    var m = Mismatch(path: e.path, domain: name, kind: .kindDiffers, predicted: mine,
-                                     actual: Side(present: true, size: BackupComparison.size(theirs)),
-                                     why: why + "; the item was replaced by another kind between the backup and the copy scanned")
+                    var m = Mismatch(
+                        path: e.path, domain: name, kind: .kindDiffers, predicted: mine,
+                        actual: Side(present: true, size: BackupComparison.size(theirs)),
+                        why: why + "; the item was replaced by another kind between the backup and the copy scanned")
                     m.kinds = (e.entry.kind, theirs.entry.kind)
                     mismatches.append(m)
                 } else if e.entry.kind == .file, e.entry.size != theirs.entry.size {
-                    mismatches.append(Mismatch(path: e.path, domain: name, kind: .sizeDiffers, predicted: mine,
-                                               actual: Side(present: true, size: theirs.entry.size),
-                                               why: why + "; the file changed between the backup and the copy scanned"))
+                    mismatches.append(
+                        Mismatch(
+                            path: e.path, domain: name, kind: .sizeDiffers, predicted: mine,
+                            actual: Side(present: true, size: theirs.entry.size),
+                            why: why + "; the file changed between the backup and the copy scanned"))
                 } else {
                     agreeing += 1
                 }
@@ -117,10 +128,12 @@ package struct BackupComparison: Sendable {
             for (path, theirs) in inBackup where !predicted.contains(path) {
                 paths += 1
                 let mine = inventory.entry(at: path)
-                mismatches.append(Mismatch(path: path, domain: name, kind: .presentButPredictedAbsent,
-                                           predicted: Side(present: false, size: mine.flatMap(BackupComparison.size)),
-                                           actual: Side(present: true, size: BackupComparison.size(theirs)),
-                                           why: mine.map { BackupComparison.whyNotBackedUp($0, sets) } ?? "not in the container"))
+                mismatches.append(
+                    Mismatch(
+                        path: path, domain: name, kind: .presentButPredictedAbsent,
+                        predicted: Side(present: false, size: mine.flatMap(BackupComparison.size)),
+                        actual: Side(present: true, size: BackupComparison.size(theirs)),
+                        why: mine.map { BackupComparison.whyNotBackedUp($0, sets) } ?? "not in the container"))
             }
         }
         self.domains = pairs
@@ -151,11 +164,14 @@ package struct BackupComparison: Sendable {
         let decision = sets.decision(for: e.path)
         if !decision.backedUp { return decision.text(for: e.path) }
         if e.entry.kind == .other {
-            return "it is a special file (\(e.entry.special?.rawValue ?? "other")): backup takes files, folders and symlinks"
+            return
+                "it is a special file (\(e.entry.special?.rawValue ?? "other")): backup takes files, folders and "
+                + "symlinks"
         }
         if let by = e.excludedBy {
             if by == e.path { return "it carries the exclude-from-backup attribute" }
-            return by.isRoot ? "the exclude-from-backup attribute on the container's root covers it"
+            return by.isRoot
+                ? "the exclude-from-backup attribute on the container's root covers it"
                 : "the exclude-from-backup attribute on \(by.display) covers it"
         }
         return "the system manages it, not the app"

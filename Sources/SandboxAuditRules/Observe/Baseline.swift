@@ -1,6 +1,6 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// What a release leaves behind to compare the next one with: its findings and, per file, the
 /// size, modification time and backup state. Paths are relative to the data root and the file
@@ -91,31 +91,56 @@ public struct Baseline: Sendable {
         }
         let zoneList: [JSON] = Zone.allCases.compactMap { z in
             guard let t = zones[z] else { return nil }
-            return .object([("zone", .string(z.rawValue)), ("size", .int(t.size)), ("backedUpSize", .int(t.backedUpSize))])
+            return .object([
+                ("zone", .string(z.rawValue)), ("size", .int(t.size)), ("backedUpSize", .int(t.backedUpSize)),
+            ])
         }
         return .object([
             ("schemaVersion", .int(Baseline.schemaVersion)),
             ("kind", .string("sandbox-audit-baseline")),
-            ("container", .object([("bundleIdentifier", .optional(bundleIdentifier)), ("version", .optional(version))])),
+            (
+                "container",
+                .object([("bundleIdentifier", .optional(bundleIdentifier)), ("version", .optional(version))])
+            ),
             ("domains", domains.map { .array($0.map { .string($0) }) } ?? .null),
             ("backupFootprint", .int(backupFootprint)),
             ("zones", .array(zoneList)),
             ("complete", .optional(complete)),
-            ("missed", .array(missed.map { m in .object(path(m.path) + [("what", .string(m.what)), ("why", .string(m.why))]) })),
-            ("findings", .array(findingRecords.map { f in
-                .object([("ruleId", .string(f.key.ruleId))] + path(f.key.path) + [("severity", .optional(f.severity)), ("message", .optional(f.message))])
-            })),
-            ("files", .array(files.indices.map { i -> JSON in
-                let p = files.path(i), f = files.file(i)
-                var fields: [(String, JSON)] = path(p) + [("size", .int(f.size)), ("mtime", .int(f.mtime)), ("zone", .string(f.zone.rawValue)), ("backedUp", .bool(f.backedUp))]
-                if let inode = f.inode { fields.append(("inode", .int(Int64(bitPattern: inode)))) }
-                if let excluded = f.excluded { fields.append(("excluded", .bool(excluded))) }
-                if let kept = f.survivesUpdate { fields.append(("survivesUpdate", .bool(kept))) }
-                fields.append(("owner", .optional(f.owner)))
-                let links = files.links(i)
-                if !links.isEmpty { fields.append(("links", .array(links.map { .object(path($0)) }))) }
-                return .object(fields)
-            })),
+            (
+                "missed",
+                .array(
+                    missed.map { m in .object(path(m.path) + [("what", .string(m.what)), ("why", .string(m.why))]) })
+            ),
+            (
+                "findings",
+                .array(
+                    findingRecords.map { f in
+                        .object(
+                            [("ruleId", .string(f.key.ruleId))] + path(f.key.path) + [
+                                ("severity", .optional(f.severity)), ("message", .optional(f.message)),
+                            ])
+                    })
+            ),
+            (
+                "files",
+                .array(
+                    files.indices.map { i -> JSON in
+                        let p = files.path(i)
+                        let f = files.file(i)
+                        var fields: [(String, JSON)] =
+                            path(p) + [
+                                ("size", .int(f.size)), ("mtime", .int(f.mtime)), ("zone", .string(f.zone.rawValue)),
+                                ("backedUp", .bool(f.backedUp)),
+                            ]
+                        if let inode = f.inode { fields.append(("inode", .int(Int64(bitPattern: inode)))) }
+                        if let excluded = f.excluded { fields.append(("excluded", .bool(excluded))) }
+                        if let kept = f.survivesUpdate { fields.append(("survivesUpdate", .bool(kept))) }
+                        fields.append(("owner", .optional(f.owner)))
+                        let links = files.links(i)
+                        if !links.isEmpty { fields.append(("links", .array(links.map { .object(path($0)) }))) }
+                        return .object(fields)
+                    })
+            ),
         ])
     }
 
@@ -125,7 +150,8 @@ public struct Baseline: Sendable {
         let shown = TerminalText.escaped(location)
         let document: BaselineDocument
         do {
-            guard case .baseline(let b) = try ReportDocument.read(try JSONDocument.read(location), accepting: .baseline) else {
+            guard case .baseline(let b) = try ReportDocument.read(try JSONDocument.read(location), accepting: .baseline)
+            else {
                 throw BaselineDocument.NotThisKind()
             }
             document = b
@@ -138,7 +164,11 @@ public struct Baseline: Sendable {
         } catch is BaselineDocument.NotThisKind {
             throw InputError("\(shown) is not a sandbox-audit baseline (write one with --write-baseline)")
         } catch let e as BaselineDocument.UnsupportedVersion {
-            throw InputError("\(shown): baseline schemaVersion \(e.found) is not supported (expected \(readableVersions.dropLast().map(String.init).joined(separator: ", ")) or \(readableVersions.last ?? 0))")
+            throw InputError(
+                "\(shown): baseline schemaVersion \(e.found) is not supported (expected "
+                    + "\(readableVersions.dropLast().map(String.init).joined(separator: ", ")) or "
+                    + "\(readableVersions.last ?? 0))"
+            )
         }
         var b = Baseline(empty: ())
         b.bundleIdentifier = document.bundleIdentifier
@@ -244,40 +274,48 @@ package struct BaselineComparison: Sendable {
         zones = Zone.allCases.filter { $0 != .system }.map { z in
             (z, baseline.zones[z]?.backedUpSize ?? 0, inventories.byteSum { $0.zoneTotals[z]?.backedUpSize ?? 0 })
         }
-        var added: [Change] = [], grew: [Change] = [], churned: [Change] = []
+        var added: [Change] = []
+        var grew: [Change] = []
+        var churned: [Change] = []
         var seen = [Bool](repeating: false, count: baseline.files.count)
         var churn: Int64 = 0
         for (index, inventory) in inventories.enumerated() {
-          // The entries come in path order: each row looked for from the last one found.
-          var rows = baseline.files.lookup()
-          let entries = inventory.entries
-          let domain = index == 0 ? nil : inventory.domain
-          // A hard-linked file is the same file under any name either side recorded for it.
-          let otherNames = baseline.files.hasLinks || entries.contains(where: { $0.entry.linkCount > 1 }) ? inventory.hardLinkNames() : [:]
-          for i in entries.indices where entries.countsAsContent(i) {
-            let e = entries[i]
-            let path = Baseline.qualified(e.path, domain: domain)
-            let size = e.entry.size
-            var row = rows.row(path)
-            if row == nil, !otherNames.isEmpty || baseline.files.hasLinks {
-                row = ([path] + (otherNames[i] ?? []).map { Baseline.qualified($0, domain: domain) })
-                    .lazy.compactMap(baseline.files.row(named:)).first { !seen[$0] }
+            // The entries come in path order: each row looked for from the last one found.
+            var rows = baseline.files.lookup()
+            let entries = inventory.entries
+            let domain = index == 0 ? nil : inventory.domain
+            // A hard-linked file is the same file under any name either side recorded for it.
+            let otherNames =
+                baseline.files.hasLinks || entries.contains(where: { $0.entry.linkCount > 1 })
+                ? inventory.hardLinkNames() : [:]
+            for i in entries.indices where entries.countsAsContent(i) {
+                let e = entries[i]
+                let path = Baseline.qualified(e.path, domain: domain)
+                let size = e.entry.size
+                var row = rows.row(path)
+                if row == nil, !otherNames.isEmpty || baseline.files.hasLinks {
+                    row = ([path] + (otherNames[i] ?? []).map { Baseline.qualified($0, domain: domain) })
+                        .lazy.compactMap(baseline.files.row(named:)).first { !seen[$0] }
+                }
+                if let row { seen[row] = true }
+                let old = row.map(baseline.files.file)
+                if let old {
+                    if size > old.size {
+                        grew.append(Change(path: path, before: old.size, after: size, backedUp: e.backedUp == true))
+                    }
+                } else {
+                    added.append(Change(path: path, before: nil, after: size, backedUp: e.backedUp == true))
+                }
+                guard e.backedUp == true else { continue }
+                if old == nil || old!.size != size || old!.mtime != e.entry.modifiedSeconds || !old!.backedUp {
+                    churn +|= e.countedSize
+                    churned.append(Change(path: path, before: old?.size, after: size))
+                }
             }
-            if let row { seen[row] = true }
-            let old = row.map(baseline.files.file)
-            if let old {
-                if size > old.size { grew.append(Change(path: path, before: old.size, after: size, backedUp: e.backedUp == true)) }
-            } else {
-                added.append(Change(path: path, before: nil, after: size, backedUp: e.backedUp == true))
-            }
-            guard e.backedUp == true else { continue }
-            if old == nil || old!.size != size || old!.mtime != e.entry.modifiedSeconds || !old!.backedUp {
-                churn +|= e.countedSize
-                churned.append(Change(path: path, before: old?.size, after: size))
-            }
-          }
         }
-        let removed = baseline.files.indices.filter { !seen[$0] }.map { Change(path: baseline.files.path($0), before: baseline.files.size($0), after: nil) }
+        let removed = baseline.files.indices.filter { !seen[$0] }.map {
+            Change(path: baseline.files.path($0), before: baseline.files.size($0), after: nil)
+        }
         func largest(_ list: [Change], by key: (Change) -> Int64) -> [Change] {
             list.sorted { key($0) != key($1) ? key($0) > key($1) : $0.path < $1.path }
         }

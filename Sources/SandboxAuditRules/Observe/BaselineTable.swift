@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// A baseline's files as columns: every path's bytes in one buffer, the fixed fields in arrays,
 /// one row per file, sorted by path bytes (the order the file is written in), no path twice. A
@@ -52,7 +52,9 @@ package struct BaselineTable: Sendable {
         if namesOwner { bits |= Flag.namesOwner }
         flags.append(bits)
         if let o = f.owner {
-            if let i = ownerIndex[o] { owners.append(i) } else {
+            if let i = ownerIndex[o] {
+                owners.append(i)
+            } else {
                 let i = Int32(ownerNames.count)
                 ownerNames.append(o)
                 ownerIndex[o] = i
@@ -66,7 +68,8 @@ package struct BaselineTable: Sendable {
     /// Records `names`, the other names of the file at `path` (a hard-linked file): a later
     /// scan that records it under one of them is the same file (docs/baseline-format.md).
     /// A name already recorded as another file's is returned, and not recorded.
-    mutating func addLinks<C: Collection>(_ names: [ContainerPath], of path: C) -> ContainerPath? where C.Element == UInt8 {
+    mutating func addLinks<C: Collection>(_ names: [ContainerPath], of path: C) -> ContainerPath?
+    where C.Element == UInt8 {
         let key = Array(path)
         for n in names {
             if linkedPath[n.bytes] != nil || n.bytes == key { return n }
@@ -103,21 +106,25 @@ package struct BaselineTable: Sendable {
     package func size(_ i: Int) -> Int64 { sizes[i] }
     package func zone(_ i: Int) -> Zone { zones[i] }
     package func backedUp(_ i: Int) -> Bool { flags[i] & Flag.backedUp != 0 }
-    package func excluded(_ i: Int) -> Bool? { flags[i] & Flag.excludedKnown != 0 ? flags[i] & Flag.excluded != 0 : nil }
+    package func excluded(_ i: Int) -> Bool? {
+        flags[i] & Flag.excludedKnown != 0 ? flags[i] & Flag.excluded != 0 : nil
+    }
     package func survivesUpdate(_ i: Int) -> Bool? { flags[i] & Flag.keptKnown != 0 ? flags[i] & Flag.kept != 0 : nil }
     package func owner(_ i: Int) -> String? { owners[i] < 0 ? nil : ownerNames[Int(owners[i])] }
     package func namesOwner(_ i: Int) -> Bool { flags[i] & Flag.namesOwner != 0 }
 
     /// Row `i` as a record.
     func file(_ i: Int) -> Baseline.File {
-        Baseline.File(size: sizes[i], mtime: mtimes[i], zone: zones[i], backedUp: backedUp(i),
-                      inode: flags[i] & Flag.hasInode != 0 ? inodes[i] : nil, excluded: excluded(i),
-                      survivesUpdate: survivesUpdate(i), owner: owner(i))
+        Baseline.File(
+            size: sizes[i], mtime: mtimes[i], zone: zones[i], backedUp: backedUp(i),
+            inode: flags[i] & Flag.hasInode != 0 ? inodes[i] : nil, excluded: excluded(i),
+            survivesUpdate: survivesUpdate(i), owner: owner(i))
     }
 
     /// The row of `path` (binary search: the rows are sorted once `finish` ran).
     package func row(_ path: ContainerPath) -> Int? {
-        var low = 0, high = count
+        var low = 0
+        var high = count
         let key = path.bytes
         while low < high {
             let mid = (low + high) / 2
@@ -141,9 +148,12 @@ package struct BaselineTable: Sendable {
         init(_ table: BaselineTable) { self.table = table }
 
         package mutating func row(_ path: ContainerPath) -> Int? {
-            let key = path.bytes[...], n = table.count
+            let key = path.bytes[...]
+            let n = table.count
             if cursor > 0, Bytes.compare(table.pathSlice(cursor - 1), key) >= 0 { cursor = 0 }
-            var low = cursor, high = cursor, step = 1
+            var low = cursor
+            var high = cursor
+            var step = 1
             while high < n, Bytes.compare(table.pathSlice(high), key) < 0 {
                 low = high + 1
                 high = low + step

@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// Path globs for the policy file, matched against paths relative to the data root.
 ///
@@ -82,7 +82,9 @@ package struct Glob: Hashable, Sendable, CustomStringConvertible {
     static let anyDepth = doubleStar
 
     /// True when component patterns match components, both already split.
-    static func matches(_ patterns: ArraySlice<[UInt8]>, _ parts: ArraySlice<ArraySlice<UInt8>>) -> Bool { match(patterns, parts, prefix: false) }
+    static func matches(_ patterns: ArraySlice<[UInt8]>, _ parts: ArraySlice<ArraySlice<UInt8>>) -> Bool {
+        match(patterns, parts, prefix: false)
+    }
 
     private static let doubleStar = Array("**".utf8)
 
@@ -94,8 +96,10 @@ package struct Glob: Hashable, Sendable, CustomStringConvertible {
     /// may match any leading run of one component or more (the path or an ancestor).
     static func match(_ globs: ArraySlice<[UInt8]>, _ parts: ArraySlice<ArraySlice<UInt8>>, prefix: Bool) -> Bool {
         let end = globs.endIndex
-        var gi = globs.startIndex, pj = parts.startIndex
-        var starG = -1, starP = 0
+        var gi = globs.startIndex
+        var pj = parts.startIndex
+        var starG = -1
+        var starP = 0
         while true {
             if gi == end, prefix, pj > parts.startIndex { return true }
             guard pj < parts.endIndex else { break }

@@ -1,6 +1,6 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// Many globs matched against an inventory in one pass (the policy's `paths:` and budget
 /// globs; `owners:` has `OwnerMatcher`), so that the policy's cost is the entries plus the
@@ -31,7 +31,8 @@ struct GlobSet {
         self.globs = globs
         shapes = globs.map(GlobShape.init)
         affixes = LastAffixes(shapes.map(\.lastAffix))
-        var byFirst: [[UInt8]: [Int]] = [:], wild: [Int] = []
+        var byFirst: [[UInt8]: [Int]] = [:]
+        var wild: [Int] = []
         for (i, g) in globs.enumerated() {
             let first = g.patterns[0]
             if first == Glob.anyDepth || first.contains(where: { "*?[".utf8.contains($0) }) {
@@ -66,17 +67,25 @@ struct GlobSet {
     /// matched on their own, and a glob naming the folder still covers them through `**` or
     /// their own paths.
     func coverage(_ entries: InventoryEntries, chunks: Int? = nil) -> Coverage {
-        guard !globs.isEmpty else { return Coverage(setOfEntry: [Int32](repeating: 0, count: entries.count), sets: [[]]) }
-        let parts = visit(entries, chunks: chunks, initial: (setOf: [Int32](), sets: [Covering()])) { state, _, covering in
-            guard !covering.isEmpty else { state.setOf.append(0); return }
-            if let last = state.sets.last, last.elementsEqual(covering, by: { $0.glob == $1.glob && $0.top == $1.top }) {
+        guard !globs.isEmpty else {
+            return Coverage(setOfEntry: [Int32](repeating: 0, count: entries.count), sets: [[]])
+        }
+        let parts = visit(entries, chunks: chunks, initial: (setOf: [Int32](), sets: [Covering()])) {
+            state, _, covering in
+            guard !covering.isEmpty else {
+                state.setOf.append(0)
+                return
+            }
+            if let last = state.sets.last, last.elementsEqual(covering, by: { $0.glob == $1.glob && $0.top == $1.top })
+            {
                 state.setOf.append(Int32(state.sets.count - 1))
             } else {
                 state.setOf.append(Int32(state.sets.count))
                 state.sets.append(covering)
             }
         }
-        var setOfEntry: [Int32] = [], sets: [Covering] = [[]]
+        var setOfEntry: [Int32] = []
+        var sets: [Covering] = [[]]
         setOfEntry.reserveCapacity(entries.count)
         for part in parts {
             let offset = Int32(sets.count - 1)
@@ -93,8 +102,10 @@ struct GlobSet {
     /// the folders above its entries that lie before it (found by binary search: the entries
     /// are in path order), as the one pass would have met them, so what a run finds does not
     /// depend on where it starts.
-    func visit<State: Sendable>(_ entries: InventoryEntries, chunks: Int? = nil, initial: State,
-                                _ body: @Sendable (inout State, Int, Covering) -> Void) -> [State] {
+    func visit<State: Sendable>(
+        _ entries: InventoryEntries, chunks: Int? = nil, initial: State,
+        _ body: @Sendable (inout State, Int, Covering) -> Void
+    ) -> [State] {
         guard !globs.isEmpty else { return [initial] }
         let n = entries.count
         let count = max(1, min(chunks ?? (n < 100_000 ? 1 : ProcessInfo.processInfo.activeProcessorCount), n))
@@ -107,7 +118,8 @@ struct GlobSet {
         let size = (n + count - 1) / count
         let set = self
         return Parallel.map(count) { c in
-            let lo = min(c * size, n), hi = min(lo + size, n)
+            let lo = min(c * size, n)
+            let hi = min(lo + size, n)
             var state = initial
             var walker = Walker(set: set, entries: entries, start: lo)
             for i in lo..<hi { walker.step(i) { body(&state, $0, $1) } }
@@ -218,7 +230,8 @@ struct GlobSet {
 
         /// The first position before `start` whose path is not below `path` in path order.
         private func lowerBound(_ path: ContainerPath) -> Int {
-            var low = 0, high = start
+            var low = 0
+            var high = start
             while low < high {
                 let mid = (low + high) / 2
                 if entries[mid].path < path { low = mid + 1 } else { high = mid }
@@ -228,7 +241,8 @@ struct GlobSet {
 
         private func makePlan(_ parent: ContainerPath, inherited: Int32) -> Plan {
             let pc = parent.components
-            let n = pc.count, depth = n + 1
+            let n = pc.count
+            let depth = n + 1
             let covered = sets[Int(inherited)]
             var byName: [(glob: Int, last: [UInt8]?)] = []
             let tried = n == 0 ? Array(set.globs.indices) : (set.byFirst[Array(pc[0])] ?? set.wild)
@@ -239,7 +253,8 @@ struct GlobSet {
                     guard shape.before.count == depth, Glob.matches(shape.before[0..<n], pc[...]) else { continue }
                     byName.append((g, shape.before[n]))
                 case .around:
-                    let b = shape.before.count, a = shape.after.count
+                    let b = shape.before.count
+                    let a = shape.after.count
                     guard depth >= b + max(a, 1), Glob.matches(shape.before[...], pc[0..<b]) else { continue }
                     if a >= 2, !Glob.matches(shape.after[0..<(a - 1)], pc[(n - (a - 1))...]) { continue }
                     byName.append((g, shape.after.last))
@@ -265,9 +280,12 @@ extension GlobSet {
     /// For each glob, in glob order: the topmost entries it matches (each with everything
     /// beneath it), in path order, with the sum of `value` over the entries each covers for
     /// which `value` is not nil. One pass for all the globs.
-    func totals(_ inventory: Inventory, chunks: Int? = nil, _ value: @Sendable (InventoryEntry) -> Int64?) -> [[(path: ContainerPath, size: Int64)]] {
+    func totals(_ inventory: Inventory, chunks: Int? = nil, _ value: @Sendable (InventoryEntry) -> Int64?) -> [[(
+        path: ContainerPath, size: Int64
+    )]] {
         let entries = inventory.entries
-        let parts = visit(entries, chunks: chunks, initial: [[Int32: Int64]](repeating: [:], count: globs.count)) { sums, i, covering in
+        let parts = visit(entries, chunks: chunks, initial: [[Int32: Int64]](repeating: [:], count: globs.count)) {
+            sums, i, covering in
             guard !covering.isEmpty, let v = value(entries[i]) else { return }
             for c in covering { sums[Int(c.glob)][c.top, default: 0] += v }
         }

@@ -34,14 +34,21 @@ package enum JSONDocument {
     /// refused at its first chunk, before the rest is read.
     package static func read(_ location: String, limit: Int = maximumSize) throws(Refusal) -> [UInt8] {
         let fd: FileDescriptor
-        do { fd = try FileDescriptor.currentDirectory.open(Array(location.utf8), .readingFollowingSymlink, keepAccessTime: true) } catch {
+        do {
+            fd = try FileDescriptor.currentDirectory.open(
+                Array(location.utf8), .readingFollowingSymlink, keepAccessTime: true)
+        } catch {
             throw .unreadable(String(cString: strerror(error.code)))
         }
         defer { fd.close() }
         let status: FileStatus
         do { status = try fd.status() } catch { throw .unreadable(String(cString: strerror(error.code))) }
-        guard status.kind == .regular else { throw .unreadable(status.kind == .directory ? "is a directory" : "is not a regular file") }
-        guard status.size <= Int64(limit) else { throw .unreadable("is \(status.size) bytes, over the limit of \(limit) bytes") }
+        guard status.kind == .regular else {
+            throw .unreadable(status.kind == .directory ? "is a directory" : "is not a regular file")
+        }
+        guard status.size <= Int64(limit) else {
+            throw .unreadable("is \(status.size) bytes, over the limit of \(limit) bytes")
+        }
         var data: [UInt8] = []
         data.reserveCapacity(Int(status.size) + chunk)
         var sawStart = false
@@ -56,14 +63,17 @@ package enum JSONDocument {
             guard offset + n <= limit else { throw .unreadable("is over the limit of \(limit) bytes") }
             if !sawStart, let i = JSONReader.firstNonSpace(in: data[offset..<(offset + n)]) {
                 let b = data[i]
-                if b < 0x20 { throw .notJSON("it holds the byte 0x\(ByteText.hex(b)) at offset \(i), which JSON text never does") }
+                if b < 0x20 {
+                    throw .notJSON("it holds the byte 0x\(ByteText.hex(b)) at offset \(i), which JSON text never does")
+                }
                 guard b == UInt8(ascii: "{") else {
                     throw .notJSON("it does not begin with a JSON object (its first byte is 0x\(ByteText.hex(b)))")
                 }
                 sawStart = true
             }
             if let i = JSONReader.firstForbiddenByte(in: data[offset..<(offset + n)]) {
-                throw .notJSON("it holds the byte 0x\(ByteText.hex(data[i])) at offset \(i), which JSON text never does")
+                throw .notJSON(
+                    "it holds the byte 0x\(ByteText.hex(data[i])) at offset \(i), which JSON text never does")
             }
         }
         guard sawStart else { throw .notJSON(data.isEmpty ? "it is empty" : "it holds only white space") }

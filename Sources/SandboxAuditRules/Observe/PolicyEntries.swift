@@ -1,6 +1,6 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// What the policy file says of paths and bytes, as plain values: the path entries the policy
 /// rules check and the budgets measured before the rules run. The policy file (Policy/) parses
@@ -132,7 +132,9 @@ package struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConverti
             }
             return n
         }
-        guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10), (1...12).contains(m), d >= 1 else { return nil }
+        guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10), (1...12).contains(m), d >= 1 else {
+            return nil
+        }
         let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
         let lengths: [Int64] = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
         guard d <= lengths[Int(m - 1)] else { return nil }
@@ -165,7 +167,10 @@ package struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConverti
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
         let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        func pad(_ v: Int64, _ n: Int) -> String { let s = String(v); return String(repeating: "0", count: max(0, n - s.count)) + s }
+        func pad(_ v: Int64, _ n: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, n - s.count)) + s
+        }
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
     }
 
@@ -177,8 +182,10 @@ package struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// Today (UTC): from `SOURCE_DATE_EPOCH` when set, else the clock. A value that is not a
     /// whole number of seconds in range is an input error (`SourceDateEpoch`).
-    package static func today(environment: [String: String] = ProcessInfo.processInfo.environment,
-                              now: Double = Date().timeIntervalSince1970) throws -> CalendarDay {
+    package static func today(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        now: Double = Date().timeIntervalSince1970
+    ) throws -> CalendarDay {
         if let seconds = try SourceDateEpoch.seconds(environment) { return CalendarDay(secondsSince1970: seconds) }
         return CalendarDay(secondsSince1970: Int64(now.rounded(.down)))
     }

@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// What the policy file's `protection:` section asks: the weakest data protection class
 /// allowed for the files a glob covers (the glob matches them or a folder holding them).

@@ -1,6 +1,6 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// The baseline file (docs/baseline-format.md) or the scan report (docs/json-format.md) as
 /// `compare` and `--baseline` read them back, in one pass of `JSONReader`: the documented fields in
@@ -23,16 +23,20 @@ package enum ReportDocument: Sendable {
     /// reports are accepted) or `BaselineDocument.UnsupportedVersion`.
     package static func read(_ bytes: [UInt8], accepting: Accepting) throws -> ReportDocument {
         var r = JSONReader(bytes)
-        var kind: String?, toolName: String?
+        var kind: String?
+        var toolName: String?
         var version: (value: Int64?, found: String)?
         var sawDomains = false
         var which: Which?
         var deferred: [(key: String, offset: Int)] = []
-        var b = BaselineDocument(), s = ScanReportDocument()
+        var b = BaselineDocument()
+        var s = ScanReportDocument()
         func decide() -> Which? {
             guard let v = version?.value else { return nil }
             if kind == "sandbox-audit-baseline" { return Baseline.readableVersions.contains(v) ? .baseline : nil }
-            if accepting == .either, toolName == "sandbox-audit" { return ScanReportDocument.readableVersions.contains(v) ? .scan : nil }
+            if accepting == .either, toolName == "sandbox-audit" {
+                return ScanReportDocument.readableVersions.contains(v) ? .scan : nil
+            }
             return nil
         }
         func handle(_ which: Which, _ r: inout JSONReader, _ key: String) throws {
@@ -159,7 +163,9 @@ package struct BaselineDocument: Sendable {
         case "zones":
             guard try !r.null() else { return }
             try r.array { r, _ in
-                var zone: String?, size: Int64 = 0, backedUp: Int64 = 0
+                var zone: String?
+                var size: Int64 = 0
+                var backedUp: Int64 = 0
                 try r.object { r, key in
                     switch key {
                     case "zone": zone = try r.string()
@@ -174,7 +180,11 @@ package struct BaselineDocument: Sendable {
         case "findings":
             guard try !r.null() else { return }
             try r.array { r, _ in
-                var ruleId: String?, path = PathFields(), severity: String?, message: String?, owner: String?
+                var ruleId: String?
+                var path = PathFields()
+                var severity: String?
+                var message: String?
+                var owner: String?
                 try r.object { r, key in
                     switch key {
                     case "ruleId": ruleId = try r.string()
@@ -185,16 +195,26 @@ package struct BaselineDocument: Sendable {
                     }
                 }
                 guard let ruleId else { throw r.failure(key: "ruleId", "is missing") }
-                findings.append(FindingEntry(ruleId: ruleId, path: try path.resolved(r).map { ContainerPath(bytes: $0) } ?? .root,
-                                             severity: severity, message: message, owner: owner))
+                findings.append(
+                    FindingEntry(
+                        ruleId: ruleId, path: try path.resolved(r).map { ContainerPath(bytes: $0) } ?? .root,
+                        severity: severity, message: message, owner: owner))
             }
         case "files":
             guard try !r.null() else { return }
             var path = PathFields()
             try r.array { r, _ in
                 path.reset()
-                var zone: JSONKeys.Match?, size: Int64?, mtime: Int64 = 0, backedUp = false, inode: UInt64?, excluded: Bool?, kept: Bool?
-                var owner: String?, namesOwner = false, links: [ContainerPath] = []
+                var zone: JSONKeys.Match?
+                var size: Int64?
+                var mtime: Int64 = 0
+                var backedUp = false
+                var inode: UInt64?
+                var excluded: Bool?
+                var kept: Bool?
+                var owner: String?
+                var namesOwner = false
+                var links: [ContainerPath] = []
                 // Keys and zones matched on their bytes: a 200,000-file baseline holds two
                 // million keys, and no `String` is made for them.
                 try r.object(Self.fileKeys) { r, key in
@@ -230,10 +250,14 @@ package struct BaselineDocument: Sendable {
                 case .other(let text): throw r.failure(key: "zone", "is not a zone (\(TerminalText.escaped(text)))")
                 }
                 guard let size else { throw r.failure(key: "size", "is missing") }
-                files.append(path: bytes, Baseline.File(size: size, mtime: mtime, zone: z, backedUp: backedUp, inode: inode, excluded: excluded,
-                                                        survivesUpdate: kept, owner: owner), namesOwner: namesOwner)
+                files.append(
+                    path: bytes,
+                    Baseline.File(
+                        size: size, mtime: mtime, zone: z, backedUp: backedUp, inode: inode, excluded: excluded,
+                        survivesUpdate: kept, owner: owner), namesOwner: namesOwner)
                 if !links.isEmpty, let twice = files.addLinks(links, of: bytes) {
-                    throw r.failure(key: "links", "names \(twice.display) again, as this file's path or another file's other name")
+                    throw r.failure(
+                        key: "links", "names \(twice.display) again, as this file's path or another file's other name")
                 }
             }
         case "complete": complete = try r.optional { try $0.bool() }
@@ -248,19 +272,26 @@ package struct BaselineDocument: Sendable {
     private enum FileKey: Int {
         case path, pathBase64, size, mtime, zone, backedUp, inode, excluded, survivesUpdate, owner, links
     }
-    private static let fileKeys = JSONKeys(["path", "pathBase64", "size", "mtime", "zone", "backedUp", "inode", "excluded", "survivesUpdate", "owner", "links"])
+    private static let fileKeys = JSONKeys([
+        "path", "pathBase64", "size", "mtime", "zone", "backedUp", "inode", "excluded", "survivesUpdate", "owner",
+        "links",
+    ])
     private static let zones = Zone.allCases
     private static let zoneNames = JSONKeys(zones.map(\.rawValue))
 
     /// The files sorted by path; a path held twice refused, naming both.
     mutating func finish(_ r: inout JSONReader) throws {
         do throws(BaselineTable.Repeated) { try files.finish() } catch {
-            throw JSONReader.Failure(field: "files[\(error.second)].path", message: "is the path of files[\(error.first)] again (\(files.path(error.first).display))",
-                                     offset: r.offset)
+            throw JSONReader.Failure(
+                field: "files[\(error.second)].path",
+                message: "is the path of files[\(error.first)] again (\(files.path(error.first).display))",
+                offset: r.offset)
         }
         if let name = files.linkNamingARow() {
-            throw JSONReader.Failure(field: "files", message: "name \(name.display) both as a file's path and as another file's other name (links)",
-                                     offset: r.offset)
+            throw JSONReader.Failure(
+                field: "files",
+                message: "name \(name.display) both as a file's path and as another file's other name (links)",
+                offset: r.offset)
         }
     }
 }
@@ -349,7 +380,8 @@ package struct ScanReportDocument: Sendable {
         case "complete": complete = try r.optional { try $0.bool() }
         case "domains":
             try r.array { r, _ in
-                var domain: String?, totals = Totals.zero
+                var domain: String?
+                var totals = Totals.zero
                 try r.object { r, key in
                     switch key {
                     case "domain": domain = try r.string()
@@ -358,7 +390,9 @@ package struct ScanReportDocument: Sendable {
                         var sums = owners ?? [:]
                         if try !r.null() {
                             try r.array { r, _ in
-                                var name: String?, files: Int64 = 0, bytes: Int64 = 0
+                                var name: String?
+                                var files: Int64 = 0
+                                var bytes: Int64 = 0
                                 try r.object { r, key in
                                     switch key {
                                     case "owner": name = try r.string()
@@ -369,7 +403,9 @@ package struct ScanReportDocument: Sendable {
                                 }
                                 guard let name else { throw r.failure(key: "owner", "is missing") }
                                 let had = sums[name] ?? (0, 0)
-                                sums[name] = (had.files.addingSaturated(files), had.backedUpBytes.addingSaturated(bytes))
+                                sums[name] = (
+                                    had.files.addingSaturated(files), had.backedUpBytes.addingSaturated(bytes)
+                                )
                             }
                         }
                         owners = sums
@@ -383,7 +419,8 @@ package struct ScanReportDocument: Sendable {
         case "zones":
             guard try !r.null() else { return }
             try r.array { r, _ in
-                var zone: String?, t = Totals.zero
+                var zone: String?
+                var t = Totals.zero
                 try r.object { r, key in
                     switch key {
                     case "zone": zone = try r.string()
@@ -399,7 +436,12 @@ package struct ScanReportDocument: Sendable {
         case "findings":
             guard try !r.null() else { return }
             try r.array { r, _ in
-                var ruleId: String?, domain: String?, path = PathFields(), severity: String?, message: String?, owner: String?
+                var ruleId: String?
+                var domain: String?
+                var path = PathFields()
+                var severity: String?
+                var message: String?
+                var owner: String?
                 try r.object { r, key in
                     switch key {
                     case "ruleId": ruleId = try r.string()
@@ -411,13 +453,18 @@ package struct ScanReportDocument: Sendable {
                     }
                 }
                 guard let ruleId else { throw r.failure(key: "ruleId", "is missing") }
-                findings.append(FindingEntry(ruleId: ruleId, domain: domain, path: try path.resolved(r).map { ContainerPath(bytes: $0) },
-                                             severity: severity, message: message, owner: owner))
+                findings.append(
+                    FindingEntry(
+                        ruleId: ruleId, domain: domain, path: try path.resolved(r).map { ContainerPath(bytes: $0) },
+                        severity: severity, message: message, owner: owner))
             }
         case "missed":
             guard try !r.null() else { return }
             try r.array { r, _ in
-                var path = PathFields(), domain: String?, what: String?, why: String?
+                var path = PathFields()
+                var domain: String?
+                var what: String?
+                var why: String?
                 try r.object { r, key in
                     switch key {
                     case "domain": domain = try r.optional { try $0.string() }
@@ -426,7 +473,11 @@ package struct ScanReportDocument: Sendable {
                     default: if try !path.read(&r, key) { try r.skip() }
                     }
                 }
-                missedEntries.append((try path.resolved(r).map { ContainerPath(bytes: $0) } ?? .root, domain, what ?? "not read", why ?? "no reason given"))
+                missedEntries.append(
+                    (
+                        try path.resolved(r).map { ContainerPath(bytes: $0) } ?? .root, domain, what ?? "not read",
+                        why ?? "no reason given"
+                    ))
             }
         default: try r.skip()
         }
@@ -436,7 +487,9 @@ package struct ScanReportDocument: Sendable {
     mutating func finish(_ r: inout JSONReader) throws {
         let primary = domains.first?.domain
         missed = missedEntries.map { m in
-            Baseline.Missed(path: Baseline.qualified(m.path, domain: m.domain == primary ? nil : m.domain), what: m.what, why: m.why).line
+            Baseline.Missed(
+                path: Baseline.qualified(m.path, domain: m.domain == primary ? nil : m.domain), what: m.what, why: m.why
+            ).line
         }
         missedEntries = []
     }
@@ -453,7 +506,8 @@ extension JSONReader {
 
     /// A `container` object's `bundleIdentifier` and `version`.
     mutating func containerIdentity() throws -> (String?, String?) {
-        var id: String?, version: String?
+        var id: String?
+        var version: String?
         guard try !null() else { return (nil, nil) }
         try object { r, key in
             switch key {
@@ -480,7 +534,9 @@ extension JSONReader {
 
     /// An entry of a baseline's `missed`.
     mutating func missedEntry() throws -> Baseline.Missed {
-        var path = PathFields(), what: String?, why: String?
+        var path = PathFields()
+        var what: String?
+        var why: String?
         try object { r, key in
             switch key {
             case "what": what = try r.optional { try $0.string() }
@@ -488,6 +544,8 @@ extension JSONReader {
             default: if try !path.read(&r, key) { try r.skip() }
             }
         }
-        return Baseline.Missed(path: try path.resolved(self).map { ContainerPath(bytes: $0) } ?? .root, what: what ?? "not read", why: why ?? "no reason given")
+        return Baseline.Missed(
+            path: try path.resolved(self).map { ContainerPath(bytes: $0) } ?? .root, what: what ?? "not read",
+            why: why ?? "no reason given")
     }
 }

@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// A scan's totals in MetricKit's terms (`MXDiskSpaceUsageMetric`, iOS 26; `TotalFileSizeMetric`
 /// and `TotalFileCountMetric`, iOS 27) beside the backup's, over every container scanned: what a
@@ -31,12 +31,14 @@ package struct StorageMetrics: Sendable, Equatable {
     package var deviceFiguresMeasured = true
 
     package init(_ inventories: [Inventory]) {
-        var allocated: Int64 = 0, cacheAllocated: Int64 = 0
+        var allocated: Int64 = 0
+        var cacheAllocated: Int64 = 0
         var onDisk = !inventories.isEmpty
         for inventory in inventories {
             onDisk = onDisk && inventory.container.source.capabilities.sizesOnDisk
             let entries = inventory.entries
-            for i in entries.indices where entries.countsInTotals(i) && entries.zone(i) != .system && entries.kind(i) == .file {
+            for i in entries.indices
+            where entries.countsInTotals(i) && entries.zone(i) != .system && entries.kind(i) == .file {
                 let item = entries[i]
                 let e = item.entry
                 dataFileCount += 1
@@ -47,7 +49,10 @@ package struct StorageMetrics: Sendable, Equatable {
                     cacheFolderContentSize +|= e.contentSize
                     cacheAllocated +|= e.allocated
                 }
-                if item.backedUp == true { backupSize +|= e.contentSize; backupFileCount += 1 }
+                if item.backedUp == true {
+                    backupSize +|= e.contentSize
+                    backupFileCount += 1
+                }
                 if item.excluded == true { excludedSize +|= e.contentSize }
                 if item.survivesUpdate == true { keptOnUpdateSize +|= e.contentSize }
                 if item.survivesRestore == true { keptOnRestoreSize +|= e.contentSize }

@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// `trend FILE…`: N scans of an app in order (the sessions of one UI-test run, or releases),
 /// each a baseline or a scan report read as `compare` reads a side (`ComparedReport.load`), and
@@ -67,20 +67,45 @@ public struct Trend: Sendable {
 
         init(path: ContainerPath, zone: Zone, backedUp: Bool = true) {
             let p = path.display
-            if p.hasSuffix("-wal") || p.hasSuffix("-journal") || p.hasSuffix("-shm") { self = .sqliteWAL }
-            else if p.hasPrefix("Library/WebKit/") || p.contains("/WebsiteData/") || p.contains("IndexedDB") { self = .webViewStorage }
-            else if zone != .caches && zone != .tmp { self = backedUp ? .outsideCaches : .excluded }
-            else { self = .other }
+            if p.hasSuffix("-wal") || p.hasSuffix("-journal") || p.hasSuffix("-shm") {
+                self = .sqliteWAL
+            } else if p.hasPrefix("Library/WebKit/") || p.contains("/WebsiteData/") || p.contains("IndexedDB") {
+                self = .webViewStorage
+            } else if zone != .caches && zone != .tmp {
+                self = backedUp ? .outsideCaches : .excluded
+            } else {
+                self = .other
+            }
         }
 
         /// One sentence, with what to do.
         package var text: String {
             switch self {
-            case .sqliteWAL: return "a SQLite write-ahead log that no checkpoint resets: it grows while a reader or writer holds it open (SQLite, Write-Ahead Logging: \(GrowthRule.sqliteWAL)); checkpoint (PRAGMA wal_checkpoint(TRUNCATE)) or set journal_size_limit"
-            case .webViewStorage: return "web view storage (IndexedDB, local storage) that WebKit keeps under Library/WebKit and the backup carries (Apple, WKWebsiteDataStore: \(GrowthRule.websiteDataStore)); use a non-persistent data store or remove its records"
-            case .outsideCaches: return "a queue, log or cache kept where backup carries it: data that can be downloaded again or regenerated belongs in Library/Caches, or marked excluded (Apple, iOS Data Storage Guidelines: \(GrowthRule.dataStorageGuidelines)); trim or cap it"
-            case .excluded: return "a file excluded from backup that is never trimmed: backup does not carry it, but it fills the device, and only Library/Caches and tmp are purged when the device runs low on space (Apple, iOS Data Storage Guidelines: \(GrowthRule.dataStorageGuidelines)); trim or cap it"
-            case .other: return "a cache or temporary file that is never trimmed: backup does not carry it, but it fills the device (Apple, iOS Data Storage Guidelines: \(GrowthRule.dataStorageGuidelines))"
+            case .sqliteWAL:
+                return
+                    "a SQLite write-ahead log that no checkpoint resets: it grows while a reader or writer holds it "
+                    + "open (SQLite, Write-Ahead Logging: \(GrowthRule.sqliteWAL)); checkpoint (PRAGMA "
+                    + "wal_checkpoint(TRUNCATE)) or set journal_size_limit"
+            case .webViewStorage:
+                return
+                    "web view storage (IndexedDB, local storage) that WebKit keeps under Library/WebKit and the "
+                    + "backup carries (Apple, WKWebsiteDataStore: \(GrowthRule.websiteDataStore)); use a "
+                    + "non-persistent data store or remove its records"
+            case .outsideCaches:
+                return
+                    "a queue, log or cache kept where backup carries it: data that can be downloaded again or "
+                    + "regenerated belongs in Library/Caches, or marked excluded (Apple, iOS Data Storage "
+                    + "Guidelines: \(GrowthRule.dataStorageGuidelines)); trim or cap it"
+            case .excluded:
+                return
+                    "a file excluded from backup that is never trimmed: backup does not carry it, but it fills the "
+                    + "device, and only Library/Caches and tmp are purged when the device runs low on space "
+                    + "(Apple, iOS Data Storage Guidelines: \(GrowthRule.dataStorageGuidelines)); trim or "
+                    + "cap it"
+            case .other:
+                return
+                    "a cache or temporary file that is never trimmed: backup does not carry it, but it fills the "
+                    + "device (Apple, iOS Data Storage Guidelines: \(GrowthRule.dataStorageGuidelines))"
             }
         }
     }
@@ -88,10 +113,12 @@ public struct Trend: Sendable {
     /// The rule the flagged paths are reported under.
     package enum GrowthRule {
         package static let id = "grows-every-step"
-        package static let summary = "A file grew at every step of the series: it will keep growing in every user's backup"
+        package static let summary =
+            "A file grew at every step of the series: it will keep growing in every user's backup"
         package static let sqliteWAL = "https://sqlite.org/wal.html"
         package static let websiteDataStore = "https://developer.apple.com/documentation/webkit/wkwebsitedatastore"
-        package static let dataStorageGuidelines = "https://developer.apple.com/icloud/documentation/data-storage/index.html"
+        package static let dataStorageGuidelines =
+            "https://developer.apple.com/icloud/documentation/data-storage/index.html"
         /// Title and URL of each public source the causes cite.
         package static let references = [
             "SQLite, Write-Ahead Logging (Avoiding Excessively Large WAL Files): \(sqliteWAL)",
@@ -130,7 +157,9 @@ public struct Trend: Sendable {
 
     /// The step that grew the most and by how much (the first such step on a tie).
     package var largestStep: (step: Int, growth: Int64) {
-        total.steps.enumerated().reduce((step: 1, growth: Int64.min)) { best, s in s.element > best.growth ? (s.offset + 1, s.element) : best }
+        total.steps.enumerated().reduce((step: 1, growth: Int64.min)) { best, s in
+            s.element > best.growth ? (s.offset + 1, s.element) : best
+        }
     }
 
     /// The footprint grew by more than `stepLimit` in some step: `trend` exits 1.
@@ -141,15 +170,20 @@ public struct Trend: Sendable {
     /// than `maximumPoints`, or files naming different bundle identifiers (unless
     /// `allowDifferentApps`, which makes it a note) are refused the same way.
     public static func load(_ locations: [String], allowDifferentApps: Bool = false) throws -> Trend {
-        guard locations.count >= 2 else { throw InputError("trend needs at least two files, in order (got \(locations.count))") }
-        guard locations.count <= maximumPoints else { throw InputError("trend reads at most \(maximumPoints) files (got \(locations.count))") }
+        guard locations.count >= 2 else {
+            throw InputError("trend needs at least two files, in order (got \(locations.count))")
+        }
+        guard locations.count <= maximumPoints else {
+            throw InputError("trend reads at most \(maximumPoints) files (got \(locations.count))")
+        }
         var builder = Builder(count: locations.count)
         var first: ComparedReport?
         for (i, location) in locations.enumerated() {
             let side = try ComparedReport.load(location, as: "file \(i + 1)")
             if let f = first, let a = f.bundleIdentifier, let b = side.bundleIdentifier, a != b {
                 let e = TerminalText.escaped
-                let what = "file 1 \(e(f.location)) is \(e(a)) and file \(i + 1) \(e(location)) is \(e(b)): two different apps"
+                let what =
+                    "file 1 \(e(f.location)) is \(e(a)) and file \(i + 1) \(e(location)) is \(e(b)): two different apps"
                 guard allowDifferentApps else { throw InputError(what + "; --allow-different-apps reads them anyway") }
                 builder.notes.append(what + " (--allow-different-apps)")
             }
@@ -190,13 +224,19 @@ public struct Trend: Sendable {
         }
 
         mutating func add(_ side: ComparedReport, at i: Int) throws {
-            points.append(Point(location: side.location, kind: side.kind, bundleIdentifier: side.bundleIdentifier, version: side.version, complete: side.complete))
+            points.append(
+                Point(
+                    location: side.location, kind: side.kind, bundleIdentifier: side.bundleIdentifier,
+                    version: side.version, complete: side.complete))
             total[i] = side.total.backupFootprint
             // The domains the side audited (an empty one counts 0), or where it does not record
             // them (an older baseline), those its files name.
             recordsDomains.append(side.auditedDomains != nil)
             for d in side.auditedDomains ?? side.domains {
-                if domains[d] == nil { domainOrder.append(d); domains[d] = Array(repeating: nil, count: count) }
+                if domains[d] == nil {
+                    domainOrder.append(d)
+                    domains[d] = Array(repeating: nil, count: count)
+                }
                 domains[d]![i] = side.perDomain[d]?.backupFootprint ?? (side.auditedDomains != nil ? 0 : nil)
             }
             for (z, f) in side.perZone where z != .system {
@@ -209,12 +249,17 @@ public struct Trend: Sendable {
             }
             let figures = (domains.count + owners.count).multipliedReportingOverflow(by: count)
             if figures.overflow || figures.partialValue > Trend.maximumTableFigures {
-                throw InputError("file \(i + 1) \(TerminalText.escaped(side.location)): \(domains.count) domains and \(owners.count) owners over \(count) files are more than \(Trend.maximumTableFigures) figures to tabulate; trend reads the series of one app (docs/limits.md)")
+                throw InputError(
+                    "file \(i + 1) \(TerminalText.escaped(side.location)): \(domains.count) domains and "
+                        + "\(owners.count) owners over \(count) files are more than \(Trend.maximumTableFigures) "
+                        + "figures to tabulate; trend reads the series of one app (docs/limits.md)"
+                )
             }
             if let p = side.paths {
                 let links = p.files.hasLinks
                 for row in p.order {
-                    paths.add(p.key(Int(row)), p.record(Int(row)), at: Int32(i), names: links ? p.linkKeys(Int(row)) : [])
+                    paths.add(
+                        p.key(Int(row)), p.record(Int(row)), at: Int32(i), names: links ? p.linkKeys(Int(row)) : [])
                 }
             } else {
                 scanReports.append(i)
@@ -228,18 +273,34 @@ public struct Trend: Sendable {
             var notes = notes
             // Every incomplete point in one note: one cause, one banner.
             if !incomplete.isEmpty {
-                let each = incomplete.prefix(10).map { i, n in "file \(i + 1) (\(n == 0 ? "part of it" : "\(n) \(n == 1 ? "item" : "items")"))" }
+                let each = incomplete.prefix(10).map { i, n in
+                    "file \(i + 1) (\(n == 0 ? "part of it" : "\(n) \(n == 1 ? "item" : "items")"))"
+                }
                 let more = incomplete.count > 10 ? " and \(incomplete.count - 10) more files" : ""
-                notes.insert("INCOMPLETE SCAN: \(each.joined(separator: ", "))\(more) could not be read in full; the figures at \(incomplete.count == 1 ? "that point" : "those points") leave out what was not read (see unreadable-entry)", at: 0)
+                notes.insert(
+                    "INCOMPLETE SCAN: \(each.joined(separator: ", "))\(more) could not be read in full; the figures "
+                        + "at \(incomplete.count == 1 ? "that point" : "those points") leave out what was not read "
+                        + "(see unreadable-entry)",
+                    at: 0)
             }
             for d in domainSeries {
-                let missing = d.values.indices.filter { d.values[$0] == nil && recordsDomains[$0] }.map { String($0 + 1) }
+                let missing = d.values.indices.filter { d.values[$0] == nil && recordsDomains[$0] }.map {
+                    String($0 + 1)
+                }
                 guard !missing.isEmpty else { continue }
-                let shown = missing.count > 10 ? missing.prefix(10).joined(separator: ", ") + " and \(missing.count - 10) more" : missing.joined(separator: ", ")
-                notes.append("\(TerminalText.escaped(d.name ?? "")) was not audited in file \(shown): the app's totals there leave it out, so a step to or from it is no growth or saving of the app")
+                let shown =
+                    missing.count > 10
+                    ? missing.prefix(10).joined(separator: ", ") + " and \(missing.count - 10) more"
+                    : missing.joined(separator: ", ")
+                notes.append(
+                    "\(TerminalText.escaped(d.name ?? "")) was not audited in file \(shown): the app's totals there "
+                        + "leave it out, so a step to or from it is no growth or saving of the app"
+                )
             }
-            let zoneSeries = Zone.allCases.compactMap { z in zones[z].map { Series(name: z.title, id: z.rawValue, values: $0) } }
-                .filter { !$0.values.allSatisfy { ($0 ?? 0) == 0 } }
+            let zoneSeries = Zone.allCases.compactMap { z in
+                zones[z].map { Series(name: z.title, id: z.rawValue, values: $0) }
+            }
+            .filter { !$0.values.allSatisfy { ($0 ?? 0) == 0 } }
             let ownerSeries: [Series]?
             let ownersUnavailable: String?
             if lackingOwners.isEmpty {
@@ -248,9 +309,13 @@ public struct Trend: Sendable {
                 ownersUnavailable = nil
             } else {
                 ownerSeries = nil
-                ownersUnavailable = "file \(lackingOwners.map { String($0 + 1) }.joined(separator: ", ")) names no owner (a baseline records one for each file, a scan report its domains' owners, when sandbox-audit attributes paths to owners)"
+                ownersUnavailable =
+                    "file \(lackingOwners.map { String($0 + 1) }.joined(separator: ", ")) names no owner (a baseline "
+                    + "records one for each file, a scan report its domains' owners, when sandbox-audit "
+                    + "attributes paths to owners)"
             }
-            var flagged: [Int] = [], changed: [Int] = []
+            var flagged: [Int] = []
+            var changed: [Int] = []
             if scanReports.isEmpty {
                 for p in paths.tallies.indices {
                     let t = paths.tallies[p]
@@ -266,12 +331,19 @@ public struct Trend: Sendable {
             changed.sort(by: mostFirst)
             let listed = Array(changed.prefix(Trend.listLength))
             let series = paths.series(of: Set(flagged).union(listed), points: count)
-            return Trend(points: points, total: Series(name: nil, id: nil, values: total), domains: domainSeries, zones: zoneSeries,
-                         owners: ownerSeries, ownersUnavailable: ownersUnavailable,
-                         grewEveryStep: flagged.map { series[$0]! }, grewMost: listed.map { series[$0]! }, grewCount: changed.count,
-                         pathsUnavailable: scanReports.isEmpty ? nil
-                            : "file \(scanReports.map { String($0 + 1) }.joined(separator: ", ")) \(scanReports.count == 1 ? "is a scan report, which records" : "are scan reports, which record") no per-path sizes; record baselines (scan --write-baseline) to follow paths",
-                         notes: notes)
+            return Trend(
+                points: points, total: Series(name: nil, id: nil, values: total), domains: domainSeries,
+                zones: zoneSeries,
+                owners: ownerSeries, ownersUnavailable: ownersUnavailable,
+                grewEveryStep: flagged.map { series[$0]! }, grewMost: listed.map { series[$0]! },
+                grewCount: changed.count,
+                pathsUnavailable: scanReports.isEmpty
+                    ? nil
+                    : "file \(scanReports.map { String($0 + 1) }.joined(separator: ", ")) "
+                        + (scanReports.count == 1
+                            ? "is a scan report, which records" : "are scan reports, which record")
+                        + " no per-path sizes; record baselines (scan --write-baseline) to follow paths",
+                notes: notes)
         }
     }
 
@@ -301,7 +373,10 @@ public struct Trend: Sendable {
 
         /// `names`: the file's other names (a hard-linked file's). A file the point before
         /// recorded under one of them is the same file: its series goes on under `key`.
-        mutating func add(_ key: ComparedReport.PathKey, _ r: ComparedReport.PathRecord, at point: Int32, names: [ComparedReport.PathKey] = []) {
+        mutating func add(
+            _ key: ComparedReport.PathKey, _ r: ComparedReport.PathRecord, at point: Int32,
+            names: [ComparedReport.PathKey] = []
+        ) {
             var known = index[key]
             if known == nil {
                 for n in names {
@@ -322,16 +397,22 @@ public struct Trend: Sendable {
                 t.increasing = t.increasing && previous.lastPoint == point - 1 && r.size > previous.lastSize
                 t.lastPoint = point
                 t.lastSize = r.size
-                t.backedUp = r.backedUp; t.zone = r.zone; t.owner = r.owner
+                t.backedUp = r.backedUp
+                t.zone = r.zone
+                t.owner = r.owner
                 tallies[Int(p)] = t
             } else {
                 p = Int32(keys.count)
                 index[key] = p
                 keys.append(key)
-                tallies.append(Tally(firstPoint: point, lastPoint: point, firstSize: r.size, lastSize: r.size,
-                                     backedUp: r.backedUp, zone: r.zone, owner: r.owner))
+                tallies.append(
+                    Tally(
+                        firstPoint: point, lastPoint: point, firstSize: r.size, lastSize: r.size,
+                        backedUp: r.backedUp, zone: r.zone, owner: r.owner))
             }
-            recordPath.append(p); recordPoint.append(point); recordSize.append(r.size)
+            recordPath.append(p)
+            recordPoint.append(point)
+            recordSize.append(r.size)
             for n in names where index[n] == nil { index[n] = p }
         }
 
@@ -343,9 +424,11 @@ public struct Trend: Sendable {
                 values[Int(recordPath[r])]![Int(recordPoint[r])] = recordSize[r]
             }
             return values.reduce(into: [:]) { out, e in
-                let t = tallies[e.key], key = keys[e.key]
-                out[e.key] = PathSeries(key: key, series: Series(name: key.path.display, id: nil, values: e.value),
-                                        backedUp: t.backedUp, zone: t.zone, owner: t.owner)
+                let t = tallies[e.key]
+                let key = keys[e.key]
+                out[e.key] = PathSeries(
+                    key: key, series: Series(name: key.path.display, id: nil, values: e.value),
+                    backedUp: t.backedUp, zone: t.zone, owner: t.owner)
             }
         }
     }

@@ -1,12 +1,13 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// Writing a baseline: what a scan found, keyed by rule and path. Here, after the rules, since a
 /// baseline records findings; reading one and comparing with it come before (Observe/).
 extension Baseline.FindingKey {
     /// The key of a finding of an audit whose first container is `primary`.
     init(_ f: Finding, primary: String?) {
-        self.init(ruleId: f.ruleId, path: Baseline.qualified(f.path ?? .root, domain: f.domain == primary ? nil : f.domain))
+        self.init(
+            ruleId: f.ruleId, path: Baseline.qualified(f.path ?? .root, domain: f.domain == primary ? nil : f.domain))
     }
 }
 
@@ -26,14 +27,20 @@ extension Baseline {
         var seen = Set<[String]>()
         for f in findings {
             let key = FindingKey(f, primary: inv.domain)
-            guard seen.insert([key.ruleId, key.path.display, key.path.base64 ?? "", f.message]).inserted else { continue }
+            guard seen.insert([key.ruleId, key.path.display, key.path.base64 ?? "", f.message]).inserted else {
+                continue
+            }
             records.append(FindingRecord(key: key, severity: f.severity.rawValue, message: f.message))
         }
-        findingRecords = records.sorted { ($0.key.path, $0.key.ruleId, $0.message ?? "") < ($1.key.path, $1.key.ruleId, $1.message ?? "") }
+        findingRecords = records.sorted {
+            ($0.key.path, $0.key.ruleId, $0.message ?? "") < ($1.key.path, $1.key.ruleId, $1.message ?? "")
+        }
         self.findings = Set(records.map(\.key))
         complete = missed.isEmpty
         self.missed = missed.map { m in
-            Missed(path: Baseline.qualified(m.path, domain: m.domain == inv.domain ? nil : m.domain), what: m.what, why: m.why)
+            Missed(
+                path: Baseline.qualified(m.path, domain: m.domain == inv.domain ? nil : m.domain), what: m.what,
+                why: m.why)
         }
         var files = BaselineTable()
         for (index, i) in inventories.enumerated() {
@@ -41,11 +48,15 @@ extension Baseline {
             let names = i.hardLinkNames()
             for (j, e) in i.entries.enumerated() where e.countsAsContent {
                 let path = Baseline.qualified(e.path, domain: domain).bytes
-                files.append(path: path,
-                    File(size: e.entry.size, mtime: e.entry.modifiedSeconds, zone: e.zone, backedUp: e.backedUp == true,
-                         inode: e.entry.inode, excluded: e.excludedBy != nil, survivesUpdate: e.survivesUpdate == true,
-                         owner: owners?.attribution(container: index, entry: j)?.name))
-                if let other = names[j] { _ = files.addLinks(other.map { Baseline.qualified($0, domain: domain) }, of: path) }
+                files.append(
+                    path: path,
+                    File(
+                        size: e.entry.size, mtime: e.entry.modifiedSeconds, zone: e.zone, backedUp: e.backedUp == true,
+                        inode: e.entry.inode, excluded: e.excludedBy != nil, survivesUpdate: e.survivesUpdate == true,
+                        owner: owners?.attribution(container: index, entry: j)?.name))
+                if let other = names[j] {
+                    _ = files.addLinks(other.map { Baseline.qualified($0, domain: domain) }, of: path)
+                }
             }
         }
         // A path recorded twice (a container's path that reads as another's `DOMAIN/PATH`): the

@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// What a team writes down in `.sandbox-audit.yml`: rule settings, ignored paths, path
 /// policies and budgets. Documented in docs/policy-file.md.

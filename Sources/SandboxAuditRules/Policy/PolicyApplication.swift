@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// The policy applied to what the rules found: findings about ignored paths dropped, each
 /// rule's severity set, the findings put in report order (domain in scan order, then path and
@@ -26,8 +26,10 @@ struct PolicyApplication {
     /// `systemWritten`: whether a finding is about a file iOS writes on the app's behalf (a
     /// framework owns it): such a finding is at most a warning unless the policy sets its rule's
     /// severity, so that bytes the developer did not write never fail a build by default.
-    init(_ policy: Policy, to found: [[Finding]], domains: [String], baseline: Baseline?, today: CalendarDay? = nil,
-         systemWritten: (Finding) -> Bool = { _ in false }) {
+    init(
+        _ policy: Policy, to found: [[Finding]], domains: [String], baseline: Baseline?, today: CalendarDay? = nil,
+        systemWritten: (Finding) -> Bool = { _ in false }
+    ) {
         var suppressed: [SuppressedFinding] = []
         var ignored = 0
         let ignore = GlobSet(policy.ignore)
@@ -45,7 +47,10 @@ struct PolicyApplication {
         for g in found.indices {
             let group = found[g]
             for i in group.indices {
-                if ignoresAny, let path = group[i].path, !path.isRoot, ignore.anyCovers(path) { ignored += 1; continue }
+                if ignoresAny, let path = group[i].path, !path.isRoot, ignore.anyCovers(path) {
+                    ignored += 1
+                    continue
+                }
                 // The first entry in file order that covers it.
                 if !inForce.isEmpty {
                     let f = withSeverity(group[i])
@@ -63,10 +68,14 @@ struct PolicyApplication {
         self.unused = inForce.indices.filter { !used.contains($0) }.map { inForce[$0] }
         // Sorted by index over the keys, then gathered once: sorting the values would move every
         // finding through the merge buffers, and comparing two would copy both.
-        let order = Finding.reportOrder(count: kept.count, domains: domains, { found[kept[$0].group][kept[$0].index].domain },
-                                        { found[kept[$0].group][kept[$0].index].path }) { a, b in
-            let fa = kept[a], fb = kept[b]
-            let ra = found[fa.group][fa.index].ruleId, rb = found[fb.group][fb.index].ruleId
+        let order = Finding.reportOrder(
+            count: kept.count, domains: domains, { found[kept[$0].group][kept[$0].index].domain },
+            { found[kept[$0].group][kept[$0].index].path }
+        ) { a, b in
+            let fa = kept[a]
+            let fb = kept[b]
+            let ra = found[fa.group][fa.index].ruleId
+            let rb = found[fb.group][fb.index].ruleId
             return ra != rb ? ra < rb : found[fa.group][fa.index].message < found[fb.group][fb.index].message
         }
         // Every finding when a severity may change: set by the policy, or capped (system-written files).

@@ -1,6 +1,6 @@
-import Yams
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
+import Yams
 
 extension PolicyFile {
     /// `protection:`: a mapping of globs to the weakest class allowed (`complete`,

@@ -1,7 +1,7 @@
 import Foundation
-import Yams
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
+import Yams
 
 /// Reads and validates `.sandbox-audit.yml`. Every error names the file, line and column and,
 /// for a misspelt key or rule id, the nearest valid one.
@@ -30,9 +30,11 @@ public enum PolicyFile {
     /// non-blocking descriptor and at most `maximumSize` bytes are taken.
     static func load(_ path: String) throws -> Policy {
         let st: FileStatus
-        switch Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.status(following: path.utf8) }) {
+        switch Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.status(following: path.utf8) }
+        ) {
         case .success(let s): st = s
-        case .failure(let e): throw InputError("cannot read \(path): \(e.code == ENOENT ? "no such file" : errorText(e.code))")
+        case .failure(let e):
+            throw InputError("cannot read \(path): \(e.code == ENOENT ? "no such file" : errorText(e.code))")
         }
         switch st.kind {
         case .regular: break
@@ -80,7 +82,10 @@ public enum PolicyFile {
 
     // MARK: parsing
 
-    struct Failure: Error { let message: String; let mark: Mark? }
+    struct Failure: Error {
+        let message: String
+        let mark: Mark?
+    }
 
     static func parse(_ text: String, source: String) throws -> Policy {
         var policy = Policy()
@@ -99,22 +104,28 @@ public enum PolicyFile {
 
     static func describe(_ e: YamlError, source: String) -> String {
         switch e {
-        case let .scanner(_, problem, mark, _), let .parser(_, problem, mark, _), let .composer(_, problem, mark, _):
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+            .composer(_, let problem, let mark, _):
             return "\(source):\(mark.line):\(mark.column): YAML syntax error: \(problem)"
-        case let .duplicatedKeysInMapping(duplicates, context):
-            return "\(source):\(context.mark.line):\(context.mark.column): duplicate key \(duplicates.map { "'\($0)'" }.joined(separator: ", "))"
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
+            return "\(source):\(context.mark.line):\(context.mark.column): duplicate key \(keys)"
         default:
             return "\(source): YAML error: \(e)"
         }
     }
 
     static func mapping(_ node: Node, _ what: String) throws -> Node.Mapping {
-        guard let m = node.mapping else { throw Failure(message: "\(what) must be a mapping (key: value lines)", mark: node.mark) }
+        guard let m = node.mapping else {
+            throw Failure(message: "\(what) must be a mapping (key: value lines)", mark: node.mark)
+        }
         return m
     }
 
     static func string(_ node: Node, _ what: String) throws -> String {
-        guard let s = node.scalar?.string else { throw Failure(message: "\(what) must be a single value", mark: node.mark) }
+        guard let s = node.scalar?.string else {
+            throw Failure(message: "\(what) must be a single value", mark: node.mark)
+        }
         return s
     }
 
@@ -143,7 +154,8 @@ public enum PolicyFile {
         if allowOff, s == "off" || s == "false" { return nil }
         guard let v = Severity(rawValue: s) else {
             let allowed = (allowOff ? ["off"] : []) + Severity.allCases.reversed().map(\.rawValue)
-            throw Failure(message: "\(what) must be one of \(allowed.joined(separator: ", ")), not '\(s)'", mark: node.mark)
+            throw Failure(
+                message: "\(what) must be one of \(allowed.joined(separator: ", ")), not '\(s)'", mark: node.mark)
         }
         return v
     }
@@ -157,13 +169,23 @@ public enum PolicyFile {
                 return u
             }
             if a.count > maximumGlobs {
-                throw Failure(message: "more than \(maximumGlobs) globs (YAML aliases counted at each use): the limit of a policy file", mark: node.mark)
+                throw Failure(
+                    message:
+                        "more than \(maximumGlobs) globs (YAML aliases counted at each use): the limit of a policy "
+                        + "file",
+                    mark: node.mark)
             }
             if a.bytes > maximumGlobBytes {
-                throw Failure(message: "more than \(maximumGlobBytes) bytes of globs (YAML aliases counted at each use): the limit of a policy file", mark: node.mark)
+                throw Failure(
+                    message:
+                        "more than \(maximumGlobBytes) bytes of globs (YAML aliases counted at each use): the limit "
+                        + "of a policy file",
+                    mark: node.mark)
             }
         }
-        do { return try Glob(s) } catch { throw Failure(message: "\(what): bad glob '\(String(s.prefix(200)))': \(error)", mark: node.mark) }
+        do { return try Glob(s) } catch {
+            throw Failure(message: "\(what): bad glob '\(String(s.prefix(200)))': \(error)", mark: node.mark)
+        }
     }
 
     static func read(_ root: Node, into policy: inout Policy) throws {
@@ -175,17 +197,23 @@ public enum PolicyFile {
             case "failOn": policy.failOn = try severity(v, "failOn", allowOff: false)
             case "rules": try readRules(v, into: &policy)
             case "ignore":
-                guard let seq = v.sequence else { throw Failure(message: "ignore must be a list of globs", mark: v.mark) }
+                guard let seq = v.sequence else {
+                    throw Failure(message: "ignore must be a list of globs", mark: v.mark)
+                }
                 policy.ignore = try seq.map { try glob($0, "ignore") }
             case "paths":
-                guard let seq = v.sequence else { throw Failure(message: "paths must be a list of {path: GLOB, …} entries", mark: v.mark) }
+                guard let seq = v.sequence else {
+                    throw Failure(message: "paths must be a list of {path: GLOB, …} entries", mark: v.mark)
+                }
                 policy.paths = try seq.map(readPathPolicy)
             case "budgets": try readBudgets(v, into: &policy)
             case "protection": try readProtection(v, into: &policy)
             case "owners": policy.owners = try readOwners(v)
             case "suppress": policy.suppressions = try readSuppressions(v)
             case "appGroups":
-                guard let seq = v.sequence else { throw Failure(message: "appGroups must be a list of App Group identifiers (group.…)", mark: v.mark) }
+                guard let seq = v.sequence else {
+                    throw Failure(message: "appGroups must be a list of App Group identifiers (group.…)", mark: v.mark)
+                }
                 policy.appGroups = try seq.map { try string($0, "appGroups") }
             case "growth":
                 let m = try mapping(v, "growth")
@@ -196,14 +224,19 @@ public enum PolicyFile {
                     switch try string(gk, "a key") {
                     case "backup":
                         let s = try string(gv, "growth.backup")
-                        guard s.hasSuffix("%"), let p = Double(s.dropLast().trimmingCharacters(in: .whitespaces)), p >= 0 else {
-                            throw Failure(message: "growth.backup: '\(s)' is not a percentage; write e.g. \"10%\"", mark: gv.mark)
+                        guard s.hasSuffix("%"), let p = Double(s.dropLast().trimmingCharacters(in: .whitespaces)),
+                            p >= 0
+                        else {
+                            throw Failure(
+                                message: "growth.backup: '\(s)' is not a percentage; write e.g. \"10%\"", mark: gv.mark)
                         }
                         percent = p
                     default: minimum = try size(gv, "growth.min")
                     }
                 }
-                guard let p = percent else { throw Failure(message: "growth needs 'backup' (a percentage, e.g. \"10%\")", mark: v.mark) }
+                guard let p = percent else {
+                    throw Failure(message: "growth needs 'backup' (a percentage, e.g. \"10%\")", mark: v.mark)
+                }
                 policy.growth = GrowthBudget(percent: p, minimum: minimum)
             default: break
             }
@@ -223,7 +256,11 @@ public enum PolicyFile {
                 throw Failure(message: message, mark: k.mark)
             }
             if v.scalar != nil {
-                if let s = try severity(v, "rules.\(id)", allowOff: true) { policy.severities[id] = s } else { policy.disabledRules.insert(id) }
+                if let s = try severity(v, "rules.\(id)", allowOff: true) {
+                    policy.severities[id] = s
+                } else {
+                    policy.disabledRules.insert(id)
+                }
                 continue
             }
             let options = RuleCatalogue.rule(id: id)!.options
@@ -232,13 +269,19 @@ public enum PolicyFile {
             for (ok, ov) in rm {
                 let key = try string(ok, "a key")
                 if key == "severity" {
-                    if let s = try severity(ov, "rules.\(id).severity", allowOff: true) { policy.severities[id] = s } else { policy.disabledRules.insert(id) }
+                    if let s = try severity(ov, "rules.\(id).severity", allowOff: true) {
+                        policy.severities[id] = s
+                    } else {
+                        policy.disabledRules.insert(id)
+                    }
                     continue
                 }
                 let option = options.first { $0.key == key }!
                 let what = "rules.\(id).\(key)"
                 let s = try string(ov, what)
-                guard let value = option.kind.parse(s) else { throw Failure(message: "\(what): '\(s)' is not \(option.kind.expected)", mark: ov.mark) }
+                guard let value = option.kind.parse(s) else {
+                    throw Failure(message: "\(what): '\(s)' is not \(option.kind.expected)", mark: ov.mark)
+                }
                 policy.settings[option] = value
             }
         }
@@ -247,7 +290,9 @@ public enum PolicyFile {
     static func readPathPolicy(_ node: Node) throws -> PathPolicy {
         let m = try mapping(node, "each entry of paths")
         try checkKeys(m, allowed: pathKeys, in: "paths")
-        guard let g = m["path"] else { throw Failure(message: "each entry of paths needs 'path' (a glob)", mark: node.mark) }
+        guard let g = m["path"] else {
+            throw Failure(message: "each entry of paths needs 'path' (a glob)", mark: node.mark)
+        }
         var p = PathPolicy(glob: try glob(g, "paths.path"))
         for (k, v) in m {
             switch try string(k, "a key") {
@@ -258,14 +303,18 @@ public enum PolicyFile {
                 }
                 p.backup = b
             case "forbidden":
-                guard let b = v.bool else { throw Failure(message: "paths.forbidden must be true or false", mark: v.mark) }
+                guard let b = v.bool else {
+                    throw Failure(message: "paths.forbidden must be true or false", mark: v.mark)
+                }
                 p.forbidden = b
             case "maxSize": p.maxSize = try size(v, "paths.maxSize")
             default: break
             }
         }
         guard p.backup != nil || p.forbidden || p.maxSize != nil else {
-            throw Failure(message: "the entry for '\(p.glob.pattern)' sets no policy: add backup, forbidden or maxSize", mark: node.mark)
+            throw Failure(
+                message: "the entry for '\(p.glob.pattern)' sets no policy: add backup, forbidden or maxSize",
+                mark: node.mark)
         }
         return p
     }
@@ -290,9 +339,14 @@ public enum PolicyFile {
                 for (dk, dv) in dm {
                     let domain = try string(dk, "a backup domain")
                     guard ContainerRole.allCases.contains(where: { domain.hasPrefix($0.domainPrefix) }) else {
-                        throw Failure(message: "budgets.domains: '\(domain)' is not a backup domain; write AppDomain-ID, AppDomainPlugin-ID or AppDomainGroup-ID", mark: dk.mark)
+                        throw Failure(
+                            message:
+                                "budgets.domains: '\(domain)' is not a backup domain; write AppDomain-ID, "
+                                + "AppDomainPlugin-ID or AppDomainGroup-ID",
+                            mark: dk.mark)
                     }
-                    policy.budgets.append(Budget(scope: .domain(domain), limit: try size(dv, "budgets.domains.\(domain)")))
+                    policy.budgets.append(
+                        Budget(scope: .domain(domain), limit: try size(dv, "budgets.domains.\(domain)")))
                 }
             case "owners":
                 for (ok, ov) in try mapping(v, "budgets.owners") {
@@ -312,20 +366,30 @@ public enum PolicyFile {
                     let bm = try mapping(zv, what)
                     try checkKeys(bm, allowed: zoneBudgetKeys, in: what)
                     guard let max = bm["max"] else { throw Failure(message: "\(what) needs 'max'", mark: zv.mark) }
-                    policy.budgets.append(Budget(scope: .zone(zone), measure: try bm["measure"].map { try measure($0, what + ".measure") } ?? .backedUp,
-                                                 limit: try size(max, what + ".max")))
+                    policy.budgets.append(
+                        Budget(
+                            scope: .zone(zone),
+                            measure: try bm["measure"].map { try measure($0, what + ".measure") } ?? .backedUp,
+                            limit: try size(max, what + ".max")))
                 }
             default:
-                guard let seq = v.sequence else { throw Failure(message: "budgets.paths must be a list of {path: GLOB, max: SIZE} entries", mark: v.mark) }
+                guard let seq = v.sequence else {
+                    throw Failure(
+                        message: "budgets.paths must be a list of {path: GLOB, max: SIZE} entries", mark: v.mark)
+                }
                 for item in seq {
                     let bm = try mapping(item, "each entry of budgets.paths")
                     try checkKeys(bm, allowed: budgetPathKeys, in: "budgets.paths")
                     guard let g = bm["path"], let max = bm["max"] else {
-                        throw Failure(message: "each entry of budgets.paths needs 'path' (a glob) and 'max' (a size)", mark: item.mark)
+                        throw Failure(
+                            message: "each entry of budgets.paths needs 'path' (a glob) and 'max' (a size)",
+                            mark: item.mark)
                     }
-                    policy.budgets.append(Budget(scope: .glob(try glob(g, "budgets.paths.path")),
-                                                 measure: try bm["measure"].map { try measure($0, "budgets.paths.measure") } ?? .backedUp,
-                                                 limit: try size(max, "budgets.paths.max")))
+                    policy.budgets.append(
+                        Budget(
+                            scope: .glob(try glob(g, "budgets.paths.path")),
+                            measure: try bm["measure"].map { try measure($0, "budgets.paths.measure") } ?? .backedUp,
+                            limit: try size(max, "budgets.paths.max")))
                 }
             }
         }

@@ -1,6 +1,6 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 import Yams
 
 extension PolicyFile {
@@ -11,7 +11,10 @@ extension PolicyFile {
         return try m.map { k, v in
             let name = try string(v, "owners.\(try string(k, "a glob"))")
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw Failure(message: "owners: the owner of '\(try string(k, "a glob"))' is empty; write a team or component name", mark: v.mark)
+                throw Failure(
+                    message:
+                        "owners: the owner of '\(try string(k, "a glob"))' is empty; write a team or component name",
+                    mark: v.mark)
             }
             return OwnerRule(glob: try glob(k, "owners"), owner: name)
         }

@@ -1,6 +1,6 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// What a value of the policy file may be. Declared once, in `PolicySchema`'s tables: the
 /// parser's key checks (`PolicyFile.topKeys` and the others) and the JSON Schema
@@ -64,7 +64,11 @@ package enum PolicySchema {
 
     static let pathEntry: [PolicyKey] = [
         PolicyKey("path", .glob, "The paths the entry is about (a glob relative to the data root)."),
-        PolicyKey("backup", .choice(PathPolicy.Backup.allCases.map(\.rawValue)), "excluded: must not be backed up; included: must be backed up (policy-backup-excluded, policy-backup-included)."),
+        PolicyKey(
+            "backup", .choice(PathPolicy.Backup.allCases.map(\.rawValue)),
+            "excluded: must not be backed up; included: must be backed up (policy-backup-excluded, "
+                + "policy-backup-included)."
+        ),
         PolicyKey("forbidden", .boolean, "true: must not exist (policy-forbidden)."),
         PolicyKey("maxSize", .size, "Each matching item may not be larger (policy-max-size)."),
     ]
@@ -80,10 +84,19 @@ package enum PolicySchema {
     static let budgets: [PolicyKey] = [
         PolicyKey("backup", .size, "The backup footprint: every byte backup carries for the app."),
         PolicyKey("churn", .size, "Backed-up bytes new or changed since --baseline."),
-        PolicyKey("zones", .map(keys: .choice(zoneNames), value: .either([.size, .record(zoneBudget, required: ["max"])])), "A zone's backed-up bytes, or {max, measure: size} for every byte."),
-        PolicyKey("paths", .list(.record(budgetPathEntry, required: ["path", "max"])), "The bytes of the files under a glob."),
-        PolicyKey("domains", .map(keys: .backupDomain, value: .size), "One backup domain's backed-up bytes (AppDomain-ID, AppDomainPlugin-ID, AppDomainGroup-ID)."),
-        PolicyKey("owners", .map(keys: .name, value: .size), "An owner's backed-up bytes (a catalogue owner, or a team of owners:)."),
+        PolicyKey(
+            "zones", .map(keys: .choice(zoneNames), value: .either([.size, .record(zoneBudget, required: ["max"])])),
+            "A zone's backed-up bytes, or {max, measure: size} for every byte."),
+        PolicyKey(
+            "paths", .list(.record(budgetPathEntry, required: ["path", "max"])),
+            "The bytes of the files under a "
+                + "glob."),
+        PolicyKey(
+            "domains", .map(keys: .backupDomain, value: .size),
+            "One backup domain's backed-up bytes (AppDomain-ID, AppDomainPlugin-ID, AppDomainGroup-ID)."),
+        PolicyKey(
+            "owners", .map(keys: .name, value: .size),
+            "An owner's backed-up bytes (a catalogue owner, or a team of owners:)."),
     ]
     static let growth: [PolicyKey] = [
         PolicyKey("backup", .percent, "Growth allowed, as a percentage of the baseline's backup footprint (\"10%\")."),
@@ -93,20 +106,32 @@ package enum PolicySchema {
         PolicyKey("rule", .ruleId, "The rule whose findings are suppressed."),
         PolicyKey("path", .glob, "The paths (a glob; ** also covers a finding about no path, such as a budget's)."),
         PolicyKey("reason", .text(nonEmpty: true), "Why the findings are accepted: reports show it."),
-        PolicyKey("until", .date, "The last day it holds (YYYY-MM-DD, UTC); after it, suppression-expired fails the run."),
+        PolicyKey(
+            "until", .date, "The last day it holds (YYYY-MM-DD, UTC); after it, suppression-expired fails the run."),
     ]
     /// The top level, in the order error messages list the keys.
     static let top: [PolicyKey] = [
-        PolicyKey("failOn", .severity(allowOff: false), "Exit 1 when a finding is at or above this severity (--fail-on wins)."),
+        PolicyKey(
+            "failOn", .severity(allowOff: false), "Exit 1 when a finding is at or above this severity (--fail-on wins)."
+        ),
         PolicyKey("rules", .ruleSwitches, "Per rule id: off, a severity, or {severity, thresholds}."),
         PolicyKey("ignore", .list(.glob), "Paths left out of the audit (still counted in the totals)."),
         PolicyKey("paths", .list(.record(pathEntry, required: ["path"])), "What may be stored where."),
         PolicyKey("budgets", .record(budgets, required: []), "Limits on bytes."),
-        PolicyKey("growth", .record(growth, required: ["backup"]), "Growth of the backup footprint against --baseline: max(backup% of it, min)."),
-        PolicyKey("appGroups", .list(.text(nonEmpty: true)), "App Group identifiers whose containers belong to the app."),
-        PolicyKey("protection", .map(keys: .glob, value: .choice(ProtectionClass.known.map(\.name))), "The weakest data protection class allowed, by glob."),
-        PolicyKey("owners", .map(keys: .glob, value: .text(nonEmpty: true)), "Who owns which paths, by glob: the last line covering a path wins."),
-        PolicyKey("suppress", .list(.record(suppressEntry, required: ["rule", "path", "reason"])), "Findings of a rule under a glob not counted toward the fail level, with a reason and an optional expiry."),
+        PolicyKey(
+            "growth", .record(growth, required: ["backup"]),
+            "Growth of the backup footprint against --baseline: max(backup% of it, min)."),
+        PolicyKey(
+            "appGroups", .list(.text(nonEmpty: true)), "App Group identifiers whose containers belong to the app."),
+        PolicyKey(
+            "protection", .map(keys: .glob, value: .choice(ProtectionClass.known.map(\.name))),
+            "The weakest data protection class allowed, by glob."),
+        PolicyKey(
+            "owners", .map(keys: .glob, value: .text(nonEmpty: true)),
+            "Who owns which paths, by glob: the last line covering a path wins."),
+        PolicyKey(
+            "suppress", .list(.record(suppressEntry, required: ["rule", "path", "reason"])),
+            "Findings of a rule under a glob not counted toward the fail level, with a reason and an optional expiry."),
     ]
 
     /// The keys of one table.
@@ -116,14 +141,16 @@ package enum PolicySchema {
 
     /// Where the schema is published: docs/policy.schema.json on the default branch, raw.
     package static var url: String {
-        Project.repositoryURL.replacingOccurrences(of: "https://github.com/", with: "https://raw.githubusercontent.com/") + "/main/docs/policy.schema.json"
+        Project.repositoryURL.replacingOccurrences(
+            of: "https://github.com/", with: "https://raw.githubusercontent.com/") + "/main/docs/policy.schema.json"
     }
 
     /// The policy file's documentation, as a URL (the starter names it).
     package static var documentation: String { Project.repositoryURL + "/blob/main/docs/policy-file.md" }
 
     /// A size as the parser reads it: digits (a decimal point allowed), spaces, a unit.
-    static let sizePattern = "^[ \\t]*([0-9]+(\\.[0-9]*)?|\\.[0-9]+)[ \\t]*(" + ByteSize.units.map(\.0).joined(separator: "|") + ")?[ \\t]*$"
+    static let sizePattern =
+        "^[ \\t]*([0-9]+(\\.[0-9]*)?|\\.[0-9]+)[ \\t]*(" + ByteSize.units.map(\.0).joined(separator: "|") + ")?[ \\t]*$"
     static let agePattern = "^[ \\t]*([0-9]+(\\.[0-9]*)?|\\.[0-9]+)[ \\t]*[smhd]?[ \\t]*$"
 
     /// The JSON Schema (draft 2020-12) of the policy file, from the tables above and the rule
@@ -131,13 +158,25 @@ package enum PolicySchema {
     package static func json() -> JSON {
         let properties: [(String, JSON)] = top.map { key in
             // A key with nothing after it (only comments beneath) means "none".
-            (key.name, .object([("description", .string(key.help)), ("anyOf", .array([.object([("type", .string("null"))]), schema(key.value)]))]))
+            (
+                key.name,
+                .object([
+                    ("description", .string(key.help)),
+                    ("anyOf", .array([.object([("type", .string("null"))]), schema(key.value)])),
+                ])
+            )
         }
         return .object([
             ("$schema", .string("https://json-schema.org/draft/2020-12/schema")),
             ("$id", .string(url)),
             ("title", .string("sandbox-audit policy file (.sandbox-audit.yml)")),
-            ("description", .string("Generated from the declarations the policy file's reader checks keys against (sandbox-audit config schema). Reference: \(documentation)")),
+            (
+                "description",
+                .string(
+                    "Generated from the declarations the policy file's reader checks keys against (sandbox-audit "
+                        + "config schema). Reference: \(documentation)"
+                )
+            ),
             ("type", .string("object")),
             ("properties", .object(properties)),
             ("additionalProperties", .bool(false)),
@@ -155,22 +194,49 @@ package enum PolicySchema {
         switch value {
         case .severity(let allowOff): return severities(allowOff: allowOff)
         case .size:
-            return .object([("type", .array([.string("string"), .string("number")])), ("minimum", .int(0)), ("pattern", .string(sizePattern)),
-                            ("description", .string("A size: B, kB, MB, GB (powers of 1000), KiB, MiB, GiB (powers of 1024); a bare number is bytes."))])
+            return .object([
+                ("type", .array([.string("string"), .string("number")])), ("minimum", .int(0)),
+                ("pattern", .string(sizePattern)),
+                (
+                    "description",
+                    .string(
+                        "A size: B, kB, MB, GB (powers of 1000), KiB, MiB, GiB (powers of 1024); a bare number is "
+                            + "bytes."
+                    )
+                ),
+            ])
         case .age:
-            return .object([("type", .array([.string("string"), .string("number")])), ("minimum", .int(0)), ("pattern", .string(agePattern)),
-                            ("description", .string("An age: 3d, 12h, 90m, 3600s, or a bare number of seconds."))])
+            return .object([
+                ("type", .array([.string("string"), .string("number")])), ("minimum", .int(0)),
+                ("pattern", .string(agePattern)),
+                ("description", .string("An age: 3d, 12h, 90m, 3600s, or a bare number of seconds.")),
+            ])
         case .count:
-            return .object([("type", .array([.string("string"), .string("integer")])), ("minimum", .int(1)), ("pattern", .string("^[0-9]*[1-9][0-9]*$"))])
+            return .object([
+                ("type", .array([.string("string"), .string("integer")])), ("minimum", .int(1)),
+                ("pattern", .string("^[0-9]*[1-9][0-9]*$")),
+            ])
         case .glob:
-            return .object([("type", .string("string")), ("description", .string("A glob relative to the data root: * within a component, ? one character, [abc] a set, ** any number of components."))])
+            return .object([
+                ("type", .string("string")),
+                (
+                    "description",
+                    .string(
+                        "A glob relative to the data root: * within a component, ? one character, [abc] a set, ** "
+                            + "any number of components."
+                    )
+                ),
+            ])
         case .text(let nonEmpty):
             var fields: [(String, JSON)] = [("type", .string("string"))]
             if nonEmpty { fields.append(("pattern", .string("\\S"))) }
             return .object(fields)
         case .boolean: return .object([("type", .string("boolean"))])
         case .date:
-            return .object([("type", .string("string")), ("pattern", .string("^[0-9]{4}-[0-9]{2}-[0-9]{2}$")), ("description", .string("A day, YYYY-MM-DD (UTC)."))])
+            return .object([
+                ("type", .string("string")), ("pattern", .string("^[0-9]{4}-[0-9]{2}-[0-9]{2}$")),
+                ("description", .string("A day, YYYY-MM-DD (UTC).")),
+            ])
         case .percent:
             return .object([("type", .string("string")), ("pattern", .string("^[ \\t]*[0-9]+(\\.[0-9]*)?[ \\t]*%$"))])
         case .choice(let names): return .object([("enum", .array(names.map { .string($0) }))])
@@ -186,29 +252,63 @@ package enum PolicySchema {
         case .map(let keys, let value):
             switch keys {
             case .choice(let names):
-                return .object([("type", .string("object")), ("properties", .object(names.map { ($0, schema(value)) })), ("additionalProperties", .bool(false))])
+                return .object([
+                    ("type", .string("object")), ("properties", .object(names.map { ($0, schema(value)) })),
+                    ("additionalProperties", .bool(false)),
+                ])
             case .backupDomain:
                 let prefixes = ContainerRole.allCases.map(\.domainPrefix).joined(separator: "|")
-                return .object([("type", .string("object")), ("propertyNames", .object([("pattern", .string("^(\(prefixes)).+"))])), ("additionalProperties", schema(value))])
+                return .object([
+                    ("type", .string("object")), ("propertyNames", .object([("pattern", .string("^(\(prefixes)).+"))])),
+                    ("additionalProperties", schema(value)),
+                ])
             case .glob, .name:
                 return .object([("type", .string("object")), ("additionalProperties", schema(value))])
             }
         case .either(let values): return .object([("anyOf", .array(values.map(schema)))])
         // A rule a suppress: entry may name: every rule but suppression-expired (`readSuppressions`).
-        case .ruleId: return .object([("enum", .array(RuleCatalogue.all.map(\.id).filter { $0 != RuleCatalogue.suppressionExpiredID }.map { .string($0) }))])
+        case .ruleId:
+            return .object([
+                (
+                    "enum",
+                    .array(
+                        RuleCatalogue.all.map(\.id).filter { $0 != RuleCatalogue.suppressionExpiredID }.map {
+                            .string($0)
+                        })
+                )
+            ])
         case .ruleSwitches:
             let rules: [(String, JSON)] = RuleCatalogue.all.map { rule in
                 var options: [(String, JSON)] = [("severity", severities(allowOff: true))]
                 for option in rule.options {
-                    let kind: PolicyValue = switch option.kind { case .size: .size; case .age: .age; case .count: .count }
+                    let kind: PolicyValue =
+                        switch option.kind {
+                        case .size: .size
+                        case .age: .age
+                        case .count: .count
+                        }
                     options.append((option.key, described(schema(kind), option.help)))
                 }
-                return (rule.id, .object([
-                    ("description", .string(rule.description.summary)),
-                    ("anyOf", .array([severities(allowOff: true), .object([("type", .string("object")), ("properties", .object(options)), ("additionalProperties", .bool(false))])])),
-                ]))
+                return (
+                    rule.id,
+                    .object([
+                        ("description", .string(rule.description.summary)),
+                        (
+                            "anyOf",
+                            .array([
+                                severities(allowOff: true),
+                                .object([
+                                    ("type", .string("object")), ("properties", .object(options)),
+                                    ("additionalProperties", .bool(false)),
+                                ]),
+                            ])
+                        ),
+                    ])
+                )
             }
-            return .object([("type", .string("object")), ("properties", .object(rules)), ("additionalProperties", .bool(false))])
+            return .object([
+                ("type", .string("object")), ("properties", .object(rules)), ("additionalProperties", .bool(false)),
+            ])
         }
     }
 

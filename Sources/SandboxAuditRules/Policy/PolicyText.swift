@@ -1,15 +1,17 @@
 import Foundation
-import Yams
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
+import Yams
 
 extension PolicyFile {
     /// The policy for a scan: the file given, or the one found from `directory` upward, or the
     /// defaults when there is none (a missing optional file is not an error). A file found on
     /// its own that another user could have written is not taken (`untrusted`): `note` says
     /// which and why, and `--config` takes it (as git's `safe.directory`, CVE-2022-24765).
-    public static func resolve(config: String?, from directory: String = FileManager.default.currentDirectoryPath,
-                               note: (String) -> Void = { Terminal.write("sandbox-audit: note: \($0)\n", to: .error) }) throws -> Policy {
+    public static func resolve(
+        config: String?, from directory: String = FileManager.default.currentDirectoryPath,
+        note: (String) -> Void = { Terminal.write("sandbox-audit: note: \($0)\n", to: .error) }
+    ) throws -> Policy {
         if let config { return try load(config) }
         if let found = find(from: directory) {
             if let why = untrusted(found) {
@@ -22,7 +24,8 @@ extension PolicyFile {
     }
 
     /// Why the policy file at `path` may not be taken without `--config`: it, the symbolic link
-    /// that names it, or the folder holding it, is owned by another user than this one or root, or writable by others (the
+    /// that names it, or the folder holding it, is owned by another user than this one or root, or writable by others
+    /// (the
     /// world, or a group that is not this process's; a folder with the sticky bit lets no one
     /// replace a file they do not own). Nil when it may be taken, or cannot be read (`load`
     /// says why).
@@ -34,15 +37,21 @@ extension PolicyFile {
         }
         // A symbolic link counts as its owner's: another user's link would choose the policy for
         // you, whoever owns the file it points at.
-        if let link = try? FileDescriptor.currentDirectory.status(of: path.utf8), link.kind == .symlink, link.owner != me && link.owner != 0 {
+        if let link = try? FileDescriptor.currentDirectory.status(of: path.utf8), link.kind == .symlink,
+            link.owner != me && link.owner != 0
+        {
             return "it is a symbolic link owned by \(who(link.owner)), not by you (\(who(me))) or root"
         }
         guard let file = try? FileDescriptor.currentDirectory.status(following: path.utf8) else { return nil }
-        if file.owner != me && file.owner != 0 { return "it is owned by \(who(file.owner)), not by you (\(who(me))) or root" }
+        if file.owner != me && file.owner != 0 {
+            return "it is owned by \(who(file.owner)), not by you (\(who(me))) or root"
+        }
         if writableByOthers(file) { return "others can write it (mode \(String(file.permissions & 0o777, radix: 8)))" }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         guard let dir = try? FileDescriptor.currentDirectory.status(following: folder.utf8) else { return nil }
-        if dir.owner != me && dir.owner != 0 { return "its folder is owned by \(who(dir.owner)), not by you (\(who(me))) or root" }
+        if dir.owner != me && dir.owner != 0 {
+            return "its folder is owned by \(who(dir.owner)), not by you (\(who(me))) or root"
+        }
         if writableByOthers(dir), dir.permissions & 0o1000 == 0 {
             return "others can write its folder (mode \(String(dir.permissions & 0o777, radix: 8)))"
         }
@@ -130,7 +139,10 @@ extension PolicyFile {
     static func exactSize(_ bytes: Int64) -> String {
         var best = "\(bytes)B"
         guard bytes != 0 else { return best }
-        for (unit, scale) in [("kB", Int64(1000)), ("KiB", 1 << 10), ("MB", 1_000_000), ("MiB", 1 << 20), ("GB", 1_000_000_000), ("GiB", 1 << 30)]
+        for (unit, scale) in [
+            ("kB", Int64(1000)), ("KiB", 1 << 10), ("MB", 1_000_000), ("MiB", 1 << 20), ("GB", 1_000_000_000),
+            ("GiB", 1 << 30),
+        ]
         where bytes % scale == 0 {
             let text = "\(bytes / scale)\(unit)"
             if text.count < best.count || (text.count == best.count && !unit.contains("i")) { best = text }
@@ -161,7 +173,9 @@ extension PolicyFile {
             // only when the policy sets one: one severity would stand for both.
             if policy.disabledRules.contains(rule.id) {
                 fields.append(("severity", scalar("off")))
-            } else if let s = policy.severities[rule.id] ?? (rule.description.severityNote == nil ? rule.description.defaultSeverity : nil) {
+            } else if let s = policy.severities[rule.id]
+                ?? (rule.description.severityNote == nil ? rule.description.defaultSeverity : nil)
+            {
                 fields.append(("severity", scalar(s.rawValue)))
             }
             for option in rule.options {
@@ -177,13 +191,18 @@ extension PolicyFile {
             ("failOn", scalar(policy.failOn?.rawValue ?? "error")),
             ("rules", map(rules)),
             ("ignore", Node.sequence(Node.Sequence(policy.ignore.map { scalar($0.pattern) }))),
-            ("paths", Node.sequence(Node.Sequence(policy.paths.map { p in
-                var f: [(String, Node)] = [("path", scalar(p.glob.pattern))]
-                if let b = p.backup { f.append(("backup", scalar(b.rawValue))) }
-                if p.forbidden { f.append(("forbidden", scalar("true"))) }
-                if let m = p.maxSize { f.append(("maxSize", size(m))) }
-                return map(f)
-            }))),
+            (
+                "paths",
+                Node.sequence(
+                    Node.Sequence(
+                        policy.paths.map { p in
+                            var f: [(String, Node)] = [("path", scalar(p.glob.pattern))]
+                            if let b = p.backup { f.append(("backup", scalar(b.rawValue))) }
+                            if p.forbidden { f.append(("forbidden", scalar("true"))) }
+                            if let m = p.maxSize { f.append(("maxSize", size(m))) }
+                            return map(f)
+                        }))
+            ),
         ]
         var budgets: [(String, Node)] = []
         var zones: [(String, Node)] = []
@@ -194,8 +213,11 @@ extension PolicyFile {
             switch b.scope {
             case .backup: budgets.append(("backup", size(b.limit)))
             case .churn: budgets.append(("churn", size(b.limit)))
-            case .zone(let z): zones.append((z.rawValue, map([("max", size(b.limit)), ("measure", scalar(b.measure.rawValue))])))
-            case .glob(let g): globs.append(map([("path", scalar(g.pattern)), ("max", size(b.limit)), ("measure", scalar(b.measure.rawValue))]))
+            case .zone(let z):
+                zones.append((z.rawValue, map([("max", size(b.limit)), ("measure", scalar(b.measure.rawValue))])))
+            case .glob(let g):
+                globs.append(
+                    map([("path", scalar(g.pattern)), ("max", size(b.limit)), ("measure", scalar(b.measure.rawValue))]))
             case .domain(let d): domains.append((d, size(b.limit)))
             case .owner(let o): owners.append((o, size(b.limit)))
             case .growth: break
@@ -206,20 +228,34 @@ extension PolicyFile {
         if !globs.isEmpty { budgets.append(("paths", Node.sequence(Node.Sequence(globs)))) }
         if !owners.isEmpty { budgets.append(("owners", map(owners))) }
         top.append(("budgets", map(budgets)))
-        if !policy.owners.isEmpty { top.append(("owners", map(policy.owners.map { ($0.glob.pattern, scalar($0.owner)) }))) }
-        if !policy.appGroups.isEmpty { top.append(("appGroups", Node.sequence(Node.Sequence(policy.appGroups.map { scalar($0) })))) }
+        if !policy.owners.isEmpty {
+            top.append(("owners", map(policy.owners.map { ($0.glob.pattern, scalar($0.owner)) })))
+        }
+        if !policy.appGroups.isEmpty {
+            top.append(("appGroups", Node.sequence(Node.Sequence(policy.appGroups.map { scalar($0) }))))
+        }
         if !policy.protection.isEmpty {
             top.append(("protection", map(policy.protection.map { ($0.glob.pattern, scalar($0.weakest.name)) })))
         }
         if !policy.suppressions.isEmpty {
-            top.append(("suppress", Node.sequence(Node.Sequence(policy.suppressions.map { x in
-                var f: [(String, Node)] = [("rule", scalar(x.ruleId)), ("path", scalar(x.glob.pattern)), ("reason", scalar(x.reason))]
-                if let u = x.until { f.append(("until", scalar(u.description))) }
-                return map(f)
-            }))))
+            top.append(
+                (
+                    "suppress",
+                    Node.sequence(
+                        Node.Sequence(
+                            policy.suppressions.map { x in
+                                var f: [(String, Node)] = [
+                                    ("rule", scalar(x.ruleId)), ("path", scalar(x.glob.pattern)),
+                                    ("reason", scalar(x.reason)),
+                                ]
+                                if let u = x.until { f.append(("until", scalar(u.description))) }
+                                return map(f)
+                            }))
+                ))
         }
         if let g = policy.growth {
-            let percent = g.percent == g.percent.rounded() && abs(g.percent) < 1e15 ? String(Int64(g.percent)) : "\(g.percent)"
+            let percent =
+                g.percent == g.percent.rounded() && abs(g.percent) < 1e15 ? String(Int64(g.percent)) : "\(g.percent)"
             top.append(("growth", map([("backup", scalar("\(percent)%")), ("min", size(g.minimum))])))
         }
         let header = "# effective configuration: \(policy.source ?? "no policy file, built-in defaults")\n"

@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// The `sandbox-audit include` / `exclude` command that fixes a finding on disk, as a finding's
 /// own fix text names it: the carrier the scan saw and the item's path, quoted for a shell.
@@ -9,16 +9,22 @@ enum FixCommand {
     /// all of them). Nil when the container is not a folder on disk (an archive, a backup: its
     /// input's `InputCapabilities.filesOnDisk`) or the path is not UTF-8 (a shell command could
     /// not name it reliably).
-    static func command(_ verb: String, _ entry: InventoryEntry, in inventory: Inventory, attribute: BackupAttribute = .exclude) -> String? {
+    static func command(
+        _ verb: String, _ entry: InventoryEntry, in inventory: Inventory, attribute: BackupAttribute = .exclude
+    ) -> String? {
         command(verb, entry.path, marks: entry.entry.marks, in: inventory, attribute: attribute)
     }
 
     /// As above for a path and its marks (the data root's own: `.root`, `rootMarks`); `only`
     /// names the carrier whatever the marks say.
-    static func command(_ verb: String, _ path: ContainerPath, marks: [AttributeMark], in inventory: Inventory,
-                               attribute: BackupAttribute = .exclude, only: BackupMarker.Carrier? = nil) -> String? {
+    static func command(
+        _ verb: String, _ path: ContainerPath, marks: [AttributeMark], in inventory: Inventory,
+        attribute: BackupAttribute = .exclude, only: BackupMarker.Carrier? = nil
+    ) -> String? {
         guard let target = onDisk(path, in: inventory) else { return nil }
-        let carriers = Array(Set(marks.filter { $0.attribute == attribute }.map { carrier($0.source) })).sorted { $0.rawValue < $1.rawValue }
+        let carriers = Array(Set(marks.filter { $0.attribute == attribute }.map { carrier($0.source) })).sorted {
+            $0.rawValue < $1.rawValue
+        }
         var words = ["sandbox-audit", verb]
         if attribute == .legacy { words.append("--legacy") }
         if let only {
@@ -39,7 +45,8 @@ enum FixCommand {
         // (`String(decoding:)` of the array here, not the generic `ByteText.utf8String`, which
         // steps through a collection it does not know.)
         guard container.source.capabilities.filesOnDisk, !path.isRoot, !container.dataRoot.isEmpty,
-              !path.bytes.contains(UInt8(ascii: "\\")), path.isValidUTF8 else { return nil }
+            !path.bytes.contains(UInt8(ascii: "\\")), path.isValidUTF8
+        else { return nil }
         let text = String(decoding: path.bytes, as: UTF8.self)
         guard !text.hasPrefix("/") else { return nil }
         return quoted(container.dataRoot + "/" + text)

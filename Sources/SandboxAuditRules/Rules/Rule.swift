@@ -1,6 +1,6 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 public enum Severity: String, Comparable, CaseIterable, Sendable, Codable {
     case note, warning, error
@@ -25,7 +25,10 @@ public struct Finding: Sendable, Hashable {
     /// (the carrier the scan saw, a command that fixes it); reports print it instead.
     public let fix: String?
 
-    init(ruleId: String, severity: Severity, path: ContainerPath?, message: String, size: Int64? = nil, domain: String? = nil, fix: String? = nil) {
+    init(
+        ruleId: String, severity: Severity, path: ContainerPath?, message: String, size: Int64? = nil,
+        domain: String? = nil, fix: String? = nil
+    ) {
         self.ruleId = ruleId
         self.severity = severity
         self.path = path
@@ -48,7 +51,8 @@ public struct Finding: Sendable, Hashable {
 
     /// Byte order of the path, then rule id.
     static func ordered(_ a: Finding, _ b: Finding) -> Bool {
-        let pa = a.path ?? .root, pb = b.path ?? .root
+        let pa = a.path ?? .root
+        let pb = b.path ?? .root
         if pa != pb { return pa < pb }
         if a.ruleId != b.ruleId { return a.ruleId < b.ruleId }
         return a.message < b.message
@@ -60,20 +64,25 @@ public struct Finding: Sendable, Hashable {
     /// path order are merged as they come.
     static func reportOrder(_ findings: [Finding], domains: [String]) -> [Int] {
         reportOrder(count: findings.count, domains: domains, { findings[$0].domain }, { findings[$0].path }) { a, b in
-            findings[a].ruleId != findings[b].ruleId ? findings[a].ruleId < findings[b].ruleId : findings[a].message < findings[b].message
+            findings[a].ruleId != findings[b].ruleId
+                ? findings[a].ruleId < findings[b].ruleId : findings[a].message < findings[b].message
         }
     }
 
     /// The same for `count` findings read through `domain` and `path`; `tie` orders two of one
     /// domain and path (by rule id, then message).
-    static func reportOrder(count: Int, domains: [String], _ domain: (Int) -> String?, _ path: (Int) -> ContainerPath?,
-                            tie: (Int, Int) -> Bool) -> [Int] {
+    static func reportOrder(
+        count: Int, domains: [String], _ domain: (Int) -> String?, _ path: (Int) -> ContainerPath?,
+        tie: (Int, Int) -> Bool
+    ) -> [Int] {
         let domainOrder = Dictionary(domains.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
-        var rank: [Int] = [], paths: [ContainerPath] = []
+        var rank: [Int] = []
+        var paths: [ContainerPath] = []
         rank.reserveCapacity(count)
         paths.reserveCapacity(count)
         // Findings come in runs of one domain: its rank looked up once per run.
-        var lastDomain: String?, lastRank = 0
+        var lastDomain: String?
+        var lastRank = 0
         for i in 0..<count {
             let d = domain(i) ?? ""
             if d != lastDomain {
@@ -120,7 +129,10 @@ public struct RuleContext: Sendable {
     var today = CalendarDay(days: 0)
     var expiredSuppressions: [Suppression] = []
 
-    init(settings: RuleSettings = RuleSettings(), scanTime: Double = Date().timeIntervalSince1970, content: ContentReader? = nil) {
+    init(
+        settings: RuleSettings = RuleSettings(), scanTime: Double = Date().timeIntervalSince1970,
+        content: ContentReader? = nil
+    ) {
         self.settings = settings
         self.scanTime = scanTime
         self.content = content
@@ -154,9 +166,13 @@ public struct RuleNeed: Sendable, Hashable {
     package let without: String?
 
     /// The rule cannot be checked without `observation`.
-    package static func requires(_ observation: Observation) -> RuleNeed { RuleNeed(observation: observation, without: nil) }
+    package static func requires(_ observation: Observation) -> RuleNeed {
+        RuleNeed(observation: observation, without: nil)
+    }
     /// The rule runs without `observation`, and leaves out what `without` says.
-    package static func reads(_ observation: Observation, without: String) -> RuleNeed { RuleNeed(observation: observation, without: without) }
+    package static func reads(_ observation: Observation, without: String) -> RuleNeed {
+        RuleNeed(observation: observation, without: without)
+    }
 }
 
 public protocol Rule: Sendable {
@@ -180,8 +196,12 @@ extension Rule {
     /// The observations it cannot run without.
     var requirements: [Observation] { needs.filter { $0.without == nil }.map(\.observation) }
 
-    func finding(_ path: ContainerPath?, _ message: String, size: Int64? = nil, severity: Severity? = nil, fix: String? = nil) -> Finding {
-        Finding(ruleId: description.id, severity: severity ?? description.defaultSeverity, path: path, message: message, size: size, fix: fix)
+    func finding(
+        _ path: ContainerPath?, _ message: String, size: Int64? = nil, severity: Severity? = nil, fix: String? = nil
+    ) -> Finding {
+        Finding(
+            ruleId: description.id, severity: severity ?? description.defaultSeverity, path: path, message: message,
+            size: size, fix: fix)
     }
 }
 

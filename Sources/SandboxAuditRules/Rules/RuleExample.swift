@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// A small container that shows a rule firing or not: what the catalogue documents and what
 /// the test suite builds on disk (real files, real attributes) and scans.
@@ -34,9 +34,11 @@ package struct RuleExample: Sendable {
     /// writes it beside the container and scans with `--app-info`.
     package let appInfoKeys: [String]?
 
-    init(_ title: String, _ items: [Item], expect: [String] = [], policy: String? = nil, role: ContainerRole = .app,
-                before: [Item]? = nil, recreated: [String] = [], backup: [Item]? = nil, backupInput: Bool = false,
-                appInfoKeys: [String]? = nil) {
+    init(
+        _ title: String, _ items: [Item], expect: [String] = [], policy: String? = nil, role: ContainerRole = .app,
+        before: [Item]? = nil, recreated: [String] = [], backup: [Item]? = nil, backupInput: Bool = false,
+        appInfoKeys: [String]? = nil
+    ) {
         self.title = title
         self.items = items
         self.expectedPaths = expect

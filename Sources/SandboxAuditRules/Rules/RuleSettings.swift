@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// The values of the rules' options (`RuleOption`): storage only, read and written through the
 /// declarations. An option never set holds its declared default.
@@ -31,11 +31,22 @@ public struct RuleOption: Sendable {
     }
 
     package enum Value: Sendable, Equatable {
-        case size(Int64), age(Double), count(Int)
+        case size(Int64)
+        case age(Double)
+        case count(Int)
 
-        package var bytes: Int64 { if case .size(let v) = self { return v }; preconditionFailure("\(self) is not a size") }
-        package var seconds: Double { if case .age(let v) = self { return v }; preconditionFailure("\(self) is not an age") }
-        package var number: Int { if case .count(let v) = self { return v }; preconditionFailure("\(self) is not a count") }
+        package var bytes: Int64 {
+            if case .size(let v) = self { return v }
+            preconditionFailure("\(self) is not a size")
+        }
+        package var seconds: Double {
+            if case .age(let v) = self { return v }
+            preconditionFailure("\(self) is not an age")
+        }
+        package var number: Int {
+            if case .count(let v) = self { return v }
+            preconditionFailure("\(self) is not a count")
+        }
     }
 
     /// Its key under `rules.RULE_ID` in the policy file.
@@ -57,8 +68,11 @@ public struct RuleOption: Sendable {
     /// What a count counts (`files`), for the docs.
     let counted: String?
 
-    init(key: String, flag: String, json: String, setting: PartialKeyPath<RuleSettings> & Sendable, kind: Kind, default text: String,
-         counts counted: String? = nil, inStarter: Bool = false, help: String) {
+    init(
+        key: String, flag: String, json: String, setting: PartialKeyPath<RuleSettings> & Sendable, kind: Kind,
+        default text: String,
+        counts counted: String? = nil, inStarter: Bool = false, help: String
+    ) {
         self.key = key
         self.flag = flag
         self.json = json

@@ -1,7 +1,7 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
+import SandboxAuditSystem
 
 /// `simulate EVENT … --into NAME.xcappdata`: the app's data container as the event leaves it,
 /// written as an `.xcappdata` package, the layout of Xcode's Download Container that
@@ -28,14 +28,25 @@ enum AppDataPackage {
     static func info(_ simulations: [SimulationResult], into destination: String) throws -> [UInt8] {
         guard simulations.count == 1 else {
             let domains = simulations.map(\.inventory.domain).joined(separator: ", ")
-            throw InputError("--into \(destination): an .xcappdata package holds one app's data container, and \(simulations.count) containers were read (\(domains)); give the data container alone (xcrun simctl get_app_container DEVICE BUNDLE_ID data), or a folder name to write each domain")
+            throw InputError(
+                "--into \(destination): an .xcappdata package holds one app's data container, and "
+                    + "\(simulations.count) containers were read (\(domains)); give the data container alone (xcrun "
+                    + "simctl get_app_container DEVICE BUNDLE_ID data), or a folder name to write each domain"
+            )
         }
         let container = simulations[0].inventory.container
         guard container.role == .app else {
-            throw InputError("--into \(destination): an .xcappdata package holds an app's data container, and \(container.input) is \(container.role == .group ? "an App Group" : "an extension") container; give a folder name")
+            throw InputError(
+                "--into \(destination): an .xcappdata package holds an app's data container, and \(container.input) "
+                    + "is \(container.role == .group ? "an App Group" : "an extension") container; give a folder name"
+            )
         }
         guard let bundle = container.bundleIdentifier else {
-            throw InputError("--into \(destination): \(container.input) does not name its app (no container metadata or AppDataInfo.plist), and an .xcappdata package must; give a Simulator data container, an .xcappdata package, --simulator, or a folder name")
+            throw InputError(
+                "--into \(destination): \(container.input) does not name its app (no container metadata or "
+                    + "AppDataInfo.plist), and an .xcappdata package must; give a Simulator data container, an "
+                    + ".xcappdata package, --simulator, or a folder name"
+            )
         }
         var plist: [String: Any] = ["CFBundleIdentifier": bundle]
         if let version = container.version { plist["XCExecutableVersion"] = version }
@@ -50,7 +61,8 @@ enum AppDataPackage {
         let info = try info(simulations, into: destination)
         return try Materializer.write(simulations[0], into: destination) { packageFD, dest in
             let data = dest + "/" + dataFolder
-            try attempt("create", data) { () throws(Errno) in try packageFD.makeDirectory(dataFolder.utf8, mode: 0o700) }
+            try attempt("create", data) { () throws(Errno) in try packageFD.makeDirectory(dataFolder.utf8, mode: 0o700)
+            }
             let rootFD = try attempt("open", data) { () throws(Errno) in try packageFD.openDirectory(dataFolder.utf8) }
             defer { rootFD.close() }
             let (built, finish) = try Materializer.build(simulations[0], into: rootFD)
@@ -61,7 +73,7 @@ enum AppDataPackage {
             defer { infoFD.close() }
             let written = info.withUnsafeBytes { b in Result { () throws(Errno) in try infoFD.writeAll(b) } }
             if case .failure(let e) = written { throw e.labelled("write", infoPath) }
-            try? infoFD.setPermissions(0o644) // whatever the umask made of it
+            try? infoFD.setPermissions(0o644)  // whatever the umask made of it
             // AppData is finished now: the package around it stays 0700 until it is in place.
             try? rootFD.setPermissions(finish.mode)
             if let times = finish.times { try? rootFD.setTimes(times) }

@@ -1,7 +1,7 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
+import SandboxAuditSystem
 
 /// Materialises an event for an app made of several containers: each backup domain into
 /// `DIR/DOMAIN`, each built beside its place and renamed in as `Materializer.write` does. A
@@ -9,7 +9,9 @@ import SandboxAuditRules
 enum AppMaterializer {
     static func write(_ simulations: [SimulationResult], into destination: String) throws -> [Materializer.Report] {
         if AppDataPackage.isPackage(destination) { return [try AppDataPackage.write(simulations, into: destination)] }
-        guard simulations.count > 1 else { return try simulations.map { try Materializer.write($0, into: destination) } }
+        guard simulations.count > 1 else {
+            return try simulations.map { try Materializer.write($0, into: destination) }
+        }
         let dest = try Materializer.checkDestination(destination)
         let cwd = FileDescriptor.currentDirectory
         var created = true

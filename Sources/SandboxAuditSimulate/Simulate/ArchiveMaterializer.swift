@@ -1,7 +1,7 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
+import SandboxAuditSystem
 
 /// Materialising from an archive: the archive the scan opened is read again from its first byte,
 /// through the descriptor the scan holds (never its name again), as a stream through
@@ -33,7 +33,9 @@ extension Materializer {
         var rootMember: ArchiveWalk.Member?
     }
 
-    static func buildFromArchive(_ simulation: SimulationResult, root dstRoot: FileDescriptor) throws -> (Report, RootFinish) {
+    static func buildFromArchive(_ simulation: SimulationResult, root dstRoot: FileDescriptor) throws -> (
+        Report, RootFinish
+    ) {
         let entries = simulation.inventory.entries
         var report = Report(destination: "")
         var parents = NewFolders(root: dstRoot, entries: simulation.inventory.entries)
@@ -51,14 +53,21 @@ extension Materializer {
         try finishFolders(simulation.inventory, plan, written, root: dstRoot, parents: &parents)
         parents.release()
         // The data root takes its member's mode and time (0755 when the archive has none), last.
-        let finish = written.rootMember.map { RootFinish(mode: writtenMode(UInt32($0.mode)), times: FileTimes(seconds: $0.mtime, nanoseconds: $0.mtimeNanoseconds)) }
+        let finish =
+            written.rootMember.map {
+                RootFinish(
+                    mode: writtenMode(UInt32($0.mode)),
+                    times: FileTimes(seconds: $0.mtime, nanoseconds: $0.mtimeNanoseconds))
+            }
             ?? RootFinish(mode: 0o755, times: nil)
         return (report, finish)
     }
 
     /// Every kept folder first, parents before children (inventory order), including the
     /// folders the archive only implies; the plan of the rest.
-    private static func makeKeptFolders(_ simulation: SimulationResult, parents: inout NewFolders, report: inout Report) throws -> ArchivePlan {
+    private static func makeKeptFolders(_ simulation: SimulationResult, parents: inout NewFolders, report: inout Report)
+        throws -> ArchivePlan
+    {
         var plan = ArchivePlan()
         for (i, (e, keep)) in zip(simulation.inventory.entries, simulation.kept).enumerated() {
             let w = e.entry.walkEntry
@@ -73,7 +82,7 @@ extension Materializer {
             case .file:
                 if plan.firstKept[w.inode] == nil { plan.firstKept[w.inode] = i } else { plan.links.append(i) }
             case .other where w.special != .fifo, .symlink where w.symlinkTarget?.isEmpty ?? true:
-                report.skipped.append(w.path) // no file system makes a symlink to an empty target
+                report.skipped.append(w.path)  // no file system makes a symlink to an empty target
             default:
                 break
             }
@@ -83,17 +92,22 @@ extension Materializer {
 
     /// Reads the archive again as a stream and writes each kept file, symlink and FIFO where the
     /// inventory puts it; keeps the folders' attributes and the data root's member for the end.
-    private static func writeMembers(_ simulation: SimulationResult, _ plan: ArchivePlan, parents: inout NewFolders) throws -> ArchiveWritten {
+    private static func writeMembers(_ simulation: SimulationResult, _ plan: ArchivePlan, parents: inout NewFolders)
+        throws -> ArchiveWritten
+    {
         let entries = simulation.inventory.entries
         let location = simulation.inventory.container.input
-        let prefix = ArchiveWalk.memberPrefix(of: simulation.inventory.container) // members below it are entries
+        let prefix = ArchiveWalk.memberPrefix(of: simulation.inventory.container)  // members below it are entries
         var done = ArchiveWritten()
         var numbering = ArchiveWalk.MemberNumbering()
         // The file the scan read, through the descriptor it holds: a name swapped since for
         // another archive (or a symlink to one) is not read. The file written over in place
         // since is refused before anything is written.
         guard let scanned = simulation.inventory.archive, scanned.isUnchanged else {
-            throw InputError("\(location) changed since it was scanned (its size or modification time differs): refusing to copy from it")
+            throw InputError(
+                "\(location) changed since it was scanned (its size or modification time differs): refusing to copy "
+                    + "from it"
+            )
         }
         let reader = try ArchiveWalk.Reader(location, file: scanned, checked: true)
         // The members the scan kept, and no other: the same paths numbered, within the same bound.
@@ -120,15 +134,19 @@ extension Materializer {
                 continue
             }
             guard m.hardlink == nil, let group = plan.byInode[UInt64(position + 1)] else { continue }
-            guard p.count > prefix.count, p.starts(with: prefix), group.contains(where: { sameBytes(entries[$0].path.bytes, p[prefix.count...]) }) else {
+            guard p.count > prefix.count, p.starts(with: prefix),
+                group.contains(where: { sameBytes(entries[$0].path.bytes, p[prefix.count...]) })
+            else {
                 throw InputError("\(location) does not read as it did when it was scanned: \(ByteText.display(p))")
             }
             let w = entries[group[0]].entry.walkEntry
             switch (m.type, w.kind) {
             case (ArchiveWalk.FileType.reg, .file):
                 guard let first = plan.firstKept[w.inode] else { continue }
-                try writeFile(m, from: reader, to: entries[first].entry.walkEntry, marks: group.filter { simulation.kept[$0] }.reversed().flatMap { entries[$0].entry.marks },
-                              parents: &parents)
+                try writeFile(
+                    m, from: reader, to: entries[first].entry.walkEntry,
+                    marks: group.filter { simulation.kept[$0] }.reversed().flatMap { entries[$0].entry.marks },
+                    parents: &parents)
                 done.written.insert(first)
             case (ArchiveWalk.FileType.dir, .directory):
                 guard simulation.kept[group[0]] else { continue }
@@ -137,11 +155,14 @@ extension Materializer {
                 guard w.kind == .symlink || w.special == .fifo, simulation.kept[group[0]] else { continue }
                 let parent = try parents.openParent(of: w.path)
                 if done.written.contains(group[0]) { try? parent.remove(w.path.name, isDirectory: false) }
-                if w.kind == .symlink, w.symlinkTarget?.isEmpty ?? true { done.written.insert(group[0]); continue } // skipped, listed
+                if w.kind == .symlink, w.symlinkTarget?.isEmpty ?? true {
+                    done.written.insert(group[0])
+                    continue
+                }  // skipped, listed
                 if w.kind == .symlink { try makeSymlink(w, in: parent) } else { try makeFIFO(w, in: parent) }
                 done.written.insert(group[0])
             default:
-                continue // an earlier copy of a path stored twice, or a kind not recreated
+                continue  // an earlier copy of a path stored twice, or a kind not recreated
             }
         }
         return done
@@ -154,13 +175,15 @@ extension Materializer {
 
     /// One file's data from the member being read, then its attributes (`marks`: all kept paths
     /// are this one file, the first path's last), mode and times.
-    private static func writeFile(_ m: ArchiveWalk.Member, from reader: ArchiveWalk.Reader, to target: WalkEntry, marks: [AttributeMark],
-                                  parents: inout NewFolders) throws {
+    private static func writeFile(
+        _ m: ArchiveWalk.Member, from reader: ArchiveWalk.Reader, to target: WalkEntry, marks: [AttributeMark],
+        parents: inout NewFolders
+    ) throws {
         let parent = try parents.openParent(of: target.path)
         let fd = try attempt("create", target.path.display) { () throws(Errno) in
             switch Result(catching: { () throws(Errno) in try parent.open(target.path.name, .newFile) }) {
             case .success(let fd): return fd
-            case .failure(let e) where e.code == EEXIST: // a path stored twice: the later copy counts
+            case .failure(let e) where e.code == EEXIST:  // a path stored twice: the later copy counts
                 try? parent.remove(target.path.name, isDirectory: false)
                 return try parent.open(target.path.name, .newFile)
             case .failure(let e): throw e
@@ -178,7 +201,9 @@ extension Materializer {
 
     /// The archive may have changed since the scan: every kept file, symlink and FIFO came.
     /// Counts the symlinks and FIFOs made.
-    private static func checkEveryKeptCame(_ simulation: SimulationResult, _ plan: ArchivePlan, _ done: ArchiveWritten, report: inout Report) throws {
+    private static func checkEveryKeptCame(
+        _ simulation: SimulationResult, _ plan: ArchivePlan, _ done: ArchiveWritten, report: inout Report
+    ) throws {
         let entries = simulation.inventory.entries
         for (i, keep) in simulation.kept.enumerated() where keep {
             let w = entries[i].entry.walkEntry
@@ -189,7 +214,12 @@ extension Materializer {
             case .other: missing = w.special == .fifo && !done.written.contains(i)
             case .directory: missing = false
             }
-            if missing { throw InputError("\(simulation.inventory.container.input) does not read as it did when it was scanned: \(w.path.display) is not in it") }
+            if missing {
+                throw InputError(
+                    "\(simulation.inventory.container.input) does not read as it did when it was scanned: "
+                        + "\(w.path.display) is not in it"
+                )
+            }
             switch w.kind {
             case .symlink where !(w.symlinkTarget?.isEmpty ?? true): report.symlinks += 1
             case .other where w.special == .fifo: report.fifos += 1
@@ -199,24 +229,32 @@ extension Materializer {
     }
 
     /// The other kept paths of each hard-linked file, linked to the path that got the data.
-    private static func linkPaths(_ entries: InventoryEntries, _ plan: ArchivePlan, root dstRoot: FileDescriptor, parents: inout NewFolders) throws {
+    private static func linkPaths(
+        _ entries: InventoryEntries, _ plan: ArchivePlan, root dstRoot: FileDescriptor, parents: inout NewFolders
+    ) throws {
         for i in plan.links {
             try checkInterrupted()
             let w = entries[i].entry.walkEntry
             let first = entries[plan.firstKept[w.inode]!].path
             // A duplicate: opening the link's own folder next may close the chain's.
             let held = try parents.openParent(of: first)
-            let firstParent = try attempt("open the new folder", (first.parent ?? .root).display) { () throws(Errno) in try held.duplicate() }
+            let firstParent = try attempt("open the new folder", (first.parent ?? .root).display) { () throws(Errno) in
+                try held.duplicate()
+            }
             defer { firstParent.close() }
-            let firstID = try attempt("link", w.path.display) { () throws(Errno) in try firstParent.status(of: first.name).identity }
+            let firstID = try attempt("link", w.path.display) { () throws(Errno) in
+                try firstParent.status(of: first.name).identity
+            }
             try makeLink(w, to: first.name, in: firstParent, expect: firstID, into: try parents.openParent(of: w.path))
         }
     }
 
     /// Folders last, deepest first (adding their contents changed their times), each through
     /// the descriptor reached from the root; the data root's attributes first.
-    private static func finishFolders(_ inventory: Inventory, _ plan: ArchivePlan, _ done: ArchiveWritten, root dstRoot: FileDescriptor,
-                                      parents: inout NewFolders) throws {
+    private static func finishFolders(
+        _ inventory: Inventory, _ plan: ArchivePlan, _ done: ArchiveWritten, root dstRoot: FileDescriptor,
+        parents: inout NewFolders
+    ) throws {
         try writeMemberAttributes(dstRoot, done.rootMember?.xattrs ?? [], marks: inventory.rootMarks, path: .root)
         for i in plan.directories.reversed() {
             try checkInterrupted()
@@ -229,12 +267,14 @@ extension Materializer {
 
     /// A member's attributes: the backup attributes as the inventory has them (`marks`, from the
     /// member's records or its sidecars), the others as stored where this platform holds them.
-    static func writeMemberAttributes(_ fd: FileDescriptor, _ xattrs: [(String, [UInt8])], marks: [AttributeMark], path: ContainerPath) throws {
+    static func writeMemberAttributes(
+        _ fd: FileDescriptor, _ xattrs: [(String, [UInt8])], marks: [AttributeMark], path: ContainerPath
+    ) throws {
         for (name, value) in xattrs where BackupAttribute(attributeName: Array(name.utf8)) == nil && heldHere(name) {
             do {
                 try XAttr.set(descriptor: fd.rawValue, name: name, value: value, path: path.display)
             } catch let e as SystemError where [EPERM, EINVAL, ENOTSUP, EOPNOTSUPP, ERANGE, E2BIG].contains(e.code) {
-                continue // a name or value this file system refuses
+                continue  // a name or value this file system refuses
             }
         }
         try writeMarks(fd, marks, path: path, native: true)
@@ -243,9 +283,9 @@ extension Materializer {
     /// Linux keeps other attributes in namespaces only root may write (or none at all).
     static func heldHere(_ name: String) -> Bool {
         #if os(Linux)
-        return name.hasPrefix("user.")
+            return name.hasPrefix("user.")
         #else
-        return !["security.", "system.", "trusted."].contains { name.hasPrefix($0) }
+            return !["security.", "system.", "trusted."].contains { name.hasPrefix($0) }
         #endif
     }
 }

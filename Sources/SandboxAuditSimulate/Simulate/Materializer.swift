@@ -1,7 +1,7 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
+import SandboxAuditSystem
 
 /// Writes the container an event leaves behind as a real directory tree, from the source
 /// container or archive, which it only reads.
@@ -14,7 +14,8 @@ import SandboxAuditRules
 /// FIFOs are recreated, and every entry keeps its modification time, its permissions less those
 /// that hand out privilege (`writtenMode`), and its extended attributes in the `user.` namespace
 /// on Linux (libattr's attr_copy_fd; never `security.*`, `trusted.*` or `system.*`: file
-/// capabilities, ACLs and labels are not the app's data). Attributes that came from AppleDouble sidecars are written as native
+/// capabilities, ACLs and labels are not the app's data). Attributes that came from AppleDouble sidecars are written as
+/// native
 /// attributes. Sockets and devices are not recreated (they are listed). An archive is read again
 /// as a stream, through the descriptor the scan opened (ArchiveMaterializer.swift).
 ///
@@ -58,18 +59,23 @@ package enum Materializer {
     /// The event's tree written into the folder `root`: from the archive when the scan read one
     /// (decided by what the scan read, never by the name again), else from the data root.
     static func build(_ simulation: SimulationResult, into root: FileDescriptor) throws -> (Report, RootFinish) {
-        simulation.inventory.archive != nil ? try buildFromArchive(simulation, root: root) : try build(simulation, root: root)
+        simulation.inventory.archive != nil
+            ? try buildFromArchive(simulation, root: root) : try build(simulation, root: root)
     }
 
     /// Writes a new tree at DIR: `fill` writes its contents into the temporary root (given with
     /// DIR's path, for messages) and says how to finish that root once it is in place. Every
     /// writer of `--into` goes through here: the checks of DIR and of the free space, the signal
     /// guard, the temporary sibling, the exclusive rename and the clean-up on failure.
-    static func write(_ simulation: SimulationResult, into destination: String,
-                      fill: (_ root: FileDescriptor, _ dest: String) throws -> (Report, RootFinish)) throws -> Report {
+    static func write(
+        _ simulation: SimulationResult, into destination: String,
+        fill: (_ root: FileDescriptor, _ dest: String) throws -> (Report, RootFinish)
+    ) throws -> Report {
         let dest = try checkDestination(destination)
         let (parent, name) = PathText.split(dest)
-        let parentFD = try attempt("open", parent) { () throws(Errno) in try FileDescriptor.currentDirectory.open(parent.utf8, .namedDirectory) }
+        let parentFD = try attempt("open", parent) { () throws(Errno) in
+            try FileDescriptor.currentDirectory.open(parent.utf8, .namedDirectory)
+        }
         defer { parentFD.close() }
         try checkSpace(simulation, on: parentFD, dest: dest, fromArchive: simulation.inventory.archive != nil)
 
@@ -92,9 +98,10 @@ package enum Materializer {
             // descriptor (a rename in the same folder changes neither).
             try? rootFD.setPermissions(finish.mode)
             if let times = finish.times { try? rootFD.setTimes(times) }
-            return Report(destination: dest, directories: report.directories, files: report.files, links: report.links,
-                          symlinks: report.symlinks, fifos: report.fifos, bytes: report.bytes, skipped: report.skipped,
-                          attributesNotCopied: report.attributesNotCopied)
+            return Report(
+                destination: dest, directories: report.directories, files: report.files, links: report.links,
+                symlinks: report.symlinks, fifos: report.fifos, bytes: report.bytes, skipped: report.skipped,
+                attributesNotCopied: report.attributesNotCopied)
         } catch {
             removeTree(temporary, in: parentFD, root: rootFD, id: rootID)
             if let e = error as? InputError { throw InputError("nothing written to \(dest): \(e.message)") }
@@ -107,19 +114,30 @@ package enum Materializer {
     /// removing that folder, where the kernel has it; plain renameat(2), which replaces an empty
     /// folder in one step, where it has not), then checks that DIR is the tree this run wrote:
     /// a name exchanged in between is an error, never a success.
-    static func moveIntoPlace(_ temporary: String, as name: String, in parentFD: FileDescriptor, dest: String, id: FileIdentity) throws {
-        func exclusive() -> Result<Void, Errno> { Result { () throws(Errno) in try parentFD.renameExclusive(temporary.utf8, to: name.utf8, in: parentFD) } }
+    static func moveIntoPlace(
+        _ temporary: String, as name: String, in parentFD: FileDescriptor, dest: String, id: FileIdentity
+    ) throws {
+        func exclusive() -> Result<Void, Errno> {
+            Result { () throws(Errno) in try parentFD.renameExclusive(temporary.utf8, to: name.utf8, in: parentFD) }
+        }
         var moved = exclusive()
         if case .failure(let e) = moved, e.code == EEXIST {
             // The empty folder DIR was: removed (rmdir refuses anything else), then the name taken.
-            moved = Result { () throws(Errno) in try parentFD.remove(name.utf8, isDirectory: true) }.flatMap { exclusive() }
+            moved = Result { () throws(Errno) in try parentFD.remove(name.utf8, isDirectory: true) }.flatMap {
+                exclusive()
+            }
         }
         if case .failure(let e) = moved {
-            guard [ENOSYS, EINVAL, ENOTSUP, EOPNOTSUPP].contains(e.code) else { throw e.labelled("rename the finished tree to", dest) }
-            try attempt("rename the finished tree to", dest) { () throws(Errno) in try parentFD.rename(temporary.utf8, to: name.utf8, in: parentFD) }
+            guard [ENOSYS, EINVAL, ENOTSUP, EOPNOTSUPP].contains(e.code) else {
+                throw e.labelled("rename the finished tree to", dest)
+            }
+            try attempt("rename the finished tree to", dest) { () throws(Errno) in
+                try parentFD.rename(temporary.utf8, to: name.utf8, in: parentFD)
+            }
         }
         guard (try? parentFD.status(of: name.utf8).identity) == id else {
-            throw InputError("\(dest) is not the tree this run wrote (its name was exchanged while it was put in place)")
+            throw InputError(
+                "\(dest) is not the tree this run wrote (its name was exchanged while it was put in place)")
         }
     }
 
@@ -140,13 +158,20 @@ package enum Materializer {
         } catch {
             guard error.code == ENOENT else { throw error.labelled("check", dest) }
             let parent = PathText.split(dest).parent
-            guard Container.isDirectory(parent) else { throw InputError("\(parent) is not a folder: cannot create \(dest) in it") }
+            guard Container.isDirectory(parent) else {
+                throw InputError("\(parent) is not a folder: cannot create \(dest) in it")
+            }
             return dest
         }
-        guard status.kind == .directory else { throw InputError("\(dest) exists and is not a folder; refusing to overwrite it") }
-        let fd = try attempt("read", dest) { () throws(Errno) in try FileDescriptor.currentDirectory.openDirectory(dest.utf8) }
+        guard status.kind == .directory else {
+            throw InputError("\(dest) exists and is not a folder; refusing to overwrite it")
+        }
+        let fd = try attempt("read", dest) { () throws(Errno) in
+            try FileDescriptor.currentDirectory.openDirectory(dest.utf8)
+        }
         defer { fd.close() }
-        guard try attempt("read directory", "descriptor \(fd.rawValue)", { () throws(Errno) in try fd.names() }).isEmpty else {
+        guard try attempt("read directory", "descriptor \(fd.rawValue)", { () throws(Errno) in try fd.names() }).isEmpty
+        else {
             throw InputError("\(dest) is not empty; refusing to write into it")
         }
         return dest
@@ -156,18 +181,25 @@ package enum Materializer {
     /// space of DIR's file system. From an input whose sizes on disk are known (a folder), a file
     /// needs its allocated bytes at most (holes stay holes); from another (an archive), its size.
     /// Hard links count once.
-    static func checkSpace(_ simulation: SimulationResult, on parentFD: FileDescriptor, dest: String, fromArchive: Bool) throws {
-        guard let free = parentFD.freeBytes() else { return } // unknown: the copy reports a full disk itself
+    static func checkSpace(_ simulation: SimulationResult, on parentFD: FileDescriptor, dest: String, fromArchive: Bool)
+        throws
+    {
+        guard let free = parentFD.freeBytes() else { return }  // unknown: the copy reports a full disk itself
         var need: Int64 = 0
         var counted = Set<HardLinkKey>()
         for (e, keep) in zip(simulation.inventory.entries, simulation.kept) where keep && e.entry.kind == .file {
             let w = e.entry.walkEntry
-            if w.linkCount > 1 || fromArchive, !counted.insert(HardLinkKey(device: w.device, inode: w.inode)).inserted { continue }
+            if w.linkCount > 1 || fromArchive, !counted.insert(HardLinkKey(device: w.device, inode: w.inode)).inserted {
+                continue
+            }
             // Where the input knows each file's blocks, a file needs at most those (holes stay holes).
             need +|= simulation.inventory.container.source.capabilities.sizesOnDisk ? min(w.size, w.allocated) : w.size
         }
         guard need > free else { return }
-        throw InputError("not enough space for \(dest): what the \(simulation.event.rawValue) keeps needs \(ByteSize.format(need)), its file system has \(ByteSize.format(free)) free; nothing written")
+        throw InputError(
+            "not enough space for \(dest): what the \(simulation.event.rawValue) keeps needs "
+                + "\(ByteSize.format(need)), its file system has \(ByteSize.format(free)) free; nothing written"
+        )
     }
 
     static func checkInterrupted() throws {
@@ -176,7 +208,9 @@ package enum Materializer {
     }
 
     /// `.NAME.sandbox-audit-XXXXXX` in the parent folder, mode 0700, opened.
-    static func makeTemporary(in parentFD: FileDescriptor, for name: String, dest: String) throws -> (String, FileDescriptor, FileIdentity) {
+    static func makeTemporary(in parentFD: FileDescriptor, for name: String, dest: String) throws -> (
+        String, FileDescriptor, FileIdentity
+    ) {
         let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         for _ in 0..<100 {
             let suffix = String((0..<6).map { _ in letters[Int.random(in: 0..<letters.count)] })
@@ -191,12 +225,14 @@ package enum Materializer {
                 let fd = try parentFD.openDirectory(temporary.utf8)
                 switch Result(catching: { () throws(Errno) in try fd.status().identity }) {
                 case .success(let id): return (fd, id)
-                case .failure(let e): fd.close(); throw e
+                case .failure(let e):
+                    fd.close()
+                    throw e
                 }
             }
             switch opened {
             case .success(let (fd, id)):
-                try? fd.setPermissions(0o700) // whatever the umask made of it
+                try? fd.setPermissions(0o700)  // whatever the umask made of it
                 return (temporary, fd, id)
             case .failure(let e):
                 try? parentFD.remove(temporary.utf8, isDirectory: true)

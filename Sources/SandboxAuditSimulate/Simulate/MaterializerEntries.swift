@@ -1,27 +1,38 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
+import SandboxAuditSystem
 
 /// Writing one entry of the new tree: a file's bytes and attributes, a link, a symlink, a FIFO.
 extension Materializer {
     /// A hard link at `w`'s name in `parent` to `firstName` in the folder `firstParent`, checked
     /// to be the file first written there.
-    static func makeLink(_ w: WalkEntry, to firstName: some Collection<UInt8>, in firstParent: FileDescriptor, expect: FileIdentity, into parent: FileDescriptor) throws {
-        try attempt("link", w.path.display) { () throws(Errno) in try parent.makeLink(w.path.name, to: firstName, in: firstParent) }
+    static func makeLink(
+        _ w: WalkEntry, to firstName: some Collection<UInt8>, in firstParent: FileDescriptor, expect: FileIdentity,
+        into parent: FileDescriptor
+    ) throws {
+        try attempt("link", w.path.display) { () throws(Errno) in
+            try parent.makeLink(w.path.name, to: firstName, in: firstParent)
+        }
         guard (try? parent.status(of: w.path.name).identity) == expect else {
             throw InputError("the new file linked at \(w.path.display) was replaced while the tree was written")
         }
     }
 
     static func makeSymlink(_ w: WalkEntry, in parent: FileDescriptor) throws {
-        guard let target = w.symlinkTarget else { throw SystemError(code: EIO, operation: "read link", path: w.path.display) }
-        try attempt("create symlink", w.path.display) { () throws(Errno) in try parent.makeSymlink(w.path.name, target: target) }
+        guard let target = w.symlinkTarget else {
+            throw SystemError(code: EIO, operation: "read link", path: w.path.display)
+        }
+        try attempt("create symlink", w.path.display) { () throws(Errno) in
+            try parent.makeSymlink(w.path.name, target: target)
+        }
         try? parent.setTimes(of: w.path.name, w.times)
     }
 
     static func makeFIFO(_ w: WalkEntry, in parent: FileDescriptor) throws {
-        try attempt("create FIFO", w.path.display) { () throws(Errno) in try parent.makeFIFO(w.path.name, mode: writtenMode(w.mode)) }
+        try attempt("create FIFO", w.path.display) { () throws(Errno) in
+            try parent.makeFIFO(w.path.name, mode: writtenMode(w.mode))
+        }
         try? parent.setTimes(of: w.path.name, w.times)
     }
 
@@ -29,15 +40,20 @@ extension Materializer {
     /// attribute the kernel refuses to set here (EPERM: macOS's `com.apple.macl`; ENOTSUP …)
     /// is left out and named in `notCopied`, as the archive path does; the backup attributes
     /// must be written.
-    static func copyAttributes(_ s: FileDescriptor, _ d: FileDescriptor, path: ContainerPath, marks: [AttributeMark], source: String,
-                               notCopied: inout [String]) throws {
+    static func copyAttributes(
+        _ s: FileDescriptor, _ d: FileDescriptor, path: ContainerPath, marks: [AttributeMark], source: String,
+        notCopied: inout [String]
+    ) throws {
         do {
-            try XAttr.copyAll(from: s.rawValue, sourcePath: source + "/" + path.display, to: d.rawValue, destinationPath: path.display)
+            try XAttr.copyAll(
+                from: s.rawValue, sourcePath: source + "/" + path.display, to: d.rawValue, destinationPath: path.display
+            )
         } catch let e as SystemError where refusedHere.contains(e.code) {
             for name in try XAttr.names(.descriptor(s.rawValue)) {
                 let n = String(decoding: name, as: UTF8.self)
                 guard heldHere(n),
-                      let value = try XAttr.value(.descriptor(s.rawValue), name: n) else { continue }
+                    let value = try XAttr.value(.descriptor(s.rawValue), name: n)
+                else { continue }
                 do {
                     try XAttr.set(descriptor: d.rawValue, name: n, value: value, path: path.display)
                 } catch let e as SystemError where refusedHere.contains(e.code) {
@@ -62,7 +78,9 @@ extension Materializer {
 
     /// Copies the file `w` (checked to be the one scanned) into `dstParent`; returns the new
     /// file's device and inode.
-    static func copyFile(_ w: WalkEntry, srcParent: FileDescriptor, dstParent: FileDescriptor, source: String, notCopied: inout [String]) throws -> FileIdentity {
+    static func copyFile(
+        _ w: WalkEntry, srcParent: FileDescriptor, dstParent: FileDescriptor, source: String, notCopied: inout [String]
+    ) throws -> FileIdentity {
         let s = try openChecked(w.path, in: srcParent, expect: w.identity, kind: .regular, source: source)
         defer { s.close() }
         let d = try attempt("create", w.path.display) { () throws(Errno) in try dstParent.open(w.path.name, .newFile) }
@@ -80,33 +98,43 @@ extension Materializer {
         var offset: Int64 = 0
         while offset < size {
             try checkInterrupted()
-            guard let segment = s.dataSegment(from: offset, size: size) else { break } // only a hole is left
-            try copyRange(s, d, from: segment.lowerBound, count: min(segment.upperBound, size) - segment.lowerBound, path: path)
+            guard let segment = s.dataSegment(from: offset, size: size) else { break }  // only a hole is left
+            try copyRange(
+                s, d, from: segment.lowerBound, count: min(segment.upperBound, size) - segment.lowerBound, path: path)
             offset = segment.upperBound
         }
         try attempt("write", path.display) { () throws(Errno) in try d.truncate(to: size) }
     }
 
-    static func copyRange(_ s: FileDescriptor, _ d: FileDescriptor, from start: Int64, count: Int64, path: ContainerPath) throws {
-        var inOff = start, outOff = start
+    static func copyRange(
+        _ s: FileDescriptor, _ d: FileDescriptor, from start: Int64, count: Int64, path: ContainerPath
+    ) throws {
+        var inOff = start
+        var outOff = start
         var left = count
         while left > 0 {
             do {
                 let n = try d.copy(from: s, at: &inOff, to: &outOff, count: Int(min(left, 1 << 30)))
-                if n == 0 { break } // the source is shorter than the scan saw
+                if n == 0 { break }  // the source is shorter than the scan saw
                 left -= Int64(n)
                 continue
             } catch {
-                guard [EXDEV, ENOSYS, EINVAL, EOPNOTSUPP].contains(error.code) else { throw error.labelled("copy", path.display) }
+                guard [EXDEV, ENOSYS, EINVAL, EOPNOTSUPP].contains(error.code) else {
+                    throw error.labelled("copy", path.display)
+                }
             }
             // Plain read and write where copy_file_range cannot work.
             var buffer = [UInt8](repeating: 0, count: Int(min(left, 1 << 20)))
             while left > 0 {
                 let want = Int(min(left, Int64(buffer.count)))
-                let r = try attempt("read", path.display) { () throws(Errno) in try s.read(into: &buffer, range: 0..<want, at: inOff) }
+                let r = try attempt("read", path.display) { () throws(Errno) in
+                    try s.read(into: &buffer, range: 0..<want, at: inOff)
+                }
                 if r == 0 { return }
                 try attempt("write", path.display) { () throws(Errno) in try d.writeAll(buffer[0..<r], at: outOff) }
-                inOff += Int64(r); outOff += Int64(r); left -= Int64(r)
+                inOff += Int64(r)
+                outOff += Int64(r)
+                left -= Int64(r)
             }
         }
     }

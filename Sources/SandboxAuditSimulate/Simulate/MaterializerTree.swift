@@ -1,7 +1,7 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
+import SandboxAuditSystem
 
 /// Building the new tree from a source folder, in inventory order, through descriptors only.
 extension Materializer {
@@ -12,7 +12,9 @@ extension Materializer {
 
     /// Opens `path`'s last component in `parent` without following a symlink, and checks its
     /// type, device and inode; a source entry that differs is `changed`.
-    static func openChecked(_ path: ContainerPath, in parent: FileDescriptor, expect: FileIdentity, kind: FileStatus.Kind, source: String) throws -> FileDescriptor {
+    static func openChecked(
+        _ path: ContainerPath, in parent: FileDescriptor, expect: FileIdentity, kind: FileStatus.Kind, source: String
+    ) throws -> FileDescriptor {
         let fd: FileDescriptor
         do {
             fd = try parent.open(path.name, kind == .directory ? .directory : .reading, keepAccessTime: true)
@@ -29,13 +31,18 @@ extension Materializer {
 
     /// Opens a folder of the new tree from its root, one component at a time, each checked
     /// against the device and inode recorded when it was created.
-    static func reopenNew(_ path: ContainerPath, root: FileDescriptor, ids: (ContainerPath) -> FileIdentity?) throws -> FileDescriptor {
+    static func reopenNew(_ path: ContainerPath, root: FileDescriptor, ids: (ContainerPath) -> FileIdentity?) throws
+        -> FileDescriptor
+    {
         var fd = try attempt("open the new folder", path.display) { () throws(Errno) in try root.duplicate() }
         var current = ContainerPath.root
         for c in path.components {
             current = current.appending(c)
             let next: FileDescriptor
-            do { next = try openNew(current, in: fd, expect: ids(current)) } catch { fd.close(); throw error }
+            do { next = try openNew(current, in: fd, expect: ids(current)) } catch {
+                fd.close()
+                throw error
+            }
             fd.close()
             fd = next
         }
@@ -43,8 +50,12 @@ extension Materializer {
     }
 
     /// Opens the new folder `path` in its parent's descriptor and checks it is the one created.
-    static func openNew(_ path: ContainerPath, in parent: FileDescriptor, expect: FileIdentity?) throws -> FileDescriptor {
-        let fd = try attempt("open the new folder", path.display) { () throws(Errno) in try parent.open(path.name, .directory) }
+    static func openNew(_ path: ContainerPath, in parent: FileDescriptor, expect: FileIdentity?) throws
+        -> FileDescriptor
+    {
+        let fd = try attempt("open the new folder", path.display) { () throws(Errno) in
+            try parent.open(path.name, .directory)
+        }
         guard let expect, (try? fd.status().identity) == expect else {
             fd.close()
             throw InputError("the new folder \(path.display) was replaced while the tree was written")
@@ -54,12 +65,16 @@ extension Materializer {
 
     /// Creates the folder `w` in `parent` (mode 0700 until it is finished) and opens it.
     static func makeFolder(_ w: WalkEntry, in parent: FileDescriptor) throws -> (FileDescriptor, FileIdentity) {
-        try attempt("create folder", w.path.display) { () throws(Errno) in try parent.makeDirectory(w.path.name, mode: 0o700) }
+        try attempt("create folder", w.path.display) { () throws(Errno) in
+            try parent.makeDirectory(w.path.name, mode: 0o700)
+        }
         return try attempt("open the new folder", w.path.display) { () throws(Errno) in
             let fd = try parent.open(w.path.name, .directory)
             switch Result(catching: { () throws(Errno) in try fd.status().identity }) {
             case .success(let id): return (fd, id)
-            case .failure(let e): fd.close(); throw e
+            case .failure(let e):
+                fd.close()
+                throw e
             }
         }
     }
@@ -121,7 +136,10 @@ extension Materializer {
             // a component boundary of `target` are its own folders, and stay open.
             let common = Bytes.commonPrefixLength(target, deepest)
             while let last = chain.last,
-                  !(last.length <= common && (last.length == n || (last.length < n && target[target.startIndex + last.length] == UInt8(ascii: "/")))) {
+                !(last.length <= common
+                    && (last.length == n
+                        || (last.length < n && target[target.startIndex + last.length] == UInt8(ascii: "/"))))
+            {
                 last.fd.close()
                 chain.removeLast()
             }
@@ -183,7 +201,9 @@ extension Materializer {
         let rootStatus = try attempt("read", source) { () throws(Errno) in try srcRoot.status() }
 
         // The data root's own attributes (its mode and time come last, in `write`).
-        try copyAttributes(srcRoot, dstRoot, path: .root, marks: simulation.inventory.rootMarks, source: source, notCopied: &report.attributesNotCopied)
+        try copyAttributes(
+            srcRoot, dstRoot, path: .root, marks: simulation.inventory.rootMarks, source: source,
+            notCopied: &report.attributesNotCopied)
         let filled = filledFolders(simulation)
 
         // Entries come in path order, so the entries below a folder come together: the folders on
@@ -191,7 +211,12 @@ extension Materializer {
         // subtree written.
         var levels = [Level(path: .root, src: srcRoot, dst: dstRoot, entry: nil)]
         var ids: [ContainerPath: (src: FileIdentity, dst: FileIdentity, entry: WalkEntry)] = [:]
-        defer { for l in levels.dropFirst() { l.src.close(); l.dst.close() } }
+        defer {
+            for l in levels.dropFirst() {
+                l.src.close()
+                l.dst.close()
+            }
+        }
         func leave() {
             let l = levels.removeLast()
             if let w = l.entry { finishFolder(l.dst, w) }
@@ -204,10 +229,15 @@ extension Materializer {
             for c in parent.components.dropFirst(top.path.depth) {
                 let here = levels[levels.count - 1]
                 let path = here.path.appending(c)
-                guard let id = ids[path] else { throw SystemError(code: ENOENT, operation: "open the new folder", path: path.display) }
+                guard let id = ids[path] else {
+                    throw SystemError(code: ENOENT, operation: "open the new folder", path: path.display)
+                }
                 let s = try openChecked(path, in: here.src, expect: id.src, kind: .directory, source: source)
                 let d: FileDescriptor
-                do { d = try openNew(path, in: here.dst, expect: id.dst) } catch { s.close(); throw error }
+                do { d = try openNew(path, in: here.dst, expect: id.dst) } catch {
+                    s.close()
+                    throw error
+                }
                 levels.append(Level(path: path, src: s, dst: d, entry: id.entry))
             }
         }
@@ -217,14 +247,16 @@ extension Materializer {
             try checkInterrupted()
             let w = e.entry.walkEntry
             if !w.path.isChild(of: levels[levels.count - 1].path) { try enter(w.path.parent ?? .root) }
-            let srcParent = levels[levels.count - 1].src, dstParent = levels[levels.count - 1].dst
+            let srcParent = levels[levels.count - 1].src
+            let dstParent = levels[levels.count - 1].dst
             switch w.kind {
             case .directory:
                 let s = try openChecked(w.path, in: srcParent, expect: w.identity, kind: .directory, source: source)
                 defer { s.close() }
                 let (d, id) = try makeFolder(w, in: dstParent)
                 defer { d.close() }
-                try copyAttributes(s, d, path: w.path, marks: w.marks, source: source, notCopied: &report.attributesNotCopied)
+                try copyAttributes(
+                    s, d, path: w.path, marks: w.marks, source: source, notCopied: &report.attributesNotCopied)
                 if filled.contains(w.path) {
                     ids[w.path] = (w.identity, id, w)
                 } else {
@@ -235,15 +267,20 @@ extension Materializer {
                 let key = HardLinkKey(device: w.device, inode: w.inode)
                 if w.linkCount > 1, let first = firstLink[key] {
                     let firstParent = first.path.parent ?? .root
-                    let fd = w.path.isChild(of: firstParent)
-                        ? try attempt("open the new folder", firstParent.display) { () throws(Errno) in try dstParent.duplicate() }
+                    let fd =
+                        w.path.isChild(of: firstParent)
+                        ? try attempt("open the new folder", firstParent.display) { () throws(Errno) in
+                            try dstParent.duplicate()
+                        }
                         : try reopenNew(firstParent, root: dstRoot, ids: { ids[$0]?.dst })
                     defer { fd.close() }
                     try makeLink(w, to: first.path.name, in: fd, expect: first.id, into: dstParent)
                     report.links += 1
                     continue
                 }
-                let id = try copyFile(w, srcParent: srcParent, dstParent: dstParent, source: source, notCopied: &report.attributesNotCopied)
+                let id = try copyFile(
+                    w, srcParent: srcParent, dstParent: dstParent, source: source,
+                    notCopied: &report.attributesNotCopied)
                 if w.linkCount > 1 { firstLink[key] = (w.path, id) }
                 report.files += 1
                 report.bytes +|= w.size
@@ -251,13 +288,20 @@ extension Materializer {
                 try makeSymlink(w, in: dstParent)
                 report.symlinks += 1
             case .other:
-                guard w.special == .fifo else { report.skipped.append(w.path); continue }
+                guard w.special == .fifo else {
+                    report.skipped.append(w.path)
+                    continue
+                }
                 try makeFIFO(w, in: dstParent)
                 report.fifos += 1
             }
         }
         while levels.count > 1 { leave() }
-        return (report, RootFinish(mode: writtenMode(UInt32(rootStatus.permissions)),
-                                   times: FileTimes(seconds: rootStatus.modifiedSeconds, nanoseconds: rootStatus.modifiedNanoseconds)))
+        return (
+            report,
+            RootFinish(
+                mode: writtenMode(UInt32(rootStatus.permissions)),
+                times: FileTimes(seconds: rootStatus.modifiedSeconds, nanoseconds: rootStatus.modifiedNanoseconds))
+        )
     }
 }

@@ -1,6 +1,6 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
+import SandboxAuditSystem
 
 /// What the app finds after an event the system controls (`BackupPathSets` says which paths):
 /// - `update`: Documents and Library (Caches included) are kept; tmp and everything else at
@@ -52,7 +52,10 @@ package struct SimulationResult: Sendable {
         self.event = event
         self.inventory = inventory
         // The folders Apple defines stay, empty if need be (in a group container, only Library's).
-        let containerFolders = Set(Zone.containerDirectories.filter { inventory.container.role != .group || $0.bytes.starts(with: Array("Library".utf8)) })
+        let containerFolders = Set(
+            Zone.containerDirectories.filter {
+                inventory.container.role != .group || $0.bytes.starts(with: Array("Library".utf8))
+            })
         var kept: [Bool] = []
         var lines = [ZoneLine?](repeating: nil, count: Zone.allCases.count)
         var notable: [Lost] = []
@@ -71,7 +74,9 @@ package struct SimulationResult: Sendable {
                 switch event {
                 case .update:
                     keep = e.survivesUpdate == true
-                    why = e.zone == .tmp ? "an update does not keep tmp" : "outside Documents and Library: an update does not keep it"
+                    why =
+                        e.zone == .tmp
+                        ? "an update does not keep tmp" : "outside Documents and Library: an update does not keep it"
                 case .restore:
                     keep = e.survivesRestore == true
                     if let by = e.excludedBy {
@@ -83,12 +88,18 @@ package struct SimulationResult: Sendable {
                         case .caches: why = "backup does not carry Library/Caches: it starts empty"
                         case .tmp: why = "backup does not carry tmp: it starts empty"
                         case .systemLibrary: why = "backup does not carry the system-written Library folders"
-                        default: why = "backup carries only Documents, Library and GeoJSON: items elsewhere at the root are lost"
+                        default:
+                            why =
+                                "backup carries only Documents, Library and GeoJSON: items elsewhere at the root are "
+                                + "lost"
                         }
                     }
                 case .purge:
                     keep = e.zone != .caches && e.zone != .tmp
-                    why = e.zone == .caches ? "the system empties Library/Caches when storage runs low" : "the system empties tmp while the app is not running"
+                    why =
+                        e.zone == .caches
+                        ? "the system empties Library/Caches when storage runs low"
+                        : "the system empties tmp while the app is not running"
                 }
             }
             kept.append(keep)
@@ -112,7 +123,9 @@ package struct SimulationResult: Sendable {
                     }
                     if bytes >= Self.largeFile { kinds.append("large file") }
                     if mustSurvive.contains(where: { $0.covers(e.path) }) { kinds.append("policy: backup included") }
-                    if !kinds.isEmpty { notable.append(Lost(path: e.path, size: bytes, kind: kinds.joined(separator: ", "), why: why)) }
+                    if !kinds.isEmpty {
+                        notable.append(Lost(path: e.path, size: bytes, kind: kinds.joined(separator: ", "), why: why))
+                    }
                 }
             }
             lines[e.zone.ordinal] = line

@@ -1,6 +1,6 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
+import SandboxAuditSystem
 
 /// What `simulate` does with an app's inventories: each event replayed on each container and,
 /// with `into`, the one event written as a real tree (each domain in `DIR/DOMAIN` when there are
@@ -21,14 +21,19 @@ public struct SimulationRun: Sendable {
     public static func checkDestination(_ destination: String, input: String) throws {
         let kind = InputKinds.kind(of: input)
         if !kind.capabilities.materialisable {
-            throw InputError("simulate --into cannot write from a \(kind.name) (\(input)): it predicts from the \(kind.shortName)'s inventory only; leave out --into")
+            throw InputError(
+                "simulate --into cannot write from a \(kind.name) (\(input)): it predicts from the "
+                    + "\(kind.shortName)'s inventory only; leave out --into"
+            )
         }
         try Materializer.checkDestination(destination)
     }
 
     /// Replays `events` on every inventory. With `into`, `events` is one event, and what it
     /// leaves is written there.
-    public init(_ inventories: [Inventory], events: [SimulatedEvent], policy: Policy, into: String? = nil, verify: Bool = false) throws {
+    public init(
+        _ inventories: [Inventory], events: [SimulatedEvent], policy: Policy, into: String? = nil, verify: Bool = false
+    ) throws {
         completeness = Completeness(inventories)
         results = inventories.map { inventory in events.map { SimulationResult($0, inventory, policy: policy) } }
         var materialized: [Materializer.Report?] = results.map { _ in nil }
@@ -52,5 +57,7 @@ public struct SimulationRun: Sendable {
 
     /// The verdict: a written tree that is not what was predicted, or part of the input not
     /// read (unless `allowIncomplete` accepts it), exit 1 as `scan` does.
-    public func fails(allowIncomplete: Bool) -> Bool { failedVerification || completeness.fails(allowIncomplete: allowIncomplete) }
+    public func fails(allowIncomplete: Bool) -> Bool {
+        failedVerification || completeness.fails(allowIncomplete: allowIncomplete)
+    }
 }

@@ -1,6 +1,6 @@
-import SandboxAuditSystem
 import SandboxAuditCore
 import SandboxAuditRules
+import SandboxAuditSystem
 
 /// Compares a materialised container with the simulation's prediction, entry by entry: the
 /// same paths, kinds, sizes and backup attributes (by name and value: sidecar marks become
@@ -25,7 +25,8 @@ package enum Verification {
     }
 
     /// Empty when the tree at `materialized` is what `simulation` predicted.
-    static func compare(_ simulation: SimulationResult, materialized: Inventory, skipped: [ContainerPath]) -> [Mismatch] {
+    static func compare(_ simulation: SimulationResult, materialized: Inventory, skipped: [ContainerPath]) -> [Mismatch]
+    {
         let skippedSet = Set(skipped)
         var expected: [ContainerPath: Signature] = [:]
         for (e, keep) in zip(simulation.inventory.entries, simulation.kept) where keep && !skippedSet.contains(e.path) {
@@ -40,9 +41,16 @@ package enum Verification {
                 continue
             }
             let got = signature(e)
-            if got.kind != want.kind { mismatches.append(Mismatch(path: e.path, problem: "is a \(got.kind.rawValue), expected a \(want.kind.rawValue)")) }
-            if got.size != want.size { mismatches.append(Mismatch(path: e.path, problem: "size \(got.size ?? 0), expected \(want.size ?? 0)")) }
-            if got.marks != want.marks { mismatches.append(Mismatch(path: e.path, problem: "attributes \(got.marks), expected \(want.marks)")) }
+            if got.kind != want.kind {
+                mismatches.append(
+                    Mismatch(path: e.path, problem: "is a \(got.kind.rawValue), expected a \(want.kind.rawValue)"))
+            }
+            if got.size != want.size {
+                mismatches.append(Mismatch(path: e.path, problem: "size \(got.size ?? 0), expected \(want.size ?? 0)"))
+            }
+            if got.marks != want.marks {
+                mismatches.append(Mismatch(path: e.path, problem: "attributes \(got.marks), expected \(want.marks)"))
+            }
         }
         for path in expected.keys where !seen.contains(path) {
             mismatches.append(Mismatch(path: path, problem: "missing"))

@@ -93,10 +93,15 @@ extension BoundedPlist {
         /// object (`kind` then says `.unsupported`). Asking a reference a container does not
         /// hold is a programming error (it traps).
         package func reference(_ container: Int, _ k: Int) -> Int {
-            let refs: Int, n: Int
+            let refs: Int
+            let n: Int
             switch container >= 0 && container < stored.count ? stored[container] : .unsupported {
-            case .array(let at, let count): refs = at; n = count
-            case .dictionary(let at, let count): refs = at; n = 2 * count
+            case .array(let at, let count):
+                refs = at
+                n = count
+            case .dictionary(let at, let count):
+                refs = at
+                n = 2 * count
             default: preconditionFailure("object \(container) is not an array or a dictionary")
             }
             precondition(k >= 0 && k < n, "reference \(k) of \(n)")
@@ -118,7 +123,8 @@ extension BoundedPlist {
 
         /// The value object of `key` in the dictionary `dictionary`; nil when it has no such key.
         package func value(_ key: StaticString, in dictionary: Int) throws(Undecided) -> Int? {
-            guard dictionary >= 0, dictionary < stored.count, case .dictionary(let refs, let n) = stored[dictionary] else { throw Undecided() }
+            guard dictionary >= 0, dictionary < stored.count, case .dictionary(let refs, let n) = stored[dictionary]
+            else { throw Undecided() }
             // `init` checked that the dictionary's 2 × `n` references lie before the offset table.
             let found: Int?? = bytes.withUnsafeBufferPointer { b in
                 var found: Int?
@@ -135,7 +141,8 @@ extension BoundedPlist {
         /// The value object of each of `keys` in the dictionary `dictionary` (-1 for a key it
         /// does not hold), in one pass over its keys.
         package func values(_ keys: [StaticString], in dictionary: Int) throws(Undecided) -> [Int] {
-            guard dictionary >= 0, dictionary < stored.count, case .dictionary(let refs, let n) = stored[dictionary] else { throw Undecided() }
+            guard dictionary >= 0, dictionary < stored.count, case .dictionary(let refs, let n) = stored[dictionary]
+            else { throw Undecided() }
             var values = [Int](repeating: -1, count: keys.count)
             // `init` checked that the dictionary's 2 × `n` references lie before the offset table.
             let unique = bytes.withUnsafeBufferPointer { b in
@@ -149,7 +156,8 @@ extension BoundedPlist {
                     default: continue
                     }
                     let string = stored[key]
-                    for i in 0..<keys.count where keys[i].utf8CodeUnitCount == length && Self.spells(b, string, keys[i]) {
+                    for i in 0..<keys.count where keys[i].utf8CodeUnitCount == length && Self.spells(b, string, keys[i])
+                    {
                         guard values[i] < 0 else { return false }
                         values[i] = Self.reference(b, refs + (n + k) * refSize, refSize)
                     }
@@ -182,7 +190,8 @@ extension BoundedPlist {
         /// Hands each entry of the dictionary `dictionary` to `body`, in order, until it
         /// returns false; false when it did, or `dictionary` is not a dictionary.
         package func forEachEntry(_ dictionary: Int, _ body: (Entry) -> Bool) -> Bool {
-            guard dictionary >= 0, dictionary < stored.count, case .dictionary(let refs, let n) = stored[dictionary] else { return false }
+            guard dictionary >= 0, dictionary < stored.count, case .dictionary(let refs, let n) = stored[dictionary]
+            else { return false }
             // `init` checked that the dictionary's 2 × `n` references lie before the offset table.
             return bytes.withUnsafeBufferPointer { b in
                 for k in 0..<n {
@@ -192,14 +201,21 @@ extension BoundedPlist {
                     case .ascii(_, let count), .utf16(_, let count): length = count
                     default: length = nil
                     }
-                    guard body(Entry(key: key, value: Self.reference(b, refs + (n + k) * refSize, refSize), keyLength: length)) else { return false }
+                    guard
+                        body(
+                            Entry(
+                                key: key, value: Self.reference(b, refs + (n + k) * refSize, refSize), keyLength: length
+                            ))
+                    else { return false }
                 }
                 return true
             }
         }
 
         /// `spells` of object `object`, false when there is no such object.
-        private static func spells(_ b: UnsafeBufferPointer<UInt8>, _ stored: [Stored], _ object: Int, _ key: StaticString) -> Bool {
+        private static func spells(
+            _ b: UnsafeBufferPointer<UInt8>, _ stored: [Stored], _ object: Int, _ key: StaticString
+        ) -> Bool {
             object < stored.count && spells(b, stored[object], key)
         }
 
@@ -234,7 +250,9 @@ extension BoundedPlist {
             case .utf16(let start, let n):
                 // `init` checked start + 2 × n against the table, and that surrogates come in pairs.
                 return bytes.withUnsafeBufferPointer { b in
-                    String(decoding: (0..<n).lazy.map { UInt16(b[start + 2 * $0]) << 8 | UInt16(b[start + 2 * $0 + 1]) }, as: UTF16.self)
+                    String(
+                        decoding: (0..<n).lazy.map { UInt16(b[start + 2 * $0]) << 8 | UInt16(b[start + 2 * $0 + 1]) },
+                        as: UTF16.self)
                 }
             default: return nil
             }
@@ -264,17 +282,20 @@ extension BoundedPlist {
                 let t = b.count - 32
                 offsetSize = Int(b[t + 6])
                 refSize = Int(b[t + 7])
-                let objects = BoundedPlist.readUInt(b, t + 8, 8), top = BoundedPlist.readUInt(b, t + 16, 8)
+                let objects = BoundedPlist.readUInt(b, t + 8, 8)
+                let top = BoundedPlist.readUInt(b, t + 16, 8)
                 let tableOffset = BoundedPlist.readUInt(b, t + 24, 8)
                 guard (1...8).contains(offsetSize), (1...8).contains(refSize), objects >= 1, objects <= UInt64(b.count),
-                      top < objects, tableOffset >= 9, tableOffset <= UInt64(t),
-                      UInt64(t) - tableOffset >= objects * UInt64(offsetSize) else { return nil }
+                    top < objects, tableOffset >= 9, tableOffset <= UInt64(t),
+                    UInt64(t) - tableOffset >= objects * UInt64(offsetSize)
+                else { return nil }
                 // CoreFoundation's own checks (__CFBinaryPlistGetTopLevelInfo): the offset table ends
                 // where the trailer starts, references and offsets are wide enough for what they
                 // address, and every offset lies before the table.
                 guard tableOffset + objects * UInt64(offsetSize) == UInt64(t),
-                      refSize == 8 || (UInt64(1) << (8 * UInt64(refSize))) > objects,
-                      offsetSize == 8 || (UInt64(1) << (8 * UInt64(offsetSize))) > tableOffset else { return nil }
+                    refSize == 8 || (UInt64(1) << (8 * UInt64(refSize))) > objects,
+                    offsetSize == 8 || (UInt64(1) << (8 * UInt64(offsetSize))) > tableOffset
+                else { return nil }
                 count = Int(objects)
                 table = Int(tableOffset)
                 self.top = Int(top)
@@ -295,7 +316,10 @@ extension BoundedPlist {
                         let start = offset(i)
                         let read = object(at: start)
                         // `init?` checked every offset against the table: from here 8 <= start < table.
-                        guard start >= end else { inOrder = false; return }
+                        guard start >= end else {
+                            inOrder = false
+                            return
+                        }
                         end = self.end(of: read, at: start)
                         (objects.baseAddress! + i).initialize(to: read)
                     }
@@ -307,14 +331,18 @@ extension BoundedPlist {
 
             // The offset table lies inside the bytes (checked by `init?`), `object` < `count`.
             // An offset past `Int.max` reads as `Int.max`: past the table, refused like any other there.
-            private func offset(_ object: Int) -> Int { Objects.atMostIntMax(BoundedPlist.readUInt(b, table + object * offsetSize, offsetSize)) }
+            private func offset(_ object: Int) -> Int {
+                Objects.atMostIntMax(BoundedPlist.readUInt(b, table + object * offsetSize, offsetSize))
+            }
             // Only for a container `object(_:)` returned, whose references it checked.
             private func reference(_ at: Int, _ k: Int) -> Int { Objects.reference(b, at + k * refSize, refSize) }
 
             /// What object `object` is. Every position read is checked against `table` first.
             private func object(at start: Int) -> Stored {
                 guard start >= 8, start < table else { return .unsupported }
-                let marker = b[start], high = marker >> 4, low = Int(marker & 0x0F)
+                let marker = b[start]
+                let high = marker >> 4
+                let low = Int(marker & 0x0F)
                 var p = start + 1
                 var n = low
                 if low == 0x0F, high == 0x4 || high == 0x5 || high == 0x6 || high == 0xA || high == 0xD {
@@ -351,7 +379,9 @@ extension BoundedPlist {
                     while i < n {
                         let high = b[p + 2 * i]
                         if high & 0xF8 == 0xD8 {
-                            guard high & 0xFC == 0xD8, i + 1 < n, b[p + 2 * (i + 1)] & 0xFC == 0xDC else { return .unsupported }
+                            guard high & 0xFC == 0xD8, i + 1 < n, b[p + 2 * (i + 1)] & 0xFC == 0xDC else {
+                                return .unsupported
+                            }
                             i += 1
                         }
                         i += 1
@@ -405,7 +435,10 @@ extension BoundedPlist {
                 }
             }
 
-            private func allSupported(_ stored: UnsafeBufferPointer<Stored>, seen: UnsafeMutableBufferPointer<Bool>, pending: UnsafeMutableBufferPointer<Int>) -> Bool {
+            private func allSupported(
+                _ stored: UnsafeBufferPointer<Stored>, seen: UnsafeMutableBufferPointer<Bool>,
+                pending: UnsafeMutableBufferPointer<Int>
+            ) -> Bool {
                 var waiting = 1
                 pending[0] = top
                 seen[top] = true
@@ -447,7 +480,9 @@ extension BoundedPlist {
     /// `check` of bytes inside a larger array (a `Manifest.db` row's blob in its batch's
     /// buffer), read in place.
     @discardableResult
-    package static func check(_ bytes: ArraySlice<UInt8>, maximumSize: Int = defaultMaximumSize, openStep: Bool = false) throws -> Format {
+    package static func check(_ bytes: ArraySlice<UInt8>, maximumSize: Int = defaultMaximumSize, openStep: Bool = false)
+        throws -> Format
+    {
         try bytes.withUnsafeBufferPointer { try check($0, maximumSize: maximumSize, openStep: openStep) }
     }
 

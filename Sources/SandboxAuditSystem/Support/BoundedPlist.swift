@@ -38,9 +38,13 @@ package enum BoundedPlist {
     /// Parses `bytes` after checking them; never expands more than the limits allow. This is
     /// the one call of `PropertyListSerialization.propertyList` in the tool: every plist read
     /// from an input, a backup or another program passes `check` first.
-    package static func decode(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize, openStep: Bool = false) -> Result<(object: Any, format: Format), Refusal> {
+    package static func decode(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize, openStep: Bool = false)
+        -> Result<(object: Any, format: Format), Refusal>
+    {
         let format: Format
-        do { format = try check(bytes, maximumSize: maximumSize, openStep: openStep) } catch let r as Refusal { return .failure(r) } catch { return .failure(Refusal("\(error)")) }
+        do { format = try check(bytes, maximumSize: maximumSize, openStep: openStep) } catch let r as Refusal {
+            return .failure(r)
+        } catch { return .failure(Refusal("\(error)")) }
         do {
             let object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
             return .success((object, format))
@@ -54,13 +58,16 @@ package enum BoundedPlist {
     }
 
     /// The object, or nil when refused or unparsable.
-    package static func object(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize, openStep: Bool = false) -> Any? {
+    package static func object(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize, openStep: Bool = false) -> Any?
+    {
         if case .success(let r) = decode(bytes, maximumSize: maximumSize, openStep: openStep) { return r.object }
         return nil
     }
 
     /// A dictionary plist (identity plists), or nil.
-    package static func dictionary(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize, openStep: Bool = false) -> [String: Any]? {
+    package static func dictionary(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize, openStep: Bool = false)
+        -> [String: Any]?
+    {
         object(bytes, maximumSize: maximumSize, openStep: openStep) as? [String: Any]
     }
 
@@ -72,19 +79,25 @@ package enum BoundedPlist {
 
     /// Checks structure and cost; returns the format or throws a `Refusal`.
     @discardableResult
-    package static func check(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize, openStep: Bool = false) throws -> Format {
+    package static func check(_ bytes: [UInt8], maximumSize: Int = defaultMaximumSize, openStep: Bool = false) throws
+        -> Format
+    {
         try bytes.withUnsafeBufferPointer { try check($0, maximumSize: maximumSize, openStep: openStep) }
     }
 
     /// `check` of bytes held elsewhere; a binary plist is checked without allocating anything
     /// for one of a few hundred objects.
     @discardableResult
-    package static func check(_ bytes: UnsafeBufferPointer<UInt8>, maximumSize: Int = defaultMaximumSize, openStep: Bool = false) throws -> Format {
+    package static func check(
+        _ bytes: UnsafeBufferPointer<UInt8>, maximumSize: Int = defaultMaximumSize, openStep: Bool = false
+    ) throws -> Format {
         guard bytes.count <= maximumSize else {
             throw Refusal("property list of \(bytes.count) bytes is over the \(maximumSize)-byte limit")
         }
         if bytes.starts(with: "bplist".utf8) {
-            guard bytes.starts(with: "bplist00".utf8) else { throw Refusal("binary property list of an unsupported version") }
+            guard bytes.starts(with: "bplist00".utf8) else {
+                throw Refusal("binary property list of an unsupported version")
+            }
             try checkBinary(bytes)
             return .binary
         }
@@ -138,7 +151,8 @@ package enum BoundedPlist {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
         let rest = bytes[i...]
-        return rest.starts(with: Array("<?xml".utf8)) || rest.starts(with: Array("<plist".utf8)) || rest.starts(with: Array("<!DOCTYPE".utf8))
+        return rest.starts(with: Array("<?xml".utf8)) || rest.starts(with: Array("<plist".utf8))
+            || rest.starts(with: Array("<!DOCTYPE".utf8))
     }
 
     // MARK: XML
@@ -157,13 +171,22 @@ package enum BoundedPlist {
             }
         }
         while i < n {
-            guard b[i] == UInt8(ascii: "<") else { i += 1; continue }
+            guard b[i] == UInt8(ascii: "<") else {
+                i += 1
+                continue
+            }
             if at(i, "<!ENTITY") { throw Refusal("XML property list declares entities") }
             var j = i + 1
             var closing = false
-            if j < n, b[j] == UInt8(ascii: "/") { closing = true; j += 1 }
+            if j < n, b[j] == UInt8(ascii: "/") {
+                closing = true
+                j += 1
+            }
             let isContainer = at(j, "array") || at(j, "dict")
-            guard isContainer else { i += 1; continue }
+            guard isContainer else {
+                i += 1
+                continue
+            }
             // Find the end of the tag: self-closing tags do not nest.
             var k = j
             while k < n, b[k] != UInt8(ascii: ">") { k += 1 }
@@ -188,18 +211,25 @@ package enum BoundedPlist {
         let n = b.count
         guard n >= 8 + 1 + 32 else { throw Refusal("binary property list truncated") }
         let t = n - 32
-        let offsetSize = Int(b[t + 6]), refSize = Int(b[t + 7])
-        let objectCount = readUInt(b, t + 8, 8), top = readUInt(b, t + 16, 8), tableOffset = readUInt(b, t + 24, 8)
-        guard (1...8).contains(offsetSize), (1...8).contains(refSize) else { throw Refusal("binary property list trailer is malformed") }
+        let offsetSize = Int(b[t + 6])
+        let refSize = Int(b[t + 7])
+        let objectCount = readUInt(b, t + 8, 8)
+        let top = readUInt(b, t + 16, 8)
+        let tableOffset = readUInt(b, t + 24, 8)
+        guard (1...8).contains(offsetSize), (1...8).contains(refSize) else {
+            throw Refusal("binary property list trailer is malformed")
+        }
         // Every object takes at least one byte, so there are no more objects than bytes.
         guard objectCount >= 1, objectCount <= UInt64(n), top < objectCount else {
             throw Refusal("binary property list trailer claims \(objectCount) objects")
         }
         guard tableOffset >= 9, tableOffset <= UInt64(t),
-              UInt64(t) - tableOffset >= objectCount * UInt64(offsetSize) else {
+            UInt64(t) - tableOffset >= objectCount * UInt64(offsetSize)
+        else {
             throw Refusal("binary property list offset table lies outside the file")
         }
-        let count = Int(objectCount), table = Int(tableOffset)
+        let count = Int(objectCount)
+        let table = Int(tableOffset)
 
         // Iterative depth-first walk with memoised expanded sizes. state: 0 new, 1 on stack, 2 done.
         // The walk's tables live on the stack when they are small (a Manifest.db row's blob).
@@ -208,8 +238,9 @@ package enum BoundedPlist {
                 // An object is on the stack at most once, so it is never deeper than the objects.
                 try withUnsafeTemporaryAllocation(of: Frame.self, capacity: min(count, maximumDepth) + 1) { stack in
                     state.initialize(repeating: 0)
-                    try walk(b, state: state, expanded: expanded, stack: stack, count: count, top: Int(top),
-                             offsetSize: offsetSize, refSize: refSize, table: table)
+                    try walk(
+                        b, state: state, expanded: expanded, stack: stack, count: count, top: Int(top),
+                        offsetSize: offsetSize, refSize: refSize, table: table)
                 }
             }
         }
@@ -217,24 +248,40 @@ package enum BoundedPlist {
 
     /// An object being walked: its references are `refCount` integers of `refSize` bytes at `refs`;
     /// the first `keys` of them (a dictionary's keys) must be strings.
-    private struct Frame { var object: Int; var refs: Int; var refCount: Int; var keys: Int; var next: Int; var objects: Int; var bytes: Int }
+    private struct Frame {
+        var object: Int
+        var refs: Int
+        var refCount: Int
+        var keys: Int
+        var next: Int
+        var objects: Int
+        var bytes: Int
+    }
 
     /// The walk of `checkBinary`: `expanded` holds an object's expanded objects at its index and
     /// its expanded bytes at `count` + its index, once its `state` is 2.
-    private static func walk(_ b: UnsafeBufferPointer<UInt8>, state: UnsafeMutableBufferPointer<UInt8>, expanded: UnsafeMutableBufferPointer<Int>,
-                             stack: UnsafeMutableBufferPointer<Frame>, count: Int, top: Int, offsetSize: Int, refSize: Int, table: Int) throws {
+    private static func walk(
+        _ b: UnsafeBufferPointer<UInt8>, state: UnsafeMutableBufferPointer<UInt8>,
+        expanded: UnsafeMutableBufferPointer<Int>,
+        stack: UnsafeMutableBufferPointer<Frame>, count: Int, top: Int, offsetSize: Int, refSize: Int, table: Int
+    ) throws {
         let n = b.count
-        let objectCount = UInt64(count), tableOffset = UInt64(table)
+        let objectCount = UInt64(count)
+        let tableOffset = UInt64(table)
         let objectEnd = table
-        let maxObjects = maximumExpandedObjects(for: n), maxBytes = maximumExpandedBytes(for: n)
-        func malformed(_ object: Int, _ what: String) -> Refusal { Refusal("binary property list object \(object) \(what)") }
+        let maxObjects = maximumExpandedObjects(for: n)
+        let maxBytes = maximumExpandedBytes(for: n)
+        func malformed(_ object: Int, _ what: String) -> Refusal {
+            Refusal("binary property list object \(object) \(what)")
+        }
 
         func open(_ object: Int) throws -> Frame {
             let o = readUInt(b, table + object * offsetSize, offsetSize)
             guard o >= 8, o < tableOffset else { throw malformed(object, "lies outside the object area") }
             let start = Int(o)
             let marker = b[start]
-            let high = marker >> 4, low = Int(marker & 0x0F)
+            let high = marker >> 4
+            let low = Int(marker & 0x0F)
             var p = start + 1
             // Length of a variable-sized object: the low nibble, or a following integer object.
             func length() throws -> Int {
@@ -256,42 +303,61 @@ package enum BoundedPlist {
                 // false and true. Null (0x00) and fill (0x0F) are in the format's header but no
                 // writer emits them: Foundation refuses fill, and makes null an NSNull nothing
                 // encodes again.
-                guard low == 0x08 || low == 0x09 else { throw malformed(object, "has a marker no property list writer emits (0x\(String(marker, radix: 16)))") }
+                guard low == 0x08 || low == 0x09 else {
+                    throw malformed(
+                        object, "has a marker no property list writer emits (0x\(String(marker, radix: 16)))")
+                }
                 payload = 1
             case 0x1:
                 guard low <= 4 else { throw malformed(object, "is a number of unsupported size") }
-                try need(1 << low); payload = 1 << low
+                try need(1 << low)
+                payload = 1 << low
             case 0x2:
                 // Reals are 4 or 8 bytes.
                 guard low == 2 || low == 3 else { throw malformed(object, "is a number of unsupported size") }
-                try need(1 << low); payload = 1 << low
+                try need(1 << low)
+                payload = 1 << low
             case 0x3:
                 guard low == 3 else { throw malformed(object, "has an unknown marker") }
-                try need(8); payload = 8
+                try need(8)
+                payload = 8
             case 0x4, 0x5:
-                let len = try length(); try need(len); payload = len
+                let len = try length()
+                try need(len)
+                payload = len
             case 0x6:
-                let len = try length(); try need(len * 2); payload = len * 2
+                let len = try length()
+                try need(len * 2)
+                payload = len * 2
             case 0x8:
                 // A UID of 1 to 4 bytes, as Foundation reads it.
                 guard low <= 3 else { throw malformed(object, "is a UID of unsupported size") }
-                try need(low + 1); payload = low + 1
+                try need(low + 1)
+                payload = low + 1
             case 0xA, 0xD:
                 let len = try length()
                 let refs = high == 0xD ? len * 2 : len
                 try need(refs * refSize)
-                return Frame(object: object, refs: p, refCount: refs, keys: high == 0xD ? len : 0, next: 0, objects: 1, bytes: 0)
+                return Frame(
+                    object: object, refs: p, refCount: refs, keys: high == 0xD ? len : 0, next: 0, objects: 1, bytes: 0)
             case 0xC:
                 // A set: Foundation on Linux reads one and then crashes bridging it (SIGSEGV);
                 // no property list Apple writes holds one.
-                throw malformed(object, "is a set (marker 0x\(String(marker, radix: 16))), which no property list Apple writes holds")
+                throw malformed(
+                    object,
+                    "is a set (marker 0x\(String(marker, radix: 16))), which no property list Apple writes holds")
             default:
                 throw malformed(object, "has an unknown marker 0x\(String(marker, radix: 16))")
             }
             return Frame(object: object, refs: p, refCount: 0, keys: 0, next: 0, objects: 1, bytes: payload)
         }
 
-        func overLimit() -> Refusal { Refusal("binary property list expands to more than \(maxObjects) objects or \(maxBytes) bytes (shared references)") }
+        func overLimit() -> Refusal {
+            Refusal(
+                "binary property list expands to more than \(maxObjects) objects or \(maxBytes) bytes (shared "
+                    + "references)"
+            )
+        }
         state[top] = 1
         stack[0] = try open(top)
         var depth = 1
@@ -317,7 +383,9 @@ package enum BoundedPlist {
                 case 1:
                     throw Refusal("binary property list contains a cycle")
                 default:
-                    guard depth < maximumDepth else { throw Refusal("binary property list nested more than \(maximumDepth) deep") }
+                    guard depth < maximumDepth else {
+                        throw Refusal("binary property list nested more than \(maximumDepth) deep")
+                    }
                     state[child] = 1
                     stack[depth] = try open(child)
                     depth += 1

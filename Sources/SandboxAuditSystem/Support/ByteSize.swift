@@ -1,3 +1,5 @@
+import Foundation
+
 /// Byte counts as developers write them: `B`, `kB`/`MB`/`GB` (powers of 1000) and
 /// `KiB`/`MiB`/`GiB` (powers of 1024). Human output uses decimal units, as iOS Settings does.
 public enum ByteSize {
@@ -35,9 +37,13 @@ public enum ByteSize {
         for step in steps where Double(magnitude) >= step.1 * 0.9995 { chosen = step }
         let value = Double(magnitude) / chosen.1
         let text: String
-        if value >= 99.95 { text = String(Int(value.rounded())) }
-        else if value >= 9.995 { text = fixed(value, decimals: 1) }
-        else { text = fixed(value, decimals: 2) }
+        if value >= 99.95 {
+            text = String(Int(value.rounded()))
+        } else if value >= 9.995 {
+            text = fixed(value, decimals: 1)
+        } else {
+            text = fixed(value, decimals: 2)
+        }
         return "\(sign)\(text) \(chosen.0)"
     }
 
@@ -47,14 +53,17 @@ public enum ByteSize {
     package static func fixed(_ value: Double, decimals: Int) -> String {
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
             let n = withVaList([Int32(decimals), value]) { vsnprintf(buffer.baseAddress, 64, "%.*f", $0) }
-            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: Int(max(0, min(n, 63)))), as: UTF8.self)
+            return String(
+                decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: Int(max(0, min(n, 63)))),
+                as: UTF8.self)
         }
     }
 
     package static let unitsNote = "sizes in decimal units: 1 kB = 1,000 bytes, 1 MB = 1,000,000 bytes"
 
     /// What a size may be written as, for error messages (the policy file's and the options').
-    public static let accepted = "write a number with B, kB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024), e.g. 25MB"
+    public static let accepted =
+        "write a number with B, kB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024), e.g. 25MB"
 }
 
 /// "10,000": digits grouped by thousands, for exact byte and file counts in messages.
@@ -68,16 +77,19 @@ package func groupedDigits(_ n: Int64) -> String {
     return (n < 0 ? "-" : "") + out
 }
 
-import Foundation
-
 /// Ages and durations as developers write them: `3d`, `12h`, `90m`, `3600s`, or plain seconds.
 public enum Age {
     public static func parse(_ text: String) -> Double? {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
         var t = text.trimmingCharacters(in: .whitespaces)
         var scale = 1.0
-        if let last = t.last, let u = units[last] { scale = u; t.removeLast() }
-        guard let v = Double(t.trimmingCharacters(in: .whitespaces)), v >= 0, v.isFinite, v * scale <= maximum else { return nil }
+        if let last = t.last, let u = units[last] {
+            scale = u
+            t.removeLast()
+        }
+        guard let v = Double(t.trimmingCharacters(in: .whitespaces)), v >= 0, v.isFinite, v * scale <= maximum else {
+            return nil
+        }
         return v * scale
     }
 
@@ -90,15 +102,22 @@ public enum Age {
 
     /// "7 days", "1 hour", "30 minutes".
     package static func format(_ seconds: Double) -> String {
-        if seconds >= 86_400 { let d = Int((seconds / 86_400).rounded()); return "\(d) day\(d == 1 ? "" : "s")" }
-        if seconds >= 3_600 { let h = Int((seconds / 3_600).rounded()); return "\(h) hour\(h == 1 ? "" : "s")" }
+        if seconds >= 86_400 {
+            let d = Int((seconds / 86_400).rounded())
+            return "\(d) day\(d == 1 ? "" : "s")"
+        }
+        if seconds >= 3_600 {
+            let h = Int((seconds / 3_600).rounded())
+            return "\(h) hour\(h == 1 ? "" : "s")"
+        }
         let m = Int((seconds / 60).rounded())
         return "\(m) minute\(m == 1 ? "" : "s")"
     }
 
     /// The shortest exact form: `3d`, `12h`, `90m`, `45s`.
     package static func compact(_ seconds: Double) -> String {
-        for (unit, scale) in [("d", 86_400.0), ("h", 3600), ("m", 60)] where seconds >= scale && seconds.truncatingRemainder(dividingBy: scale) == 0 {
+        for (unit, scale) in [("d", 86_400.0), ("h", 3600), ("m", 60)]
+        where seconds >= scale && seconds.truncatingRemainder(dividingBy: scale) == 0 {
             return "\(Int(seconds / scale))\(unit)"
         }
         return "\(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds))s"
@@ -117,7 +136,7 @@ extension Int64 {
     package static func +|= (a: inout Int64, b: Int64) { a = a.addingSaturated(b) }
 }
 
-infix operator +|=: AssignmentPrecedence
+infix operator +|= : AssignmentPrecedence
 
 extension Sequence {
     /// The sum of `size` over the elements, saturating (`Int64.addingSaturated`).

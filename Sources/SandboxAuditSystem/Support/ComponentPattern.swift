@@ -14,8 +14,10 @@ package enum ComponentPattern {
 
     private static func component(_ g: UnsafeBufferPointer<UInt8>, _ s: UnsafeBufferPointer<UInt8>) -> Bool {
         let star = UInt8(ascii: "*")
-        var pi = 0, si = 0
-        var starP = -1, starS = 0
+        var pi = 0
+        var si = 0
+        var starP = -1
+        var starS = 0
         while si < s.count {
             if pi < g.count {
                 if g[pi] == star {

@@ -79,9 +79,10 @@ public struct ContainerPath: Hashable, Comparable, Sendable, CustomStringConvert
     package func isChild(of parent: ContainerPath) -> Bool {
         let cut = lastSlash ?? 0
         guard !isRoot, cut == parent.bytes.count else { return false }
-        return cut == 0 || bytes.withUnsafeBufferPointer { b in
-            parent.bytes.withUnsafeBufferPointer { p in memcmp(b.baseAddress!, p.baseAddress!, cut) == 0 }
-        }
+        return cut == 0
+            || bytes.withUnsafeBufferPointer { b in
+                parent.bytes.withUnsafeBufferPointer { p in memcmp(b.baseAddress!, p.baseAddress!, cut) == 0 }
+            }
     }
 
     package var parent: ContainerPath? {
@@ -188,15 +189,24 @@ public enum ByteText {
         let b0 = a[i]
         if b0 < 0x80 { return 1 }
         let need: Int
-        var lo: UInt8 = 0x80, hi: UInt8 = 0xBF
+        var lo: UInt8 = 0x80
+        var hi: UInt8 = 0xBF
         switch b0 {
         case 0xC2...0xDF: need = 1
-        case 0xE0: need = 2; lo = 0xA0
+        case 0xE0:
+            need = 2
+            lo = 0xA0
         case 0xE1...0xEC, 0xEE...0xEF: need = 2
-        case 0xED: need = 2; hi = 0x9F
-        case 0xF0: need = 3; lo = 0x90
+        case 0xED:
+            need = 2
+            hi = 0x9F
+        case 0xF0:
+            need = 3
+            lo = 0x90
         case 0xF1...0xF3: need = 3
-        case 0xF4: need = 3; hi = 0x8F
+        case 0xF4:
+            need = 3
+            hi = 0x8F
         default: return 0
         }
         guard i + need < a.count else { return 0 }

@@ -8,7 +8,8 @@ package let editDistanceLimit = 256
 /// 18 s to be told no rule is near it).
 package func editDistance(_ a: String, _ b: String) -> Int {
     guard a.utf8.count <= editDistanceLimit, b.utf8.count <= editDistanceLimit else { return max(a.count, b.count) }
-    let a = Array(a.lowercased()), b = Array(b.lowercased())
+    let a = Array(a.lowercased())
+    let b = Array(b.lowercased())
     var row = Array(0...b.count)
     for (i, ca) in a.enumerated() {
         var previous = row[0]

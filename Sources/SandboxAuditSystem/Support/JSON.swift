@@ -15,7 +15,8 @@ public indirect enum JSON: Sendable {
     /// it is and at its indentation: a report of tens of thousands of findings makes no `JSON`
     /// value for them and never holds them all (a long one is written a block at a time on the
     /// cores, `writeInBlocks`).
-    case written(count: Int, element: @Sendable (_ index: Int, _ out: inout [UInt8], _ indent: Int?, _ level: Int) -> Void)
+    case written(
+        count: Int, element: @Sendable (_ index: Int, _ out: inout [UInt8], _ indent: Int?, _ level: Int) -> Void)
 
     /// The same value with every string and key made visible (`TerminalText.escapedKeepingLines`):
     /// for formats that web pages show as they are (SARIF in GitHub's code scanning), where a
@@ -81,7 +82,9 @@ public indirect enum JSON: Sendable {
         case .written(let count, let element) where count >= 2 * JSON.elementsPerBlock:
             JSON.writeInBlocks(count: count, element: element, into: &out, indent: indent, level: level, flush: flush)
         case .written(let count, let element):
-            JSON.writeArray(count: count, into: &out, indent: indent, level: level, flush: flush) { element($0, &$1, indent, $2) }
+            JSON.writeArray(count: count, into: &out, indent: indent, level: level, flush: flush) {
+                element($0, &$1, indent, $2)
+            }
         case .object(let fields):
             var o = JSONObjectWriter(&out, indent: indent, level: level)
             for (key, value) in fields {
@@ -93,9 +96,14 @@ public indirect enum JSON: Sendable {
     }
 
     /// `item(i, &out, level)` writes element `i` at `level`.
-    private static func writeArray(count: Int, into out: inout [UInt8], indent: Int?, level: Int,
-                                   flush: ((inout [UInt8]) -> Void)?, _ item: (Int, inout [UInt8], Int) -> Void) {
-        if count == 0 { out += "[]".utf8; return }
+    private static func writeArray(
+        count: Int, into out: inout [UInt8], indent: Int?, level: Int,
+        flush: ((inout [UInt8]) -> Void)?, _ item: (Int, inout [UInt8], Int) -> Void
+    ) {
+        if count == 0 {
+            out += "[]".utf8
+            return
+        }
         out.append(UInt8(ascii: "["))
         for i in 0..<count {
             if i > 0 { out.append(UInt8(ascii: ",")) }
@@ -113,14 +121,18 @@ public indirect enum JSON: Sendable {
     /// A long `.written` array (a report's findings), laid out as `writeArray` lays it out: its
     /// elements written two blocks at a time, one per core, each into a buffer of its own, and
     /// the blocks added in order; the same bytes as one element after another.
-    private static func writeInBlocks(count: Int, element: @escaping @Sendable (Int, inout [UInt8], Int?, Int) -> Void,
-                                      into out: inout [UInt8], indent: Int?, level: Int, flush: ((inout [UInt8]) -> Void)?) {
+    private static func writeInBlocks(
+        count: Int, element: @escaping @Sendable (Int, inout [UInt8], Int?, Int) -> Void,
+        into out: inout [UInt8], indent: Int?, level: Int, flush: ((inout [UInt8]) -> Void)?
+    ) {
         out.append(UInt8(ascii: "["))
         var start = 0
         // Each block starts with room for as many bytes as the largest one before it.
         var room = 0
         while start < count {
-            let runs = Parallel.runs(min(count - start, 2 * elementsPerBlock), parts: 2).map { ($0.lowerBound + start)..<($0.upperBound + start) }
+            let runs = Parallel.runs(min(count - start, 2 * elementsPerBlock), parts: 2).map {
+                ($0.lowerBound + start)..<($0.upperBound + start)
+            }
             let blocks = Parallel.map(runs.count) { [room] part -> [UInt8] in
                 var block: [UInt8] = []
                 block.reserveCapacity(room)
@@ -166,7 +178,9 @@ public indirect enum JSON: Sendable {
     fileprivate static func escape(utf8 bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most strings need no escape: copied whole.
-        if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0x7F || $0 == 0xE2 }) {
+        if !bytes.contains(where: {
+            $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0x7F || $0 == 0xE2
+        }) {
             out.append(contentsOf: bytes)
         } else {
             var i = 0
@@ -181,7 +195,8 @@ public indirect enum JSON: Sendable {
                 case 0..<0x20, 0x7F:
                     out += "\\u00".utf8
                     out += ByteText.hexString([b]).utf8
-                case 0xE2 where i + 2 < bytes.count && bytes[i + 1] == 0x80 && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9):
+                case 0xE2
+                where i + 2 < bytes.count && bytes[i + 1] == 0x80 && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9):
                     out += (bytes[i + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8
                     i += 2
                 default:

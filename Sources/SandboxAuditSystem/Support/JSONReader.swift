@@ -34,7 +34,11 @@ package struct JSONReader {
 
     /// A key as it was given, or where it was read (`object(_:_:)` with a key table: the key's
     /// text is made only when a message names it).
-    private enum Component { case key(String), keyAt(Int), element(Int) }
+    private enum Component {
+        case key(String)
+        case keyAt(Int)
+        case element(Int)
+    }
 
     private let bytes: [UInt8]
     /// The byte the reader is at.
@@ -67,7 +71,11 @@ package struct JSONReader {
 
     private func notJSON(_ what: String) -> Failure {
         let seen = offset < bytes.count ? "0x\(ByteText.hex(bytes[offset]))" : "the end of the file"
-        return Failure(field: "it", message: "is not valid JSON: \(what) at byte \(offset) (found \(seen)\(path.isEmpty ? "" : ", in \(field)"))", offset: offset, syntax: true)
+        return Failure(
+            field: "it",
+            message:
+                "is not valid JSON: \(what) at byte \(offset) (found \(seen)\(path.isEmpty ? "" : ", in \(field)"))",
+            offset: offset, syntax: true)
     }
 
     // MARK: Kinds
@@ -110,25 +118,38 @@ package struct JSONReader {
     /// Reads an object: `body` is called with each key and must read (or `skip`) its value.
     /// Fails unless the value is an object.
     package mutating func object(_ body: (inout JSONReader, String) throws -> Void) throws {
-        try members({ r in let key = try r.rawString(); return (key, .key(key)) }, body)
+        try members(
+            { r in
+                let key = try r.rawString()
+                return (key, .key(key))
+            }, body)
     }
 
     /// Reads an object whose keys the caller knows: `body` is called with the index in `keys` of
     /// each key (nil for a key not in it) and must read (or `skip`) its value. The keys are
     /// matched on their bytes, no `String` made for them. Fails unless the value is an object.
     package mutating func object(_ keys: JSONKeys, _ body: (inout JSONReader, Int?) throws -> Void) throws {
-        try members({ r in let start = r.offset; return (try r.known(keys), .keyAt(start)) }, body)
+        try members(
+            { r in
+                let start = r.offset
+                return (try r.known(keys), .keyAt(start))
+            }, body)
     }
 
     /// An object's members: `readKey` reads each key at its opening quote (and says how the
     /// path names it), `body` its value.
-    @inline(__always) private mutating func members<Key>(_ readKey: (inout JSONReader) throws -> (Key, Component),
-                                       _ body: (inout JSONReader, Key) throws -> Void) throws {
+    @inline(__always) private mutating func members<Key>(
+        _ readKey: (inout JSONReader) throws -> (Key, Component),
+        _ body: (inout JSONReader, Key) throws -> Void
+    ) throws {
         try expect(.object, "an object")
         guard path.count < Self.maximumDepth else { throw failure("nests deeper than \(Self.maximumDepth) levels") }
         offset += 1
         skipSpace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") { offset += 1; return }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
+            offset += 1
+            return
+        }
         while true {
             skipSpace()
             guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw notJSON("a key was expected") }
@@ -141,8 +162,14 @@ package struct JSONReader {
             path.removeLast()
             skipSpace()
             guard offset < bytes.count else { throw notJSON("',' or '}' was expected") }
-            if bytes[offset] == UInt8(ascii: ",") { offset += 1; continue }
-            if bytes[offset] == UInt8(ascii: "}") { offset += 1; return }
+            if bytes[offset] == UInt8(ascii: ",") {
+                offset += 1
+                continue
+            }
+            if bytes[offset] == UInt8(ascii: "}") {
+                offset += 1
+                return
+            }
             throw notJSON("',' or '}' was expected")
         }
     }
@@ -153,7 +180,10 @@ package struct JSONReader {
         let start = offset + 1
         let (end, ascii) = plainRun(from: start)
         if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
-            if !ascii, ByteText.utf8String(bytes[start..<end]) == nil { offset = start; throw notJSON("a string holds bytes that are not UTF-8") }
+            if !ascii, ByteText.utf8String(bytes[start..<end]) == nil {
+                offset = start
+                throw notJSON("a string holds bytes that are not UTF-8")
+            }
             offset = end + 1
             return table.index(of: bytes[start..<end])
         }
@@ -179,7 +209,10 @@ package struct JSONReader {
         guard path.count < Self.maximumDepth else { throw failure("nests deeper than \(Self.maximumDepth) levels") }
         offset += 1
         skipSpace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") { offset += 1; return }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
+            offset += 1
+            return
+        }
         var index = 0
         while true {
             path.append(.element(index))
@@ -188,8 +221,14 @@ package struct JSONReader {
             index += 1
             skipSpace()
             guard offset < bytes.count else { throw notJSON("',' or ']' was expected") }
-            if bytes[offset] == UInt8(ascii: ",") { offset += 1; continue }
-            if bytes[offset] == UInt8(ascii: "]") { offset += 1; return }
+            if bytes[offset] == UInt8(ascii: ",") {
+                offset += 1
+                continue
+            }
+            if bytes[offset] == UInt8(ascii: "]") {
+                offset += 1
+                return
+            }
             throw notJSON("',' or ']' was expected")
         }
     }
@@ -254,11 +293,15 @@ package struct JSONReader {
 
     /// Goes to `offset` (a value's first byte, recorded before) and reads it there as the value of
     /// the document's key `key`; then comes back.
-    package mutating func reading<T>(at offset: Int, key: String, _ body: (inout JSONReader) throws -> T) rethrows -> T {
+    package mutating func reading<T>(at offset: Int, key: String, _ body: (inout JSONReader) throws -> T) rethrows -> T
+    {
         let (savedOffset, savedPath) = (self.offset, path)
         self.offset = offset
         path = [.key(key)]
-        defer { self.offset = savedOffset; path = savedPath }
+        defer {
+            self.offset = savedOffset
+            path = savedPath
+        }
         return try body(&self)
     }
 
@@ -291,7 +334,10 @@ package struct JSONReader {
 
     package mutating func bool() throws(Failure) -> Bool {
         try expect(.bool, "true or false")
-        if bytes[offset] == UInt8(ascii: "t") { try literal("true"); return true }
+        if bytes[offset] == UInt8(ascii: "t") {
+            try literal("true")
+            return true
+        }
         try literal("false")
         return false
     }
@@ -302,7 +348,10 @@ package struct JSONReader {
         var i = 0
         var same = true
         word.withUTF8Buffer { w in
-            while i < n { if w[i] != bytes[offset + i] { same = false }; i += 1 }
+            while i < n {
+                if w[i] != bytes[offset + i] { same = false }
+                i += 1
+            }
         }
         guard same else { throw notJSON("\(word) was expected") }
         offset += n
@@ -326,7 +375,10 @@ package struct JSONReader {
         if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
             offset = end + 1
             if ascii { return String(decoding: bytes[start..<end], as: UTF8.self) }
-            guard let s = ByteText.utf8String(bytes[start..<end]) else { offset = start; throw notJSON("a string holds bytes that are not UTF-8") }
+            guard let s = ByteText.utf8String(bytes[start..<end]) else {
+                offset = start
+                throw notJSON("a string holds bytes that are not UTF-8")
+            }
             return s
         }
         var out: [UInt8] = []
@@ -355,7 +407,9 @@ package struct JSONReader {
         let base = out.count
         var runStart = offset
         var ascii = true
-        func flush(_ out: inout [UInt8], _ bytes: [UInt8], _ from: Int, _ to: Int) { if to > from { out.append(contentsOf: bytes[from..<to]) } }
+        func flush(_ out: inout [UInt8], _ bytes: [UInt8], _ from: Int, _ to: Int) {
+            if to > from { out.append(contentsOf: bytes[from..<to]) }
+        }
         while offset < bytes.count {
             let run = plainRun(from: offset)
             if !run.ascii { ascii = false }
@@ -364,7 +418,9 @@ package struct JSONReader {
             let b = bytes[offset]
             if b == UInt8(ascii: "\"") {
                 flush(&out, bytes, runStart, offset)
-                if !ascii, ByteText.utf8String(out[base...]) == nil { throw notJSON("a string holds bytes that are not UTF-8") }
+                if !ascii, ByteText.utf8String(out[base...]) == nil {
+                    throw notJSON("a string holds bytes that are not UTF-8")
+                }
                 offset += 1
                 return
             }
@@ -387,11 +443,15 @@ package struct JSONReader {
                     offset += 4
                     if (0xD800..<0xDC00).contains(scalar) {
                         // A high surrogate is followed by `\u` and a low one.
-                        guard offset + 2 < bytes.count, bytes[offset + 1] == UInt8(ascii: "\\"), bytes[offset + 2] == UInt8(ascii: "u") else {
+                        guard offset + 2 < bytes.count, bytes[offset + 1] == UInt8(ascii: "\\"),
+                            bytes[offset + 2] == UInt8(ascii: "u")
+                        else {
                             throw notJSON("a \\u escape is half of a surrogate pair")
                         }
                         let low = try hex4(at: offset + 3)
-                        guard (0xDC00..<0xE000).contains(low) else { throw notJSON("a \\u escape is half of a surrogate pair") }
+                        guard (0xDC00..<0xE000).contains(low) else {
+                            throw notJSON("a \\u escape is half of a surrogate pair")
+                        }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         offset += 6
                     } else if (0xDC00..<0xE000).contains(scalar) {
@@ -437,14 +497,22 @@ package struct JSONReader {
         let (negative, digits, exponent) = try numberText()
         func refuse(_ r: JSONReader) -> Failure {
             let text = String(decoding: r.bytes[start..<r.offset], as: UTF8.self)
-            return Failure(field: r.field, message: "is not an integer from -2^63 to 2^63−1 (\(text.count > 40 ? String(text.prefix(40)) + "…" : text))", offset: start)
+            return Failure(
+                field: r.field,
+                message:
+                    "is not an integer from -2^63 to 2^63−1 "
+                    + "(\(text.count > 40 ? String(text.prefix(40)) + "…" : text))",
+                offset: start)
         }
         // digits × 10^exponent, digits without leading zeros.
         var d = digits[...]
         while let f = d.first, f == 0 { d = d.dropFirst() }
         if d.isEmpty { return 0 }
         var e = exponent
-        while e < 0, let l = d.last, l == 0 { d = d.dropLast(); e += 1 }
+        while e < 0, let l = d.last, l == 0 {
+            d = d.dropLast()
+            e += 1
+        }
         guard e >= 0, d.count + e <= 19 else { throw refuse(self) }
         var magnitude: UInt64 = 0
         for x in d { magnitude = magnitude * 10 + UInt64(x) }
@@ -461,10 +529,15 @@ package struct JSONReader {
     /// kept: more make no integer in range) and its decimal exponent.
     private mutating func numberText() throws(Failure) -> (negative: Bool, digits: [UInt8], exponent: Int) {
         var negative = false
-        if bytes[offset] == UInt8(ascii: "-") { negative = true; offset += 1 }
+        if bytes[offset] == UInt8(ascii: "-") {
+            negative = true
+            offset += 1
+        }
         var digits: [UInt8] = []
         var dropped = 0
-        func isDigit(_ i: Int) -> Bool { i < bytes.count && bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "9") }
+        func isDigit(_ i: Int) -> Bool {
+            i < bytes.count && bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "9")
+        }
         guard isDigit(offset) else { throw notJSON("a digit was expected") }
         if bytes[offset] == UInt8(ascii: "0") {
             offset += 1
@@ -538,7 +611,11 @@ package struct JSONReader {
             guard digits > 0, !(digits > 1 && b[first] == 0x30) else { return false }
             if i < b.count {
                 let c = b[i]
-                if (c >= 0x30 && c <= 0x39) || c == UInt8(ascii: ".") || c == UInt8(ascii: "e") || c == UInt8(ascii: "E") { return false }
+                if (c >= 0x30 && c <= 0x39) || c == UInt8(ascii: ".") || c == UInt8(ascii: "e")
+                    || c == UInt8(ascii: "E")
+                {
+                    return false
+                }
             }
             return true
         }

@@ -25,8 +25,10 @@ package enum Parallel {
     /// it can do alone offers some of it while another waits (`TaskPool.hungry`). Ends when the
     /// pool is empty and every worker waits. Each worker starts from `initial()`; the states come
     /// back in the order of the workers.
-    package static func share<Task: Sendable, State: Sendable>(workers: Int, tasks: [Task], initial: @Sendable () -> State,
-                                                               _ body: @Sendable (inout State, Task, TaskPool<Task>) -> Void) -> [State] {
+    package static func share<Task: Sendable, State: Sendable>(
+        workers: Int, tasks: [Task], initial: @Sendable () -> State,
+        _ body: @Sendable (inout State, Task, TaskPool<Task>) -> Void
+    ) -> [State] {
         let workers = max(1, workers)
         let pool = TaskPool(tasks, workers: workers)
         return map(workers) { _ in
@@ -47,8 +49,10 @@ package enum Parallel {
     /// writes the elements of `runs[part]` in order (`out.append`), and may read back what it has
     /// written (`out[i]`). `runs` are consecutive and cover `0..<count` (`runs(_:parts:)`).
     /// Returns the array and what each part returned, in the order of the runs.
-    package static func array<T: Sendable, R: Sendable>(count: Int, runs: [Range<Int>],
-                                                        _ body: @Sendable (Int, inout RunWriter<T>) -> R) -> ([T], [R]) {
+    package static func array<T: Sendable, R: Sendable>(
+        count: Int, runs: [Range<Int>],
+        _ body: @Sendable (Int, inout RunWriter<T>) -> R
+    ) -> ([T], [R]) {
         var expected = 0
         for run in runs {
             precondition(run.lowerBound == expected, "runs are consecutive and start at 0")
@@ -149,14 +153,16 @@ package final class TaskPool<Task: Sendable>: @unchecked Sendable {
 
     /// True while a worker waits for a task and none is there: the time to offer some.
     package var hungry: Bool {
-        condition.lock(); defer { condition.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         return waiting > 0 && tasks.isEmpty
     }
 
     /// Hands tasks to the workers that wait.
     package func offer(_ more: [Task]) {
         guard !more.isEmpty else { return }
-        condition.lock(); defer { condition.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         tasks += more
         condition.broadcast()
     }
@@ -164,7 +170,8 @@ package final class TaskPool<Task: Sendable>: @unchecked Sendable {
     /// The next task; nil once the pool is empty and every other worker waits too (none is
     /// left that could offer one).
     fileprivate func take() -> Task? {
-        condition.lock(); defer { condition.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         while tasks.isEmpty {
             if finished || waiting == workers - 1 {
                 finished = true

@@ -27,8 +27,10 @@ package final class ReadAhead<Element: Sendable>: @unchecked Sendable {
 
     /// Starts a thread that calls `next` until it gives nil (the end) or throws, each element
     /// with its cost toward `batchCost`.
-    package init(batchSize: Int, batchCost: Int, maximumBatches: Int,
-                 _ next: sending @escaping () throws -> (Element, cost: Int)?) {
+    package init(
+        batchSize: Int, batchCost: Int, maximumBatches: Int,
+        _ next: sending @escaping () throws -> (Element, cost: Int)?
+    ) {
         self.batchSize = max(1, batchSize)
         self.batchCost = batchCost
         self.maximumBatches = max(1, maximumBatches)
@@ -52,7 +54,10 @@ package final class ReadAhead<Element: Sendable>: @unchecked Sendable {
             do {
                 guard let m = try maker.next() else { break }
                 made = m
-            } catch let e { error = e; break }
+            } catch let e {
+                error = e
+                break
+            }
             cost += made.cost
             batch.append(made.0)
             guard batch.count == batchSize || cost >= batchCost else { continue }
@@ -90,7 +95,10 @@ package final class ReadAhead<Element: Sendable>: @unchecked Sendable {
             condition.broadcast()
             return ready.removeFirst()
         }
-        if let failure { self.failure = nil; throw failure }
+        if let failure {
+            self.failure = nil
+            throw failure
+        }
         return nil
     }
 

@@ -23,7 +23,8 @@ public enum TerminalText {
     /// control character and bidi override becomes a visible escape.
     public static func escapedKeepingLines(_ s: String) -> String {
         guard s.unicodeScalars.contains(where: { $0 != "\n" && needsEscape($0) }) else { return s }
-        return s.split(separator: "\n", omittingEmptySubsequences: false).map { escaped(String($0)) }.joined(separator: "\n")
+        return s.split(separator: "\n", omittingEmptySubsequences: false).map { escaped(String($0)) }.joined(
+            separator: "\n")
     }
 
     package static func needsEscape(_ u: Unicode.Scalar) -> Bool {

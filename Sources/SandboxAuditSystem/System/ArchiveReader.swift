@@ -41,7 +41,10 @@ package final class ArchiveReader {
     package init(_ location: String, file: ArchiveSnapshot, checked: Bool = false, recording: Bool = true) throws {
         let runs = checked ? file.record.finished() : nil
         if checked, runs == nil {
-            throw InputError("cannot read \(location) again: its scan did not record what it read, so a change since could not be told")
+            throw InputError(
+                "cannot read \(location) again: its scan did not record what it read, so a change since could not be "
+                    + "told"
+            )
         }
         guard let a = archive_read_new() else { throw InputError("cannot read \(location): out of memory") }
         archive = a
@@ -68,9 +71,14 @@ package final class ArchiveReader {
         archive_read_support_format_gnutar(a)
         archive_read_support_format_zip(a)
         archive_read_set_seek_callback(a) { _, client, offset, whence in Source.of(client).seek(offset, whence) }
-        guard inUTF8({ archive_read_open2(a, Unmanaged.passUnretained(source).toOpaque(), nil,
-                                 { _, client, out in Source.of(client).read(out) },
-                                 { _, client, request in Source.of(client).skip(request) }, nil) }) == ARCHIVE_OK else {
+        guard
+            inUTF8({
+                archive_read_open2(
+                    a, Unmanaged.passUnretained(source).toOpaque(), nil,
+                    { _, client, out in Source.of(client).read(out) },
+                    { _, client, request in Source.of(client).skip(request) }, nil)
+            }) == ARCHIVE_OK
+        else {
             if source.changed { throw changedError }
             throw InputError("cannot read \(location) as a tar or zip archive: \(errorString)")
         }
@@ -114,23 +122,35 @@ package final class ArchiveReader {
             fd?.close()
         }
 
-        static func of(_ client: UnsafeMutableRawPointer?) -> Source { Unmanaged<Source>.fromOpaque(client!).takeUnretainedValue() }
+        static func of(_ client: UnsafeMutableRawPointer?) -> Source {
+            Unmanaged<Source>.fromOpaque(client!).takeUnretainedValue()
+        }
 
         /// A regular file is read at `position` (pread): a skip or a seek is then no system
         /// call at all, only a new position. Anything else is read where it stands.
         func read(_ out: UnsafeMutablePointer<UnsafeRawPointer?>?) -> Int {
-            guard let fd else { failure = EBADF; return -1 }
+            guard let fd else {
+                failure = EBADF
+                return -1
+            }
             if case .verify(let runs) = check, size >= 0 { return readChecked(out, fd: fd, runs: runs) }
             let n: Int
-            let block = UnsafeMutableRawBufferPointer(start: buffer, count: blockSize), at = position
-            switch Result(catching: { () throws(Errno) in try size >= 0 ? fd.read(into: block, at: at) : fd.read(into: block) }) {
+            let block = UnsafeMutableRawBufferPointer(start: buffer, count: blockSize)
+            let at = position
+            switch Result(catching: { () throws(Errno) in
+                try size >= 0 ? fd.read(into: block, at: at) : fd.read(into: block)
+            }) {
             case .success(let count): n = count
-            case .failure(let e): failure = e.code; return -1
+            case .failure(let e):
+                failure = e.code
+                return -1
             }
             position += Int64(n)
             out?.pointee = UnsafeRawPointer(buffer)
             blockSize = min(blockSize * 2, Source.largest)
-            if case .record(let record) = check, n > 0 { record.add(UnsafeRawBufferPointer(start: buffer, count: n), at: at) }
+            if case .record(let record) = check, n > 0 {
+                record.add(UnsafeRawBufferPointer(start: buffer, count: n), at: at)
+            }
             return n
         }
 
@@ -138,7 +158,9 @@ package final class ArchiveReader {
         /// read, that whole run is read again (into the buffer, at most `largest` bytes) and
         /// given from the position only if its SHA-256 is the scan's; elsewhere (the data
         /// of members the scan skipped) up to the next such run, as above.
-        private func readChecked(_ out: UnsafeMutablePointer<UnsafeRawPointer?>?, fd: FileDescriptor, runs: ArchiveReadRecord.Runs) -> Int {
+        private func readChecked(
+            _ out: UnsafeMutablePointer<UnsafeRawPointer?>?, fd: FileDescriptor, runs: ArchiveReadRecord.Runs
+        ) -> Int {
             let at = position
             guard let run = runs.covering(at) else {
                 let limit = runs.start(after: at).map { Int(min(Int64(blockSize), $0 - at)) } ?? blockSize
@@ -146,7 +168,9 @@ package final class ArchiveReader {
                 let n: Int
                 switch Result(catching: { () throws(Errno) in try fd.read(into: block, at: at) }) {
                 case .success(let count): n = count
-                case .failure(let e): failure = e.code; return -1
+                case .failure(let e):
+                    failure = e.code
+                    return -1
                 }
                 position += Int64(n)
                 out?.pointee = UnsafeRawPointer(buffer)
@@ -155,11 +179,14 @@ package final class ArchiveReader {
             }
             var got = 0
             reading: while got < run.count {
-                let rest = UnsafeMutableRawBufferPointer(start: buffer + got, count: run.count - got), from = run.start + Int64(got)
+                let rest = UnsafeMutableRawBufferPointer(start: buffer + got, count: run.count - got)
+                let from = run.start + Int64(got)
                 switch Result(catching: { () throws(Errno) in try fd.read(into: rest, at: from) }) {
                 case .success(let count) where count > 0: got += count
-                case .success: break reading // the end of the file: it is shorter than it was
-                case .failure(let e): failure = e.code; return -1
+                case .success: break reading  // the end of the file: it is shorter than it was
+                case .failure(let e):
+                    failure = e.code
+                    return -1
                 }
             }
             var hasher = SHA256()
@@ -210,7 +237,8 @@ package final class ArchiveReader {
 
     /// A second reading met bytes the scan read that are no longer what it read.
     var changedError: InputError {
-        InputError("\(location) changed since it was scanned (bytes the scan read differ now): refusing to copy from it")
+        InputError(
+            "\(location) changed since it was scanned (bytes the scan read differ now): refusing to copy from it")
     }
 
     var errorString: String {
@@ -235,7 +263,11 @@ package final class ArchiveReader {
             throw InputError("\(location) is damaged or truncated: \(errorString)")
         }
         func bytes(_ p: UnsafePointer<CChar>?) -> [UInt8]? {
-            p.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) }
+            p.map {
+                Array(
+                    UnsafeBufferPointer(
+                        start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0)))
+            }
         }
         // A name as libarchive gives it in this locale (a tar's: its stored bytes), else its
         // UTF-8 form. A name neither gives (a flagged zip name that is not UTF-8) or an
@@ -249,7 +281,9 @@ package final class ArchiveReader {
             symlink: bytes(archive_entry_symlink(e)) ?? bytes(archive_entry_symlink_utf8(e)),
             hardlink: bytes(archive_entry_hardlink(e)) ?? bytes(archive_entry_hardlink_utf8(e)),
             xattrs: [], data: nil)
-        if path == nil || path!.isEmpty { member.nameless = rc == ARCHIVE_WARN ? errorString : "the member has no name" }
+        if path == nil || path!.isEmpty {
+            member.nameless = rc == ARCHIVE_WARN ? errorString : "the member has no name"
+        }
         archive_entry_xattr_reset(e)
         var name: UnsafePointer<CChar>?
         var value: UnsafeRawPointer?
@@ -279,7 +313,10 @@ package final class ArchiveReader {
             var got = 0
             while got < wanted {
                 let n = buffer[got...].withUnsafeMutableBytes { archive_read_data(archive, $0.baseAddress, $0.count) }
-                if n < 0 { throw source.changed ? changedError : InputError("\(location) is damaged or truncated: \(errorString)") }
+                if n < 0 {
+                    throw source.changed
+                        ? changedError : InputError("\(location) is damaged or truncated: \(errorString)")
+                }
                 if n == 0 { break }
                 got += n
             }
@@ -332,7 +369,8 @@ extension ArchiveReader {
     /// libarchive's AE_IF* file types (from its header, through the shim: cast macros, which
     /// Swift does not import).
     package enum FileType {
-        package static let reg = UInt32(sandbox_audit_ae_ifreg), dir = UInt32(sandbox_audit_ae_ifdir), lnk = UInt32(sandbox_audit_ae_iflnk)
+        package static let reg = UInt32(sandbox_audit_ae_ifreg), dir = UInt32(sandbox_audit_ae_ifdir),
+            lnk = UInt32(sandbox_audit_ae_iflnk)
         package static let fifo = UInt32(sandbox_audit_ae_ififo), sock = UInt32(sandbox_audit_ae_ifsock)
         package static let chr = UInt32(sandbox_audit_ae_ifchr), blk = UInt32(sandbox_audit_ae_ifblk)
     }
@@ -375,7 +413,9 @@ package struct ArchiveSnapshot: Sendable {
     /// written over in place since is not what was scanned).
     package var isUnchanged: Bool {
         guard let now = try? file.descriptor.status() else { return false }
-        return (now.size, now.modifiedSeconds, now.modifiedNanoseconds) == (status.size, status.modifiedSeconds, status.modifiedNanoseconds)
+        return (now.size, now.modifiedSeconds, now.modifiedNanoseconds) == (
+            status.size, status.modifiedSeconds, status.modifiedNanoseconds
+        )
     }
 }
 
@@ -406,14 +446,19 @@ package final class ArchiveReadRecord: @unchecked Sendable {
             var f: [Int] = []
             f.reserveCapacity(runs.count)
             for (i, r) in runs.enumerated() {
-                if let last = f.last, runs[last].start + Int64(runs[last].count) >= r.start + Int64(r.count) { f.append(last) } else { f.append(i) }
+                if let last = f.last, runs[last].start + Int64(runs[last].count) >= r.start + Int64(r.count) {
+                    f.append(last)
+                } else {
+                    f.append(i)
+                }
             }
             furthest = f
         }
 
         /// How many runs start at or before `position`.
         private func startingBy(_ position: Int64) -> Int {
-            var lo = 0, hi = runs.count
+            var lo = 0
+            var hi = runs.count
             while lo < hi {
                 let mid = (lo + hi) / 2
                 if runs[mid].start <= position { lo = mid + 1 } else { hi = mid }
@@ -444,7 +489,8 @@ package final class ArchiveReadRecord: @unchecked Sendable {
 
     /// A reading that records starts.
     func reset() {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         runs = []
         current = nil
         recorded = true
@@ -452,7 +498,8 @@ package final class ArchiveReadRecord: @unchecked Sendable {
 
     /// A reading that does not record starts: nothing is known of what it reads.
     func forget() {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         runs = []
         current = nil
         recorded = false
@@ -461,7 +508,8 @@ package final class ArchiveReadRecord: @unchecked Sendable {
     /// Bytes read at `offset`: they extend the current run when they follow it and it stays
     /// within `Source.largest`, else start a new one.
     func add(_ bytes: UnsafeRawBufferPointer, at offset: Int64) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if var c = current, c.start + Int64(c.count) == offset, c.count + bytes.count <= ArchiveReader.Source.largest {
             c.hasher.update(bufferPointer: bytes)
             c.count += bytes.count
@@ -482,7 +530,8 @@ package final class ArchiveReadRecord: @unchecked Sendable {
 
     /// The runs recorded, the last one closed; nil when the last reading did not record.
     func finished() -> Runs? {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         guard recorded else { return nil }
         closeRun()
         return Runs(runs)

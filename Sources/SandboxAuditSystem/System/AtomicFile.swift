@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Writes a file whole or not at all: to a temporary file beside it, then renamed into place.
@@ -33,9 +33,12 @@ public enum AtomicFile {
         let tmp = Array(template.dropLast())
         let tmpShown = ByteText.display(tmp)
         func removeTmp() { _ = cPath(tmp) { unlink($0) } }
-        let written = bytes.withUnsafeBytes { b in Result { () throws(Errno) in try FileDescriptor(rawValue: fd).writeAll(b) } }
+        let written = bytes.withUnsafeBytes { b in
+            Result { () throws(Errno) in try FileDescriptor(rawValue: fd).writeAll(b) }
+        }
         if case .failure(let e) = written {
-            close(fd); removeTmp()
+            close(fd)
+            removeTmp()
             throw e.labelled("write", tmpShown)
         }
         if exists && UInt32(old.st_mode) & UInt32(S_IFMT) == UInt32(S_IFREG) {
@@ -53,7 +56,10 @@ public enum AtomicFile {
         // link() refuses an existing target, so "no overwrite" holds even against a race.
         let rc = cPath(tmp) { t in cPath(path) { p in overwrite ? rename(t, p) : link(t, p) } }
         if rc != 0 {
-            let e = errno == EEXIST ? InputError("\(shown) exists; refusing to overwrite it") as Error : SystemError(operation: "rename into", path: shown)
+            let e =
+                errno == EEXIST
+                ? InputError("\(shown) exists; refusing to overwrite it") as Error
+                : SystemError(operation: "rename into", path: shown)
             removeTmp()
             throw e
         }
@@ -66,7 +72,9 @@ public enum AtomicFile {
 public enum AppendedFile {
     public static func append(_ bytes: [UInt8], to path: String) throws(SystemError) {
         let fd: FileDescriptor
-        switch Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.open(path.utf8, .appending, mode: 0o644) }) {
+        switch Result(catching: { () throws(Errno) in
+            try FileDescriptor.currentDirectory.open(path.utf8, .appending, mode: 0o644)
+        }) {
         case .success(let opened): fd = opened
         case .failure(let e): throw e.labelled("open", path)
         }

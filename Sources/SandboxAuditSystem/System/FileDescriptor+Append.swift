@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CSystem
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Zeros appended to make room for a read (appending a `repeatElement` is a generic loop, a
 /// hundred times slower in a debug build).
@@ -20,7 +21,11 @@ extension FileDescriptor {
         var left = count
         while left > 0 {
             let n = min(left, appendRoom.count)
-            if n == appendRoom.count { bytes.append(contentsOf: appendRoom) } else { bytes.append(contentsOf: appendRoom[..<n]) }
+            if n == appendRoom.count {
+                bytes.append(contentsOf: appendRoom)
+            } else {
+                bytes.append(contentsOf: appendRoom[..<n])
+            }
             left -= n
         }
         bytes.withUnsafeMutableBufferPointer { b in

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reads and writes of arrays' bytes at an offset: what the stages above use instead of a
@@ -13,7 +13,9 @@ extension FileDescriptor {
         if range.isEmpty { return 0 }
         var result: Result<Int, Errno> = .success(0)
         bytes.withUnsafeMutableBytes { b in
-            result = Result { () throws(Errno) in try read(into: UnsafeMutableRawBufferPointer(rebasing: b[range]), at: offset) }
+            result = Result { () throws(Errno) in
+                try read(into: UnsafeMutableRawBufferPointer(rebasing: b[range]), at: offset)
+            }
         }
         return try result.get()
     }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CSystem
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Reading and writing an open file's bytes.
 extension FileDescriptor {
@@ -21,8 +22,14 @@ extension FileDescriptor {
             let piece = [UInt8](unsafeUninitializedCapacity: want) { buffer, count in
                 while count < want {
                     let n = retryOnInterrupt { systemRead(rawValue, buffer.baseAddress! + count, want - count) }
-                    if n < 0 { failure = Errno.current; return }
-                    if n == 0 { atEnd = true; return }
+                    if n < 0 {
+                        failure = Errno.current
+                        return
+                    }
+                    if n == 0 {
+                        atEnd = true
+                        return
+                    }
                     count += n
                 }
             }
@@ -57,7 +64,9 @@ extension FileDescriptor {
     package func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(Errno) {
         var done = 0
         while done < bytes.count {
-            let n = retryOnInterrupt { pwrite(rawValue, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
+            let n = retryOnInterrupt {
+                pwrite(rawValue, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            }
             if n < 0 { throw Errno.current }
             guard n > 0 else { throw Errno(code: ENOSPC) }
             done += n
@@ -93,8 +102,11 @@ extension FileDescriptor {
     /// Copies up to `count` bytes from `source` at `inOffset` to this file at `outOffset` in the
     /// kernel (copy_file_range: a reflink where the file system can). Returns the count copied
     /// (0 at the source's end); throws ENOSYS, EXDEV … where it cannot work here.
-    package func copy(from source: FileDescriptor, at inOffset: inout Int64, to outOffset: inout Int64, count: Int) throws(Errno) -> Int {
-        var i = off_t(inOffset), o = off_t(outOffset)
+    package func copy(from source: FileDescriptor, at inOffset: inout Int64, to outOffset: inout Int64, count: Int)
+        throws(Errno) -> Int
+    {
+        var i = off_t(inOffset)
+        var o = off_t(outOffset)
         let n = retryOnInterrupt { sandbox_audit_copy_file_range(source.rawValue, &i, rawValue, &o, count) }
         guard n >= 0 else { throw Errno.current }
         inOffset = Int64(i)

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reads at chosen offsets of a file held open for a whole run (a backup's `Manifest.db` and
@@ -23,7 +23,9 @@ extension FileDescriptor {
     package func read(count: Int, at offset: Int64) throws(Errno) -> [UInt8] {
         var failure: Errno?
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            do throws(Errno) { initialized = try read(filling: UnsafeMutableRawBufferPointer(buffer), at: offset) } catch { failure = error }
+            do throws(Errno) {
+                initialized = try read(filling: UnsafeMutableRawBufferPointer(buffer), at: offset)
+            } catch { failure = error }
         }
         if let failure { throw failure }
         return bytes
@@ -35,6 +37,8 @@ package enum Environment {
     /// The value of `name` byte for byte (getenv), nil when unset.
     package static func bytes(_ name: String) -> [UInt8]? {
         guard let value = getenv(name) else { return nil }
-        return Array(UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: strlen(value)))
+        return Array(
+            UnsafeBufferPointer(
+                start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: strlen(value)))
     }
 }

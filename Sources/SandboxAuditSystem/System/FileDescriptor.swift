@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An errno value from a failed call: what the system layer throws. Callers label it with what
@@ -17,7 +17,9 @@ package struct Errno: Error, Equatable, Sendable {
     package static var current: Errno { Errno(code: errno) }
 
     /// The failure as users read it: what was being done, and to what.
-    package func labelled(_ operation: String, _ path: String) -> SystemError { SystemError(code: code, operation: operation, path: path) }
+    package func labelled(_ operation: String, _ path: String) -> SystemError {
+        SystemError(code: code, operation: operation, path: path)
+    }
 }
 
 /// An open file descriptor, in the style of swift-system's `FileDescriptor`: the one door to
@@ -52,12 +54,18 @@ package struct FileDescriptor: Hashable, Sendable {
     /// Opens `name` in this directory. `keepAccessTime` asks the system not to update the
     /// access time (Linux O_NOATIME), falling back to a plain open where it refuses (EPERM: not
     /// the owner).
-    package func open(_ name: some Collection<UInt8>, _ access: Access, mode: mode_t = 0o600, keepAccessTime: Bool = false) throws(Errno) -> FileDescriptor {
-        try withCString(name) { cName throws(Errno) in try open(cString: cName, access, mode: mode, keepAccessTime: keepAccessTime) }
+    package func open(
+        _ name: some Collection<UInt8>, _ access: Access, mode: mode_t = 0o600, keepAccessTime: Bool = false
+    ) throws(Errno) -> FileDescriptor {
+        try withCString(name) { cName throws(Errno) in
+            try open(cString: cName, access, mode: mode, keepAccessTime: keepAccessTime)
+        }
     }
 
     /// `open` for a name `readdir` gave, used where it is.
-    func open(cString cName: UnsafePointer<CChar>, _ access: Access, mode: mode_t = 0o600, keepAccessTime: Bool = false) throws(Errno) -> FileDescriptor {
+    func open(cString cName: UnsafePointer<CChar>, _ access: Access, mode: mode_t = 0o600, keepAccessTime: Bool = false)
+        throws(Errno) -> FileDescriptor
+    {
         var fd: Int32 = -1
         if keepAccessTime && Platform.noAccessTime != 0 {
             fd = retryOnInterrupt { openat(rawValue, cName, access.rawValue | Platform.noAccessTime, mode) }
@@ -93,7 +101,8 @@ package struct FileDescriptor: Hashable, Sendable {
         try withCString(name) { cName throws(Errno) in try status(ofCString: cName) }
     }
 
-    package func status(ofCString cName: UnsafePointer<CChar>, followSymlink: Bool = false) throws(Errno) -> FileStatus {
+    package func status(ofCString cName: UnsafePointer<CChar>, followSymlink: Bool = false) throws(Errno) -> FileStatus
+    {
         var st = stat()
         guard fstatat(rawValue, cName, &st, followSymlink ? 0 : AT_SYMLINK_NOFOLLOW) == 0 else { throw Errno.current }
         return FileStatus(st)
@@ -128,13 +137,15 @@ package struct FileDescriptor: Hashable, Sendable {
 @inline(__always)
 private func systemClose(_ fd: Int32) -> Int32 {
     #if canImport(Glibc)
-    return Glibc.close(fd)
+        return Glibc.close(fd)
     #else
-    return Darwin.close(fd)
+        return Darwin.close(fd)
     #endif
 }
 
 /// Runs system-layer calls and labels a failure with what was being done and to what.
-package func attempt<T>(_ operation: String, _ path: @autoclosure () -> String, _ body: () throws(Errno) -> T) throws(SystemError) -> T {
+package func attempt<T>(_ operation: String, _ path: @autoclosure () -> String, _ body: () throws(Errno) -> T)
+    throws(SystemError) -> T
+{
     do { return try body() } catch { throw error.labelled(operation, path()) }
 }

@@ -1,12 +1,14 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What `fstat`/`fstatat` say of an entry, in the tool's own types.
 package struct FileStatus: Sendable, Equatable {
-    package enum Kind: Sendable, Equatable { case regular, directory, symlink, fifo, socket, characterDevice, blockDevice, unknown }
+    package enum Kind: Sendable, Equatable {
+        case regular, directory, symlink, fifo, socket, characterDevice, blockDevice, unknown
+    }
 
     package let kind: Kind
     /// The whole `st_mode` (type and permission bits).

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An input opened once, when it is located, and held for the rest of the run: every later
@@ -23,7 +23,9 @@ package final class HeldDescriptor: Sendable {
     }
 
     /// The folder `name` in the held folder `parent`, never through a symlink.
-    package static func directory(_ name: some Collection<UInt8>, in parent: HeldDescriptor) throws(Errno) -> HeldDescriptor {
+    package static func directory(_ name: some Collection<UInt8>, in parent: HeldDescriptor) throws(Errno)
+        -> HeldDescriptor
+    {
         HeldDescriptor(try parent.descriptor.openDirectory(name))
     }
 
@@ -48,7 +50,10 @@ package final class HeldDescriptor: Sendable {
     /// again, whatever its name leads to by now. The caller closes it.
     package func rewound() throws(Errno) -> FileDescriptor {
         let copy = try descriptor.duplicate()
-        do { _ = try copy.seek(0, from: SEEK_SET) } catch { copy.close(); throw error }
+        do { _ = try copy.seek(0, from: SEEK_SET) } catch {
+            copy.close()
+            throw error
+        }
         return copy
     }
 }

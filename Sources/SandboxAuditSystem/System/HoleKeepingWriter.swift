@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Writes a member's data blocks at their offsets, leaving out the aligned 4 KiB pages that
@@ -24,9 +24,12 @@ package struct HoleKeepingWriter {
     }
 
     mutating func write(_ block: UnsafeRawBufferPointer, at offset: Int64) throws {
-        var block = block, offset = offset
+        var block = block
+        var offset = offset
         if !pending.isEmpty {
-            if offset != pendingOffset + Int64(pending.count) { try flush() } // a hole between blocks
+            if offset != pendingOffset + Int64(pending.count) {
+                try flush()
+            }  // a hole between blocks
             else {
                 let take = min(block.count, Self.page - pending.count)
                 pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: block[..<take]))
@@ -45,15 +48,22 @@ package struct HoleKeepingWriter {
             offset += Int64(head)
         }
         // Whole pages: the runs that hold data are written, the zero pages skipped.
-        var start = 0, i = 0
+        var start = 0
+        var i = 0
         while i + Self.page <= block.count {
             if Self.isZero(UnsafeRawBufferPointer(rebasing: block[i..<(i + Self.page)])) {
-                if i > start { try Self.writeAll(fd, UnsafeRawBufferPointer(rebasing: block[start..<i]), at: offset + Int64(start), path: path) }
+                if i > start {
+                    try Self.writeAll(
+                        fd, UnsafeRawBufferPointer(rebasing: block[start..<i]), at: offset + Int64(start), path: path)
+                }
                 start = i + Self.page
             }
             i += Self.page
         }
-        if i > start { try Self.writeAll(fd, UnsafeRawBufferPointer(rebasing: block[start..<i]), at: offset + Int64(start), path: path) }
+        if i > start {
+            try Self.writeAll(
+                fd, UnsafeRawBufferPointer(rebasing: block[start..<i]), at: offset + Int64(start), path: path)
+        }
         // The tail: the start of a page the next block may complete.
         if i < block.count {
             pendingOffset = offset + Int64(i)
@@ -72,7 +82,9 @@ package struct HoleKeepingWriter {
 
     /// Writes all of `bytes` at `offset`, through short writes; a failure reports its own
     /// error (a write of nothing: no space left).
-    private static func writeAll(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: ContainerPath) throws {
+    private static func writeAll(
+        _ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: ContainerPath
+    ) throws {
         try attempt("write", path.display) { () throws(Errno) in try fd.writeAll(bytes, at: offset) }
     }
 

@@ -64,7 +64,10 @@ package final class ManifestPages: @unchecked Sendable {
     /// Lays a WAL commit's pages (`walPages`: page number to offset, read through `wal`, which
     /// `closeWAL` closes with this) over the database, which has `pageSize`-byte pages and
     /// `databasePages` of them from now on.
-    package func apply(walPages: [UInt32: Int], databasePages: UInt32, pageSize: Int, wal: FileDescriptor, closeWAL: @escaping () -> Void) {
+    package func apply(
+        walPages: [UInt32: Int], databasePages: UInt32, pageSize: Int, wal: FileDescriptor,
+        closeWAL: @escaping () -> Void
+    ) {
         self.walPages = walPages.filter { $0.key <= databasePages }
         readWAL = { buffer, offset in try wal.read(filling: buffer, at: offset) }
         self.closeWAL = closeWAL
@@ -98,16 +101,21 @@ package final class ManifestPages: @unchecked Sendable {
                 return ManifestVFS.readError
             }
             guard n == stored else {
-                failure = failure ?? InputError("cannot read \(label): it was cut to \(offset + Int64(n)) bytes while it was read")
+                failure =
+                    failure
+                    ?? InputError("cannot read \(label): it was cut to \(offset + Int64(n)) bytes while it was read")
                 return ManifestVFS.readError
             }
         }
-        if stored < out.count { UnsafeMutableRawBufferPointer(rebasing: out[stored...]).initializeMemory(as: UInt8.self, repeating: 0) }
+        if stored < out.count {
+            UnsafeMutableRawBufferPointer(rebasing: out[stored...]).initializeMemory(as: UInt8.self, repeating: 0)
+        }
         if !walPages.isEmpty, end > offset, let readWAL {
             let size = Int64(pageSize)
             for index in offset / size...(end - 1) / size {
                 guard let at = walPages[UInt32(index + 1)] else { continue }
-                let from = max(offset, index * size), to = min(end, (index + 1) * size)
+                let from = max(offset, index * size)
+                let to = min(end, (index + 1) * size)
                 let part = UnsafeMutableRawBufferPointer(rebasing: out[Int(from - offset)..<Int(to - offset)])
                 let n: Int
                 do { n = try readWAL(part, Int64(at) + (from - index * size)) } catch {
@@ -155,7 +163,8 @@ package enum ManifestVFS {
         var connection: OpaquePointer?
         let code = sqlite3_open_v2(token, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, name)
         guard code == SQLITE_OK, let connection else {
-            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            let message =
+                connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_close(connection)
             throw pages.failure ?? InputError("cannot read \(pages.label): SQLite refused it (\(message))")
         }
@@ -220,7 +229,8 @@ package enum ManifestVFS {
             let pages = files[String(cString: name)]
             lock.unlock()
             guard let pages else { return SQLITE_CANTOPEN }
-            UnsafeMutableRawPointer(file!).advanced(by: pagesOffset).storeBytes(of: Unmanaged.passRetained(pages).toOpaque(), as: UnsafeMutableRawPointer.self)
+            UnsafeMutableRawPointer(file!).advanced(by: pagesOffset).storeBytes(
+                of: Unmanaged.passRetained(pages).toOpaque(), as: UnsafeMutableRawPointer.self)
             file!.pointee.pMethods = UnsafePointer(methods)
             outFlags?.pointee = SQLITE_OPEN_READONLY
             return SQLITE_OK

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Whole paths, for the inputs the user names (everything below an input is reached through
@@ -11,7 +11,8 @@ package enum Paths {
     package static func real(_ path: some Collection<UInt8>) -> [UInt8]? {
         guard let r = withCString(path, { realpath($0, nil) }) else { return nil }
         defer { free(r) }
-        return Array(UnsafeBufferPointer(start: UnsafeRawPointer(r).assumingMemoryBound(to: UInt8.self), count: strlen(r)))
+        return Array(
+            UnsafeBufferPointer(start: UnsafeRawPointer(r).assumingMemoryBound(to: UInt8.self), count: strlen(r)))
     }
 
     /// Why this user cannot list and enter the folder at `path` (access(2) R_OK|X_OK); nil when it can.

@@ -27,7 +27,8 @@ package enum SQLiteColumn {
     /// Appends the column's bytes as a blob to `buffer` (nothing for an empty blob).
     package static func appendBlob(_ statement: OpaquePointer, _ index: Int32, to buffer: inout [UInt8]) {
         if let start = sqlite3_column_blob(statement, index) {
-            buffer.append(contentsOf: UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, index))))
+            buffer.append(
+                contentsOf: UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, index))))
         }
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Records the signals that would end the process while a tree is being written, so that the
@@ -17,7 +17,8 @@ package struct SignalGuard {
     package static let endingSignals: [(Int32, String)] = [
         (SIGHUP, "SIGHUP"), (SIGINT, "SIGINT"), (SIGQUIT, "SIGQUIT"), (SIGPIPE, "SIGPIPE"), (SIGTERM, "SIGTERM"),
         (SIGUSR1, "SIGUSR1"), (SIGUSR2, "SIGUSR2"),
-        (SIGALRM, "SIGALRM"), (SIGXCPU, "SIGXCPU"), (SIGXFSZ, "SIGXFSZ"), (SIGVTALRM, "SIGVTALRM"), (SIGPROF, "SIGPROF"),
+        (SIGALRM, "SIGALRM"), (SIGXCPU, "SIGXCPU"), (SIGXFSZ, "SIGXFSZ"), (SIGVTALRM, "SIGVTALRM"),
+        (SIGPROF, "SIGPROF"),
     ]
     package static let caughtOverHandlers: Set<Int32> = [SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGUSR1, SIGUSR2]
 

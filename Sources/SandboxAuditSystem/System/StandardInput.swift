@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Standard input (descriptor 0) as an archive input, `scan -`: read once, and then held like a
@@ -20,11 +20,16 @@ package enum StandardInput {
     /// TMPDIR, or /tmp, and removed at once), at most `limit` bytes and at most half the free
     /// space of that file system, so that a runaway producer cannot fill a runner's disk. That
     /// file is held. A terminal, a folder, and a descriptor 0 that is closed, are refused.
-    package static func held(limit: Int64 = defaultLimit, signatureLength: Int,
-                             recognises: ([UInt8]) -> Bool) throws(InputError) -> HeldDescriptor {
+    package static func held(
+        limit: Int64 = defaultLimit, signatureLength: Int,
+        recognises: ([UInt8]) -> Bool
+    ) throws(InputError) -> HeldDescriptor {
         let input = FileDescriptor(rawValue: 0)
         if isatty(0) == 1 {
-            throw InputError("standard input is a terminal: pipe a tar or zip archive into 'sandbox-audit scan -' (e.g. tar -cf - -C DIR . | sandbox-audit scan -)")
+            throw InputError(
+                "standard input is a terminal: pipe a tar or zip archive into 'sandbox-audit scan -' (e.g. tar -cf - "
+                    + "-C DIR . | sandbox-audit scan -)"
+            )
         }
         let status: FileStatus
         do { status = try input.status() } catch {
@@ -51,7 +56,8 @@ package enum StandardInput {
         var total = 0
         while total < signatureLength {
             let read = buffer.withUnsafeMutableBytes { b in
-                Result { () throws(Errno) in try input.read(into: UnsafeMutableRawBufferPointer(rebasing: b[total...])) }
+                Result { () throws(Errno) in try input.read(into: UnsafeMutableRawBufferPointer(rebasing: b[total...]))
+                }
             }
             guard case .success(let n) = read else {
                 if case .failure(let e) = read { throw InputError("cannot read standard input: \(errorText(e.code))") }
@@ -66,19 +72,28 @@ package enum StandardInput {
         var capacity = "--stdin-limit \(ByteSize.format(limit))"
         if let free = spool.descriptor.freeBytes(), free / 2 < cap {
             cap = free / 2
-            capacity = "half the free space of the temporary folder's file system (\(ByteSize.format(free)) free; TMPDIR chooses the folder)"
+            capacity =
+                "half the free space of the temporary folder's file system (\(ByteSize.format(free)) free; TMPDIR "
+                + "chooses the folder)"
         }
         var written: Int64 = 0
         var pending = total
         while true {
             if pending > 0 {
                 if written + Int64(pending) > cap {
-                    throw InputError("standard input holds more than \(ByteSize.format(cap)), the most it may hold here: \(capacity) (docs/limits.md); give the archive's path instead")
+                    throw InputError(
+                        "standard input holds more than \(ByteSize.format(cap)), the most it may hold here: "
+                            + "\(capacity) (docs/limits.md); give the archive's path instead"
+                    )
                 }
                 let copied = buffer.withUnsafeBytes { b in
-                    Result { () throws(Errno) in try spool.descriptor.writeAll(UnsafeRawBufferPointer(rebasing: b[..<pending]), at: written) }
+                    Result { () throws(Errno) in
+                        try spool.descriptor.writeAll(UnsafeRawBufferPointer(rebasing: b[..<pending]), at: written)
+                    }
                 }
-                if case .failure(let e) = copied { throw InputError("cannot copy standard input to a temporary file: \(errorText(e.code))") }
+                if case .failure(let e) = copied {
+                    throw InputError("cannot copy standard input to a temporary file: \(errorText(e.code))")
+                }
                 written += Int64(pending)
             }
             let read = buffer.withUnsafeMutableBytes { b in Result { () throws(Errno) in try input.read(into: b) } }
@@ -95,10 +110,16 @@ package enum StandardInput {
     /// Refuses standard input that is empty or does not start as an archive.
     private static func check(_ head: [UInt8], _ recognises: ([UInt8]) -> Bool) throws(InputError) {
         if head.isEmpty {
-            throw InputError("standard input is empty: pipe a tar or zip archive into it (e.g. tar -cf - -C DIR . | sandbox-audit scan -)")
+            throw InputError(
+                "standard input is empty: pipe a tar or zip archive into it (e.g. tar -cf - -C DIR . | sandbox-audit "
+                    + "scan -)"
+            )
         }
         if !recognises(head) {
-            throw InputError("standard input is not a tar or zip archive (its first bytes are no tar header and no gzip, bzip2, xz, zstd or zip signature): pipe one in (e.g. tar -cf - -C DIR . | sandbox-audit scan -)")
+            throw InputError(
+                "standard input is not a tar or zip archive (its first bytes are no tar header and no gzip, bzip2, "
+                    + "xz, zstd or zip signature): pipe one in (e.g. tar -cf - -C DIR . | sandbox-audit scan -)"
+            )
         }
     }
 

@@ -15,7 +15,8 @@ package enum StandardOutput {
 
     private static func write(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
+        FileHandle.standardOutput.write(
+            Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
     }
 }
 
@@ -23,6 +24,7 @@ package enum ProcessArguments {
     /// Every argument as the bytes the process was given (argv), the program's name first.
     package static let bytes: [[UInt8]] = (0..<Int(CommandLine.argc)).map { i in
         guard let p = CommandLine.unsafeArgv[i] else { return [] }
-        return Array(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p)))
+        return Array(
+            UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p)))
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Another program run for what it prints (`xcrun simctl listapps`), within a deadline that
@@ -24,7 +24,9 @@ package enum Subprocess {
 
     /// Runs `executable` with `arguments` (argv[0] is the executable) in the environment
     /// this process has. The output read, and how the program ended.
-    package static func run(_ executable: String, _ arguments: [String], timeout: Double, maximumOutput: Int) -> (ending: Ending, output: [UInt8]) {
+    package static func run(_ executable: String, _ arguments: [String], timeout: Double, maximumOutput: Int) -> (
+        ending: Ending, output: [UInt8]
+    ) {
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else { return (.notStarted(errno), []) }
         let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
@@ -62,10 +64,16 @@ package enum Subprocess {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         reading: while true {
             let left = deadline - now()
-            if left <= 0 { ending = .timedOut; break }
+            if left <= 0 {
+                ending = .timedOut
+                break
+            }
             var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, Int32(min(left * 1000, 1000).rounded(.up)))
-            if ready < 0 && errno != EINTR { ending = .timedOut; break }
+            if ready < 0 && errno != EINTR {
+                ending = .timedOut
+                break
+            }
             guard ready > 0 else { continue }
             let n = buffer.withUnsafeMutableBytes { systemRead(readEnd, $0.baseAddress!, $0.count) }
             switch n {
@@ -73,7 +81,10 @@ package enum Subprocess {
             case ..<0: if errno != EINTR && errno != EAGAIN { break reading }
             default:
                 output += buffer[0..<n]
-                if output.count > maximumOutput { ending = .tooMuchOutput; break reading }
+                if output.count > maximumOutput {
+                    ending = .tooMuchOutput
+                    break reading
+                }
             }
         }
         _ = close(readEnd)
@@ -84,7 +95,10 @@ package enum Subprocess {
                 let r = waitpid(pid, &status, WNOHANG)
                 if r == pid { return (decode(status), output) }
                 if r < 0 && errno != EINTR { return (.signalled(SIGKILL), output) }
-                if now() >= deadline { ending = .timedOut; break }
+                if now() >= deadline {
+                    ending = .timedOut
+                    break
+                }
                 usleep(5_000)
             }
         }

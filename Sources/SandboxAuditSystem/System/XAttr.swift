@@ -1,15 +1,16 @@
+import CSystem
+
 // libattr on Linux only, whatever the build system lets this target see: SwiftPM's XCBuild path
 // (`swift build --arch arm64 --arch x86_64`, scripts/dist.sh) may hand a target a system
 // library's module map despite its platform condition (swiftlang/swift-package-manager #6554,
 // #8283), and CLibAttr's header does not exist on macOS.
 #if os(Linux) && canImport(CLibAttr)
-import CLibAttr
+    import CLibAttr
 #endif
-import CSystem
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The only place that calls the C extended-attribute API. Every call works on the entry
@@ -39,33 +40,35 @@ package enum XAttr {
 
         /// A `.child`'s path below its root.
         static func childPath(_ name: UnsafePointer<CChar>, in folder: ContainerPath) -> ContainerPath {
-            folder.appending(UnsafeBufferPointer(start: UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: strlen(name)))
+            folder.appending(
+                UnsafeBufferPointer(
+                    start: UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: strlen(name)))
         }
     }
 
     #if os(Linux)
-    private static let procFDAvailable: Bool = access("/proc/self/fd", F_OK) == 0
-    /// Cleared on the first ENOSYS: the kernel predates listxattrat(2) and getxattrat(2) (Linux 6.13).
-    /// `nonisolated(unsafe)`: the walk's two workers may both clear one, each writing the same
-    /// `false`; a worker that reads `true` late makes one more call that fails with ENOSYS.
-    nonisolated(unsafe) private static var listxattratAvailable = true
-    nonisolated(unsafe) private static var getxattratAvailable = true
+        private static let procFDAvailable: Bool = access("/proc/self/fd", F_OK) == 0
+        /// Cleared on the first ENOSYS: the kernel predates listxattrat(2) and getxattrat(2) (Linux 6.13).
+        /// `nonisolated(unsafe)`: the walk's two workers may both clear one, each writing the same
+        /// `false`; a worker that reads `true` late makes one more call that fails with ENOSYS.
+        nonisolated(unsafe) private static var listxattratAvailable = true
+        nonisolated(unsafe) private static var getxattratAvailable = true
     #endif
 
     #if canImport(Darwin)
-    /// `body` on a descriptor of the entry `.child` names, opened relative to its directory and
-    /// closed after (keeping `body`'s errno); nil when the target is no child or cannot be
-    /// opened, and the caller falls back to the path.
-    private static func onChildDescriptor(_ target: Target, _ body: (Int32) -> Int) -> Int? {
-        guard case .child(let dir, let name, _, _) = target else { return nil }
-        let fd = openat(dir, name, O_RDONLY | O_SYMLINK | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        let n = body(fd)
-        let e = errno
-        close(fd)
-        errno = e
-        return n
-    }
+        /// `body` on a descriptor of the entry `.child` names, opened relative to its directory and
+        /// closed after (keeping `body`'s errno); nil when the target is no child or cannot be
+        /// opened, and the caller falls back to the path.
+        private static func onChildDescriptor(_ target: Target, _ body: (Int32) -> Int) -> Int? {
+            guard case .child(let dir, let name, _, _) = target else { return nil }
+            let fd = openat(dir, name, O_RDONLY | O_SYMLINK | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            let n = body(fd)
+            let e = errno
+            close(fd)
+            errno = e
+            return n
+        }
     #endif
 
     private static func withPath<R>(_ target: Target, _ body: (UnsafePointer<CChar>) -> R) -> R {
@@ -76,14 +79,18 @@ package enum XAttr {
         case .child(let dir, let name, let root, let folder):
             let path = Target.childPath(name, in: folder)
             #if os(Linux)
-            if procFDAvailable {
-                bytes = Array("/proc/self/fd/\(dir)/".utf8) + UnsafeBufferPointer(start: UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: strlen(name))
-            } else {
-                bytes = Array(root.utf8) + [UInt8(ascii: "/")] + path.bytes
-            }
+                if procFDAvailable {
+                    bytes =
+                        Array("/proc/self/fd/\(dir)/".utf8)
+                        + UnsafeBufferPointer(
+                            start: UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: strlen(name))
+                } else {
+                    bytes = Array(root.utf8) + [UInt8(ascii: "/")] + path.bytes
+                }
             #else
-            _ = dir; _ = name
-            bytes = Array(root.utf8) + [UInt8(ascii: "/")] + path.bytes
+                _ = dir
+                _ = name
+                bytes = Array(root.utf8) + [UInt8(ascii: "/")] + path.bytes
             #endif
         }
         bytes.append(0)
@@ -107,29 +114,29 @@ package enum XAttr {
 
     private static func rawList(_ target: Target, _ buf: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int {
         #if os(Linux)
-        // One call on (directory, name): the cheapest way there is, where the kernel has it.
-        if listxattratAvailable, case .child(let dir, let name, _, _) = target {
-            let n = sandbox_audit_listxattrat(dir, name, buf, size)
-            if n >= 0 || errno != ENOSYS { return n }
-            listxattratAvailable = false
-        }
+            // One call on (directory, name): the cheapest way there is, where the kernel has it.
+            if listxattratAvailable, case .child(let dir, let name, _, _) = target {
+                let n = sandbox_audit_listxattrat(dir, name, buf, size)
+                if n >= 0 || errno != ENOSYS { return n }
+                listxattratAvailable = false
+            }
         #endif
         #if canImport(Darwin)
-        if let n = onChildDescriptor(target, { flistxattr($0, buf, size, 0) }) { return n }
+            if let n = onChildDescriptor(target, { flistxattr($0, buf, size, 0) }) { return n }
         #endif
         switch target {
         case .descriptor(let fd):
             #if canImport(Darwin)
-            return flistxattr(fd, buf, size, 0)
+                return flistxattr(fd, buf, size, 0)
             #else
-            return flistxattr(fd, buf, size)
+                return flistxattr(fd, buf, size)
             #endif
         default:
             return withPath(target) { p in
                 #if canImport(Darwin)
-                return listxattr(p, buf, size, XATTR_NOFOLLOW)
+                    return listxattr(p, buf, size, XATTR_NOFOLLOW)
                 #else
-                return llistxattr(p, buf, size)
+                    return llistxattr(p, buf, size)
                 #endif
             }
         }
@@ -137,29 +144,29 @@ package enum XAttr {
 
     private static func rawGet(_ target: Target, _ name: String, _ buf: UnsafeMutableRawPointer?, _ size: Int) -> Int {
         #if os(Linux)
-        // As in rawList: one call on (directory, name), no path through /proc resolved.
-        if getxattratAvailable, case .child(let dir, let entry, _, _) = target {
-            let n = sandbox_audit_getxattrat(dir, entry, name, buf, size)
-            if n >= 0 || errno != ENOSYS { return n }
-            getxattratAvailable = false
-        }
+            // As in rawList: one call on (directory, name), no path through /proc resolved.
+            if getxattratAvailable, case .child(let dir, let entry, _, _) = target {
+                let n = sandbox_audit_getxattrat(dir, entry, name, buf, size)
+                if n >= 0 || errno != ENOSYS { return n }
+                getxattratAvailable = false
+            }
         #endif
         #if canImport(Darwin)
-        if let n = onChildDescriptor(target, { fgetxattr($0, name, buf, size, 0, 0) }) { return n }
+            if let n = onChildDescriptor(target, { fgetxattr($0, name, buf, size, 0, 0) }) { return n }
         #endif
         switch target {
         case .descriptor(let fd):
             #if canImport(Darwin)
-            return fgetxattr(fd, name, buf, size, 0, 0)
+                return fgetxattr(fd, name, buf, size, 0, 0)
             #else
-            return fgetxattr(fd, name, buf, size)
+                return fgetxattr(fd, name, buf, size)
             #endif
         default:
             return withPath(target) { p in
                 #if canImport(Darwin)
-                return getxattr(p, name, buf, size, 0, XATTR_NOFOLLOW)
+                    return getxattr(p, name, buf, size, 0, XATTR_NOFOLLOW)
                 #else
-                return lgetxattr(p, name, buf, size)
+                    return lgetxattr(p, name, buf, size)
                 #endif
             }
         }
@@ -182,7 +189,9 @@ package enum XAttr {
         var e = Int32(-first.0)
         while true {
             if unsupported(e) { return [] }
-            guard e == ERANGE else { throw SystemError(code: e, operation: "list attributes of", path: describe(target)) }
+            guard e == ERANGE else {
+                throw SystemError(code: e, operation: "list attributes of", path: describe(target))
+            }
             let needed = rawList(target, nil, 0)
             if needed < 0 { throw SystemError(operation: "list attributes of", path: describe(target)) }
             capacity = max(needed, capacity * 2)
@@ -202,12 +211,14 @@ package enum XAttr {
             if n >= 0 { return Array(buffer[0..<n]) }
             let e = errno
             #if canImport(Darwin)
-            if e == ENOATTR { return nil }
+                if e == ENOATTR { return nil }
             #else
-            if e == ENODATA { return nil }
+                if e == ENODATA { return nil }
             #endif
             if unsupported(e) { return nil }
-            guard e == ERANGE else { throw SystemError(code: e, operation: "read attribute \(name) of", path: describe(target)) }
+            guard e == ERANGE else {
+                throw SystemError(code: e, operation: "read attribute \(name) of", path: describe(target))
+            }
             let needed = rawGet(target, name, nil, 0)
             if needed < 0 { throw SystemError(operation: "read attribute \(name) of", path: describe(target)) }
             capacity = max(needed, capacity * 2)
@@ -219,9 +230,9 @@ package enum XAttr {
         let rc = withPath(.path(path)) { p in
             value.withUnsafeBytes { v in
                 #if canImport(Darwin)
-                return setxattr(p, name, v.baseAddress, v.count, 0, XATTR_NOFOLLOW)
+                    return setxattr(p, name, v.baseAddress, v.count, 0, XATTR_NOFOLLOW)
                 #else
-                return lsetxattr(p, name, v.baseAddress, v.count, 0)
+                    return lsetxattr(p, name, v.baseAddress, v.count, 0)
                 #endif
             }
         }
@@ -234,24 +245,29 @@ package enum XAttr {
     /// `system.*` (ACLs), which would hand the copy's readers what the source's owner set; on
     /// macOS, each attribute but those the system owns (`Platform.attributeCopySkipPrefixes`).
     /// The paths only label error messages.
-    package static func copyAll(from source: Int32, sourcePath: String, to destination: Int32, destinationPath: String) throws {
+    package static func copyAll(from source: Int32, sourcePath: String, to destination: Int32, destinationPath: String)
+        throws
+    {
         #if os(Linux) && canImport(CLibAttr)
-        let userNamesOnly: @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<error_context>?) -> Int32 = { name, context in
-            guard let name, strncmp(name, "user.", 5) == 0 else { return 0 }
-            return attr_copy_check_permissions(name, context)
-        }
-        if attr_copy_fd(sourcePath, source, destinationPath, destination, userNamesOnly, nil) != 0 {
-            let e = errno
-            if unsupported(e) { return }
-            throw SystemError(code: e, operation: "copy attributes to", path: destinationPath)
-        }
+            let userNamesOnly: @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<error_context>?) -> Int32 = {
+                name, context in
+                guard let name, strncmp(name, "user.", 5) == 0 else { return 0 }
+                return attr_copy_check_permissions(name, context)
+            }
+            if attr_copy_fd(sourcePath, source, destinationPath, destination, userNamesOnly, nil) != 0 {
+                let e = errno
+                if unsupported(e) { return }
+                throw SystemError(code: e, operation: "copy attributes to", path: destinationPath)
+            }
         #else
-        // What libattr's filter does on Linux: the attributes the system owns are left out.
-        for name in try names(.descriptor(source)) {
-            let n = String(decoding: name, as: UTF8.self)
-            if Platform.attributeCopySkipPrefixes.contains(where: { n.hasPrefix($0) }) { continue }
-            if let v = try value(.descriptor(source), name: n) { try set(descriptor: destination, name: n, value: v, path: destinationPath) }
-        }
+            // What libattr's filter does on Linux: the attributes the system owns are left out.
+            for name in try names(.descriptor(source)) {
+                let n = String(decoding: name, as: UTF8.self)
+                if Platform.attributeCopySkipPrefixes.contains(where: { n.hasPrefix($0) }) { continue }
+                if let v = try value(.descriptor(source), name: n) {
+                    try set(descriptor: destination, name: n, value: v, path: destinationPath)
+                }
+            }
         #endif
     }
 
@@ -259,9 +275,9 @@ package enum XAttr {
     package static func set(descriptor fd: Int32, name: String, value: [UInt8], path: String) throws {
         let rc = value.withUnsafeBytes { v in
             #if canImport(Darwin)
-            return fsetxattr(fd, name, v.baseAddress, v.count, 0, 0)
+                return fsetxattr(fd, name, v.baseAddress, v.count, 0, 0)
             #else
-            return fsetxattr(fd, name, v.baseAddress, v.count, 0)
+                return fsetxattr(fd, name, v.baseAddress, v.count, 0)
             #endif
         }
         if rc != 0 { throw SystemError(operation: "set attribute \(name) on", path: path) }
@@ -272,17 +288,17 @@ package enum XAttr {
     package static func remove(path: [UInt8], name: String) throws -> Bool {
         let rc = withPath(.path(path)) { p in
             #if canImport(Darwin)
-            return removexattr(p, name, XATTR_NOFOLLOW)
+                return removexattr(p, name, XATTR_NOFOLLOW)
             #else
-            return lremovexattr(p, name)
+                return lremovexattr(p, name)
             #endif
         }
         if rc == 0 { return true }
         let e = errno
         #if canImport(Darwin)
-        if e == ENOATTR { return false }
+            if e == ENOATTR { return false }
         #else
-        if e == ENODATA { return false }
+            if e == ENODATA { return false }
         #endif
         throw SystemError(code: e, operation: "remove attribute \(name) from", path: ByteText.display(path))
     }

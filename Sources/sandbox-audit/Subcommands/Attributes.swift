@@ -20,9 +20,14 @@ struct AttributesCommand: ParsableCommand {
                 continue
             }
             for m in marks {
-                let cls = m.attribute == .exclude ? " [\(m.valueClass.rawValue)]"
+                let cls =
+                    m.attribute == .exclude
+                    ? " [\(m.valueClass.rawValue)]"
                     : m.attribute == .legacy ? " [legacy: not honoured since iOS 5.1]" : " [\(m.attribute.meaning)]"
-                emit("\(shown): \(m.attribute.macName)\(cls) \(m.source.kind) \(TerminalText.escaped(m.source.detail)) = \(ByteText.hexString(m.value))\n")
+                emit(
+                    "\(shown): \(m.attribute.macName)\(cls) \(m.source.kind) "
+                        + "\(TerminalText.escaped(m.source.detail)) = \(ByteText.hexString(m.value))\n"
+                )
             }
         }
     }

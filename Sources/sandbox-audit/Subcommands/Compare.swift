@@ -5,7 +5,9 @@ import SandboxAudit
 struct CompareCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compare",
-        abstract: "Compare two scans of an app (a pull request's base and head): footprint, paths and findings, before and after.",
+        abstract:
+            "Compare two scans of an app (a pull request's base and head): footprint, paths and findings, before and "
+            + "after.",
         discussion: """
             BASE and HEAD are each a scan report (scan --format json) or a baseline (scan \
             --write-baseline). Shown: the backup footprint, kept-on-update bytes and file counts of the \
@@ -45,28 +47,44 @@ struct CompareCommand: ParsableCommand {
     @Option(help: "text, markdown or json.")
     var format: Format = .text
 
-    @Option(name: .customLong("fail-on-growth"), help: ArgumentHelp("Exit 1 when the backup footprint grew by more than SIZE (\(ByteSize.accepted)).", valueName: "SIZE"),
-            transform: { try SizeArgument.parse($0) })
+    @Option(
+        name: .customLong("fail-on-growth"),
+        help: ArgumentHelp(
+            "Exit 1 when the backup footprint grew by more than SIZE (\(ByteSize.accepted)).", valueName: "SIZE"),
+        transform: { try SizeArgument.parse($0) })
     var failOnGrowth: SizeArgument?
 
-    @Flag(name: .customLong("allow-incomplete"), help: "Exit 0 even when a side's scan was incomplete (it could not read everything); the report still says so.")
+    @Flag(
+        name: .customLong("allow-incomplete"),
+        help: "Exit 0 even when a side's scan was incomplete (it could not read everything); the report still says so.")
     var allowIncomplete = false
 
-    @Flag(name: .customLong("show-unchanged"), help: "List the domain, zone and owner rows whose figures did not change (folded by default).")
+    @Flag(
+        name: .customLong("show-unchanged"),
+        help: "List the domain, zone and owner rows whose figures did not change (folded by default).")
     var showUnchanged = false
 
-    @Flag(name: .customLong("allow-different-apps"), help: "Compare BASE and HEAD even when they name different bundle identifiers (a note says so).")
+    @Flag(
+        name: .customLong("allow-different-apps"),
+        help: "Compare BASE and HEAD even when they name different bundle identifiers (a note says so).")
     var allowDifferentApps = false
 
-    @Option(name: .customLong("report-url"), help: ArgumentHelp("Link the HTML report at URL (an http or https URL, such as the CI artifact of HEAD's scan) in the text, Markdown and JSON.", valueName: "URL"))
+    @Option(
+        name: .customLong("report-url"),
+        help: ArgumentHelp(
+            "Link the HTML report at URL (an http or https URL, such as the CI artifact of HEAD's scan) in the text, "
+                + "Markdown and JSON.",
+            valueName: "URL"))
     var reportURL: String?
 
     func validate() throws {
         if let url = reportURL {
             let scheme = url.lowercased()
             guard scheme.hasPrefix("https://") || scheme.hasPrefix("http://"),
-                  !url.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else {
-                throw ValidationError("--report-url \(TerminalText.escaped(url)) is not an http or https URL without spaces")
+                !url.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F })
+            else {
+                throw ValidationError(
+                    "--report-url \(TerminalText.escaped(url)) is not an http or https URL without spaces")
             }
         }
     }
@@ -74,7 +92,9 @@ struct CompareCommand: ParsableCommand {
     func run() throws {
         var comparison = try ReportComparison.load(base: base, head: head, allowDifferentApps: allowDifferentApps)
         comparison.growthLimit = failOnGrowth?.bytes
-        emit(ComparisonReport.render(comparison, as: format.rawValue, showUnchanged: showUnchanged, reportURL: reportURL) ?? "")
+        emit(
+            ComparisonReport.render(comparison, as: format.rawValue, showUnchanged: showUnchanged, reportURL: reportURL)
+                ?? "")
         if comparison.failed { throw ExitCode(1) }
         if comparison.incomplete && !allowIncomplete { throw ExitCode(1) }
     }

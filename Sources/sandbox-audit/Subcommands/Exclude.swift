@@ -3,7 +3,12 @@ import SandboxAudit
 
 /// Options shared by exclude and include.
 struct MarkerOptions: ParsableArguments {
-    @Option(help: "Act on one carrier only: native (an extended attribute), sidecar (an AppleDouble ._NAME file beside the item) or macosx (its ._NAME in a __MACOSX mirror folder above it). Default: exclude rewrites the attribute where it already is, else sets it natively; include clears it from every carrier.")
+    @Option(
+        help: ArgumentHelp(
+            "Act on one carrier only: native (an extended attribute), sidecar (an AppleDouble ._NAME file beside the "
+                + "item) or macosx (its ._NAME in a __MACOSX mirror folder above it). Default: exclude rewrites the "
+                + "attribute where it already is, else sets it natively; include clears it from every carrier.")
+    )
     var carrier: BackupMarker.Carrier?
 
     @Flag(help: "Act on the legacy com.apple.MobileBackup attribute (iOS 5.0.1) instead.")
@@ -31,14 +36,22 @@ struct Exclude: ParsableCommand {
 
     @OptionGroup var options: MarkerOptions
 
-    @Option(help: "Value encoding: canonical (what iOS writes), string, plist-other (an XML plist) or other (the text 'true').")
+    @Option(
+        help: ArgumentHelp(
+            "Value encoding: canonical (what iOS writes), string, plist-other (an XML plist) or other (the text "
+                + "'true').")
+    )
     var value: AttributeValueClass = .canonical
 
     func run() throws {
         let bytes = options.legacy ? BackupAttribute.legacyValue : BackupAttribute.sampleValue(value)
         for path in options.paths {
-            let written = try BackupMarker.set(options.attribute, value: bytes, on: RawArguments.bytes(path), only: options.carrier)
-            emit("excluded \(RawArguments.display(path)) (\(options.attribute.macName), \(written.map(\.rawValue).joined(separator: ", ")))\n")
+            let written = try BackupMarker.set(
+                options.attribute, value: bytes, on: RawArguments.bytes(path), only: options.carrier)
+            emit(
+                "excluded \(RawArguments.display(path)) (\(options.attribute.macName), "
+                    + "\(written.map(\.rawValue).joined(separator: ", ")))\n"
+            )
         }
     }
 }
@@ -46,16 +59,25 @@ struct Exclude: ParsableCommand {
 struct Include: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "WRITES: clear the exclude attribute from paths, so backup carries them again.",
-        discussion: "This command changes the files given: it removes the attribute wherever it is (native under both spellings, the ._NAME sidecar, a __MACOSX mirror sidecar; --carrier narrows it), rewriting a sidecar and deleting it when nothing else is left in it.")
+        discussion:
+            "This command changes the files given: it removes the attribute wherever it is (native under both "
+            + "spellings, the ._NAME sidecar, a __MACOSX mirror sidecar; --carrier narrows it), rewriting a "
+            + "sidecar and deleting it when nothing else is left in it."
+    )
 
     @OptionGroup var options: MarkerOptions
 
     func run() throws {
         for path in options.paths {
             let cleared = try BackupMarker.clear(options.attribute, on: RawArguments.bytes(path), only: options.carrier)
-            let looked = options.carrier.map(\.rawValue) ?? BackupMarker.Carrier.allCases.map(\.rawValue).joined(separator: ", ")
-            emit(cleared.isEmpty ? "not marked: \(RawArguments.display(path)) (\(options.attribute.macName), \(looked))\n"
-                                 : "cleared \(RawArguments.display(path)) (\(options.attribute.macName), \(cleared.map(\.rawValue).joined(separator: ", ")))\n")
+            let looked =
+                options.carrier.map(\.rawValue) ?? BackupMarker.Carrier.allCases.map(\.rawValue).joined(separator: ", ")
+            emit(
+                cleared.isEmpty
+                    ? "not marked: \(RawArguments.display(path)) (\(options.attribute.macName), \(looked))\n"
+                    : "cleared \(RawArguments.display(path)) (\(options.attribute.macName), "
+                        + "\(cleared.map(\.rawValue).joined(separator: ", ")))\n"
+            )
         }
     }
 }

@@ -9,9 +9,11 @@ import SandboxAuditRules
 struct GenerateDocs: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate-docs",
-        abstract: "WRITES: regenerate the repository's derived docs (rules.md, owners.md, policy.schema.json, usage.md).",
+        abstract:
+            "WRITES: regenerate the repository's derived docs (rules.md, owners.md, policy.schema.json, usage.md).",
         discussion: """
-            Rewrites each file under --root whose content differs from what the code makes, through a temporary file renamed into place. \
+            Rewrites each file under --root whose content differs from what the code makes, through a temporary file \
+            renamed into place. \
             With --check, writes nothing and exits 1 naming the stale files.
             """,
         shouldDisplay: false)
@@ -31,11 +33,16 @@ struct GenerateDocs: ParsableCommand {
             guard !check else { continue }
             let temporary = path + ".generate-docs"
             try Data(file.content.utf8).write(to: URL(fileURLWithPath: temporary), options: .withoutOverwriting)
-            guard rename(temporary, path) == 0 else { throw InputError("cannot write \(path): \(String(cString: strerror(errno)))") }
+            guard rename(temporary, path) == 0 else {
+                throw InputError("cannot write \(path): \(String(cString: strerror(errno)))")
+            }
         }
         if check {
             guard !stale.isEmpty else { return }
-            FileHandle.standardError.write(Data("stale: \(stale.joined(separator: ", ")) (regenerate with: swift run sandbox-audit generate-docs)\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "stale: \(stale.joined(separator: ", ")) (regenerate with: swift run sandbox-audit generate-docs)\n"
+                        .utf8))
             throw ExitCode(1)
         }
         emit(stale.isEmpty ? "every derived file is current\n" : "wrote \(stale.joined(separator: ", "))\n")
@@ -51,22 +58,35 @@ struct DerivedFile {
     /// it is under `root`; a page without the text around its part is an error).
     static func all(root: String) throws -> [DerivedFile] {
         let parts: [(path: String, after: String, before: String, text: String)] = [
-            ("docs/policy-file.md", "rule's thresholds. A severity set here replaces the rule's own (for `oversized-backed-up-file`,\nboth its error and its warning).\n\n",
-             "\n```yaml\nrules:", policyFileTable()),
-            ("docs/json-format.md", "The thresholds in force (defaults, policy file and options merged): ", ", and `failOn`", jsonSettingsFields()),
+            (
+                "docs/policy-file.md",
+                "rule's thresholds. A severity set here replaces the rule's own (for "
+                    + "`oversized-backed-up-file`,\nboth its error and its warning).\n\n",
+                "\n```yaml\nrules:", policyFileTable()
+            ),
+            (
+                "docs/json-format.md", "The thresholds in force (defaults, policy file and options merged): ",
+                ", and `failOn`", jsonSettingsFields()
+            ),
         ]
         return [
             DerivedFile(path: "docs/rules.md", content: RulesCatalogueReport.markdown()),
             DerivedFile(path: "docs/owners.md", content: OwnerCatalogueReport.markdown()),
             DerivedFile(path: "docs/policy.schema.json", content: PolicyFile.schema),
             DerivedFile(path: "docs/usage.md", content: usage()),
-        ] + (try parts.compactMap { part in
-            guard let page = try? String(contentsOfFile: root + "/" + part.path, encoding: .utf8) else { return nil }
-            guard let start = page.range(of: part.after)?.upperBound, let end = page[start...].range(of: part.before)?.lowerBound else {
-                throw InputError("\(part.path): the text around its generated part is not there (\(part.after.prefix(40))…)")
-            }
-            return DerivedFile(path: part.path, content: String(page[..<start]) + part.text + String(page[end...]))
-        })
+        ]
+            + (try parts.compactMap { part in
+                guard let page = try? String(contentsOfFile: root + "/" + part.path, encoding: .utf8) else {
+                    return nil
+                }
+                guard let start = page.range(of: part.after)?.upperBound,
+                    let end = page[start...].range(of: part.before)?.lowerBound
+                else {
+                    throw InputError(
+                        "\(part.path): the text around its generated part is not there (\(part.after.prefix(40))…)")
+                }
+                return DerivedFile(path: part.path, content: String(page[..<start]) + part.text + String(page[end...]))
+            })
     }
 
     /// docs/policy-file.md's table of rule options, as the declarations give it.
@@ -108,7 +128,9 @@ struct DerivedFile {
             guard configuration.shouldDisplay else { return }
             let name = (path + [command._commandName]).joined(separator: " ")
             out += "## \(name)\n\n```text\n"
-            out += SandboxAuditCommand.helpMessage(for: command, columns: 100).trimmingCharacters(in: .newlines) + "\n```\n\n"
+            out +=
+                SandboxAuditCommand.helpMessage(for: command, columns: 100).trimmingCharacters(in: .newlines)
+                + "\n```\n\n"
             for sub in configuration.subcommands { add(sub, path + [command._commandName]) }
         }
         add(SandboxAuditCommand.self, [])

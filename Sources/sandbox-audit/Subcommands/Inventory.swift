@@ -5,7 +5,8 @@ import SandboxAudit
 struct InventoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inventory",
-        abstract: "Print every entry with its domain, zone, owner and backup, update and restore verdicts, as JSON Lines.",
+        abstract:
+            "Print every entry with its domain, zone, owner and backup, update and restore verdicts, as JSON Lines.",
         discussion: """
             One JSON object per line: each container (backup domain) in turn, the app's data container \
             first, and within it sorted by path bytes; fields in docs/inventory-format.md. Read-only. \
@@ -29,15 +30,26 @@ struct InventoryCommand: ParsableCommand {
 
     @OptionGroup var containers: ContainerOptions
 
-    @Option(help: "The policy file, for its appGroups and owners (default: .sandbox-audit.yml found from the working directory upward).")
+    @Option(
+        help: ArgumentHelp(
+            "The policy file, for its appGroups and owners (default: .sandbox-audit.yml found from the working "
+                + "directory upward).")
+    )
     var config: String?
 
-    @Flag(name: .customLong("allow-incomplete"), help: "Do not fail (exit 1) because part of the container could not be read; the banner on standard error and the lines' notRead fields still say what was missed.")
+    @Flag(
+        name: .customLong("allow-incomplete"),
+        help: ArgumentHelp(
+            "Do not fail (exit 1) because part of the container could not be read; the banner on standard error and "
+                + "the lines' notRead fields still say what was missed.")
+    )
     var allowIncomplete = false
 
     func run() throws {
         let policy = try PolicyFile.resolve(config: config)
-        let inventories = try ProgressLine.during { try Audit.inventories(of: try containers.input(path), try containers.selection(policy)) }
+        let inventories = try ProgressLine.during {
+            try Audit.inventories(of: try containers.input(path), try containers.selection(policy))
+        }
         // What was not read, first, on standard error (standard output is the JSON Lines).
         let banner = JSONReport.incompleteBanner(inventories)
         if let banner { FileHandle.standardError.write(Data(banner.utf8)) }

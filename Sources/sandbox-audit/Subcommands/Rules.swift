@@ -18,7 +18,8 @@ struct RulesCommand: ParsableCommand {
         if let id {
             guard let rule = RuleCatalogue.rule(id: id) else {
                 let near = Suggestions.didYouMean(Suggestions.near(id, in: RuleCatalogue.all.map(\.id)))
-                throw InputError("no rule '\(id)'; " + (near.map { $0 + " " } ?? "") + "'sandbox-audit rules' lists them")
+                throw InputError(
+                    "no rule '\(id)'; " + (near.map { $0 + " " } ?? "") + "'sandbox-audit rules' lists them")
             }
             emit(RulesCatalogueReport.detail(rule))
             return

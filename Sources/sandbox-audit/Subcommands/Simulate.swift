@@ -15,7 +15,8 @@ struct SimulateCommand: ParsableCommand {
             and renamed into place when complete, so a failure or a signal leaves nothing at DIR. Folders are \
             never reached through symlinks, and a container changed during the copy is an error. The tree belongs \
             to whoever runs the command, so setuid, setgid, the sticky bit and write for others are cleared on \
-            every entry, and only user. attributes are copied on Linux (never security.*, trusted.*, system.*). From a tar or \
+            every entry, and only user. attributes are copied on Linux (never security.*, trusted.*, system.*). From a \
+            tar or \
             zip archive the members are read again as a stream, without extracting the archive. With several \
             containers (--app), each backup domain is written into DIR/DOMAIN. A backup folder (with --app) \
             is simulated on what the backup holds (what a restore or an update would carry); --into is refused \
@@ -48,7 +49,9 @@ struct SimulateCommand: ParsableCommand {
 
     @OptionGroup var containers: ContainerOptions
 
-    @Option(name: .customLong("into"), help: ArgumentHelp("WRITES: materialise the result into DIR (not with all).", valueName: "DIR"))
+    @Option(
+        name: .customLong("into"),
+        help: ArgumentHelp("WRITES: materialise the result into DIR (not with all).", valueName: "DIR"))
     var into: String?
 
     @Flag(help: "With --into: scan the result and check it against the prediction.")
@@ -57,10 +60,19 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "text or json.")
     var format: Format = .text
 
-    @Flag(name: .customLong("allow-incomplete"), help: "Do not fail (exit 1) because part of the container could not be read; the report still says it is incomplete and lists what was missed.")
+    @Flag(
+        name: .customLong("allow-incomplete"),
+        help: ArgumentHelp(
+            "Do not fail (exit 1) because part of the container could not be read; the report still says it is "
+                + "incomplete and lists what was missed.")
+    )
     var allowIncomplete = false
 
-    @Option(help: "The policy file (its backup: included paths mark what matters when lost; default: .sandbox-audit.yml found from the working directory upward).")
+    @Option(
+        help: ArgumentHelp(
+            "The policy file (its backup: included paths mark what matters when lost; default: .sandbox-audit.yml "
+                + "found from the working directory upward).")
+    )
     var config: String?
 
     func validate() throws {
@@ -73,7 +85,9 @@ struct SimulateCommand: ParsableCommand {
         let input = try containers.input(path)
         if let into { try SimulationRun.checkDestination(into, input: input) }
         let policy = try PolicyFile.resolve(config: config)
-        let inventories = try ProgressLine.during { try Audit.inventories(of: input, try containers.selection(policy, readAgain: into != nil)) }
+        let inventories = try ProgressLine.during {
+            try Audit.inventories(of: input, try containers.selection(policy, readAgain: into != nil))
+        }
         let events = event == .all ? SimulatedEvent.allCases : [SimulatedEvent(rawValue: event.rawValue)!]
         let run = try SimulationRun(inventories, events: events, policy: policy, into: into, verify: verify)
         switch format {

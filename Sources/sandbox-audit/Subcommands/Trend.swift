@@ -5,7 +5,9 @@ import SandboxAudit
 struct TrendCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trend",
-        abstract: "The backup footprint over N scans in order (sessions of one UI-test run, or releases): per domain, zone, owner and path, and the paths that grew at every step.",
+        abstract:
+            "The backup footprint over N scans in order (sessions of one UI-test run, or releases): per domain, "
+            + "zone, owner and path, and the paths that grew at every step.",
         discussion: """
             Each FILE is a baseline (scan --write-baseline) or a scan report (scan --format json), \
             oldest first. Shown: the bytes backup carries at each point and the growth at each step, \
@@ -35,14 +37,22 @@ struct TrendCommand: ParsableCommand {
     @Option(help: "text, markdown, json or html.")
     var format: Format = .text
 
-    @Option(name: .customLong("fail-on-growth-per-step"), help: ArgumentHelp("Exit 1 when the backup footprint grew by more than SIZE in one step (\(ByteSize.accepted)).", valueName: "SIZE"),
-            transform: { try SizeArgument.parse($0) })
+    @Option(
+        name: .customLong("fail-on-growth-per-step"),
+        help: ArgumentHelp(
+            "Exit 1 when the backup footprint grew by more than SIZE in one step (\(ByteSize.accepted)).",
+            valueName: "SIZE"),
+        transform: { try SizeArgument.parse($0) })
     var failOnGrowthPerStep: SizeArgument?
 
-    @Flag(name: .customLong("allow-incomplete"), help: "Exit 0 even when a scan was incomplete; the report still says so.")
+    @Flag(
+        name: .customLong("allow-incomplete"), help: "Exit 0 even when a scan was incomplete; the report still says so."
+    )
     var allowIncomplete = false
 
-    @Flag(name: .customLong("allow-different-apps"), help: "Read files that name different bundle identifiers (a note says so).")
+    @Flag(
+        name: .customLong("allow-different-apps"),
+        help: "Read files that name different bundle identifiers (a note says so).")
     var allowDifferentApps = false
 
     func run() throws {

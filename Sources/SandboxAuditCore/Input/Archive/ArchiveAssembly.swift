@@ -6,12 +6,17 @@ extension ArchiveWalk {
     /// `dataRoot`, `early`: the data root found (`dataRootPrefix`) and the entries made as the
     /// members were read (`ArchiveWalk.read`); the entries are taken out of `early` when they
     /// are the ones `memberEntries` makes.
-    static func assemble(_ location: String, _ members: [Member], _ numbering: MemberNumbering, _ readProblems: [WalkProblem],
-                         rootMember: Member?, role: ContainerRole?,
-                         dataRoot: [UInt8]?, early: inout EarlyEntries) throws -> (Container, WalkResult) {
+    static func assemble(
+        _ location: String, _ members: [Member], _ numbering: MemberNumbering, _ readProblems: [WalkProblem],
+        rootMember: Member?, role: ContainerRole?,
+        dataRoot: [UInt8]?, early: inout EarlyEntries
+    ) throws -> (Container, WalkResult) {
         guard let prefixBytes = dataRoot ?? (role == .group ? groupRootPrefix(members) : nil) else {
             if let device = DeviceContainersInArchive(members) { throw InputError("\(location) \(device.description)") }
-            throw InputError("\(location) holds no app data container: no Documents, Library or tmp at its root, in a single top folder, or in NAME.xcappdata/AppData (for an App Group container, add --kind group)")
+            throw InputError(
+                "\(location) holds no app data container: no Documents, Library or tmp at its root, in a single top "
+                    + "folder, or in NAME.xcappdata/AppData (for an App Group container, add --kind group)"
+            )
         }
         let container = identify(location, members, prefix: prefixBytes, role: role)
         var result = WalkResult()
@@ -24,8 +29,11 @@ extension ArchiveWalk {
         if madeEarly, let marks = early.rootMarks { result.rootMarks = marks }
         // Taken out (not copied): the entries are changed below, and a second holder would
         // make that a copy of them all.
-        var entries = madeEarly ? early.takeEntries()
-            : memberEntries(members, numbering, prefix: prefixBytes, hasHardLinks: hasHardLinks, sidecars: &sidecars, into: &result)
+        var entries =
+            madeEarly
+            ? early.takeEntries()
+            : memberEntries(
+                members, numbering, prefix: prefixBytes, hasHardLinks: hasHardLinks, sidecars: &sidecars, into: &result)
         // The data root's own sidecars, when the archive does not store its folder.
         if !prefixBytes.isEmpty { result.rootMarks += sidecars.take(Array(prefixBytes.dropLast())) }
         leaveOutShadowed(&entries, problems: &result.problems)
@@ -38,15 +46,20 @@ extension ArchiveWalk {
 
     /// The container's kind, identity and role, from the members that carry them (the package's
     /// AppDataInfo.plist, the Simulator's metadata plist).
-    private static func identify(_ location: String, _ members: [Member], prefix prefixBytes: [UInt8], role: ContainerRole?) -> Container {
+    private static func identify(
+        _ location: String, _ members: [Member], prefix prefixBytes: [UInt8], role: ContainerRole?
+    ) -> Container {
         let prefix = String(decoding: prefixBytes, as: UTF8.self)
-        let packagePrefix = prefix.hasSuffix("/AppData/") ? Array(prefixBytes.dropLast(appDataName.count + 1)) : prefixBytes
+        let packagePrefix =
+            prefix.hasSuffix("/AppData/") ? Array(prefixBytes.dropLast(appDataName.count + 1)) : prefixBytes
         func plist(_ path: [UInt8]) -> [String: Any]? {
             guard let m = members.first(where: { $0.path == path }), let d = m.data else { return nil }
             return BoundedPlist.dictionary(d, maximumSize: Container.maximumIdentityPlistSize)
         }
         var kind = Container.Kind.directory
-        var bundle: String?, version: String?, source: String?
+        var bundle: String?
+        var version: String?
+        var source: String?
         if prefix.hasSuffix("AppData/"), let info = plist(packagePrefix + Array(Container.appDataInfo.utf8)) {
             kind = .xcappdata
             (bundle, version) = Container.appDataInfoIdentity(info)
@@ -60,18 +73,22 @@ extension ArchiveWalk {
         }
         var chosen: (ContainerRole, String) = role.map { ($0, "option") } ?? (.app, "default")
         if role == nil, kind == .simulator, let meta = plist(prefixBytes + Array(Container.simulatorMetadata.utf8)),
-           let r = Container.metadataRole(meta) {
+            let r = Container.metadataRole(meta)
+        {
             chosen = (r, meta["MCMMetadataContentClass"] != nil ? "metadata" : "identifier")
         }
-        return Container(input: location, dataRoot: dataRoot(location, prefix: prefixBytes), kind: kind,
-                         role: chosen.0, roleSource: chosen.1, bundleIdentifier: bundle, version: version, identitySource: source,
-                         source: ArchiveInput.self)
+        return Container(
+            input: location, dataRoot: dataRoot(location, prefix: prefixBytes), kind: kind,
+            role: chosen.0, roleSource: chosen.1, bundleIdentifier: bundle, version: version, identitySource: source,
+            source: ArchiveInput.self)
     }
 
     /// Sidecars: `._NAME` beside NAME, and `__MACOSX/…/._NAME` mirrors, by the member path of
     /// the item they describe. One that does not parse is reported as unreadable, as the folder
     /// reading does, and not as an orphan.
-    private static func readSidecars(_ members: [Member], prefix prefixBytes: [UInt8], into result: inout WalkResult) -> ArchiveSidecars {
+    private static func readSidecars(_ members: [Member], prefix prefixBytes: [UInt8], into result: inout WalkResult)
+        -> ArchiveSidecars
+    {
         var sidecars = ArchiveSidecars()
         for m in members where ArchiveSidecars.isSidecar(m) {
             result.sidecarCount += 1
@@ -86,10 +103,13 @@ extension ArchiveWalk {
             do {
                 if let reason = m.sidecarError { throw InputError(reason) }
                 let parsed = try AppleDouble.parse(m.data ?? [])
-                let source: AttributeSource = isMirrored ? .macosxMirror(sidecar: ContainerPath(bytes: m.path).display) : .appleDouble(sidecar: sidecarPath)
+                let source: AttributeSource =
+                    isMirrored
+                    ? .macosxMirror(sidecar: ContainerPath(bytes: m.path).display) : .appleDouble(sidecar: sidecarPath)
                 found = AttributeMark.marks(in: parsed, source: source)
             } catch {
-                result.problems.append(WalkProblem(path: sidecarPath, operation: "parse AppleDouble file", reason: "\(error)"))
+                result.problems.append(
+                    WalkProblem(path: sidecarPath, operation: "parse AppleDouble file", reason: "\(error)"))
                 continue
             }
             sidecars.byTarget[ContainerPath(bytes: target), default: []].append((m.path, sidecarPath, found, m.size))
@@ -100,12 +120,16 @@ extension ArchiveWalk {
     /// An entry for each member below the data root (the root member gives the root's marks).
     /// A hard link names a member by path: its position, then the entry made of it (only
     /// archives that hold hard links need that table).
-    private static func memberEntries(_ members: [Member], _ numbering: MemberNumbering, prefix prefixBytes: [UInt8], hasHardLinks: Bool,
-                                      sidecars: inout ArchiveSidecars, into result: inout WalkResult) -> [WalkEntry] {
+    private static func memberEntries(
+        _ members: [Member], _ numbering: MemberNumbering, prefix prefixBytes: [UInt8], hasHardLinks: Bool,
+        sidecars: inout ArchiveSidecars, into result: inout WalkResult
+    ) -> [WalkEntry] {
         var entryOfPosition: [Int: Int] = [:]
         var entries: [WalkEntry] = []
         entries.reserveCapacity(members.count)
-        for i in members.indices where !ArchiveSidecars.inMirror(members[i].path, prefix: prefixBytes) && !ArchiveSidecars.isSidecar(members[i]) {
+        for i in members.indices
+        where !ArchiveSidecars.inMirror(members[i].path, prefix: prefixBytes) && !ArchiveSidecars.isSidecar(members[i])
+        {
             let m = members[i]
             let rel: ContainerPath
             switch placement(m.path, prefix: prefixBytes) {
@@ -119,8 +143,14 @@ extension ArchiveWalk {
             if let target = m.hardlink {
                 var t = target[...]
                 while t.starts(with: [UInt8(ascii: "."), UInt8(ascii: "/")]) { t = t.dropFirst(2) }
-                guard let position = numbering.position(of: ContainerPath(bytes: Array(t))), let original = entryOfPosition[position].map({ entries[$0] }) else {
-                    result.problems.append(WalkProblem(path: rel, operation: "read archive entry", reason: "hard link to \(ByteText.display(target)), which the archive does not hold before it"))
+                guard let position = numbering.position(of: ContainerPath(bytes: Array(t))),
+                    let original = entryOfPosition[position].map({ entries[$0] })
+                else {
+                    result.problems.append(
+                        WalkProblem(
+                            path: rel, operation: "read archive entry",
+                            reason:
+                                "hard link to \(ByteText.display(target)), which the archive does not hold before it"))
                     continue
                 }
                 linkEntry(&entry, to: original)
@@ -135,7 +165,11 @@ extension ArchiveWalk {
 
     /// Where a member lies: it is the data root's own folder, it is below it (its path there),
     /// or neither.
-    private enum Placement { case dataRoot, below(ContainerPath), outside }
+    private enum Placement {
+        case dataRoot
+        case below(ContainerPath)
+        case outside
+    }
 
     private static func placement(_ path: [UInt8], prefix prefixBytes: [UInt8]) -> Placement {
         if path.count + 1 == prefixBytes.count, prefixBytes.starts(with: path) { return .dataRoot }
@@ -144,10 +178,13 @@ extension ArchiveWalk {
 
     /// Member `i`'s entry at `rel`, before its kind is set (`setKind`) or its hard link followed
     /// (`linkEntry`).
-    private static func newEntry(_ m: Member, index i: Int, path rel: ContainerPath, marks: [AttributeMark]) -> WalkEntry {
-        WalkEntry(path: rel, kind: .other, special: nil, size: m.size, allocated: 0, mode: m.mode,
-                  modifiedSeconds: m.mtime, modifiedNanoseconds: m.mtimeNanoseconds,
-                  device: 0, inode: UInt64(i + 1), linkCount: 1, symlinkTarget: nil, header: nil, marks: marks)
+    private static func newEntry(_ m: Member, index i: Int, path rel: ContainerPath, marks: [AttributeMark])
+        -> WalkEntry
+    {
+        WalkEntry(
+            path: rel, kind: .other, special: nil, size: m.size, allocated: 0, mode: m.mode,
+            modifiedSeconds: m.mtime, modifiedNanoseconds: m.mtimeNanoseconds,
+            device: 0, inode: UInt64(i + 1), linkCount: 1, symlinkTarget: nil, header: nil, marks: marks)
     }
 
     /// The entries `memberEntries` makes, made as the archive is read (`ArchiveWalk.read` calls
@@ -232,8 +269,13 @@ extension ArchiveWalk {
         case FileType.reg:
             entry.kind = .file
             if StoreSignature.wantsHeader(rel, size: m.size) { entry.header = m.data }
-        case FileType.dir: entry.kind = .directory; entry.size = 0
-        case FileType.lnk: entry.kind = .symlink; entry.symlinkTarget = m.symlink; entry.size = Int64(m.symlink?.count ?? 0)
+        case FileType.dir:
+            entry.kind = .directory
+            entry.size = 0
+        case FileType.lnk:
+            entry.kind = .symlink
+            entry.symlinkTarget = m.symlink
+            entry.size = Int64(m.symlink?.count ?? 0)
         case FileType.fifo: entry.special = .fifo
         case FileType.sock: entry.special = .socket
         case FileType.chr: entry.special = .characterDevice
@@ -263,9 +305,15 @@ extension ArchiveWalk {
             var verdict: ContainerPath?? = shadowedBy[p]
             while verdict == nil {
                 budget -= p.bytes.count
-                if stored[p] != nil { verdict = .some(p); break }
+                if stored[p] != nil {
+                    verdict = .some(p)
+                    break
+                }
                 chain.append(p)
-                guard budget > 0, let up = p.parent else { verdict = .some(nil); break }
+                guard budget > 0, let up = p.parent else {
+                    verdict = .some(nil)
+                    break
+                }
                 p = up
                 verdict = shadowedBy[p]
             }
@@ -274,8 +322,13 @@ extension ArchiveWalk {
             guard let by else { continue }
             keep[i] = false
             if reported.insert(by).inserted {
-                problems.append(WalkProblem(path: by, operation: "read archive entry",
-                                            reason: "the archive stores this path as a \(stored[by] ?? "file") and holds members below it as if it were a folder: the members below it are left out"))
+                problems.append(
+                    WalkProblem(
+                        path: by, operation: "read archive entry",
+                        reason:
+                            "the archive stores this path as a \(stored[by] ?? "file") and holds members below it as "
+                            + "if it were a folder: the members below it are left out"
+                    ))
             }
         }
         guard keep.contains(false) else { return }
@@ -330,8 +383,10 @@ extension ArchiveWalk {
     /// bottom of a chain implies every folder above it, whose paths add up to the square of its
     /// depth. Once a member's folders would pass the budget, no more folders are implied, and
     /// every entry whose folders are not all there is left out, with one problem.
-    private static func addImpliedFolders(_ entries: inout [WalkEntry], prefix prefixBytes: [UInt8], sidecars: inout ArchiveSidecars,
-                                          problems: inout [WalkProblem]) {
+    private static func addImpliedFolders(
+        _ entries: inout [WalkEntry], prefix prefixBytes: [UInt8], sidecars: inout ArchiveSidecars,
+        problems: inout [WalkProblem]
+    ) {
         var folders = Set<ContainerPath>()
         var budget = maximumPathBytes
         for i in entries.indices {
@@ -345,7 +400,8 @@ extension ArchiveWalk {
             if path.isChild(of: lastChecked) { continue }
             var parent = path.parent ?? .root
             lastChecked = parent
-            var missing: [ContainerPath] = [], cost = 0
+            var missing: [ContainerPath] = []
+            var cost = 0
             while !parent.isRoot, !folders.contains(parent) {
                 cost += parent.bytes.count
                 guard cost <= budget else { break }
@@ -355,8 +411,14 @@ extension ArchiveWalk {
             }
             guard cost <= budget else {
                 if !leftOut {
-                    problems.append(WalkProblem(path: path, operation: "read archive entry",
-                                                reason: "the archive's paths, with the folders they imply, add up to more than \(maximumPathBytes / (1 << 20)) MiB: this entry, and every later one whose folders are not listed yet, are left out"))
+                    problems.append(
+                        WalkProblem(
+                            path: path, operation: "read archive entry",
+                            reason:
+                                "the archive's paths, with the folders they imply, add up to more than "
+                                + "\(maximumPathBytes / (1 << 20)) MiB: this entry, and every later one whose "
+                                + "folders are not listed yet, are left out"
+                        ))
                 }
                 leftOut = true
                 budget = 0
@@ -365,16 +427,19 @@ extension ArchiveWalk {
             budget -= cost
             for folder in missing {
                 folders.insert(folder)
-                entries.append(WalkEntry(path: folder, kind: .directory, special: nil, size: 0, allocated: 0, mode: 0o755,
-                                         modifiedSeconds: entries[i].modifiedSeconds, modifiedNanoseconds: 0, device: 0, inode: 0,
-                                         linkCount: 1, symlinkTarget: nil, header: nil,
-                                         marks: sidecars.take(prefixBytes + folder.bytes)))
+                entries.append(
+                    WalkEntry(
+                        path: folder, kind: .directory, special: nil, size: 0, allocated: 0, mode: 0o755,
+                        modifiedSeconds: entries[i].modifiedSeconds, modifiedNanoseconds: 0, device: 0, inode: 0,
+                        linkCount: 1, symlinkTarget: nil, header: nil,
+                        marks: sidecars.take(prefixBytes + folder.bytes)))
             }
         }
         guard leftOut else { return }
         // Only entries whose every folder is there: shallowest first, so that an entry left out
         // takes everything below it.
-        var kept = Set<ContainerPath>(), keep = [Bool](repeating: false, count: entries.count)
+        var kept = Set<ContainerPath>()
+        var keep = [Bool](repeating: false, count: entries.count)
         for i in entries.indices.sorted(by: { entries[$0].path.depth < entries[$1].path.depth }) {
             let parent = entries[i].path.parent ?? .root
             guard parent.isRoot || kept.contains(parent) else { continue }
@@ -412,10 +477,14 @@ private struct ArchiveSidecars {
     static func mirror(holding path: [UInt8], prefix: [UInt8]) -> Range<Int>? {
         var start = 0
         while true {
-            if path.count > start + mirror.count, path[..<start].elementsEqual(prefix[..<start]), path[start...].starts(with: mirror) {
+            if path.count > start + mirror.count, path[..<start].elementsEqual(prefix[..<start]),
+                path[start...].starts(with: mirror)
+            {
                 return start..<(start + mirror.count)
             }
-            guard start < prefix.count, let slash = prefix[start...].firstIndex(of: UInt8(ascii: "/")) else { return nil }
+            guard start < prefix.count, let slash = prefix[start...].firstIndex(of: UInt8(ascii: "/")) else {
+                return nil
+            }
             start = slash + 1
         }
     }
@@ -433,7 +502,9 @@ private struct ArchiveSidecars {
                 let rest = path[start...]
                 if rest.starts(with: mirror) || rest.elementsEqual(name) { return true }
             }
-            guard start < prefix.count, let slash = prefix[start...].firstIndex(of: UInt8(ascii: "/")) else { return false }
+            guard start < prefix.count, let slash = prefix[start...].firstIndex(of: UInt8(ascii: "/")) else {
+                return false
+            }
             start = slash + 1
         }
     }
@@ -479,7 +550,11 @@ struct DeviceContainersInArchive: CustomStringConvertible {
             let parts = m.path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
             guard parts.count >= 4 else { continue }
             for k in 0..<(parts.count - 3) where parts[k].elementsEqual(containers) {
-                guard let kind = kinds.first(where: { parts[k + 1].elementsEqual($0.inner[0]) && parts[k + 2].elementsEqual($0.inner[1]) }) else { continue }
+                guard
+                    let kind = kinds.first(where: {
+                        parts[k + 1].elementsEqual($0.inner[0]) && parts[k + 2].elementsEqual($0.inner[1])
+                    })
+                else { continue }
                 let top = Array(parts[0...k].joined(separator: [UInt8(ascii: "/")]))
                 if folder == nil { folder = top }
                 guard top == folder else { continue }
@@ -493,8 +568,11 @@ struct DeviceContainersInArchive: CustomStringConvertible {
 
     var description: String {
         func count(_ n: Int, _ what: String) -> String { "\(n) \(what)\(n == 1 ? "" : "s")" }
-        return "holds a device's Containers folder (\(folder): \(count(data, "app data container")), \(count(groups, "App Group container")), "
-            + "\(count(plugins, "extension container"))), and an archive is read as one container: unpack it, keeping extended attributes, "
+        return
+            "holds a device's Containers folder (\(folder): \(count(data, "app data container")), "
+            + "\(count(groups, "App Group container")), "
+            + "\(count(plugins, "extension container"))), and an archive is read as one container: unpack it, "
+            + "keeping extended attributes, "
             + "and give the folder (sandbox-audit apps FOLDER lists its apps; scan FOLDER --app ID audits one)"
     }
 }

@@ -10,8 +10,9 @@ struct ArchiveInput: InputKind {
     static let shortName = "archive"
     /// Sizes as stored, no blocks; the first bytes of the files that may be a database (kept by the
     /// walk), no other contents; no data root on disk: a fix command cannot name its files.
-    static let capabilities = InputCapabilities(observes: [.attributesOnDisk, .fileHeaders, .itemsNotBackedUp],
-                                                materialisable: true, filesOnDisk: false, recordsBackup: false)
+    static let capabilities = InputCapabilities(
+        observes: [.attributesOnDisk, .fileHeaders, .itemsNotBackedUp],
+        materialisable: true, filesOnDisk: false, recordsBackup: false)
 
     let path: String
     let selection: ContainerSelection
@@ -25,7 +26,9 @@ struct ArchiveInput: InputKind {
         guard Container.fileExists(path) else { return nil }
         let file = Result { () throws(InputError) in try ArchiveWalk.open(path) }
         if ArchiveWalk.isArchive(path) { return ArchiveInput(path: path, selection: selection, file: file) }
-        guard case .success(let opened) = file, ArchiveWalk.hasArchiveSignature(ArchiveWalk.header(of: opened)) else { return nil }
+        guard case .success(let opened) = file, ArchiveWalk.hasArchiveSignature(ArchiveWalk.header(of: opened)) else {
+            return nil
+        }
         return ArchiveInput(path: path, selection: selection, file: file)
     }
 
@@ -37,8 +40,9 @@ struct ArchiveInput: InputKind {
     /// then read through that descriptor like a named archive's.
     static func standardInput(_ selection: ContainerSelection) -> ArchiveInput {
         let file = Result { () throws(InputError) in
-            let held = try StandardInput.held(limit: selection.standardInputLimit ?? StandardInput.defaultLimit,
-                                              signatureLength: ArchiveWalk.signatureLength, recognises: ArchiveWalk.hasArchiveSignature)
+            let held = try StandardInput.held(
+                limit: selection.standardInputLimit ?? StandardInput.defaultLimit,
+                signatureLength: ArchiveWalk.signatureLength, recognises: ArchiveWalk.hasArchiveSignature)
             switch Result(catching: { () throws(Errno) in try held.descriptor.status() }) {
             case .success(let status): return ArchiveSnapshot(file: held, status: status)
             case .failure(let e): throw InputError("cannot read standard input: \(errorText(e.code))")
@@ -52,13 +56,21 @@ struct ArchiveInput: InputKind {
         if !selection.appGroups.isEmpty { throw AppContainers.loneGroupError(selection.appGroups, path) }
         // Standard input is named as such in messages and reports.
         let location = path == Self.standardInputName ? Container.standardInputLocation : path
-        let (container, walk) = try ArchiveWalk.read(location, file: try file.get(), role: selection.role,
-                                                     recording: selection.recordsArchiveReading)
+        let (container, walk) = try ArchiveWalk.read(
+            location, file: try file.get(), role: selection.role,
+            recording: selection.recordsArchiveReading)
         try AppContainers.checkBelongs(container, to: selection, input: location)
         // An archive that lost every attribute says so, whatever the format.
-        let notes = container.lost[.attributesOnDisk] == nil ? [] : ["\(TerminalText.escaped(location)) carries no extended attributes, `._` files or `__MACOSX` folder: "
-            + "an item the app excluded from backup counts as backed up, so the backup footprint is an upper bound and the exclusion rules were not checked; "
-            + "archive the container with its attributes (GNU tar: --xattrs --xattrs-include='*'; bsdtar and macOS tar keep them)"]
+        let notes =
+            container.lost[.attributesOnDisk] == nil
+            ? []
+            : [
+                "\(TerminalText.escaped(location)) carries no extended attributes, `._` files or `__MACOSX` folder: "
+                    + "an item the app excluded from backup counts as backed up, so the backup footprint is an upper "
+                    + "bound and the exclusion rules were not checked; "
+                    + "archive the container with its attributes (GNU tar: --xattrs --xattrs-include='*'; bsdtar and "
+                    + "macOS tar keep them)"
+            ]
         return InputRead(input: path, containers: [(container, walk)], notes: notes)
     }
 

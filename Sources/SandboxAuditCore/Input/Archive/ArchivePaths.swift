@@ -22,7 +22,8 @@ extension ArchiveWalk {
     /// it runs for every member in the scan and again in `--into`, on paths of many kilobytes in
     /// deep archives (a per-component copy made both passes cost seconds on a 16,000-deep chain).
     package static func normalise(_ raw: [UInt8]) -> MemberPath {
-        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        let slash = UInt8(ascii: "/")
+        let dot = UInt8(ascii: ".")
         if raw.first == slash { return .unsafe }
         // A folder's trailing slash (how most tools store folders) is dropped without a pass.
         enum Reading { case clean, trailingSlash, changed, unsafe }
@@ -84,7 +85,8 @@ extension ArchiveWalk {
     /// bytes are read, so the rest of the data is skipped, not read.
     static func mayBePurgeable(_ path: [UInt8]) -> Bool {
         // Components 0 to 2 may be tmp (with something below it) or Library (with Caches next).
-        var start = 0, index = 0
+        var start = 0
+        var index = 0
         var previousWasLibrary = false
         while index < 4, start < path.count {
             let end = path[start...].firstIndex(of: UInt8(ascii: "/")) ?? path.count
@@ -138,6 +140,7 @@ extension ArchiveWalk {
 
     /// The members' prefix (`PREFIX/`, or empty) of a container that `dataRoot` made.
     package static func memberPrefix(of container: Container) -> [UInt8] {
-        container.dataRoot == container.input ? [] : Array(container.dataRoot.utf8.dropFirst(container.input.utf8.count + 2)) + [UInt8(ascii: "/")]
+        container.dataRoot == container.input
+            ? [] : Array(container.dataRoot.utf8.dropFirst(container.input.utf8.count + 2)) + [UInt8(ascii: "/")]
     }
 }

@@ -24,12 +24,12 @@ package enum ArchiveWalk {
     /// gzip, xz, bzip2 or zstd compression (of a tar, presumably), a zip, or a POSIX tar.
     static func hasArchiveSignature(_ header: [UInt8]) -> Bool {
         let signatures: [[UInt8]] = [
-            [0x1F, 0x8B],                               // gzip
-            [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00],       // xz
-            [0x50, 0x4B, 0x03, 0x04],                   // zip (local file header)
-            [0x50, 0x4B, 0x05, 0x06],                   // zip (empty archive)
-            [0x42, 0x5A, 0x68],                         // bzip2 "BZh"
-            [0x28, 0xB5, 0x2F, 0xFD],                   // zstd
+            [0x1F, 0x8B],  // gzip
+            [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00],  // xz
+            [0x50, 0x4B, 0x03, 0x04],  // zip (local file header)
+            [0x50, 0x4B, 0x05, 0x06],  // zip (empty archive)
+            [0x42, 0x5A, 0x68],  // bzip2 "BZh"
+            [0x28, 0xB5, 0x2F, 0xFD],  // zstd
         ]
         if signatures.contains(where: { header.starts(with: $0) }) { return true }
         return header.count >= 262 && header[257..<262].elementsEqual("ustar".utf8)
@@ -74,7 +74,6 @@ package enum ArchiveWalk {
         }
     }
 
-
     /// Reads the archive and returns the container and the walk of its data root.
     /// `role` (`--kind`) overrides what the metadata says; `group` also lets the data root be
     /// a folder without Documents, Library or tmp (the archive root, or its one top folder).
@@ -87,7 +86,11 @@ package enum ArchiveWalk {
     /// folder walk's limit is left out (with the folder it is too deep in), and once the paths
     /// kept add up to `maximumPathBytes` the rest of the archive is.
     package struct PathAdmission {
-        package enum Verdict { case keep, tooDeep(folder: ContainerPath), overBudget }
+        package enum Verdict {
+            case keep
+            case tooDeep(folder: ContainerPath)
+            case overBudget
+        }
         private var pathBytes = 0
 
         package init() {}
@@ -96,7 +99,9 @@ package enum ArchiveWalk {
         package mutating func admit(_ path: [UInt8]) -> Verdict {
             if path.count > Walker.maximumPathLength {
                 var cut = path.count
-                while cut > Walker.maximumPathLength, let slash = path[..<cut].lastIndex(of: UInt8(ascii: "/")) { cut = slash }
+                while cut > Walker.maximumPathLength, let slash = path[..<cut].lastIndex(of: UInt8(ascii: "/")) {
+                    cut = slash
+                }
                 return .tooDeep(folder: ContainerPath(bytes: Array(path[..<cut])))
             }
             pathBytes += path.count
@@ -107,8 +112,10 @@ package enum ArchiveWalk {
     /// As above, from the archive as opened when it was named (`ArchiveInput.detect`).
     /// `recording`: what is read is recorded in `file` (`ArchiveReadRecord`) for a second
     /// reading to be checked against (`ContainerSelection.recordsArchiveReading`).
-    static func read(_ location: String, file: ArchiveSnapshot, role: ContainerRole? = nil,
-                     recording: Bool = true) throws -> (Container, WalkResult) {
+    static func read(
+        _ location: String, file: ArchiveSnapshot, role: ContainerRole? = nil,
+        recording: Bool = true
+    ) throws -> (Container, WalkResult) {
         let reader = try Reader(location, file: file, recording: recording)
         var members: [Member] = []
         // About one member per 4 KiB of archive, as app containers hold mostly small files
@@ -136,7 +143,8 @@ package enum ArchiveWalk {
         let keep = { (path: [UInt8], size: Int64) -> Int in
             let start = (path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
             let name = path[start...]
-            if name.starts(with: AppleDouble.sidecarPrefix) || identityNames.contains(where: { name.elementsEqual($0) }) {
+            if name.starts(with: AppleDouble.sidecarPrefix) || identityNames.contains(where: { name.elementsEqual($0) })
+            {
                 return Int(min(size, Int64(AppleDouble.maximumSize)))
             }
             return StoreSignature.mayBeDatabase(size: size) && mayBePurgeable(path) ? headerLength : 0
@@ -144,8 +152,10 @@ package enum ArchiveWalk {
         // libarchive reads on a thread of its own, a few batches ahead of this one, which
         // numbers and places the members; a sidecar is reduced there as it is read, so what
         // waits is bounded (`readAheadBatch`).
-        let stream = ReadAhead<Member>(batchSize: readAheadBatch.members, batchCost: readAheadBatch.bytes,
-                                       maximumBatches: readAheadBatch.waiting) {
+        let stream = ReadAhead<Member>(
+            batchSize: readAheadBatch.members, batchCost: readAheadBatch.bytes,
+            maximumBatches: readAheadBatch.waiting
+        ) {
             guard var m = try reader.next(keep: keep) else { return nil }
             compactSidecar(&m)
             return (m, m.data?.count ?? 0)
@@ -157,15 +167,24 @@ package enum ArchiveWalk {
                 memberCount += 1
                 if !carriesAttributes { carriesAttributes = Self.carriesAttributes(m) }
                 if let why = m.nameless {
-                    problems.append(WalkProblem(path: ContainerPath("(member \(memberCount) of the archive)"), operation: "read archive entry",
-                                                reason: "its name cannot be read (\(why)): skipped"))
+                    problems.append(
+                        WalkProblem(
+                            path: ContainerPath("(member \(memberCount) of the archive)"),
+                            operation: "read archive entry",
+                            reason: "its name cannot be read (\(why)): skipped"))
                     continue
                 }
                 if m.size < 0 {
-                    problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "its stored size is negative (\(m.size)): counted as 0 bytes"))
+                    problems.append(
+                        WalkProblem(
+                            path: ContainerPath(bytes: m.path), operation: "read archive entry",
+                            reason: "its stored size is negative (\(m.size)): counted as 0 bytes"))
                     m.size = 0
                 }
-                progress.count(m.type == FileType.reg ? m.size : 0, folder: ContainerPath(bytes: Array(m.path[..<(m.path.lastIndex(of: UInt8(ascii: "/")) ?? 0)])).display)
+                progress.count(
+                    m.type == FileType.reg ? m.size : 0,
+                    folder: ContainerPath(bytes: Array(m.path[..<(m.path.lastIndex(of: UInt8(ascii: "/")) ?? 0)]))
+                        .display)
                 switch normalise(m.path) {
                 case .root:
                     // `./`: the archive root's own member, whose attributes are the data root's
@@ -173,7 +192,10 @@ package enum ArchiveWalk {
                     if m.type == FileType.dir { rootMember = m }
                     continue
                 case .unsafe:
-                    problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "absolute path or '..' in the archive: skipped"))
+                    problems.append(
+                        WalkProblem(
+                            path: ContainerPath(bytes: m.path), operation: "read archive entry",
+                            reason: "absolute path or '..' in the archive: skipped"))
                     continue
                 case .path(let normal): m.path = normal
                 }
@@ -190,13 +212,21 @@ package enum ArchiveWalk {
                 case .overBudget:
                     // The paths kept are bounded in total, not only each (docs/limits.md): past
                     // the limit the rest of the archive is left out, with one problem.
-                    problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry",
-                                                reason: "the archive's paths add up to more than \(maximumPathBytes / (1 << 20)) MiB: this member and every later one are left out"))
+                    problems.append(
+                        WalkProblem(
+                            path: ContainerPath(bytes: m.path), operation: "read archive entry",
+                            reason:
+                                "the archive's paths add up to more than \(maximumPathBytes / (1 << 20)) MiB: this "
+                                + "member and every later one are left out"
+                        ))
                     break reading
                 }
                 let (position, repeated) = numbering.number(m.path)
                 if repeated {
-                    problems.append(WalkProblem(path: ContainerPath(bytes: m.path), operation: "read archive entry", reason: "the archive holds this path twice: the later one counts"))
+                    problems.append(
+                        WalkProblem(
+                            path: ContainerPath(bytes: m.path), operation: "read archive entry",
+                            reason: "the archive holds this path twice: the later one counts"))
                     members[position] = m
                     // What the member it replaces said of the data root no longer counts.
                     replaced = true
@@ -212,8 +242,9 @@ package enum ArchiveWalk {
                 }
             }
         }
-        var (container, walk) = try assemble(location, members, numbering, problems, rootMember: rootMember, role: role,
-                                             dataRoot: replaced ? dataRootPrefix(members) : dataRoot.prefix, early: &early)
+        var (container, walk) = try assemble(
+            location, members, numbering, problems, rootMember: rootMember, role: role,
+            dataRoot: replaced ? dataRootPrefix(members) : dataRoot.prefix, early: &early)
         walk.archive = file
         if !carriesAttributes && memberCount > 0 {
             container.lost[.attributesOnDisk] = Self.noAttributes
@@ -222,8 +253,11 @@ package enum ArchiveWalk {
     }
 
     /// Why an archive that carries no attribute shows no exclusion.
-    package static let noAttributes = "the backup attributes on disk, which this archive does not carry (no extended attribute records, `._` files or `__MACOSX` folder: "
-        + "made with GNU tar without --xattrs, or with zip -r on Linux); an item the app excluded counts as backed up, so the footprint is an upper bound"
+    package static let noAttributes =
+        "the backup attributes on disk, which this archive does not carry (no extended attribute records, `._` files "
+        + "or `__MACOSX` folder: "
+        + "made with GNU tar without --xattrs, or with zip -r on Linux); an item the app excluded counts as backed "
+        + "up, so the footprint is an upper bound"
 
     /// A member that carries attributes: pax or zip extra attribute records, an AppleDouble
     /// `._NAME` sidecar, or anything in a `__MACOSX` mirror.
@@ -234,7 +268,8 @@ package enum ArchiveWalk {
         // A mirror lies at the archive root or in a folder down to the data root (`TOP/AppData`
         // at the deepest): only the first three components are looked at, whatever the depth.
         let mirror = Array(AppleDouble.mirrorFolder.utf8)
-        var componentStart = m.path.startIndex, components = 0
+        var componentStart = m.path.startIndex
+        var components = 0
         for i in m.path.indices where m.path[i] == UInt8(ascii: "/") {
             if m.path[componentStart..<i].elementsEqual(mirror) { return true }
             componentStart = i + 1
@@ -254,7 +289,10 @@ package enum ArchiveWalk {
             let file = try HeldDescriptor.regularFile(location.utf8)
             return ArchiveSnapshot(file: file, status: try file.descriptor.status())
         } catch {
-            if error.code == EINVAL || error.code == ESPIPE { throw InputError("cannot read \(location): it is no longer a regular file (it was replaced since it was named)") }
+            if error.code == EINVAL || error.code == ESPIPE {
+                throw InputError(
+                    "cannot read \(location): it is no longer a regular file (it was replaced since it was named)")
+            }
             throw InputError("cannot read \(location): \(errorText(error.code))")
         }
     }
@@ -265,7 +303,10 @@ package enum ArchiveWalk {
         var top: ArraySlice<UInt8>?
         for m in members {
             guard let slash = m.path.firstIndex(of: UInt8(ascii: "/")) else {
-                if m.type == FileType.dir, top == nil || top!.elementsEqual(m.path) { top = m.path[...]; continue }
+                if m.type == FileType.dir, top == nil || top!.elementsEqual(m.path) {
+                    top = m.path[...]
+                    continue
+                }
                 return []
             }
             let first = m.path[..<slash]
@@ -352,13 +393,16 @@ package enum ArchiveWalk {
                 return ta.elementsEqual(tb) ? a.last! < b.last! : ta.lexicographicallyPrecedes(tb)
             }
             guard let key = first else { return nil }
-            return Array(key.dropLast()) + [UInt8(ascii: "/")] + (key.last == 1 ? appDataName + [UInt8(ascii: "/")] : [])
+            return Array(key.dropLast()) + [UInt8(ascii: "/")]
+                + (key.last == 1 ? appDataName + [UInt8(ascii: "/")] : [])
         }
     }
 
     /// `path` below `prefix`, or nil.
     static func relative(_ path: [UInt8], _ prefix: [UInt8]) -> ContainerPath? {
-        guard path.count > prefix.count, path.starts(with: prefix) else { return prefix.isEmpty && !path.isEmpty ? ContainerPath(bytes: path) : nil }
+        guard path.count > prefix.count, path.starts(with: prefix) else {
+            return prefix.isEmpty && !path.isEmpty ? ContainerPath(bytes: path) : nil
+        }
         return ContainerPath(bytes: Array(path[prefix.count...]))
     }
 
@@ -366,7 +410,9 @@ package enum ArchiveWalk {
     /// sidecar's.
     static func marks(_ m: Member, _ sidecar: [AttributeMark]) -> [AttributeMark] {
         m.xattrs.compactMap { name, value in
-            BackupAttribute(attributeName: Array(name.utf8)).map { AttributeMark(attribute: $0, value: value, source: .native(name: name)) }
+            BackupAttribute(attributeName: Array(name.utf8)).map {
+                AttributeMark(attribute: $0, value: value, source: .native(name: name))
+            }
         } + sidecar
     }
 }

@@ -19,7 +19,9 @@ protocol BackupCipher: Sendable {
     /// `ciphertextSize` bytes long: only the blocks that hold them are read and decrypted.
     /// `encryptionKey` is its `MBFile`'s `EncryptionKey` (a 4-byte little-endian protection
     /// class, then the wrapped key).
-    func file(encryptionKey: [UInt8], size: Int64, ciphertextSize: Int64, limit: Int, what: String, read: CiphertextRead) throws -> [UInt8]
+    func file(
+        encryptionKey: [UInt8], size: Int64, ciphertextSize: Int64, limit: Int, what: String, read: CiphertextRead
+    ) throws -> [UInt8]
 }
 
 /// Ciphertext bytes at an offset: `count` of them, fewer only at the end of the file.
@@ -45,7 +47,9 @@ extension BackupCipher {
     func manifestDatabaseLength(size: Int, what: String, read: CiphertextRead) throws -> Int {
         try Self.checkBlocks(size, what: what)
         guard size % 512 != 0, size > 0 else { return size }
-        return size - Self.padding(size: size, last: try manifestDatabaseBlocks(at: Int64(size - 16), count: 16, what: what, read: read))
+        return size
+            - Self.padding(
+                size: size, last: try manifestDatabaseBlocks(at: Int64(size - 16), count: 16, what: what, read: read))
     }
 
     /// What `manifestDatabase(size:what:read:into:)` decrypts at a time (1 MiB).
@@ -69,14 +73,16 @@ extension BackupCipher {
     /// The plain bytes of a whole encrypted `Manifest.db` held in memory.
     func manifestDatabase(_ encrypted: [UInt8]) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: encrypted.count)
-        let n = try manifestDatabase(size: encrypted.count, what: "Manifest.db", read: Self.reader(encrypted), into: &out)
+        let n = try manifestDatabase(
+            size: encrypted.count, what: "Manifest.db", read: Self.reader(encrypted), into: &out)
         return Array(out.prefix(n))
     }
 
     /// The plain bytes of a whole encrypted file held in memory, cut to `size`.
     func file(_ encrypted: [UInt8], encryptionKey: [UInt8], size: Int64) throws -> [UInt8] {
-        try file(encryptionKey: encryptionKey, size: size, ciphertextSize: Int64(encrypted.count), limit: Int.max,
-                 what: "backup file", read: Self.reader(encrypted))
+        try file(
+            encryptionKey: encryptionKey, size: size, ciphertextSize: Int64(encrypted.count), limit: Int.max,
+            what: "backup file", read: Self.reader(encrypted))
     }
 
     static func reader(_ bytes: [UInt8]) -> CiphertextRead {

@@ -16,7 +16,8 @@ enum BackupContainers {
         let notes: [String]
     }
 
-    /// Opens `input`, a backup folder, and chooses the app's domains. Throws `InputError` for an encrypted backup without a
+    /// Opens `input`, a backup folder, and chooses the app's domains. Throws `InputError` for an encrypted backup
+    /// without a
     /// cipher, an unreadable Manifest.db, no `--app` or an app or group the backup does not hold
     /// (listing what it holds).
     static func read(_ input: String, _ selection: ContainerSelection) throws -> Read {
@@ -45,22 +46,31 @@ enum BackupContainers {
         for d in domains where d.hasPrefix(pluginPrefix) {
             let id = String(d.dropFirst(ContainerRole.extension.domainPrefix.count))
             if let owner = AppContainers.owner(of: id, app: app, installed: installed) {
-                notes.append("\(TerminalText.escaped(d)) not audited with \(TerminalText.escaped(app)): it belongs to \(TerminalText.escaped(owner)), "
-                    + "the app in the backup with the longest bundle identifier it extends")
+                notes.append(
+                    "\(TerminalText.escaped(d)) not audited with \(TerminalText.escaped(app)): it belongs to "
+                        + "\(TerminalText.escaped(owner)), "
+                        + "the app in the backup with the longest bundle identifier it extends")
                 continue
             }
             chosen.append((.extension, id))
         }
         for id in Array(Set(selection.appGroups)).sorted() {
             guard groupIDs.contains(id) else {
-                throw InputError("no \(ContainerRole.group.domain(id)) domain in the backup \(input): "
-                    + (groupIDs.isEmpty ? "it holds no App Group domain" : "its App Group domains are " + groupIDs.map { groupPrefix + $0 }.joined(separator: ", ")))
+                throw InputError(
+                    "no \(ContainerRole.group.domain(id)) domain in the backup \(input): "
+                        + (groupIDs.isEmpty
+                            ? "it holds no App Group domain"
+                            : "its App Group domains are " + groupIDs.map { groupPrefix + $0 }.joined(separator: ", ")))
             }
             chosen.append((.group, id))
         }
-        let unnamed = AppContainers.unnamedGroups(groupIDs, app: app, named: selection.appGroups, shown: { groupPrefix + $0 })
+        let unnamed = AppContainers.unnamedGroups(
+            groupIDs, app: app, named: selection.appGroups, shown: { groupPrefix + $0 })
         if !unnamed.isEmpty {
-            notes.append("App Group domains in the backup not audited (add --app-group ID or appGroups: in the policy file if the app uses them): " + unnamed)
+            notes.append(
+                "App Group domains in the backup not audited (add --app-group ID or appGroups: in the policy file if "
+                    + "the app uses them): "
+                    + unnamed)
         }
         return Read(input: input, folder: folder, database: database, cipher: cipher, domains: chosen, notes: notes)
     }

@@ -1,7 +1,7 @@
 import Crypto
-import _CryptoExtras
 import Foundation
 import SandboxAuditSystem
+import _CryptoExtras
 
 /// Decrypts an encrypted Finder or iTunes backup with its password, in memory.
 ///
@@ -59,7 +59,10 @@ struct BackupDecryption: BackupCipher {
             guard let wrapped = classKey.wrappedKey else { continue }
             // RFC 3394 wraps whole 8-byte blocks, two at least, behind an 8-byte check value.
             guard wrapped.count >= 24, wrapped.count % 8 == 0 else {
-                throw InputError("Manifest.plist BackupKeyBag: the keybag is malformed: class \(classKey.protectionClass)'s WPKY is \(wrapped.count) bytes, not an RFC 3394 wrapped key (a multiple of 8 bytes, 24 at least)")
+                throw InputError(
+                    "Manifest.plist BackupKeyBag: the keybag is malformed: class \(classKey.protectionClass)'s WPKY "
+                        + "is \(wrapped.count) bytes, not an RFC 3394 wrapped key (a multiple of 8 bytes, 24 at least)"
+                )
             }
             guard let key = try? AES.KeyWrap.unwrap(wrapped, using: passwordKey) else {
                 throw InputError(Self.wrongPassword)
@@ -67,7 +70,8 @@ struct BackupDecryption: BackupCipher {
             unwrapped[classKey.protectionClass] = key.withUnsafeBytes { [UInt8]($0) }
         }
         guard !unwrapped.isEmpty else {
-            throw InputError("Manifest.plist BackupKeyBag: no class key is wrapped with the backup password (WRAP bit 2)")
+            throw InputError(
+                "Manifest.plist BackupKeyBag: no class key is wrapped with the backup password (WRAP bit 2)")
         }
         classKeys = unwrapped
         self.manifestKey = try Self.unwrap(manifestKey, with: unwrapped, what: "Manifest.plist ManifestKey")
@@ -79,19 +83,23 @@ struct BackupDecryption: BackupCipher {
     static func passwordKey(_ password: String, keybag: BackupKeybag) throws -> SymmetricKey {
         var secret = [UInt8](password.utf8)
         if let salt = keybag.doubleProtectionSalt, let rounds = keybag.doubleProtectionIterations {
-            let first = try KDF.Insecure.PBKDF2.deriveKey(from: secret, salt: salt, using: .sha256,
-                                                          outputByteCount: 32, unsafeUncheckedRounds: rounds)
+            let first = try KDF.Insecure.PBKDF2.deriveKey(
+                from: secret, salt: salt, using: .sha256,
+                outputByteCount: 32, unsafeUncheckedRounds: rounds)
             secret = first.withUnsafeBytes { [UInt8]($0) }
         }
-        return try KDF.Insecure.PBKDF2.deriveKey(from: secret, salt: keybag.salt, using: .insecureSHA1,
-                                                 outputByteCount: 32, unsafeUncheckedRounds: keybag.iterations)
+        return try KDF.Insecure.PBKDF2.deriveKey(
+            from: secret, salt: keybag.salt, using: .insecureSHA1,
+            outputByteCount: 32, unsafeUncheckedRounds: keybag.iterations)
     }
 
     func manifestDatabaseBlocks(at offset: Int64, count: Int, what: String, read: CiphertextRead) throws -> [UInt8] {
         try Self.blocks(at: offset, count: count, key: SymmetricKey(data: manifestKey), what: what, read: read)
     }
 
-    func file(encryptionKey: [UInt8], size: Int64, ciphertextSize: Int64, limit: Int, what: String, read: CiphertextRead) throws -> [UInt8] {
+    func file(
+        encryptionKey: [UInt8], size: Int64, ciphertextSize: Int64, limit: Int, what: String, read: CiphertextRead
+    ) throws -> [UInt8] {
         guard size >= 0 else { throw InputError("\(what): MBFile Size is negative (\(size))") }
         guard ciphertextSize % 16 == 0 else {
             throw InputError("\(what): \(ciphertextSize) bytes of ciphertext, not a whole number of 16-byte AES blocks")
@@ -105,7 +113,10 @@ struct BackupDecryption: BackupCipher {
         let wanted = min(Int64(max(limit, 0)), size)
         let blocks = wanted / 16 * 16 + (wanted % 16 == 0 ? 0 : 16)
         guard blocks <= Int64(Self.maximumDecryptedRead) else {
-            throw InputError("\(what): \(ByteSize.format(wanted)) asked, over the \(ByteSize.format(Int64(Self.maximumDecryptedRead))) decrypted for one read")
+            throw InputError(
+                "\(what): \(ByteSize.format(wanted)) asked, over the "
+                    + "\(ByteSize.format(Int64(Self.maximumDecryptedRead))) decrypted for one read"
+            )
         }
         let plain = try Self.blocks(at: 0, count: Int(blocks), key: SymmetricKey(data: key), what: what, read: read)
         return Array(plain.prefix(Int(wanted)))
@@ -122,7 +133,8 @@ struct BackupDecryption: BackupCipher {
         }
         let protectionClass = classAndKey[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard let classKey = classKeys[protectionClass] else {
-            throw InputError("\(what) names protection class \(protectionClass), which the backup's keybag has no unlocked key for")
+            throw InputError(
+                "\(what) names protection class \(protectionClass), which the backup's keybag has no unlocked key for")
         }
         guard let key = try? AES.KeyWrap.unwrap(classAndKey[4...], using: SymmetricKey(data: classKey)) else {
             throw InputError("\(what) does not unwrap with the key of protection class \(protectionClass): corrupt")
@@ -136,12 +148,15 @@ struct BackupDecryption: BackupCipher {
     /// The plain bytes of the `count` ciphertext bytes at `offset` (both multiples of 16),
     /// AES-256-CBC with a zero IV, no padding removed. A block needs only the ciphertext block
     /// before it (the zero IV for the first), so nothing before `offset - 16` is read.
-    static func blocks(at offset: Int64, count: Int, key: SymmetricKey, what: String, read: CiphertextRead) throws -> [UInt8] {
+    static func blocks(at offset: Int64, count: Int, key: SymmetricKey, what: String, read: CiphertextRead) throws
+        -> [UInt8]
+    {
         if count == 0 { return [] }
         let ivBytes = offset == 0 ? [UInt8](repeating: 0, count: 16) : try read(offset - 16, 16)
         let encrypted = try read(offset, count)
         guard ivBytes.count == 16, encrypted.count == count else {
-            throw InputError("\(what): the ciphertext ended before byte \(offset + Int64(count)) (it changed while it was read)")
+            throw InputError(
+                "\(what): the ciphertext ended before byte \(offset + Int64(count)) (it changed while it was read)")
         }
         return [UInt8](try AES._CBC.decrypt(encrypted, using: key, iv: AES._CBC.IV(ivBytes: ivBytes), noPadding: true))
     }

@@ -81,7 +81,10 @@ package struct BackupFolder: Sendable {
         }
         switch Result(catching: { () throws(Errno) in try directory.descriptor.status(of: manifestDatabase.utf8) }) {
         case .success(let status) where status.kind != .regular:
-            throw InputError("cannot read \(input)/\(manifestDatabase): it is \(kindPhrase(status.kind)), not a regular file (a backup's Manifest.db is a SQLite file; nothing is followed or opened)")
+            throw InputError(
+                "cannot read \(input)/\(manifestDatabase): it is \(kindPhrase(status.kind)), not a regular file (a "
+                    + "backup's Manifest.db is a SQLite file; nothing is followed or opened)"
+            )
         case .failure(let e):
             throw InputError("cannot read \(input)/\(manifestDatabase): \(errorText(e.code).lowercased())")
         case .success: break
@@ -91,16 +94,18 @@ package struct BackupFolder: Sendable {
         let status = readPlist("Status.plist", in: directory) ?? [:]
         let lockdown = manifest["Lockdown"] as? [String: Any] ?? [:]
         var identity = BackupIdentity()
-        identity.deviceName = (lockdown["DeviceName"] as? String) ?? (info["Device Name"] as? String) ?? (info["Display Name"] as? String)
+        identity.deviceName =
+            (lockdown["DeviceName"] as? String) ?? (info["Device Name"] as? String) ?? (info["Display Name"] as? String)
         identity.productVersion = (lockdown["ProductVersion"] as? String) ?? (info["Product Version"] as? String)
         let date = (manifest["Date"] as? Date) ?? (status["Date"] as? Date) ?? (info["Last Backup Date"] as? Date)
         identity.date = date.map { ISO8601DateFormatter().string(from: $0) }
         let encrypted = manifest["IsEncrypted"]
         identity.isEncrypted = (encrypted as? Bool) ?? ((encrypted as? NSNumber)?.boolValue ?? false)
         let installed = (info["Installed Applications"] as? [Any] ?? []).compactMap { $0 as? String }
-        return BackupFolder(input: input, path: path, directory: directory, identity: identity, installedApplications: installed,
-                            keyBag: (manifest["BackupKeyBag"] as? Data).map { Array($0) },
-                            manifestKey: (manifest["ManifestKey"] as? Data).map { Array($0) })
+        return BackupFolder(
+            input: input, path: path, directory: directory, identity: identity, installedApplications: installed,
+            keyBag: (manifest["BackupKeyBag"] as? Data).map { Array($0) },
+            manifestKey: (manifest["ManifestKey"] as? Data).map { Array($0) })
     }
 
     /// A plist of the folder as a dictionary, read through the held descriptor (no symlink
@@ -108,7 +113,9 @@ package struct BackupFolder: Sendable {
     /// missing, unreadable, too large or not a dictionary (every field is optional).
     static func readPlist(_ name: String, in directory: HeldDescriptor) -> [String: Any]? {
         let limit = Container.maximumIdentityPlistSize
-        guard let bytes = try? directory.descriptor.readFile(name.utf8, limit: limit + 1), bytes.count <= limit else { return nil }
+        guard let bytes = try? directory.descriptor.readFile(name.utf8, limit: limit + 1), bytes.count <= limit else {
+            return nil
+        }
         return BoundedPlist.dictionary(bytes, maximumSize: limit)
     }
 
@@ -158,6 +165,9 @@ package struct BackupFolder: Sendable {
 
     /// The one-line error for an encrypted backup read without a cipher.
     var encryptedError: InputError {
-        InputError("\(input) is an encrypted backup: give its password with --password-file FILE or in the environment variable SANDBOX_AUDIT_BACKUP_PASSWORD")
+        InputError(
+            "\(input) is an encrypted backup: give its password with --password-file FILE or in the environment "
+                + "variable SANDBOX_AUDIT_BACKUP_PASSWORD"
+        )
     }
 }

@@ -10,8 +10,9 @@ package struct BackupInput: InputKind {
     /// Attributes recorded but deciding nothing (an excluded file is absent), sizes from
     /// Manifest.db, each file's protection class recorded; its files are stored by fileID: no
     /// tree to write or to fix.
-    package static let capabilities = InputCapabilities(observes: [.fileHeaders, .fileContents, .protectionClasses],
-                                                        materialisable: false, filesOnDisk: false, recordsBackup: true)
+    package static let capabilities = InputCapabilities(
+        observes: [.fileHeaders, .fileContents, .protectionClasses],
+        materialisable: false, filesOnDisk: false, recordsBackup: true)
 
     let path: String
     let selection: ContainerSelection
@@ -25,7 +26,10 @@ package struct BackupInput: InputKind {
     /// `InputError` when it is not one.
     package static func open(_ path: String, _ selection: ContainerSelection) throws -> BackupInput {
         guard let input = detect(path, selection) else {
-            throw InputError("\(path) is not a device backup folder: it holds no \(BackupFolder.manifestDatabase) (give the folder named by the device's UDID)")
+            throw InputError(
+                "\(path) is not a device backup folder: it holds no \(BackupFolder.manifestDatabase) (give the "
+                    + "folder named by the device's UDID)"
+            )
         }
         return input
     }
@@ -35,5 +39,7 @@ package struct BackupInput: InputKind {
         return InputRead(input: path, containers: try BackupWalk.read(choice).map { ($0, $1) }, notes: choice.notes)
     }
 
-    package static func contentReader(for container: Container) -> ContentReader? { container.backup.map { ContentReader(backup: $0) } }
+    package static func contentReader(for container: Container) -> ContentReader? {
+        container.backup.map { ContentReader(backup: $0) }
+    }
 }

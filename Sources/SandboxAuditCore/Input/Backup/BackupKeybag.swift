@@ -67,7 +67,8 @@ struct BackupKeybag: Sendable {
         var offset = 0
         while offset < bytes.count {
             guard bytes.count - offset >= 8 else {
-                throw refuse("\(bytes.count - offset) stray bytes at byte \(offset), too few for a record (8-byte header)")
+                throw refuse(
+                    "\(bytes.count - offset) stray bytes at byte \(offset), too few for a record (8-byte header)")
             }
             let tagBytes = bytes[offset..<offset + 4]
             guard tagBytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
@@ -77,7 +78,9 @@ struct BackupKeybag: Sendable {
             let length = Int(Self.bigEndian(bytes[offset + 4..<offset + 8]))
             let start = offset + 8
             guard length <= bytes.count - start else {
-                throw refuse("record \(tag) at byte \(offset) says \(length) bytes, past the keybag's end (\(bytes.count) bytes)")
+                throw refuse(
+                    "record \(tag) at byte \(offset) says \(length) bytes, past the keybag's end (\(bytes.count) bytes)"
+                )
             }
             let value = Array(bytes[start..<start + length])
             offset = start + length
@@ -101,7 +104,9 @@ struct BackupKeybag: Sendable {
 
         func integer(_ record: [UInt8]?, _ tag: String) throws -> UInt32? {
             guard let record else { return nil }
-            guard record.count == 4 else { throw refuse("record \(tag) is \(record.count) bytes, not a 4-byte integer") }
+            guard record.count == 4 else {
+                throw refuse("record \(tag) is \(record.count) bytes, not a 4-byte integer")
+            }
             return Self.bigEndian(record[...])
         }
         func rounds(_ tag: String, limit: Int) throws -> Int? {
@@ -121,7 +126,9 @@ struct BackupKeybag: Sendable {
         type = try integer(keybag["TYPE"], "TYPE")
         uuid = keybag["UUID"]
         guard let salt = try saltRecord("SALT") else { throw refuse("has no SALT record") }
-        guard let iterations = try rounds("ITER", limit: Self.maximumSHA1Rounds) else { throw refuse("has no ITER record") }
+        guard let iterations = try rounds("ITER", limit: Self.maximumSHA1Rounds) else {
+            throw refuse("has no ITER record")
+        }
         self.salt = salt
         self.iterations = iterations
         doubleProtectionSalt = try saltRecord("DPSL")
@@ -135,8 +142,9 @@ struct BackupKeybag: Sendable {
                 throw refuse("a class key has no CLAS record")
             }
             guard seen.insert(protectionClass).inserted else { throw refuse("class \(protectionClass) has two keys") }
-            return ClassKey(protectionClass: protectionClass, wrap: try integer(record["WRAP"], "WRAP") ?? 0,
-                            keyType: try integer(record["KTYP"], "KTYP"), wrappedKey: record["WPKY"])
+            return ClassKey(
+                protectionClass: protectionClass, wrap: try integer(record["WRAP"], "WRAP") ?? 0,
+                keyType: try integer(record["KTYP"], "KTYP"), wrappedKey: record["WPKY"])
         }
         guard !classKeys.isEmpty else { throw refuse("holds no class keys") }
     }

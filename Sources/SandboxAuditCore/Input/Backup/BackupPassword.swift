@@ -22,7 +22,10 @@ public enum BackupPassword {
                 bytes = try BoundedRead.file(Array(path.utf8), limit: maximumFileBytes, followSymlink: true)
             } catch let failure as BoundedRead.Failure {
                 if case .tooLarge = failure {
-                    throw InputError("password file \(path): over the limit of \(maximumFileBytes) bytes (the password is its first line)")
+                    throw InputError(
+                        "password file \(path): over the limit of \(maximumFileBytes) bytes (the password is its "
+                            + "first line)"
+                    )
                 }
                 throw InputError("password file \(path): \(failure)")
             }
@@ -42,8 +45,12 @@ public enum BackupPassword {
             // password is taken as UTF-8 text (the key comes from its UTF-8 bytes), and a
             // repaired one could only give a wrong key: refused, as a password file's would be.
             if let raw = Environment.bytes(environmentVariable), ByteText.utf8String(raw) == nil,
-               String(decoding: raw, as: UTF8.self) == password {
-                throw InputError("the environment variable \(environmentVariable) is not UTF-8 text: a backup password is text, and its key is derived from its UTF-8 bytes")
+                String(decoding: raw, as: UTF8.self) == password
+            {
+                throw InputError(
+                    "the environment variable \(environmentVariable) is not UTF-8 text: a backup password is text, "
+                        + "and its key is derived from its UTF-8 bytes"
+                )
             }
             return password
         }

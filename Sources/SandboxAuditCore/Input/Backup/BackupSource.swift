@@ -54,7 +54,9 @@ package final class BackupSource: Sendable {
     let paths: [HashedPath: Int32]
     let stored: [Stored]
 
-    init(folder: BackupFolder, domain: String, cipher: (any BackupCipher)?, paths: [HashedPath: Int32], stored: [Stored]) {
+    init(
+        folder: BackupFolder, domain: String, cipher: (any BackupCipher)?, paths: [HashedPath: Int32], stored: [Stored]
+    ) {
         self.folder = folder
         self.domain = domain
         self.cipher = cipher
@@ -92,25 +94,35 @@ package final class BackupSource: Sendable {
             return .failure(Failure(reason: "the backup lists no file at this path with bytes to read", absent: false))
         }
         let name = Self.name(stored)
-        let fd: FileDescriptor, ciphertextSize: Int64
+        let fd: FileDescriptor
+        let ciphertextSize: Int64
         switch open(stored) {
         case .failure(let f): return .failure(f)
         case .success(let opened): (fd, ciphertextSize) = opened
         }
         defer { fd.close() }
         guard folder.isEncrypted else {
-            return Result { () throws(Errno) in try fd.read(count: max(0, min(limit, Int(clamping: ciphertextSize))), at: 0) }
-                .mapError { Failure(reason: "\(name): \(errorText($0.code))", absent: false) }
+            return Result { () throws(Errno) in
+                try fd.read(count: max(0, min(limit, Int(clamping: ciphertextSize))), at: 0)
+            }
+            .mapError { Failure(reason: "\(name): \(errorText($0.code))", absent: false) }
         }
-        guard let cipher else { return .failure(Failure(reason: "the backup is encrypted and no password was given", absent: false)) }
+        guard let cipher else {
+            return .failure(Failure(reason: "the backup is encrypted and no password was given", absent: false))
+        }
         guard let key = stored.encryptionKey else {
             return .failure(Failure(reason: "its MBFile has no EncryptionKey to decrypt it with", absent: false))
         }
         do {
-            return .success(try cipher.file(encryptionKey: key, size: stored.size, ciphertextSize: ciphertextSize, limit: limit,
-                                            what: folder.input + "/" + name) { offset, count in
-                do throws(Errno) { return try fd.read(count: count, at: offset) } catch { throw InputError("\(name): \(errorText(error.code))") }
-            })
+            return .success(
+                try cipher.file(
+                    encryptionKey: key, size: stored.size, ciphertextSize: ciphertextSize, limit: limit,
+                    what: folder.input + "/" + name
+                ) { offset, count in
+                    do throws(Errno) { return try fd.read(count: count, at: offset) } catch {
+                        throw InputError("\(name): \(errorText(error.code))")
+                    }
+                })
         } catch {
             return .failure(Failure(reason: "it could not be decrypted (\(error))", absent: false))
         }
@@ -131,22 +143,29 @@ package final class BackupSource: Sendable {
         let missing = Failure(reason: "the backup holds no bytes for it (\(name) is missing)", absent: true)
         let sub: FileDescriptor
         let id = stored.fileID.string
-        switch Result(catching: { () throws(Errno) in try folder.directory.descriptor.openDirectory(id.prefix(2).utf8) }) {
+        switch Result(catching: { () throws(Errno) in try folder.directory.descriptor.openDirectory(id.prefix(2).utf8) }
+        ) {
         case .success(let fd): sub = fd
-        case .failure(let e): return .failure(e.code == ENOENT ? missing : Failure(reason: "\(name): \(errorText(e.code))", absent: false))
+        case .failure(let e):
+            return .failure(
+                e.code == ENOENT ? missing : Failure(reason: "\(name): \(errorText(e.code))", absent: false))
         }
         let opened = Result { () throws(Errno) in try sub.open(id.utf8, .reading, keepAccessTime: true) }
         sub.close()
         let fd: FileDescriptor
         switch opened {
         case .success(let f): fd = f
-        case .failure(let e): return .failure(e.code == ENOENT ? missing : Failure(reason: "\(name): \(errorText(e.code))", absent: false))
+        case .failure(let e):
+            return .failure(
+                e.code == ENOENT ? missing : Failure(reason: "\(name): \(errorText(e.code))", absent: false))
         }
         switch Result(catching: { () throws(Errno) in try fd.status() }) {
         case .success(let status) where status.kind == .regular: return .success((fd, status.size))
         case .success(let status):
             fd.close()
-            return .failure(Failure(reason: "\(name) is \(BackupFolder.kindPhrase(status.kind)), not a regular file", absent: false))
+            return .failure(
+                Failure(reason: "\(name) is \(BackupFolder.kindPhrase(status.kind)), not a regular file", absent: false)
+            )
         case .failure(let e):
             fd.close()
             return .failure(Failure(reason: "\(name): \(errorText(e.code))", absent: false))

@@ -54,12 +54,18 @@ package struct BackupWalk {
     /// its entry made.
     static func prepare(_ row: ManifestRow, blob: ArraySlice<UInt8>?) -> Prepared {
         func made(_ outcome: Prepared.Outcome) -> Prepared {
-            Prepared(domain: row.domain, fileID: row.fileID, key: .init(ContainerPath(bytes: row.relativePath)), outcome: outcome)
+            Prepared(
+                domain: row.domain, fileID: row.fileID, key: .init(ContainerPath(bytes: row.relativePath)),
+                outcome: outcome)
         }
         if row.relativePath.isEmpty { return made(.root) }
         if let why = Self.unsafePath(row.relativePath) { return made(.refused("its relativePath \(why): not read")) }
         guard let blob else {
-            return made(.unread(row.blobSize > 0 ? "its MBFile blob is \(row.blobSize) bytes, over \(MBFile.maximumBlobSize): not read" : "it has no MBFile blob: its size and times are unknown"))
+            return made(
+                .unread(
+                    row.blobSize > 0
+                        ? "its MBFile blob is \(row.blobSize) bytes, over \(MBFile.maximumBlobSize): not read"
+                        : "it has no MBFile blob: its size and times are unknown"))
         }
         let mb: MBFile
         switch MBFile.decode(blob) {
@@ -71,12 +77,15 @@ package struct BackupWalk {
         case 1: kind = .file
         case 2: kind = .directory
         case 4: kind = .symlink
-        default: return made(.unread("its flags \(row.flags) are none of 1 (file), 2 (directory), 4 (symlink): not read"))
+        default:
+            return made(.unread("its flags \(row.flags) are none of 1 (file), 2 (directory), 4 (symlink): not read"))
         }
         var problems: [String] = []
         if let why = mb.extendedAttributesProblem { problems.append(why + ": its attributes are not read") }
         let marks = (mb.extendedAttributes ?? []).compactMap { a in
-            BackupAttribute(attributeName: Array(a.name.utf8)).map { AttributeMark(attribute: $0, value: a.value, source: .manifest(name: a.name)) }
+            BackupAttribute(attributeName: Array(a.name.utf8)).map {
+                AttributeMark(attribute: $0, value: a.value, source: .manifest(name: a.name))
+            }
         }
         let size = kind == .directory ? 0 : (mb.size ?? Int64(mb.target?.count ?? 0))
         let defaultMode: UInt32 = kind == .file ? 0o100644 : kind == .directory ? 0o40755 : 0o120755
@@ -94,14 +103,17 @@ package struct BackupWalk {
                 problems.append("its fileID is not 40 hexadecimal digits: its bytes are not looked for")
             }
         }
-        return Prepared(domain: row.domain, fileID: row.fileID, key: .init(path), outcome: .entry(entry, stored, problems: problems))
+        return Prepared(
+            domain: row.domain, fileID: row.fileID, key: .init(path), outcome: .entry(entry, stored, problems: problems)
+        )
     }
 
     /// Adds one row of the domain, as `prepare` read it: a path another row already has is a
     /// problem, whatever the row holds.
     mutating func add(_ row: Prepared) {
         func problem(_ reason: String) {
-            walk.problems.append(WalkProblem(path: row.path, operation: Self.rowOperation + " " + row.fileID.prefix(40), reason: reason))
+            walk.problems.append(
+                WalkProblem(path: row.path, operation: Self.rowOperation + " " + row.fileID.prefix(40), reason: reason))
         }
         var file: BackupSource.Stored?
         switch row.outcome {
@@ -131,7 +143,9 @@ package struct BackupWalk {
         for i in walk.entries.indices where walk.entries[i].kind == .file {
             let e = walk.entries[i]
             let wanted = StoreSignature.headerLength(e.path, size: e.size)
-            if wanted > 0, case .success(let bytes) = source.read(e.path, limit: wanted) { walk.entries[i].header = bytes }
+            if wanted > 0, case .success(let bytes) = source.read(e.path, limit: wanted) {
+                walk.entries[i].header = bytes
+            }
         }
         return (walk, source)
     }
@@ -145,7 +159,8 @@ package struct BackupWalk {
     static func unsafePath(_ path: [UInt8]) -> String? {
         if path.first == UInt8(ascii: "/") { return "is absolute" }
         if let nul = path.firstIndex(of: 0) { return "holds a NUL byte (at byte \(nul))" }
-        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        let slash = UInt8(ascii: "/")
+        let dot = UInt8(ascii: ".")
         var start = 0
         for end in 0...path.count where end == path.count || path[end] == slash {
             switch end - start {
@@ -164,13 +179,20 @@ extension BackupWalk {
     /// gives it (the blobs are never all held): a container per domain and the walk of what it
     /// holds.
     static func read(_ choice: BackupContainers.Read) throws -> [(Container, WalkResult)] {
-        var walks = choice.domains.map { BackupWalk(domain: $0.role.domain($0.id), folder: choice.folder, cipher: choice.cipher) }
-        try choice.database.forEachRow(domains: walks.map(\.domain), prepare: { prepare($0, blob: $1) }) { walks[$0.domain].add($0) }
+        var walks = choice.domains.map {
+            BackupWalk(domain: $0.role.domain($0.id), folder: choice.folder, cipher: choice.cipher)
+        }
+        try choice.database.forEachRow(domains: walks.map(\.domain), prepare: { prepare($0, blob: $1) }) {
+            walks[$0.domain].add($0)
+        }
         return zip(choice.domains, walks).map { chosen, walk in
             let (walk, source) = walk.finish()
-            let container = Container(input: choice.input, dataRoot: choice.folder.path, kind: .backup, role: chosen.role, roleSource: "domain",
-                                      bundleIdentifier: chosen.id, version: nil, identitySource: BackupFolder.manifestDatabase, backup: source,
-                                      source: BackupInput.self)
+            let container = Container(
+                input: choice.input, dataRoot: choice.folder.path, kind: .backup, role: chosen.role,
+                roleSource: "domain",
+                bundleIdentifier: chosen.id, version: nil, identitySource: BackupFolder.manifestDatabase,
+                backup: source,
+                source: BackupInput.self)
             return (container, walk)
         }
     }

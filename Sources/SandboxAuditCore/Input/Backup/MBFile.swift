@@ -37,10 +37,12 @@ struct MBFile: Sendable, Equatable {
     init() {}
 
     static func == (a: MBFile, b: MBFile) -> Bool {
-        a.size == b.size && a.mode == b.mode && a.lastModified == b.lastModified && a.lastStatusChange == b.lastStatusChange
+        a.size == b.size && a.mode == b.mode && a.lastModified == b.lastModified
+            && a.lastStatusChange == b.lastStatusChange
             && a.birth == b.birth && a.inode == b.inode && a.userID == b.userID && a.groupID == b.groupID
             && a.protectionClass == b.protectionClass && a.flags == b.flags && a.relativePath == b.relativePath
-            && a.target == b.target && a.encryptionKey == b.encryptionKey && a.extendedAttributesProblem == b.extendedAttributesProblem
+            && a.target == b.target && a.encryptionKey == b.encryptionKey
+            && a.extendedAttributesProblem == b.extendedAttributesProblem
             && a.extendedAttributes?.map(\.name) == b.extendedAttributes?.map(\.name)
             && a.extendedAttributes?.map(\.value) == b.extendedAttributes?.map(\.value)
     }
@@ -66,7 +68,9 @@ struct MBFile: Sendable, Equatable {
         }
         // Read directly when the bytes pass the same checks and hold nothing the direct reader
         // leaves to Foundation; Foundation decides everything else, as it always did.
-        if (try? BoundedPlist.check(bytes, maximumSize: maximumBlobSize)) == .binary, let direct = MBFileReader.decode(bytes) {
+        if (try? BoundedPlist.check(bytes, maximumSize: maximumBlobSize)) == .binary,
+            let direct = MBFileReader.decode(bytes)
+        {
             return .success(direct)
         }
         return decodeWithFoundation(Array(bytes))
@@ -77,13 +81,15 @@ struct MBFile: Sendable, Equatable {
         let object: Any
         switch BoundedPlist.decode(bytes, maximumSize: maximumBlobSize) {
         case .success(let parsed): object = parsed.object
-        case .failure(let refusal): return .failure(Refusal(reason: "its MBFile blob is not a property list (\(refusal.reason))"))
+        case .failure(let refusal):
+            return .failure(Refusal(reason: "its MBFile blob is not a property list (\(refusal.reason))"))
         }
         guard let archive = object as? [String: Any], let objects = archive["$objects"] as? [Any] else {
             return .failure(Refusal(reason: "its MBFile blob is not a keyed archive (no $objects)"))
         }
         let top = archive["$top"] as? [String: Any]
-        guard let rootUID = top.flatMap({ uid($0["root"]) }), let root = resolve(rootUID, objects) as? [String: Any] else {
+        guard let rootUID = top.flatMap({ uid($0["root"]) }), let root = resolve(rootUID, objects) as? [String: Any]
+        else {
             return .failure(Refusal(reason: "its MBFile blob has no root object"))
         }
         func value(_ key: String) -> Any? {
@@ -128,20 +134,27 @@ struct MBFile: Sendable, Equatable {
 
     /// The lengths of those names, in UTF-16 code units and in bytes alike (they are ASCII): a
     /// name of another length is skipped without a look at its bytes.
-    static let attributeNameLengths: Set<Int> = Set(BackupAttribute.allCases.flatMap { [$0.macName.utf8.count, $0.linuxName.utf8.count] })
+    static let attributeNameLengths: Set<Int> = Set(
+        BackupAttribute.allCases.flatMap { [$0.macName.utf8.count, $0.linuxName.utf8.count] })
 
-    /// The attributes the tool reads (`readsAttribute`) in `ExtendedAttributes`' bytes: a binary or XML plist dictionary of names
+    /// The attributes the tool reads (`readsAttribute`) in `ExtendedAttributes`' bytes: a binary or XML plist
+    /// dictionary of names
     /// to data (a string value is taken as its UTF-8), read with the same bounds as the blob
     /// that held it (`BoundedPlist`: no reference bombs, no deep nesting).
     static func decodeAttributes(_ bytes: [UInt8]?) -> Result<[(name: String, value: [UInt8])], Refusal> {
         guard let bytes else { return .failure(Refusal(reason: "its ExtendedAttributes is not data")) }
         guard case .success(let parsed) = BoundedPlist.decode(bytes, maximumSize: maximumBlobSize),
-              let dictionary = parsed.object as? [String: Any] else {
+            let dictionary = parsed.object as? [String: Any]
+        else {
             return .failure(Refusal(reason: "its ExtendedAttributes is not a property list of names and values"))
         }
         var list: [(name: String, value: [UInt8])] = []
         for (name, v) in dictionary where readsAttribute(Array(name.utf8)) {
-            if let d = v as? Data { list.append((name, [UInt8](d))) } else if let s = v as? String { list.append((name, Array(s.utf8))) }
+            if let d = v as? Data {
+                list.append((name, [UInt8](d)))
+            } else if let s = v as? String {
+                list.append((name, Array(s.utf8)))
+            }
         }
         return .success(list.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) })
     }
@@ -179,7 +192,8 @@ struct MBFile: Sendable, Equatable {
             return nil
         }
         if value is String || value is Data || value is NSNumber || value is Date || value is [Any] { return nil }
-        guard let written = try? PropertyListSerialization.data(fromPropertyList: [value], format: .binary, options: 0) else { return nil }
+        guard let written = try? PropertyListSerialization.data(fromPropertyList: [value], format: .binary, options: 0)
+        else { return nil }
         return uidWritten([UInt8](written))
     }
 
@@ -188,9 +202,13 @@ struct MBFile: Sendable, Equatable {
     static func uidWritten(_ b: [UInt8]) -> Int? {
         guard b.count >= 8 + 32, b.starts(with: "bplist00".utf8) else { return nil }
         let t = b.count - 32
-        let offsetSize = Int(b[t + 6]), refSize = Int(b[t + 7])
-        guard (1...8).contains(offsetSize), (1...8).contains(refSize), BoundedPlist.readUInt(b, t + 8, 8) == 2 else { return nil }
-        let table = Int(clamping: BoundedPlist.readUInt(b, t + 24, 8)), top = Int(clamping: BoundedPlist.readUInt(b, t + 16, 8))
+        let offsetSize = Int(b[t + 6])
+        let refSize = Int(b[t + 7])
+        guard (1...8).contains(offsetSize), (1...8).contains(refSize), BoundedPlist.readUInt(b, t + 8, 8) == 2 else {
+            return nil
+        }
+        let table = Int(clamping: BoundedPlist.readUInt(b, t + 24, 8))
+        let top = Int(clamping: BoundedPlist.readUInt(b, t + 16, 8))
         guard top < 2, table + 2 * offsetSize <= t else { return nil }
         let array = Int(clamping: BoundedPlist.readUInt(b, table + top * offsetSize, offsetSize))
         guard array + 1 + refSize <= table, b[array] == 0xA1 else { return nil }

@@ -58,7 +58,8 @@ struct MBFileReader {
 
     /// The root keys read, in one pass over the root's keys (`rootValues`).
     private static let rootKeys: [StaticString] = [
-        "Size", "Mode", "LastModified", "LastStatusChange", "Birth", "InodeNumber", "UserID", "GroupID", "ProtectionClass",
+        "Size", "Mode", "LastModified", "LastStatusChange", "Birth", "InodeNumber", "UserID", "GroupID",
+        "ProtectionClass",
         "Flags", "RelativePath", "Target", "EncryptionKey", "ExtendedAttributes",
     ]
 
@@ -104,7 +105,8 @@ struct MBFileReader {
     /// bytes cost to look at, not a Foundation object each (docs/limits.md).
     static func readAttributes(_ bytes: [UInt8]) -> [(name: String, value: [UInt8])]? {
         guard (try? BoundedPlist.check(bytes, maximumSize: MBFile.maximumBlobSize)) == .binary,
-              let plist = BoundedPlist.Objects(bytes[...]) else { return nil }
+            let plist = BoundedPlist.Objects(bytes[...])
+        else { return nil }
         return MBFileReader(plist: plist).wantedAttributes()
     }
 
@@ -135,8 +137,9 @@ struct MBFileReader {
         do throws(GiveUp) {
             let archive = plist.top
             guard let objects = try value(archive, "$objects"), case .array = plist.kind(objects),
-                  let top = try value(archive, "$top"), case .dictionary = plist.kind(top),
-                  let rootRef = try value(top, "root"), let rootUID = try uid(rootRef) else { return nil }
+                let top = try value(archive, "$top"), case .dictionary = plist.kind(top),
+                let rootRef = try value(top, "root"), let rootUID = try uid(rootRef)
+            else { return nil }
             guard let root = resolve(rootUID, objects), case .dictionary = plist.kind(root) else { return nil }
             let v = try rootValues(root)
             var f = MBFile()

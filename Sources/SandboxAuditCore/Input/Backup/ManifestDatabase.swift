@@ -70,17 +70,24 @@ final class ManifestDatabase {
             // the database holds (a size that is not whole blocks is refused at once, unread).
             let first = try Self.decrypting(label) {
                 var probe = [UInt8](repeating: 0, count: 112)
-                let n = try cipher.manifestDatabase(size: size % 16 == 0 ? min(size, 112) : size, what: label, read: file.read, into: &probe)
+                let n = try cipher.manifestDatabase(
+                    size: size % 16 == 0 ? min(size, 112) : size, what: label, read: file.read, into: &probe)
                 return Array(probe.prefix(n))
             }
             try Self.checkHeader(first, label: label, encrypted: true)
             let wanted = Self.declaredSize(first).map { min($0, size) } ?? size
-            length = try Self.decrypting(label) { try cipher.manifestDatabaseLength(size: wanted, what: label, read: file.read) }
+            length = try Self.decrypting(label) {
+                try cipher.manifestDatabaseLength(size: wanted, what: label, read: file.read)
+            }
             stored = .bytes { offset, count in
                 // The whole blocks around the bytes asked for (and the one before them).
-                let start = offset / 16 * 16, end = min((offset + Int64(count) + 15) / 16 * 16, Int64(wanted))
-                let plain = try Self.decrypting(label) { try cipher.manifestDatabaseBlocks(at: start, count: Int(end - start), what: label, read: file.read) }
-                let skip = Int(offset - start), n = max(0, min(count, plain.count - skip))
+                let start = offset / 16 * 16
+                let end = min((offset + Int64(count) + 15) / 16 * 16, Int64(wanted))
+                let plain = try Self.decrypting(label) {
+                    try cipher.manifestDatabaseBlocks(at: start, count: Int(end - start), what: label, read: file.read)
+                }
+                let skip = Int(offset - start)
+                let n = max(0, min(count, plain.count - skip))
                 return n == 0 ? [] : plain[skip..<(skip + n)]
             }
         } else {
@@ -90,7 +97,8 @@ final class ManifestDatabase {
             stored = .descriptor(file.descriptor)
         }
         held = false
-        let pages = ManifestPages(label: label, length: Int64(length), stored: stored, close: { file.descriptor.close() })
+        let pages = ManifestPages(
+            label: label, length: Int64(length), stored: stored, close: { file.descriptor.close() })
         self.pages = pages
         var notes: [String] = []
         Self.applyJournals(folder, label: label, encrypted: folder.isEncrypted, pages, notes: &notes)
@@ -104,19 +112,25 @@ final class ManifestDatabase {
         let budget = WorkBudget(operations: Self.operationsPerByte * max(size, Int(pages.length)) + Self.baseOperations)
         self.budget = budget
         sqlite3_limit(connection, SQLITE_LIMIT_LENGTH, Int32(Self.maximumValueLength))
-        sqlite3_progress_handler(connection, Int32(WorkBudget.stepsPerCall), { context in
-            Unmanaged<WorkBudget>.fromOpaque(context!).takeUnretainedValue().spend()
-        }, Unmanaged.passUnretained(budget).toOpaque())
+        sqlite3_progress_handler(
+            connection, Int32(WorkBudget.stepsPerCall),
+            { context in
+                Unmanaged<WorkBudget>.fromOpaque(context!).takeUnretainedValue().spend()
+            }, Unmanaged.passUnretained(budget).toOpaque())
         // As GRDB opens a connection; and temporary tables (a sort) in memory, never in a file.
         _disableDoubleQuotedStringLiterals(connection)
         try query("PRAGMA temp_store = MEMORY") { _ in }
         // Only a real table is read: a view (or a virtual table) runs whatever SQL it holds.
         var kinds: [(String, String)] = []
-        try query("SELECT CAST(type AS TEXT), CAST(substr(sql, 1, 40) AS TEXT) FROM sqlite_master WHERE lower(CAST(name AS TEXT)) = 'files'") {
+        try query(
+            "SELECT CAST(type AS TEXT), CAST(substr(sql, 1, 40) AS TEXT) FROM sqlite_master WHERE lower(CAST(name AS "
+                + "TEXT)) = 'files'"
+        ) {
             kinds.append((Self.text($0, 0) ?? "", Self.text($0, 1) ?? ""))
         }
         if let kind = kinds.first, kind.0 != "table" || kind.1.uppercased().hasPrefix("CREATE VIRTUAL") {
-            throw InputError("cannot read \(label): its Files is \(kind.0 == "table" ? "a virtual table" : "a \(kind.0)"), not a table (only a table is read)")
+            let what = kind.0 == "table" ? "a virtual table" : "a \(kind.0)"
+            throw InputError("cannot read \(label): its Files is \(what), not a table (only a table is read)")
         }
         // table_xinfo's `hidden`: 2 and 3 are generated columns, computed by SQL the file holds.
         var described: [(String, Int64)] = []
@@ -124,12 +138,18 @@ final class ManifestDatabase {
             described.append((Self.text($0, 0) ?? "", sqlite3_column_int64($0, 1)))
         }
         if let generated = described.first(where: { $0.1 == 2 || $0.1 == 3 }) {
-            throw InputError("cannot read \(label): its Files column \(generated.0) is computed by SQL (a generated column), which no backup's is")
+            throw InputError(
+                "cannot read \(label): its Files column \(generated.0) is computed by SQL (a generated column), "
+                    + "which no backup's is"
+            )
         }
         let columns = described.map(\.0)
         let missing = ["fileID", "domain", "relativePath", "flags", "file"].filter { !columns.contains($0) }
         if !missing.isEmpty {
-            throw InputError("cannot read \(label): " + (columns.isEmpty ? "it has no Files table" : "its Files table has no \(missing.joined(separator: ", ")) column"))
+            throw InputError(
+                "cannot read \(label): "
+                    + (columns.isEmpty
+                        ? "it has no Files table" : "its Files table has no \(missing.joined(separator: ", ")) column"))
         }
     }
 
@@ -159,10 +179,17 @@ final class ManifestDatabase {
 
     private func failure(_ code: Int32) -> InputError {
         if budget.exhausted {
-            return InputError("cannot read \(label): reading it took more than the \(budget.limit) SQLite steps allowed for a Manifest.db of its size (\(Self.operationsPerByte) per byte and \(Self.baseOperations)): its Files table is not a backup's (see docs/limits.md)")
+            return InputError(
+                "cannot read \(label): reading it took more than the \(budget.limit) SQLite steps allowed for a "
+                    + "Manifest.db of its size (\(Self.operationsPerByte) per byte and \(Self.baseOperations)): its "
+                    + "Files table is not a backup's (see docs/limits.md)"
+            )
         }
         if code & 0xFF == SQLITE_TOOBIG {
-            return InputError("cannot read \(label): it holds a value over \(ByteSize.format(Int64(Self.maximumValueLength))), which no backup row has (see docs/limits.md)")
+            return InputError(
+                "cannot read \(label): it holds a value over \(ByteSize.format(Int64(Self.maximumValueLength))), "
+                    + "which no backup row has (see docs/limits.md)"
+            )
         }
         if let failure = pages.failure { return failure }
         return InputError("cannot read \(label): \(String(cString: sqlite3_errmsg(connection)))")
@@ -174,7 +201,9 @@ final class ManifestDatabase {
     /// Every domain the backup holds, sorted.
     func domains() throws -> [String] {
         var domains: [String] = []
-        try query("SELECT DISTINCT CAST(domain AS TEXT) FROM Files WHERE domain IS NOT NULL ORDER BY 1") { domains.append(Self.text($0, 0) ?? "") }
+        try query("SELECT DISTINCT CAST(domain AS TEXT) FROM Files WHERE domain IS NOT NULL ORDER BY 1") {
+            domains.append(Self.text($0, 0) ?? "")
+        }
         return domains
     }
 
@@ -200,7 +229,9 @@ final class ManifestDatabase {
     /// batches are held. Text columns that are not text are read as text, `relativePath` as its
     /// bytes, and flags as an integer (every column is cast in SQL first); a blob over
     /// `MBFile.maximumBlobSize` is not loaded.
-    func forEachRow<T: Sendable>(domains: [String], prepare: @escaping @Sendable (ManifestRow, ArraySlice<UInt8>?) -> T, _ body: (T) -> Void) throws {
+    func forEachRow<T: Sendable>(
+        domains: [String], prepare: @escaping @Sendable (ManifestRow, ArraySlice<UInt8>?) -> T, _ body: (T) -> Void
+    ) throws {
         guard !domains.isEmpty else { return }
         let marks = Array(repeating: "?", count: domains.count).joined(separator: ", ")
         let sql = """
@@ -214,7 +245,9 @@ final class ManifestDatabase {
         for (i, d) in domains.enumerated() where names[Array(d.utf8)] == nil { names[Array(d.utf8)] = i }
         do {
             let preparing = DispatchQueue(label: "Manifest.db rows")
-            var batch = RowBatch<T>(), inFlight: Background<RowBatch<T>>?, spare: RowBatch<T>?
+            var batch = RowBatch<T>()
+            var inFlight: Background<RowBatch<T>>?
+            var spare: RowBatch<T>?
             // Every batch sent is prepared before this returns, even when reading fails.
             defer { inFlight?.wait() }
             func handOver(_ pending: Background<RowBatch<T>>) {
@@ -245,12 +278,19 @@ final class ManifestDatabase {
                     SQLiteColumn.appendBlob(statement, 4, to: &batch.blobs)
                     blob = start..<batch.blobs.count
                 }
-                batch.rows.append(ManifestRow(fileID: Self.text(statement, 0) ?? "", domain: domain, relativePath: Self.bytes(statement, 2) ?? [],
-                                              flags: sqlite3_column_int64(statement, 3), blob: blob, blobSize: sqlite3_column_int64(statement, 5)))
+                batch.rows.append(
+                    ManifestRow(
+                        fileID: Self.text(statement, 0) ?? "", domain: domain,
+                        relativePath: Self.bytes(statement, 2) ?? [],
+                        flags: sqlite3_column_int64(statement, 3), blob: blob,
+                        blobSize: sqlite3_column_int64(statement, 5)))
                 if batch.rows.count == Self.batchRows || batch.blobs.count >= Self.batchBytes { send() }
             }
             if !batch.rows.isEmpty { send() }
-            if let last = inFlight { handOver(last); inFlight = nil }
+            if let last = inFlight {
+                handOver(last)
+                inFlight = nil
+            }
         }
     }
 
@@ -274,11 +314,14 @@ struct RowBatch<T: Sendable>: Sendable {
 
     /// Prepares every row, the first half on one core and the second on another.
     mutating func prepare(_ prepare: @Sendable (ManifestRow, ArraySlice<UInt8>?) -> T) {
-        let rows = self.rows, blobs = self.blobs
+        let rows = self.rows
+        let blobs = self.blobs
         // Each row's blob is a slice of the batch's buffer: read in place, never copied.
-        prepared = Parallel.array(count: rows.count, runs: Parallel.runs(rows.count, parts: rows.count >= 32 ? 2 : 1)) { (_, out: inout RunWriter<T>) in
-            for i in out.run { out.append(prepare(rows[i], rows[i].blob.map { blobs[$0] })) }
-        }.0
+        prepared =
+            Parallel.array(count: rows.count, runs: Parallel.runs(rows.count, parts: rows.count >= 32 ? 2 : 1)) {
+                (_, out: inout RunWriter<T>) in
+                for i in out.run { out.append(prepare(rows[i], rows[i].blob.map { blobs[$0] })) }
+            }.0
     }
 
     mutating func clear() {

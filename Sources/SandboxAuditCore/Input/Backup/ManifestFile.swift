@@ -17,11 +17,13 @@ struct ManifestFile {
         case .failure(let e):
             let status = try? folder.directory.descriptor.status(of: name.utf8)
             if let status, status.kind != .regular {
-                throw InputError("cannot read \(label): it is \(BackupFolder.kindPhrase(status.kind)), not a regular file")
+                throw InputError(
+                    "cannot read \(label): it is \(BackupFolder.kindPhrase(status.kind)), not a regular file")
             }
             throw InputError("cannot read \(label): \(errorText(e.code).lowercased())")
         }
-        let status: FileStatus, opened = descriptor
+        let status: FileStatus
+        let opened = descriptor
         switch Result(catching: { () throws(Errno) in try opened.status() }) {
         case .success(let s): status = s
         case .failure(let e):
@@ -35,7 +37,10 @@ struct ManifestFile {
         guard status.size <= Int64(limit) else {
             descriptor.close()
             let limitText = limit % (1 << 30) == 0 ? "\(limit >> 30) GiB" : ByteSize.format(Int64(limit))
-            throw InputError("cannot read \(label): it is \(ByteSize.format(status.size)) (\(status.size) bytes), over the \(limitText) limit for a backup's Manifest.db (see docs/limits.md)")
+            throw InputError(
+                "cannot read \(label): it is \(ByteSize.format(status.size)) (\(status.size) bytes), over the "
+                    + "\(limitText) limit for a backup's Manifest.db (see docs/limits.md)"
+            )
         }
         size = status.size
     }
@@ -79,26 +84,38 @@ extension ManifestDatabase {
     /// Lays the committed pages of a `Manifest.db-wal` beside the database (plain backups) over
     /// `pages`, and says what was left out in `notes`: a WAL of an encrypted backup, a malformed
     /// one, a `-journal`. The WAL's bytes are held; the database's are read as SQLite asks.
-    static func applyJournals(_ folder: BackupFolder, label: String, encrypted: Bool, _ pages: ManifestPages, notes: inout [String]) {
+    static func applyJournals(
+        _ folder: BackupFolder, label: String, encrypted: Bool, _ pages: ManifestPages, notes: inout [String]
+    ) {
         func beside(_ suffix: String) -> FileStatus? {
             try? folder.directory.descriptor.status(of: (BackupFolder.manifestDatabase + suffix).utf8)
         }
         if let journal = beside("-journal"), journal.kind != .regular || journal.size > 0 {
-            notes.append("\(label)-journal (\(journal.kind == .regular ? ByteSize.format(journal.size) : BackupFolder.kindPhrase(journal.kind))) was not applied: a rollback journal beside Manifest.db means a write to it was interrupted; the database is read as it stands")
+            let size = journal.kind == .regular ? ByteSize.format(journal.size) : BackupFolder.kindPhrase(journal.kind)
+            notes.append(
+                "\(label)-journal (\(size)) was not applied: a rollback journal beside Manifest.db means a write to it "
+                    + "was interrupted; the database is read as it stands"
+            )
         }
         guard let wal = beside("-wal"), wal.kind != .regular || wal.size > 0 else { return }
         let walLabel = label + "-wal"
         func skipped(_ why: String) {
-            notes.append("\(walLabel) was not applied (\(why)): rows written to it since the last checkpoint are not listed")
+            notes.append(
+                "\(walLabel) was not applied (\(why)): rows written to it since the last checkpoint are not listed")
         }
-        if encrypted { return skipped("the backup is encrypted, and a WAL beside an encrypted Manifest.db is not read") }
+        if encrypted {
+            return skipped("the backup is encrypted, and a WAL beside an encrypted Manifest.db is not read")
+        }
         let length = Int(pages.length)
         var header = [UInt8](repeating: 0, count: 100)
         guard length >= 100, pages.read(into: &header, at: 0) == SQLITE_OK else {
             return skipped("the database has no header")
         }
         let file: ManifestFile
-        do { file = try ManifestFile(folder, name: BackupFolder.manifestDatabase + "-wal", label: walLabel, limit: maximumSize - length) } catch {
+        do {
+            file = try ManifestFile(
+                folder, name: BackupFolder.manifestDatabase + "-wal", label: walLabel, limit: maximumSize - length)
+        } catch {
             return skipped((error as? InputError)?.message ?? "\(error)")
         }
         // The header first, then the frames a batch at a time: nothing of the WAL is held but
@@ -107,8 +124,12 @@ extension ManifestDatabase {
         let pageSize = pageField == 1 ? 65536 : pageField
         let commit: ManifestWAL.Commit
         switch ManifestWAL.commit(size: file.size, pageSize: pageSize, read: { try file.read($0, $1) }) {
-        case .failure(let refusal): file.descriptor.close(); return skipped("it is not a WAL of this database: \(refusal.reason)")
-        case .success(nil): file.descriptor.close(); return skipped("it holds no valid committed frame")
+        case .failure(let refusal):
+            file.descriptor.close()
+            return skipped("it is not a WAL of this database: \(refusal.reason)")
+        case .success(nil):
+            file.descriptor.close()
+            return skipped("it holds no valid committed frame")
         case .success(let found?): commit = found
         }
         // Every page lies in the database or the WAL: a commit may not claim more.
@@ -116,8 +137,12 @@ extension ManifestDatabase {
             file.descriptor.close()
             return skipped("its commit claims \(commit.databasePages) pages, more than the database and the WAL hold")
         }
-        pages.apply(walPages: commit.pages, databasePages: commit.databasePages, pageSize: pageSize, wal: file.descriptor,
-                    closeWAL: { file.descriptor.close() })
-        notes.append("\(walLabel): \(commit.frames) committed frame\(commit.frames == 1 ? "" : "s") applied in memory (the backup was still being written, or was not closed cleanly)")
+        pages.apply(
+            walPages: commit.pages, databasePages: commit.databasePages, pageSize: pageSize, wal: file.descriptor,
+            closeWAL: { file.descriptor.close() })
+        notes.append(
+            "\(walLabel): \(commit.frames) committed frame\(commit.frames == 1 ? "" : "s") applied in memory (the "
+                + "backup was still being written, or was not closed cleanly)"
+        )
     }
 }

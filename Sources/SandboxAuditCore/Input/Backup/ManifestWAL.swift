@@ -40,9 +40,15 @@ enum ManifestWAL {
     /// (about 1 MiB) at a time, until the first whose salts or running checksum do not match.
     /// Held: one batch and 4 bytes per frame (its page number), then the committed pages' map;
     /// the pages themselves stay in the file (`Commit.pages` are offsets in it).
-    static func commit(size: Int64, pageSize: Int, read: (Int64, Int) throws -> [UInt8]) -> Result<Commit?, MBFile.Refusal> {
-        guard size >= Int64(headerSize) else { return .failure(.init(reason: "\(size) bytes, shorter than a WAL header")) }
-        guard let header = try? read(0, headerSize), header.count == headerSize else { return .failure(.init(reason: "its header could not be read")) }
+    static func commit(size: Int64, pageSize: Int, read: (Int64, Int) throws -> [UInt8]) -> Result<
+        Commit?, MBFile.Refusal
+    > {
+        guard size >= Int64(headerSize) else {
+            return .failure(.init(reason: "\(size) bytes, shorter than a WAL header"))
+        }
+        guard let header = try? read(0, headerSize), header.count == headerSize else {
+            return .failure(.init(reason: "its header could not be read"))
+        }
         let magic = word(header, 0, bigEndian: true)
         guard magic & 0xFFFF_FFFE == 0x377F_0682 else { return .failure(.init(reason: "no WAL magic number")) }
         let bigEndian = magic & 1 == 1
@@ -68,10 +74,13 @@ enum ManifestWAL {
                 let at = f * frameSize
                 let page = word(batch, at, bigEndian: true)
                 let commitSize = word(batch, at + 4, bigEndian: true)
-                guard page > 0, word(batch, at + 8, bigEndian: true) == salts.0, word(batch, at + 12, bigEndian: true) == salts.1 else { break frames }
+                guard page > 0, word(batch, at + 8, bigEndian: true) == salts.0,
+                    word(batch, at + 12, bigEndian: true) == salts.1
+                else { break frames }
                 sum = checksum(batch[at..<at + 8], bigEndian: bigEndian, sum)
                 sum = checksum(batch[at + frameHeaderSize..<at + frameSize], bigEndian: bigEndian, sum)
-                guard sum.0 == word(batch, at + 16, bigEndian: true), sum.1 == word(batch, at + 20, bigEndian: true) else { break frames }
+                guard sum.0 == word(batch, at + 16, bigEndian: true), sum.1 == word(batch, at + 20, bigEndian: true)
+                else { break frames }
                 framePages.append(page)
                 if commitSize > 0 {
                     committedFrames = framePages.count
@@ -100,7 +109,8 @@ enum ManifestWAL {
         return (s0, s1)
     }
 
-    static func word<C: RandomAccessCollection>(_ b: C, _ i: C.Index, bigEndian: Bool) -> UInt32 where C.Element == UInt8, C.Index == Int {
+    static func word<C: RandomAccessCollection>(_ b: C, _ i: C.Index, bigEndian: Bool) -> UInt32
+    where C.Element == UInt8, C.Index == Int {
         let (b0, b1, b2, b3) = (UInt32(b[i]), UInt32(b[i + 1]), UInt32(b[i + 2]), UInt32(b[i + 3]))
         return bigEndian ? b0 << 24 | b1 << 16 | b2 << 8 | b3 : b3 << 24 | b2 << 16 | b1 << 8 | b0
     }

@@ -6,8 +6,9 @@ import SandboxAuditSystem
 /// protection"). The numbers are the kernel's (apple-oss-distributions/xnu,
 /// `bsd/sys/content_protection.h`: `PROTECTION_CLASS_A` 1 … `D` 4, `CX` 7), named as Foundation
 /// names them (apple/swift-foundation, `FileManager+Files.swift`,
-/// https://github.com/apple/swift-foundation/blob/main/Sources/FoundationEssentials/FileManager/FileManager+Files.swift, `FileProtectionType.init(intValue:)`: `CX` is `completeWhenUserInactive`, iOS 17), and as the
-/// public backup readers decode them (jsharkey13/iphone_backup_decrypt,
+/// `FileProtectionType.init(intValue:)`: `CX` is `completeWhenUserInactive`, iOS 17;
+/// https://github.com/apple/swift-foundation/blob/main/Sources/FoundationEssentials/FileManager/FileManager+Files.swift
+/// ), and as the public backup readers decode them (jsharkey13/iphone_backup_decrypt,
 /// `src/iphone_backup_decrypt/google_iphone_dataprotection.py`, `_PROTECTION_CLASSES`).
 package struct ProtectionClass: Sendable, Hashable {
     /// The number recorded (1 to 4 are the file classes; any other is kept as it is).
@@ -28,7 +29,9 @@ package struct ProtectionClass: Sendable, Hashable {
     /// inactive for a while.
     package static let completeWhenUserInactive = ProtectionClass(recorded: 7)!
     /// The four file classes, strongest first.
-    package static let known: [ProtectionClass] = [.complete, .completeUnlessOpen, .completeUntilFirstUserAuthentication, .none]
+    package static let known: [ProtectionClass] = [
+        .complete, .completeUnlessOpen, .completeUntilFirstUserAuthentication, .none,
+    ]
 
     /// `FileProtectionType`'s name (`complete` …), or `class N` for another number.
     package var name: String {

@@ -9,8 +9,9 @@ import SandboxAuditSystem
 struct FolderInput: InputKind {
     static let name = "container folder"
     static let shortName = "container"
-    static let capabilities = InputCapabilities(observes: [.attributesOnDisk, .fileHeaders, .fileContents, .sizesOnDisk, .itemsNotBackedUp],
-                                                materialisable: true, filesOnDisk: true, recordsBackup: false)
+    static let capabilities = InputCapabilities(
+        observes: [.attributesOnDisk, .fileHeaders, .fileContents, .sizesOnDisk, .itemsNotBackedUp],
+        materialisable: true, filesOnDisk: true, recordsBackup: false)
 
     let path: String
     let selection: ContainerSelection

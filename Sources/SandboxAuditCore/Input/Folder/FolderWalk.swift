@@ -22,7 +22,9 @@ enum FolderWalk {
         let root = Array(container.dataRoot.utf8)
         // Sidecars beside nothing in the data root.
         var orphans = walk.unmatchedSidecars.map { target, sidecar in
-            SidecarOrphan(sidecar: SidecarOrphans.sidecarPath(for: target), target: target, marks: sidecar.marks, size: sidecar.size)
+            SidecarOrphan(
+                sidecar: SidecarOrphans.sidecarPath(for: target), target: target, marks: sidecar.marks,
+                size: sidecar.size)
         }
         // The data root's own sidecar beside it (`../._NAME`, as macOS tar or a copy to a
         // foreign volume leaves it).
@@ -39,26 +41,37 @@ enum FolderWalk {
             let label = inside ? String(mirror.dropFirst(container.dataRoot.count + 1)) : mirror
             if !inside {
                 let (mirrorParent, mirrorName) = PathText.split(mirror)
-                if !mirrorName.isEmpty { readRootSidecar(mirrorParent + "/._" + mirrorName, root: root, mirror: true, into: &walk) }
+                if !mirrorName.isEmpty {
+                    readRootSidecar(mirrorParent + "/._" + mirrorName, root: root, mirror: true, into: &walk)
+                }
             }
             var mirrorWalker = Walker(root: mirror)
             mirrorWalker.matchSidecars = false
             if inside, let root = container.root {
-                guard let held = try? HeldDescriptor.directory(AppleDouble.mirrorFolder.utf8, in: root) else { continue }
+                guard let held = try? HeldDescriptor.directory(AppleDouble.mirrorFolder.utf8, in: root) else {
+                    continue
+                }
                 mirrorWalker.opened = held
-            } else if !Container.isDirectory(mirror) { continue }
+            } else if !Container.isDirectory(mirror) {
+                continue
+            }
             guard let found = try? mirrorWalker.walk() else { continue }
             walk.sidecarCount += found.sidecarCount
             let base = SidecarOrphans.relative(Array(mirror.utf8), toRoot: root)
             for (path, sidecar) in found.unmatchedSidecars {
                 let name = SidecarOrphans.sidecarPath(for: path)
                 let source = AttributeSource.macosxMirror(sidecar: label + "/" + name.display)
-                mirrored[path, default: []].append((base.appending(name.bytes),
-                                                    sidecar.marks.map { AttributeMark(attribute: $0.attribute, value: $0.value, source: source) },
-                                                    sidecar.size))
+                mirrored[path, default: []].append(
+                    (
+                        base.appending(name.bytes),
+                        sidecar.marks.map { AttributeMark(attribute: $0.attribute, value: $0.value, source: source) },
+                        sidecar.size
+                    ))
             }
             walk.problems += found.problems.map {
-                WalkProblem(path: ContainerPath(label).appending($0.path.bytes), operation: $0.operation, reason: $0.reason, vanished: $0.vanished)
+                WalkProblem(
+                    path: ContainerPath(label).appending($0.path.bytes), operation: $0.operation, reason: $0.reason,
+                    vanished: $0.vanished)
             }
         }
         if !mirrored.isEmpty {
@@ -68,7 +81,9 @@ enum FolderWalk {
                 }
             }
             for (target, found) in mirrored {
-                for s in found { orphans.append(SidecarOrphan(sidecar: s.sidecar, target: target, marks: s.marks, size: s.size)) }
+                for s in found {
+                    orphans.append(SidecarOrphan(sidecar: s.sidecar, target: target, marks: s.marks, size: s.size))
+                }
             }
         }
         SidecarOrphans.resolve(orphans, into: &walk)

@@ -92,7 +92,9 @@ struct Walker {
         for var part in parts {
             part.progress.flush(folder: "")
             result.problems += part.problems
-            result.unmatchedSidecars.merge(part.unmatchedSidecars) { a, b in Sidecar(marks: a.marks + b.marks, size: a.size + b.size) }
+            result.unmatchedSidecars.merge(part.unmatchedSidecars) { a, b in
+                Sidecar(marks: a.marks + b.marks, size: a.size + b.size)
+            }
             result.sidecarCount += part.sidecarCount
         }
         result.progress.flush(folder: "")
@@ -112,7 +114,9 @@ struct Walker {
     }
 
     /// Opens the folder `name` in `parent`, or records why it could not be.
-    private func openDirectory(in parent: FileDescriptor, _ name: [UInt8], path: ContainerPath, into result: inout WalkResult) -> FileDescriptor? {
+    private func openDirectory(
+        in parent: FileDescriptor, _ name: [UInt8], path: ContainerPath, into result: inout WalkResult
+    ) -> FileDescriptor? {
         do {
             return try parent.openDirectory(name)
         } catch {
@@ -122,17 +126,29 @@ struct Walker {
     }
 
     static func tooDeep(_ path: ContainerPath) -> WalkProblem {
-        WalkProblem(path: path, operation: "list directory",
-                    reason: "its path is \(path.bytes.count) bytes, over the \(maximumPathLength)-byte limit: its contents are not listed")
+        WalkProblem(
+            path: path, operation: "list directory",
+            reason:
+                "its path is \(path.bytes.count) bytes, over the \(maximumPathLength)-byte limit: its contents are "
+                + "not listed"
+        )
     }
 
     /// Walks the subtree of the open directory `fd` (which it closes), depth first, with a
     /// bounded number of open descriptors. While another worker waits, it hands that worker
     /// half of the folders it has still to walk in the folder it has just listed.
-    private func walkSubtree(fd subtreeFD: FileDescriptor, path subtreePath: ContainerPath, into result: inout WalkResult, pool: TaskPool<Subtree>) {
+    private func walkSubtree(
+        fd subtreeFD: FileDescriptor, path subtreePath: ContainerPath, into result: inout WalkResult,
+        pool: TaskPool<Subtree>
+    ) {
         let subtreeFolder = result.entries.addFolder(subtreePath)
-        var stack = [Frame(path: subtreePath, name: Array(subtreePath.name), fd: subtreeFD, identity: try? subtreeFD.status().identity, pending: [])]
-        stack[0].pending = readDirectory(fd: subtreeFD, path: subtreePath, folder: subtreeFolder, top: false, into: &result)
+        var stack = [
+            Frame(
+                path: subtreePath, name: Array(subtreePath.name), fd: subtreeFD,
+                identity: try? subtreeFD.status().identity, pending: [])
+        ]
+        stack[0].pending = readDirectory(
+            fd: subtreeFD, path: subtreePath, folder: subtreeFolder, top: false, into: &result)
         var openCount = 1
 
         while !stack.isEmpty {
@@ -146,7 +162,10 @@ struct Walker {
                     stack[stack.count - 1].fd = reopenParent(of: finished, stack: stack, result: &result)
                     if stack[stack.count - 1].fd != nil { openCount += 1 } else { stack[stack.count - 1].pending = [] }
                 }
-                if let fd = finished.fd { fd.close(); openCount -= 1 }
+                if let fd = finished.fd {
+                    fd.close()
+                    openCount -= 1
+                }
                 continue
             }
             let parent = stack[top]
@@ -155,27 +174,40 @@ struct Walker {
                 result.problems.append(Walker.tooDeep(path))
                 continue
             }
-            guard let parentFD = parent.fd, let fd = openDirectory(in: parentFD, name, path: path, into: &result) else { continue }
+            guard let parentFD = parent.fd, let fd = openDirectory(in: parentFD, name, path: path, into: &result) else {
+                continue
+            }
             stack.append(Frame(path: path, name: name, fd: fd, identity: try? fd.status().identity, pending: []))
             openCount += 1
             let folder = result.entries.addFolder(path)
-            stack[stack.count - 1].pending = readDirectory(fd: fd, path: path, folder: folder, top: false, into: &result)
+            stack[stack.count - 1].pending = readDirectory(
+                fd: fd, path: path, folder: folder, top: false, into: &result)
             // Keep the descriptors bounded: close the oldest open ancestor (never the subtree's own).
             if openCount > maximumOpenDirectories {
                 let oldest = stack.count - maximumOpenDirectories
-                if oldest >= 1, let fd = stack[oldest].fd { fd.close(); stack[oldest].fd = nil; openCount -= 1 }
+                if oldest >= 1, let fd = stack[oldest].fd {
+                    fd.close()
+                    stack[oldest].fd = nil
+                    openCount -= 1
+                }
             }
         }
     }
 
     /// Opens half of `pending` (at most 16 folders, so that few descriptors wait in the pool)
     /// and offers them to the pool.
-    private func offerHalf(of pending: inout [[UInt8]], in fd: FileDescriptor, path: ContainerPath, to pool: TaskPool<Subtree>, into result: inout WalkResult) {
+    private func offerHalf(
+        of pending: inout [[UInt8]], in fd: FileDescriptor, path: ContainerPath, to pool: TaskPool<Subtree>,
+        into result: inout WalkResult
+    ) {
         var offered: [Subtree] = []
         for _ in 0..<min(pending.count / 2, 16) {
             let name = pending.removeFirst()
             let child = path.appending(name)
-            guard child.bytes.count < Walker.maximumPathLength else { pending.append(name); continue }
+            guard child.bytes.count < Walker.maximumPathLength else {
+                pending.append(name)
+                continue
+            }
             guard let opened = openDirectory(in: fd, name, path: child, into: &result) else { continue }
             offered.append(Subtree(fd: opened, path: child))
         }
@@ -186,7 +218,9 @@ struct Walker {
     /// and checks it is still the directory the walk entered.
     private func reopenParent(of child: Frame, stack: [Frame], result: inout WalkResult) -> FileDescriptor? {
         let target = stack[stack.count - 1]
-        func matches(_ fd: FileDescriptor) -> Bool { target.identity != nil && (try? fd.status().identity) == target.identity }
+        func matches(_ fd: FileDescriptor) -> Bool {
+            target.identity != nil && (try? fd.status().identity) == target.identity
+        }
         if let childFD = child.fd, let fd = try? childFD.openDirectory("..".utf8) {
             if matches(fd) { return fd }
             fd.close()
@@ -204,14 +238,19 @@ struct Walker {
                 fd.close()
             }
         }
-        result.problems.append(WalkProblem(path: target.path, operation: "reopen directory", reason: "it moved or changed during the scan", vanished: true))
+        result.problems.append(
+            WalkProblem(
+                path: target.path, operation: "reopen directory", reason: "it moved or changed during the scan",
+                vanished: true))
         return nil
     }
 
     /// Lists one directory (folder `folder` of the entries), records its entries, and returns
     /// the subdirectories to visit. Each name is used where `readdir` left it: an entry's name
     /// is copied into the entries' names, and no path is made for it.
-    private func readDirectory(fd: FileDescriptor, path: ContainerPath, folder: Int32, top: Bool, into result: inout WalkResult) -> [[UInt8]] {
+    private func readDirectory(
+        fd: FileDescriptor, path: ContainerPath, folder: Int32, top: Bool, into result: inout WalkResult
+    ) -> [[UInt8]] {
         var subdirectories: [[UInt8]] = []
         let firstNew = result.entries.count
         var sidecars: [[UInt8]: Sidecar] = [:]
@@ -224,11 +263,18 @@ struct Walker {
             switch Result(catching: { () throws(Errno) in try fd.status(ofCString: cName) }) {
             case .success(let s): st = s
             case .failure(let e):
-                result.problems.append(WalkProblem(path: path.appending(name), operation: "stat", reason: errorText(e.code), vanished: e.code == ENOENT))
+                result.problems.append(
+                    WalkProblem(
+                        path: path.appending(name), operation: "stat", reason: errorText(e.code),
+                        vanished: e.code == ENOENT))
                 return
             }
-            if st.kind == .regular, name.count > 2, name.starts(with: AppleDouble.sidecarPrefix), st.size <= Int64(AppleDouble.maximumSize) {
-                let read = Result { () throws(SystemError) in try fd.readFile(cString: cName, limit: AppleDouble.maximumSize) }
+            if st.kind == .regular, name.count > 2, name.starts(with: AppleDouble.sidecarPrefix),
+                st.size <= Int64(AppleDouble.maximumSize)
+            {
+                let read = Result { () throws(SystemError) in
+                    try fd.readFile(cString: cName, limit: AppleDouble.maximumSize)
+                }
                 switch Walker.sidecar(read, path: path.appending(name)) {
                 case .notSidecar: break
                 case .sidecar(let marks):
@@ -246,11 +292,16 @@ struct Walker {
             switch st.kind {
             case .regular:
                 kind = .file
-                let wanted = StoreSignature.mayBeDatabase(size: st.size)
+                let wanted =
+                    StoreSignature.mayBeDatabase(size: st.size)
                     ? headerLength(folderZone ?? Zone.of(path.appending(name)), st.size) : 0
                 if wanted > 0 { held = try? fd.readFile(cString: cName, limit: wanted) }
-            case .directory: kind = .directory; subdirectories.append(Array(name))
-            case .symlink: kind = EntryKind(.symlink, nil); held = try? fd.readLink(cString: cName, size: Int(st.size))
+            case .directory:
+                kind = .directory
+                subdirectories.append(Array(name))
+            case .symlink:
+                kind = EntryKind(.symlink, nil)
+                held = try? fd.readLink(cString: cName, size: Int(st.size))
             case .fifo: kind = EntryKind(.other, .fifo)
             case .socket: kind = EntryKind(.other, .socket)
             case .characterDevice: kind = EntryKind(.other, .characterDevice)
@@ -260,20 +311,27 @@ struct Walker {
             result.entries.append(listedIn: folder, name: name, status: st, kind: kind)
             if let held { result.entries.setContent(held, at: result.entries.count - 1) }
             do {
-                let marks = try AttributeMark.nativeMarks(.child(directory: fd.rawValue, name: cName, root: root, folder: path))
+                let marks = try AttributeMark.nativeMarks(
+                    .child(directory: fd.rawValue, name: cName, root: root, folder: path))
                 if !marks.isEmpty { result.entries.setMarks(marks, at: result.entries.count - 1) }
             } catch let e as SystemError {
-                result.problems.append(WalkProblem(path: path.appending(name), operation: "read attributes", reason: e.reason, vanished: e.code == ENOENT))
+                result.problems.append(
+                    WalkProblem(
+                        path: path.appending(name), operation: "read attributes", reason: e.reason,
+                        vanished: e.code == ENOENT))
             } catch {}
         }
         if let failure {
-            result.problems.append(WalkProblem(path: path, operation: "read directory", reason: errorText(failure.code)))
+            result.problems.append(
+                WalkProblem(path: path, operation: "read directory", reason: errorText(failure.code)))
         }
         if result.progress.isWatched { result.progress.countFolder(result.entries, from: firstNew, path) }
         if !sidecars.isEmpty {
             if matchSidecars {
                 for i in firstNew..<result.entries.count {
-                    if let sidecar = sidecars.removeValue(forKey: Array(result.entries.name(i))) { result.entries.addMarks(sidecar.marks, at: i) }
+                    if let sidecar = sidecars.removeValue(forKey: Array(result.entries.name(i))) {
+                        result.entries.addMarks(sidecar.marks, at: i)
+                    }
                 }
             }
             for (name, sidecar) in sidecars { result.unmatchedSidecars[path.appending(name)] = sidecar }
@@ -281,14 +339,19 @@ struct Walker {
         return subdirectories
     }
 
-    private enum SidecarRead { case notSidecar, sidecar([AttributeMark]), failed(WalkProblem) }
+    private enum SidecarRead {
+        case notSidecar
+        case sidecar([AttributeMark])
+        case failed(WalkProblem)
+    }
 
     /// What a `._NAME` file read (`read`) holds.
     private static func sidecar(_ read: Result<[UInt8], SystemError>, path: ContainerPath) -> SidecarRead {
         let bytes: [UInt8]
         switch read {
         case .success(let b): bytes = b
-        case .failure(let e): return .failed(WalkProblem(path: path, operation: "read AppleDouble file", reason: e.reason))
+        case .failure(let e):
+            return .failed(WalkProblem(path: path, operation: "read AppleDouble file", reason: e.reason))
         }
         guard AppleDouble.hasMagic(bytes) else { return .notSidecar }
         do {

@@ -46,7 +46,8 @@ struct SimulatorDevice: Sendable, Equatable {
 
     /// One line naming the device: name, UDID, runtime, state, and its set.
     var line: String {
-        "\(TerminalText.escaped(name)) (\(TerminalText.escaped(udid))), \(TerminalText.escaped(runtimeName)), \(stateName), in \(TerminalText.escaped(deviceSet))"
+        "\(TerminalText.escaped(name)) (\(TerminalText.escaped(udid))), \(TerminalText.escaped(runtimeName)), "
+            + "\(stateName), in \(TerminalText.escaped(deviceSet))"
             + (isClone ? " (a parallel-testing clone)" : "")
     }
 }
@@ -69,11 +70,15 @@ struct DeviceListing: Sendable, Equatable {
     func open(_ path: String) throws -> HeldDescriptor {
         let held: HeldDescriptor
         do { held = HeldDescriptor(try parent.descriptor.openDirectory(name)) } catch {
-            let why = error.code == ELOOP || error.code == ENOTDIR ? "it is no longer a folder (a symbolic link or a file was put in its place)" : errorText(error.code).lowercased()
+            let why =
+                error.code == ELOOP || error.code == ENOTDIR
+                ? "it is no longer a folder (a symbolic link or a file was put in its place)"
+                : errorText(error.code).lowercased()
             throw InputError("cannot read \(TerminalText.escaped(path)): \(why)")
         }
         guard let st = try? held.descriptor.status(), st.device == device, st.inode == inode else {
-            throw InputError("\(TerminalText.escaped(path)) changed while it was read (another folder is in its place): not audited")
+            throw InputError(
+                "\(TerminalText.escaped(path)) changed while it was read (another folder is in its place): not audited")
         }
         return held
     }
@@ -95,15 +100,23 @@ enum SimulatorDevices {
     }
 
     /// The sets to search: `given`, else the default sets under `$HOME`.
-    static func sets(_ given: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [String] {
+    static func sets(_ given: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> [String]
+    {
         guard given.isEmpty else {
-            for set in given where (try? FileDescriptor.currentDirectory.status(following: set.utf8))?.kind != .directory {
-                throw InputError("--device-set \(TerminalText.escaped(set)) is not a folder: give a Simulator device set (a folder of device folders named by UDID)")
+            for set in given
+            where (try? FileDescriptor.currentDirectory.status(following: set.utf8))?.kind != .directory {
+                throw InputError(
+                    "--device-set \(TerminalText.escaped(set)) is not a folder: give a Simulator device set (a "
+                        + "folder of device folders named by UDID)"
+                )
             }
             return given.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         }
         guard let home = environment["HOME"], !home.isEmpty else {
-            throw InputError("--simulator needs HOME to find the Simulator's device sets, and HOME is not set: give --device-set DIR")
+            throw InputError(
+                "--simulator needs HOME to find the Simulator's device sets, and HOME is not set: give --device-set DIR"
+            )
         }
         return defaultSets(home: home)
     }
@@ -125,9 +138,16 @@ enum SimulatorDevices {
         let listed = try folders(in: set) { name, folder, listing -> SimulatorDevice? in
             let plist = set + "/" + name + "/" + deviceInfo
             guard let info = Container.readPlist(deviceInfo, in: folder) else {
-                switch Result(catching: { () throws(SystemError) in try folder.descriptor.readFile(deviceInfo.utf8, limit: 1) }) {
-                case .failure(let e) where e.code != ENOENT: cannot.append("\(TerminalText.escaped(plist)) (\(errorText(e.code).lowercased()))")
-                case .success: cannot.append("\(TerminalText.escaped(plist)) (not a property list dictionary within \(Container.maximumIdentityPlistSize) bytes)")
+                switch Result(catching: { () throws(SystemError) in
+                    try folder.descriptor.readFile(deviceInfo.utf8, limit: 1)
+                }) {
+                case .failure(let e) where e.code != ENOENT:
+                    cannot.append("\(TerminalText.escaped(plist)) (\(errorText(e.code).lowercased()))")
+                case .success:
+                    cannot.append(
+                        "\(TerminalText.escaped(plist)) (not a property list dictionary within "
+                            + "\(Container.maximumIdentityPlistSize) bytes)"
+                    )
                 default: break
                 }
                 return nil
@@ -137,8 +157,10 @@ enum SimulatorDevices {
                 return nil
             }
             let state = (info["state"] as? Int) ?? (info["state"] as? NSNumber)?.intValue ?? -1
-            return SimulatorDevice(folder: set + "/" + name, udid: udid, name: (info["name"] as? String) ?? "", runtime: (info["runtime"] as? String) ?? "",
-                                   state: state, deviceSet: set, listing: listing)
+            return SimulatorDevice(
+                folder: set + "/" + name, udid: udid, name: (info["name"] as? String) ?? "",
+                runtime: (info["runtime"] as? String) ?? "",
+                state: state, deviceSet: set, listing: listing)
         }
         unreadable += cannot + (listed?.unreadable ?? [])
         return (listed?.values ?? []).sorted { ($0.name, $0.udid, $0.deviceSet) < ($1.name, $1.udid, $1.deviceSet) }
@@ -156,7 +178,9 @@ enum SimulatorDevices {
         if spec.lowercased() == "booted" {
             matches = all.filter { $0.state == SimulatorDevice.booted }
             what = "booted Simulator devices"
-        } else if case let byUDID = all.filter({ $0.udid.caseInsensitiveCompare(spec) == .orderedSame }), !byUDID.isEmpty {
+        } else if case let byUDID = all.filter({ $0.udid.caseInsensitiveCompare(spec) == .orderedSame }),
+            !byUDID.isEmpty
+        {
             matches = byUDID
             what = "Simulator devices with the UDID \(TerminalText.escaped(spec))"
         } else {
@@ -164,16 +188,25 @@ enum SimulatorDevices {
             what = "Simulator devices named \(TerminalText.escaped(spec))"
         }
         if matches.count == 1 { return matches[0] }
-        let where_ = sets.map(TerminalText.escaped).joined(separator: " and ")
+        let setsShown = sets.map(TerminalText.escaped).joined(separator: " and ")
         guard matches.isEmpty else {
-            throw InputError("\(matches.count) \(what): choose one with --simulator UDID\n"
-                + matches.map { "  " + $0.line }.joined(separator: "\n"))
+            throw InputError(
+                "\(matches.count) \(what): choose one with --simulator UDID\n"
+                    + matches.map { "  " + $0.line }.joined(separator: "\n"))
         }
-        let none = spec.lowercased() == "booted" ? "no Simulator device is booted" : "no Simulator device is named or has the UDID \(TerminalText.escaped(spec))"
+        let none =
+            spec.lowercased() == "booted"
+            ? "no Simulator device is booted"
+            : "no Simulator device is named or has the UDID \(TerminalText.escaped(spec))"
         guard !all.isEmpty else {
-            throw InputError("\(none): there is no device in \(where_) that can be read (boot one with xcrun simctl boot, or give the set with --device-set DIR)\(unread)")
+            throw InputError(
+                "\(none): there is no device in \(setsShown) that can be read (boot one with xcrun simctl boot, or "
+                    + "give the set with --device-set DIR)\(unread)"
+            )
         }
-        throw InputError("\(none) in \(where_)\(unread); the devices there are:\n" + all.map { "  " + $0.line }.joined(separator: "\n"))
+        throw InputError(
+            "\(none) in \(setsShown)\(unread); the devices there are:\n"
+                + all.map { "  " + $0.line }.joined(separator: "\n"))
     }
 
     /// The folders of a folder held open, each read by the body that made its value, in
@@ -188,12 +221,16 @@ enum SimulatorDevices {
     /// The folder at `path` (a symlink to it followed: the user named it), opened once, and
     /// `body` of each folder in it, as `folders(of:)`. Nil when `path` does not exist; throws
     /// `InputError` when it cannot be listed.
-    static func folders<T>(in path: String, _ body: (String, HeldDescriptor, DeviceListing) -> T?) throws -> Listed<T>? {
+    static func folders<T>(in path: String, _ body: (String, HeldDescriptor, DeviceListing) -> T?) throws -> Listed<T>?
+    {
         let held: HeldDescriptor
-        switch Result(catching: { () throws(Errno) in try FileDescriptor.currentDirectory.open(path.utf8, .namedDirectory, keepAccessTime: true) }) {
+        switch Result(catching: { () throws(Errno) in
+            try FileDescriptor.currentDirectory.open(path.utf8, .namedDirectory, keepAccessTime: true)
+        }) {
         case .success(let opened): held = HeldDescriptor(opened)
         case .failure(let e) where e.code == ENOENT: return nil
-        case .failure(let e): throw InputError("cannot read \(TerminalText.escaped(path)): \(errorText(e.code).lowercased())")
+        case .failure(let e):
+            throw InputError("cannot read \(TerminalText.escaped(path)): \(errorText(e.code).lowercased())")
         }
         return try folders(of: held, path: path, body)
     }
@@ -203,7 +240,9 @@ enum SimulatorDevices {
     /// descriptor more at most), with its identity kept (`DeviceListing`) so that it can be
     /// opened again, and only as the folder it was. A name that is not UTF-8 is no UUID: no
     /// device or container has it. Symlinks are named, never followed.
-    static func folders<T>(of held: HeldDescriptor, path: String, _ body: (String, HeldDescriptor, DeviceListing) -> T?) throws -> Listed<T> {
+    static func folders<T>(of held: HeldDescriptor, path: String, _ body: (String, HeldDescriptor, DeviceListing) -> T?)
+        throws -> Listed<T>
+    {
         let fd = held.descriptor
         var names: [[UInt8]] = []
         var symlinks: [String] = []
@@ -214,7 +253,9 @@ enum SimulatorDevices {
             default: break
             }
         }
-        if let failure { throw InputError("cannot read \(TerminalText.escaped(path)): \(errorText(failure.code).lowercased())") }
+        if let failure {
+            throw InputError("cannot read \(TerminalText.escaped(path)): \(errorText(failure.code).lowercased())")
+        }
         var unreadable: [String] = []
         let values: [T] = names.sorted { $0.lexicographicallyPrecedes($1) }.compactMap { name in
             guard let text = String(bytes: name, encoding: .utf8) else { return nil }
@@ -222,7 +263,9 @@ enum SimulatorDevices {
             switch Result(catching: { () throws(Errno) in try fd.openDirectory(name) }) {
             case .success(let opened): child = opened
             case .failure(let e):
-                if e.code != ENOENT { unreadable.append("\(TerminalText.escaped(path + "/" + text)) (\(errorText(e.code).lowercased()))") }
+                if e.code != ENOENT {
+                    unreadable.append("\(TerminalText.escaped(path + "/" + text)) (\(errorText(e.code).lowercased()))")
+                }
                 return nil
             }
             let entry = HeldDescriptor(child)

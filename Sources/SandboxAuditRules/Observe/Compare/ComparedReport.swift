@@ -1,6 +1,6 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// One side of `compare`: a scan report (`scan --format json`, docs/json-format.md) or a
 /// baseline (`scan --write-baseline`, docs/baseline-format.md), read into what both can say.
@@ -26,7 +26,11 @@ package struct ComparedReport: Sendable {
         package mutating func count(_ size: Int64, backedUp: Bool, kept: Bool?) {
             files += 1
             if backedUp { backupFootprint +|= size }
-            if let kept { if kept, let k = keptOnUpdate { keptOnUpdate = k.addingSaturated(size) } } else { keptOnUpdate = nil }
+            if let kept {
+                if kept, let k = keptOnUpdate { keptOnUpdate = k.addingSaturated(size) }
+            } else {
+                keptOnUpdate = nil
+            }
         }
     }
 
@@ -98,7 +102,8 @@ package struct ComparedReport: Sendable {
             let f = paths.files
             for row in paths.order {
                 let i = Int(row)
-                out[f.owner(i), default: Figures(keptOnUpdate: paths.recordsKept ? 0 : nil)].count(f.size(i), backedUp: f.backedUp(i), kept: f.survivesUpdate(i))
+                out[f.owner(i), default: Figures(keptOnUpdate: paths.recordsKept ? 0 : nil)].count(
+                    f.size(i), backedUp: f.backedUp(i), kept: f.survivesUpdate(i))
             }
             return out
         }
@@ -117,7 +122,8 @@ package struct ComparedReport: Sendable {
             rest.files = less(rest.files, f.files)
         }
         if rest.backupFootprint > 0 || rest.files > 0 {
-            out[nil] = Figures(backupFootprint: max(0, rest.backupFootprint), keptOnUpdate: nil, files: max(0, rest.files))
+            out[nil] = Figures(
+                backupFootprint: max(0, rest.backupFootprint), keptOnUpdate: nil, files: max(0, rest.files))
         }
         return out
     }
@@ -127,7 +133,9 @@ package struct ComparedReport: Sendable {
     /// documented type (`JSONDocument`).
     package static func load(_ location: String, as what: String) throws -> ComparedReport {
         let shown = TerminalText.escaped(location)
-        let notReport = "\(what) \(shown) is not a sandbox-audit scan report (scan --format json) or baseline (scan --write-baseline)"
+        let notReport =
+            "\(what) \(shown) is not a sandbox-audit scan report (scan --format json) or baseline (scan "
+            + "--write-baseline)"
         let reader = Reader(location: location, what: what)
         do {
             switch try ReportDocument.read(try JSONDocument.read(location), accepting: .either) {
@@ -152,29 +160,39 @@ package struct ComparedReport: Sendable {
         package let location: String
         package let what: String
 
-        package func error(_ text: String) -> InputError { InputError("\(what) \(TerminalText.escaped(location)): \(text)") }
+        package func error(_ text: String) -> InputError {
+            InputError("\(what) \(TerminalText.escaped(location)): \(text)")
+        }
 
         package func scan(_ r: ScanReportDocument) throws -> ComparedReport {
             var domains: [String] = []
             var perDomain: [String: Figures] = [:]
             for (name, t) in r.domains {
                 domains.append(name)
-                perDomain[name] = Figures(backupFootprint: t.backupFootprint, keptOnUpdate: t.keptOnUpdate, files: t.files)
+                perDomain[name] = Figures(
+                    backupFootprint: t.backupFootprint, keptOnUpdate: t.keptOnUpdate, files: t.files)
             }
             guard let primary = domains.first else { throw error("the report has no domain") }
-            let total = Figures(backupFootprint: r.totals.backupFootprint, keptOnUpdate: r.totals.keptOnUpdate, files: r.totals.files)
+            let total = Figures(
+                backupFootprint: r.totals.backupFootprint, keptOnUpdate: r.totals.keptOnUpdate, files: r.totals.files)
             var perZone: [Zone: Figures] = [:]
             for (zone, t) in r.zones {
-                perZone[zone] = Figures(backupFootprint: t.backupFootprint, keptOnUpdate: t.keptOnUpdate, files: t.files)
+                perZone[zone] = Figures(
+                    backupFootprint: t.backupFootprint, keptOnUpdate: t.keptOnUpdate, files: t.files)
             }
             let findings = r.findings.map { f in
-                FindingRecord(ruleId: f.ruleId, domain: f.domain ?? primary, path: f.path, severity: f.severity, message: f.message, owner: f.owner)
+                FindingRecord(
+                    ruleId: f.ruleId, domain: f.domain ?? primary, path: f.path, severity: f.severity,
+                    message: f.message, owner: f.owner)
             }
-            let owners = r.owners.map { o in o.mapValues { Figures(backupFootprint: $0.backedUpBytes, keptOnUpdate: nil, files: $0.files) } }
-            var side = ComparedReport(kind: .scan, location: location, bundleIdentifier: r.bundleIdentifier, version: r.version,
-                                      complete: r.complete, missed: r.missed,
-                                      domains: domains, total: total, perDomain: perDomain, perZone: perZone,
-                                      paths: nil, namesOwners: owners != nil, findings: findings, ownerTotals: owners)
+            let owners = r.owners.map { o in
+                o.mapValues { Figures(backupFootprint: $0.backedUpBytes, keptOnUpdate: nil, files: $0.files) }
+            }
+            var side = ComparedReport(
+                kind: .scan, location: location, bundleIdentifier: r.bundleIdentifier, version: r.version,
+                complete: r.complete, missed: r.missed,
+                domains: domains, total: total, perDomain: perDomain, perZone: perZone,
+                paths: nil, namesOwners: owners != nil, findings: findings, ownerTotals: owners)
             side.auditedDomains = domains
             return side
         }
@@ -197,8 +215,13 @@ package struct ComparedReport: Sendable {
             for i in files.indices {
                 if files.namesOwner(i) { namesOwners = true }
                 let d = table.domainIndex(i)
-                let size = files.size(i), backedUp = files.backedUp(i), kept = files.survivesUpdate(i)
-                if byDomain[d] == nil { byDomain[d] = empty; firstSeen.append(d) }
+                let size = files.size(i)
+                let backedUp = files.backedUp(i)
+                let kept = files.survivesUpdate(i)
+                if byDomain[d] == nil {
+                    byDomain[d] = empty
+                    firstSeen.append(d)
+                }
                 byDomain[d]?.count(size, backedUp: backedUp, kept: kept)
                 let z = zoneIndex[files.zone(i)] ?? 0
                 if zoneFigures[z] == nil { zoneFigures[z] = empty }
@@ -219,14 +242,19 @@ package struct ComparedReport: Sendable {
                 let key = f.path.isRoot ? nil : PathTable.split(f.path, primary: primary)
                 // A baseline's findings name no owner; the file at their path does (`owner`).
                 let owner = f.owner ?? (f.path.isRoot ? nil : b.files.row(f.path).flatMap(b.files.owner))
-                return FindingRecord(ruleId: f.ruleId, domain: key?.domain ?? primary, path: key?.path ?? .root,
-                                     severity: f.severity, message: f.message, owner: owner)
+                return FindingRecord(
+                    ruleId: f.ruleId, domain: key?.domain ?? primary, path: key?.path ?? .root,
+                    severity: f.severity, message: f.message, owner: owner)
             }
-            let kept = perDomain.values.reduce(empty.keptOnUpdate) { sum, d in d.keptOnUpdate.flatMap { k in sum.map { $0.addingSaturated(k) } } }
+            let kept = perDomain.values.reduce(empty.keptOnUpdate) { sum, d in
+                d.keptOnUpdate.flatMap { k in sum.map { $0.addingSaturated(k) } }
+            }
             let total = Figures(backupFootprint: b.backupFootprint, keptOnUpdate: kept, files: Int64(table.count))
-            var side = ComparedReport(kind: .baseline, location: location, bundleIdentifier: b.bundleIdentifier, version: b.version,
-                                      complete: b.complete, missed: b.missed.map(\.line), domains: domains, total: total, perDomain: perDomain, perZone: perZone,
-                                      paths: table, namesOwners: namesOwners, findings: findings)
+            var side = ComparedReport(
+                kind: .baseline, location: location, bundleIdentifier: b.bundleIdentifier, version: b.version,
+                complete: b.complete, missed: b.missed.map(\.line), domains: domains, total: total,
+                perDomain: perDomain, perZone: perZone,
+                paths: table, namesOwners: namesOwners, findings: findings)
             side.auditedDomains = b.domains
             return side
         }
@@ -253,7 +281,8 @@ package struct PathTable: Sendable {
     /// data container's, whose domain is `primary` (`AppDomain-ID`).
     package static func split(_ p: ContainerPath, primary: String) -> ComparedReport.PathKey {
         guard let first = p.leadingComponents(1).first, first.starts(with: Array("AppDomain".utf8)),
-              let domain = ByteText.utf8String(first) else { return ComparedReport.PathKey(domain: primary, path: p) }
+            let domain = ByteText.utf8String(first)
+        else { return ComparedReport.PathKey(domain: primary, path: p) }
         let rest = p.bytes.dropFirst(first.count + 1)
         return ComparedReport.PathKey(domain: domain, path: ContainerPath(bytes: Array(rest)))
     }
@@ -272,7 +301,9 @@ package struct PathTable: Sendable {
             guard p.first == UInt8(ascii: "A"), p.starts(with: prefix) else { continue }
             let key = Self.split(ContainerPath(bytes: Array(p)), primary: primary)
             let d: Int32
-            if let known = index[key.domain] { d = known } else {
+            if let known = index[key.domain] {
+                d = known
+            } else {
                 d = Int32(names.count)
                 names.append(key.domain)
                 index[key.domain] = d
@@ -301,7 +332,10 @@ package struct PathTable: Sendable {
         for g in 0..<names.count {
             var group = Array(grouped[counts[g]..<counts[g + 1]])
             var inOrder = true
-            for k in group.indices.dropFirst() where Bytes.compare(path(group[k - 1]), path(group[k])) >= 0 { inOrder = false; break }
+            for k in group.indices.dropFirst() where Bytes.compare(path(group[k - 1]), path(group[k])) >= 0 {
+                inOrder = false
+                break
+            }
             if !inOrder {
                 group.sort { a, b in
                     let c = Bytes.compare(path(a), path(b))
@@ -309,7 +343,11 @@ package struct PathTable: Sendable {
                 }
                 var unique: [Int32] = []
                 for r in group {
-                    if let last = unique.last, Bytes.compare(path(last), path(r)) == 0 { unique[unique.count - 1] = r } else { unique.append(r) }
+                    if let last = unique.last, Bytes.compare(path(last), path(r)) == 0 {
+                        unique[unique.count - 1] = r
+                    } else {
+                        unique.append(r)
+                    }
                 }
                 group = unique
             }
@@ -337,7 +375,8 @@ package struct PathTable: Sendable {
         files.links(row).map { Self.split($0, primary: domainNames[0]) }
     }
     package func record(_ row: Int) -> ComparedReport.PathRecord {
-        ComparedReport.PathRecord(size: files.size(row), backedUp: files.backedUp(row), zone: files.zone(row), owner: files.owner(row),
-                                  kept: files.survivesUpdate(row), excluded: files.excluded(row))
+        ComparedReport.PathRecord(
+            size: files.size(row), backedUp: files.backedUp(row), zone: files.zone(row), owner: files.owner(row),
+            kept: files.survivesUpdate(row), excluded: files.excluded(row))
     }
 }

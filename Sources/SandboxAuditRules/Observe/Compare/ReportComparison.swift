@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// `compare BASE HEAD`: two scans of an app (a pull request's base and head, two releases),
 /// each read from a scan report or a baseline, and what changed between them: the backup
@@ -23,7 +23,8 @@ public struct ReportComparison: Sendable {
         /// Nil when either side does not record kept-on-update bytes (a baseline).
         package var keptOnUpdateDelta: Int64? {
             guard let a = after?.keptOnUpdate ?? (after == nil ? 0 : nil),
-                  let b = before?.keptOnUpdate ?? (before == nil ? 0 : nil) else { return nil }
+                let b = before?.keptOnUpdate ?? (before == nil ? 0 : nil)
+            else { return nil }
             return a - b
         }
     }
@@ -72,7 +73,8 @@ public struct ReportComparison: Sendable {
     /// different bundle identifiers are refused (`InputError`, naming both) unless
     /// `allowDifferentApps`, which makes it a note.
     public static func load(base: String, head: String, allowDifferentApps: Bool = false) throws -> ReportComparison {
-        let b = try ComparedReport.load(base, as: "BASE"), h = try ComparedReport.load(head, as: "HEAD")
+        let b = try ComparedReport.load(base, as: "BASE")
+        let h = try ComparedReport.load(head, as: "HEAD")
         if !allowDifferentApps, let different = differentApps(base: b, head: h) {
             throw InputError(different + "; --allow-different-apps compares them anyway")
         }
@@ -91,7 +93,9 @@ public struct ReportComparison: Sendable {
     /// a group or extension one side did not audit is neither growth nor a saving.
     public var footprintGrowth: Int64 {
         guard !domainsOnlyInBase.isEmpty || !domainsOnlyInHead.isEmpty else { return total.footprintDelta }
-        return domains.filter { $0.before != nil && $0.after != nil }.reduce(Int64(0)) { $0.addingSaturated($1.footprintDelta) }
+        return domains.filter { $0.before != nil && $0.after != nil }.reduce(Int64(0)) {
+            $0.addingSaturated($1.footprintDelta)
+        }
     }
 
     /// Domains one side audited and the other did not (a PR whose scan lost its `--app-group`):
@@ -125,7 +129,8 @@ public struct ReportComparison: Sendable {
         let domainNames = head.domains + base.domains.filter { !inHead.contains($0) }
         // Only where both sides record the domains they audited (an older baseline names the
         // domains its files are in, and an empty one is not among them).
-        let baseAudited = base.auditedDomains ?? [], headAudited = head.auditedDomains ?? []
+        let baseAudited = base.auditedDomains ?? []
+        let headAudited = head.auditedDomains ?? []
         let recorded = base.auditedDomains != nil && head.auditedDomains != nil
         let onlyInBase = recorded ? baseAudited.filter { !Set(headAudited).contains($0) } : []
         let onlyInHead = recorded ? headAudited.filter { !Set(baseAudited).contains($0) } : []
@@ -134,17 +139,23 @@ public struct ReportComparison: Sendable {
         let oneSided = Set(onlyInBase + onlyInHead)
         domains = domainNames.map { Row(name: $0, id: $0, before: base.perDomain[$0], after: head.perDomain[$0]) }
         zones = Zone.allCases.filter { $0 != .system }.compactMap { z in
-            let b = base.perZone[z], a = head.perZone[z]
+            let b = base.perZone[z]
+            let a = head.perZone[z]
             let empty = [b, a].allSatisfy { ($0 ?? Figures()) == Figures() }
             return empty ? nil : Row(name: z.title, id: z.rawValue, before: b, after: a)
         }
 
         if let basePaths = base.paths, let headPaths = head.paths {
             pathsUnavailable = nil
-            var grew: [PathChange] = [], added: [PathChange] = [], removed: [PathChange] = []
-            var newly: [PathChange] = [], noLonger: [PathChange] = [], lost: [PathChange] = []
+            var grew: [PathChange] = []
+            var added: [PathChange] = []
+            var removed: [PathChange] = []
+            var newly: [PathChange] = []
+            var noLonger: [PathChange] = []
+            var lost: [PathChange] = []
             func both(_ b: Int, _ h: Int) {
-                let before = basePaths.record(b), after = headPaths.record(h)
+                let before = basePaths.record(b)
+                let after = headPaths.record(h)
                 let key = headPaths.key(h)
                 if after.size > before.size { grew.append(PathChange(key: key, before: before, after: after)) }
                 guard before.backedUp != after.backedUp else { return }
@@ -156,11 +167,16 @@ public struct ReportComparison: Sendable {
                     noLonger.append(change)
                 }
             }
-            var onlyBase: [Int] = [], onlyHead: [Int] = []
+            var onlyBase: [Int] = []
+            var onlyHead: [Int] = []
             // One pass over both sides in (domain, path) order: a merge join.
             Self.join(basePaths, headPaths) { b, h in
                 // A domain only one side audited: its paths say nothing of what changed.
-                if !oneSided.isEmpty, let key = b.map(basePaths.key) ?? h.map(headPaths.key), oneSided.contains(key.domain) { return }
+                if !oneSided.isEmpty, let key = b.map(basePaths.key) ?? h.map(headPaths.key),
+                    oneSided.contains(key.domain)
+                {
+                    return
+                }
                 switch (b, h) {
                 case (let b?, let h?): both(b, h)
                 case (nil, let h?): onlyHead.append(h)
@@ -176,7 +192,9 @@ public struct ReportComparison: Sendable {
                 var matched = Set<Int>()
                 onlyHead = onlyHead.filter { h in
                     let names = [headPaths.files.path(h)] + headPaths.files.links(h)
-                    guard let b = names.lazy.compactMap({ byName[$0] }).first(where: { !matched.contains($0) }) else { return true }
+                    guard let b = names.lazy.compactMap({ byName[$0] }).first(where: { !matched.contains($0) }) else {
+                        return true
+                    }
                     matched.insert(b)
                     both(b, h)
                     return false
@@ -202,7 +220,9 @@ public struct ReportComparison: Sendable {
             noLongerBackedUp = []
             exclusionLost = []
             let which = [(base, "BASE"), (head, "HEAD")].filter { $0.0.paths == nil }.map(\.1)
-            pathsUnavailable = (which.count == 2 ? "BASE and HEAD are scan reports, which record" : "\(which[0]) is a scan report, which records")
+            pathsUnavailable =
+                (which.count == 2
+                    ? "BASE and HEAD are scan reports, which record" : "\(which[0]) is a scan report, which records")
                 + " no per-path sizes; compare baselines (scan --write-baseline) to see paths"
         }
 
@@ -218,8 +238,10 @@ public struct ReportComparison: Sendable {
             let lacking = [(base, "BASE"), (head, "HEAD")].filter { $0.0.perOwner == nil }
             ownersUnavailable = lacking.map { side, name in
                 side.kind == .scan
-                    ? "\(name) is a scan report without owner totals (domains[].owners, written by sandbox-audit versions that attribute paths to owners)"
-                    : "\(name) names no owner for its files (a baseline records one for each file when sandbox-audit attributes paths to owners)"
+                    ? "\(name) is a scan report without owner totals (domains[].owners, written by sandbox-audit "
+                        + "versions that attribute paths to owners)"
+                    : "\(name) names no owner for its files (a baseline records one for each file when sandbox-audit "
+                        + "attributes paths to owners)"
             }.joined(separator: "; ")
         }
 
@@ -228,52 +250,83 @@ public struct ReportComparison: Sendable {
         let e = TerminalText.escaped
         var sided: [String] = []
         if !onlyInBase.isEmpty {
-            sided.append("only BASE audited \(onlyInBase.map(e).joined(separator: ", ")): HEAD did not (a container left out of its scan: --app-group, appGroups: or an extension), so its bytes count neither as removed nor in the growth verdict")
+            sided.append(
+                "only BASE audited \(onlyInBase.map(e).joined(separator: ", ")): HEAD did not (a container left out "
+                    + "of its scan: --app-group, appGroups: or an extension), so its bytes count neither as removed "
+                    + "nor in the growth verdict"
+            )
         }
         if !onlyInHead.isEmpty {
-            sided.append("only HEAD audited \(onlyInHead.map(e).joined(separator: ", ")): BASE did not, so its bytes count neither as added nor in the growth verdict")
+            sided.append(
+                "only HEAD audited \(onlyInHead.map(e).joined(separator: ", ")): BASE did not, so its bytes count "
+                    + "neither as added nor in the growth verdict"
+            )
         }
-        notes = apps + sided + [(base, "BASE"), (head, "HEAD")].flatMap { side, name -> [String] in
-            guard side.complete == false else { return [] }
-            let n = side.missed.count
-            let banner = n == 0
-                ? "INCOMPLETE SCAN (\(name)): part of it could not be read; its figures and findings leave that out (see unreadable-entry)"
-                : "INCOMPLETE SCAN (\(name)): \(n) \(n == 1 ? "item" : "items") could not be read; its figures and findings leave \(n == 1 ? "it" : "them") out (see unreadable-entry)"
-            // One note a side: what it missed follows its banner, not as banners of its own.
-            guard n > 0 else { return [banner] }
-            return [banner + "; missed: " + side.missed.prefix(10).joined(separator: "; ") + (n > 10 ? "; and \(n - 10) more" : "")]
-        }
+        notes =
+            apps + sided
+            + [(base, "BASE"), (head, "HEAD")].flatMap { side, name -> [String] in
+                guard side.complete == false else { return [] }
+                let n = side.missed.count
+                let banner =
+                    n == 0
+                    ? "INCOMPLETE SCAN (\(name)): part of it could not be read; its figures and findings leave that "
+                        + "out (see unreadable-entry)"
+                    : "INCOMPLETE SCAN (\(name)): \(n) \(n == 1 ? "item" : "items") could not be read; its figures "
+                        + "and findings leave \(n == 1 ? "it" : "them") out (see unreadable-entry)"
+                // One note a side: what it missed follows its banner, not as banners of its own.
+                guard n > 0 else { return [banner] }
+                return [
+                    banner + "; missed: " + side.missed.prefix(10).joined(separator: "; ")
+                        + (n > 10 ? "; and \(n - 10) more" : "")
+                ]
+            }
     }
 
     /// Calls `body` for every key of either side, in (domain, path) order, with its row in each
     /// (nil where the side does not hold it).
     static func join(_ base: PathTable, _ head: PathTable, _ body: (Int?, Int?) -> Void) {
-        var i = 0, j = 0
-        let b = base.order, h = head.order
+        var i = 0
+        var j = 0
+        let b = base.order
+        let h = head.order
         // Domains compared once per pair of domains, not per row.
         var domainOrder: [Int: Int] = [:]
         func compareDomains(_ x: Int, _ y: Int) -> Int {
             let k = x * (head.domainNames.count + 1) + y
             if let c = domainOrder[k] { return c }
-            let a = base.domainNames[x], z = head.domainNames[y]
+            let a = base.domainNames[x]
+            let z = head.domainNames[y]
             let c = a == z ? 0 : (a < z ? -1 : 1)
             domainOrder[k] = c
             return c
         }
         while i < b.count || j < h.count {
-            guard i < b.count else { body(nil, Int(h[j])); j += 1; continue }
-            guard j < h.count else { body(Int(b[i]), nil); i += 1; continue }
-            let x = Int(b[i]), y = Int(h[j])
+            guard i < b.count else {
+                body(nil, Int(h[j]))
+                j += 1
+                continue
+            }
+            guard j < h.count else {
+                body(Int(b[i]), nil)
+                i += 1
+                continue
+            }
+            let x = Int(b[i])
+            let y = Int(h[j])
             var c = compareDomains(base.domainIndex(x), head.domainIndex(y))
             if c == 0 {
                 c = Bytes.compare(base.pathSlice(x), head.pathSlice(y))
             }
             if c == 0 {
-                body(x, y); i += 1; j += 1
+                body(x, y)
+                i += 1
+                j += 1
             } else if c < 0 {
-                body(x, nil); i += 1
+                body(x, nil)
+                i += 1
             } else {
-                body(nil, y); j += 1
+                body(nil, y)
+                j += 1
             }
         }
     }
@@ -281,10 +334,13 @@ public struct ReportComparison: Sendable {
     /// Findings in HEAD and not in BASE, and the other way, by rule, domain and path (several
     /// findings of one rule about no entry are counted, not matched by message).
     package static func findingChanges(base: ComparedReport, head: ComparedReport, order: [String])
-        -> ([ComparedReport.FindingRecord], [ComparedReport.FindingRecord]) {
+        -> ([ComparedReport.FindingRecord], [ComparedReport.FindingRecord])
+    {
         struct Key: Hashable { let rule: String, domain: String, path: ContainerPath? }
         func key(_ f: ComparedReport.FindingRecord) -> Key { Key(rule: f.ruleId, domain: f.domain, path: f.path) }
-        func extra(_ a: [ComparedReport.FindingRecord], over b: [ComparedReport.FindingRecord]) -> [ComparedReport.FindingRecord] {
+        func extra(_ a: [ComparedReport.FindingRecord], over b: [ComparedReport.FindingRecord]) -> [ComparedReport
+            .FindingRecord]
+        {
             var left: [Key: Int] = [:]
             for f in b { left[key(f), default: 0] += 1 }
             return a.filter { f in
@@ -296,7 +352,9 @@ public struct ReportComparison: Sendable {
         let rank = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
         func sorted(_ list: [ComparedReport.FindingRecord]) -> [ComparedReport.FindingRecord] {
             list.sorted { a, b in
-                (rank[a.domain] ?? .max, a.path ?? .root, a.ruleId) < (rank[b.domain] ?? .max, b.path ?? .root, b.ruleId)
+                (rank[a.domain] ?? .max, a.path ?? .root, a.ruleId) < (
+                    rank[b.domain] ?? .max, b.path ?? .root, b.ruleId
+                )
             }
         }
         return (sorted(extra(head.findings, over: base.findings)), sorted(extra(base.findings, over: head.findings)))

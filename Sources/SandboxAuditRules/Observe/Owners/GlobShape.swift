@@ -65,7 +65,8 @@ struct GlobShape {
         }
 
         func admits(_ c: ArraySlice<UInt8>) -> Bool {
-            c.count >= head.count + tail.count && c.starts(with: head) && (tail.isEmpty || c.suffix(tail.count).elementsEqual(tail))
+            c.count >= head.count + tail.count && c.starts(with: head)
+                && (tail.isEmpty || c.suffix(tail.count).elementsEqual(tail))
         }
     }
 
@@ -120,7 +121,8 @@ struct LastAffixes {
     private let spans: [Span]
 
     init(_ affixes: [GlobShape.Affix?]) {
-        var bytes: [UInt8] = [], spans: [Span] = []
+        var bytes: [UInt8] = []
+        var spans: [Span] = []
         for affix in affixes {
             guard let affix else {
                 spans.append(Span(headStart: 0, headCount: 0, tailStart: 0, tailCount: 0, any: true))
@@ -130,7 +132,10 @@ struct LastAffixes {
             bytes += affix.head
             let tail = Int32(bytes.count)
             bytes += affix.tail
-            spans.append(Span(headStart: head, headCount: Int32(affix.head.count), tailStart: tail, tailCount: Int32(affix.tail.count), any: false))
+            spans.append(
+                Span(
+                    headStart: head, headCount: Int32(affix.head.count), tailStart: tail,
+                    tailCount: Int32(affix.tail.count), any: false))
         }
         self.bytes = bytes
         self.spans = spans
@@ -140,7 +145,8 @@ struct LastAffixes {
     func admits(_ index: Int, _ name: ArraySlice<UInt8>) -> Bool {
         let s = spans[index]
         if s.any { return true }
-        let head = Int(s.headCount), tail = Int(s.tailCount)
+        let head = Int(s.headCount)
+        let tail = Int(s.tailCount)
         guard name.count >= head + tail else { return false }
         return (head == 0 || Bytes.equal(name, from: name.startIndex, bytes, from: Int(s.headStart), count: head))
             && (tail == 0 || Bytes.equal(name, from: name.endIndex - tail, bytes, from: Int(s.tailStart), count: tail))
@@ -153,10 +159,15 @@ struct LastAffixes {
         for i in indices {
             let s = spans[i]
             if s.any { return true }
-            let head = Int(s.headCount), tail = Int(s.tailCount)
+            let head = Int(s.headCount)
+            let tail = Int(s.tailCount)
             guard count >= head + tail else { continue }
-            if head > 0, !Bytes.equal(name, from: name.startIndex, bytes, from: Int(s.headStart), count: head) { continue }
-            if tail > 0, !Bytes.equal(name, from: name.endIndex - tail, bytes, from: Int(s.tailStart), count: tail) { continue }
+            if head > 0, !Bytes.equal(name, from: name.startIndex, bytes, from: Int(s.headStart), count: head) {
+                continue
+            }
+            if tail > 0, !Bytes.equal(name, from: name.endIndex - tail, bytes, from: Int(s.tailStart), count: tail) {
+                continue
+            }
             return true
         }
         return false

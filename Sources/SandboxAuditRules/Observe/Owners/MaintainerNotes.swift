@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// What to tell an SDK's maintainers: for each catalogue entry of an SDK whose files in this scan
 /// are backed up, or grew since the baseline, those files (largest first) with their sizes and
@@ -59,12 +59,15 @@ extension OwnerMap {
             let entries = inventory.entries
             for i in entries.indices where codes[i] >= 0 && entries.countsInTotals(i) && entries.kind(i) == .file {
                 let e = entries[i]
-                guard let index = matcher.entryIndex(code: codes[i]), matcher.catalogue[index].kind == .sdk else { continue }
+                guard let index = matcher.entryIndex(code: codes[i]), matcher.catalogue[index].kind == .sdk else {
+                    continue
+                }
                 let path = Baseline.qualified(e.path, domain: c == 0 ? nil : inventory.domain)
                 let size = e.entry.contentSize
                 let backedUp = e.backedUp == true
                 let isNew = comparison != nil && added.contains(path)
-                let file = MaintainerNote.File(path: path, size: size, backedUp: backedUp, before: grown[path]?.before, added: isNew)
+                let file = MaintainerNote.File(
+                    path: path, size: size, backedUp: backedUp, before: grown[path]?.before, added: isNew)
                 var acc = byEntry[index] ?? Acc()
                 acc.count += 1
                 acc.size +|= size
@@ -81,8 +84,9 @@ extension OwnerMap {
                 if $0.size != $1.size { return $0.size > $1.size }
                 return $0.path < $1.path
             }
-            return MaintainerNote(entry: matcher.catalogue[index], files: files, fileCount: acc.count, size: acc.size,
-                                  backedUpBytes: acc.backedUp, growth: comparison == nil ? nil : acc.growth)
+            return MaintainerNote(
+                entry: matcher.catalogue[index], files: files, fileCount: acc.count, size: acc.size,
+                backedUpBytes: acc.backedUp, growth: comparison == nil ? nil : acc.growth)
         }
         return notes.sorted {
             if $0.backedUpBytes != $1.backedUpBytes { return $0.backedUpBytes > $1.backedUpBytes }

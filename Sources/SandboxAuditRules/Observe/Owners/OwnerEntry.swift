@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// One entry of the owner catalogue (`OwnerCatalogue.all`): an SDK or an Apple framework that
 /// writes into an app's containers, how its files are recognised, and the public source that
@@ -123,10 +123,13 @@ package struct OwnerEntry: Sendable {
     /// own anything there. Empty: the names are the owner's own.
     package let confirmedBy: [String]
 
-    init(_ owner: String, _ matches: [Match], kind: Kind = .sdk, legacy: [Match] = [], holds: String,
-         exclusion: Exclusion, note: String? = nil, history: String? = nil, debugOnly: Bool = false,
-         source: (String, String, String?)? = nil, docs: (title: String, url: String)? = nil, evidence: Evidence = .code, advice: String,
-         examples: [String], confirmedBy: [String] = []) {
+    init(
+        _ owner: String, _ matches: [Match], kind: Kind = .sdk, legacy: [Match] = [], holds: String,
+        exclusion: Exclusion, note: String? = nil, history: String? = nil, debugOnly: Bool = false,
+        source: (String, String, String?)? = nil, docs: (title: String, url: String)? = nil, evidence: Evidence = .code,
+        advice: String,
+        examples: [String], confirmedBy: [String] = []
+    ) {
         self.owner = owner
         self.kind = kind
         self.matches = matches
@@ -137,11 +140,13 @@ package struct OwnerEntry: Sendable {
         self.history = history
         self.debugOnly = debugOnly
         if let docs {
-            self.source = Source(repository: "developer.apple.com", file: docs.title, line: nil, commit: nil, documentation: docs.url)
+            self.source = Source(
+                repository: "developer.apple.com", file: docs.title, line: nil, commit: nil, documentation: docs.url)
             self.evidence = .docs
         } else {
             let source = source ?? ("", "", nil)
-            self.source = Source(repository: source.0, file: source.1, line: source.2, commit: OwnerCatalogue.commits[source.0])
+            self.source = Source(
+                repository: source.0, file: source.1, line: source.2, commit: OwnerCatalogue.commits[source.0])
             self.evidence = evidence
         }
         self.advice = advice

@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// Every entry's owner in each container of a scan, and the bytes each owner has there:
 /// measured before the rules run, read by the budgets, the rules and the reports.
@@ -38,14 +38,18 @@ package struct OwnerMap: Sendable {
     /// container, not copied for every path (a report's tens of thousands of findings), each path
     /// looked for over the inventory's columns from where the one before it was found; from
     /// 10,000 paths on, in two halves on two cores.
-    package func attributions(_ items: [(container: Int, path: ContainerPath)?], in inventories: [Inventory]) -> [Attribution?] {
+    package func attributions(_ items: [(container: Int, path: ContainerPath)?], in inventories: [Inventory])
+        -> [Attribution?]
+    {
         guard !inventories.isEmpty else { return items.map { $0.flatMap { attribution(of: $0.path) } } }
         let runs = Parallel.runs(items.count, parts: items.count >= 10_000 ? 2 : 1)
         let map = self
         return Parallel.map(runs.count) { part in map.attributions(items[runs[part]], in: inventories) }.flatMap { $0 }
     }
 
-    private func attributions(_ items: ArraySlice<(container: Int, path: ContainerPath)?>, in inventories: [Inventory]) -> [Attribution?] {
+    private func attributions(_ items: ArraySlice<(container: Int, path: ContainerPath)?>, in inventories: [Inventory])
+        -> [Attribution?]
+    {
         var out: [Attribution?] = []
         out.reserveCapacity(items.count)
         var lastContainer = -1
@@ -53,8 +57,14 @@ package struct OwnerMap: Sendable {
         // Paths come in path order within a container: each looked for from the last one found.
         var cursor = 0
         for item in items {
-            guard let (c, path) = item else { out.append(nil); continue }
-            guard c < codes.count, c < inventories.count else { out.append(attribution(of: path)); continue }
+            guard let (c, path) = item else {
+                out.append(nil)
+                continue
+            }
+            guard c < codes.count, c < inventories.count else {
+                out.append(attribution(of: path))
+                continue
+            }
             if c != lastContainer {
                 inventory = inventories[c]
                 lastContainer = c

@@ -1,6 +1,6 @@
 import Foundation
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// A policy file's `owners:` line: the team or component that owns what a glob covers.
 package struct OwnerRule: Sendable {
@@ -97,9 +97,14 @@ package struct OwnerMatcher: Sendable {
         self.leading = globs.map(\.shape.leading).max() ?? 0
         self.trailing = globs.map(\.shape.trailing).max() ?? 0
         self.needsAll = globs.contains { $0.shape.kind == .general }
-        var keyed: [CandidateKey: [Int]] = [:], byDepth: [Int: [Int]] = [:], anyDepth: [Int] = []
+        var keyed: [CandidateKey: [Int]] = [:]
+        var byDepth: [Int: [Int]] = [:]
+        var anyDepth: [Int] = []
         for (i, g) in globs.enumerated() {
-            guard g.shape.kind == .fixed else { anyDepth.append(i); continue }
+            guard g.shape.kind == .fixed else {
+                anyDepth.append(i)
+                continue
+            }
             let p = g.shape.before
             if let first = p.first, !first.contains(where: { "*?[".utf8.contains($0) }) {
                 keyed[CandidateKey(depth: p.count, first: first), default: []].append(i)
@@ -155,7 +160,8 @@ package struct OwnerMatcher: Sendable {
         let skipping = unconfirmed(in: inventory)
         let matcher = self
         return Parallel.map(chunks) { c in
-            matcher.codes(entries[min(c * size, entries.count)..<min((c + 1) * size, entries.count)], skipping: skipping)
+            matcher.codes(
+                entries[min(c * size, entries.count)..<min((c + 1) * size, entries.count)], skipping: skipping)
         }.flatMap { $0 }
     }
 
@@ -166,7 +172,8 @@ package struct OwnerMatcher: Sendable {
         var confirmed: [Int: Bool] = [:]
         for (i, g) in globs.enumerated() {
             guard case .entry(let e, _) = g.target, !catalogue[e].confirmedBy.isEmpty else { continue }
-            let holds = confirmed[e] ?? catalogue[e].confirmedBy.contains { inventory.index(of: ContainerPath($0)) != nil }
+            let holds =
+                confirmed[e] ?? catalogue[e].confirmedBy.contains { inventory.index(of: ContainerPath($0)) != nil }
             confirmed[e] = holds
             if !holds { skipping.insert(i) }
         }
@@ -196,7 +203,8 @@ package struct OwnerMatcher: Sendable {
             var end = i + 1
             while end < entries.endIndex && all.folder(end) == folder { end += 1 }
             let parent = all.folderPath(folder)
-            let tried = candidates(depth: parent.depth + 1, first: parent.leadingComponents(1).first.map(Array.init) ?? [])
+            let tried = candidates(
+                depth: parent.depth + 1, first: parent.leadingComponents(1).first.map(Array.init) ?? [])
             let inherited: Best
             if let known = folders[folder] {
                 inherited = known
@@ -205,7 +213,9 @@ package struct OwnerMatcher: Sendable {
                 inherited = covering(parent, skipping: skipping)
                 folders[folder] = inherited
             }
-            for j in i..<end { out.append(code(j, in: all, tried: tried, inherited: inherited, folders: &folders, skipping: skipping)) }
+            for j in i..<end {
+                out.append(code(j, in: all, tried: tried, inherited: inherited, folders: &folders, skipping: skipping))
+            }
             i = end
         }
         return out
@@ -213,14 +223,18 @@ package struct OwnerMatcher: Sendable {
 
     /// Entry `i`'s code: its folder's (`inherited`), or a glob among `tried` that matches its
     /// path. A directory passes its code on to what is inside it (`folders`).
-    private func code(_ i: Int, in all: InventoryEntries, tried: [Int], inherited: Best, folders: inout [Int32: Best], skipping: Set<Int>) -> Int32 {
+    private func code(
+        _ i: Int, in all: InventoryEntries, tried: [Int], inherited: Best, folders: inout [Int32: Best],
+        skipping: Set<Int>
+    ) -> Int32 {
         var best = inherited
         // Most names are turned away by the globs' last component alone, read in place.
         if lastAffixes.admitsAny(tried, all.name(i)) {
             let path = all[i].path
             let lead = path.leadingComponents(max(leading, 1))
             let components = needsAll ? path.components : []
-            let parts = PathParts(depth: path.depth, leading: lead, trailing: PathParts.trailing(path, trailing), all: components[...])
+            let parts = PathParts(
+                depth: path.depth, leading: lead, trailing: PathParts.trailing(path, trailing), all: components[...])
             best.merge(own(parts, tried, skipping: skipping))
         }
         if all.kind(i) == .directory, let own = all[i].ownFolder { folders[own] = best }
@@ -252,8 +266,10 @@ package struct OwnerMatcher: Sendable {
         let all = needsAll ? components : []
         var best = Best()
         for n in stride(from: 1, through: components.count, by: 1) {
-            let parts = PathParts(depth: n, leading: Array(components[0..<min(n, leading)]), trailing: Array(components[max(0, n - trailing)..<n]),
-                                  all: needsAll ? all[0..<n] : [])
+            let parts = PathParts(
+                depth: n, leading: Array(components[0..<min(n, leading)]),
+                trailing: Array(components[max(0, n - trailing)..<n]),
+                all: needsAll ? all[0..<n] : [])
             best.merge(own(parts, candidates(depth: n, first: Array(components[0])), skipping: skipping))
         }
         return best

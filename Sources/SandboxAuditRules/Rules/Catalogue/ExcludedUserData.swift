@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// `excluded-user-data`: an exclusion inside Documents.
 struct ExcludedUserData: Rule {
@@ -10,7 +10,9 @@ struct ExcludedUserData: Rule {
     let description = RuleDescription(
         id: "excluded-user-data",
         name: "Excluded user data",
-        summary: "An item inside Documents carries the exclude-from-backup attribute: it is lost on restore to a new device.",
+        summary:
+            "An item inside Documents carries the exclude-from-backup attribute: it is lost on restore to a new "
+            + "device.",
         rationale: """
             Documents holds what the user created and the app cannot re-create; a restore brings back the \
             backed-up set only, so an excluded item there is gone after a new device is set up \
@@ -18,24 +20,40 @@ struct ExcludedUserData: Rule {
             operations reset the flag, so it protects nothing the app rewrites (\(References.isExcludedFromBackup)). \
             Reported once per topmost excluded item.
             """,
-        fix: "If it can be re-created, move it to Library/Caches or Application Support; if not, clear the attribute (sandbox-audit include PATH).",
+        fix:
+            "If it can be re-created, move it to Library/Caches or Application Support; if not, clear the attribute "
+            + "(sandbox-audit include PATH).",
         defaultSeverity: .warning,
         severityNote: nil,
         triggeringExamples: [
-            RuleExample("An excluded folder of user files", [.directory("Documents/Projects", .exclude()), .file("Documents/Projects/a.txt"), .directory("Documents/Projects/Old", .exclude())], expect: ["Documents/Projects"]),
-            RuleExample("An excluded file, marked through a sidecar", [.file("Documents/journal.db", .exclude(via: .sidecar))], expect: ["Documents/journal.db"]),
-            RuleExample("An excluded folder, marked in a __MACOSX mirror (an unzipped Finder archive)", [.directory("Documents/Drafts", .exclude(via: .macosx)), .file("Documents/Drafts/a.txt")],
-                        expect: ["Documents/Drafts"]),
+            RuleExample(
+                "An excluded folder of user files",
+                [
+                    .directory("Documents/Projects", .exclude()), .file("Documents/Projects/a.txt"),
+                    .directory("Documents/Projects/Old", .exclude()),
+                ], expect: ["Documents/Projects"]),
+            RuleExample(
+                "An excluded file, marked through a sidecar", [.file("Documents/journal.db", .exclude(via: .sidecar))],
+                expect: ["Documents/journal.db"]),
+            RuleExample(
+                "An excluded folder, marked in a __MACOSX mirror (an unzipped Finder archive)",
+                [.directory("Documents/Drafts", .exclude(via: .macosx)), .file("Documents/Drafts/a.txt")],
+                expect: ["Documents/Drafts"]),
         ],
         nonTriggeringExamples: [
-            RuleExample("Exclusion in Application Support", [.file("Library/Application Support/index.db", .exclude())]),
-            RuleExample("Documents itself excluded (another rule's finding)", [.directory("Documents", .exclude()), .file("Documents/a.txt")]),
+            RuleExample(
+                "Exclusion in Application Support", [.file("Library/Application Support/index.db", .exclude())]),
+            RuleExample(
+                "Documents itself excluded (another rule's finding)",
+                [.directory("Documents", .exclude()), .file("Documents/a.txt")]),
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let entries = inventory.entries
-        let carriers = entries.indices.filter { entries.zone($0) == .documents && entries.isExcluded($0) && entries.folder($0) > 0 }
-            .map { entries[$0] }.filter { $0.excludesItself && $0.path.depth >= 2 }
+        let carriers = entries.indices.filter {
+            entries.zone($0) == .documents && entries.isExcluded($0) && entries.folder($0) > 0
+        }
+        .map { entries[$0] }.filter { $0.excludesItself && $0.path.depth >= 2 }
         guard !carriers.isEmpty else { return [] }
         // Each carrier's topmost carrier: its own, or that of the nearest carrier above it
         // (carriers are in path order, so that one is known by then).
@@ -55,8 +73,13 @@ struct ExcludedUserData: Rule {
         // and their bytes added to it, once per run.
         // What excludes a file is compared by number; its path is made once per run.
         var sizes: [ContainerPath: Int64] = [:]
-        var lastBy: Int32?, lastTop: ContainerPath?, run: Int64 = 0
-        for i in entries.indices where entries.zone(i) == .documents && entries.isExcluded(i) && entries.countsInTotals(i) && entries.kind(i) != .directory {
+        var lastBy: Int32?
+        var lastTop: ContainerPath?
+        var run: Int64 = 0
+        for i in entries.indices
+        where entries.zone(i) == .documents && entries.isExcluded(i) && entries.countsInTotals(i)
+            && entries.kind(i) != .directory
+        {
             let by = entries.exclusionSource(i)
             if by != lastBy {
                 if let top = lastTop { sizes[top, default: 0] += run }
@@ -70,9 +93,13 @@ struct ExcludedUserData: Rule {
         return topmost.map { c in
             let size = sizes[c.path] ?? 0
             let fix = FixCommand.command("include", c, in: inventory).map {
-                "If it can be re-created, move it to Library/Caches or Application Support; if not, clear the attribute (held in \(FixCommand.carrierPhrase(c.entry.marks))): \($0)"
+                "If it can be re-created, move it to Library/Caches or Application Support; if not, clear the "
+                    + "attribute (held in \(FixCommand.carrierPhrase(c.entry.marks))): \($0)"
             }
-            return finding(c.path, "excluded from backup inside Documents: \(ByteSize.format(size)) of user data is lost on restore", size: size, fix: fix)
+            return finding(
+                c.path,
+                "excluded from backup inside Documents: \(ByteSize.format(size)) of user data is lost on restore",
+                size: size, fix: fix)
         }
     }
 }

@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// `legacy-exclusion-attribute`: `com.apple.MobileBackup` without the modern attribute.
 struct LegacyExclusionAttribute: Rule {
@@ -7,7 +7,8 @@ struct LegacyExclusionAttribute: Rule {
     let description = RuleDescription(
         id: "legacy-exclusion-attribute",
         name: "Legacy exclusion attribute",
-        summary: "com.apple.MobileBackup on an item that the modern attribute does not exclude: only iOS 5.0.1 honoured it.",
+        summary:
+            "com.apple.MobileBackup on an item that the modern attribute does not exclude: only iOS 5.0.1 honoured it.",
         rationale: """
             com.apple.MobileBackup was the do-not-back-up flag of iOS 5.0.1 alone (\(References.qa1719)); from \
             iOS 5.1 the attribute is com.apple.metadata:com_apple_backup_excludeItem, set through \
@@ -17,12 +18,21 @@ struct LegacyExclusionAttribute: Rule {
         defaultSeverity: .warning,
         severityNote: nil,
         triggeringExamples: [
-            RuleExample("Old code marking a download", [.file("Library/Application Support/pack.zip", .legacy())], expect: ["Library/Application Support/pack.zip"]),
-            RuleExample("Marked through a sidecar", [.directory("Library/Application Support/Packs", .legacy(via: .sidecar))], expect: ["Library/Application Support/Packs"]),
+            RuleExample(
+                "Old code marking a download", [.file("Library/Application Support/pack.zip", .legacy())],
+                expect: ["Library/Application Support/pack.zip"]),
+            RuleExample(
+                "Marked through a sidecar", [.directory("Library/Application Support/Packs", .legacy(via: .sidecar))],
+                expect: ["Library/Application Support/Packs"]),
         ],
         nonTriggeringExamples: [
             RuleExample("Both attributes", [.file("Library/Application Support/pack.zip", .legacy(), .exclude())]),
-            RuleExample("Inside an excluded folder", [.directory("Library/Application Support/Packs", .exclude()), .file("Library/Application Support/Packs/a.zip", .legacy())]),
+            RuleExample(
+                "Inside an excluded folder",
+                [
+                    .directory("Library/Application Support/Packs", .exclude()),
+                    .file("Library/Application Support/Packs/a.zip", .legacy()),
+                ]),
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
@@ -30,9 +40,11 @@ struct LegacyExclusionAttribute: Rule {
             guard e.carriesLegacy, e.excludedBy == nil, !e.isSystem else { return nil }
             let effect = e.backedUp == true ? "it is backed up" : "\(e.zone.title) is not backed up anyway"
             let fix = FixCommand.command("include", e, in: inventory, attribute: .legacy).map {
-                "Set isExcludedFromBackup (URLResourceValues) where exclusion is meant; the old attribute (in \(FixCommand.carrierPhrase(e.entry.marks, attribute: .legacy))) can go: \($0)"
+                "Set isExcludedFromBackup (URLResourceValues) where exclusion is meant; the old attribute (in "
+                    + "\(FixCommand.carrierPhrase(e.entry.marks, attribute: .legacy))) can go: \($0)"
             }
-            return finding(e.path, "carries only the legacy com.apple.MobileBackup attribute (iOS 5.0.1): \(effect)", fix: fix)
+            return finding(
+                e.path, "carries only the legacy com.apple.MobileBackup attribute (iOS 5.0.1): \(effect)", fix: fix)
         }
     }
 }

@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// `policy-backup-excluded`: content the policy file says backup must not carry.
 struct PolicyBackupExcluded: Rule {
@@ -21,19 +21,31 @@ struct PolicyBackupExcluded: Rule {
         defaultSeverity: .error,
         severityNote: nil,
         triggeringExamples: [
-            RuleExample("Downloaded models not yet excluded", [.directory("Library/Application Support/Models"), .file("Library/Application Support/Models/a.bin", size: 5000)],
-                        expect: ["Library/Application Support/Models"],
-                        policy: "paths:\n  - path: Library/Application Support/Models\n    backup: excluded\n"),
+            RuleExample(
+                "Downloaded models not yet excluded",
+                [
+                    .directory("Library/Application Support/Models"),
+                    .file("Library/Application Support/Models/a.bin", size: 5000),
+                ],
+                expect: ["Library/Application Support/Models"],
+                policy: "paths:\n  - path: Library/Application Support/Models\n    backup: excluded\n")
         ],
         nonTriggeringExamples: [
-            RuleExample("The folder carries the attribute", [.directory("Library/Application Support/Models", .exclude()), .file("Library/Application Support/Models/a.bin", size: 5000)],
-                        policy: "paths:\n  - path: Library/Application Support/Models\n    backup: excluded\n"),
-            RuleExample("It lives in Caches", [.file("Library/Caches/Models/a.bin", size: 5000)],
-                        policy: "paths:\n  - path: \"**/Models\"\n    backup: excluded\n"),
+            RuleExample(
+                "The folder carries the attribute",
+                [
+                    .directory("Library/Application Support/Models", .exclude()),
+                    .file("Library/Application Support/Models/a.bin", size: 5000),
+                ],
+                policy: "paths:\n  - path: Library/Application Support/Models\n    backup: excluded\n"),
+            RuleExample(
+                "It lives in Caches", [.file("Library/Caches/Models/a.bin", size: 5000)],
+                policy: "paths:\n  - path: \"**/Models\"\n    backup: excluded\n"),
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
-        PolicyTotals.findings(self, inventory, context, expecting: .excluded, where: { $0.backedUp == true }) { size, pattern in
+        PolicyTotals.findings(self, inventory, context, expecting: .excluded, where: { $0.backedUp == true }) {
+            size, pattern in
             "\(ByteSize.format(size)) backed up, but the policy says '\(pattern)' is re-creatable (backup: excluded)"
         }
     }
@@ -44,7 +56,9 @@ struct PolicyBackupExcluded: Rule {
 enum PolicyTotals {
     /// For each glob, each topmost match holding at least one file for which `counts` is true:
     /// the sum of those files' sizes, in path order.
-    static func byOwner(_ inventory: Inventory, _ globs: [Glob], where counts: @Sendable (InventoryEntry) -> Bool) -> [[(path: ContainerPath, size: Int64)]] {
+    static func byOwner(_ inventory: Inventory, _ globs: [Glob], where counts: @Sendable (InventoryEntry) -> Bool)
+        -> [[(path: ContainerPath, size: Int64)]]
+    {
         GlobSet(globs).totals(inventory) { e in
             guard e.countsInTotals, e.entry.kind != .directory, counts(e) else { return nil }
             return e.entry.kind == .other ? 0 : e.entry.size
@@ -53,8 +67,10 @@ enum PolicyTotals {
 
     /// One finding per topmost match of each path policy saying `backup: expecting` that holds
     /// files for which `violates` is true, with their bytes, worded by `message(size, pattern)`.
-    static func findings(_ rule: some Rule, _ inventory: Inventory, _ context: RuleContext, expecting: PathPolicy.Backup,
-                         where violates: @Sendable (InventoryEntry) -> Bool, _ message: (Int64, String) -> String) -> [Finding] {
+    static func findings(
+        _ rule: some Rule, _ inventory: Inventory, _ context: RuleContext, expecting: PathPolicy.Backup,
+        where violates: @Sendable (InventoryEntry) -> Bool, _ message: (Int64, String) -> String
+    ) -> [Finding] {
         let policies = context.paths.filter { $0.backup == expecting }
         return zip(policies, byOwner(inventory, policies.map(\.glob), where: violates)).flatMap { policy, owners in
             owners.map { owner, size in rule.finding(owner, message(size, policy.glob.pattern), size: size) }

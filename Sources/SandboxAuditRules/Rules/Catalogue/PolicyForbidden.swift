@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// `policy-forbidden`: something the policy file says must not exist.
 struct PolicyForbidden: Rule {
@@ -20,21 +20,30 @@ struct PolicyForbidden: Rule {
         defaultSeverity: .error,
         severityNote: nil,
         triggeringExamples: [
-            RuleExample("A debug log left in Documents", [.file("Documents/debug.log", size: 300)], expect: ["Documents/debug.log"],
-                        policy: "paths:\n  - path: \"Documents/*.log\"\n    forbidden: true\n"),
-            RuleExample("Anything inside tmp", [.file("tmp/a"), .file("tmp/sub/b")], expect: ["tmp/a", "tmp/sub"],
-                        policy: "paths:\n  - path: \"tmp/**\"\n    forbidden: true\n"),
+            RuleExample(
+                "A debug log left in Documents", [.file("Documents/debug.log", size: 300)],
+                expect: ["Documents/debug.log"],
+                policy: "paths:\n  - path: \"Documents/*.log\"\n    forbidden: true\n"),
+            RuleExample(
+                "Anything inside tmp", [.file("tmp/a"), .file("tmp/sub/b")], expect: ["tmp/a", "tmp/sub"],
+                policy: "paths:\n  - path: \"tmp/**\"\n    forbidden: true\n"),
         ],
         nonTriggeringExamples: [
-            RuleExample("Nothing matches (tmp itself is not inside tmp)", [.file("Documents/notes.txt")],
-                        policy: "paths:\n  - path: \"Documents/*.log\"\n    forbidden: true\n  - path: \"tmp/**\"\n    forbidden: true\n"),
+            RuleExample(
+                "Nothing matches (tmp itself is not inside tmp)", [.file("Documents/notes.txt")],
+                policy:
+                    "paths:\n  - path: \"Documents/*.log\"\n    forbidden: true\n  - path: \"tmp/**\"\n "
+                    + "   forbidden: true\n"
+            )
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         let policies = context.paths.filter(\.forbidden)
         return zip(policies, PolicyTotals.matches(inventory, policies.map(\.glob))).flatMap { policy, matches in
             matches.map { path, size in
-                finding(path, "forbidden by the policy ('\(policy.glob.pattern)'), yet present (\(ByteSize.format(size)))", size: size)
+                finding(
+                    path, "forbidden by the policy ('\(policy.glob.pattern)'), yet present (\(ByteSize.format(size)))",
+                    size: size)
             }
         }
     }

@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// `recreatable-in-documents`: content that looks like a cache, by its name, in Documents.
 struct RecreatableInDocuments: Rule {
@@ -15,7 +15,9 @@ struct RecreatableInDocuments: Rule {
     let description = RuleDescription(
         id: "recreatable-in-documents",
         name: "Re-creatable content in Documents",
-        summary: "Cache-like content in Documents, by name: *.cache, *.tmp, *.temp, *.part, *.partial, *.download, *.crdownload, *.swp files; tmp, temp, thumbnails, thumbs and *cache / *caches folders.",
+        summary:
+            "Cache-like content in Documents, by name: *.cache, *.tmp, *.temp, *.part, *.partial, *.download, "
+            + "*.crdownload, *.swp files; tmp, temp, thumbnails, thumbs and *cache / *caches folders.",
         rationale: """
             Documents is for critical data the user created and the app cannot re-create; it is always backed \
             up. Caches, partial downloads and thumbnails there inflate every backup; they belong in \
@@ -26,13 +28,24 @@ struct RecreatableInDocuments: Rule {
         defaultSeverity: .warning,
         severityNote: nil,
         triggeringExamples: [
-            RuleExample("A thumbnail folder", [.directory("Documents/Thumbnails"), .file("Documents/Thumbnails/1.jpg"), .file("Documents/Thumbnails/2.jpg")], expect: ["Documents/Thumbnails"]),
-            RuleExample("An interrupted download", [.file("Documents/season1.zip.part", size: 4096)], expect: ["Documents/season1.zip.part"]),
-            RuleExample("An image cache folder", [.directory("Documents/ImageCache"), .file("Documents/ImageCache/a.cache")], expect: ["Documents/ImageCache"]),
+            RuleExample(
+                "A thumbnail folder",
+                [
+                    .directory("Documents/Thumbnails"), .file("Documents/Thumbnails/1.jpg"),
+                    .file("Documents/Thumbnails/2.jpg"),
+                ], expect: ["Documents/Thumbnails"]),
+            RuleExample(
+                "An interrupted download", [.file("Documents/season1.zip.part", size: 4096)],
+                expect: ["Documents/season1.zip.part"]),
+            RuleExample(
+                "An image cache folder", [.directory("Documents/ImageCache"), .file("Documents/ImageCache/a.cache")],
+                expect: ["Documents/ImageCache"]),
         ],
         nonTriggeringExamples: [
             RuleExample("User documents", [.file("Documents/Report.pages"), .file("Documents/cached-thoughts.txt")]),
-            RuleExample("A cache where it belongs", [.directory("Library/Caches/Thumbnails"), .file("Library/Caches/Thumbnails/1.jpg")]),
+            RuleExample(
+                "A cache where it belongs",
+                [.directory("Library/Caches/Thumbnails"), .file("Library/Caches/Thumbnails/1.jpg")]),
             RuleExample("An excluded partial download", [.file("Documents/season1.zip.part", .exclude())]),
         ])
 
@@ -41,10 +54,13 @@ struct RecreatableInDocuments: Rule {
     static func matches(name: ArraySlice<UInt8>, kind: WalkEntry.Kind) -> String? {
         switch kind {
         case .file:
-            return fileSuffixBytes.firstIndex { endsFolded(name, with: $0) && name.count > $0.count }.map { "a *\(fileSuffixes[$0]) file" }
+            return fileSuffixBytes.firstIndex { endsFolded(name, with: $0) && name.count > $0.count }.map {
+                "a *\(fileSuffixes[$0]) file"
+            }
         case .directory:
             if folderNameBytes.contains(where: { $0.count == name.count && endsFolded(name, with: $0) })
-                || folderSuffixBytes.contains(where: { endsFolded(name, with: $0) }) {
+                || folderSuffixBytes.contains(where: { endsFolded(name, with: $0) })
+            {
                 return "a \(String(decoding: name.map(folded), as: UTF8.self)) folder"
             }
             return nil
@@ -72,8 +88,14 @@ struct RecreatableInDocuments: Rule {
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         // Inside Documents: in a folder below the data root (folder 0).
-        Self.topmost(in: inventory, where: { e, i in e.zone(i) == .documents && e.folder(i) > 0 }, matches: Self.matches).map { f in
-            finding(f.path, "looks re-creatable (\(f.why)) yet sits in Documents, where it is backed up (\(ByteSize.format(f.size)))", size: f.size)
+        Self.topmost(
+            in: inventory, where: { e, i in e.zone(i) == .documents && e.folder(i) > 0 }, matches: Self.matches
+        ).map { f in
+            finding(
+                f.path,
+                "looks re-creatable (\(f.why)) yet sits in Documents, where it is backed up "
+                    + "(\(ByteSize.format(f.size)))",
+                size: f.size)
         }
     }
 
@@ -81,14 +103,17 @@ struct RecreatableInDocuments: Rule {
     /// once with why and its size (a folder: its subtree's, added as the entries come, parents
     /// first; with `onlyBackedUp`, what backup carries of it); what is inside a flagged folder
     /// is not flagged again.
-    static func topmost(in inventory: Inventory, where looked: (InventoryEntries, Int) -> Bool, onlyBackedUp: Bool = false,
-                        matches: (ArraySlice<UInt8>, WalkEntry.Kind) -> String?) -> [(path: ContainerPath, why: String, size: Int64)] {
+    static func topmost(
+        in inventory: Inventory, where looked: (InventoryEntries, Int) -> Bool, onlyBackedUp: Bool = false,
+        matches: (ArraySlice<UInt8>, WalkEntry.Kind) -> String?
+    ) -> [(path: ContainerPath, why: String, size: Int64)] {
         var flagged: [(path: ContainerPath, why: String, size: Int64)] = []
         // The flagged folder above each folder (folder number to its place in `flagged`),
         // inherited downward: parents sort before children.
         var owner: [Int32: Int] = [:]
         // Siblings come together: the last parent looked up is checked in place first.
-        var lastParent: Int32 = 0, lastFolder: Int?
+        var lastParent: Int32 = 0
+        var lastFolder: Int?
         let entries = inventory.entries
         for i in entries.indices where looked(entries, i) {
             let e = entries[i]

@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// `scoped-exclusion-attribute`: an item carrying one of the two undocumented scoped exclusion
 /// attributes. Informational: they change no verdict.
@@ -9,7 +9,10 @@ struct ScopedExclusionAttribute: Rule {
     let description = RuleDescription(
         id: "scoped-exclusion-attribute",
         name: "Undocumented scoped exclusion attribute",
-        summary: "An item carries com.apple.metadata:com_apple_cloudBackup_excludeItem or com.apple.metadata:com_apple_unencryptedBackup_excludeItem (natively, in a sidecar, in an archive, or as a device backup records it).",
+        summary:
+            "An item carries com.apple.metadata:com_apple_cloudBackup_excludeItem or "
+            + "com.apple.metadata:com_apple_unencryptedBackup_excludeItem (natively, in a sidecar, in an "
+            + "archive, or as a device backup records it).",
         rationale: """
             Apple documents one exclusion, the attribute isExcludedFromBackup writes \
             (\(References.isExcludedFromBackup); \(References.qa1719)). Two more names appear in real device \
@@ -26,18 +29,25 @@ struct ScopedExclusionAttribute: Rule {
         defaultSeverity: .note,
         severityNote: nil,
         triggeringExamples: [
-            RuleExample("The iCloud-only name on a folder", [.directory("Library/Application Support/Media", .scoped(.cloudExclude))],
-                        expect: ["Library/Application Support/Media"]),
-            RuleExample("The unencrypted-only name in a sidecar", [.file("Documents/export.zip", .scoped(.unencryptedExclude, via: .sidecar))],
-                        expect: ["Documents/export.zip"]),
-            RuleExample("Both, as a device backup records them", [
-                .directory("Library/Media", .scoped(.cloudExclude), .scoped(.unencryptedExclude)),
-                .file("Library/Media/a.jpg", size: 100),
-            ], expect: ["Library/Media"], backupInput: true),
+            RuleExample(
+                "The iCloud-only name on a folder",
+                [.directory("Library/Application Support/Media", .scoped(.cloudExclude))],
+                expect: ["Library/Application Support/Media"]),
+            RuleExample(
+                "The unencrypted-only name in a sidecar",
+                [.file("Documents/export.zip", .scoped(.unencryptedExclude, via: .sidecar))],
+                expect: ["Documents/export.zip"]),
+            RuleExample(
+                "Both, as a device backup records them",
+                [
+                    .directory("Library/Media", .scoped(.cloudExclude), .scoped(.unencryptedExclude)),
+                    .file("Library/Media/a.jpg", size: 100),
+                ], expect: ["Library/Media"], backupInput: true),
         ],
         nonTriggeringExamples: [
             RuleExample("The documented exclusion", [.directory("Library/Application Support/Media", .exclude())]),
-            RuleExample("A backup folder without attributes", [.file("Library/Media/a.jpg", size: 100)], backupInput: true),
+            RuleExample(
+                "A backup folder without attributes", [.file("Library/Media/a.jpg", size: 100)], backupInput: true),
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {

@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// `special-file`: a FIFO, socket or device node.
 struct SpecialFile: Rule {
@@ -19,16 +19,22 @@ struct SpecialFile: Rule {
         defaultSeverity: .note,
         severityNote: nil,
         triggeringExamples: [
-            RuleExample("A FIFO left in Application Support", [.fifo("Library/Application Support/ipc.fifo")], expect: ["Library/Application Support/ipc.fifo"]),
+            RuleExample(
+                "A FIFO left in Application Support", [.fifo("Library/Application Support/ipc.fifo")],
+                expect: ["Library/Application Support/ipc.fifo"])
         ],
         nonTriggeringExamples: [
-            RuleExample("Files and a symlink", [.file("Documents/a"), .symlink("Documents/b", to: "a")]),
+            RuleExample("Files and a symlink", [.file("Documents/a"), .symlink("Documents/b", to: "a")])
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         inventory.entries.findings(where: { c, i in c.kind(i) == .other }) { e in
             guard e.entry.kind == .other, !e.isSystem else { return nil }
-            return finding(e.path, "\(e.entry.special?.rawValue ?? "special file") in the container: it is not data and backup does not carry it")
+            return finding(
+                e.path,
+                "\(e.entry.special?.rawValue ?? "special file") in the container: it is not data and backup does not "
+                    + "carry it"
+            )
         }
     }
 }

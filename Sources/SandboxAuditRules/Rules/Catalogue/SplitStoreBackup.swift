@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// `split-store-backup`: the files of one database that backup treats differently.
 struct SplitStoreBackup: Rule {
@@ -15,7 +15,9 @@ struct SplitStoreBackup: Rule {
     let description = RuleDescription(
         id: "split-store-backup",
         name: "Database split by backup",
-        summary: "A database whose files differ in backup state: SQLite X with X-wal, X-shm, X-journal; Realm X.realm with X.realm.lock, X.realm.note, X.realm.management/.",
+        summary:
+            "A database whose files differ in backup state: SQLite X with X-wal, X-shm, X-journal; Realm X.realm "
+            + "with X.realm.lock, X.realm.note, X.realm.management/.",
         rationale: """
             A database is its main file and its companions together: SQLite keeps committed transactions \
             in the -wal file until a checkpoint, and a -journal file holds what a crash must roll back; Realm \
@@ -25,30 +27,42 @@ struct SplitStoreBackup: Rule {
             restore brings back a torn database, losing transactions or failing to open. Reported once per \
             store, at the main file; only groups whose main file and at least one companion sit in the same folder.
             """,
-        fix: "Put the store in its own folder and set isExcludedFromBackup on the folder (or on none of its files), not file by file.",
+        fix:
+            "Put the store in its own folder and set isExcludedFromBackup on the folder (or on none of its files), "
+            + "not file by file.",
         defaultSeverity: .error,
         severityNote: nil,
         triggeringExamples: [
-            RuleExample("SQLite main file excluded, WAL backed up", [
-                .file("Library/Application Support/index.sqlite", size: 4096, .exclude()),
-                .file("Library/Application Support/index.sqlite-wal", size: 4096),
-                .file("Library/Application Support/index.sqlite-shm", size: 4096, .exclude()),
-            ], expect: ["Library/Application Support/index.sqlite"]),
-            RuleExample("Realm file excluded, its management folder not", [
-                .file("Documents/default.realm", size: 4096, .exclude()),
-                .file("Documents/default.realm.lock", size: 1024, .exclude()),
-                .directory("Documents/default.realm.management"),
-                .file("Documents/default.realm.management/access_control.control.mx"),
-            ], expect: ["Documents/default.realm"]),
+            RuleExample(
+                "SQLite main file excluded, WAL backed up",
+                [
+                    .file("Library/Application Support/index.sqlite", size: 4096, .exclude()),
+                    .file("Library/Application Support/index.sqlite-wal", size: 4096),
+                    .file("Library/Application Support/index.sqlite-shm", size: 4096, .exclude()),
+                ], expect: ["Library/Application Support/index.sqlite"]),
+            RuleExample(
+                "Realm file excluded, its management folder not",
+                [
+                    .file("Documents/default.realm", size: 4096, .exclude()),
+                    .file("Documents/default.realm.lock", size: 1024, .exclude()),
+                    .directory("Documents/default.realm.management"),
+                    .file("Documents/default.realm.management/access_control.control.mx"),
+                ], expect: ["Documents/default.realm"]),
         ],
         nonTriggeringExamples: [
-            RuleExample("The store's folder excluded", [
-                .directory("Library/Application Support/Store", .exclude()),
-                .file("Library/Application Support/Store/index.sqlite", size: 4096),
-                .file("Library/Application Support/Store/index.sqlite-wal", size: 4096),
-            ]),
-            RuleExample("All files backed up", [.file("Documents/app.db", size: 4096), .file("Documents/app.db-wal"), .file("Documents/app.db-shm")]),
-            RuleExample("A WAL with no main file beside it", [.file("Documents/orphan.db-wal", .exclude()), .file("Documents/Other/orphan.db")]),
+            RuleExample(
+                "The store's folder excluded",
+                [
+                    .directory("Library/Application Support/Store", .exclude()),
+                    .file("Library/Application Support/Store/index.sqlite", size: 4096),
+                    .file("Library/Application Support/Store/index.sqlite-wal", size: 4096),
+                ]),
+            RuleExample(
+                "All files backed up",
+                [.file("Documents/app.db", size: 4096), .file("Documents/app.db-wal"), .file("Documents/app.db-shm")]),
+            RuleExample(
+                "A WAL with no main file beside it",
+                [.file("Documents/orphan.db-wal", .exclude()), .file("Documents/Other/orphan.db")]),
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
@@ -93,7 +107,8 @@ struct SplitStoreBackup: Rule {
         /// Whether `other` lies in the run of paths this group's companions lie in: the main
         /// file's path, then `-` or `.`.
         func holds(_ other: ContainerPath) -> Bool {
-            other.bytes.count > mainLength && Bytes.equal(other.bytes[...], from: 0, path.bytes, from: 0, count: mainLength)
+            other.bytes.count > mainLength
+                && Bytes.equal(other.bytes[...], from: 0, path.bytes, from: 0, count: mainLength)
                 && (other.bytes[mainLength] == UInt8(ascii: "-") || other.bytes[mainLength] == UInt8(ascii: "."))
         }
     }
@@ -104,9 +119,11 @@ struct SplitStoreBackup: Rule {
     private func complete(_ group: Group, _ inventory: Inventory) -> Finding? {
         let main = ContainerPath(bytes: Array(group.path.bytes[..<group.mainLength]))
         let entries = inventory.entries
-        guard let at = inventory.index(of: main, before: group.companions[0]), entries.kind(at) == .file, entries.zone(at) != .system,
-              // Read by position first: most stores are whole (the companions are never system entries).
-              group.companions.contains(where: { entries.isBackedUp($0) != entries.isBackedUp(at) }) else { return nil }
+        guard let at = inventory.index(of: main, before: group.companions[0]), entries.kind(at) == .file,
+            entries.zone(at) != .system,
+            // Read by position first: most stores are whole (the companions are never system entries).
+            group.companions.contains(where: { entries.isBackedUp($0) != entries.isBackedUp(at) })
+        else { return nil }
         let e = entries[at]
         let companions = group.companions.map { entries[$0] }
         let members = [e] + companions
@@ -115,16 +132,27 @@ struct SplitStoreBackup: Rule {
         guard !backed.isEmpty, !notBacked.isEmpty else { return nil }
         let kind = group.isRealm ? "Realm" : "SQLite"
         func names(_ list: [InventoryEntry]) -> String {
-            list.map { ByteText.display($0.path.name) + ($0.entry.kind == .directory ? "/" : "") }.joined(separator: ", ")
+            list.map { ByteText.display($0.path.name) + ($0.entry.kind == .directory ? "/" : "") }.joined(
+                separator: ", ")
         }
-        return finding(e.path, "\(kind) store split by backup: backed up: \(names(backed)); not backed up (excluded): \(names(notBacked)); a restore would bring back a torn database")
+        return finding(
+            e.path,
+            "\(kind) store split by backup: backed up: \(names(backed)); not backed up (excluded): "
+                + "\(names(notBacked)); a restore would bring back a torn database"
+        )
     }
 
     /// Every member suffix as bytes, to reject most names before any allocation.
     static let sqliteSuffixes: [[UInt8]] = sqliteMembers.map { Array($0.utf8) }
     /// Realm's, each with `.realm` before it (the main file's own suffix, which it keeps).
-    static let realmSuffixes: [(member: String, bytes: [UInt8])] = realmMembers.map { ($0, Array((".realm" + $0).utf8)) }
-    static let memberTails = Array(Set((sqliteSuffixes + realmSuffixes.map(\.bytes)).map { UInt16($0[$0.count - 2]) << 8 | UInt16($0[$0.count - 1]) }))
+    static let realmSuffixes: [(member: String, bytes: [UInt8])] = realmMembers.map {
+        ($0, Array((".realm" + $0).utf8))
+    }
+    static let memberTails = Array(
+        Set(
+            (sqliteSuffixes + realmSuffixes.map(\.bytes)).map {
+                UInt16($0[$0.count - 2]) << 8 | UInt16($0[$0.count - 1])
+            }))
 
     /// How many bytes at the end of `e`'s path name it as a companion of a main file (its path
     /// the rest), when its name and kind fit, and whether that is a Realm store. Reads the name
@@ -140,7 +168,9 @@ struct SplitStoreBackup: Rule {
         guard kind != .symlink else { return nil }
         let name = e.name
         let n = name.count
-        guard n > 2, memberTails.contains(UInt16(name[name.endIndex - 2]) << 8 | UInt16(name[name.endIndex - 1])) else { return nil }
+        guard n > 2, memberTails.contains(UInt16(name[name.endIndex - 2]) << 8 | UInt16(name[name.endIndex - 1])) else {
+            return nil
+        }
         func ends(with s: [UInt8]) -> Bool { n > s.count && name.suffix(s.count).elementsEqual(s) }
         if kind == .file {
             for s in sqliteSuffixes where ends(with: s) { return (s.count, false) }

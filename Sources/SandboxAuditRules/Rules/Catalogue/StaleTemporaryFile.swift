@@ -1,10 +1,11 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// `stale-temporary-file`: a file left in tmp.
 struct StaleTemporaryFile: Rule {
-    static let age = RuleOption(key: "age", flag: "stale-tmp-age", json: "staleTemporaryAge", setting: \.staleTemporaryAge, kind: .age,
-                                default: "3d", inStarter: true, help: "stale-temporary-file age: 3d, 12h, 90m, 3600s")
+    static let age = RuleOption(
+        key: "age", flag: "stale-tmp-age", json: "staleTemporaryAge", setting: \.staleTemporaryAge, kind: .age,
+        default: "3d", inStarter: true, help: "stale-temporary-file age: 3d, 12h, 90m, 3600s")
     let options = [Self.age]
     init() {}
     /// A device backup holds none of what this rule is about (`Observation.itemsNotBackedUp`).
@@ -15,14 +16,17 @@ struct StaleTemporaryFile: Rule {
         summary: "A file in tmp not modified for 3 days before the scan (threshold: --stale-tmp-age).",
         rationale: """
             Apple asks apps to delete temporary files when done; the system purges tmp only while the app is \
-            not running, and an update drops it (\(References.fileSystemBasics); \(References.filesSavedDuringUpdates)). \
-            A file that old was forgotten: it takes space meanwhile, and anything relying on it breaks on the next purge.
+            not running, and an update drops it (\(References.fileSystemBasics); \
+            \(References.filesSavedDuringUpdates)). \
+            A file that old was forgotten: it takes space meanwhile, and anything relying on it breaks on the next \
+            purge.
             """,
         fix: "Delete temporary files when the work that made them ends (or move what must stay to Caches).",
         defaultSeverity: .warning,
         severityNote: nil,
         triggeringExamples: [
-            RuleExample("A week-old export", [.file("tmp/export.zip", size: 1024, age: 7 * 86_400)], expect: ["tmp/export.zip"]),
+            RuleExample(
+                "A week-old export", [.file("tmp/export.zip", size: 1024, age: 7 * 86_400)], expect: ["tmp/export.zip"])
         ],
         nonTriggeringExamples: [
             RuleExample("A fresh temporary file", [.file("tmp/upload.part", age: 3600)]),
@@ -36,7 +40,11 @@ struct StaleTemporaryFile: Rule {
             let age = context.scanTime - e.entry.modifiedTime
             guard age >= limit else { return nil }
             let days = age / 86_400
-            return finding(e.path, "temporary file last modified \(days >= 10 ? String(Int(days)) : ByteSize.fixed(days, decimals: 1)) days before the scan (\(ByteSize.format(e.entry.size)))", size: e.entry.size)
+            return finding(
+                e.path,
+                "temporary file last modified \(days >= 10 ? String(Int(days)) : ByteSize.fixed(days, decimals: 1)) "
+                    + "days before the scan (\(ByteSize.format(e.entry.size)))",
+                size: e.entry.size)
         }
     }
 }

@@ -1,5 +1,5 @@
-import SandboxAuditSystem
 import SandboxAuditCore
+import SandboxAuditSystem
 
 /// `unprotected-store`: a database a device backup records at data protection class `none`.
 struct UnprotectedStore: Rule {
@@ -14,7 +14,9 @@ struct UnprotectedStore: Rule {
     let description = RuleDescription(
         id: "unprotected-store",
         name: "Database without data protection",
-        summary: "A SQLite or Realm database (recognised by its header) at data protection class `none` in a device backup (backup input only).",
+        summary:
+            "A SQLite or Realm database (recognised by its header) at data protection class `none` in a device "
+            + "backup (backup input only).",
         rationale: """
             A file at `none` is readable whenever the device is on, locked or not, before the first unlock \
             included (\(References.fileProtectionType); \(References.onDiskEncryption)). For a database of \
@@ -25,25 +27,35 @@ struct UnprotectedStore: Rule {
             team makes it an error. Only a device backup records classes \
             (\(References.backupClassNumbers)): the rule checks backup input only.
             """,
-        fix: "Unless the store must open before the first unlock, create it at completeUntilFirstUserAuthentication or stronger; to require that, add it to the policy's protection: section.",
+        fix:
+            "Unless the store must open before the first unlock, create it at completeUntilFirstUserAuthentication "
+            + "or stronger; to require that, add it to the policy's protection: section.",
         defaultSeverity: .note,
         severityNote: nil,
         triggeringExamples: [
-            RuleExample("A store at none", [.sqlite("Library/Application Support/app.sqlite").at(.none)],
-                        expect: ["Library/Application Support/app.sqlite"], backupInput: true),
-            RuleExample("A Realm file at none", [.bytes("Documents/default.realm", VolatileStore.sampleRealmFile).at(.none)],
-                        expect: ["Documents/default.realm"], backupInput: true),
+            RuleExample(
+                "A store at none", [.sqlite("Library/Application Support/app.sqlite").at(.none)],
+                expect: ["Library/Application Support/app.sqlite"], backupInput: true),
+            RuleExample(
+                "A Realm file at none", [.bytes("Documents/default.realm", VolatileStore.sampleRealmFile).at(.none)],
+                expect: ["Documents/default.realm"], backupInput: true),
         ],
         nonTriggeringExamples: [
-            RuleExample("A store at the default class", [.sqlite("Library/Application Support/app.sqlite").at(.completeUntilFirstUserAuthentication)], backupInput: true),
-            RuleExample("Another file at none", [.file("Documents/readme.txt", size: 4096).at(.none)], backupInput: true),
+            RuleExample(
+                "A store at the default class",
+                [.sqlite("Library/Application Support/app.sqlite").at(.completeUntilFirstUserAuthentication)],
+                backupInput: true),
+            RuleExample(
+                "Another file at none", [.file("Documents/readme.txt", size: 4096).at(.none)], backupInput: true),
         ])
 
     func check(_ inventory: Inventory, _ context: RuleContext) -> [Finding] {
         BackupStores.stores(inventory, context, ruleId: id).compactMap { store, kind in
             guard store.protectionClass == ProtectionClass.none else { return nil }
-            return finding(store.path, "\(kind) database at none: readable whenever the device is on, even before the first unlock",
-                           size: store.entry.size)
+            return finding(
+                store.path,
+                "\(kind) database at none: readable whenever the device is on, even before the first unlock",
+                size: store.entry.size)
         }
     }
 }
