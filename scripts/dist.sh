@@ -9,7 +9,7 @@
 #          linked to macOS's own libarchive and SQLite (Homebrew's libarchive gives the headers
 #          only, see below): it needs nothing installed.
 #
-# Each tarball holds one folder, sandbox-audit-VERSION-OS-ARCH/, with the binary and README.md,
+# Each tarball holds one folder, sandbox-audit-VERSION-OS-ARCH/, with the binary, README.md and LICENSE,
 # and has a .sha256 beside it (`sha256sum -c` or `shasum -a 256 -c` reads it); scripts/install.sh
 # installs from them. VERSION is Project.version (Sources/SandboxAuditSystem/Support/Project.swift).
 #
@@ -44,7 +44,7 @@ package() {  # package BINARY OUTDIR
     trap 'rm -rf "$stage"' EXIT
     mkdir "$stage/$name"
     cp "$bin" "$stage/$name/sandbox-audit"
-    cp README.md "$stage/$name/"
+    cp README.md LICENSE "$stage/$name/"
     mkdir -p "$out"
     tar -czf "$out/$name.tar.gz" -C "$stage" "$name"
     (cd "$out" && sha256 "$name.tar.gz" > "$name.tar.gz.sha256")

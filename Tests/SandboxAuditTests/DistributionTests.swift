@@ -103,6 +103,18 @@ final class DistributionTests: XCTestCase {
         XCTAssertEqual(Set(try Self.captures(#"sandbox-audit-([0-9][0-9A-Za-z.+]*)-(?:linux|macos)"#, in: readme)), [version])
     }
 
+    /// MIT, as SwiftLint, Periphery and Danger: one LICENSE, the plugin package's copy (published
+    /// as a repository of its own) the same bytes, the formula's SPDX identifier, the README's line.
+    /// That each artifact carries it is checked where it is made (InstallScriptTests: the tarball;
+    /// PluginTests: the bundle) and by the release rehearsal.
+    func testTheLicenceIsMITAndThePluginPackageCarriesTheSameOne() throws {
+        let licence = try Self.text("LICENSE")
+        XCTAssertTrue(licence.hasPrefix("MIT License\n\nCopyright (c) 2026 The sandbox-audit authors\n\n"), String(licence.prefix(80)))
+        XCTAssertEqual(try Self.text("Plugin/LICENSE"), licence)
+        XCTAssertEqual(try Self.captures(#"^  license "([^"]+)"$"#, in: try Self.text("Formula/sandbox-audit.rb")), ["MIT"])
+        XCTAssertTrue(try Self.text("README.md").contains("MIT-licensed ([LICENSE](LICENSE))"))
+    }
+
     func testRuntimePackagesAreListedOnceAndShownAlike() throws {
         let listed = try Self.text("scripts/runtime-packages.txt").split(separator: "\n").map(String.init)
             .filter { !$0.hasPrefix("#") && !$0.isEmpty }
