@@ -36,7 +36,7 @@ final class DistributionTests: XCTestCase {
             "docs/distribution.md": ["Swift 6.1 or later (Xcode 16.3 on macOS)", "Xcode 16.3 or later (Swift 6.1)", "`swift-tools-version:6.1`"],
             "Formula/sandbox-audit.rb": ["depends_on xcode: [\"16.3\", :build] # swift-tools-version 6.1"],
             "action.yml": ["Swift 6.1 or later"],
-            ".github/workflows/ci.yml": ["xcode: \"16.3\"", "container: swift:6.1-focal"],
+            ".github/workflows/ci.yml": ["/Applications/Xcode_16.3.app", "container: swift:6.1-focal"],
             ".github/workflows/release.yml": ["container: swift:6.1-focal", "Xcode_16.3.app"],
             "scripts/setup.sh": ["Swift 6.1 or later (Xcode 16.3 on macOS)"],
         ]
@@ -175,7 +175,9 @@ final class DistributionTests: XCTestCase {
         guard let start = text.range(of: "\njobs:\n") else { return [] }
         var jobs: [(name: String, body: String)] = []
         for line in text[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("  "), !line.hasPrefix("   "), line.hasSuffix(":") {
+            if line.hasPrefix("  #") {
+                continue  // a comment between jobs
+            } else if line.hasPrefix("  "), !line.hasPrefix("   "), line.hasSuffix(":") {
                 jobs.append((String(line.dropFirst(2).dropLast()), ""))
             } else if !jobs.isEmpty, line.hasPrefix("   ") || line.isEmpty {
                 jobs[jobs.count - 1].body += line + "\n"
@@ -186,14 +188,14 @@ final class DistributionTests: XCTestCase {
         return jobs
     }
 
-    /// The release path runs before a release: on every push, ci.yml's macOS job on the oldest
-    /// supported Xcode builds dist.sh's universal binary, uploads it and runs the formula's
+    /// The release path runs before a release: on every push, ci.yml's macOS job on the runner's
+    /// default Xcode builds dist.sh's universal binary, uploads it and runs the formula's
     /// `test do` against it; every job of the workflows and of the README's recipes pins its
     /// permissions; the action caches a build from source, keyed by what it is built from.
     func testTheReleasePathRunsOnEveryPushAndEveryJobPinsItsPermissions() throws {
         let ci = try Self.text(".github/workflows/ci.yml")
         XCTAssertTrue(ci.contains("on:\n  push:\n"), "ci.yml runs on every push")
-        XCTAssertTrue(ci.contains("- os: macos-15\n            xcode: \"16.3\"          # the oldest supported: swift-tools-version 6.1\n            dist: true"))
+        XCTAssertTrue(ci.contains("- os: macos-latest       # the runner's default Xcode\n            dist: true"))
         let quickStart = try XCTUnwrap(Self.jobs(ci).first { $0.name == "quick-start" }?.body)
         for step in ["if: matrix.dist\n        run: |\n          scripts/dist.sh", "brew test sandbox-audit-ci/local/sandbox-audit",
                      "name: dist-macos", "lipo -archs", "scripts/setup.sh test"] {
@@ -217,6 +219,23 @@ final class DistributionTests: XCTestCase {
         XCTAssertTrue(action.contains("id: source-cache\n      uses: actions/cache/restore@v4"))
         XCTAssertTrue(action.contains("uses: actions/cache/save@v4\n      with:\n        path: ${{ steps.where.outputs.dir }}\n        key: ${{ steps.where.outputs.source-key }}"))
         XCTAssertTrue(action.contains("find Package.swift Sources -type f"), "the source build's key covers the manifest and the sources")
+    }
+
+    /// Every build uses the runner's default Xcode; the stated minimum (Xcode 16.3, whose Swift is
+    /// Package.swift's swift-tools-version) is selected only by each workflow's job `minimum`, which
+    /// checks it, and a release is published only after it.
+    func testBuildsUseTheRunnersXcodeAndTheMinimumIsCheckedApart() throws {
+        for file in [".github/workflows/ci.yml", ".github/workflows/release.yml"] {
+            let jobs = Self.jobs(try Self.text(file))
+            XCTAssertEqual(jobs.filter { $0.body.contains("xcode-select") || $0.body.contains("Xcode_") }.map(\.name), ["minimum"], file)
+            let minimum = try XCTUnwrap(jobs.first { $0.name == "minimum" }?.body, file)
+            for line in ["runs-on: macos-15", "sudo xcode-select -s /Applications/Xcode_16.3.app",
+                         "tools=$(sed -n '1s#^// swift-tools-version:##p' Package.swift)", "grep \"Swift version $tools \""] {
+                XCTAssertTrue(minimum.contains(line), "\(file), job minimum: \(line)")
+            }
+        }
+        let publish = try XCTUnwrap(Self.jobs(try Self.text(".github/workflows/release.yml")).first { $0.name == "publish" }?.body)
+        XCTAssertTrue(publish.contains("needs: [linux, linux-deps, macos, minimum]"), publish)
     }
 
     /// The README says whether a release exists: while the formula's checksums are zeros (the
