@@ -188,18 +188,23 @@ final class DistributionTests: XCTestCase {
         return jobs
     }
 
-    /// The release path runs before a release: on every push, ci.yml's macOS job on the runner's
-    /// default Xcode builds dist.sh's universal binary, uploads it and runs the formula's
-    /// `test do` against it; every job of the workflows and of the README's recipes pins its
-    /// permissions; the action caches a build from source, keyed by what it is built from.
+    /// The release path runs before a release: on every push, ci.yml runs the release rehearsal
+    /// (scripts/release.sh VERSION --dry-run) in its macOS job, which uploads the universal
+    /// tarball and runs the stamped formula's `test do` against it, and in its Linux job `dist`
+    /// (the release's swift:6.1-focal); every job of the workflows and of the README's recipes
+    /// pins its permissions; the action caches a build from source, keyed by what it is built from.
     func testTheReleasePathRunsOnEveryPushAndEveryJobPinsItsPermissions() throws {
         let ci = try Self.text(".github/workflows/ci.yml")
         XCTAssertTrue(ci.contains("on:\n  push:\n"), "ci.yml runs on every push")
         XCTAssertTrue(ci.contains("- os: macos-latest       # the runner's default Xcode\n            dist: true"))
         let quickStart = try XCTUnwrap(Self.jobs(ci).first { $0.name == "quick-start" }?.body)
-        for step in ["if: matrix.dist\n        run: |\n          scripts/dist.sh", "brew test sandbox-audit-ci/local/sandbox-audit",
-                     "name: dist-macos", "lipo -archs", "scripts/setup.sh test"] {
+        for step in ["if: matrix.dist\n        run: |\n", "scripts/release.sh \"$version\" --dry-run", "brew test sandbox-audit-ci/local/sandbox-audit",
+                     ".build-rehearsal/stamped/Formula/sandbox-audit.rb", "name: dist-macos", "lipo -archs", "scripts/setup.sh test"] {
             XCTAssertTrue(quickStart.contains(step), "ci.yml's quick-start job: \(step)")
+        }
+        let dist = try XCTUnwrap(Self.jobs(ci).first { $0.name == "dist" }?.body)
+        for step in ["container: swift:6.1-focal", "scripts/release.sh \"$version\" --dry-run", "path: .build-rehearsal/dist/"] {
+            XCTAssertTrue(dist.contains(step), "ci.yml's dist job: \(step)")
         }
         XCTAssertFalse(quickStart.contains("startsWith(github.ref, 'refs/tags/')"), "the universal binary is built on pushes, not only on tags")
         // The formula's test block is what runs: `brew test` against the tap made from this formula.
@@ -236,6 +241,49 @@ final class DistributionTests: XCTestCase {
         }
         let publish = try XCTUnwrap(Self.jobs(try Self.text(".github/workflows/release.yml")).first { $0.name == "publish" }?.body)
         XCTAssertTrue(publish.contains("needs: [linux, linux-deps, macos, minimum]"), publish)
+    }
+
+    /// scripts/release.sh refuses before building anything, each time in one line and exit 2: no
+    /// version, a version that is none, an unknown option, and publishing (no --dry-run) without
+    /// the tag vVERSION on this commit, which only the repository's owner makes.
+    func testTheReleaseScriptRefusesBadInputAndPublishingWithoutTheTag() throws {
+        let script = DocsTests.repo + "/scripts/release.sh"
+        let usage = "release: usage: scripts/release.sh VERSION --dry-run | scripts/release.sh VERSION (the repository's owner, on the commit tagged vVERSION)\n"
+        var cases: [([String], String)] = [([], usage), (["--dry-run"], usage), (["0.1.0", "--publish"], usage), (["0.1.0", "0.2.0"], usage),
+                                           (["1.2", "--dry-run"], "release: not a version: 1.2 (MAJOR.MINOR.PATCH)\n")]
+        if FileManager.default.fileExists(atPath: DocsTests.repo + "/.git"), Tool.find("git") != nil {
+            cases.append((["v99.0.0"], "release: publishing 99.0.0 needs the tag v99.0.0 on this commit, made by the repository's owner (docs/distribution.md, Publishing); --dry-run rehearses without it\n"))
+        }
+        for (arguments, message) in cases {
+            let r = try CLI.run(arguments, via: script)
+            XCTAssertEqual(r.status, 2, "\(arguments): \(r.stdout)\(r.stderr)")
+            XCTAssertEqual(r.stderr, message, "\(arguments)")
+            XCTAssertEqual(r.stdout, "", "\(arguments)")
+        }
+    }
+
+    /// The release rehearsal end to end (scripts/release.sh VERSION --dry-run): a release build in
+    /// .build-rehearsal/src, the whole of one the first time, so opt-in:
+    /// SANDBOX_AUDIT_RELEASE_REHEARSAL=1. It passes, says what it built and checked, and leaves
+    /// what git sees of the work tree as it was.
+    func testTheReleaseRehearsalPassesAndLeavesTheWorkTreeAsItWas() throws {
+        guard ProcessInfo.processInfo.environment["SANDBOX_AUDIT_RELEASE_REHEARSAL"] == "1" else {
+            throw XCTSkip("opt-in (a release build takes minutes, the first time a whole one): SANDBOX_AUDIT_RELEASE_REHEARSAL=1")
+        }
+        try Tool.require("git", "python3", "tar", "zip", for: "the rehearsal copies what git tracks, serves the tarball with python3 and makes a zip")
+        guard Tool.find("curl") != nil || Tool.find("wget") != nil else { throw XCTSkip("install.sh downloads with curl or wget; neither is installed") }
+        let git = Tool.find("git")!
+        let status = { try CLI.run(["-C", DocsTests.repo, "status", "--porcelain"], via: git).stdout }
+        let before = try status()
+        let r = try CLI.run([Project.version, "--dry-run"], via: DocsTests.repo + "/scripts/release.sh")
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertEqual(r.stderr, "", "no check failed")
+        XCTAssertTrue(r.stdout.contains("release: passed: sandbox-audit-\(Project.version)-\(PluginTests.platform).tar.gz and sandbox-audit.artifactbundle.zip (\(PluginTests.platform)) installed and checked"), r.stdout)
+        XCTAssertEqual(try status(), before, "the work tree as git sees it")
+        let dist = DocsTests.repo + "/.build-rehearsal/dist"
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dist).sorted(),
+                       ["sandbox-audit-\(Project.version)-\(PluginTests.platform).tar.gz", "sandbox-audit-\(Project.version)-\(PluginTests.platform).tar.gz.sha256",
+                        "sandbox-audit.artifactbundle.zip", "sandbox-audit.artifactbundle.zip.sha256"])
     }
 
     /// The README says whether a release exists: while the formula's checksums are zeros (the
