@@ -30,6 +30,7 @@ usage="usage: scripts/artifactbundle.sh [-o DIR] PLATFORM=BINARY... | [-o DIR] -
 version=$(sed -n 's/^ *package static let version = "\([^"]*\)".*/\1/p' Sources/SandboxAuditSystem/Support/Project.swift)
 [ -n "$version" ] || die "no version in Sources/SandboxAuditSystem/Support/Project.swift"
 command -v zip >/dev/null 2>&1 || die "zip is not installed (Debian: apt-get install zip; macOS has it)"
+[ -f LICENSE ] || die "no LICENSE in $root: the bundle carries the licence"
 
 out=dist
 pairs=()

@@ -22,6 +22,7 @@ die() { echo "dist: $*" >&2; exit 2; }
 
 version=$(sed -n 's/^ *package static let version = "\([^"]*\)".*/\1/p' Sources/SandboxAuditSystem/Support/Project.swift)
 [ -n "$version" ] || die "no version in Sources/SandboxAuditSystem/Support/Project.swift"
+[ -f LICENSE ] || die "no LICENSE in $PWD: every tarball carries the licence"
 case "$(uname -s)" in
     Linux)
         case "$(uname -m)" in
