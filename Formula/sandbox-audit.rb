@@ -9,6 +9,7 @@ class SandboxAudit < Formula
   desc "Audit iOS app data containers against Apple's backup and storage rules"
   homepage "https://github.com/sandbox-audit/sandbox-audit"
   version "0.1.0"
+  license "MIT"
 
   on_macos do
     url "https://github.com/sandbox-audit/sandbox-audit/releases/download/v0.1.0/sandbox-audit-0.1.0-macos-universal.tar.gz"

@@ -6,8 +6,8 @@
 # https://github.com/swiftlang/swift-evolution/blob/main/proposals/0305-swiftpm-binary-target-improvements.md):
 # one folder NAME.artifactbundle at the top of the zip, an info.json (schemaVersion "1.0") naming
 # the artifact `sandbox-audit` (type executable) and one variant per binary, each a path inside
-# the bundle and the target triples it runs on. SwiftPM picks the variant whose triples hold the
-# host's; the plugin finds it with context.tool(named: "sandbox-audit").
+# the bundle and the target triples it runs on; LICENSE (MIT) beside info.json. SwiftPM picks
+# the variant whose triples hold the host's; the plugin finds it with context.tool(named: "sandbox-audit").
 #
 #   scripts/artifactbundle.sh [-o DIR] PLATFORM=BINARY...
 #       PLATFORM is macos-universal (arm64 + x86_64 in one binary, from scripts/dist.sh on a Mac),
@@ -30,6 +30,7 @@ usage="usage: scripts/artifactbundle.sh [-o DIR] PLATFORM=BINARY... | [-o DIR] -
 version=$(sed -n 's/^ *package static let version = "\([^"]*\)".*/\1/p' Sources/SandboxAuditSystem/Support/Project.swift)
 [ -n "$version" ] || die "no version in Sources/SandboxAuditSystem/Support/Project.swift"
 command -v zip >/dev/null 2>&1 || die "zip is not installed (Debian: apt-get install zip; macOS has it)"
+[ -f LICENSE ] || die "no LICENSE in $root: the bundle carries the licence"
 
 out=dist
 pairs=()
@@ -98,7 +99,7 @@ cat > "$bundle/info.json" <<EOF
   }
 }
 EOF
-cp LICENSE* "$bundle/" 2>/dev/null || true
+cp LICENSE "$bundle/"   # the MIT licence travels with every copy of the binaries
 
 # The same bytes for the same binaries: every entry's time fixed (POSIX touch -t), entries in
 # name order, no extra attributes (-X: no uid/gid or extended timestamps).

@@ -9,7 +9,7 @@
 #          linked to macOS's own libarchive and SQLite (Homebrew's libarchive gives the headers
 #          only, see below): it needs nothing installed.
 #
-# Each tarball holds one folder, sandbox-audit-VERSION-OS-ARCH/, with the binary and README.md,
+# Each tarball holds one folder, sandbox-audit-VERSION-OS-ARCH/, with the binary, README.md and LICENSE,
 # and has a .sha256 beside it (`sha256sum -c` or `shasum -a 256 -c` reads it); scripts/install.sh
 # installs from them. VERSION is Project.version (Sources/SandboxAuditSystem/Support/Project.swift).
 #
@@ -22,6 +22,7 @@ die() { echo "dist: $*" >&2; exit 2; }
 
 version=$(sed -n 's/^ *package static let version = "\([^"]*\)".*/\1/p' Sources/SandboxAuditSystem/Support/Project.swift)
 [ -n "$version" ] || die "no version in Sources/SandboxAuditSystem/Support/Project.swift"
+[ -f LICENSE ] || die "no LICENSE in $PWD: every tarball carries the licence"
 case "$(uname -s)" in
     Linux)
         case "$(uname -m)" in
@@ -44,7 +45,7 @@ package() {  # package BINARY OUTDIR
     trap 'rm -rf "$stage"' EXIT
     mkdir "$stage/$name"
     cp "$bin" "$stage/$name/sandbox-audit"
-    cp README.md "$stage/$name/"
+    cp README.md LICENSE "$stage/$name/"
     mkdir -p "$out"
     tar -czf "$out/$name.tar.gz" -C "$stage" "$name"
     (cd "$out" && sha256 "$name.tar.gz" > "$name.tar.gz.sha256")
@@ -69,8 +70,11 @@ if [ "$platform" = macos-universal ]; then
     pc=$(mktemp -d)
     printf 'Name: libarchive\nDescription: macOS libarchive, Homebrew header\nVersion: 3\nCflags: -I%s/include\nLibs: -larchive\n' "$keg" > "$pc/libarchive.pc"
     echo "dist: swift build -c release --arch arm64 --arch x86_64 (libarchive: macOS's, header from $keg)"
-    PKG_CONFIG_PATH="$pc" swift build -c release --arch arm64 --arch x86_64 --scratch-path .build-dist --product sandbox-audit
-    bin=".build-dist/apple/Products/Release/sandbox-audit"
+    build=(swift build -c release --arch arm64 --arch x86_64 --scratch-path .build-dist)
+    PKG_CONFIG_PATH="$pc" "${build[@]}" --product sandbox-audit
+    # Where the products went is SwiftPM's to say: two --arch go through XCBuild (apple/Products/Release
+    # until now), and another build system may put them elsewhere.
+    bin="$(PKG_CONFIG_PATH="$pc" "${build[@]}" --show-bin-path)/sandbox-audit"
     lipo "$bin" -verify_arch arm64 x86_64 || die "$bin is not arm64 + x86_64"
     if otool -L "$bin" | grep '/opt/homebrew\|/usr/local' >/dev/null; then  # not -q: see setup.sh
         otool -L "$bin" >&2; die "the binary links a Homebrew library"
@@ -78,8 +82,9 @@ if [ "$platform" = macos-universal ]; then
 else
     scripts/setup.sh deps   # libattr1-dev, libarchive-dev, libsqlite3-dev when missing
     echo "dist: swift build -c release --static-swift-stdlib"
-    swift build -c release --static-swift-stdlib --scratch-path .build-dist --product sandbox-audit
-    bin=".build-dist/release/sandbox-audit"
+    build=(swift build -c release --static-swift-stdlib --scratch-path .build-dist)
+    "${build[@]}" --product sandbox-audit
+    bin="$("${build[@]}" --show-bin-path)/sandbox-audit"
     if ldd "$bin" | grep 'libswift\|libFoundation\|libdispatch' >/dev/null; then  # not -q: see setup.sh
         ldd "$bin" >&2; die "the binary still needs the Swift runtime"
     fi

@@ -36,7 +36,7 @@ final class DistributionTests: XCTestCase {
             "docs/distribution.md": ["Swift 6.1 or later (Xcode 16.3 on macOS)", "Xcode 16.3 or later (Swift 6.1)", "`swift-tools-version:6.1`"],
             "Formula/sandbox-audit.rb": ["depends_on xcode: [\"16.3\", :build] # swift-tools-version 6.1"],
             "action.yml": ["Swift 6.1 or later"],
-            ".github/workflows/ci.yml": ["xcode: \"16.3\"", "container: swift:6.1-focal"],
+            ".github/workflows/ci.yml": ["/Applications/Xcode_16.3.app", "container: swift:6.1-focal"],
             ".github/workflows/release.yml": ["container: swift:6.1-focal", "Xcode_16.3.app"],
             "scripts/setup.sh": ["Swift 6.1 or later (Xcode 16.3 on macOS)"],
         ]
@@ -103,6 +103,18 @@ final class DistributionTests: XCTestCase {
         XCTAssertEqual(Set(try Self.captures(#"sandbox-audit-([0-9][0-9A-Za-z.+]*)-(?:linux|macos)"#, in: readme)), [version])
     }
 
+    /// MIT, as SwiftLint, Periphery and Danger: one LICENSE, the plugin package's copy (published
+    /// as a repository of its own) the same bytes, the formula's SPDX identifier, the README's line.
+    /// That each artifact carries it is checked where it is made (InstallScriptTests: the tarball;
+    /// PluginTests: the bundle) and by the release rehearsal.
+    func testTheLicenceIsMITAndThePluginPackageCarriesTheSameOne() throws {
+        let licence = try Self.text("LICENSE")
+        XCTAssertTrue(licence.hasPrefix("MIT License\n\nCopyright (c) 2026 The sandbox-audit authors\n\n"), String(licence.prefix(80)))
+        XCTAssertEqual(try Self.text("Plugin/LICENSE"), licence)
+        XCTAssertEqual(try Self.captures(#"^  license "([^"]+)"$"#, in: try Self.text("Formula/sandbox-audit.rb")), ["MIT"])
+        XCTAssertTrue(try Self.text("README.md").contains("MIT-licensed ([LICENSE](LICENSE))"))
+    }
+
     func testRuntimePackagesAreListedOnceAndShownAlike() throws {
         let listed = try Self.text("scripts/runtime-packages.txt").split(separator: "\n").map(String.init)
             .filter { !$0.hasPrefix("#") && !$0.isEmpty }
@@ -163,7 +175,9 @@ final class DistributionTests: XCTestCase {
         guard let start = text.range(of: "\njobs:\n") else { return [] }
         var jobs: [(name: String, body: String)] = []
         for line in text[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("  "), !line.hasPrefix("   "), line.hasSuffix(":") {
+            if line.hasPrefix("  #") {
+                continue  // a comment between jobs
+            } else if line.hasPrefix("  "), !line.hasPrefix("   "), line.hasSuffix(":") {
                 jobs.append((String(line.dropFirst(2).dropLast()), ""))
             } else if !jobs.isEmpty, line.hasPrefix("   ") || line.isEmpty {
                 jobs[jobs.count - 1].body += line + "\n"
@@ -174,18 +188,23 @@ final class DistributionTests: XCTestCase {
         return jobs
     }
 
-    /// The release path runs before a release: on every push, ci.yml's macOS job on the oldest
-    /// supported Xcode builds dist.sh's universal binary, uploads it and runs the formula's
-    /// `test do` against it; every job of the workflows and of the README's recipes pins its
-    /// permissions; the action caches a build from source, keyed by what it is built from.
+    /// The release path runs before a release: on every push, ci.yml runs the release rehearsal
+    /// (scripts/release.sh VERSION --dry-run) in its macOS job, which uploads the universal
+    /// tarball and runs the stamped formula's `test do` against it, and in its Linux job `dist`
+    /// (the release's swift:6.1-focal); every job of the workflows and of the README's recipes
+    /// pins its permissions; the action caches a build from source, keyed by what it is built from.
     func testTheReleasePathRunsOnEveryPushAndEveryJobPinsItsPermissions() throws {
         let ci = try Self.text(".github/workflows/ci.yml")
         XCTAssertTrue(ci.contains("on:\n  push:\n"), "ci.yml runs on every push")
-        XCTAssertTrue(ci.contains("- os: macos-15\n            xcode: \"16.3\"          # the oldest supported: swift-tools-version 6.1\n            dist: true"))
+        XCTAssertTrue(ci.contains("- os: macos-latest       # the runner's default Xcode\n            dist: true"))
         let quickStart = try XCTUnwrap(Self.jobs(ci).first { $0.name == "quick-start" }?.body)
-        for step in ["if: matrix.dist\n        run: |\n          scripts/dist.sh", "brew test sandbox-audit-ci/local/sandbox-audit",
-                     "name: dist-macos", "lipo -archs", "scripts/setup.sh test"] {
+        for step in ["if: matrix.dist\n        run: |\n", "scripts/release.sh \"$version\" --dry-run", "brew test sandbox-audit-ci/local/sandbox-audit",
+                     ".build-rehearsal/stamped/Formula/sandbox-audit.rb", "name: dist-macos", "lipo -archs", "scripts/setup.sh test"] {
             XCTAssertTrue(quickStart.contains(step), "ci.yml's quick-start job: \(step)")
+        }
+        let dist = try XCTUnwrap(Self.jobs(ci).first { $0.name == "dist" }?.body)
+        for step in ["container: swift:6.1-focal", "scripts/release.sh \"$version\" --dry-run", "path: .build-rehearsal/dist/"] {
+            XCTAssertTrue(dist.contains(step), "ci.yml's dist job: \(step)")
         }
         XCTAssertFalse(quickStart.contains("startsWith(github.ref, 'refs/tags/')"), "the universal binary is built on pushes, not only on tags")
         // The formula's test block is what runs: `brew test` against the tap made from this formula.
@@ -205,6 +224,66 @@ final class DistributionTests: XCTestCase {
         XCTAssertTrue(action.contains("id: source-cache\n      uses: actions/cache/restore@v4"))
         XCTAssertTrue(action.contains("uses: actions/cache/save@v4\n      with:\n        path: ${{ steps.where.outputs.dir }}\n        key: ${{ steps.where.outputs.source-key }}"))
         XCTAssertTrue(action.contains("find Package.swift Sources -type f"), "the source build's key covers the manifest and the sources")
+    }
+
+    /// Every build uses the runner's default Xcode; the stated minimum (Xcode 16.3, whose Swift is
+    /// Package.swift's swift-tools-version) is selected only by each workflow's job `minimum`, which
+    /// checks it, and a release is published only after it.
+    func testBuildsUseTheRunnersXcodeAndTheMinimumIsCheckedApart() throws {
+        for file in [".github/workflows/ci.yml", ".github/workflows/release.yml"] {
+            let jobs = Self.jobs(try Self.text(file))
+            XCTAssertEqual(jobs.filter { $0.body.contains("xcode-select") || $0.body.contains("Xcode_") }.map(\.name), ["minimum"], file)
+            let minimum = try XCTUnwrap(jobs.first { $0.name == "minimum" }?.body, file)
+            for line in ["runs-on: macos-15", "sudo xcode-select -s /Applications/Xcode_16.3.app",
+                         "tools=$(sed -n '1s#^// swift-tools-version:##p' Package.swift)", "grep \"Swift version $tools \""] {
+                XCTAssertTrue(minimum.contains(line), "\(file), job minimum: \(line)")
+            }
+        }
+        let publish = try XCTUnwrap(Self.jobs(try Self.text(".github/workflows/release.yml")).first { $0.name == "publish" }?.body)
+        XCTAssertTrue(publish.contains("needs: [linux, linux-deps, macos, minimum]"), publish)
+    }
+
+    /// scripts/release.sh refuses before building anything, each time in one line and exit 2: no
+    /// version, a version that is none, an unknown option, and publishing (no --dry-run) without
+    /// the tag vVERSION on this commit, which only the repository's owner makes.
+    func testTheReleaseScriptRefusesBadInputAndPublishingWithoutTheTag() throws {
+        let script = DocsTests.repo + "/scripts/release.sh"
+        let usage = "release: usage: scripts/release.sh VERSION --dry-run | scripts/release.sh VERSION (the repository's owner, on the commit tagged vVERSION)\n"
+        var cases: [([String], String)] = [([], usage), (["--dry-run"], usage), (["0.1.0", "--publish"], usage), (["0.1.0", "0.2.0"], usage),
+                                           (["1.2", "--dry-run"], "release: not a version: 1.2 (MAJOR.MINOR.PATCH)\n")]
+        if FileManager.default.fileExists(atPath: DocsTests.repo + "/.git"), Tool.find("git") != nil {
+            cases.append((["v99.0.0"], "release: publishing 99.0.0 needs the tag v99.0.0 on this commit, made by the repository's owner (docs/distribution.md, Publishing); --dry-run rehearses without it\n"))
+        }
+        for (arguments, message) in cases {
+            let r = try CLI.run(arguments, via: script)
+            XCTAssertEqual(r.status, 2, "\(arguments): \(r.stdout)\(r.stderr)")
+            XCTAssertEqual(r.stderr, message, "\(arguments)")
+            XCTAssertEqual(r.stdout, "", "\(arguments)")
+        }
+    }
+
+    /// The release rehearsal end to end (scripts/release.sh VERSION --dry-run): a release build in
+    /// .build-rehearsal/src, the whole of one the first time, so opt-in:
+    /// SANDBOX_AUDIT_RELEASE_REHEARSAL=1. It passes, says what it built and checked, and leaves
+    /// what git sees of the work tree as it was.
+    func testTheReleaseRehearsalPassesAndLeavesTheWorkTreeAsItWas() throws {
+        guard ProcessInfo.processInfo.environment["SANDBOX_AUDIT_RELEASE_REHEARSAL"] == "1" else {
+            throw XCTSkip("opt-in (a release build takes minutes, the first time a whole one): SANDBOX_AUDIT_RELEASE_REHEARSAL=1")
+        }
+        try Tool.require("git", "python3", "tar", "zip", for: "the rehearsal copies what git tracks, serves the tarball with python3 and makes a zip")
+        guard Tool.find("curl") != nil || Tool.find("wget") != nil else { throw XCTSkip("install.sh downloads with curl or wget; neither is installed") }
+        let git = Tool.find("git")!
+        let status = { try CLI.run(["-C", DocsTests.repo, "status", "--porcelain"], via: git).stdout }
+        let before = try status()
+        let r = try CLI.run([Project.version, "--dry-run"], via: DocsTests.repo + "/scripts/release.sh")
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertEqual(r.stderr, "", "no check failed")
+        XCTAssertTrue(r.stdout.contains("release: passed: sandbox-audit-\(Project.version)-\(PluginTests.platform).tar.gz and sandbox-audit.artifactbundle.zip (\(PluginTests.platform)) installed and checked"), r.stdout)
+        XCTAssertEqual(try status(), before, "the work tree as git sees it")
+        let dist = DocsTests.repo + "/.build-rehearsal/dist"
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dist).sorted(),
+                       ["sandbox-audit-\(Project.version)-\(PluginTests.platform).tar.gz", "sandbox-audit-\(Project.version)-\(PluginTests.platform).tar.gz.sha256",
+                        "sandbox-audit.artifactbundle.zip", "sandbox-audit.artifactbundle.zip.sha256"])
     }
 
     /// The README says whether a release exists: while the formula's checksums are zeros (the

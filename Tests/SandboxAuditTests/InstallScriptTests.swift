@@ -97,6 +97,19 @@ final class InstallScriptTests: XCTestCase {
         XCTAssertTrue(misbehaving.stdout.contains("\"ruleId\""), String(misbehaving.stdout.prefix(300)))
     }
 
+    /// The tarball carries the project's LICENSE beside the binary and the README.
+    func testTheTarballCarriesTheLicence() throws {
+        let release = try Release.get()
+        let folder = release.root.sub("v\(Project.version)")
+        let tarball = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".tar.gz") })
+        let dir = try TempDir("unpacked")
+        try sh("tar -xzf '\(folder)/\(tarball)'", in: dir.path)
+        let name = String(tarball.dropLast(".tar.gz".count))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.sub(name)).sorted(), ["LICENSE", "README.md", "sandbox-audit"])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir.sub(name + "/LICENSE"))),
+                       try Data(contentsOf: URL(fileURLWithPath: DocsTests.repo + "/LICENSE")))
+    }
+
     func testRefusesATarballWhoseChecksumDiffersAndInstallsNothing() throws {
         let release = try Release.get()
         let target = try TempDir("bin")

@@ -66,6 +66,7 @@ final class PluginTests: XCTestCase {
         XCTAssertTrue(checksum.range(of: "^[0-9a-f]{64}$", options: .regularExpression) != nil, script.output)
         let listing = try run("/bin/sh", ["-c", "unzip -Z1 \"$1\" 2>/dev/null || zipinfo -1 \"$1\"", "sh", zipPath], in: dir.path)
         XCTAssertTrue(listing.output.contains("sandbox-audit.artifactbundle/info.json"), listing.output)
+        XCTAssertTrue(listing.output.contains("sandbox-audit.artifactbundle/LICENSE"), listing.output)
         XCTAssertTrue(listing.output.contains("sandbox-audit.artifactbundle/sandbox-audit-\(Project.version)-\(Self.platform)/bin/sandbox-audit"), listing.output)
 
         // The plugin package, pointed at the zip by path; a package that depends on it.
