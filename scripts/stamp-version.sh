@@ -8,7 +8,7 @@
 #                                           urls and each platform's sha256, read from
 #                                           DIST/*.tar.gz.sha256), Plugin/Package.swift's binaryTarget
 #                                           (url and checksum, from DIST/sandbox-audit.artifactbundle.zip.sha256)
-#                                           and the README's install lines
+#                                           and the install lines of the README and docs/ci.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 die() { echo "stamp-version: $*" >&2; exit 2; }
@@ -48,11 +48,16 @@ rm -f "$plugin.bak"
 grep "download/v$version/sandbox-audit.artifactbundle.zip\"" "$plugin" >/dev/null && grep "checksum: \"$sum\"" "$plugin" >/dev/null \
     || die "could not stamp $plugin"
 echo "stamp-version: $plugin names the $version artifact bundle and its checksum"
-# The README's install lines and Action references name the release too.
+# The install lines and Action references of the README and of docs/ci.md (its CI recipes) name
+# the release too (a copy holding the README alone, as a test makes, stamps the README).
 v='[0-9][0-9A-Za-z.+]*'
-sed -i.bak -E -e "s#(sandbox-audit/sandbox-audit/)v$v(/scripts/install\.sh \| sh -s -- )$v#\1v$version\2$version#g" \
-    -e "s#(sandbox-audit/sandbox-audit@v)$v#\1$version#g" \
-    -e "s#sandbox-audit-$v(-linux-x86_64|-linux-aarch64|-macos-universal)#sandbox-audit-$version\1#g" README.md
+for doc in README.md docs/ci.md; do
+    [ "$doc" = README.md ] || [ -f "$doc" ] || continue
+    sed -i.bak -E -e "s#(sandbox-audit/sandbox-audit/)v$v(/scripts/install\.sh \| sh -s -- )$v#\1v$version\2$version#g" \
+        -e "s#(sandbox-audit/sandbox-audit@v)$v#\1$version#g" \
+        -e "s#sandbox-audit-$v(-linux-x86_64|-linux-aarch64|-macos-universal)#sandbox-audit-$version\1#g" "$doc"
+    rm -f "$doc.bak"
+done
 # A release exists now: the Install section's "no release yet" paragraph goes (up to its marker
 # and the blank line after it).
 sed -i.bak -e '/^\*\*There is no release yet\.\*\*/,/^<!-- no-release-yet/d' README.md
