@@ -112,17 +112,17 @@ final class DistributionTests: XCTestCase {
         XCTAssertTrue(licence.hasPrefix("MIT License\n\nCopyright (c) 2026 The sandbox-audit authors\n\n"), String(licence.prefix(80)))
         XCTAssertEqual(try Self.text("Plugin/LICENSE"), licence)
         XCTAssertEqual(try Self.captures(#"^  license "([^"]+)"$"#, in: try Self.text("Formula/sandbox-audit.rb")), ["MIT"])
-        XCTAssertTrue(try Self.text("README.md").contains("MIT-licensed ([LICENSE](LICENSE))"))
+        XCTAssertTrue(try Self.text("README.md").contains("MIT — see [LICENSE](LICENSE)."))
     }
 
     func testRuntimePackagesAreListedOnceAndShownAlike() throws {
         let listed = try Self.text("scripts/runtime-packages.txt").split(separator: "\n").map(String.init)
             .filter { !$0.hasPrefix("#") && !$0.isEmpty }
         XCTAssertEqual(listed, ["libc6", "libgcc-s1", "libstdc++6", "libattr1", "libarchive13", "libsqlite3-0"])
-        let readme = try Self.text("README.md")
-        let lines = try Self.captures(#"^ *apt-get install -y (lib[^\n`]*)$"#, in: readme)
+        // The README's Install section and docs/ci.md's Linux job.
+        let lines = try ["README.md", "docs/ci.md"].flatMap { try Self.captures(#"^ *apt-get install -y (lib[^\n`]*)$"#, in: try Self.text($0)) }
         XCTAssertGreaterThanOrEqual(lines.count, 2, "the Install section and the Linux recipe")
-        for line in lines { XCTAssertEqual(line.split(separator: " ").map(String.init), listed, "README: apt-get install -y \(line)") }
+        for line in lines { XCTAssertEqual(line.split(separator: " ").map(String.init), listed, "apt-get install -y \(line)") }
         let formula = try Self.text("Formula/sandbox-audit.rb")
         let caveat = try Self.captures(#"apt-get install -y ([^\n]+)$"#, in: formula)
         XCTAssertEqual(caveat.map { $0.split(separator: " ").map(String.init) }, [listed])
@@ -162,7 +162,9 @@ final class DistributionTests: XCTestCase {
         XCTAssertTrue(recipe.contains("gh run list --workflow \"$WORKFLOW\" --branch main --event push --status success --limit 1"), recipe)
         XCTAssertTrue(recipe.contains("gh run download \"$run\" --name sandbox-audit-scan --dir main"), recipe)
         XCTAssertTrue(recipe.contains("actions: read"), "gh run download needs it")
-        XCTAssertTrue(recipe.contains("sandbox-audit compare main/baseline.json baseline.json --fail-on-growth 1MB"), recipe)
+        // The gate is the policy's budgets and growth, against main's baseline; compare writes the comment.
+        XCTAssertTrue(recipe.contains("--baseline main/baseline.json"), recipe)
+        XCTAssertTrue(recipe.contains("sandbox-audit compare main/baseline.json baseline.json --format markdown"), recipe)
         XCTAssertTrue(recipe.contains("--report-url \"$REPORT_URL\""), recipe)
         XCTAssertTrue(recipe.contains("REPORT_URL: ${{ steps.store.outputs.artifact-url }}"), recipe)
         // What it stores is what it compares: the scan writes baseline.json, the artifact holds it.

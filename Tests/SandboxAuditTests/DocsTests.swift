@@ -35,6 +35,17 @@ final class DocsTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.sub("docs")).sorted(), ["owners.md", "policy.schema.json", "rules.md", "usage.md"])
     }
 
+    /// The README is a front door: short, the quick start's two commands, a section per job, and
+    /// the reference in docs/ (docs/usage.md holds every option).
+    func testTheReadmeIsAFrontDoor() throws {
+        let readme = try read("README.md")
+        XCTAssertLessThanOrEqual(readme.utf8.count, 25_000)
+        let headings = readme.split(separator: "\n").filter { $0.hasPrefix("## ") }.map { String($0.dropFirst(3)) }
+        XCTAssertEqual(headings, ["Quick start", "Scan in CI", "The pre-release report", "Backup-size budgeting", "Install", "Licence", "Documentation"])
+        XCTAssertTrue(readme.contains("```sh\nscripts/setup.sh\nscripts/setup.sh test\n```"), "the quick start's two commands")
+        XCTAssertTrue(readme.contains("(docs/usage.md)"))
+    }
+
     /// GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens.
     static func anchors(_ markdown: String) -> Set<String> {
         Set(markdown.split(separator: "\n").filter { $0.hasPrefix("#") }.map { line in

@@ -41,7 +41,7 @@ package enum Materializer {
     /// runners), not to the input's owners, so a setuid program the input holds would run as
     /// that user, and a folder or file writable by all would let any user change the tree a job
     /// then reads. `cp` without `-p`, `install` and `rsync` without `-o` clear the same bits
-    /// (README.md, "Simulate"; `simulate --help`).
+    /// (docs/simulate.md; `simulate --help`).
     static func writtenMode(_ mode: UInt32) -> mode_t {
         mode_t(mode & 0o0775)
     }
