@@ -22,7 +22,7 @@
 # provider, and PKG_CONFIG_PATH is set to it for anything else; docs/distribution.md), and for the
 # tests xz, ncdu, Python's jsonschema and check-jsonschema.
 # Before the suite, `test` runs scripts/check-portable-tests.sh (test code a macOS runner would
-# fail for its environment), on Linux scripts/darwin-check.sh, and scripts/check-warnings.sh (the
+# fail for its environment), scripts/check-format.sh (swift format lint and the size limits), on Linux scripts/darwin-check.sh, and scripts/check-warnings.sh (the
 # build of the package and its tests, failing on a compiler warning in Sources/ or Tests/).
 # Swift 6.1 or later (Xcode 16.3 on macOS) is not installed: https://www.swift.org/install/
 set -euo pipefail
@@ -144,6 +144,14 @@ fi
 if [ "$mode" = test ]; then
     say "scripts/check-portable-tests.sh"
     scripts/check-portable-tests.sh
+    say "scripts/check-format.sh (swift format lint, lines ≤ 120 characters, files ≤ 400 lines)"
+    cf=0
+    scripts/check-format.sh || cf=$?
+    case "$cf" in
+        0) ;;
+        3) say "the format check was skipped (above: why)" ;;
+        *) die "the format check failed (scripts/check-format.sh; swift format format -i -r --configuration .swift-format Sources Tests Plugin Package.swift fixes most)" ;;
+    esac
     if [ "$os" != Darwin ]; then
         say "scripts/darwin-check.sh (the C layer and every Darwin call, compiled for macOS 13, arm64 and x86_64)"
         dc=0
