@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 import XCTest
 @testable import SandboxAudit
 @testable import SandboxAuditSystem
@@ -52,15 +51,15 @@ final class BackupDecryptionTests: XCTestCase {
 
         // A real SQLite file with the public Manifest.db schema comes back byte for byte.
         let dir = try TempDir("manifest")
-        let queue = try DatabaseQueue(path: dir.sub("Manifest.db"))
-        try queue.write { db in
-            try db.execute(sql: "CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB)")
+        let db = try SQLiteFile(dir.sub("Manifest.db"))
+        try db.transaction {
+            try db.execute("CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB)")
             for i in 0..<200 {
-                try db.execute(sql: "INSERT INTO Files VALUES (?, 'AppDomain-com.example.app', ?, 1, ?)",
-                               arguments: [String(format: "%040x", i), "Documents/\(i).txt", Data(TestBackupEncryptor.random(100))])
+                try db.execute("INSERT INTO Files VALUES (?, 'AppDomain-com.example.app', ?, 1, ?)",
+                               [.text(String(format: "%040x", i)), .text("Documents/\(i).txt"), .blob(TestBackupEncryptor.random(100))])
             }
         }
-        try queue.close()
+        try db.close()
         let sqlite = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.sub("Manifest.db"))))
         XCTAssertEqual(sqlite.count % 4096, 0)
         XCTAssertEqual(Array(sqlite.prefix(16)), Array("SQLite format 3\0".utf8))

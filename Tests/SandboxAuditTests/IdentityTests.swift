@@ -1,6 +1,5 @@
 import Foundation
 import XCTest
-import GRDB
 @testable import SandboxAudit
 @testable import SandboxAuditSystem
 @testable import SandboxAuditCore
@@ -57,13 +56,14 @@ final class IdentityTests: XCTestCase {
         b.file("AppDomainPlugin-com.example.app.pro.widget", "Library/widget.bin", size: 5_000_000)
         try b.write(to: folder)
         guard extraPlugins > 0 else { return }
-        let queue = try DatabaseQueue(path: folder + "/Manifest.db")
-        try queue.write { db in
+        let db = try SQLiteFile(folder + "/Manifest.db")
+        try db.transaction {
             for i in 0..<extraPlugins where extraPlugins > 0 {
-                try db.execute(sql: "INSERT INTO Files SELECT fileID || ?, ?, relativePath, flags, file FROM Files WHERE domain = 'AppDomainPlugin-com.example.app.ShareExtension' AND flags = 2 LIMIT 1",
-                               arguments: [String(i), "AppDomainPlugin-com.example.app.ext\(i)"])
+                try db.execute("INSERT INTO Files SELECT fileID || ?, ?, relativePath, flags, file FROM Files WHERE domain = 'AppDomainPlugin-com.example.app.ShareExtension' AND flags = 2 LIMIT 1",
+                               [.text(String(i)), .text("AppDomainPlugin-com.example.app.ext\(i)")])
             }
         }
+        try db.close()
     }
 
     func testAnotherFlavoursExtensionIsNotTheAppsInABackup() throws {

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 
 /// Writes a real Finder or iTunes backup folder, as the public readers read one
 /// (mvt-project/mvt `src/mvt/ios/modules/backup/manifest.py`, richinfante/iphonebackuptools
@@ -102,14 +101,14 @@ struct BackupBuilder {
     func write(to folder: String, encryption: Encryption? = nil) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let dbPath = folder + "/Manifest.db"
-        let queue = try DatabaseQueue(path: dbPath)
-        try queue.write { db in
-            try db.execute(sql: "CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB)")
-            try db.execute(sql: "CREATE INDEX FilesDomainIdx ON Files(domain)")
-            try db.execute(sql: "CREATE INDEX FilesRelativePathIdx ON Files(relativePath)")
-            try db.execute(sql: "CREATE INDEX FilesFlagsIdx ON Files(flags)")
-            try db.execute(sql: "CREATE TABLE Properties (key TEXT PRIMARY KEY, value BLOB)")
-            try db.execute(sql: "INSERT INTO Properties (key, value) VALUES ('salt', ?)", arguments: [Data(repeating: 7, count: 20)])
+        let db = try SQLiteFile(dbPath)
+        try db.transaction {
+            try db.execute("CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB)")
+            try db.execute("CREATE INDEX FilesDomainIdx ON Files(domain)")
+            try db.execute("CREATE INDEX FilesRelativePathIdx ON Files(relativePath)")
+            try db.execute("CREATE INDEX FilesFlagsIdx ON Files(flags)")
+            try db.execute("CREATE TABLE Properties (key TEXT PRIMARY KEY, value BLOB)")
+            try db.execute("INSERT INTO Properties (key, value) VALUES ('salt', ?)", [.blob([UInt8](repeating: 7, count: 20))])
             for item in items {
                 let id = item.fileID ?? Self.fileID(item.domain, item.relativePath)
                 var key: [UInt8]?
@@ -124,13 +123,13 @@ struct BackupBuilder {
                     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
                     try Data(bytes).write(to: URL(fileURLWithPath: dir + "/" + id))
                 }
-                let blob = try item.blob.map { Data($0) } ?? Self.mbFile(item, encryptionKey: key)
-                let path: any DatabaseValueConvertible = item.pathBytes.map { Data($0) } ?? item.relativePath
-                try db.execute(sql: "INSERT INTO Files (fileID, domain, relativePath, flags, file) VALUES (?, ?, CAST(? AS TEXT), ?, ?)",
-                               arguments: [id, item.domain, path, item.flags, blob])
+                let blob = try item.blob ?? [UInt8](Self.mbFile(item, encryptionKey: key))
+                let path = item.pathBytes.map { SQLiteFile.Value.blob($0) } ?? .text(item.relativePath)
+                try db.execute("INSERT INTO Files (fileID, domain, relativePath, flags, file) VALUES (?, ?, CAST(? AS TEXT), ?, ?)",
+                               [.text(id), .text(item.domain), path, .integer(item.flags), .blob(blob)])
             }
         }
-        try queue.close()
+        try db.close()
         if let encryption {
             let plain = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dbPath)))
             try Data(encryption.database(plain)).write(to: URL(fileURLWithPath: dbPath))
