@@ -95,7 +95,7 @@ final class AppDataPackageTests: XCTestCase {
 
     /// As a user other than root: a file it cannot read stops the copy, and nothing is left.
     func testFailedCopyLeavesNothingAsAnotherUser() throws {
-        try Tool.require("/usr/bin/setpriv", for: "runs the tool as a user other than root")
+        try Tool.require("setpriv", for: "runs the tool as a user other than root")
         guard getuid() == 0 else { throw XCTSkip("needs root to drop privileges with setpriv") }
         let dir = try TempDir("xcappdata")
         chmod(dir.path, 0o777)

@@ -21,7 +21,7 @@ final class ArchiveRaceTests: XCTestCase {
         throw XCTSkip("the swapper runs through setpriv (Linux)")
         #else
         guard geteuid() == 0 else { throw XCTSkip("simulate must run as root and the swapper as nobody: run the tests as root") }
-        try Tool.require("/usr/bin/setpriv", "tar", "python3", for: "the swapper runs as nobody; the archives are made with GNU tar")
+        try Tool.require("setpriv", "tar", "python3", for: "the swapper runs as nobody; the archives are made with GNU tar")
         #endif
     }
 
@@ -60,7 +60,7 @@ final class ArchiveRaceTests: XCTestCase {
 
         let stop = dir.sub("stop")
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.executableURL = URL(fileURLWithPath: try Tool.path("setpriv", for: "runs the swapper as nobody"))
         p.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/env", "python3", "-c", Self.swapper, dir.sub("u"), stop]
         let out = Pipe()
         p.standardOutput = out

@@ -266,7 +266,7 @@ final class BackupDomainTests: XCTestCase {
     /// must), and so is the DIR this run made. Nothing is left.
     func testSimulateIntoRemovesTheWrittenDomainsWhenALaterOneFails() throws {
         let asNobody = geteuid() == 0
-        if asNobody { try Tool.require("/usr/bin/setpriv", for: "runs the tool as a user other than root") }
+        if asNobody { try Tool.require("setpriv", for: "runs the tool as a user other than root") }
         let dir = try TempDir("simfail")
         chmod(dir.path, 0o777)
         let device = dir.sub("Devices/ABCD")

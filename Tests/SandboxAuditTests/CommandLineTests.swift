@@ -14,13 +14,13 @@ final class CommandLineTests: XCTestCase {
     /// Runs the CLI under `script`, so standard output and standard error are a terminal; returns
     /// what the terminal got (both streams, as written) and the exit status.
     func onTerminal(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, text: String) {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("script (util-linux) is not installed") }
+        let script = try Tool.path("script", for: "runs the command line on a terminal")
         #if os(macOS)
         // BSD script: `script -q FILE COMMAND...`; it passes the command's exit status on.
-        let r = try CLI.run(["-q", "/dev/null", CLI.executable] + arguments, environment: environment, via: "/usr/bin/script")
+        let r = try CLI.run(["-q", "/dev/null", CLI.executable] + arguments, environment: environment, via: script)
         #else
         let quoted = ([CLI.executable] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let r = try CLI.run(["-qec", quoted, "/dev/null"], environment: environment, via: "/usr/bin/script")
+        let r = try CLI.run(["-qec", quoted, "/dev/null"], environment: environment, via: script)
         #endif
         return (r.status, r.stdout)
     }

@@ -15,7 +15,7 @@ final class CompletenessTests: XCTestCase {
     /// A container readable by `nobody`, with Library/Caches/feed.sqlite (a SQLite store) and
     /// a backed-up file in Library/Application Support.
     func container(_ dir: TempDir) throws -> String {
-        if asNobody, !FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") { throw XCTSkip("setpriv is missing: cannot run as a user other than root") }
+        if asNobody { try Tool.require("setpriv", for: "runs the commands as a user other than root") }
         chmod(dir.path, 0o755)
         let root = dir.sub("App")
         try Fixture.container(at: root)

@@ -145,11 +145,11 @@ final class DeviceSetSymlinkTests: XCTestCase {
         throw XCTSkip("the swapper runs through setpriv (Linux)")
         #else
         guard geteuid() == 0 else { throw XCTSkip("the run must be root's and the swapper nobody's: run the tests as root") }
-        try Tool.require("/usr/bin/setpriv", for: "runs the swapper as nobody")
+        try Tool.require("setpriv", for: "runs the swapper as nobody")
         let dir = try TempDir("devset-race")
         let (set, outside) = try makeSet(dir)
         let chown = Process()
-        chown.executableURL = URL(fileURLWithPath: "/bin/chown")
+        chown.executableURL = URL(fileURLWithPath: try Tool.path("chown", for: "gives the device set to nobody"))
         chown.arguments = ["-R", "-h", "65534:65534", set]
         try chown.run()
         chown.waitUntilExit()
@@ -182,7 +182,7 @@ final class DeviceSetSymlinkTests: XCTestCase {
             print(tried, made)
             """
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.executableURL = URL(fileURLWithPath: try Tool.path("setpriv", for: "runs the swapper as nobody"))
         p.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/env", "python3", "-c", swapper,
                        device, outside + "/" + Self.udid, dir.sub("stop")] + Self.chain
         let pipe = Pipe()

@@ -120,7 +120,7 @@ final class DistributionTests: XCTestCase {
     /// The workflows, the action and every whole workflow the README shows validate against
     /// GitHub's published schemas (check-jsonschema's vendored copies, offline).
     func testWorkflowsAndActionMatchGitHubsSchemas() throws {
-        try Tool.require("check-jsonschema", for: "GitHub's workflow and action schemas (pip install check-jsonschema)")
+        let check = try Tool.path("check-jsonschema", for: "GitHub's workflow and action schemas")
         let dir = try TempDir("workflows")
         let readme = try Self.text("README.md")
         var workflows = [".github/workflows/ci.yml", ".github/workflows/release.yml"].map { DocsTests.repo + "/" + $0 }
@@ -129,7 +129,6 @@ final class DistributionTests: XCTestCase {
             workflows.append(dir.sub("readme-\(i).yml"))
         }
         XCTAssertGreaterThanOrEqual(workflows.count, 4, "the README's GitHub recipe and baseline recipe are whole workflows")
-        let check = Tool.find("check-jsonschema")!
         let w = try CLI.run(["--builtin-schema", "vendor.github-workflows"] + workflows, via: check)
         XCTAssertEqual(w.status, 0, w.stdout + w.stderr)
         let a = try CLI.run(["--builtin-schema", "vendor.github-actions", DocsTests.repo + "/action.yml"], via: check)

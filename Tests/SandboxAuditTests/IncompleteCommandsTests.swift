@@ -59,7 +59,7 @@ final class IncompleteCommandsTests: XCTestCase {
 
     /// `Library/Application Support` unreadable to the user running the commands.
     func testAnUnreadableFolderIsIncompleteInScanInventoryAndSimulate() throws {
-        if asNobody, !FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") { throw XCTSkip("setpriv is missing: cannot run as a user other than root") }
+        if asNobody { try Tool.require("setpriv", for: "runs the commands as a user other than root") }
         let dir = try TempDir("incomplete-commands")
         chmod(dir.path, 0o755)
         let root = dir.sub("App")

@@ -27,11 +27,10 @@ final class IntoPrivilegeTests: XCTestCase {
     /// capability nor the sticky, setgid and world-writable modes are kept; `user.` attributes are.
     func testIntoAsRootWritesNoSetuidProgram() throws {
         guard geteuid() == 0 else { throw XCTSkip("needs root: chowns the input to other users and runs the copy as nobody") }
-        try Tool.require("/usr/bin/setpriv", for: "runs the copy as nobody")
+        try Tool.require("setpriv", for: "runs the copy as nobody")
         try Tool.require("python3", for: "writes the archive")
         let dir = try TempDir("intopriv")
-        let idTool = "/usr/bin/id"
-        guard FileManager.default.isExecutableFile(atPath: idTool) else { throw XCTSkip("no \(idTool) to copy as the setuid program") }
+        let idTool = try Tool.path("id", for: "copied as the setuid program")
 
         // The folder container.
         let root = dir.sub("App")
@@ -93,7 +92,7 @@ final class IntoPrivilegeTests: XCTestCase {
                 XCTAssertEqual(try XAttr.value(capable, name: "user.kept"), Array("yes".utf8), "\(label) \(event): the app's own attributes are kept")
                 // Run the copy as nobody: its own uid, never root's.
                 let run = Process()
-                run.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+                run.executableURL = URL(fileURLWithPath: try Tool.path("setpriv", for: "runs the copy as nobody"))
                 run.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", out + "/Documents/tool", "-u"]
                 let pipe = Pipe()
                 run.standardOutput = pipe

@@ -50,7 +50,7 @@ final class MaterializeHardeningTests: XCTestCase {
     /// makes folders writable before it empties them, and leaves nothing.
     func testCleanupRemovesReadOnlyFolders() throws {
         let asNobody = geteuid() == 0
-        if asNobody { try Tool.require("/usr/bin/setpriv", for: "runs the tool as a user other than root") }
+        if asNobody { try Tool.require("setpriv", for: "runs the tool as a user other than root") }
         let dir = try TempDir("maro")
         chmod(dir.path, 0o777)
         let root = dir.sub("App")

@@ -27,7 +27,7 @@ final class MaterializeRaceTests: XCTestCase {
         throw XCTSkip("the swapper runs through setpriv (Linux)")
         #else
         guard geteuid() == 0 else { throw XCTSkip("the copy must run as root and the swapper as nobody: run the tests as root") }
-        try Tool.require("/usr/bin/setpriv", for: "runs the swapper as nobody")
+        try Tool.require("setpriv", for: "runs the swapper as nobody")
         #endif
     }
 
@@ -71,7 +71,7 @@ final class MaterializeRaceTests: XCTestCase {
     /// Starts the swapper as nobody; `finish` stops it and returns (tried, made).
     func startSwapper(parent: String, base: String, outside: String, targets: [String], stop: String) throws -> () -> (Int, Int) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.executableURL = URL(fileURLWithPath: try Tool.path("setpriv", for: "runs the swapper as nobody"))
         p.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/env", "python3", "-c", Self.swapper,
                        parent, base, outside, stop] + targets
         let out = Pipe()

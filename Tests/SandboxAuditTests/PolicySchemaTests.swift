@@ -10,7 +10,6 @@ import XCTest
 /// and accepting every policy the project ships while refusing what the reader refuses.
 final class PolicySchemaTests: XCTestCase {
     static let published = DocsTests.repo + "/docs/policy.schema.json"
-    static let checker = "/root/.local/bin/check-jsonschema"
 
     /// docs/policy.schema.json is what `config schema` prints. With SANDBOX_AUDIT_WRITE_DOCS=1
     /// the test writes it (`SANDBOX_AUDIT_WRITE_DOCS=1 swift test --filter PolicySchemaTests`);
@@ -64,9 +63,7 @@ final class PolicySchemaTests: XCTestCase {
     /// blocks, the benchmark's, every rule example's), written as a file, passes
     /// check-jsonschema against docs/policy.schema.json; policies the reader refuses fail it.
     func testEveryShippedPolicyValidatesAgainstTheSchema() throws {
-        guard FileManager.default.isExecutableFile(atPath: Self.checker) else {
-            throw XCTSkip("check-jsonschema is not at \(Self.checker): pipx install check-jsonschema (or pip install --user check-jsonschema)")
-        }
+        let checker = try Tool.path("check-jsonschema", for: "the shipped policies are validated against docs/policy.schema.json")
         let dir = try TempDir("policy-schema")
         var shipped = try PolicyRoundTripTests.shippedPolicies().filter { !$0.1.isEmpty }
         shipped.append(("scripts/bench/budgets-policy.yml", try String(contentsOfFile: DocsTests.repo + "/scripts/bench/budgets-policy.yml", encoding: .utf8)))
@@ -83,7 +80,7 @@ final class PolicySchemaTests: XCTestCase {
             files.append(path)
         }
         XCTAssertGreaterThan(files.count, 20, "\(shipped.map(\.0))")
-        let ok = try CLI.run(["--schemafile", Self.published] + files, via: Self.checker)
+        let ok = try CLI.run(["--schemafile", Self.published] + files, via: checker)
         XCTAssertEqual(ok.status, 0, ok.stdout + ok.stderr + "\n" + shipped.enumerated().map { "p\($0.offset): \($0.element.0)" }.joined(separator: "\n"))
         print("check-jsonschema validated \(files.count) shipped policies")
 
@@ -105,7 +102,7 @@ final class PolicySchemaTests: XCTestCase {
             XCTAssertThrowsError(try PolicyFile.parse(yaml, source: "refused \(i)"), yaml)
             let path = dir.sub("bad\(i).yml")
             try yaml.write(toFile: path, atomically: true, encoding: .utf8)
-            let r = try CLI.run(["--schemafile", Self.published, path], via: Self.checker)
+            let r = try CLI.run(["--schemafile", Self.published, path], via: checker)
             XCTAssertEqual(r.status, 1, "the schema accepts what the reader refuses:\n\(yaml)\n\(r.stdout)\(r.stderr)")
         }
     }

@@ -13,12 +13,7 @@ final class ReportRoughEdgeTests: XCTestCase {
     static let repo = ReportTests.repo
 
     static func chromium() throws -> String {
-        let browsers = ["chromium", "chromium-browser", "google-chrome", "/usr/bin/chromium", "/usr/bin/chromium-browser",
-                        "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", "/Applications/Chromium.app/Contents/MacOS/Chromium"]
-        guard let found = browsers.lazy.compactMap(Tool.find).first else {
-            throw XCTSkip("chromium is not installed: the HTML report is laid out in headless Chromium (optional; Debian: apt-get install chromium)")
-        }
-        return found
+        try Tool.chromium(for: "the HTML report is laid out in headless Chromium")
     }
 
     /// Lays the page out in headless Chromium, `width` pixels wide, and returns what the

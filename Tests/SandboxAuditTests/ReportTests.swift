@@ -223,11 +223,7 @@ final class ReportTests: XCTestCase {
 
     /// Headless Chromium loads the report with no console errors (`.ci/run` installs chromium).
     func testHTMLReportLoadsInChromium() throws {
-        let browsers = ["chromium", "chromium-browser", "google-chrome", "/usr/bin/chromium", "/usr/bin/chromium-browser",
-                        "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", "/Applications/Chromium.app/Contents/MacOS/Chromium"]
-        guard let chromium = browsers.lazy.compactMap(Tool.find).first else {
-            throw XCTSkip("chromium is not installed: the HTML report is loaded in headless Chromium (optional; Debian: apt-get install chromium)")
-        }
+        let chromium = try Tool.chromium(for: "the HTML report is loaded in headless Chromium")
         let dir = try TempDir("html")
         _ = try allFormats(samples()[1].1, into: dir)
         let p = Process()

@@ -180,7 +180,7 @@ final class SimulatorDeviceTests: XCTestCase {
     /// As a user other than root: a named group this user cannot read, or a group folder it
     /// cannot list, fails the run; it is never left out.
     func testUnreadableNamedGroupFailsTheRunAsAnotherUser() throws {
-        try Tool.require("/usr/bin/setpriv", for: "runs the tool as a user other than root")
+        try Tool.require("setpriv", for: "runs the tool as a user other than root")
         guard getuid() == 0 else { throw XCTSkip("needs root to drop privileges with setpriv") }
         let dir = try TempDir("sim")
         let home = try Self.home(dir)

@@ -31,7 +31,7 @@ final class SizeOverflowTests: XCTestCase {
         """
 
     func testSizesPast2To63AreAProblemNotATrap() throws {
-        try Tool.require("python3", "/usr/bin/time", for: "the archive is written by Python; time measures the run")
+        try Tool.require("python3", "time", for: "the archive is written by Python; time measures the run")
         let dir = try TempDir("overflow")
         try python(Self.sparseTar, [dir.sub("two.tar.gz"), "\(1 << 62)"])
         for command in [["scan"], ["inventory"], ["simulate", "restore"], ["scan", "--format", "json"]] {
@@ -111,7 +111,7 @@ final class SizeOverflowTests: XCTestCase {
     /// them: the fuzzer's case, 700 MB before implied folders counted): the paths kept, the
     /// implied folders' included, stop at `ArchiveWalk.maximumPathBytes` in total, with a problem.
     func testDeepAndWideArchivesAreBounded() throws {
-        try Tool.require("python3", "/usr/bin/time", for: "the archives are written by Python; time measures the run")
+        try Tool.require("python3", "time", for: "the archives are written by Python; time measures the run")
         let dir = try TempDir("deep")
         for (name, depth, wide, implied) in [("chain.tar.gz", 16_300, 0, false), ("wide.tar.gz", 16_000, 20_000, false),
                                              ("implied.tar.gz", 16_000, 5_000, true)] {
@@ -133,7 +133,7 @@ final class SizeOverflowTests: XCTestCase {
     /// reached by splitting its whole path and each member's path was normalised component by
     /// component, copied.
     func testIntoADeepAndWideArchiveCostsAboutTheScan() throws {
-        try Tool.require("python3", "/usr/bin/time", for: "the archive is written by Python; time measures the run")
+        try Tool.require("python3", "time", for: "the archive is written by Python; time measures the run")
         let dir = try TempDir("deepinto")
         try python(Self.deepTar, [dir.sub("wide.tar.gz"), "16000", "20000"])
         let scan = try Measured.run(["scan", "--format", "json", dir.sub("wide.tar.gz")])

@@ -73,7 +73,7 @@ final class SmallerGuardTests: XCTestCase {
     /// containers it could read ("it holds 1 app data container").
     func testAContainerWhoseMetadataCannotBeReadIsNamed() throws {
         guard geteuid() == 0 else { throw XCTSkip("needs root: makes a root-only plist and runs the tool as nobody") }
-        try Tool.require("/usr/bin/setpriv", for: "runs the tool as nobody")
+        try Tool.require("setpriv", for: "runs the tool as nobody")
         let dir = try TempDir("rootonlymeta")
         let folder = try SimulatorDeviceTests.device(dir.sub("set"), SimulatorDeviceTests.booted, name: "iPhone 17", state: 3)
         let plist = folder + "/data/Containers/Data/Application/1111/" + Container.simulatorMetadata

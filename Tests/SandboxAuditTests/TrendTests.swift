@@ -136,11 +136,7 @@ final class TrendTests: XCTestCase {
 
     /// The HTML page renders offline in headless Chromium: a screenshot of it is a real image.
     func testTheHTMLRendersOfflineInChromium() throws {
-        let browsers = ["chromium", "chromium-browser", "google-chrome", "/usr/bin/chromium", "/usr/bin/chromium-browser",
-                        "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", "/Applications/Chromium.app/Contents/MacOS/Chromium"]
-        guard let chromium = browsers.lazy.compactMap(Tool.find).first else {
-            throw XCTSkip("chromium is not installed: the trend page is rendered in headless Chromium (optional; Debian: apt-get install chromium)")
-        }
+        let chromium = try Tool.chromium(for: "the trend page is rendered in headless Chromium")
         let dir = try TempDir()
         try record(in: dir)
         let html = try CLI.run(["trend"] + baselines(dir) + ["--format", "html"])

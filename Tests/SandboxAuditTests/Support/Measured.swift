@@ -10,13 +10,14 @@ struct Measured {
 
     /// Runs the CLI measured. Linux: GNU time (peak RSS) with an address-space cap of 2 GiB
     /// (util-linux prlimit) and a 60 s limit (coreutils timeout); skips when one is missing.
-    /// macOS: /usr/bin/time -l (peak RSS in bytes, on stderr after the tool's own) and a 60 s
-    /// alarm through perl; Darwin enforces no address-space cap.
+    /// macOS: BSD time -l (peak RSS in bytes, on stderr after the tool's own) and a 60 s alarm
+    /// through perl; Darwin enforces no address-space cap. Each is found on PATH.
     static func run(_ args: [String], cwd: String? = nil, environment: [String: String] = [:]) throws -> Measured {
         let start = Date()
         #if os(macOS)
-        let r = try CLI.run(["-l", "/usr/bin/perl", "-e", "alarm shift; exec @ARGV or die", "60", CLI.executable] + args,
-                            environment: environment, cwd: cwd, via: "/usr/bin/time")
+        let time = try Tool.path("time", for: "measures the run"), perl = try Tool.path("perl", for: "stops the run after 60 s")
+        let r = try CLI.run(["-l", perl, "-e", "alarm shift; exec @ARGV or die", "60", CLI.executable] + args,
+                            environment: environment, cwd: cwd, via: time)
         let seconds = Date().timeIntervalSince(start)
         // time's report starts at its last "real" line; what comes before is the tool's stderr.
         let lines = r.stderr.split(separator: "\n", omittingEmptySubsequences: false)
@@ -26,13 +27,12 @@ struct Measured {
         let own = CLI.Result(status: r.status, stdout: r.stdout, stderr: lines[..<from].joined(separator: "\n"), stdoutBytes: r.stdoutBytes)
         return Measured(result: own, seconds: seconds, peakMB: bytes / 1024 / 1024)
         #else
-        for tool in ["/usr/bin/time", "/usr/bin/prlimit", "/usr/bin/timeout"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw XCTSkip("\(tool) is missing (GNU time: Debian time; prlimit: util-linux; timeout: coreutils)")
-        }
+        let time = try Tool.path("time", for: "measures the run (GNU time)")
+        try Tool.require("prlimit", "timeout", for: "caps the run's memory and time")
         let timeFile = try TempDir("time")
         let report = timeFile.sub("t")
         let r = try CLI.run(["-f", "%e %M", "-o", report, "prlimit", "--as=2147483648", "timeout", "60", CLI.executable] + args,
-                            environment: environment, cwd: cwd, via: "/usr/bin/time")
+                            environment: environment, cwd: cwd, via: time)
         let seconds = Date().timeIntervalSince(start)
         let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
         let kb = text.split(whereSeparator: \.isWhitespace).last.flatMap { Double($0) } ?? -1

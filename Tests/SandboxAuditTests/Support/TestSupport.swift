@@ -23,9 +23,10 @@ extension stat {
     #endif
 }
 
-/// The outside tools some tests run. A test that needs one calls `Tool.require` first and skips,
-/// saying why, when it is missing (`scripts/setup.sh test` installs them all). `/bin/sh -c` and
-/// `/usr/bin/env` find a tool on the test process's PATH, so that is where `find` looks.
+/// The outside tools some tests run. A test that needs one calls `Tool.require` (or `Tool.path`)
+/// first and skips, saying why, when it is missing (`scripts/setup.sh test` installs them all).
+/// A tool is looked for on the test process's PATH, never at a fixed path: `/bin/sh -c` and
+/// `/usr/bin/env` find it there too, and so does a user who installed it elsewhere.
 enum Tool {
     /// Where each tool comes from, for the skip message.
     static let packages = [
@@ -36,7 +37,13 @@ enum Tool {
         "gzip": "Debian: apt-get install gzip",
         "python3": "Debian: apt-get install python3",
         "setpriv": "Debian: apt-get install util-linux (Linux only)",
+        "prlimit": "Debian: apt-get install util-linux (Linux only)",
+        "script": "Debian: apt-get install bsdutils; macOS has it",
+        "time": "Debian: apt-get install time (GNU time); macOS has it",
+        "timeout": "Debian: apt-get install coreutils",
         "ncdu": "Debian: apt-get install ncdu; macOS: brew install ncdu",
+        "check-jsonschema": "pip install --user check-jsonschema, with pip's user bin folder on PATH",
+        "chromium": "optional; Debian: apt-get install chromium",
     ]
 
     /// The tool's path: an absolute path if it is executable there, a bare name on PATH.
@@ -49,11 +56,28 @@ enum Tool {
 
     /// Throws XCTSkip naming the first of `names` that is missing, and why the test needs it.
     static func require(_ names: String..., for purpose: String) throws {
-        for name in names where find(name) == nil {
-            let bare = (name as NSString).lastPathComponent
-            let from = packages[bare].map { " (\($0); scripts/setup.sh test installs it)" } ?? ""
-            throw XCTSkip("\(bare) is not installed: \(purpose)\(from)")
-        }
+        for name in names where find(name) == nil { throw missing(name, purpose) }
+    }
+
+    /// The tool's path on PATH, to run it by; throws XCTSkip as `require` does when it is missing.
+    static func path(_ name: String, for purpose: String) throws -> String {
+        guard let found = find(name) else { throw missing(name, purpose) }
+        return found
+    }
+
+    private static func missing(_ name: String, _ purpose: String) -> XCTSkip {
+        let bare = (name as NSString).lastPathComponent
+        let from = packages[bare].map { " (\($0); scripts/setup.sh test installs it)" } ?? ""
+        return XCTSkip("\(bare) is not installed: \(purpose)\(from)")
+    }
+
+    /// Headless Chromium (or Chrome): on PATH under any of its names, or the macOS app, which no
+    /// PATH holds. Throws XCTSkip when none is there.
+    static func chromium(for purpose: String) throws -> String {
+        let browsers = ["chromium", "chromium-browser", "google-chrome",
+                        "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", "/Applications/Chromium.app/Contents/MacOS/Chromium"]
+        guard let found = browsers.lazy.compactMap(find).first else { throw missing("chromium", purpose) }
+        return found
     }
 
     /// True when `python3 -c 'import MODULE'` works.
@@ -344,7 +368,7 @@ enum CLI {
             process.executableURL = URL(fileURLWithPath: via)
             process.arguments = arguments
         } else if asNobody {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.executableURL = URL(fileURLWithPath: Tool.find("setpriv") ?? "setpriv")
             process.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", executable] + arguments
         } else {
             process.executableURL = URL(fileURLWithPath: executable)
