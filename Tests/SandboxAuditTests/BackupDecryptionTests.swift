@@ -229,15 +229,7 @@ final class BackupDecryptionTests: XCTestCase {
         a = hashlib.pbkdf2_hmac('sha256', b'\(Self.password)', bytes(range(0, 20)), 1000, 32)
         print(hashlib.pbkdf2_hmac('sha1', a, bytes(range(100, 120)), 10, 32).hex())
         """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", script]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let hex = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        p.waitUntilExit()
+        let hex = try python(script).trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertEqual(hex.count, 64)
         let pythonKey = SymmetricKey(data: stride(from: 0, to: hex.count, by: 2).map {
             UInt8(hex.dropFirst($0).prefix(2), radix: 16)!

@@ -42,17 +42,8 @@ final class ReportRoughEdgeTests: XCTestCase {
             """
         let page = dir.sub("layout-\(width).html")
         try html.replacingOccurrences(of: "</body>", with: probe + "</body>").write(toFile: page, atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try chromium())
-        p.arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=\(width),1000",
-                       "--virtual-time-budget=2000", "--dump-dom", "file://" + page]
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let dom = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        _ = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
+        let dom = try CLI.run(["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=\(width),1000",
+                               "--virtual-time-budget=2000", "--dump-dom", "file://" + page], via: try chromium()).stdout
         guard let start = dom.range(of: "data-layout=\""), let end = dom[start.upperBound...].firstIndex(of: "\"") else {
             XCTFail("the measuring script did not run:\n\(dom.prefix(500))")
             return []

@@ -226,18 +226,10 @@ final class ReportTests: XCTestCase {
         let chromium = try Tool.chromium(for: "the HTML report is loaded in headless Chromium")
         let dir = try TempDir("html")
         _ = try allFormats(samples()[1].1, into: dir)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: chromium)
-        p.arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
-                       "--virtual-time-budget=2000", "--dump-dom", "file://" + dir.sub("report.html")]
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let dom = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, log)
+        let run = try CLI.run(["--headless=new", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+                               "--virtual-time-budget=2000", "--dump-dom", "file://" + dir.sub("report.html")], via: chromium)
+        let dom = run.stdout, log = run.stderr
+        XCTAssertEqual(run.status, 0, log)
         XCTAssertTrue(dom.contains("com.example.misbehaving"), "the page rendered")
         XCTAssertTrue(dom.contains("<th tabindex=\"0\" title=\"Sort\""), "the inline sorting script ran, offline")
         XCTAssertTrue(dom.contains("role=\"img\" aria-label=\"Treemap: bytes by folder"), "the treemap rendered")

@@ -359,8 +359,10 @@ enum CLI {
         return ".build/debug/sandbox-audit"
     }
 
-    /// Runs the CLI; `asNobody` drops root privileges through setpriv first.
-    /// `via` runs another program instead (a wrapper such as /usr/bin/time) with `arguments`.
+    /// Runs the CLI to its end; `asNobody` drops root privileges through setpriv first.
+    /// `via` runs another program instead (a wrapper such as time, or any tool) with `arguments`.
+    /// The tests' one way to run a program to its end and read what it printed: standard output
+    /// and standard error are read at once, so one that fills either pipe never blocks.
     static func run(_ arguments: [String], environment: [String: String] = [:], asNobody: Bool = false, cwd: String? = nil, via: String? = nil) throws -> Result {
         let process = Process()
         if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }
@@ -421,23 +423,13 @@ enum CLI {
     }
 }
 
-/// Runs a Python snippet with arguments (in `cwd` when given); returns stdout, failing the test
-/// on a non-zero exit.
+/// Runs a Python snippet with arguments (in `cwd` when given), through `CLI.run` (both streams
+/// read at once); returns stdout, failing the test on a non-zero exit.
 @discardableResult
 func python(_ script: String, _ arguments: [String] = [], in cwd: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> String {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["python3", "-c", script] + arguments
-    if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    try p.run()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    XCTAssertEqual(p.terminationStatus, 0, String(decoding: e, as: UTF8.self), file: file, line: line)
-    return String(decoding: o, as: UTF8.self)
+    let r = try CLI.run(["python3", "-c", script] + arguments, cwd: cwd, via: "/usr/bin/env")
+    XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
+    return r.stdout
 }
 
 /// Runs the library pipeline on a directory.
