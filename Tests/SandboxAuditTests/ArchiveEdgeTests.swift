@@ -54,7 +54,7 @@ final class ArchiveEdgeTests: XCTestCase {
         // --into writes the one entry: Documents/a a file of 10 bytes.
         let out = dir.sub("out")
         let s = try CLI.run(["simulate", "update", dir.sub("a.tar"), "--into", out])
-        XCTAssertTrue([0, 1].contains(s.status), s.stderr)
+        XCTAssertEqual(s.status, 1, s.stderr) // the member below the file is missed: incomplete, without --allow-incomplete
         var isFolder: ObjCBool = false
         XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/Documents/a", isDirectory: &isFolder), s.stdout + s.stderr)
         XCTAssertFalse(isFolder.boolValue)

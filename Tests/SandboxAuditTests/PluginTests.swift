@@ -104,13 +104,13 @@ final class PluginTests: XCTestCase {
 
         // Every subcommand goes through: a usage error is the tool's, exit 2 said by the plugin.
         let usage = try run(swift, swiftPM + ["--allow-writing-to-package-directory", "sandbox-audit", "rules", "oversized-file"], in: dir.sub("app"))
-        XCTAssertNotEqual(usage.status, 0)
+        XCTAssertEqual(usage.status, 1, usage.output) // swift package exits 1 for any plugin failure
         XCTAssertTrue(usage.output.contains("did you mean 'oversized-backed-up-file'?"), usage.output)
         XCTAssertTrue(usage.output.contains("Plugin ended with exit code 2"), usage.output)
 
         // Without the permission, nothing runs (SwiftPM asks for it).
         let refused = try run(swift, swiftPM + ["plugin", "sandbox-audit", "rules"], in: dir.sub("app"))
-        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertEqual(refused.status, 1, refused.output)
         XCTAssertTrue(refused.output.contains("--allow-writing-to-package-directory"), refused.output)
     }
 

@@ -37,12 +37,12 @@ final class ReportTests: XCTestCase {
         print(tests, failures, len(list(root.iter("testsuite"))))
         """
 
-    /// Writes every format from one scan; returns the directory and the JSON report.
-    func allFormats(_ args: [String], into dir: TempDir) throws -> [String: Any] {
+    /// Writes every format from one scan, which exits with `exit`; returns the JSON report.
+    func allFormats(_ args: [String], exit: Int32, into dir: TempDir) throws -> [String: Any] {
         var outputs: [String] = []
         for f in ReportFormat.allCases where f != .json { outputs += ["--output", "\(f.rawValue)=\(dir.sub("report.\(f.rawValue)"))"] }
         let r = try CLI.run(["scan", "--format", "json"] + outputs + args)
-        XCTAssertTrue([0, 1].contains(r.status), r.stderr)
+        XCTAssertEqual(r.status, exit, "\(args): \(r.stderr)")
         XCTAssertEqual(r.stderr, "")
         guard let json = try JSONSerialization.jsonObject(with: r.stdoutBytes) as? [String: Any] else {
             throw CommandFailed(command: "scan --format json", status: r.status, stderr: "printed no JSON object: " + r.stderr)
@@ -50,20 +50,21 @@ final class ReportTests: XCTestCase {
         return json
     }
 
-    func samples() -> [(String, [String])] {
+    /// Each sample, its arguments, and its exit code: 1 where a finding reaches --fail-on.
+    func samples() -> [(String, [String], exit: Int32)] {
         let s = Self.repo + "/sample-containers/"
         return [
-            ("WellBehaved", [s + "WellBehaved", "--config", s + "WellBehaved.sandbox-audit.yml"]),
-            ("Misbehaving", [s + "Misbehaving", "--config", s + "Misbehaving.sandbox-audit.yml", "--stale-tmp-age", "36500d"]),
-            ("Example.xcappdata", [s + "Example.xcappdata", "--stale-tmp-age", "36500d", "--fail-on", "warning"]),
+            ("WellBehaved", [s + "WellBehaved", "--config", s + "WellBehaved.sandbox-audit.yml"], 0),
+            ("Misbehaving", [s + "Misbehaving", "--config", s + "Misbehaving.sandbox-audit.yml", "--stale-tmp-age", "36500d"], 1),
+            ("Example.xcappdata", [s + "Example.xcappdata", "--stale-tmp-age", "36500d", "--fail-on", "warning"], 1),
         ]
     }
 
     func testEveryFormatForEverySample() throws {
         try Tool.requirePython("jsonschema", for: "the SARIF report is checked against the official schema")
-        for (name, args) in samples() {
+        for (name, args, exit) in samples() {
             let dir = try TempDir("reports")
-            let json = try allFormats(args, into: dir)
+            let json = try allFormats(args, exit: exit, into: dir)
             let findings = json["findings"] as! [[String: Any]]
             let summary = json["summary"] as! [String: Any]
             let failOn = (json["settings"] as! [String: Any])["failOn"] as! String
@@ -145,7 +146,7 @@ final class ReportTests: XCTestCase {
         let raw = Array((root + "/Documents/caf").utf8) + [0xE9] + Array(".part".utf8) + [0]
         close(raw.withUnsafeBufferPointer { p in p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { open($0, O_WRONLY | O_CREAT, 0o644) } })
         let out = try TempDir("reports")
-        let json = try allFormats([root], into: out)
+        let json = try allFormats([root], exit: 0, into: out) // the .part files are warnings
         let paths = (json["findings"] as! [[String: Any]]).map { $0["path"] as! String }
         XCTAssertEqual(paths.count, 5)
         XCTAssertTrue(paths.contains("Documents/caf\\xE9.part"))
@@ -225,7 +226,7 @@ final class ReportTests: XCTestCase {
     func testHTMLReportLoadsInChromium() throws {
         let chromium = try Tool.chromium(for: "the HTML report is loaded in headless Chromium")
         let dir = try TempDir("html")
-        _ = try allFormats(samples()[1].1, into: dir)
+        _ = try allFormats(samples()[1].1, exit: samples()[1].exit, into: dir)
         let run = try CLI.run(["--headless=new", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
                                "--virtual-time-budget=2000", "--dump-dom", "file://" + dir.sub("report.html")], via: chromium)
         let dom = run.stdout, log = run.stderr
