@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
-// The floor: GRDB.swift 7.10 and swift-asn1 1.7.4 (swift-crypto's) declare 6.1 themselves
-// (Xcode 16.3 on macOS). README.md, docs/distribution.md, the formula and action.yml say the same;
-// DistributionTests checks they agree.
+// The floor: swift-asn1 1.7.4 (swift-crypto's) declares 6.1 itself (Xcode 16.3 on macOS).
+// README.md, docs/distribution.md, the formula and action.yml say the same; DistributionTests
+// checks they agree.
 import PackageDescription
 
 let package = Package(
@@ -17,8 +17,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
-        // A backup folder's Manifest.db (SQLite; Debian libsqlite3-dev, macOS's own SQLite).
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         // An encrypted backup's keys and files: PBKDF2, AES key unwrap (RFC 3394), AES-256-CBC.
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
     ],
@@ -40,6 +38,11 @@ let package = Package(
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
         ),
+        // SQLite (Debian libsqlite3-dev; macOS's own, in the SDK): a backup folder's Manifest.db.
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // What Swift cannot reach of the system's C interface (constants under _GNU_SOURCE,
         // copy_file_range, listxattrat): Sources/SandboxAuditSystem/System uses it, nothing else.
         .target(name: "CSystem"),
@@ -55,7 +58,7 @@ let package = Package(
                 "CSystem", .target(name: "CLibAttr", condition: .when(platforms: [.linux])),
                 "CLibArchive", .product(name: "Crypto", package: "swift-crypto"),
                 // System/ManifestVFS.swift: a backup's Manifest.db read through SQLite's VFS.
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "CSQLite",
             ]
         ),
         // Input → walk → classify → inventory: what the user gave, read into entries with verdicts.
@@ -63,9 +66,8 @@ let package = Package(
             name: "SandboxAuditCore",
             dependencies: [
                 "SandboxAuditSystem",
-                .product(name: "GRDB", package: "GRDB.swift"),
                 // Input/Backup/ManifestDatabase.swift imports it for the SQLite C API.
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "CSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -105,11 +107,10 @@ let package = Package(
         .testTarget(
             name: "SandboxAuditTests",
             // The CLI tests run the built executable as a subprocess.
-            // GRDB and Crypto: the tests write backup folders (Manifest.db, encrypted backups).
+            // CSQLite and Crypto: the tests write backup folders (Manifest.db, encrypted backups).
             dependencies: [
                 "SandboxAudit", "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules",
-                "SandboxAuditSimulate", "SandboxAuditReport", "sandbox-audit",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "SandboxAuditSimulate", "SandboxAuditReport", "sandbox-audit", "CSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

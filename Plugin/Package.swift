@@ -11,10 +11,13 @@
 // Until the first release the checksum is zeros and SwiftPM refuses the download.
 import PackageDescription
 
+let bundleURL =
+    "https://github.com/sandbox-audit/sandbox-audit/releases/download/v0.1.0/sandbox-audit.artifactbundle.zip"
+
 let package = Package(
     name: "SandboxAuditPlugin",
     products: [
-        .plugin(name: "SandboxAuditPlugin", targets: ["SandboxAuditPlugin"]),
+        .plugin(name: "SandboxAuditPlugin", targets: ["SandboxAuditPlugin"])
     ],
     targets: [
         .plugin(
@@ -26,15 +29,17 @@ let package = Package(
                 ),
                 permissions: [
                     .writeToPackageDirectory(
-                        reason: "sandbox-audit writes only what the command asks for: reports (--output), baselines (--write-baseline), a policy file (config init), simulate --into, exclude/include."
-                    ),
+                        reason:
+                            "sandbox-audit writes only what the command asks for: reports (--output), baselines "
+                            + "(--write-baseline), a policy file (config init), simulate --into, exclude/include."
+                    )
                 ]
             ),
             dependencies: ["SandboxAuditBinary"]
         ),
         .binaryTarget(
             name: "SandboxAuditBinary",
-            url: "https://github.com/sandbox-audit/sandbox-audit/releases/download/v0.1.0/sandbox-audit.artifactbundle.zip",
+            url: bundleURL,
             checksum: "0000000000000000000000000000000000000000000000000000000000000000"
         ),
     ]

@@ -1,13 +1,15 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `simulate EVENT ARCHIVE --into DIR`: the archive is read again as a stream, and the tree it
@@ -25,20 +27,29 @@ final class ArchiveMaterializeTests: XCTestCase {
         try Fixture.bytes(root + "/Documents/hello.txt", Array("hello, world\n".utf8))
         chmod(root + "/Documents/notes.txt", 0o640)
         try Fixture.file(root + "/Documents/Drafts/a.md", size: 40)
-        try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: root + "/Documents/Drafts", carrier: .native)
+        try BackupMarker.set(
+            .exclude, value: BackupAttribute.canonicalValue, on: root + "/Documents/Drafts", carrier: .native)
         try FileManager.default.createSymbolicLink(atPath: root + "/Documents/latest", withDestinationPath: "notes.txt")
         let sparse = root + "/Library/Application Support/Packs/p1.bin"
         try Fixture.file(sparse, size: 3_000_000)
         let fd = open(sparse, O_WRONLY)
         _ = Array("middle".utf8).withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 1_500_000) }
         close(fd)
-        try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: root + "/Library/Application Support/Packs", carrier: .sidecar)
+        try BackupMarker.set(
+            .exclude, value: BackupAttribute.canonicalValue, on: root + "/Library/Application Support/Packs",
+            carrier: .sidecar)
         try Fixture.file(root + "/Library/Application Support/index.db", size: 5000)
-        try XAttr.set(path: Array((root + "/Library/Application Support/index.db").utf8), name: Self.tag, value: Array("blue".utf8))
+        try XAttr.set(
+            path: Array((root + "/Library/Application Support/index.db").utf8), name: Self.tag,
+            value: Array("blue".utf8))
         try Fixture.file(root + "/Library/Application Support/one.bin", size: 20)
-        try BackupMarker.set(.exclude, value: Array("com.apple.backupd".utf8), on: root + "/Library/Application Support/one.bin", carrier: .native)
+        try BackupMarker.set(
+            .exclude, value: Array("com.apple.backupd".utf8), on: root + "/Library/Application Support/one.bin",
+            carrier: .native)
         try Fixture.file(root + "/Library/Application Support/legacy.bin", size: 30)
-        try BackupMarker.set(.legacy, value: BackupAttribute.legacyValue, on: root + "/Library/Application Support/legacy.bin", carrier: .native)
+        try BackupMarker.set(
+            .legacy, value: BackupAttribute.legacyValue, on: root + "/Library/Application Support/legacy.bin",
+            carrier: .native)
         try Fixture.file(root + "/Library/Caches/c.json", size: 700)
         try Fixture.file(root + "/Library/Preferences/com.example.plist", size: 90)
         try Fixture.file(root + "/tmp/upload.part", size: 300)
@@ -57,7 +68,8 @@ final class ArchiveMaterializeTests: XCTestCase {
     /// Whole-second modification times, a different one per path, the same for the same relative
     /// path under any root (zip keeps seconds only).
     func setTimes(_ root: String) throws {
-        try python("""
+        try python(
+            """
             import os, sys, zlib
             root = sys.argv[1]
             for dirpath, dirs, files in os.walk(root, topdown=False):
@@ -77,7 +89,8 @@ final class ArchiveMaterializeTests: XCTestCase {
             var e = e
             e.removeValue(forKey: "allocated")
             if e["kind"] as? String == "directory" { e.removeValue(forKey: "size") }
-            out[p] = String(decoding: try JSONSerialization.data(withJSONObject: e, options: [.sortedKeys]), as: UTF8.self)
+            out[p] = String(
+                decoding: try JSONSerialization.data(withJSONObject: e, options: [.sortedKeys]), as: UTF8.self)
         }
         return out
     }
@@ -86,31 +99,44 @@ final class ArchiveMaterializeTests: XCTestCase {
 
     /// Materialises `archive` for every event and checks it against the folder `source`
     /// materialised for the same event.
-    func assertMaterialisesAsTheFolder(_ archive: String, source: String, in dir: TempDir, label: String, sparse: Bool, links: Bool) throws {
+    func assertMaterialisesAsTheFolder(
+        _ archive: String, source: String, in dir: TempDir, label: String, sparse: Bool, links: Bool
+    ) throws {
         let before = contents(archive)
         var archiveStat = stat()
         lstat(archive, &archiveStat)
         for event in SimulatedEvent.allCases {
-            let fromFolder = dir.sub("folder-\(label)-\(event.rawValue)"), fromArchive = dir.sub("archive-\(label)-\(event.rawValue)")
+            let fromFolder = dir.sub("folder-\(label)-\(event.rawValue)")
+            let fromArchive = dir.sub("archive-\(label)-\(event.rawValue)")
             let f = try CLI.run(["simulate", event.rawValue, source, "--into", fromFolder, "--verify"])
             XCTAssertEqual(f.status, 0, "folder \(event): \(f.stdout) \(f.stderr)")
             let r = try CLI.run(["simulate", event.rawValue, archive, "--into", fromArchive, "--verify"])
             XCTAssertEqual(r.status, 0, "\(label) \(event): \(r.stdout) \(r.stderr)")
             XCTAssertTrue(r.stdout.contains("verified: the materialised container matches the prediction"), r.stdout)
 
-            let want = try model(fromFolder), got = try model(fromArchive)
+            let want = try model(fromFolder)
+            let got = try model(fromArchive)
             XCTAssertEqual(Set(got.keys), Set(want.keys), "\(label) \(event)")
-            for (p, m) in want where got[p] != m { XCTFail("\(label) \(event): \(p)\n  archive \(got[p] ?? "-")\n  folder  \(m)") }
-            for (p, m) in want where m.contains("\"kind\":\"file\"") {
-                XCTAssertEqual(contents(fromArchive + "/" + p), contents(fromFolder + "/" + p), "\(label) \(event): \(p) bytes")
+            for (p, m) in want where got[p] != m {
+                XCTFail("\(label) \(event): \(p)\n  archive \(got[p] ?? "-")\n  folder  \(m)")
             }
-            var a = stat(), b = stat()
-            lstat(fromArchive, &a); lstat(source, &b)
+            for (p, m) in want where m.contains("\"kind\":\"file\"") {
+                XCTAssertEqual(
+                    contents(fromArchive + "/" + p), contents(fromFolder + "/" + p), "\(label) \(event): \(p) bytes")
+            }
+            var a = stat()
+            var b = stat()
+            lstat(fromArchive, &a)
+            lstat(source, &b)
             XCTAssertEqual(a.st_mode, b.st_mode, "\(label) \(event): the data root keeps its mode")
             XCTAssertEqual(a.mtimeSpec.tv_sec, b.mtimeSpec.tv_sec, "\(label) \(event): and its time")
-            XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: fromArchive + "/Documents/latest"), "notes.txt")
-            XCTAssertEqual(try XAttr.value(.path(Array((fromArchive + "/Library/Application Support/index.db").utf8)), name: Self.tag) ?? [],
-                           links ? Array("blue".utf8) : [], "\(label) \(event): other attributes travel in tar only")
+            XCTAssertEqual(
+                try FileManager.default.destinationOfSymbolicLink(atPath: fromArchive + "/Documents/latest"),
+                "notes.txt")
+            XCTAssertEqual(
+                try XAttr.value(
+                    .path(Array((fromArchive + "/Library/Application Support/index.db").utf8)), name: Self.tag) ?? [],
+                links ? Array("blue".utf8) : [], "\(label) \(event): other attributes travel in tar only")
             if event != .restore {
                 let p1 = fromArchive + "/Library/Application Support/Packs/p1.bin"
                 XCTAssertEqual(lstat(p1, &a), 0)
@@ -121,7 +147,9 @@ final class ArchiveMaterializeTests: XCTestCase {
                 // The data is in tmp, which no event keeps; Documents keeps a link to it.
                 let shared = fromArchive + "/Documents/shared.bin"
                 XCTAssertEqual(contents(shared), Data(repeating: 0x5A, count: 20_000), "\(label) \(event)")
-                XCTAssertEqual(try XAttr.value(.path(Array(shared.utf8)), name: Self.tag), Array("green".utf8), "\(label) \(event)")
+                XCTAssertEqual(
+                    try XAttr.value(.path(Array(shared.utf8)), name: Self.tag), Array("green".utf8), "\(label) \(event)"
+                )
                 XCTAssertFalse(FileManager.default.fileExists(atPath: fromArchive + "/tmp/shared.bin"))
                 XCTAssertEqual(lstat(shared, &a), 0)
                 if event == .update {
@@ -140,7 +168,9 @@ final class ArchiveMaterializeTests: XCTestCase {
         lstat(archive, &after)
         XCTAssertEqual(after.mtimeSpec.tv_sec, archiveStat.mtimeSpec.tv_sec)
         XCTAssertEqual(after.mtimeSpec.tv_nsec, archiveStat.mtimeSpec.tv_nsec)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".sandbox-audit-") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter {
+            $0.contains(".sandbox-audit-")
+        }
         XCTAssertEqual(leftovers, [], "no temporary tree left")
     }
 
@@ -151,20 +181,26 @@ final class ArchiveMaterializeTests: XCTestCase {
         // tmp first, so that the data of the hard-linked file is in tmp's member.
         try sh("{ find App/tmp; find App -path App/tmp -prune -o -print; } > list", in: dir.path)
         // GNU tar where there is one; otherwise (macOS) bsdtar makes those archives too.
-        let tar = GNUTar.command.map { "\($0) --xattrs --xattrs-include='*' --sparse --no-recursion" } ?? "bsdtar --xattrs -n"
+        let tar =
+            GNUTar.command.map { "\($0) --xattrs --xattrs-include='*' --sparse --no-recursion" } ?? "bsdtar --xattrs -n"
         try sh("\(tar) -cf gnu.tar -T list", in: dir.path)
         try sh("\(tar) -czf gnu.tar.gz -T list", in: dir.path)
         try sh("bsdtar --xattrs -n -cf bsd.tar -T list", in: dir.path)
         for archive in ["gnu.tar", "bsd.tar"] {
-            let kinds = try python("""
+            let kinds = try python(
+                """
                 import tarfile, sys
                 for m in tarfile.open(sys.argv[1]):
                     if m.name.endswith("shared.bin") or m.name.endswith("shared-copy.bin"): print(m.name, m.islnk())
                 """, [dir.sub(archive)])
-            XCTAssertEqual(kinds, "App/tmp/shared.bin False\nApp/Documents/shared.bin True\nApp/Library/Caches/shared-copy.bin True\n", archive)
+            XCTAssertEqual(
+                kinds,
+                "App/tmp/shared.bin False\nApp/Documents/shared.bin True\nApp/Library/Caches/shared-copy.bin True\n",
+                archive)
         }
         for archive in ["gnu.tar", "gnu.tar.gz", "bsd.tar"] {
-            try assertMaterialisesAsTheFolder(dir.sub(archive), source: dir.sub("App"), in: dir, label: archive, sparse: true, links: true)
+            try assertMaterialisesAsTheFolder(
+                dir.sub(archive), source: dir.sub("App"), in: dir, label: archive, sparse: true, links: true)
         }
     }
 
@@ -178,15 +214,19 @@ final class ArchiveMaterializeTests: XCTestCase {
         let tagged = Array(dir.sub("Zipped/Library/Application Support/index.db").utf8)
         try XAttr.remove(path: tagged, name: Self.tag)
         try setTimes(dir.sub("Zipped"))
-        try sh("mv App Folder && mv Zipped App && zip -qry app.zip App __MACOSX && rm -rf App && mv Folder App", in: dir.path)
-        try assertMaterialisesAsTheFolder(dir.sub("app.zip"), source: dir.sub("App"), in: dir, label: "app.zip", sparse: false, links: false)
+        try sh(
+            "mv App Folder && mv Zipped App && zip -qry app.zip App __MACOSX && rm -rf App && mv Folder App",
+            in: dir.path)
+        try assertMaterialisesAsTheFolder(
+            dir.sub("app.zip"), source: dir.sub("App"), in: dir, label: "app.zip", sparse: false, links: false)
     }
 
     /// A path stored twice (the later copy counts, whatever its kind), a hard link to a member
     /// that the event drops, and the data root as the archive's own root.
     func testPathsStoredTwiceAndLinksWritten() throws {
         let dir = try TempDir("amtwice")
-        try python("""
+        try python(
+            """
             import tarfile, io
             def add(t, name, data=b"", kind=tarfile.REGTYPE, link="", mtime=1_650_000_000):
                 i = tarfile.TarInfo(name); i.type = kind; i.linkname = link; i.mtime = mtime; i.mode = 0o644
@@ -207,11 +247,14 @@ final class ArchiveMaterializeTests: XCTestCase {
         for event in SimulatedEvent.allCases {
             let out = dir.sub("out-\(event.rawValue)")
             // The paths stored twice are reported as not read (the input is incomplete): accepted here.
-            let r = try CLI.run(["simulate", event.rawValue, dir.sub("twice.tar"), "--into", out, "--verify", "--allow-incomplete"])
+            let r = try CLI.run([
+                "simulate", event.rawValue, dir.sub("twice.tar"), "--into", out, "--verify", "--allow-incomplete",
+            ])
             XCTAssertEqual(r.status, 0, "\(event): \(r.stdout) \(r.stderr)")
             XCTAssertTrue(r.stdout.hasPrefix("INCOMPLETE SCAN: 2 items could not be read"), r.stdout)
             XCTAssertEqual(contents(out + "/Documents/twice.txt"), Data("two!".utf8), "\(event): the later copy counts")
-            XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/Documents/became-link"), "twice.txt")
+            XCTAssertEqual(
+                try FileManager.default.destinationOfSymbolicLink(atPath: out + "/Documents/became-link"), "twice.txt")
             XCTAssertEqual(contents(out + "/Documents/data-link"), Data("the data".utf8), "\(event)")
             XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/tmp/data"))
             XCTAssertEqual(FileManager.default.fileExists(atPath: out + "/Library/Caches/cached"), event == .update)
@@ -222,9 +265,13 @@ final class ArchiveMaterializeTests: XCTestCase {
             lstat(out + "/Documents/twice.txt", &st)
             XCTAssertEqual(st.mtimeSpec.tv_sec, 1_650_000_100)
             let inventory = try CLI.inventory(out).entries
-            XCTAssertEqual(Set(inventory.keys), Set(try CLI.inventory(dir.sub("twice.tar")).entries.keys.filter {
-                event == .update ? !$0.hasPrefix("tmp/") : !$0.hasPrefix("tmp/") && !$0.hasPrefix("Library/Caches/")
-            }), "\(event)")
+            XCTAssertEqual(
+                Set(inventory.keys),
+                Set(
+                    try CLI.inventory(dir.sub("twice.tar")).entries.keys.filter {
+                        event == .update
+                            ? !$0.hasPrefix("tmp/") : !$0.hasPrefix("tmp/") && !$0.hasPrefix("Library/Caches/")
+                    }), "\(event)")
         }
     }
 
@@ -234,9 +281,13 @@ final class ArchiveMaterializeTests: XCTestCase {
         try Tool.require("tar", for: "the archives are made with tar")
         let dir = try TempDir("amfail")
         try makeContainer(dir.sub("App"), links: false)
-        try Fixture.bytes(dir.sub("App/Documents/zz-last.bin"), (0..<400_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try Fixture.bytes(
+            dir.sub("App/Documents/zz-last.bin"), (0..<400_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         // Preferences/com.example.plist stored last, so that leaving it out moves no other member.
-        try sh("find App ! -name com.example.plist | sort > list && echo App/Library/Preferences/com.example.plist >> list", in: dir.path)
+        try sh(
+            "find App ! -name com.example.plist | sort > list && echo App/Library/Preferences/com.example.plist >> "
+                + "list",
+            in: dir.path)
         try sh("tar --no-recursion -cf good.tar -T list && cp good.tar whole.tar", in: dir.path)
         let simulation = SimulationResult(.update, try Audit.inventory(of: dir.sub("good.tar")))
 
@@ -248,7 +299,9 @@ final class ArchiveMaterializeTests: XCTestCase {
             // Refused before a byte is read: the file is not what was scanned (its size changed).
             XCTAssertTrue("\(error)".contains("changed since it was scanned"), "\(error)")
         }
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "good.tar", "list", "whole.tar"], "no DIR, no temporary tree")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(),
+            ["App", "good.tar", "list", "whole.tar"], "no DIR, no temporary tree")
 
         // Written over in place since the scan, with the same size and time: a member gone at the
         // end, or members moved. Each member is still checked against the scan.
@@ -257,16 +310,22 @@ final class ArchiveMaterializeTests: XCTestCase {
         for change in ["sed '$d' list > short", "grep -v hello.txt list > short"] {
             try sh("cp whole.tar good.tar", in: dir.path)
             let simulation = SimulationResult(.update, try Audit.inventory(of: dir.sub("good.tar")))
-            try sh("touch -r good.tar ref && \(change) && tar --no-recursion -cf short.tar -T short && cat short.tar > good.tar", in: dir.path)
+            try sh(
+                "touch -r good.tar ref && \(change) && tar --no-recursion -cf short.tar -T short && cat short.tar > "
+                    + "good.tar",
+                in: dir.path)
             XCTAssertEqual(truncate(dir.sub("good.tar"), off_t(size)), 0)
             try sh("touch -r ref good.tar && rm short short.tar ref", in: dir.path)
             // Refused as the rewritten bytes are read: the runs the scan read no longer match
             // (the members are also checked against the scan's, past the runs it did not read).
             XCTAssertThrowsError(try Materializer.write(simulation, into: dir.sub("out"))) { error in
-                XCTAssertTrue("\(error)".contains("changed since it was scanned (bytes the scan read differ now)")
-                              || "\(error)".contains("does not read as it did when it was scanned"), "\(error)")
+                XCTAssertTrue(
+                    "\(error)".contains("changed since it was scanned (bytes the scan read differ now)")
+                        || "\(error)".contains("does not read as it did when it was scanned"), "\(error)")
             }
-            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "good.tar", "list", "whole.tar"])
+            XCTAssertEqual(
+                try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(),
+                ["App", "good.tar", "list", "whole.tar"])
         }
 
         try sh("head -c \(size - 200_000) whole.tar > cut.tar", in: dir.path)
@@ -274,7 +333,9 @@ final class ArchiveMaterializeTests: XCTestCase {
         XCTAssertEqual(r.status, 2, r.stdout)
         XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
         XCTAssertTrue(r.stderr.contains("damaged or truncated"), r.stderr)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "cut.tar", "good.tar", "list", "whole.tar"])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(),
+            ["App", "cut.tar", "good.tar", "list", "whole.tar"])
     }
 
     /// A write that fails midway (the file size limit, as a full disk would) and an interrupt
@@ -285,26 +346,30 @@ final class ArchiveMaterializeTests: XCTestCase {
         try makeContainer(dir.sub("App"), links: false)
         try Fixture.bytes(dir.sub("App/Documents/big.bin"), (0..<2_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         try sh("tar -czf app.tgz App", in: dir.path)
-        let limited = try shell("trap '' XFSZ; ulimit -f 1000; exec \"$0\" simulate update app.tgz --into out", in: dir.path)
+        let limited = try shell(
+            "trap '' XFSZ; ulimit -f 1000; exec \"$0\" simulate update app.tgz --into out", in: dir.path)
         XCTAssertEqual(limited.status, 2, limited.stderr)
         XCTAssertTrue(limited.stderr.contains("nothing written to out"), limited.stderr)
         XCTAssertTrue(limited.stderr.contains("Documents/big.bin"), limited.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "app.tgz"])
 
-        try python("""
+        try python(
+            """
             import tarfile, io
             with tarfile.open("many.tar", "w") as t:
                 for d in range(200):
                     i = tarfile.TarInfo("App/Documents/d%03d" % d); i.type = tarfile.DIRTYPE; t.addfile(i)
                     for f in range(200):
-                        i = tarfile.TarInfo("App/Documents/d%03d/f%03d" % (d, f)); i.size = 1; t.addfile(i, io.BytesIO(b"z"))
+                        i = tarfile.TarInfo("App/Documents/d%03d/f%03d" % (d, f)); i.size = 1; t.addfile(i, \
+            io.BytesIO(b"z"))
             """, in: dir.path)
         let run = try interruptMaterializing(dir.sub("many.tar"), in: dir.path, with: SIGINT)
         let message = run.stderr
         XCTAssertTrue(run.writing, "the tree was never started")
         XCTAssertEqual(run.status, 2, message)
         XCTAssertTrue(message.contains("nothing written to \(dir.sub("out")): interrupted"), message)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "app.tgz", "many.tar"])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "app.tgz", "many.tar"])
     }
 
     func testRefusesANonEmptyDestination() throws {
@@ -317,7 +382,8 @@ final class ArchiveMaterializeTests: XCTestCase {
         XCTAssertEqual(r.status, 2)
         XCTAssertTrue(r.stderr.contains("is not empty"), r.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.sub("full")), ["x"])
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "app.tgz", "full"])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "app.tgz", "full"])
         try Fixture.mkdirs(dir.sub("empty"))
         let ok = try CLI.run(["simulate", "purge", dir.sub("app.tgz"), "--into", dir.sub("empty"), "--verify"])
         XCTAssertEqual(ok.status, 0, "an empty folder is fine: \(ok.stderr)")

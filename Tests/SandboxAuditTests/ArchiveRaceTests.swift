@@ -1,13 +1,15 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `simulate ARCHIVE --into DIR` run by root on an archive in a folder another user owns: that
@@ -18,10 +20,13 @@ import Glibc
 final class ArchiveRaceTests: XCTestCase {
     override func setUpWithError() throws {
         #if !os(Linux)
-        throw XCTSkip("the swapper runs through setpriv (Linux)")
+            throw XCTSkip("the swapper runs through setpriv (Linux)")
         #else
-        guard geteuid() == 0 else { throw XCTSkip("simulate must run as root and the swapper as nobody: run the tests as root") }
-        try Tool.require("/usr/bin/setpriv", "tar", "python3", for: "the swapper runs as nobody; the archives are made with GNU tar")
+            guard geteuid() == 0 else {
+                throw XCTSkip("simulate must run as root and the swapper as nobody: run the tests as root")
+            }
+            try Tool.require(
+                "setpriv", "tar", "python3", for: "the swapper runs as nobody; the archives are made with GNU tar")
         #endif
     }
 
@@ -55,18 +60,28 @@ final class ArchiveRaceTests: XCTestCase {
             try Data(text.utf8).write(to: URL(fileURLWithPath: dir.sub(name + "/Documents/notes.txt")))
             try Data(text.utf8).write(to: URL(fileURLWithPath: dir.sub(name + "/Library/Preferences/p.plist")))
         }
-        try sh("mkdir -m 700 private && tar -C Secret -cf private/secret.tar . && chmod 600 private/secret.tar", in: dir.path)
-        try sh("mkdir u && tar -C User -cf u/app.tar . && ln -s \(dir.sub("private/secret.tar")) u/evil && chown -R nobody u && chown -h nobody u/evil", in: dir.path)
+        try sh(
+            "mkdir -m 700 private && tar -C Secret -cf private/secret.tar . && chmod 600 private/secret.tar",
+            in: dir.path)
+        try sh(
+            "mkdir u && tar -C User -cf u/app.tar . && ln -s \(dir.sub("private/secret.tar")) u/evil && chown -R "
+                + "nobody u && chown -h nobody u/evil",
+            in: dir.path)
 
         let stop = dir.sub("stop")
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        p.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/env", "python3", "-c", Self.swapper, dir.sub("u"), stop]
+        p.executableURL = URL(fileURLWithPath: try Tool.path("setpriv", for: "runs the swapper as nobody"))
+        p.arguments = [
+            "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/env", "python3", "-c", Self.swapper,
+            dir.sub("u"), stop,
+        ]
         let out = Pipe()
         p.standardOutput = out
         try p.run()
 
-        var copied = 0, refused = 0, leaked: [String] = []
+        var copied = 0
+        var refused = 0
+        var leaked: [String] = []
         let started = Date()
         // 50 timed attempts, more (up to 150) while none has copied yet: the test holds only if
         // some run scanned the real archive and then copied it while the name was swapped.
@@ -78,21 +93,30 @@ final class ArchiveRaceTests: XCTestCase {
             if r.status == 0 {
                 copied += 1
                 let notes = (try? String(contentsOfFile: into + "/Documents/notes.txt", encoding: .utf8)) ?? "missing"
-                if notes != "user data\n" { leaked.append("attempt \(attempt): Documents/notes.txt is \(notes.debugDescription)") }
+                if notes != "user data\n" {
+                    leaked.append("attempt \(attempt): Documents/notes.txt is \(notes.debugDescription)")
+                }
             } else {
                 refused += 1
                 XCTAssertEqual(r.status, 2, r.stderr)
                 // Only the scan may refuse (the name was the symlink when it was opened).
-                XCTAssertFalse(r.stderr.contains("nothing written"), "attempt \(attempt): the copy was refused: \(r.stderr)")
+                XCTAssertFalse(
+                    r.stderr.contains("nothing written"), "attempt \(attempt): the copy was refused: \(r.stderr)")
             }
             // Whatever the outcome, nothing of the root-only archive anywhere under DIR.
             let grep = try CLI.run(["-c", "grep -rl 'ROOT ONLY SECRET' \(into) 2>/dev/null || true"], via: "/bin/sh")
             if !grep.stdout.isEmpty { leaked.append("attempt \(attempt): \(grep.stdout)") }
         }
         _ = FileManager.default.createFile(atPath: stop, contents: Data())
-        let swaps = Int(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let swaps =
+            Int(
+                String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(
+                    in: .whitespacesAndNewlines)) ?? 0
         p.waitUntilExit()
-        print("ArchiveRaceTests: \(attempts) attempts in \(Int(Date().timeIntervalSince(started))) s, \(copied) copied, \(refused) refused, \(swaps) swaps")
+        print(
+            "ArchiveRaceTests: \(attempts) attempts in \(Int(Date().timeIntervalSince(started))) s, "
+                + "\(copied) copied, \(refused) refused, \(swaps) swaps"
+        )
         XCTAssertEqual(leaked, [], "the root-only archive reached DIR")
         XCTAssertGreaterThan(swaps, 50, "the swapper must have been swapping throughout")
         XCTAssertGreaterThan(copied, 0, "some runs must have scanned the archive and copied it")

@@ -1,10 +1,11 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
+@testable import SandboxAuditSystem
 
 /// The archive's reading on a thread of its own (`ReadAhead`, SandboxAuditSystem), and what the
 /// scan records of it for a second reading (`ArchiveReadRecord`): only when one is to come.
@@ -55,7 +56,12 @@ final class ArchiveReadAheadTests: XCTestCase {
     func testCloseStopsTheMaker() throws {
         let count = Locked(0)
         let stream = ReadAhead<Int>(batchSize: 2, batchCost: .max, maximumBatches: 2) {
-            (count.withLock { $0 += 1; return $0 }, 0)
+            (
+                count.withLock {
+                    $0 += 1
+                    return $0
+                }, 0
+            )
         }
         XCTAssertEqual(try stream.next(), [1, 2])
         stream.close()
@@ -80,13 +86,15 @@ final class ArchiveReadAheadTests: XCTestCase {
         once.recordsArchiveReading = false
         let scanned = try Audit.inventories(of: dir.sub("A.tar"), once)[0]
         XCTAssertNil(scanned.archive?.record.finished(), "a scan read once records nothing")
-        XCTAssertThrowsError(try Materializer.write(SimulationResult(.update, scanned), into: dir.sub("out"))) { error in
+        XCTAssertThrowsError(try Materializer.write(SimulationResult(.update, scanned), into: dir.sub("out"))) {
+            error in
             XCTAssertTrue("\(error)".contains("its scan did not record what it read"), "\(error)")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.sub("out")))
 
         let recorded = try Audit.inventories(of: dir.sub("A.tar"))[0]
-        XCTAssertGreaterThan(recorded.archive?.record.finished()?.runs.count ?? 0, 0, "a scan to be read again records its runs")
+        XCTAssertGreaterThan(
+            recorded.archive?.record.finished()?.runs.count ?? 0, 0, "a scan to be read again records its runs")
         let report = try Materializer.write(SimulationResult(.update, recorded), into: dir.sub("out"))
         XCTAssertEqual(report.files, 1)
         XCTAssertEqual(try String(contentsOfFile: dir.sub("out/Documents/notes.txt"), encoding: .utf8), "first\n")
@@ -124,17 +132,22 @@ final class ArchiveReadAheadTests: XCTestCase {
             return (inventory.container.dataRoot, Set(inventory.entries.map { $0.path.display }))
         }
         // B/ is found first, A/ later: A/ is the data root.
-        let later = try scanned("later.tar", [("B/Documents/b.txt", "file"), ("B/Library/x", "file"), ("A/Documents/a.txt", "file")])
+        let later = try scanned(
+            "later.tar", [("B/Documents/b.txt", "file"), ("B/Library/x", "file"), ("A/Documents/a.txt", "file")])
         XCTAssertEqual(later.root, dir.sub("later.tar") + "!/A")
         XCTAssertEqual(later.paths, ["Documents", "Documents/a.txt"])
         // A/Library stored as a file, then again as a folder: only then is A/ a container, and
         // the first in byte order.
-        let again = try scanned("again.tar", [("A/Library", "file"), ("B/Documents/b.txt", "file"), ("A/Library", "dir")])
+        let again = try scanned(
+            "again.tar", [("A/Library", "file"), ("B/Documents/b.txt", "file"), ("A/Library", "dir")])
         XCTAssertEqual(again.root, dir.sub("again.tar") + "!/A")
         XCTAssertEqual(again.paths, ["Library"])
         // One top folder all along: its entries as they were made.
-        let one = try scanned("one.tar", [("App/Documents/a.txt", "file"), ("App/tmp", "dir"), ("App/Library/Caches/c", "file"), ("App", "dir")])
+        let one = try scanned(
+            "one.tar",
+            [("App/Documents/a.txt", "file"), ("App/tmp", "dir"), ("App/Library/Caches/c", "file"), ("App", "dir")])
         XCTAssertEqual(one.root, dir.sub("one.tar") + "!/App")
-        XCTAssertEqual(one.paths, ["Documents", "Documents/a.txt", "tmp", "Library", "Library/Caches", "Library/Caches/c"])
+        XCTAssertEqual(
+            one.paths, ["Documents", "Documents/a.txt", "tmp", "Library", "Library/Caches", "Library/Caches/c"])
     }
 }

@@ -1,13 +1,15 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Containers read straight out of archives made by the real tools: GNU tar with `--xattrs`,
@@ -22,16 +24,21 @@ final class ArchiveTests: XCTestCase {
         try Fixture.container(at: root)
         try Fixture.file(root + "/Documents/notes.txt", size: 1200)
         try Fixture.file(root + "/Documents/Drafts/a.md", size: 40)
-        try XAttr.set(path: Array((root + "/Documents/Drafts").utf8), name: Self.exclude, value: BackupAttribute.canonicalValue)
+        try XAttr.set(
+            path: Array((root + "/Documents/Drafts").utf8), name: Self.exclude, value: BackupAttribute.canonicalValue)
         for cls in AttributeValueClass.allCases {
             let p = root + "/Library/Application Support/\(cls.rawValue).bin"
             try Fixture.file(p, size: 2000)
             try XAttr.set(path: Array(p.utf8), name: Self.exclude, value: BackupAttribute.sampleValue(cls))
         }
         try Fixture.file(root + "/Library/Application Support/legacy.bin", size: 30)
-        try XAttr.set(path: Array((root + "/Library/Application Support/legacy.bin").utf8), name: "user.com.apple.MobileBackup", value: [1])
+        try XAttr.set(
+            path: Array((root + "/Library/Application Support/legacy.bin").utf8), name: "user.com.apple.MobileBackup",
+            value: [1])
         try Fixture.file(root + "/Library/Application Support/sidecar.bin", size: 50)
-        try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: root + "/Library/Application Support/sidecar.bin", carrier: .sidecar)
+        try BackupMarker.set(
+            .exclude, value: BackupAttribute.canonicalValue, on: root + "/Library/Application Support/sidecar.bin",
+            carrier: .sidecar)
         try Fixture.bytes(root + "/Library/Caches/offline.sqlite", VolatileStore.sampleSQLiteFile)
         try Fixture.file(root + "/tmp/upload.part", size: 300)
         try Fixture.file(root + "/Downloads/ep1.mp3", size: 5000)
@@ -58,12 +65,17 @@ final class ArchiveTests: XCTestCase {
         var out: [String: [String: String]] = [:]
         for (p, e) in entries {
             var m: [String: String] = [:]
-            for key in ["kind", "special", "zone", "excluded", "excludedBy", "backedUp", "survivesUpdate", "survivesRestore", "countsInTotals", "symlinkTarget"] {
+            for key in [
+                "kind", "special", "zone", "excluded", "excludedBy", "backedUp", "survivesUpdate", "survivesRestore",
+                "countsInTotals", "symlinkTarget",
+            ] {
                 m[key] = e[key].map { "\($0)" }
             }
             if e["kind"] as? String != "directory" { m["size"] = "\(e["size"] ?? "none")" }
             if mtime { m["mtime"] = "\(e["mtime"] ?? "none")" }
-            let attrs = (e["attributes"] as? [[String: Any]] ?? []).map { "\($0["attribute"] ?? "-") \($0["valueClass"] ?? "-") \($0["valueHex"] ?? "-")" }
+            let attrs = (e["attributes"] as? [[String: Any]] ?? []).map {
+                "\($0["attribute"] ?? "-") \($0["valueClass"] ?? "-") \($0["valueHex"] ?? "-")"
+            }
             m["attributes"] = Set(attrs).sorted().joined(separator: "; ")
             out[p] = m
         }
@@ -76,7 +88,8 @@ final class ArchiveTests: XCTestCase {
     }
 
     func testTarArchivesEqualTheDirectory() throws {
-        try Tool.require("gzip", "xz", "bsdtar", for: "the archives are made with GNU tar where there is one (gzip, xz) and bsdtar")
+        try Tool.require(
+            "gzip", "xz", "bsdtar", for: "the archives are made with GNU tar where there is one (gzip, xz) and bsdtar")
         let dir = try TempDir("tar")
         try makeContainer(dir.sub("App"), links: true)
         let direct = try model(dir.sub("App"), mtime: true)
@@ -90,10 +103,15 @@ final class ArchiveTests: XCTestCase {
             assertSameModel(try model(dir.sub(archive), mtime: true), direct, archive)
         }
         // The scan reports the same findings from the archive.
-        let a = try CLI.scanJSON([dir.sub("bsd.tar")]).json, d = try CLI.scanJSON([dir.sub("App")]).json
-        func keys(_ j: [String: Any]) -> [String] { (j["findings"] as? [[String: Any]] ?? []).map { "\($0["ruleId"] ?? "-") \($0["path"] ?? "-")" } }
+        let a = try CLI.scanJSON([dir.sub("bsd.tar")]).json
+        let d = try CLI.scanJSON([dir.sub("App")]).json
+        func keys(_ j: [String: Any]) -> [String] {
+            (j["findings"] as? [[String: Any]] ?? []).map { "\($0["ruleId"] ?? "-") \($0["path"] ?? "-")" }
+        }
         XCTAssertEqual(keys(a), keys(d))
-        XCTAssertEqual((a["totals"] as? [String: Any])?["backupFootprint"] as? Int, (d["totals"] as? [String: Any])?["backupFootprint"] as? Int)
+        XCTAssertEqual(
+            (a["totals"] as? [String: Any])?["backupFootprint"] as? Int,
+            (d["totals"] as? [String: Any])?["backupFootprint"] as? Int)
     }
 
     /// A Finder-style zip: attributes travel in `__MACOSX/`, which Info-ZIP stores like any
@@ -109,7 +127,8 @@ final class ArchiveTests: XCTestCase {
     }
 
     func testXcappdataInsideATar() throws {
-        let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("sample-containers").path
         try Tool.require("tar", "gzip", for: "the archive is made with tar -z")
         let dir = try TempDir("xc")
@@ -131,7 +150,8 @@ final class ArchiveTests: XCTestCase {
         let script = """
             import tarfile, io, sys
             def add(t, name, data=b"x", kind=tarfile.REGTYPE, link=""):
-                i = tarfile.TarInfo(name); i.type = kind; i.linkname = link; i.size = len(data) if kind == tarfile.REGTYPE else 0
+                i = tarfile.TarInfo(name); i.type = kind; i.linkname = link; i.size = len(data) if kind == \
+            tarfile.REGTYPE else 0
                 # A folder as real archives store it: TarInfo's default 0o644 would leave it
                 # unreadable to a user other than root once materialised, and --verify says so.
                 if kind == tarfile.DIRTYPE: i.mode = 0o755
@@ -160,11 +180,19 @@ final class ArchiveTests: XCTestCase {
         XCTAssertTrue(findings.contains("symlink-escapes-container Documents/up"), "\(findings)")
         let entries = try CLI.inventory(dir.sub("evil.tar")).entries
         XCTAssertEqual(entries["Documents/twice.txt"]?["size"] as? Int, 4, "the later copy counts")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "evil.tar"], "nothing extracted")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["App", "evil.tar"],
+            "nothing extracted")
 
         // Truncated, not an archive at all, no container inside: exit 2, one line.
-        try sh("tar -cf good.tar App && head -c 3000 good.tar > cut.tar && head -c 5000 /dev/urandom > noise.tar && mkdir -p empty/x && tar -cf nothing.tar empty", in: dir.path)
-        for (file, needle) in [("cut.tar", "damaged or truncated"), ("noise.tar", "tar or zip"), ("nothing.tar", "holds no app data container")] {
+        try sh(
+            "tar -cf good.tar App && head -c 3000 good.tar > cut.tar && head -c 5000 /dev/urandom > noise.tar && "
+                + "mkdir -p empty/x && tar -cf nothing.tar empty",
+            in: dir.path)
+        for (file, needle) in [
+            ("cut.tar", "damaged or truncated"), ("noise.tar", "tar or zip"),
+            ("nothing.tar", "holds no app data container"),
+        ] {
             let bad = try CLI.run(["scan", dir.sub(file)])
             XCTAssertEqual(bad.status, 2, "\(file): \(bad.stdout)")
             XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1, bad.stderr)
@@ -176,13 +204,19 @@ final class ArchiveTests: XCTestCase {
         let refused = try CLI.run(["simulate", "restore", dir.sub("evil.tar")])
         XCTAssertEqual(refused.status, 1, refused.stdout + refused.stderr)
         XCTAssertTrue(refused.stdout.hasPrefix("INCOMPLETE SCAN: "), refused.stdout)
-        let sim = try CLI.run(["simulate", "restore", dir.sub("evil.tar"), "--into", dir.sub("out"), "--verify", "--allow-incomplete"])
+        let sim = try CLI.run([
+            "simulate", "restore", dir.sub("evil.tar"), "--into", dir.sub("out"), "--verify", "--allow-incomplete",
+        ])
         XCTAssertEqual(sim.status, 0, sim.stdout + sim.stderr)
         XCTAssertEqual(FileManager.default.contents(atPath: dir.sub("out/Documents/twice.txt")), Data("two!".utf8))
-        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: dir.sub("out/Documents/up")), "../../../etc/passwd")
+        XCTAssertEqual(
+            try FileManager.default.destinationOfSymbolicLink(atPath: dir.sub("out/Documents/up")),
+            "../../../etc/passwd")
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.sub("out/Documents/link")))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: (dir.path as NSString).deletingLastPathComponent + "/outside"))
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".sandbox-audit-") }, [])
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: (dir.path as NSString).deletingLastPathComponent + "/outside"))
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".sandbox-audit-") }, [])
     }
 
     /// A member whose header declares more bytes than the archive holds, and one declaring

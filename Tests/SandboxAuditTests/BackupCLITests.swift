@@ -14,7 +14,8 @@ final class BackupCLITests: XCTestCase {
         var got: [String] = []
         for line in r.stdoutBytes.split(separator: UInt8(ascii: "\n")) {
             let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
-            got.append("\(o["domain"] ?? "") \(o["path"] ?? "") \(o["kind"] ?? "") \(o["size"] ?? "") \(o["backedUp"] ?? "")")
+            got.append(
+                "\(o["domain"] ?? "") \(o["path"] ?? "") \(o["kind"] ?? "") \(o["size"] ?? "") \(o["backedUp"] ?? "")")
         }
         let kinds: [Int64: String] = [1: "file", 2: "directory", 4: "symlink"]
         let domains = [T.appDomain, T.pluginDomain, T.groupDomain]
@@ -24,10 +25,13 @@ final class BackupCLITests: XCTestCase {
         }
         XCTAssertEqual(got.count, 12)
         // Domains in the order scanned, paths in byte order within each.
-        XCTAssertEqual(got, expected.sorted { a, b in
-            let da = domains.firstIndex { a.hasPrefix($0 + " ") }!, db = domains.firstIndex { b.hasPrefix($0 + " ") }!
-            return da != db ? da < db : Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
-        })
+        XCTAssertEqual(
+            got,
+            expected.sorted { a, b in
+                let da = domains.firstIndex { a.hasPrefix($0 + " ") }!
+                let db = domains.firstIndex { b.hasPrefix($0 + " ") }!
+                return da != db ? da < db : Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
+            })
     }
 
     func testScanGivesEveryReportFormatAndLeavesTheFolderAsItWas() throws {
@@ -72,10 +76,14 @@ final class BackupCLITests: XCTestCase {
         XCTAssertTrue(md.stdout.hasPrefix("## sandbox-audit: com.example.app"), md.stdout)
         XCTAssertTrue(md.stdout.contains("Read from a \(identity)."), md.stdout)
         let html = try CLI.run(["scan", dir.sub("B"), "--app", T.app, "--format", "html"])
-        XCTAssertTrue(html.stdout.contains("AppDomain-com.example.app (app container, \(identity))"), String(html.stdout.prefix(3000)))
+        XCTAssertTrue(
+            html.stdout.contains("AppDomain-com.example.app (app container, \(identity))"),
+            String(html.stdout.prefix(3000)))
         let junit = try CLI.run(["scan", dir.sub("B"), "--app", T.app, "--format", "junit"])
-        let parsed = try python("import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); print(len(r.findall('testsuite')))",
-                                [try write(junit.stdoutBytes, dir.sub("junit.xml"))])
+        let parsed = try python(
+            "import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); "
+                + "print(len(r.findall('testsuite')))",
+            [try write(junit.stdoutBytes, dir.sub("junit.xml"))])
         XCTAssertGreaterThan(Int(parsed.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0, 1)
         XCTAssertTrue(junit.stdout.contains("large-user-defaults"))
         let github = try CLI.run(["scan", dir.sub("B"), "--app", T.app, "--format", "github"])
@@ -85,7 +93,10 @@ final class BackupCLITests: XCTestCase {
 
         let sim = try CLI.run(["simulate", "restore", dir.sub("B"), "--app", T.app])
         XCTAssertEqual(sim.status, 0, sim.stderr)
-        XCTAssertTrue(sim.stdout.hasPrefix("sandbox-audit 0.1.0: AppDomain-com.example.app (app container, \(identity)), after a restore"), sim.stdout)
+        XCTAssertTrue(
+            sim.stdout.hasPrefix(
+                "sandbox-audit 0.1.0: AppDomain-com.example.app (app container, \(identity)), after a restore"),
+            sim.stdout)
         let into = try CLI.run(["simulate", "restore", dir.sub("B"), "--app", T.app, "--into", dir.sub("out")])
         XCTAssertEqual(into.status, 2)
         XCTAssertTrue(into.stderr.contains("simulate --into cannot write from a backup folder"), into.stderr)
@@ -108,12 +119,21 @@ final class BackupCLITests: XCTestCase {
             XCTAssertEqual(r.status, 2, r.stderr, file: file, line: at)
             XCTAssertEqual(r.stderr, "sandbox-audit: error: " + line + "\n", file: file, line: at)
         }
-        try refused(["scan", dir.sub("B"), "--app", "com.nope"],
-                    "no AppDomain-com.nope domain in the backup \(dir.sub("B")): it holds 2 apps; `sandbox-audit apps \(dir.sub("B"))` lists them")
-        try refused(["inventory", dir.sub("B")],
-                    "\(dir.sub("B")) is a backup folder: name the app with --app BUNDLE_ID; it holds 2 apps; `sandbox-audit apps \(dir.sub("B"))` lists them")
-        try refused(["scan", dir.sub("B"), "--app", T.app, "--app-group", "group.nope"],
-                    "no AppDomainGroup-group.nope domain in the backup \(dir.sub("B")): its App Group domains are AppDomainGroup-group.com.example.other, AppDomainGroup-group.com.example.shared")
+        try refused(
+            ["scan", dir.sub("B"), "--app", "com.nope"],
+            "no AppDomain-com.nope domain in the backup \(dir.sub("B")): it holds 2 apps; `sandbox-audit apps "
+                + "\(dir.sub("B"))` lists them"
+        )
+        try refused(
+            ["inventory", dir.sub("B")],
+            "\(dir.sub("B")) is a backup folder: name the app with --app BUNDLE_ID; it holds 2 apps; `sandbox-audit "
+                + "apps \(dir.sub("B"))` lists them"
+        )
+        try refused(
+            ["scan", dir.sub("B"), "--app", T.app, "--app-group", "group.nope"],
+            "no AppDomainGroup-group.nope domain in the backup \(dir.sub("B")): its App Group domains are "
+                + "AppDomainGroup-group.com.example.other, AppDomainGroup-group.com.example.shared"
+        )
     }
 
     func testAnEncryptedBackupWithoutAPasswordIsRefusedInOneLine() throws {
@@ -124,7 +144,11 @@ final class BackupCLITests: XCTestCase {
         for command in ["scan", "inventory"] {
             let r = try CLI.run([command, dir.sub("B"), "--app", T.app])
             XCTAssertEqual(r.status, 2)
-            XCTAssertEqual(r.stderr, "sandbox-audit: error: \(dir.sub("B")) is an encrypted backup: give its password with --password-file FILE or in the environment variable SANDBOX_AUDIT_BACKUP_PASSWORD\n")
+            XCTAssertEqual(
+                r.stderr,
+                "sandbox-audit: error: \(dir.sub("B")) is an encrypted backup: give its password with "
+                    + "--password-file FILE or in the environment variable SANDBOX_AUDIT_BACKUP_PASSWORD\n"
+            )
         }
     }
 
@@ -143,16 +167,25 @@ final class BackupCLITests: XCTestCase {
         let before = try FolderSnapshot(dir.sub("B"))
         let env = ["TMPDIR": dir.sub("tmp")]
 
-        let viaFile = try CLI.run(["scan", dir.sub("B"), "--app", T.app, "--format", "json", "--password-file", dir.sub("pw")], environment: env)
-        XCTAssertEqual(viaFile.status, 0, viaFile.stderr) // large-user-defaults is a warning here
+        let viaFile = try CLI.run(
+            ["scan", dir.sub("B"), "--app", T.app, "--format", "json", "--password-file", dir.sub("pw")],
+            environment: env)
+        XCTAssertEqual(viaFile.status, 0, viaFile.stderr)  // large-user-defaults is a warning here
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(viaFile.stdout.utf8)) as? [String: Any])
         let findings = json["findings"] as? [[String: Any]] ?? []
-        XCTAssertTrue(findings.contains { $0["ruleId"] as? String == "large-user-defaults" && ($0["message"] as? String ?? "").contains("avatarImage") })
-        let inventory = try CLI.run(["inventory", dir.sub("B"), "--app", T.app], environment: env.merging(["SANDBOX_AUDIT_BACKUP_PASSWORD": "s3cret pass"]) { $1 })
+        XCTAssertTrue(
+            findings.contains {
+                $0["ruleId"] as? String == "large-user-defaults"
+                    && ($0["message"] as? String ?? "").contains("avatarImage")
+            })
+        let inventory = try CLI.run(
+            ["inventory", dir.sub("B"), "--app", T.app],
+            environment: env.merging(["SANDBOX_AUDIT_BACKUP_PASSWORD": "s3cret pass"]) { $1 })
         XCTAssertEqual(inventory.status, 0, inventory.stderr)
         XCTAssertTrue(inventory.stdout.contains("Documents/a.txt"))
 
-        let wrong = try CLI.run(["scan", dir.sub("B"), "--app", T.app, "--password-file", dir.sub("wrong")], environment: env)
+        let wrong = try CLI.run(
+            ["scan", dir.sub("B"), "--app", T.app, "--password-file", dir.sub("wrong")], environment: env)
         XCTAssertEqual(wrong.status, 2)
         XCTAssertEqual(wrong.stderr, "sandbox-audit: error: \(dir.sub("B")): wrong password for the encrypted backup\n")
         XCTAssertFalse(wrong.stderr.contains("pasS"))

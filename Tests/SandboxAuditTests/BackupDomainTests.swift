@@ -1,13 +1,15 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// MobileBackup's path sets, per container role, and an app made of several containers:
@@ -21,7 +23,10 @@ final class BackupDomainTests: XCTestCase {
 
     /// The verdicts of every entry, by path.
     func verdicts(_ inv: Inventory) -> [String: [Bool?]] {
-        Dictionary(uniqueKeysWithValues: inv.entries.map { ($0.path.display, [$0.backedUp, $0.survivesRestore, $0.survivesUpdate]) })
+        Dictionary(
+            uniqueKeysWithValues: inv.entries.map {
+                ($0.path.display, [$0.backedUp, $0.survivesRestore, $0.survivesUpdate])
+            })
     }
 
     func makeAppContainer(_ root: String) throws {
@@ -114,7 +119,8 @@ final class BackupDomainTests: XCTestCase {
         XCTAssertEqual(inv.backupFootprint, 4096 + 50 + 60)
         // The rules that make sense there: no misplaced-at-root for the shared store.
         let r = try audit(root)
-        XCTAssertFalse(r.findings.contains { $0.ruleId == "misplaced-at-root" }, r.findings.map(\.message).joined(separator: "\n"))
+        XCTAssertFalse(
+            r.findings.contains { $0.ruleId == "misplaced-at-root" }, r.findings.map(\.message).joined(separator: "\n"))
         XCTAssertTrue(r.findings.allSatisfy { $0.domain == "AppDomainGroup-group.com.example.shared" })
     }
 
@@ -136,7 +142,8 @@ final class BackupDomainTests: XCTestCase {
         try makeGroupContainer(copy, metadata: false)
         try FileManager.default.removeItem(atPath: copy + "/tmp")
         let (json, _) = try CLI.scanJSON([copy])
-        XCTAssertTrue((json["notes"] as? [String] ?? []).contains { $0.contains("--kind group") }, "\(json["notes"] ?? "")")
+        XCTAssertTrue(
+            (json["notes"] as? [String] ?? []).contains { $0.contains("--kind group") }, "\(json["notes"] ?? "")")
         XCTAssertEqual((try CLI.scanJSON(["--kind", "group", copy]).json["notes"] as? [String]), [])
         // The folder it sits in says group.
         let placed = dir.sub("Containers/Shared/AppGroup/0A1B")
@@ -158,8 +165,9 @@ final class BackupDomainTests: XCTestCase {
         func meta(_ root: String, _ id: String, _ cls: Int?) throws {
             var m: [String: Any] = ["MCMMetadataIdentifier": id]
             if let cls { m["MCMMetadataContentClass"] = cls }
-            try Fixture.bytes(root + "/" + Container.simulatorMetadata,
-                              Array(try PropertyListSerialization.data(fromPropertyList: m, format: .binary, options: 0)))
+            try Fixture.bytes(
+                root + "/" + Container.simulatorMetadata,
+                Array(try PropertyListSerialization.data(fromPropertyList: m, format: .binary, options: 0)))
         }
         let app = containers + "/Data/Application/1111"
         try makeAppContainer(app)
@@ -184,7 +192,9 @@ final class BackupDomainTests: XCTestCase {
         let device = dir.sub("Devices/ABCD")
         try makeDevice(device)
 
-        let inv = try CLI.run(["inventory", "--app", "com.example.app", "--app-group", "group.com.example.shared", device])
+        let inv = try CLI.run([
+            "inventory", "--app", "com.example.app", "--app-group", "group.com.example.shared", device,
+        ])
         XCTAssertEqual(inv.status, 0, inv.stderr)
         var domains: [String] = []
         for line in inv.stdout.split(separator: "\n") {
@@ -193,26 +203,48 @@ final class BackupDomainTests: XCTestCase {
             if domains.last != d { domains.append(d) }
             XCTAssertFalse((o["path"] as! String).contains("theirs"), "another app's container is never read")
         }
-        XCTAssertEqual(domains, ["AppDomain-com.example.app", "AppDomainPlugin-com.example.app.ShareExtension", "AppDomainGroup-group.com.example.shared"])
+        XCTAssertEqual(
+            domains,
+            [
+                "AppDomain-com.example.app", "AppDomainPlugin-com.example.app.ShareExtension",
+                "AppDomainGroup-group.com.example.shared",
+            ])
 
         for path in [device, device + "/data", device + "/data/Containers"] {
-            let (json, r) = try CLI.scanJSON(["--app", "com.example.app", "--app-group", "group.com.example.shared", path])
-            XCTAssertNotEqual(r.status, 2, r.stderr)
-            let each = (json["domains"] as! [[String: Any]]).map { (($0["domain"] as! String), (($0["totals"] as! [String: Any])["backupFootprint"] as! Int)) }
+            let (json, r) = try CLI.scanJSON([
+                "--app", "com.example.app", "--app-group", "group.com.example.shared", path,
+            ])
+            // Downloads and GeoJSON at the app's root: misplaced-at-root, an error
+            XCTAssertEqual(r.status, 1, r.stderr)
+            let each = (json["domains"] as! [[String: Any]]).map {
+                (($0["domain"] as! String), (($0["totals"] as! [String: Any])["backupFootprint"] as! Int))
+            }
             XCTAssertEqual(each.map(\.0), domains)
             XCTAssertEqual(each.map(\.1), [1100, 1000, 4096 + 50 + 60])
             XCTAssertEqual((json["totals"] as! [String: Any])["backupFootprint"] as? Int, 1100 + 1000 + 4096 + 50 + 60)
             let findings = json["findings"] as! [[String: Any]]
             XCTAssertTrue(findings.allSatisfy { domains.contains($0["domain"] as! String) })
-            XCTAssertTrue(findings.contains { $0["domain"] as? String == domains[0] && $0["ruleId"] as? String == "misplaced-at-root" })
-            XCTAssertFalse(findings.contains { $0["domain"] as? String == domains[2] && $0["ruleId"] as? String == "misplaced-at-root" })
+            XCTAssertTrue(
+                findings.contains {
+                    $0["domain"] as? String == domains[0] && $0["ruleId"] as? String == "misplaced-at-root"
+                })
+            XCTAssertFalse(
+                findings.contains {
+                    $0["domain"] as? String == domains[2] && $0["ruleId"] as? String == "misplaced-at-root"
+                })
             // The other group sharing the app's prefix is named in a note.
-            XCTAssertTrue((json["notes"] as! [String]).contains { $0.contains("group.com.example.widgets") }, "\(json["notes"] ?? "")")
+            XCTAssertTrue(
+                (json["notes"] as! [String]).contains { $0.contains("group.com.example.widgets") },
+                "\(json["notes"] ?? "")")
         }
 
         // The policy's appGroups and budgets.domains.
         let policy = dir.sub("policy.yml")
-        try Fixture.bytes(policy, Array("appGroups: [group.com.example.shared]\nbudgets:\n  domains:\n    AppDomainGroup-group.com.example.shared: 1kB\n".utf8))
+        try Fixture.bytes(
+            policy,
+            Array(
+                ("appGroups: [group.com.example.shared]\nbudgets:\n  domains:"
+                    + "\n    AppDomainGroup-group.com.example.shared: 1kB\n").utf8))
         let (json, r) = try CLI.scanJSON(["--app", "com.example.app", "--config", policy, device])
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual((json["domains"] as! [[String: Any]]).count, 3)
@@ -229,10 +261,13 @@ final class BackupDomainTests: XCTestCase {
         // unknown group: exit 2, listing the groups there.
         let noApp = try CLI.run(["scan", "--app", "com.example.nope", device])
         XCTAssertEqual(noApp.status, 2)
-        XCTAssertTrue(noApp.stderr.contains("it holds 2 app data containers; `sandbox-audit apps \(device)` lists them"), noApp.stderr)
+        XCTAssertTrue(
+            noApp.stderr.contains("it holds 2 app data containers; `sandbox-audit apps \(device)` lists them"),
+            noApp.stderr)
         let apps = try CLI.run(["apps", device])
         XCTAssertEqual(apps.status, 0, apps.stderr)
-        XCTAssertTrue(apps.stdout.contains("\ncom.example.app  ") && apps.stdout.contains("\norg.other.app  "), apps.stdout)
+        XCTAssertTrue(
+            apps.stdout.contains("\ncom.example.app  ") && apps.stdout.contains("\norg.other.app  "), apps.stdout)
         let noGroup = try CLI.run(["scan", "--app", "com.example.app", "--app-group", "group.nope", device])
         XCTAssertEqual(noGroup.status, 2)
         XCTAssertTrue(noGroup.stderr.contains("group.com.example.shared"), noGroup.stderr)
@@ -246,19 +281,26 @@ final class BackupDomainTests: XCTestCase {
         let device = dir.sub("Devices/ABCD")
         try makeDevice(device)
         let out = dir.sub("restored")
-        let r = try CLI.run(["simulate", "restore", "--app", "com.example.app", "--app-group", "group.com.example.shared", device, "--into", out, "--verify"])
+        let r = try CLI.run([
+            "simulate", "restore", "--app", "com.example.app", "--app-group", "group.com.example.shared", device,
+            "--into", out, "--verify",
+        ])
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         let app = try Audit.inventory(of: out + "/AppDomain-com.example.app")
         let paths = Set(app.entries.map(\.path.display))
         XCTAssertTrue(paths.contains("Documents/notes.txt"))
         XCTAssertTrue(paths.contains("GeoJSON"))
-        XCTAssertFalse(paths.contains("Library/SplashBoard/Snapshots/sceneID/main@3x.ktx"), "restore leaves out what it does not restore")
+        XCTAssertFalse(
+            paths.contains("Library/SplashBoard/Snapshots/sceneID/main@3x.ktx"),
+            "restore leaves out what it does not restore")
         XCTAssertFalse(paths.contains("Downloads"))
         let group = try Audit.inventory(of: out + "/AppDomainGroup-group.com.example.shared", role: .group)
         let gpaths = Set(group.entries.map(\.path.display))
         XCTAssertTrue(gpaths.contains("ChatStorage.sqlite") && gpaths.contains("tmp/outbox.json"))
         XCTAssertFalse(gpaths.contains("Library/Caches/thumbs/a.jpg"))
-        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/AppDomainPlugin-com.example.app.ShareExtension/Library/Application Support/share.log"))
+        XCTAssertTrue(
+            FileManager.default.fileExists(
+                atPath: out + "/AppDomainPlugin-com.example.app.ShareExtension/Library/Application Support/share.log"))
     }
 
     /// A domain that fails after others were written: the domains already at DIR are removed
@@ -266,7 +308,7 @@ final class BackupDomainTests: XCTestCase {
     /// must), and so is the DIR this run made. Nothing is left.
     func testSimulateIntoRemovesTheWrittenDomainsWhenALaterOneFails() throws {
         let asNobody = geteuid() == 0
-        if asNobody { try Tool.require("/usr/bin/setpriv", for: "runs the tool as a user other than root") }
+        if asNobody { try Tool.require("setpriv", for: "runs the tool as a user other than root") }
         let dir = try TempDir("simfail")
         chmod(dir.path, 0o777)
         let device = dir.sub("Devices/ABCD")
@@ -279,13 +321,19 @@ final class BackupDomainTests: XCTestCase {
         try Fixture.file(unreadable, size: 10)
         chmod(unreadable, 0)
         let out = dir.sub("out")
-        let r = try CLI.run(["simulate", "update", "--app", "com.example.app", "--app-group", "group.com.example.shared",
-                             device, "--into", out], asNobody: asNobody)
+        let r = try CLI.run(
+            [
+                "simulate", "update", "--app", "com.example.app", "--app-group", "group.com.example.shared",
+                device, "--into", out,
+            ], asNobody: asNobody)
         XCTAssertEqual(r.status, 2, r.stdout + r.stderr)
         // The group is written last: the app's and the extension's domains were at DIR before it failed.
-        XCTAssertTrue(r.stderr.contains("nothing written to \(out)/AppDomainGroup-group.com.example.shared")
-                      && r.stderr.contains("zz-unreadable.bin"), r.stderr)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["Devices"], "no DIR, no domain, no temporary tree")
+        XCTAssertTrue(
+            r.stderr.contains("nothing written to \(out)/AppDomainGroup-group.com.example.shared")
+                && r.stderr.contains("zz-unreadable.bin"), r.stderr)
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path), ["Devices"],
+            "no DIR, no domain, no temporary tree")
     }
 
     func testExcludedByHasAnExactForm() throws {
@@ -304,7 +352,8 @@ final class BackupDomainTests: XCTestCase {
         }
         let (entries, _, _) = try CLI.inventory(root)
         let latin = entries["Documents/caf\\xE9"]
-        XCTAssertEqual(latin?["excludedByBase64"] as? String, Data(Array("Documents/caf".utf8) + [0xE9]).base64EncodedString())
+        XCTAssertEqual(
+            latin?["excludedByBase64"] as? String, Data(Array("Documents/caf".utf8) + [0xE9]).base64EncodedString())
         let backslash = entries["Documents/a\\x41"]
         XCTAssertEqual(backslash?["pathBase64"] as? String, Data("Documents/a\\x41".utf8).base64EncodedString())
         XCTAssertEqual(backslash?["excludedByBase64"] as? String, Data("Documents/a\\x41".utf8).base64EncodedString())

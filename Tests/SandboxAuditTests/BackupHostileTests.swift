@@ -1,13 +1,15 @@
 import Foundation
+import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
-import XCTest
+@testable import SandboxAuditSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Hostile and interrupted backup folders, each built for real (`BackupBuilder`, Python's
@@ -23,8 +25,11 @@ final class BackupHostileTests: XCTestCase {
     /// A measured run (`Measured.run`), its figures printed for the closing notes.
     func measure(_ args: [String], environment: [String: String] = [:]) throws -> Measured {
         let m = try Measured.run(args, environment: environment)
-        print("measured \(args.first ?? "") \(args.dropFirst().first.map { ($0 as NSString).lastPathComponent } ?? ""): "
-              + "\(String(format: "%.2f", m.seconds)) s, \(String(format: "%.1f", m.peakMB)) MB peak RSS, exit \(m.result.status)")
+        print(
+            "measured \(args.first ?? "") \(args.dropFirst().first.map { ($0 as NSString).lastPathComponent } ?? ""): "
+                + "\(String(format: "%.2f", m.seconds)) s, \(String(format: "%.1f", m.peakMB)) MB peak RSS, exit "
+                + "\(m.result.status)"
+        )
         return m
     }
 
@@ -45,7 +50,8 @@ final class BackupHostileTests: XCTestCase {
 
     /// A file row whose relativePath is the bytes given, with its own fileID.
     static func row(_ path: [UInt8], id: Character, bytes: [UInt8] = [1, 2]) -> BackupBuilder.Item {
-        var item = BackupBuilder.Item(domain: appDomain, relativePath: "Documents/unnamed", flags: 1, bytes: bytes, mode: 0o100644)
+        var item = BackupBuilder.Item(
+            domain: appDomain, relativePath: "Documents/unnamed", flags: 1, bytes: bytes, mode: 0o100644)
         item.pathBytes = path
         item.fileID = String(repeating: id, count: 40)
         return item
@@ -67,7 +73,8 @@ final class BackupHostileTests: XCTestCase {
         XCTAssertEqual(Set(files), [Array("Documents/ok.txt".utf8), e9, e8], "\(result.inventory.problems)")
         XCTAssertNil(result.inventory.entry(at: ContainerPath("Documents/a")), "a NUL must not cut the path")
         XCTAssertEqual(result.inventory.problems.map(\.path.bytes), [nul])
-        XCTAssertEqual(result.inventory.problems.first?.reason, "its relativePath holds a NUL byte (at byte 11): not read")
+        XCTAssertEqual(
+            result.inventory.problems.first?.reason, "its relativePath holds a NUL byte (at byte 11): not read")
         XCTAssertFalse(result.complete)
         // The finding for the row says what fits a backup row, not the folder fix.
         let finding = try XCTUnwrap(result.findings.first { $0.ruleId == "unreadable-entry" && $0.path?.bytes == nul })
@@ -81,7 +88,8 @@ final class BackupHostileTests: XCTestCase {
             try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]
         }
         let encoded = Set(lines.compactMap { $0["pathBase64"] as? String })
-        XCTAssertTrue(encoded.isSuperset(of: [Data(e9).base64EncodedString(), Data(e8).base64EncodedString()]), "\(lines)")
+        XCTAssertTrue(
+            encoded.isSuperset(of: [Data(e9).base64EncodedString(), Data(e8).base64EncodedString()]), "\(lines)")
     }
 
     func testRowsOnlyInTheWALAreReadAndTheFolderIsLeftAsItWas() throws {
@@ -91,25 +99,37 @@ final class BackupHostileTests: XCTestCase {
         XCTAssertGreaterThan(wal, 0)
         let before = try FolderSnapshot(dir.sub("B"))
         let result = try Audit.run(dir.sub("B"), selection: ContainerSelection(app: Self.app))
-        XCTAssertNotNil(result.inventory.entry(at: ContainerPath("Documents/only-in-wal.txt")), "\(result.inventory.entries.map(\.path))")
+        XCTAssertNotNil(
+            result.inventory.entry(at: ContainerPath("Documents/only-in-wal.txt")),
+            "\(result.inventory.entries.map(\.path))")
         XCTAssertNotNil(result.inventory.entry(at: ContainerPath("Documents/notes.txt")))
-        XCTAssertTrue(result.notes.contains { $0.hasPrefix(dir.sub("B/Manifest.db-wal: "))
-                && $0.hasSuffix("committed frames applied in memory (the backup was still being written, or was not closed cleanly)") },
-                      "\(result.notes)")
+        XCTAssertTrue(
+            result.notes.contains {
+                $0.hasPrefix(dir.sub("B/Manifest.db-wal: "))
+                    && $0.hasSuffix(
+                        "committed frames applied in memory (the backup was still being written, or was not closed "
+                            + "cleanly)"
+                    )
+            },
+            "\(result.notes)")
         XCTAssertEqual(try FolderSnapshot(dir.sub("B")), before)
 
         // A WAL whose frame does not match its checksum holds nothing committed: said, not silent.
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir.sub("B/Manifest.db-wal"))))
-        bytes[32 + 24 + 100] ^= 0xFF // the WAL header, the first frame's header, into its page
+        bytes[32 + 24 + 100] ^= 0xFF  // the WAL header, the first frame's header, into its page
         try Data(bytes).write(to: URL(fileURLWithPath: dir.sub("B/Manifest.db-wal")))
         let garbled = try Audit.run(dir.sub("B"), selection: ContainerSelection(app: Self.app))
         XCTAssertNil(garbled.inventory.entry(at: ContainerPath("Documents/only-in-wal.txt")))
-        XCTAssertTrue(garbled.notes.contains { $0.contains("Manifest.db-wal was not applied (it holds no valid committed frame)") }, "\(garbled.notes)")
+        XCTAssertTrue(
+            garbled.notes.contains {
+                $0.contains("Manifest.db-wal was not applied (it holds no valid committed frame)")
+            }, "\(garbled.notes)")
 
         // A rollback journal beside it: the database is read as it stands, and the note says so.
         try Data(repeating: 0, count: 512).write(to: URL(fileURLWithPath: dir.sub("B/Manifest.db-journal")))
         let journal = try Audit.run(dir.sub("B"), selection: ContainerSelection(app: Self.app))
-        XCTAssertTrue(journal.notes.contains { $0.contains("Manifest.db-journal (512 B) was not applied") }, "\(journal.notes)")
+        XCTAssertTrue(
+            journal.notes.contains { $0.contains("Manifest.db-journal (512 B) was not applied") }, "\(journal.notes)")
     }
 
     // MARK: one descriptor for the run
@@ -119,11 +139,14 @@ final class BackupHostileTests: XCTestCase {
         let path = "Library/Preferences/com.example.app.plist"
         var first = BackupBuilder()
         first.file(Self.appDomain, path, try BackupFolderTests.largePreferences())
-        first.file(Self.appDomain, "Library/Caches/store.db", StoreSignature.sqliteHeader + [UInt8](repeating: 0, count: 4080))
+        first.file(
+            Self.appDomain, "Library/Caches/store.db", StoreSignature.sqliteHeader + [UInt8](repeating: 0, count: 4080))
         try first.write(to: dir.sub("B"))
         var other = BackupBuilder()
         let swapped: [String: Any] = ["swappedInKey": Data(repeating: 0xCD, count: 600_000)]
-        other.file(Self.appDomain, path, [UInt8](try PropertyListSerialization.data(fromPropertyList: swapped, format: .binary, options: 0)))
+        other.file(
+            Self.appDomain, path,
+            [UInt8](try PropertyListSerialization.data(fromPropertyList: swapped, format: .binary, options: 0)))
         other.file(Self.appDomain, "Library/Caches/store.db", [UInt8](repeating: 0x55, count: 4096))
         try other.write(to: dir.sub("Other"))
 
@@ -133,8 +156,9 @@ final class BackupHostileTests: XCTestCase {
         try FileManager.default.moveItem(atPath: dir.sub("B"), toPath: dir.sub("B.first"))
         try FileManager.default.moveItem(atPath: dir.sub("Other"), toPath: dir.sub("B"))
         let inventories = try BackupWalk.read(choice).map { Inventory(container: $0, walk: $1) }
-        let result = Audit.run(dir.sub("B"), inventories: inventories, selection: selection, policy: Policy(), baseline: nil, backup: nil,
-                               scanTime: Date().timeIntervalSince1970)
+        let result = Audit.run(
+            dir.sub("B"), inventories: inventories, selection: selection, policy: Policy(), baseline: nil, backup: nil,
+            scanTime: Date().timeIntervalSince1970)
         let store = try XCTUnwrap(result.inventory.entry(at: ContainerPath("Library/Caches/store.db")))
         XCTAssertEqual(store.entry.header.map { Array($0.prefix(16)) }, StoreSignature.sqliteHeader)
         let f = try XCTUnwrap(result.findings.first { $0.ruleId == "large-user-defaults" })
@@ -149,18 +173,23 @@ final class BackupHostileTests: XCTestCase {
         b.file(Self.appDomain, "Documents/a.txt", size: 3)
         try b.write(to: dir.sub("B"))
         try FileManager.default.moveItem(atPath: dir.sub("B/Manifest.db"), toPath: dir.sub("real.db"))
-        try FileManager.default.createSymbolicLink(atPath: dir.sub("B/Manifest.db"), withDestinationPath: dir.sub("real.db"))
-        XCTAssertTrue(oneLineError(try CLI.run(["inventory", dir.sub("B"), "--app", Self.app]))
-            .contains("\(dir.sub("B"))/Manifest.db: it is a symbolic link, not a regular file"))
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.sub("B/Manifest.db"), withDestinationPath: dir.sub("real.db"))
+        XCTAssertTrue(
+            oneLineError(try CLI.run(["inventory", dir.sub("B"), "--app", Self.app]))
+                .contains("\(dir.sub("B"))/Manifest.db: it is a symbolic link, not a regular file"))
         try FileManager.default.removeItem(atPath: dir.sub("B/Manifest.db"))
         XCTAssertEqual(mkfifo(dir.sub("B/Manifest.db"), 0o644), 0)
         // Never opened blocking: the run ends at once.
         let fifo = try measure(["scan", dir.sub("B"), "--app", Self.app])
         assertBounded(fifo, exit: 2, "a FIFO Manifest.db")
-        XCTAssertTrue(oneLineError(fifo.result).contains("Manifest.db: it is a FIFO, not a regular file"), fifo.result.stderr)
+        XCTAssertTrue(
+            oneLineError(fifo.result).contains("Manifest.db: it is a FIFO, not a regular file"), fifo.result.stderr)
         try FileManager.default.removeItem(atPath: dir.sub("B/Manifest.db"))
         try FileManager.default.createDirectory(atPath: dir.sub("B/Manifest.db"), withIntermediateDirectories: false)
-        XCTAssertTrue(oneLineError(try CLI.run(["scan", dir.sub("B"), "--app", Self.app])).contains("Manifest.db: it is a folder, not a regular file"))
+        XCTAssertTrue(
+            oneLineError(try CLI.run(["scan", dir.sub("B"), "--app", Self.app])).contains(
+                "Manifest.db: it is a folder, not a regular file"))
     }
 
     // MARK: costs
@@ -172,17 +201,28 @@ final class BackupHostileTests: XCTestCase {
         let dir = try TempDir("backup")
         let rest = "'AppDomain-com.example.app' AS domain, 'Documents/' || i AS relativePath, 1 AS flags, NULL AS file"
         let schemas = [
-            "view": "CREATE VIEW Files AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT printf('%040d', i) AS fileID, \(rest) FROM n",
-            "strings": "CREATE VIEW Files AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4) SELECT hex(zeroblob(500000000)) AS fileID, \(rest) FROM n",
-            "generated": "CREATE TABLE Files (fileID TEXT, domain TEXT, relativePath TEXT GENERATED ALWAYS AS (printf('%.*c', 500000000, 'x')) VIRTUAL, flags INTEGER, file BLOB); INSERT INTO Files (fileID, domain, flags) VALUES ('aa', 'AppDomain-com.example.app', 1)",
+            "view":
+                "CREATE VIEW Files AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT "
+                + "printf('%040d', i) AS fileID, \(rest) FROM n",
+            "strings":
+                "CREATE VIEW Files AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4) "
+                + "SELECT hex(zeroblob(500000000)) AS fileID, \(rest) FROM n",
+            "generated":
+                "CREATE TABLE Files (fileID TEXT, domain TEXT, relativePath TEXT GENERATED ALWAYS AS (printf('%.*c', "
+                + "500000000, 'x')) VIRTUAL, flags INTEGER, file BLOB); INSERT INTO Files (fileID, domain, "
+                + "flags) VALUES ('aa', 'AppDomain-com.example.app', 1)",
         ]
-        let expected = ["view": "its Files is a view, not a table", "strings": "its Files is a view, not a table",
-                        "generated": "its Files column relativePath is computed by SQL"]
+        let expected = [
+            "view": "its Files is a view, not a table", "strings": "its Files is a view, not a table",
+            "generated": "its Files column relativePath is computed by SQL",
+        ]
         for (name, sql) in schemas.sorted(by: { $0.key < $1.key }) {
             let folder = dir.sub(name)
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-            _ = try python("import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2] + '; CREATE TABLE Properties (key TEXT, value BLOB);'); c.commit(); c.close()",
-                           [folder + "/Manifest.db", sql])
+            _ = try python(
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2] + '; CREATE "
+                    + "TABLE Properties (key TEXT, value BLOB);'); c.commit(); c.close()",
+                [folder + "/Manifest.db", sql])
             let m = try measure(["inventory", folder, "--app", Self.app])
             assertBounded(m, exit: 2, name)
             XCTAssertTrue(oneLineError(m.result).contains(expected[name]!), "\(name): \(m.result.stderr)")
@@ -199,7 +239,10 @@ final class BackupHostileTests: XCTestCase {
         let folder = try BackupFolder.open(dir.sub("B"))
         let database = try ManifestDatabase(folder, cipher: nil)
         let start = Date()
-        XCTAssertThrowsError(try database.query("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n") { _ in }) { error in
+        XCTAssertThrowsError(
+            try database.query("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n")
+            { _ in }
+        ) { error in
             XCTAssertTrue("\(error)".contains("SQLite steps allowed for a Manifest.db of its size"), "\(error)")
         }
         XCTAssertLessThan(Date().timeIntervalSince(start), 10)
@@ -213,8 +256,10 @@ final class BackupHostileTests: XCTestCase {
         XCTAssertEqual(truncate(dir.sub("B/Manifest.db"), off_t(ManifestDatabase.maximumSize) + 1), 0)
         let over = try measure(["inventory", dir.sub("B"), "--app", Self.app])
         assertBounded(over, exit: 2, "a sparse Manifest.db of 2 GiB + 1 byte")
-        XCTAssertTrue(oneLineError(over.result).contains("Manifest.db: it is 2.15 GB (2147483649 bytes), over the 2 GiB limit for a backup's Manifest.db"),
-                      over.result.stderr)
+        XCTAssertTrue(
+            oneLineError(over.result).contains(
+                "Manifest.db: it is 2.15 GB (2147483649 bytes), over the 2 GiB limit for a backup's Manifest.db"),
+            over.result.stderr)
         // At the limit: read as far as its header says the database goes, not to the end.
         XCTAssertEqual(truncate(dir.sub("B/Manifest.db"), off_t(ManifestDatabase.maximumSize)), 0)
         let at = try measure(["inventory", dir.sub("B"), "--app", Self.app])
@@ -225,7 +270,8 @@ final class BackupHostileTests: XCTestCase {
         XCTAssertEqual(truncate(dir.sub("B/Manifest.db"), off_t(ManifestDatabase.maximumSize)), 0)
         let zeros = try measure(["inventory", dir.sub("B"), "--app", Self.app])
         assertBounded(zeros, exit: 2, "a sparse Manifest.db of 2 GiB of zeros")
-        XCTAssertTrue(oneLineError(zeros.result).contains("Manifest.db: it is not a SQLite database"), zeros.result.stderr)
+        XCTAssertTrue(
+            oneLineError(zeros.result).contains("Manifest.db: it is not a SQLite database"), zeros.result.stderr)
     }
 
     /// Ten stores of 260 MB, sparse (a few kB on disk): their headers cost two AES blocks each.
@@ -235,7 +281,9 @@ final class BackupHostileTests: XCTestCase {
         var b = BackupBuilder()
         let size = 260_000_000
         for i in 0..<10 {
-            b.file(Self.appDomain, "Library/Caches/store-\(i).db", StoreSignature.sqliteHeader + [UInt8](repeating: 7, count: 4080))
+            b.file(
+                Self.appDomain, "Library/Caches/store-\(i).db",
+                StoreSignature.sqliteHeader + [UInt8](repeating: 7, count: 4080))
             b.items[b.items.count - 1].size = Int64(size)
         }
         try b.write(to: dir.sub("B"), encryption: encryptor.builderEncryption)
@@ -243,7 +291,9 @@ final class BackupHostileTests: XCTestCase {
             let id = BackupBuilder.fileID(Self.appDomain, "Library/Caches/store-\(i).db")
             XCTAssertEqual(truncate(dir.sub("B/\(id.prefix(2))/\(id)"), off_t(size + 16)), 0)
         }
-        let m = try measure(["inventory", dir.sub("B"), "--app", Self.app], environment: [BackupPassword.environmentVariable: Self.password])
+        let m = try measure(
+            ["inventory", dir.sub("B"), "--app", Self.app],
+            environment: [BackupPassword.environmentVariable: Self.password])
         assertBounded(m, exit: 0, "ten sparse encrypted 260 MB stores")
         let result = try Audit.run(dir.sub("B"), selection: ContainerSelection(app: Self.app, password: Self.password))
         for i in 0..<10 {
@@ -259,20 +309,29 @@ final class BackupHostileTests: XCTestCase {
         let dir = try TempDir("backup")
         for encrypted in [false, true] {
             var b = BackupBuilder()
-            b.file(Self.appDomain, "Library/Caches/huge.db", StoreSignature.sqliteHeader + [UInt8](repeating: 0, count: 496))
+            b.file(
+                Self.appDomain, "Library/Caches/huge.db",
+                StoreSignature.sqliteHeader + [UInt8](repeating: 0, count: 496))
             b.items[b.items.count - 1].size = Int64.max - 7
             let folder = dir.sub(encrypted ? "E" : "P")
-            try b.write(to: folder, encryption: encrypted ? TestBackupEncryptor(password: Self.password).builderEncryption : nil)
-            let result = try Audit.run(folder, selection: ContainerSelection(app: Self.app, password: encrypted ? Self.password : nil))
+            try b.write(
+                to: folder, encryption: encrypted ? TestBackupEncryptor(password: Self.password).builderEncryption : nil
+            )
+            let result = try Audit.run(
+                folder, selection: ContainerSelection(app: Self.app, password: encrypted ? Self.password : nil))
             let entry = try XCTUnwrap(result.inventory.entry(at: ContainerPath("Library/Caches/huge.db")))
             // The inventory counts it up to its total's bound, and says so.
             XCTAssertEqual(entry.entry.size, Inventory.maximumTotal)
-            XCTAssertTrue(result.inventory.problems.contains { $0.path == entry.path && $0.operation == "size" }, "\(result.inventory.problems)")
+            XCTAssertTrue(
+                result.inventory.problems.contains { $0.path == entry.path && $0.operation == "size" },
+                "\(result.inventory.problems)")
             let source = try XCTUnwrap(result.inventory.container.backup)
             let read = source.read(ContainerPath("Library/Caches/huge.db"), limit: Int.max)
             if encrypted {
                 guard case .failure(let failure) = read else { return XCTFail("read a Size past the ciphertext") }
-                XCTAssertTrue(failure.reason.contains("bytes of ciphertext, fewer than its MBFile Size (\(Int64.max - 7))"), failure.reason)
+                XCTAssertTrue(
+                    failure.reason.contains("bytes of ciphertext, fewer than its MBFile Size (\(Int64.max - 7))"),
+                    failure.reason)
                 XCTAssertTrue(failure.reason.contains(folder + "/"), failure.reason)
             } else {
                 XCTAssertEqual(try read.get().count, 512)
@@ -292,8 +351,13 @@ final class BackupHostileTests: XCTestCase {
         try handle.write(contentsOf: Data([0]))
         try handle.close()
         let size = try FileManager.default.attributesOfItem(atPath: dir.sub("B/Manifest.db"))[.size] as? Int ?? 0
-        let r = try CLI.run(["inventory", dir.sub("B"), "--app", Self.app], environment: [BackupPassword.environmentVariable: Self.password])
-        XCTAssertTrue(oneLineError(r).contains("\(dir.sub("B"))/Manifest.db: \(size) bytes of ciphertext, not a whole number of 16-byte AES blocks"), r.stderr)
+        let r = try CLI.run(
+            ["inventory", dir.sub("B"), "--app", Self.app],
+            environment: [BackupPassword.environmentVariable: Self.password])
+        XCTAssertTrue(
+            oneLineError(r).contains(
+                "\(dir.sub("B"))/Manifest.db: \(size) bytes of ciphertext, not a whole number of 16-byte AES blocks"),
+            r.stderr)
     }
 
     func testAKeybagWithAMalformedWrappedKeySaysSo() throws {
@@ -307,7 +371,11 @@ final class BackupHostileTests: XCTestCase {
         var plist = encryptor.manifestPlistEntries
         plist["BackupKeyBag"] = Data(bag)
         XCTAssertThrowsError(try BackupDecryption(manifestPlist: plist, password: Self.password)) { error in
-            XCTAssertEqual("\(error)", "Manifest.plist BackupKeyBag: the keybag is malformed: class 1's WPKY is 39 bytes, not an RFC 3394 wrapped key (a multiple of 8 bytes, 24 at least)")
+            XCTAssertEqual(
+                "\(error)",
+                "Manifest.plist BackupKeyBag: the keybag is malformed: class 1's WPKY is 39 bytes, not an RFC 3394 "
+                    + "wrapped key (a multiple of 8 bytes, 24 at least)"
+            )
         }
     }
 
@@ -317,8 +385,14 @@ final class BackupHostileTests: XCTestCase {
         b.file(Self.appDomain, "Documents/a.txt", size: 3)
         // The password's UTF-8 is what the key comes from; "\u{FFFD}" is what a lossy read makes of 0xFF.
         try b.write(to: dir.sub("B"), encryption: TestBackupEncryptor(password: "\u{FFFD}").builderEncryption)
-        let r = try shell("SANDBOX_AUDIT_BACKUP_PASSWORD=\"$(printf '\\377')\" exec \"$0\" inventory B --app \(Self.app)", in: dir.path)
+        let r = try shell(
+            "SANDBOX_AUDIT_BACKUP_PASSWORD=\"$(printf '\\377')\" exec \"$0\" inventory B --app \(Self.app)",
+            in: dir.path)
         XCTAssertEqual(r.status, 2, r.stderr)
-        XCTAssertEqual(r.stderr, "sandbox-audit: error: the environment variable SANDBOX_AUDIT_BACKUP_PASSWORD is not UTF-8 text: a backup password is text, and its key is derived from its UTF-8 bytes\n")
+        XCTAssertEqual(
+            r.stderr,
+            "sandbox-audit: error: the environment variable SANDBOX_AUDIT_BACKUP_PASSWORD is not UTF-8 text: a "
+                + "backup password is text, and its key is derived from its UTF-8 bytes\n"
+        )
     }
 }

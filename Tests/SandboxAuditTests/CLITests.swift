@@ -1,11 +1,12 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
 
 /// The built binary, run as a subprocess.
 final class CLITests: XCTestCase {
@@ -44,7 +45,8 @@ final class CLITests: XCTestCase {
         try Fixture.container(at: dir.path)
         XCTAssertEqual(try CLI.run(["scan", dir.path]).status, 0)
         try Fixture.file(dir.sub("Library/Caches/x"), size: 1)
-        try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Library/Caches/x"), carrier: .native)
+        try BackupMarker.set(
+            .exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Library/Caches/x"), carrier: .native)
         // A note only.
         XCTAssertEqual(try CLI.run(["scan", dir.path]).status, 0)
         XCTAssertEqual(try CLI.run(["scan", "--fail-on", "warning", dir.path]).status, 0)
@@ -68,9 +70,12 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(totals["keptOnUpdate"] as? Int, 12_000_100)
         XCTAssertEqual(totals["keptOnRestore"] as? Int, 12_000_100)
         let zones = json["zones"] as! [[String: Any]]
-        XCTAssertEqual(zones.map { $0["zone"] as! String }, ["documents", "applicationSupport", "caches", "preferences", "systemLibrary", "library", "tmp", "root"])
+        XCTAssertEqual(
+            zones.map { $0["zone"] as! String },
+            ["documents", "applicationSupport", "caches", "preferences", "systemLibrary", "library", "tmp", "root"])
         let findings = json["findings"] as! [[String: Any]]
-        XCTAssertEqual(findings.map { $0["ruleId"] as! String }, ["oversized-backed-up-file", "unexcluded-support-data"])
+        XCTAssertEqual(
+            findings.map { $0["ruleId"] as! String }, ["oversized-backed-up-file", "unexcluded-support-data"])
         XCTAssertEqual(findings.first?["size"] as? Int, 12_000_000)
         XCTAssertEqual(findings.first?["severity"] as? String, "error")
         XCTAssertNotNil(findings.first?["fix"] as? String)
@@ -83,7 +88,10 @@ final class CLITests: XCTestCase {
         try Fixture.file(dir.sub("Downloads/a"), size: 2_500_000)
         let r = try CLI.run(["scan", dir.path])
         XCTAssertFalse(r.stdout.contains("\u{1B}["), "no escape codes off a terminal")
-        for needle in ["backup footprint", "kept on update", "kept on restore", "misplaced-at-root", "fix: ", "2.50 MB", "decimal units", "FAILED"] {
+        for needle in [
+            "backup footprint", "kept on update", "kept on restore", "misplaced-at-root", "fix: ", "2.50 MB",
+            "decimal units", "FAILED",
+        ] {
             XCTAssertTrue(r.stdout.contains(needle), "missing \(needle) in:\n\(r.stdout)")
         }
         XCTAssertEqual(r.stderr, "")
@@ -124,14 +132,16 @@ final class CLITests: XCTestCase {
         }
         XCTAssertEqual(try CLI.run(["exclude", "--value", "other", target]).status, 0)
         let (json, _) = try CLI.scanJSON([dir.path])
-        XCTAssertEqual((json["findings"] as! [[String: Any]]).map { $0["ruleId"] as! String }, ["unrecognised-exclusion-value"])
+        XCTAssertEqual(
+            (json["findings"] as! [[String: Any]]).map { $0["ruleId"] as! String }, ["unrecognised-exclusion-value"])
         XCTAssertTrue(try CLI.run(["exclude", "--help"]).stdout.contains("WRITES"))
     }
 
     func testJSONEscapingRoundTrips() throws {
         let text = "quote \" backslash \\ newline \n tab \t bell \u{07} del \u{7F} ls \u{2028} é 🧪"
         let encoded = JSON.object([("k", .string(text))]).compact
-        XCTAssertEqual(encoded, #"{"k":"quote \" backslash \\ newline \n tab \t bell \u0007 del \u007f ls \u2028 é 🧪"}"#)
+        XCTAssertEqual(
+            encoded, #"{"k":"quote \" backslash \\ newline \n tab \t bell \u0007 del \u007f ls \u2028 é 🧪"}"#)
         let decoded = try JSONSerialization.jsonObject(with: Data(encoded.utf8)) as! [String: String]
         XCTAssertEqual(decoded["k"], text)
         XCTAssertEqual(JSON.array([.int(1), .null, .bool(true)]).pretty, "[\n  1,\n  null,\n  true\n]")
@@ -143,7 +153,10 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(list.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") }.count, RuleCatalogue.all.count)
         let one = try CLI.run(["rules", "excluded-user-data"])
         XCTAssertTrue(one.stdout.contains("Triggers on:"))
-        XCTAssertTrue(one.stdout.contains("https://developer.apple.com/documentation/foundation/urlresourcevalues/isexcludedfrombackup"), "cites public sources by URL")
+        XCTAssertTrue(
+            one.stdout.contains(
+                "https://developer.apple.com/documentation/foundation/urlresourcevalues/isexcludedfrombackup"),
+            "cites public sources by URL")
         XCTAssertTrue(one.stdout.contains("More: \(References.ruleHelp("excluded-user-data"))"))
     }
 
@@ -164,7 +177,7 @@ final class CLITests: XCTestCase {
             kill(p.processIdentifier, SIGQUIT)
             let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             p.waitUntilExit()
-            if p.terminationStatus != 2 && attempt < 4 { continue } // the scan ended first: try again
+            if p.terminationStatus != 2 && attempt < 4 { continue }  // the scan ended first: try again
             XCTAssertEqual(p.terminationStatus, 2, text)
             XCTAssertEqual(text, "sandbox-audit: error: interrupted (SIGQUIT)\n")
             return

@@ -1,11 +1,12 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
 
 /// `compare BASE HEAD` on real scans of two containers built here: the head's Firebase model
 /// folder grew and it gained a Realm database.
@@ -22,7 +23,10 @@ final class CompareTests: XCTestCase {
             try Fixture.file(root + "/" + Self.firebase, size: side == "base" ? 20_000 : 3_000_000)
             try Fixture.file(root + "/Library/Caches/thumbs.bin", size: 5_000)
             if side == "head" { try Fixture.file(root + "/" + Self.realm, size: 700_000) }
-            let r = try CLI.run(["scan", root, "--write-baseline", dir.sub("\(side)-baseline.json"), "--output", "json=" + dir.sub("\(side).json")])
+            let r = try CLI.run([
+                "scan", root, "--write-baseline", dir.sub("\(side)-baseline.json"), "--output",
+                "json=" + dir.sub("\(side).json"),
+            ])
             XCTAssertEqual(r.status, 0, r.stderr)
         }
     }
@@ -36,10 +40,12 @@ final class CompareTests: XCTestCase {
         for format in ["text", "markdown", "json"] {
             let r = try compare(files + ["--format", format])
             XCTAssertEqual(r.status, 0, r.stderr)
-            XCTAssertTrue(r.stdout.contains("com.firebase.FirebaseMLModelDownloader/model-segmenter"), "\(format): \(r.stdout)")
+            XCTAssertTrue(
+                r.stdout.contains("com.firebase.FirebaseMLModelDownloader/model-segmenter"), "\(format): \(r.stdout)")
             XCTAssertTrue(r.stdout.contains(Self.realm), "\(format): \(r.stdout)")
         }
-        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: try compare(files + ["--format", "json"]).stdoutBytes) as? [String: Any])
+        let json = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: try compare(files + ["--format", "json"]).stdoutBytes) as? [String: Any])
         XCTAssertEqual(json["schemaVersion"] as? Int, 1)
         let grew = try XCTUnwrap(json["grew"] as? [[String: Any]])
         XCTAssertEqual(grew.first?["path"] as? String, Self.firebase)
@@ -74,19 +80,31 @@ final class CompareTests: XCTestCase {
         let zones = try XCTUnwrap(json["zones"] as? [[String: Any]])
         let documents = try XCTUnwrap(zones.first { $0["zone"] as? String == "documents" })
         XCTAssertEqual((documents["backupFootprint"] as? [String: Any])?["delta"] as? Int, 700_000)
-        XCTAssertTrue((json["pathsUnavailable"] as? String)?.contains("BASE and HEAD are scan reports") == true, "\(json)")
+        XCTAssertTrue(
+            (json["pathsUnavailable"] as? String)?.contains("BASE and HEAD are scan reports") == true, "\(json)")
         XCTAssertEqual(json["grewCount"] as? Int, 0)
         let text = try compare([dir.sub("base.json"), dir.sub("head.json")]).stdout
-        XCTAssertTrue(text.contains("not compared: BASE and HEAD are scan reports, which record no per-path sizes"), text)
+        XCTAssertTrue(
+            text.contains("not compared: BASE and HEAD are scan reports, which record no per-path sizes"), text)
         // A scan report against a baseline: the same figures, the baseline's from its files.
         let mixed = try compare([dir.sub("base.json"), dir.sub("head-baseline.json")])
         XCTAssertEqual(mixed.status, 0, mixed.stderr)
-        XCTAssertTrue(mixed.stdout.contains("backup 20.0 kB → 3.70 MB (+3.68 MB); kept on update 25.0 kB → 3.71 MB (+3.68 MB); files 3 → 4 (+1)"), mixed.stdout)
+        XCTAssertTrue(
+            mixed.stdout.contains(
+                "backup 20.0 kB → 3.70 MB (+3.68 MB); kept on update 25.0 kB → 3.71 MB (+3.68 MB); files 3 → 4 (+1)"),
+            mixed.stdout)
         // A baseline written before files recorded `survivesUpdate` has no such figure.
-        let old = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.sub("head-baseline.json")))) as? [String: Any])
+        let old = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.sub("head-baseline.json"))))
+                as? [String: Any])
         var stripped = old
-        stripped["files"] = (old["files"] as? [[String: Any]] ?? []).map { var f = $0; f.removeValue(forKey: "survivesUpdate"); return f }
-        try JSONSerialization.data(withJSONObject: stripped).write(to: URL(fileURLWithPath: dir.sub("old-baseline.json")))
+        stripped["files"] = (old["files"] as? [[String: Any]] ?? []).map {
+            var f = $0
+            f.removeValue(forKey: "survivesUpdate")
+            return f
+        }
+        try JSONSerialization.data(withJSONObject: stripped).write(
+            to: URL(fileURLWithPath: dir.sub("old-baseline.json")))
         let unknown = try compare([dir.sub("base.json"), dir.sub("old-baseline.json")])
         XCTAssertTrue(unknown.stdout.contains("kept on update 25.0 kB → n/a (n/a)"), unknown.stdout)
     }
@@ -96,7 +114,8 @@ final class CompareTests: XCTestCase {
         try Self.scanBaseAndHead(in: dir)
         let files = [dir.sub("base-baseline.json"), dir.sub("head-baseline.json")]
         XCTAssertEqual(try compare(files + ["--fail-on-growth", "3MB"]).status, 1)
-        XCTAssertEqual(try compare(files + ["--fail-on-growth", "3.68MB"]).status, 0, "grew by exactly the limit: not more")
+        XCTAssertEqual(
+            try compare(files + ["--fail-on-growth", "3.68MB"]).status, 0, "grew by exactly the limit: not more")
         XCTAssertEqual(try compare(files + ["--fail-on-growth", "4MiB"]).status, 0)
         // Shrinking never fails.
         XCTAssertEqual(try compare(files.reversed() + ["--fail-on-growth", "0"]).status, 0)
@@ -109,14 +128,20 @@ final class CompareTests: XCTestCase {
     func testOwnersOfTheGrownAndNewPaths() throws {
         let dir = try TempDir()
         try Self.scanBaseAndHead(in: dir)
-        let baseline = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.sub("head-baseline.json")))) as? [String: Any])
-        guard let files = baseline["files"] as? [[String: Any]], files.contains(where: { $0.keys.contains("owner") }) else {
+        let baseline = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.sub("head-baseline.json"))))
+                as? [String: Any])
+        guard let files = baseline["files"] as? [[String: Any]], files.contains(where: { $0.keys.contains("owner") })
+        else {
             throw XCTSkip("the baseline's files carry no owner key: attribution to owners is not part of this build")
         }
         let both = [dir.sub("base-baseline.json"), dir.sub("head-baseline.json")]
-        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: try compare(both + ["--format", "json"]).stdoutBytes) as? [String: Any])
+        let json = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: try compare(both + ["--format", "json"]).stdoutBytes) as? [String: Any])
         let owners = try XCTUnwrap(json["owners"] as? [[String: Any]], "\(json)")
-        func delta(_ owner: String) -> Int? { ((owners.first { $0["owner"] as? String == owner })?["backupFootprint"] as? [String: Any])?["delta"] as? Int }
+        func delta(_ owner: String) -> Int? {
+            ((owners.first { $0["owner"] as? String == owner })?["backupFootprint"] as? [String: Any])?["delta"] as? Int
+        }
         XCTAssertEqual(delta("Firebase"), 2_980_000, "\(owners)")
         XCTAssertEqual(delta("Realm"), 700_000, "\(owners)")
         XCTAssertEqual((json["added"] as? [[String: Any]])?.first?["owner"] as? String, "Realm")
@@ -138,9 +163,14 @@ final class CompareTests: XCTestCase {
                 "backupFootprint": count * size,
                 "files": (0..<count).map { i -> [String: Any] in
                     let domain = i % 3 == 0 ? "AppDomainGroup-group.example.\(i % 900)/" : ""
-                    return ["path": "\(domain)Documents/\(long)file-\(i)|`*_<b>", "size": size + i % 7, "mtime": 0, "zone": "documents", "backedUp": true]
+                    return [
+                        "path": "\(domain)Documents/\(long)file-\(i)|`*_<b>", "size": size + i % 7, "mtime": 0,
+                        "zone": "documents", "backedUp": true,
+                    ]
                 },
-                "findings": (0..<count).map { ["ruleId": "oversized-backed-up-file", "path": "Documents/\(long)finding-\($0)"] },
+                "findings": (0..<count).map {
+                    ["ruleId": "oversized-backed-up-file", "path": "Documents/\(long)finding-\($0)"]
+                },
             ]
         }
         for (name, object) in [("base", baseline(6_000, size: 100)), ("head", baseline(9_000, size: 200))] {
@@ -152,7 +182,9 @@ final class CompareTests: XCTestCase {
         XCTAssertGreaterThan(r.stdoutBytes.count, 2_000)
         // Cut lists of grown paths, new paths, new findings (lines) and domains (a table row).
         let cuts = try NSRegularExpression(pattern: #"^(- |\| )\*and [0-9,]+ more\*"#, options: .anchorsMatchLines)
-        XCTAssertEqual(cuts.numberOfMatches(in: r.stdout, range: NSRange(r.stdout.startIndex..., in: r.stdout)), 4, String(r.stdout.prefix(3000)))
+        XCTAssertEqual(
+            cuts.numberOfMatches(in: r.stdout, range: NSRange(r.stdout.startIndex..., in: r.stdout)), 4,
+            String(r.stdout.prefix(3000)))
         XCTAssertTrue(r.stdout.contains("### Findings new in HEAD (3,000)"), String(r.stdout.prefix(3000)))
         XCTAssertFalse(r.stdout.contains("<b>"), "container text is escaped")
     }
@@ -163,10 +195,16 @@ final class CompareTests: XCTestCase {
         let dir = try TempDir()
         func write(_ name: String, _ files: [(String, Int)]) throws {
             let object: [String: Any] = [
-                "schemaVersion": 2, "kind": "sandbox-audit-baseline", "container": ["bundleIdentifier": "com.example.app"],
+                "schemaVersion": 2, "kind": "sandbox-audit-baseline",
+                "container": ["bundleIdentifier": "com.example.app"],
                 "backupFootprint": files.reduce(0) { $0 + $1.1 },
                 "files": files.map { ["path": $0.0, "size": $0.1, "mtime": 0, "zone": "root", "backedUp": true] },
-                "findings": [["ruleId": "large-user-defaults", "path": "AppDomainGroup-group.example/Library/Preferences/group.example.plist"]],
+                "findings": [
+                    [
+                        "ruleId": "large-user-defaults",
+                        "path": "AppDomainGroup-group.example/Library/Preferences/group.example.plist",
+                    ]
+                ],
             ]
             try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: dir.sub(name)))
         }
@@ -175,14 +213,17 @@ final class CompareTests: XCTestCase {
         let r = try compare([dir.sub("base.json"), dir.sub("head.json"), "--format", "json"])
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: r.stdoutBytes) as? [String: Any], r.stderr)
         let domains = try XCTUnwrap(json["domains"] as? [[String: Any]])
-        XCTAssertEqual(domains.map { $0["domain"] as? String }, ["AppDomain-com.example.app", "AppDomainGroup-group.example"])
+        XCTAssertEqual(
+            domains.map { $0["domain"] as? String }, ["AppDomain-com.example.app", "AppDomainGroup-group.example"])
         XCTAssertEqual((domains[1]["backupFootprint"] as? [String: Any])?["delta"] as? Int, 500)
         let added = try XCTUnwrap((json["added"] as? [[String: Any]])?.first)
         XCTAssertEqual(added["domain"] as? String, "AppDomainGroup-group.example")
         XCTAssertEqual(added["path"] as? String, "Shared.sqlite")
-        XCTAssertEqual((json["newFindings"] as? [Any])?.count, 0, "the same finding on both sides is neither new nor fixed")
+        XCTAssertEqual(
+            (json["newFindings"] as? [Any])?.count, 0, "the same finding on both sides is neither new nor fixed")
         let text = try compare([dir.sub("base.json"), dir.sub("head.json")]).stdout
-        XCTAssertTrue(text.contains("+500 B  AppDomainGroup-group.example/Shared.sqlite (new → 500 B, backed up)"), text)
+        XCTAssertTrue(
+            text.contains("+500 B  AppDomainGroup-group.example/Shared.sqlite (new → 500 B, backed up)"), text)
     }
 
     func testUnreadableOrWrongFilesExitTwoWithOneLine() throws {
@@ -190,11 +231,16 @@ final class CompareTests: XCTestCase {
         try Self.scanBaseAndHead(in: dir)
         try Data("not json".utf8).write(to: URL(fileURLWithPath: dir.sub("text.json")))
         try Data(#"{"schemaVersion": 2, "results": []}"#.utf8).write(to: URL(fileURLWithPath: dir.sub("other.json")))
-        try Data(#"{"schemaVersion": 2, "kind": "sandbox-audit-baseline", "backupFootprint": -5}"#.utf8).write(to: URL(fileURLWithPath: dir.sub("negative.json")))
-        try Data(#"{"schemaVersion": 9, "kind": "sandbox-audit-baseline"}"#.utf8).write(to: URL(fileURLWithPath: dir.sub("future.json")))
+        try Data(#"{"schemaVersion": 2, "kind": "sandbox-audit-baseline", "backupFootprint": -5}"#.utf8).write(
+            to: URL(fileURLWithPath: dir.sub("negative.json")))
+        try Data(#"{"schemaVersion": 9, "kind": "sandbox-audit-baseline"}"#.utf8).write(
+            to: URL(fileURLWithPath: dir.sub("future.json")))
         let good = dir.sub("base.json")
         let cases: [([String], String)] = [
-            ([dir.sub("missing.json"), good], "cannot read BASE \(dir.sub("missing.json")): No such file or directory"),
+            (
+                [dir.sub("missing.json"), good],
+                "cannot read BASE \(dir.sub("missing.json")): No such file or directory"
+            ),
             ([good, dir.path], "cannot read HEAD \(dir.path): is a directory"),
             ([good, dir.sub("text.json")], "is not a sandbox-audit scan report"),
             ([dir.sub("other.json"), good], "BASE \(dir.sub("other.json")) is not a sandbox-audit scan report"),
@@ -205,7 +251,8 @@ final class CompareTests: XCTestCase {
             let r = try compare(arguments)
             XCTAssertEqual(r.status, 2, "\(arguments): \(r.stdout)")
             XCTAssertTrue(r.stdout.isEmpty, "\(arguments)")
-            XCTAssertTrue(r.stderr.hasPrefix("sandbox-audit: error: ") && r.stderr.contains(message), "\(arguments): \(r.stderr)")
+            XCTAssertTrue(
+                r.stderr.hasPrefix("sandbox-audit: error: ") && r.stderr.contains(message), "\(arguments): \(r.stderr)")
             XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
         }
     }

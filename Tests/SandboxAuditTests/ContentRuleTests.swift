@@ -1,11 +1,12 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
 
 /// The rules that look inside files or across groups of files: large-user-defaults,
 /// split-store-backup, volatile-store, many-backed-up-files (beyond their catalogue examples).
@@ -54,7 +55,9 @@ final class ContentRuleTests: XCTestCase {
             XCTAssertEqual(f.first?.size, Int64(size))
             XCTAssertEqual(f.first?.path?.display, Self.prefs)
             XCTAssertTrue(message.contains(parseable ? "\"blob\"" : "could not be parsed"), message)
-            XCTAssertTrue(message.contains(expected == .error ? "error size of 4,194,304 bytes" : "warning size of 524,288 bytes"), message)
+            XCTAssertTrue(
+                message.contains(
+                    expected == .error ? "error size of 4,194,304 bytes" : "warning size of 524,288 bytes"), message)
         }
     }
 
@@ -62,7 +65,8 @@ final class ContentRuleTests: XCTestCase {
         let dir = try TempDir()
         try Fixture.container(at: dir.path)
         let values: [String: Any] = [
-            "small": Data(count: 10), "avatar": Data(count: 300_000), "history": Array(repeating: "search term", count: 5_000),
+            "small": Data(count: 10), "avatar": Data(count: 300_000),
+            "history": Array(repeating: "search term", count: 5_000),
             "feed": Data(count: 250_000), "count": 42, "name": "x",
         ]
         let data = try Self.binaryPlist(values)
@@ -75,7 +79,8 @@ final class ContentRuleTests: XCTestCase {
         let expected = try ["avatar", "feed", "history"].map { key in
             (key, ByteSize.format(Int64(try Self.binaryPlist(values[key]!).count)))
         }
-        XCTAssertGreaterThan(try Self.binaryPlist(values["feed"]!).count, try Self.binaryPlist(values["history"]!).count)
+        XCTAssertGreaterThan(
+            try Self.binaryPlist(values["feed"]!).count, try Self.binaryPlist(values["history"]!).count)
         let listing = expected.map { "\"\($0.0)\" \($0.1)" }.joined(separator: ", ")
         XCTAssertTrue(message.contains("re-encoded alone as a binary plist): " + listing), message)
         XCTAssertFalse(message.contains("\"small\""), message)
@@ -83,30 +88,39 @@ final class ContentRuleTests: XCTestCase {
 
         // The sizes themselves, straight from the parser.
         guard case .success(let keys) = LargeUserDefaults.largestKeys(data) else { return XCTFail("did not parse") }
-        XCTAssertEqual(keys.map(\.key), ["avatar", "feed", "history", "small", "name", "count"].sorted {
-            let a = try! Self.binaryPlist(values[$0]!).count, b = try! Self.binaryPlist(values[$1]!).count
-            return a != b ? a > b : $0 < $1
-        })
+        XCTAssertEqual(
+            keys.map(\.key),
+            ["avatar", "feed", "history", "small", "name", "count"].sorted {
+                let a = try! Self.binaryPlist(values[$0]!).count
+                let b = try! Self.binaryPlist(values[$1]!).count
+                return a != b ? a > b : $0 < $1
+            })
         XCTAssertEqual(keys.first?.size, try Self.binaryPlist(Data(count: 300_000)).count)
     }
 
     func testUserDefaultsReadsXMLPlists() throws {
         let dir = try TempDir()
         try Fixture.container(at: dir.path)
-        let xml = try PropertyListSerialization.data(fromPropertyList: ["cache": Data(count: 450_000), "n": 1], format: .xml, options: 0)
-        XCTAssertGreaterThan(xml.count, 512 * 1024) // base64 makes it larger
+        let xml = try PropertyListSerialization.data(
+            fromPropertyList: ["cache": Data(count: 450_000), "n": 1], format: .xml, options: 0)
+        XCTAssertGreaterThan(xml.count, 512 * 1024)  // base64 makes it larger
         try Fixture.bytes(dir.sub(Self.prefs), Array(xml))
         let message = try XCTUnwrap(try findings(dir, "large-user-defaults").first?.message)
-        XCTAssertTrue(message.contains("\"cache\" \(ByteSize.format(Int64(try Self.binaryPlist(Data(count: 450_000)).count)))"), message)
+        XCTAssertTrue(
+            message.contains("\"cache\" \(ByteSize.format(Int64(try Self.binaryPlist(Data(count: 450_000)).count)))"),
+            message)
     }
 
     func testUnparsablePreferencesStillReportsItsSize() throws {
         let dir = try TempDir()
         try Fixture.container(at: dir.path)
         try Fixture.file(dir.sub(Self.prefs), size: 5_000_000)
-        try Fixture.bytes(dir.sub("Library/Preferences/list.plist"), Array(try Self.binaryPlist(Array(repeating: Data(count: 1000), count: 600))))
+        try Fixture.bytes(
+            dir.sub("Library/Preferences/list.plist"),
+            Array(try Self.binaryPlist(Array(repeating: Data(count: 1000), count: 600))))
         let f = try findings(dir, "large-user-defaults")
-        XCTAssertEqual(f.map { $0.path?.display }, ["Library/Preferences/com.example.app.plist", "Library/Preferences/list.plist"])
+        XCTAssertEqual(
+            f.map { $0.path?.display }, ["Library/Preferences/com.example.app.plist", "Library/Preferences/list.plist"])
         XCTAssertEqual(f.first?.severity, .error)
         XCTAssertEqual(f.first?.size, 5_000_000)
         XCTAssertTrue(f.first?.message.contains("5.00 MB") ?? false, f.first?.message ?? "")
@@ -133,11 +147,12 @@ final class ContentRuleTests: XCTestCase {
     func testDatabasesAreRecognisedByContentNotName() throws {
         let dir = try TempDir()
         try Fixture.container(at: dir.path)
-        try Fixture.file(dir.sub("Library/Caches/fake.sqlite"), size: 5_000_000) // zeros: no header
+        try Fixture.file(dir.sub("Library/Caches/fake.sqlite"), size: 5_000_000)  // zeros: no header
         try Fixture.bytes(dir.sub("Library/Caches/fake.realm"), Array("not a realm file at all, really".utf8))
-        try Fixture.bytes(dir.sub("Library/Caches/data.bin"), StoreSignature.sqliteHeader + [UInt8](repeating: 0, count: 600))
+        try Fixture.bytes(
+            dir.sub("Library/Caches/data.bin"), StoreSignature.sqliteHeader + [UInt8](repeating: 0, count: 600))
         try Fixture.bytes(dir.sub("tmp/blob"), VolatileStore.sampleRealmFile)
-        try Fixture.bytes(dir.sub("tmp/short"), Array("SQLite format".utf8)) // under 16 bytes: never read
+        try Fixture.bytes(dir.sub("tmp/short"), Array("SQLite format".utf8))  // under 16 bytes: never read
         let f = try findings(dir, "volatile-store")
         XCTAssertEqual(f.map { $0.path?.display }, ["Library/Caches/data.bin", "tmp/blob"])
         XCTAssertTrue(f.first?.message.hasPrefix("SQLite database") ?? false, f.first?.message ?? "")
@@ -153,16 +168,20 @@ final class ContentRuleTests: XCTestCase {
         let dir = try TempDir()
         try Fixture.container(at: dir.path)
         let db = VolatileStore.sampleSQLiteFile
-        for path in ["Library/Caches/Cache.db", "Library/Caches/com.example.app/Cache.db", "tmp/Cache.db",
-                     "Library/Caches/com.apple.WebKit.Networking/a.db", "Library/Caches/com.apple.nsurlsessiond/x/y.db",
-                     "Library/Caches/com.example.app/com.apple.metal/shaders.db"] {
+        for path in [
+            "Library/Caches/Cache.db", "Library/Caches/com.example.app/Cache.db", "tmp/Cache.db",
+            "Library/Caches/com.apple.WebKit.Networking/a.db", "Library/Caches/com.apple.nsurlsessiond/x/y.db",
+            "Library/Caches/com.example.app/com.apple.metal/shaders.db",
+        ] {
             try Fixture.bytes(dir.sub(path), db)
         }
         try Fixture.bytes(dir.sub("Library/Caches/com.example.app/Cache.db.backup"), db)
-        try Fixture.bytes(dir.sub("Library/Caches/com.apple.db"), db) // a file, not a com.apple.* folder
+        try Fixture.bytes(dir.sub("Library/Caches/com.apple.db"), db)  // a file, not a com.apple.* folder
         try Fixture.bytes(dir.sub("Library/Application Support/app.sqlite"), db)
         let f = try findings(dir, "volatile-store")
-        XCTAssertEqual(f.map { $0.path?.display }, ["Library/Caches/com.apple.db", "Library/Caches/com.example.app/Cache.db.backup"])
+        XCTAssertEqual(
+            f.map { $0.path?.display },
+            ["Library/Caches/com.apple.db", "Library/Caches/com.example.app/Cache.db.backup"])
     }
 
     // MARK: split-store-backup
@@ -189,26 +208,40 @@ final class ContentRuleTests: XCTestCase {
         // Consistent: all excluded through the folder.
         try Fixture.file(dir.sub("Documents/Store/a.db"), size: 10)
         try Fixture.file(dir.sub("Documents/Store/a.db-wal"), size: 10)
-        try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Documents/Store"), carrier: .native)
+        try BackupMarker.set(
+            .exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Documents/Store"), carrier: .native)
         // Companion in another folder than its would-be main file.
         try Fixture.file(dir.sub("Documents/b.db"), size: 10)
         try Fixture.file(dir.sub("Documents/Other/b.db-wal"), size: 10)
-        try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Documents/Other/b.db-wal"), carrier: .native)
+        try BackupMarker.set(
+            .exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Documents/Other/b.db-wal"), carrier: .native)
         // Three companions, two of them excluded: one finding.
-        for suffix in ["", "-wal", "-shm", "-journal"] { try Fixture.file(dir.sub("Documents/c.db" + suffix), size: 10) }
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try Fixture.file(dir.sub("Documents/c.db" + suffix), size: 10)
+        }
         for suffix in ["-shm", "-journal"] {
-            try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Documents/c.db" + suffix), carrier: .sidecar)
+            try BackupMarker.set(
+                .exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Documents/c.db" + suffix),
+                carrier: .sidecar)
         }
         // Realm: the lock file excluded, the rest backed up.
         try Fixture.file(dir.sub("Documents/default.realm"), size: 10)
         try Fixture.file(dir.sub("Documents/default.realm.lock"), size: 10)
         try Fixture.file(dir.sub("Documents/default.realm.management/x"), size: 10)
-        try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Documents/default.realm.lock"), carrier: .native)
+        try BackupMarker.set(
+            .exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Documents/default.realm.lock"),
+            carrier: .native)
         let f = try findings(dir, "split-store-backup")
         XCTAssertEqual(f.map { $0.path?.display }, ["Documents/c.db", "Documents/default.realm"])
-        XCTAssertTrue(f.first?.message.contains("backed up: c.db, c.db-wal; not backed up (excluded): c.db-journal, c.db-shm;") ?? false, f.first?.message ?? "")
-        XCTAssertTrue(f.last?.message.contains("Realm store split by backup: backed up: default.realm, default.realm.management/; not backed up (excluded): default.realm.lock;") ?? false,
-                      f.last?.message ?? "")
+        XCTAssertTrue(
+            f.first?.message.contains("backed up: c.db, c.db-wal; not backed up (excluded): c.db-journal, c.db-shm;")
+                ?? false, f.first?.message ?? "")
+        XCTAssertTrue(
+            f.last?.message.contains(
+                "Realm store split by backup: backed up: default.realm, default.realm.management/; not backed up "
+                    + "(excluded): default.realm.lock;"
+            ) ?? false,
+            f.last?.message ?? "")
     }
 
     /// Stores whose names start alike: x.db-s (a main file of its own) sorts between x.db and
@@ -217,18 +250,26 @@ final class ContentRuleTests: XCTestCase {
     func testSplitStoreNestedAndInterleavedNames() throws {
         let dir = try TempDir()
         try Fixture.container(at: dir.path)
-        for name in ["n.db", "n.db-s", "n.db-s-wal", "n.db-shm", "n.db-wal", "p.db", "p.db-dir/inner.db", "p.db-dir/inner.db-wal", "p.db-wal", "q.db", "q.db-wal"] {
+        for name in [
+            "n.db", "n.db-s", "n.db-s-wal", "n.db-shm", "n.db-wal", "p.db", "p.db-dir/inner.db",
+            "p.db-dir/inner.db-wal", "p.db-wal", "q.db", "q.db-wal",
+        ] {
             try Fixture.file(dir.sub("Documents/" + name), size: 10)
         }
         for name in ["n.db-s-wal", "n.db-shm", "p.db-dir/inner.db-wal", "p.db-wal"] {
-            try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Documents/" + name), carrier: .native)
+            try BackupMarker.set(
+                .exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Documents/" + name), carrier: .native)
         }
         let f = try findings(dir, "split-store-backup")
-        XCTAssertEqual(f.map { $0.path?.display }, ["Documents/n.db", "Documents/n.db-s", "Documents/p.db", "Documents/p.db-dir/inner.db"])
-        XCTAssertTrue(f[0].message.contains("backed up: n.db, n.db-wal; not backed up (excluded): n.db-shm;"), f[0].message)
+        XCTAssertEqual(
+            f.map { $0.path?.display },
+            ["Documents/n.db", "Documents/n.db-s", "Documents/p.db", "Documents/p.db-dir/inner.db"])
+        XCTAssertTrue(
+            f[0].message.contains("backed up: n.db, n.db-wal; not backed up (excluded): n.db-shm;"), f[0].message)
         XCTAssertTrue(f[1].message.contains("backed up: n.db-s; not backed up (excluded): n.db-s-wal;"), f[1].message)
         XCTAssertTrue(f[2].message.contains("backed up: p.db; not backed up (excluded): p.db-wal;"), f[2].message)
-        XCTAssertTrue(f[3].message.contains("backed up: inner.db; not backed up (excluded): inner.db-wal;"), f[3].message)
+        XCTAssertTrue(
+            f[3].message.contains("backed up: inner.db; not backed up (excluded): inner.db-wal;"), f[3].message)
     }
 
     // MARK: many-backed-up-files
@@ -248,10 +289,14 @@ final class ContentRuleTests: XCTestCase {
         // Not backed up: not counted.
         try Fixture.files(in: dir.sub("Library/Caches/Thumbs"), count: 150, size: 10)
         try Fixture.files(in: dir.sub("Library/Application Support/Excluded"), count: 150, size: 10)
-        try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Library/Application Support/Excluded"), carrier: .native)
+        try BackupMarker.set(
+            .exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Library/Application Support/Excluded"),
+            carrier: .native)
         try Fixture.files(in: dir.sub("Library/Application Support/Mixed"), count: 99, size: 10)
         try Fixture.files(in: dir.sub("Library/Application Support/Mixed/Excluded"), count: 50, size: 10)
-        try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Library/Application Support/Mixed/Excluded"), carrier: .native)
+        try BackupMarker.set(
+            .exclude, value: BackupAttribute.canonicalValue, on: dir.sub("Library/Application Support/Mixed/Excluded"),
+            carrier: .native)
 
         let f = try findings(dir, "many-backed-up-files", settings: s)
         XCTAssertEqual(f.map { $0.path?.display }, ["Documents/a/b/c", "Library/Application Support/Pages"])

@@ -1,11 +1,12 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
 
 /// What the distribution files state agrees with the one place it is written: the toolchain floor
 /// (Package.swift's swift-tools-version), the pinned dependency versions, the repository and
@@ -24,16 +25,24 @@ final class DistributionTests: XCTestCase {
         }
     }
 
-    static let distributionFiles = ["README.md", "docs/distribution.md", "Formula/sandbox-audit.rb", "action.yml",
-                                    ".github/workflows/ci.yml", ".github/workflows/release.yml", "scripts/setup.sh"]
+    static let distributionFiles = [
+        "README.md", "docs/distribution.md", "Formula/sandbox-audit.rb", "action.yml",
+        ".github/workflows/ci.yml", ".github/workflows/release.yml", "scripts/setup.sh",
+    ]
 
     func testSwiftToolsVersionIsTheStatedMinimumEverywhere() throws {
         let manifest = try Self.text("Package.swift")
         XCTAssertTrue(manifest.hasPrefix("// swift-tools-version:6.1\n"), String(manifest.prefix(40)))
         XCTAssertFalse(manifest.contains("unsafeFlags"))
         let stated: [String: [String]] = [
-            "README.md": ["Swift](https://www.swift.org/install/) 6.1 or later", "Xcode 16.3 or later", "Swift 6.1 or later; Xcode 16.3 on macOS"],
-            "docs/distribution.md": ["Swift 6.1 or later (Xcode 16.3 on macOS)", "Xcode 16.3 or later (Swift 6.1)", "`swift-tools-version:6.1`"],
+            "README.md": [
+                "Swift](https://www.swift.org/install/) 6.1 or later", "Xcode 16.3 or later",
+                "Swift 6.1 or later; Xcode 16.3 on macOS",
+            ],
+            "docs/distribution.md": [
+                "Swift 6.1 or later (Xcode 16.3 on macOS)", "Xcode 16.3 or later (Swift 6.1)",
+                "`swift-tools-version:6.1`",
+            ],
             "Formula/sandbox-audit.rb": ["depends_on xcode: [\"16.3\", :build] # swift-tools-version 6.1"],
             "action.yml": ["Swift 6.1 or later"],
             ".github/workflows/ci.yml": ["/Applications/Xcode_16.3.app", "container: swift:6.1-focal"],
@@ -47,7 +56,9 @@ final class DistributionTests: XCTestCase {
         // No other floor is stated anywhere.
         for file in Self.distributionFiles {
             let text = try Self.text(file)
-            for stale in try Self.captures(#"(Swift [0-5]\.[0-9]+|Xcode 1[0-5]\.[0-9]+|swift-version: "?6\.0|swift:[0-5]\.)"#, in: text) {
+            for stale in try Self.captures(
+                #"(Swift [0-5]\.[0-9]+|Xcode 1[0-5]\.[0-9]+|swift-version: "?6\.0|swift:[0-5]\.)"#, in: text)
+            {
                 XCTFail("\(file) states \(stale)")
             }
         }
@@ -55,17 +66,21 @@ final class DistributionTests: XCTestCase {
 
     func testDependenciesArePinnedExactly() throws {
         let manifest = try Self.text("Package.swift")
-        let pins = try Self.captures(#"\.package\(url: "https://github\.com/[^/]+/([^"]+)", exact: "([^"]+)"\)"#, in: manifest)
+        let pins = try Self.captures(
+            #"\.package\(url: "https://github\.com/[^/]+/([^"]+)", exact: "([^"]+)"\)"#, in: manifest)
         let versions = try Self.captures(#"\.package\(url: "[^"]+", exact: "([^"]+)"\)"#, in: manifest)
-        XCTAssertEqual(Dictionary(uniqueKeysWithValues: zip(pins, versions)),
-                       ["swift-argument-parser": "1.8.2", "Yams": "6.2.2", "GRDB.swift": "7.10.0", "swift-crypto": "3.12.3"])
-        XCTAssertEqual(manifest.components(separatedBy: ".package(url:").count - 1, 4, "every dependency pinned")
+        XCTAssertEqual(
+            Dictionary(uniqueKeysWithValues: zip(pins, versions)),
+            ["swift-argument-parser": "1.8.2", "Yams": "6.2.2", "swift-crypto": "3.12.3"])
+        XCTAssertEqual(manifest.components(separatedBy: ".package(url:").count - 1, 3, "every dependency pinned")
         for loose in ["from:", "branch:", "revision:", ".upToNextMajor", ".upToNextMinor", "\"1.8.2\"..."] {
             XCTAssertFalse(manifest.contains(loose), "Package.swift: \(loose)")
         }
         // The versions the documentation names are the pinned ones.
         let docs = try Self.text("docs/distribution.md").split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        XCTAssertTrue(docs.contains("(swift-argument-parser 1.8.2, Yams 6.2.2, GRDB.swift 7.10.0, swift-crypto 3.12.3)"), "docs/distribution.md names the pins")
+        XCTAssertTrue(
+            docs.contains("(swift-argument-parser 1.8.2, Yams 6.2.2, swift-crypto 3.12.3)"),
+            "docs/distribution.md names the pins")
         // Package.resolved stays out of git.
         XCTAssertTrue(try Self.text(".gitignore").split(separator: "\n").contains("Package.resolved"))
     }
@@ -73,7 +88,8 @@ final class DistributionTests: XCTestCase {
     func testOneRepositoryAndOneVersion() throws {
         XCTAssertEqual(References.repository, "https://github.com/" + Project.repository)
         XCTAssertEqual(Audit.toolVersion, Project.version)
-        let repo = Project.repository, version = Project.version
+        let repo = Project.repository
+        let version = Project.version
         let install = try Self.text("scripts/install.sh")
         XCTAssertEqual(try Self.captures(#"^repository="([^"]+)""#, in: install), [repo])
 
@@ -81,15 +97,18 @@ final class DistributionTests: XCTestCase {
         XCTAssertEqual(try Self.captures(#"^  version "([^"]+)""#, in: formula), [version])
         XCTAssertEqual(try Self.captures(#"^  homepage "([^"]+)""#, in: formula), ["https://github.com/\(repo)"])
         let urls = try Self.captures(#"^ *url "([^"]+)""#, in: formula)
-        XCTAssertEqual(urls, ["macos-universal", "linux-x86_64", "linux-aarch64"].map {
-            "https://github.com/\(repo)/releases/download/v\(version)/sandbox-audit-\(version)-\($0).tar.gz"
-        } + ["https://github.com/\(repo).git"])
+        XCTAssertEqual(
+            urls,
+            ["macos-universal", "linux-x86_64", "linux-aarch64"].map {
+                "https://github.com/\(repo)/releases/download/v\(version)/sandbox-audit-\(version)-\($0).tar.gz"
+            } + ["https://github.com/\(repo).git"])
 
         // Every GitHub address of the project, in every file a user reads, is the repository's.
         for file in Self.distributionFiles + ["docs/report-formats.md", "scripts/install.sh"] {
             let text = try Self.text(file)
             XCTAssertFalse(text.contains("OWNER"), "\(file) has a placeholder owner")
-            for other in try Self.captures(#"github(?:usercontent)?\.com/([A-Za-z0-9_.-]+/sandbox-audit)\b"#, in: text) where other != repo {
+            for other in try Self.captures(#"github(?:usercontent)?\.com/([A-Za-z0-9_.-]+/sandbox-audit)\b"#, in: text)
+            where other != repo {
                 XCTFail("\(file) names \(other)")
             }
         }
@@ -99,8 +118,11 @@ final class DistributionTests: XCTestCase {
         XCTAssertEqual(Set(uses), ["\(repo)@v\(version)"])
         let oneLines = try Self.captures(#"(https://raw\.githubusercontent\.com/\S+ \| sh -s -- \S+)"#, in: readme)
         XCTAssertFalse(oneLines.isEmpty)
-        XCTAssertEqual(Set(oneLines), ["https://raw.githubusercontent.com/\(repo)/v\(version)/scripts/install.sh | sh -s -- \(version)"])
-        XCTAssertEqual(Set(try Self.captures(#"sandbox-audit-([0-9][0-9A-Za-z.+]*)-(?:linux|macos)"#, in: readme)), [version])
+        XCTAssertEqual(
+            Set(oneLines),
+            ["https://raw.githubusercontent.com/\(repo)/v\(version)/scripts/install.sh | sh -s -- \(version)"])
+        XCTAssertEqual(
+            Set(try Self.captures(#"sandbox-audit-([0-9][0-9A-Za-z.+]*)-(?:linux|macos)"#, in: readme)), [version])
     }
 
     /// MIT, as SwiftLint, Periphery and Danger: one LICENSE, the plugin package's copy (published
@@ -109,9 +131,12 @@ final class DistributionTests: XCTestCase {
     /// PluginTests: the bundle) and by the release rehearsal.
     func testTheLicenceIsMITAndThePluginPackageCarriesTheSameOne() throws {
         let licence = try Self.text("LICENSE")
-        XCTAssertTrue(licence.hasPrefix("MIT License\n\nCopyright (c) 2026 The sandbox-audit authors\n\n"), String(licence.prefix(80)))
+        XCTAssertTrue(
+            licence.hasPrefix("MIT License\n\nCopyright (c) 2026 The sandbox-audit authors\n\n"),
+            String(licence.prefix(80)))
         XCTAssertEqual(try Self.text("Plugin/LICENSE"), licence)
-        XCTAssertEqual(try Self.captures(#"^  license "([^"]+)"$"#, in: try Self.text("Formula/sandbox-audit.rb")), ["MIT"])
+        XCTAssertEqual(
+            try Self.captures(#"^  license "([^"]+)"$"#, in: try Self.text("Formula/sandbox-audit.rb")), ["MIT"])
         XCTAssertTrue(try Self.text("README.md").contains("MIT — see [LICENSE](LICENSE)."))
     }
 
@@ -120,9 +145,13 @@ final class DistributionTests: XCTestCase {
             .filter { !$0.hasPrefix("#") && !$0.isEmpty }
         XCTAssertEqual(listed, ["libc6", "libgcc-s1", "libstdc++6", "libattr1", "libarchive13", "libsqlite3-0"])
         // The README's Install section and docs/ci.md's Linux job.
-        let lines = try ["README.md", "docs/ci.md"].flatMap { try Self.captures(#"^ *apt-get install -y (lib[^\n`]*)$"#, in: try Self.text($0)) }
+        let lines = try ["README.md", "docs/ci.md"].flatMap {
+            try Self.captures(#"^ *apt-get install -y (lib[^\n`]*)$"#, in: try Self.text($0))
+        }
         XCTAssertGreaterThanOrEqual(lines.count, 2, "the Install section and the Linux recipe")
-        for line in lines { XCTAssertEqual(line.split(separator: " ").map(String.init), listed, "apt-get install -y \(line)") }
+        for line in lines {
+            XCTAssertEqual(line.split(separator: " ").map(String.init), listed, "apt-get install -y \(line)")
+        }
         let formula = try Self.text("Formula/sandbox-audit.rb")
         let caveat = try Self.captures(#"apt-get install -y ([^\n]+)$"#, in: formula)
         XCTAssertEqual(caveat.map { $0.split(separator: " ").map(String.init) }, [listed])
@@ -132,7 +161,7 @@ final class DistributionTests: XCTestCase {
     /// The workflows, the action and every whole workflow the README shows validate against
     /// GitHub's published schemas (check-jsonschema's vendored copies, offline).
     func testWorkflowsAndActionMatchGitHubsSchemas() throws {
-        try Tool.require("check-jsonschema", for: "GitHub's workflow and action schemas (pip install check-jsonschema)")
+        let check = try Tool.path("check-jsonschema", for: "GitHub's workflow and action schemas")
         let dir = try TempDir("workflows")
         let readme = try Self.text("README.md")
         var workflows = [".github/workflows/ci.yml", ".github/workflows/release.yml"].map { DocsTests.repo + "/" + $0 }
@@ -140,8 +169,8 @@ final class DistributionTests: XCTestCase {
             try Fixture.bytes(dir.sub("readme-\(i).yml"), Array(block.utf8))
             workflows.append(dir.sub("readme-\(i).yml"))
         }
-        XCTAssertGreaterThanOrEqual(workflows.count, 4, "the README's GitHub recipe and baseline recipe are whole workflows")
-        let check = Tool.find("check-jsonschema")!
+        XCTAssertGreaterThanOrEqual(
+            workflows.count, 4, "the README's GitHub recipe and baseline recipe are whole workflows")
         let w = try CLI.run(["--builtin-schema", "vendor.github-workflows"] + workflows, via: check)
         XCTAssertEqual(w.status, 0, w.stdout + w.stderr)
         let a = try CLI.run(["--builtin-schema", "vendor.github-actions", DocsTests.repo + "/action.yml"], via: check)
@@ -153,18 +182,23 @@ final class DistributionTests: XCTestCase {
     /// (the schema check above validates it as a workflow).
     func testThePullRequestRecipeRunsTheUITestsOnceAndComparesWithMainsStoredScan() throws {
         let readme = try Self.text("README.md")
-        let recipe = try XCTUnwrap(try Self.captures(#"```yaml\n(name: backup-footprint\n[\s\S]*?)```"#, in: readme).first)
-        XCTAssertEqual(recipe.components(separatedBy: "xcodebuild test ").count - 1, 1, "the UI tests run once: \(recipe)")
+        let recipe = try XCTUnwrap(
+            try Self.captures(#"```yaml\n(name: backup-footprint\n[\s\S]*?)```"#, in: readme).first)
+        XCTAssertEqual(
+            recipe.components(separatedBy: "xcodebuild test ").count - 1, 1, "the UI tests run once: \(recipe)")
         XCTAssertFalse(recipe.contains("matrix"), "no base and head jobs")
         XCTAssertEqual(Self.jobs(recipe).map(\.name), ["ui-tests"])
         XCTAssertTrue(recipe.contains("on:\n  push:\n    branches: [main]\n  pull_request:\n"), recipe)
         XCTAssertTrue(recipe.contains("uses: actions/upload-artifact@v4"), "main stores its scan")
-        XCTAssertTrue(recipe.contains("gh run list --workflow \"$WORKFLOW\" --branch main --event push --status success --limit 1"), recipe)
+        XCTAssertTrue(
+            recipe.contains(
+                "gh run list --workflow \"$WORKFLOW\" --branch main --event push --status success --limit 1"), recipe)
         XCTAssertTrue(recipe.contains("gh run download \"$run\" --name sandbox-audit-scan --dir main"), recipe)
         XCTAssertTrue(recipe.contains("actions: read"), "gh run download needs it")
         // The gate is the policy's budgets and growth, against main's baseline; compare writes the comment.
         XCTAssertTrue(recipe.contains("--baseline main/baseline.json"), recipe)
-        XCTAssertTrue(recipe.contains("sandbox-audit compare main/baseline.json baseline.json --format markdown"), recipe)
+        XCTAssertTrue(
+            recipe.contains("sandbox-audit compare main/baseline.json baseline.json --format markdown"), recipe)
         XCTAssertTrue(recipe.contains("--report-url \"$REPORT_URL\""), recipe)
         XCTAssertTrue(recipe.contains("REPORT_URL: ${{ steps.store.outputs.artifact-url }}"), recipe)
         // What it stores is what it compares: the scan writes baseline.json, the artifact holds it.
@@ -200,32 +234,52 @@ final class DistributionTests: XCTestCase {
         XCTAssertTrue(ci.contains("on:\n  push:\n"), "ci.yml runs on every push")
         XCTAssertTrue(ci.contains("- os: macos-latest       # the runner's default Xcode\n            dist: true"))
         let quickStart = try XCTUnwrap(Self.jobs(ci).first { $0.name == "quick-start" }?.body)
-        for step in ["if: matrix.dist\n        run: |\n", "scripts/release.sh \"$version\" --dry-run", "brew test sandbox-audit-ci/local/sandbox-audit",
-                     ".build-rehearsal/stamped/Formula/sandbox-audit.rb", "name: dist-macos", "lipo -archs", "scripts/setup.sh test"] {
+        for step in [
+            "if: matrix.dist\n        run: |\n", "scripts/release.sh \"$version\" --dry-run",
+            "brew test sandbox-audit-ci/local/sandbox-audit",
+            ".build-rehearsal/stamped/Formula/sandbox-audit.rb", "name: dist-macos", "lipo -archs",
+            "scripts/setup.sh test",
+        ] {
             XCTAssertTrue(quickStart.contains(step), "ci.yml's quick-start job: \(step)")
         }
         let dist = try XCTUnwrap(Self.jobs(ci).first { $0.name == "dist" }?.body)
-        for step in ["container: swift:6.1-focal", "scripts/release.sh \"$version\" --dry-run", "path: .build-rehearsal/dist/"] {
+        for step in [
+            "container: swift:6.1-focal", "scripts/release.sh \"$version\" --dry-run", "path: .build-rehearsal/dist/",
+        ] {
             XCTAssertTrue(dist.contains(step), "ci.yml's dist job: \(step)")
         }
-        XCTAssertFalse(quickStart.contains("startsWith(github.ref, 'refs/tags/')"), "the universal binary is built on pushes, not only on tags")
+        XCTAssertFalse(
+            quickStart.contains("startsWith(github.ref, 'refs/tags/')"),
+            "the universal binary is built on pushes, not only on tags")
         // The formula's test block is what runs: `brew test` against the tap made from this formula.
         XCTAssertTrue(try Self.text("Formula/sandbox-audit.rb").contains("  test do\n"))
 
         var workflows = [("ci.yml", ci), ("release.yml", try Self.text(".github/workflows/release.yml"))]
-        for (i, block) in try Self.captures(#"```yaml\n(name: [\s\S]*?)```"#, in: try Self.text("README.md")).enumerated() {
+        for (i, block) in try Self.captures(#"```yaml\n(name: [\s\S]*?)```"#, in: try Self.text("README.md"))
+            .enumerated()
+        {
             workflows.append(("README workflow \(i + 1)", block))
         }
         for (name, text) in workflows {
             let jobs = Self.jobs(text)
             XCTAssertFalse(jobs.isEmpty, "\(name): no jobs read")
-            for job in jobs { XCTAssertTrue(job.body.contains("\n    permissions:") || job.body.hasPrefix("    permissions:"), "\(name): job \(job.name) pins no permissions") }
+            for job in jobs {
+                XCTAssertTrue(
+                    job.body.contains("\n    permissions:") || job.body.hasPrefix("    permissions:"),
+                    "\(name): job \(job.name) pins no permissions")
+            }
         }
 
         let action = try Self.text("action.yml")
         XCTAssertTrue(action.contains("id: source-cache\n      uses: actions/cache/restore@v4"))
-        XCTAssertTrue(action.contains("uses: actions/cache/save@v4\n      with:\n        path: ${{ steps.where.outputs.dir }}\n        key: ${{ steps.where.outputs.source-key }}"))
-        XCTAssertTrue(action.contains("find Package.swift Sources -type f"), "the source build's key covers the manifest and the sources")
+        XCTAssertTrue(
+            action.contains(
+                "uses: actions/cache/save@v4\n      with:\n        path: ${{ steps.where.outputs.dir "
+                    + "}}\n        key: ${{ steps.where.outputs.source-key }}"
+            ))
+        XCTAssertTrue(
+            action.contains("find Package.swift Sources -type f"),
+            "the source build's key covers the manifest and the sources")
     }
 
     /// Every build uses the runner's default Xcode; the stated minimum (Xcode 16.3, whose Swift is
@@ -234,14 +288,19 @@ final class DistributionTests: XCTestCase {
     func testBuildsUseTheRunnersXcodeAndTheMinimumIsCheckedApart() throws {
         for file in [".github/workflows/ci.yml", ".github/workflows/release.yml"] {
             let jobs = Self.jobs(try Self.text(file))
-            XCTAssertEqual(jobs.filter { $0.body.contains("xcode-select") || $0.body.contains("Xcode_") }.map(\.name), ["minimum"], file)
+            XCTAssertEqual(
+                jobs.filter { $0.body.contains("xcode-select") || $0.body.contains("Xcode_") }.map(\.name), ["minimum"],
+                file)
             let minimum = try XCTUnwrap(jobs.first { $0.name == "minimum" }?.body, file)
-            for line in ["runs-on: macos-15", "sudo xcode-select -s /Applications/Xcode_16.3.app",
-                         "tools=$(sed -n '1s#^// swift-tools-version:##p' Package.swift)", "grep \"Swift version $tools \""] {
+            for line in [
+                "runs-on: macos-15", "sudo xcode-select -s /Applications/Xcode_16.3.app",
+                "tools=$(sed -n '1s#^// swift-tools-version:##p' Package.swift)", "grep \"Swift version $tools \"",
+            ] {
                 XCTAssertTrue(minimum.contains(line), "\(file), job minimum: \(line)")
             }
         }
-        let publish = try XCTUnwrap(Self.jobs(try Self.text(".github/workflows/release.yml")).first { $0.name == "publish" }?.body)
+        let publish = try XCTUnwrap(
+            Self.jobs(try Self.text(".github/workflows/release.yml")).first { $0.name == "publish" }?.body)
         XCTAssertTrue(publish.contains("needs: [linux, linux-deps, macos, minimum]"), publish)
     }
 
@@ -250,11 +309,20 @@ final class DistributionTests: XCTestCase {
     /// the tag vVERSION on this commit, which only the repository's owner makes.
     func testTheReleaseScriptRefusesBadInputAndPublishingWithoutTheTag() throws {
         let script = DocsTests.repo + "/scripts/release.sh"
-        let usage = "release: usage: scripts/release.sh VERSION --dry-run | scripts/release.sh VERSION (the repository's owner, on the commit tagged vVERSION)\n"
-        var cases: [([String], String)] = [([], usage), (["--dry-run"], usage), (["0.1.0", "--publish"], usage), (["0.1.0", "0.2.0"], usage),
-                                           (["1.2", "--dry-run"], "release: not a version: 1.2 (MAJOR.MINOR.PATCH)\n")]
+        let usage =
+            "release: usage: scripts/release.sh VERSION --dry-run | scripts/release.sh VERSION (the repository's "
+            + "owner, on the commit tagged vVERSION)\n"
+        var cases: [([String], String)] = [
+            ([], usage), (["--dry-run"], usage), (["0.1.0", "--publish"], usage), (["0.1.0", "0.2.0"], usage),
+            (["1.2", "--dry-run"], "release: not a version: 1.2 (MAJOR.MINOR.PATCH)\n"),
+        ]
         if FileManager.default.fileExists(atPath: DocsTests.repo + "/.git"), Tool.find("git") != nil {
-            cases.append((["v99.0.0"], "release: publishing 99.0.0 needs the tag v99.0.0 on this commit, made by the repository's owner (docs/distribution.md, Publishing); --dry-run rehearses without it\n"))
+            cases.append(
+                (
+                    ["v99.0.0"],
+                    "release: publishing 99.0.0 needs the tag v99.0.0 on this commit, made by the repository's owner "
+                        + "(docs/distribution.md, Publishing); --dry-run rehearses without it\n"
+                ))
         }
         for (arguments, message) in cases {
             let r = try CLI.run(arguments, via: script)
@@ -270,68 +338,34 @@ final class DistributionTests: XCTestCase {
     /// what git sees of the work tree as it was.
     func testTheReleaseRehearsalPassesAndLeavesTheWorkTreeAsItWas() throws {
         guard ProcessInfo.processInfo.environment["SANDBOX_AUDIT_RELEASE_REHEARSAL"] == "1" else {
-            throw XCTSkip("opt-in (a release build takes minutes, the first time a whole one): SANDBOX_AUDIT_RELEASE_REHEARSAL=1")
+            throw XCTSkip(
+                "opt-in (a release build takes minutes, the first time a whole one): SANDBOX_AUDIT_RELEASE_REHEARSAL=1")
         }
-        try Tool.require("git", "python3", "tar", "zip", for: "the rehearsal copies what git tracks, serves the tarball with python3 and makes a zip")
-        guard Tool.find("curl") != nil || Tool.find("wget") != nil else { throw XCTSkip("install.sh downloads with curl or wget; neither is installed") }
+        try Tool.require(
+            "git", "python3", "tar", "zip",
+            for: "the rehearsal copies what git tracks, serves the tarball with python3 and makes a zip")
+        guard Tool.find("curl") != nil || Tool.find("wget") != nil else {
+            throw XCTSkip("install.sh downloads with curl or wget; neither is installed")
+        }
         let git = Tool.find("git")!
         let status = { try CLI.run(["-C", DocsTests.repo, "status", "--porcelain"], via: git).stdout }
         let before = try status()
         let r = try CLI.run([Project.version, "--dry-run"], via: DocsTests.repo + "/scripts/release.sh")
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertEqual(r.stderr, "", "no check failed")
-        XCTAssertTrue(r.stdout.contains("release: passed: sandbox-audit-\(Project.version)-\(PluginTests.platform).tar.gz and sandbox-audit.artifactbundle.zip (\(PluginTests.platform)) installed and checked"), r.stdout)
+        XCTAssertTrue(
+            r.stdout.contains(
+                "release: passed: sandbox-audit-\(Project.version)-\(PluginTests.platform).tar.gz and "
+                    + "sandbox-audit.artifactbundle.zip (\(PluginTests.platform)) installed and checked"
+            ), r.stdout)
         XCTAssertEqual(try status(), before, "the work tree as git sees it")
         let dist = DocsTests.repo + "/.build-rehearsal/dist"
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dist).sorted(),
-                       ["sandbox-audit-\(Project.version)-\(PluginTests.platform).tar.gz", "sandbox-audit-\(Project.version)-\(PluginTests.platform).tar.gz.sha256",
-                        "sandbox-audit.artifactbundle.zip", "sandbox-audit.artifactbundle.zip.sha256"])
-    }
-
-    /// The README says whether a release exists: while the formula's checksums are zeros (the
-    /// release workflow has not stamped it), the Install section says there is none and what
-    /// works instead; scripts/stamp-version.sh removes that paragraph when it stamps a release.
-    func testTheReadmeSaysWhetherAReleaseExists() throws {
-        let formula = try Self.text("Formula/sandbox-audit.rb")
-        let readme = try Self.text("README.md")
-        let unreleased = formula.contains("sha256 \"\(String(repeating: "0", count: 64))\"")
-        XCTAssertEqual(readme.contains("**There is no release yet.**"), unreleased)
-        if unreleased {
-            for words in ["brew install --HEAD sandbox-audit", "uses: sandbox-audit/sandbox-audit@main", "builds from source"] {
-                XCTAssertTrue(readme.contains(words), words)
-            }
-        }
-        // The stamp removes it: run on a copy of the README.
-        let dir = try TempDir("stamp")
-        try Fixture.bytes(dir.sub("README.md"), Array(readme.utf8))
-        try sh("sed -i.bak -e '/^\\*\\*There is no release yet\\.\\*\\*/,/^<!-- no-release-yet/d' README.md", in: dir.path)
-        let stamped = try String(contentsOfFile: dir.sub("README.md"), encoding: .utf8)
-        XCTAssertFalse(stamped.contains("There is no release yet"))
-        XCTAssertTrue(stamped.contains("## Install\n"))
-        XCTAssertTrue(try Self.text("scripts/stamp-version.sh").contains("/^\\*\\*There is no release yet\\.\\*\\*/,/^<!-- no-release-yet/d"))
-    }
-
-    /// scripts/check-dist-deps.sh on a tarball `make dist` builds: minutes (a release build, then
-    /// debootstrap), so opt-in: SANDBOX_AUDIT_CHECK_DIST_DEPS=1. Needs Linux, root, debootstrap
-    /// and the Debian mirror.
-    func testReleaseTarballRunsOnMinimalDebianWithTheListedPackages() throws {
-        guard ProcessInfo.processInfo.environment["SANDBOX_AUDIT_CHECK_DIST_DEPS"] == "1" else {
-            throw XCTSkip("opt-in (a release build and debootstrap take minutes): SANDBOX_AUDIT_CHECK_DIST_DEPS=1")
-        }
-        #if !os(Linux)
-        throw XCTSkip("the Linux tarball's check")
-        #else
-        guard geteuid() == 0 else { throw XCTSkip("debootstrap and chroot need root") }
-        try Tool.require("debootstrap", for: "the minimal Debian root (Debian: apt-get install debootstrap)")
-        try sh("scripts/dist.sh > /dev/null", in: DocsTests.repo)
-        var machine = utsname()
-        uname(&machine)
-        let arch = withUnsafeBytes(of: machine.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let name = "sandbox-audit-\(Project.version)-linux-\(arch == "arm64" ? "aarch64" : arch)"
-        let r = try CLI.run([DocsTests.repo + "/dist/\(name).tar.gz"], via: DocsTests.repo + "/scripts/check-dist-deps.sh")
-        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
-        XCTAssertTrue(r.stdout.contains("does not start"), r.stdout)
-        XCTAssertTrue(r.stdout.contains("passed: \(name) runs on Debian"), r.stdout)
-        #endif
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: dist).sorted(),
+            [
+                "sandbox-audit-\(Project.version)-\(PluginTests.platform).tar.gz",
+                "sandbox-audit-\(Project.version)-\(PluginTests.platform).tar.gz.sha256",
+                "sandbox-audit.artifactbundle.zip", "sandbox-audit.artifactbundle.zip.sha256",
+            ])
     }
 }

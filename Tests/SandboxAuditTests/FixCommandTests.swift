@@ -1,11 +1,12 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
 
 /// The fixes findings suggest work: every rule example whose finding names a sandbox-audit
 /// command is built on disk (real files, xattrs, sidecars, __MACOSX mirrors), the command is
@@ -13,16 +14,25 @@ import XCTest
 final class FixCommandTests: XCTestCase {
     /// The commands a fix text names: `sandbox-audit include|exclude … 'PATH'`, `rm -- 'PATH'`.
     static func commands(in fix: String) -> [String] {
-        let pattern = try! NSRegularExpression(pattern: #"(?:sandbox-audit (?:include|exclude)(?: --[a-z]+(?: [a-z]+)?)*|rm --) '(?:[^']|'\\'')*'"#)
-        return pattern.matches(in: fix, range: NSRange(fix.startIndex..., in: fix)).map { String(fix[Range($0.range, in: fix)!]) }
+        let pattern = try! NSRegularExpression(
+            pattern: #"(?:sandbox-audit (?:include|exclude)(?: --[a-z]+(?: [a-z]+)?)*|rm --) '(?:[^']|'\\'')*'"#)
+        return pattern.matches(in: fix, range: NSRange(fix.startIndex..., in: fix)).map {
+            String(fix[Range($0.range, in: fix)!])
+        }
     }
 
     func scan(_ root: String, _ example: RuleExample, config: String?) throws -> [[String: Any]] {
         var args = [root, "--kind", example.role.rawValue, "--allow-incomplete"]
         if let config { args += ["--config", config] }
         let (json, r) = try CLI.scanJSON(args)
-        XCTAssertTrue([0, 1].contains(r.status), r.stderr)
-        return json["findings"] as? [[String: Any]] ?? []
+        let findings = json["findings"] as? [[String: Any]] ?? []
+        // Every rule's examples, before and after the fix: 1 exactly when a finding is at or above
+        // the run's fail level (--allow-incomplete: a missed read does not fail it).
+        let levels = ["note": 0, "warning": 1, "error": 2]
+        let failOn = levels[(json["settings"] as? [String: Any])?["failOn"] as? String ?? ""] ?? 2
+        let failing = findings.contains { levels[$0["severity"] as? String ?? ""] ?? -1 >= failOn }
+        XCTAssertEqual(r.status, failing ? 1 : 0, "\(args): \(r.stderr)")
+        return findings
     }
 
     func testEverySuggestedCommandFixesItsFinding() throws {
@@ -48,23 +58,35 @@ final class FixCommandTests: XCTestCase {
                     let fix = finding["fix"] as? String ?? ""
                     let commands = Self.commands(in: fix)
                     if fix.contains("sandbox-audit include") || fix.contains("sandbox-audit exclude") {
-                        XCTAssertFalse(commands.isEmpty, "\(rule.id): '\(example.title)': the fix names a command without the path: \(fix)")
+                        XCTAssertFalse(
+                            commands.isEmpty,
+                            "\(rule.id): '\(example.title)': the fix names a command without the path: \(fix)")
                     }
                     guard !commands.isEmpty else { continue }
                     for command in commands {
-                        let r = try CLI.run(["-c", command], environment: ["PATH": bin + ":/usr/bin:/bin"], via: "/bin/sh")
+                        let r = try CLI.run(
+                            ["-c", command], environment: ["PATH": bin + ":/usr/bin:/bin"], via: "/bin/sh")
                         XCTAssertEqual(r.status, 0, "\(rule.id): '\(example.title)': \(command): \(r.stderr)")
                         ran += 1
                     }
                     let path = finding["path"] as! String
-                    let after = try scan(root, example, config: config).filter { $0["ruleId"] as? String == rule.id && $0["path"] as? String == path }
-                    XCTAssertEqual(after.map { $0["message"] as! String }, [], "\(rule.id): '\(example.title)': \(commands) left the finding")
+                    let after = try scan(root, example, config: config).filter {
+                        $0["ruleId"] as? String == rule.id && $0["path"] as? String == path
+                    }
+                    XCTAssertEqual(
+                        after.map { $0["message"] as! String }, [],
+                        "\(rule.id): '\(example.title)': \(commands) left the finding")
                     fixedRules.insert(rule.id)
                 }
             }
         }
-        XCTAssertEqual(fixedRules, ["excluded-user-data", "excluded-container-directory", "redundant-exclusion", "legacy-exclusion-attribute",
-                                    "unrecognised-exclusion-value", "unexcluded-support-data", "orphan-sidecar", "unreadable-entry"])
+        XCTAssertEqual(
+            fixedRules,
+            [
+                "excluded-user-data", "excluded-container-directory", "redundant-exclusion",
+                "legacy-exclusion-attribute",
+                "unrecognised-exclusion-value", "unexcluded-support-data", "orphan-sidecar", "unreadable-entry",
+            ])
         XCTAssertGreaterThanOrEqual(ran, 12)
     }
 
@@ -74,9 +96,16 @@ final class FixCommandTests: XCTestCase {
         let root = dir.sub("App")
         try Fixture.container(at: root)
         try Fixture.mkdirs(root + "/Documents/Drafts")
-        try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: root + "/Documents/Drafts", carrier: .sidecar)
-        let fix = try CLI.scanJSON([root]).json["findings"].flatMap { ($0 as? [[String: Any]])?.first?["fix"] as? String }
-        XCTAssertEqual(fix, "If it can be re-created, move it to Library/Caches or Application Support; if not, clear the attribute (held in its ._ sidecar): sandbox-audit include --carrier sidecar '\(root)/Documents/Drafts'")
+        try BackupMarker.set(
+            .exclude, value: BackupAttribute.canonicalValue, on: root + "/Documents/Drafts", carrier: .sidecar)
+        let fix = try CLI.scanJSON([root]).json["findings"].flatMap {
+            ($0 as? [[String: Any]])?.first?["fix"] as? String
+        }
+        XCTAssertEqual(
+            fix,
+            "If it can be re-created, move it to Library/Caches or Application Support; if not, clear the attribute "
+                + "(held in its ._ sidecar): sandbox-audit include --carrier sidecar '\(root)/Documents/Drafts'"
+        )
     }
 
     /// `include` without --carrier clears every carrier; with it, that one only. `exclude`
@@ -100,9 +129,12 @@ final class FixCommandTests: XCTestCase {
         r = try CLI.run(["include", item])
         XCTAssertEqual(r.stdout, "cleared \(item) (com.apple.metadata:com_apple_backup_excludeItem, native, sidecar)\n")
         XCTAssertEqual(try BackupMarker.carriersHolding(.exclude, on: Array(item.utf8)), [])
-        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/Documents/._notes.txt"), "an emptied sidecar is removed")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: root + "/Documents/._notes.txt"), "an emptied sidecar is removed")
         r = try CLI.run(["include", item])
-        XCTAssertEqual(r.stdout, "not marked: \(item) (com.apple.metadata:com_apple_backup_excludeItem, native, sidecar, macosx)\n")
+        XCTAssertEqual(
+            r.stdout, "not marked: \(item) (com.apple.metadata:com_apple_backup_excludeItem, native, sidecar, macosx)\n"
+        )
 
         // An unrecognised value in a sidecar that holds other attributes too: replaced in place.
         try BackupMarker.set(.exclude, value: Array("true".utf8), on: item, carrier: .sidecar)
@@ -110,7 +142,8 @@ final class FixCommandTests: XCTestCase {
         r = try CLI.run(["exclude", item])
         XCTAssertEqual(r.stdout, "excluded \(item) (com.apple.metadata:com_apple_backup_excludeItem, sidecar)\n")
         let marks = try BackupMarker.read(item)
-        XCTAssertEqual(marks.filter { $0.attribute == .exclude }.map(\.source.kind), ["appledouble"], "no native mark added")
+        XCTAssertEqual(
+            marks.filter { $0.attribute == .exclude }.map(\.source.kind), ["appledouble"], "no native mark added")
         XCTAssertEqual(marks.filter { $0.attribute == .exclude }.map(\.valueClass), [.canonical])
         XCTAssertEqual(marks.filter { $0.attribute == .legacy }.count, 1, "the other attribute is kept")
     }

@@ -1,9 +1,10 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
 @testable import SandboxAuditRules
+@testable import SandboxAuditSystem
 
 /// Issue 35 item 3: the policy's globs (`budgets.paths:`, `paths:`) matched on every core, each
 /// folder's part of a glob once for all its children. What they find must not depend on how the
@@ -14,7 +15,8 @@ final class GlobSetScaleTests: XCTestCase {
 
     /// The twenty `budgets.paths:` lines of the benchmark (scripts/bench/budgets-policy.yml).
     static func benchPolicy() throws -> Policy {
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let path = repo.appendingPathComponent("scripts/bench/budgets-policy.yml").path
         return try PolicyFile.parse(try String(contentsOfFile: path, encoding: .utf8), source: path)
     }
@@ -26,20 +28,27 @@ final class GlobSetScaleTests: XCTestCase {
     static func container(_ dir: TempDir) throws -> String {
         let root = dir.sub("c")
         try Fixture.container(at: root)
-        var seed: UInt64 = 20240601
+        var seed: UInt64 = 20_240_601
         func next(_ n: Int) -> Int {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int((seed >> 33) % UInt64(n))
         }
-        let ext = [".json", ".plist", ".dat", ".db", ".jpg", ".png", ".cache", ".txt", ".bin", ".sqlite-wal", ".log", ".sqlite"]
+        let ext = [
+            ".json", ".plist", ".dat", ".db", ".jpg", ".png", ".cache", ".txt", ".bin", ".sqlite-wal", ".log",
+            ".sqlite",
+        ]
         var files = 0
         func grow(_ path: String, _ depth: Int) throws {
             try Fixture.mkdirs(path)
             for i in 0..<(3 + next(12)) {
-                try Fixture.file(path + "/" + String(format: "f%05d", files + i) + ext[next(ext.count)], size: next(10) == 0 ? 0 : next(200_000))
+                try Fixture.file(
+                    path + "/" + String(format: "f%05d", files + i) + ext[next(ext.count)],
+                    size: next(10) == 0 ? 0 : next(200_000))
             }
             files += 15
-            if next(9) == 0 { try XAttr.set(path: Array(path.utf8), name: exclude, value: BackupAttribute.canonicalValue) }
+            if next(9) == 0 {
+                try XAttr.set(path: Array(path.utf8), name: exclude, value: BackupAttribute.canonicalValue)
+            }
             guard depth < 3 else { return }
             for j in 0..<(1 + next(depth == 0 ? 12 : 4)) {
                 let sub = path + "/" + String(format: "d%02d", j)
@@ -63,7 +72,10 @@ final class GlobSetScaleTests: XCTestCase {
         let inventory = try Audit.inventory(of: try Self.container(dir))
         let entries = inventory.entries
         XCTAssertGreaterThan(entries.count, 1000)
-        let globs = try Self.benchPolicy().budgets.compactMap { b -> Glob? in if case .glob(let g) = b.scope { return g } else { return nil } }
+        let globs =
+            try Self.benchPolicy().budgets.compactMap { b -> Glob? in
+                if case .glob(let g) = b.scope { return g } else { return nil }
+            }
             + ["Documents", "**", "Library", "*/d0?", "**/d01/**", "**/d0*/**/d1*"].map(Glob.init)
         XCTAssertEqual(globs.count, 26)
         let set = GlobSet(globs)
@@ -75,12 +87,16 @@ final class GlobSetScaleTests: XCTestCase {
                 let got = runs.covering(i)
                 let expected = globs.indices.filter { globs[$0].covers(e.path) }
                 XCTAssertEqual(got.map { Int($0.glob) }, expected, "\(chunks) runs: \(e.path.display)")
-                XCTAssertTrue(got.elementsEqual(one.covering(i), by: { $0.glob == $1.glob && $0.top == $1.top }), "\(chunks) runs: \(e.path.display)")
+                XCTAssertTrue(
+                    got.elementsEqual(one.covering(i), by: { $0.glob == $1.glob && $0.top == $1.top }),
+                    "\(chunks) runs: \(e.path.display)")
                 for c in got {
                     // The topmost match: the shortest of the path and its folders the glob matches.
                     let top = entries[Int(c.top)].path
-                    let first = (1...e.path.depth).lazy.map { ContainerPath(bytes: Array(e.path.leadingComponents($0).joined(separator: [UInt8(ascii: "/")]))) }
-                        .first { globs[Int(c.glob)].matches($0) }
+                    let first = (1...e.path.depth).lazy.map {
+                        ContainerPath(bytes: Array(e.path.leadingComponents($0).joined(separator: [UInt8(ascii: "/")])))
+                    }
+                    .first { globs[Int(c.glob)].matches($0) }
                     XCTAssertEqual(top, first, "\(globs[Int(c.glob)]) on \(e.path.display)")
                 }
                 if chunks == 1, !got.isEmpty { covered += 1 }
@@ -97,7 +113,8 @@ final class GlobSetScaleTests: XCTestCase {
         let budgets = try Self.benchPolicy().budgets
         XCTAssertEqual(budgets.count, 20)
         let content = inventory.entries.filter(\.countsAsContent)
-        var exceeded = 0, measuredSomething = 0
+        var exceeded = 0
+        var measuredSomething = 0
         for chunks in [1, 2, 5, 33] {
             let results = Budgets.evaluate(budgets, growth: nil, [inventory], nil, globChunks: chunks)
             XCTAssertEqual(results.count, budgets.count)
@@ -106,7 +123,10 @@ final class GlobSetScaleTests: XCTestCase {
                 let counted = content.filter { glob.covers($0.path) && (b.measure == .size || $0.backedUp == true) }
                 let sum = counted.reduce(Int64(0)) { $0 + $1.entry.contentSize }
                 let top = counted.filter { $0.entry.contentSize > 0 }
-                    .sorted { $0.entry.contentSize != $1.entry.contentSize ? $0.entry.contentSize > $1.entry.contentSize : $0.path < $1.path }
+                    .sorted {
+                        $0.entry.contentSize != $1.entry.contentSize
+                            ? $0.entry.contentSize > $1.entry.contentSize : $0.path < $1.path
+                    }
                     .prefix(Budgets.contributorCount).map { ($0.path, $0.entry.contentSize) }
                 XCTAssertEqual(r.measured, sum, "\(chunks) runs: \(b.name)")
                 XCTAssertEqual(r.contributors.map(\.path), top.map(\.0), "\(chunks) runs: \(b.name)")
@@ -133,11 +153,16 @@ final class GlobSetScaleTests: XCTestCase {
         }
         for (g, glob) in globs.enumerated() {
             let tops = inventory.entries.filter { e in
-                glob.matches(e.path) && !(1..<max(1, e.path.depth)).contains { d in
-                    glob.matches(ContainerPath(bytes: Array(e.path.leadingComponents(d).joined(separator: [UInt8(ascii: "/")]))))
-                }
+                glob.matches(e.path)
+                    && !(1..<max(1, e.path.depth)).contains { d in
+                        glob.matches(
+                            ContainerPath(
+                                bytes: Array(e.path.leadingComponents(d).joined(separator: [UInt8(ascii: "/")]))))
+                    }
             }
-            let expected = tops.map { t in (t.path, inventory.entries.filter { $0.path.isWithin(t.path) }.reduce(Int64(0)) { $0 + $1.countedSize }) }
+            let expected = tops.map { t in
+                (t.path, inventory.entries.filter { $0.path.isWithin(t.path) }.reduce(Int64(0)) { $0 + $1.countedSize })
+            }
             XCTAssertEqual(one[g].map(\.path), expected.map(\.0), "\(glob)")
             XCTAssertEqual(one[g].map(\.size), expected.map(\.1), "\(glob)")
         }

@@ -21,8 +21,11 @@ final class HardLinkHistoryTests: XCTestCase {
     func testTheBaselineRecordsEveryName() throws {
         let (dir, before, after) = try history()
         _ = dir
-        for (file, counted, other) in [(before, "Documents/a.bin", "Documents/z.bin"), (after, "Documents/m.bin", "Documents/z.bin")] {
-            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+        for (file, counted, other) in [
+            (before, "Documents/a.bin", "Documents/z.bin"), (after, "Documents/m.bin", "Documents/z.bin"),
+        ] {
+            let json = try XCTUnwrap(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
             let files = try XCTUnwrap(json["files"] as? [[String: Any]])
             XCTAssertEqual(files.map { $0["path"] as? String }, [counted], "one record per file")
             XCTAssertEqual((files[0]["links"] as? [[String: Any]])?.map { $0["path"] as? String }, [other])
@@ -45,7 +48,9 @@ final class HardLinkHistoryTests: XCTestCase {
         let r = try CLI.run(["compare", before, after, "--format", "json"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: r.stdoutBytes) as? [String: Any])
-        for count in ["addedCount", "removedCount", "grewCount"] { XCTAssertEqual(json[count] as? Int, 0, "\(count): \(json)") }
+        for count in ["addedCount", "removedCount", "grewCount"] {
+            XCTAssertEqual(json[count] as? Int, 0, "\(count): \(json)")
+        }
     }
 
     func testTrendSeesNoChange() throws {
@@ -60,13 +65,20 @@ final class HardLinkHistoryTests: XCTestCase {
     /// A file that names one path both as a file and as another's other name is refused.
     func testALinkNamingAFileIsRefused() throws {
         let dir = try TempDir("hardlinkbad")
-        try Fixture.bytes(dir.sub("b.json"), Array("""
-            {"schemaVersion": 3, "kind": "sandbox-audit-baseline", "backupFootprint": 2, "zones": [], "findings": [], "files": [
-             {"path": "Documents/a", "size": 1, "mtime": 0, "zone": "documents", "backedUp": true, "links": [{"path": "Documents/b"}]},
-             {"path": "Documents/b", "size": 1, "mtime": 0, "zone": "documents", "backedUp": true}]}
-            """.utf8))
+        try Fixture.bytes(
+            dir.sub("b.json"),
+            Array(
+                """
+                {"schemaVersion": 3, "kind": "sandbox-audit-baseline", "backupFootprint": 2, "zones": [], "findings": \
+                [], "files": [
+                 {"path": "Documents/a", "size": 1, "mtime": 0, "zone": "documents", "backedUp": true, "links": \
+                [{"path": "Documents/b"}]},
+                 {"path": "Documents/b", "size": 1, "mtime": 0, "zone": "documents", "backedUp": true}]}
+                """.utf8))
         let r = try CLI.run(["compare", dir.sub("b.json"), dir.sub("b.json")])
         XCTAssertEqual(r.status, 2)
-        XCTAssertTrue(r.stderr.contains("name Documents/b both as a file's path and as another file's other name (links)"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains("name Documents/b both as a file's path and as another file's other name (links)"),
+            r.stderr)
     }
 }

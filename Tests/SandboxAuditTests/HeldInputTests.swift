@@ -1,11 +1,12 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
 
 /// An input is opened once, when it is located, and read through that descriptor for the rest
 /// of the run (issue 22): a folder container or an archive whose name is given to another folder
@@ -16,7 +17,8 @@ final class HeldInputTests: XCTestCase {
     /// whole, through the content reader) with one top-level key, and a note.
     func makeContainer(_ root: String, key: String, note: String) throws {
         try Fixture.container(at: root)
-        let plist = try PropertyListSerialization.data(fromPropertyList: [key: Data(repeating: 7, count: 600_000)], format: .binary, options: 0)
+        let plist = try PropertyListSerialization.data(
+            fromPropertyList: [key: Data(repeating: 7, count: 600_000)], format: .binary, options: 0)
         try plist.write(to: URL(fileURLWithPath: root + "/Library/Preferences/com.example.app.plist"))
         try Data(note.utf8).write(to: URL(fileURLWithPath: root + "/Documents/notes.txt"))
     }
@@ -31,8 +33,9 @@ final class HeldInputTests: XCTestCase {
         try sh("mv App App.moved && mv Other App", in: dir.path)
 
         // The content rules read the walked container's plist.
-        let result = Audit.run(dir.sub("App"), inventories: [inventory], selection: ContainerSelection(), policy: Policy(),
-                               baseline: nil, backup: nil, scanTime: 1_700_000_000)
+        let result = Audit.run(
+            dir.sub("App"), inventories: [inventory], selection: ContainerSelection(), policy: Policy(),
+            baseline: nil, backup: nil, scanTime: 1_700_000_000)
         let defaults = result.findings.filter { $0.ruleId == "large-user-defaults" }
         XCTAssertEqual(defaults.count, 1, "\(result.findings)")
         XCTAssertTrue(defaults.first?.message.contains("\"firstKey\"") == true, defaults.first?.message ?? "")
@@ -43,8 +46,10 @@ final class HeldInputTests: XCTestCase {
         let report = try Materializer.write(SimulationResult(.update, inventory), into: dir.sub("out"))
         XCTAssertEqual(report.files, 2)
         XCTAssertEqual(try String(contentsOfFile: dir.sub("out/Documents/notes.txt"), encoding: .utf8), "first\n")
-        let copied = try Data(contentsOf: URL(fileURLWithPath: dir.sub("out/Library/Preferences/com.example.app.plist")))
-        let keys = (try PropertyListSerialization.propertyList(from: copied, format: nil) as? [String: Any])?.keys.sorted()
+        let copied = try Data(
+            contentsOf: URL(fileURLWithPath: dir.sub("out/Library/Preferences/com.example.app.plist")))
+        let keys = (try PropertyListSerialization.propertyList(from: copied, format: nil) as? [String: Any])?.keys
+            .sorted()
         XCTAssertEqual(keys, ["firstKey"])
     }
 
@@ -53,8 +58,11 @@ final class HeldInputTests: XCTestCase {
         let dir = try TempDir("heldbelow")
         try makeContainer(dir.sub("App"), key: "firstKey", note: "first\n")
         let inventory = try Audit.inventory(of: dir.sub("App"))
-        try sh("mv App/Documents App/Documents.moved && mkdir App/Documents && echo other > App/Documents/notes.txt", in: dir.path)
-        XCTAssertThrowsError(try Materializer.write(SimulationResult(.update, inventory), into: dir.sub("out"))) { error in
+        try sh(
+            "mv App/Documents App/Documents.moved && mkdir App/Documents && echo other > App/Documents/notes.txt",
+            in: dir.path)
+        XCTAssertThrowsError(try Materializer.write(SimulationResult(.update, inventory), into: dir.sub("out"))) {
+            error in
             XCTAssertTrue("\(error)".contains("Documents changed while it was copied"), "\(error)")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.sub("out")))
@@ -76,7 +84,8 @@ final class HeldInputTests: XCTestCase {
             try sh("rm A.tar && \(swap)", in: dir.path)
             let report = try Materializer.write(simulation, into: dir.sub(out))
             XCTAssertEqual(report.files, 1, swap)
-            XCTAssertEqual(try String(contentsOfFile: dir.sub(out + "/Documents/notes.txt"), encoding: .utf8), "first\n", swap)
+            XCTAssertEqual(
+                try String(contentsOfFile: dir.sub(out + "/Documents/notes.txt"), encoding: .utf8), "first\n", swap)
         }
     }
 
@@ -159,14 +168,17 @@ final class HeldInputTests: XCTestCase {
             try python(Self.writeArchive, [dir.sub("other-" + name), otherMember, otherText])
             let simulation = SimulationResult(.update, try Audit.inventory(of: dir.sub(name)))
             _ = try python(Self.rewriteInPlace, [dir.sub(name), dir.sub("other-" + name)])
-            XCTAssertTrue(simulation.inventory.archive?.isUnchanged == true, "\(name): the size and time should read as unchanged")
+            XCTAssertTrue(
+                simulation.inventory.archive?.isUnchanged == true, "\(name): the size and time should read as unchanged"
+            )
             let out = dir.sub("out\(round)")
             XCTAssertThrowsError(try Materializer.write(simulation, into: out), name) { error in
                 XCTAssertTrue("\(error)".contains("changed since it was scanned"), "\(name): \(error)")
                 XCTAssertEqual("\(error)".split(separator: "\n").count, 1, "\(error)")
             }
             XCTAssertFalse(FileManager.default.fileExists(atPath: out), name)
-            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".out") }, [], name)
+            XCTAssertEqual(
+                try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".out") }, [], name)
         }
         // Renamed after the scan (its ctime moves): copied from the scanned file.
         for (name, _, text, _, _) in cases {
@@ -175,7 +187,8 @@ final class HeldInputTests: XCTestCase {
             try sh("mv \(name) moved-\(name)", in: dir.path)
             let report = try Materializer.write(simulation, into: dir.sub("kept-" + name))
             XCTAssertEqual(report.files, 1, name)
-            XCTAssertEqual(try String(contentsOfFile: dir.sub("kept-\(name)/Documents/notes.txt"), encoding: .utf8), text, name)
+            XCTAssertEqual(
+                try String(contentsOfFile: dir.sub("kept-\(name)/Documents/notes.txt"), encoding: .utf8), text, name)
         }
     }
 
@@ -204,7 +217,8 @@ final class HeldInputTests: XCTestCase {
         try makeContainer(dir.sub("App"), key: "firstKey", note: "first\n")
         try makeContainer(dir.sub("Other"), key: "secondKey", note: "second\n")
         // The second container's plist is larger, so that the walk's size says which one it read.
-        let plist = try PropertyListSerialization.data(fromPropertyList: ["secondKey": Data(repeating: 7, count: 700_000)], format: .binary, options: 0)
+        let plist = try PropertyListSerialization.data(
+            fromPropertyList: ["secondKey": Data(repeating: 7, count: 700_000)], format: .binary, options: 0)
         try plist.write(to: URL(fileURLWithPath: dir.sub("Other/Library/Preferences/com.example.app.plist")))
 
         let stop = dir.sub("stop")
@@ -214,20 +228,32 @@ final class HeldInputTests: XCTestCase {
         let out = Pipe()
         p.standardOutput = out
         try p.run()
-        var read = [String: Int](), mixed: [String] = []
+        var read = [String: Int]()
+        var mixed: [String] = []
         for attempt in 0..<40 {
             let r = try CLI.run(["scan", dir.sub("App"), "--format", "json"])
             guard let json = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
-                  let findings = json["findings"] as? [[String: Any]],
-                  let message = findings.first(where: { $0["ruleId"] as? String == "large-user-defaults" })?["message"] as? String else {
-                continue // the name was between the two containers when the scan opened it
+                let findings = json["findings"] as? [[String: Any]],
+                let message = findings.first(where: { $0["ruleId"] as? String == "large-user-defaults" })?["message"]
+                    as? String
+            else {
+                continue  // the name was between the two containers when the scan opened it
             }
             let first = message.contains("600 kB") && message.contains("\"firstKey\"")
             let second = message.contains("700 kB") && message.contains("\"secondKey\"")
-            if first { read["first", default: 0] += 1 } else if second { read["second", default: 0] += 1 } else { mixed.append("attempt \(attempt): \(message)") }
+            if first {
+                read["first", default: 0] += 1
+            } else if second {
+                read["second", default: 0] += 1
+            } else {
+                mixed.append("attempt \(attempt): \(message)")
+            }
         }
         _ = FileManager.default.createFile(atPath: stop, contents: Data())
-        let swaps = Int(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let swaps =
+            Int(
+                String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(
+                    in: .whitespacesAndNewlines)) ?? 0
         p.waitUntilExit()
         print("HeldInputTests: 40 scans, \(read) read whole, \(mixed.count) mixed, \(swaps) swaps")
         XCTAssertEqual(mixed, [], "a report read from both containers")

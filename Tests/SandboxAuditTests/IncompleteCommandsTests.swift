@@ -1,11 +1,12 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
 
 /// One incompleteness contract for every command that reads an input: `scan`, `inventory` and
 /// `simulate` show the same banner, carry `complete` and `missed` in JSON (inventory: `notRead`
@@ -53,13 +54,14 @@ final class IncompleteCommandsTests: XCTestCase {
         for args in [["scan", root], ["inventory", root], ["simulate", "restore", root]] {
             let accepted = try run(args + ["--allow-incomplete"])
             XCTAssertEqual(accepted.status, 0, "\(args[0]) --allow-incomplete: \(accepted.stderr)")
-            XCTAssertTrue((accepted.stdout + accepted.stderr).contains(banner), "\(args[0]) --allow-incomplete hides the banner")
+            XCTAssertTrue(
+                (accepted.stdout + accepted.stderr).contains(banner), "\(args[0]) --allow-incomplete hides the banner")
         }
     }
 
     /// `Library/Application Support` unreadable to the user running the commands.
     func testAnUnreadableFolderIsIncompleteInScanInventoryAndSimulate() throws {
-        if asNobody, !FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") { throw XCTSkip("setpriv is missing: cannot run as a user other than root") }
+        if asNobody { try Tool.require("setpriv", for: "runs the commands as a user other than root") }
         let dir = try TempDir("incomplete-commands")
         chmod(dir.path, 0o755)
         let root = dir.sub("App")
@@ -68,12 +70,16 @@ final class IncompleteCommandsTests: XCTestCase {
         try Fixture.bytes(root + "/Library/Application Support/store.sqlite", VolatileStore.sampleSQLiteFile)
         let complete = try run(["simulate", "restore", root, "--format", "json"])
         XCTAssertEqual(complete.status, 0, complete.stderr)
-        XCTAssertEqual((try JSONSerialization.jsonObject(with: complete.stdoutBytes) as? [String: Any])?["complete"] as? Bool, true)
+        XCTAssertEqual(
+            (try JSONSerialization.jsonObject(with: complete.stdoutBytes) as? [String: Any])?["complete"] as? Bool, true
+        )
         XCTAssertEqual(try run(["inventory", root]).stderr, "")
 
         chmod(root + "/Library/Application Support", asNobody ? 0o700 : 0o000)
         defer { chmod(root + "/Library/Application Support", 0o755) }
-        try checkAllThree(root, missedPath: "Library/Application Support", marked: "Library/Application Support", what: "open directory")
+        try checkAllThree(
+            root, missedPath: "Library/Application Support", marked: "Library/Application Support",
+            what: "open directory")
     }
 
     /// A `._` sidecar cut short: its item's attributes were not read.
@@ -86,6 +92,8 @@ final class IncompleteCommandsTests: XCTestCase {
         try Fixture.bytes(root + "/Documents/._Recipes.pdf", [0, 5, 22, 7, 0, 2] + [UInt8](repeating: 0, count: 14))
         let scan = try CLI.scanJSON([root])
         let missed = try XCTUnwrap((scan.json["missed"] as? [[String: Any]])?.first)
-        try checkAllThree(root, missedPath: "Documents/._Recipes.pdf", marked: "Documents/Recipes.pdf", what: missed["what"] as! String)
+        try checkAllThree(
+            root, missedPath: "Documents/._Recipes.pdf", marked: "Documents/Recipes.pdf",
+            what: missed["what"] as! String)
     }
 }

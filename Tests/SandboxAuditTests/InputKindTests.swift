@@ -1,11 +1,12 @@
 import Foundation
+import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
-import XCTest
+@testable import SandboxAuditSystem
 
 /// The ordered list of input kinds (`InputKinds`): each kind detected from a real path built
 /// here, what none of them takes read as a folder with today's errors, and each kind's declared
@@ -35,8 +36,9 @@ final class InputKindTests: XCTestCase {
             XCTAssertEqual(kindName(path), "container folder", path)
         }
         let read = try InputKinds.detect(device, ContainerSelection(app: SimulatorDeviceTests.app)).read()
-        XCTAssertEqual(read.containers.map { $0.container.domain },
-                       ["AppDomain-\(SimulatorDeviceTests.app)", "AppDomainPlugin-\(SimulatorDeviceTests.app).ShareExtension"])
+        XCTAssertEqual(
+            read.containers.map { $0.container.domain },
+            ["AppDomain-\(SimulatorDeviceTests.app)", "AppDomainPlugin-\(SimulatorDeviceTests.app).ShareExtension"])
         XCTAssertTrue(read.containers.allSatisfy { $0.container.source == FolderInput.self })
     }
 
@@ -47,7 +49,9 @@ final class InputKindTests: XCTestCase {
         XCTAssertEqual(kindName("", ContainerSelection(simulator: "booted")), "Simulator device")
         let set = dir.sub("set")
         _ = try SimulatorDeviceTests.device(set, "UDID-2", name: "iPhone 17", state: 3)
-        let read = try InputKinds.detect("", ContainerSelection(app: SimulatorDeviceTests.app, simulator: "booted", deviceSets: [set])).read()
+        let read = try InputKinds.detect(
+            "", ContainerSelection(app: SimulatorDeviceTests.app, simulator: "booted", deviceSets: [set])
+        ).read()
         XCTAssertEqual(read.input, set + "/UDID-2/data/Containers/Data/Application/1111")
         XCTAssertTrue(read.containers.allSatisfy { $0.container.source == SimulatorInput.self })
     }
@@ -62,7 +66,8 @@ final class InputKindTests: XCTestCase {
             XCTAssertEqual(kindName(dir.sub(name)), "archive", name)
             let read = try InputKinds.detect(dir.sub(name), ContainerSelection()).read()
             XCTAssertEqual(read.containers.count, 1)
-            XCTAssertTrue(read.containers[0].walk.entries.contains { $0.path == ContainerPath("Documents/a.txt") }, name)
+            XCTAssertTrue(
+                read.containers[0].walk.entries.contains { $0.path == ContainerPath("Documents/a.txt") }, name)
             XCTAssertTrue(read.containers[0].container.source == ArchiveInput.self)
         }
         // A folder named as an archive is a folder.
@@ -75,7 +80,8 @@ final class InputKindTests: XCTestCase {
         try BackupFolderTests.standard().write(to: dir.sub("UDID"))
         XCTAssertEqual(kindName(dir.sub("UDID")), "backup folder")
         let read = try InputKinds.detect(dir.sub("UDID"), ContainerSelection(app: BackupFolderTests.app)).read()
-        XCTAssertEqual(read.containers.map { $0.container.domain }, [BackupFolderTests.appDomain, BackupFolderTests.pluginDomain])
+        XCTAssertEqual(
+            read.containers.map { $0.container.domain }, [BackupFolderTests.appDomain, BackupFolderTests.pluginDomain])
         XCTAssertTrue(read.containers.allSatisfy { $0.container.source == BackupInput.self })
         XCTAssertNotNil(BackupInput.contentReader(for: read.containers[0].container))
     }
@@ -86,8 +92,16 @@ final class InputKindTests: XCTestCase {
         try Fixture.mkdirs(dir.sub("empty"))
         let cases = [
             (dir.sub("missing"), "cannot read \(dir.sub("missing")): no such file or directory"),
-            (dir.sub("notes.txt"), "\(dir.sub("notes.txt")) is not a directory, and not an archive (\(Container.archiveKinds)) by its name or its first bytes: give an app data container, an .xcappdata package or an archive of one"),
-            (dir.sub("empty"), "\(dir.sub("empty")) is not an app data container: no Documents, Library or tmp folder in \(dir.sub("empty")) (for an App Group container, add --kind group)"),
+            (
+                dir.sub("notes.txt"),
+                "\(dir.sub("notes.txt")) is not a directory, and not an archive (\(Container.archiveKinds)) by its "
+                    + "name or its first bytes: give an app data container, an .xcappdata package or an archive of one"
+            ),
+            (
+                dir.sub("empty"),
+                "\(dir.sub("empty")) is not an app data container: no Documents, Library or tmp folder in "
+                    + "\(dir.sub("empty")) (for an App Group container, add --kind group)"
+            ),
         ]
         for (path, message) in cases {
             XCTAssertEqual(kindName(path), "container folder", path)
@@ -97,23 +111,42 @@ final class InputKindTests: XCTestCase {
         }
         // Opened as a backup (--against-backup), a folder that is none says so.
         XCTAssertThrowsError(try BackupInput.open(dir.sub("empty"), ContainerSelection())) { error in
-            XCTAssertEqual((error as? InputError)?.message,
-                           "\(dir.sub("empty")) is not a device backup folder: it holds no Manifest.db (give the folder named by the device's UDID)")
+            XCTAssertEqual(
+                (error as? InputError)?.message,
+                "\(dir.sub("empty")) is not a device backup folder: it holds no Manifest.db (give the folder named "
+                    + "by the device's UDID)"
+            )
         }
     }
 
     func testCapabilitiesDeclaredForEachKind() {
-        let declared = Dictionary(uniqueKeysWithValues: InputKinds.all.filter { Self.builtIn.contains($0.name) }.map { ($0.name, $0.capabilities) })
-        XCTAssertEqual(declared, [
-            "container folder": InputCapabilities(observes: [.attributesOnDisk, .fileHeaders, .fileContents, .sizesOnDisk, .itemsNotBackedUp], materialisable: true, filesOnDisk: true, recordsBackup: false),
-            "Simulator device": InputCapabilities(observes: [.attributesOnDisk, .fileHeaders, .fileContents, .sizesOnDisk, .itemsNotBackedUp], materialisable: true, filesOnDisk: true, recordsBackup: false),
-            "archive": InputCapabilities(observes: [.attributesOnDisk, .fileHeaders, .itemsNotBackedUp], materialisable: true, filesOnDisk: false, recordsBackup: false),
-            "backup folder": InputCapabilities(observes: [.fileHeaders, .fileContents, .protectionClasses], materialisable: false, filesOnDisk: false, recordsBackup: true),
-        ])
+        let declared = Dictionary(
+            uniqueKeysWithValues: InputKinds.all.filter { Self.builtIn.contains($0.name) }.map {
+                ($0.name, $0.capabilities)
+            })
+        XCTAssertEqual(
+            declared,
+            [
+                "container folder": InputCapabilities(
+                    observes: [.attributesOnDisk, .fileHeaders, .fileContents, .sizesOnDisk, .itemsNotBackedUp],
+                    materialisable: true, filesOnDisk: true, recordsBackup: false),
+                "Simulator device": InputCapabilities(
+                    observes: [.attributesOnDisk, .fileHeaders, .fileContents, .sizesOnDisk, .itemsNotBackedUp],
+                    materialisable: true, filesOnDisk: true, recordsBackup: false),
+                "archive": InputCapabilities(
+                    observes: [.attributesOnDisk, .fileHeaders, .itemsNotBackedUp], materialisable: true,
+                    filesOnDisk: false, recordsBackup: false),
+                "backup folder": InputCapabilities(
+                    observes: [.fileHeaders, .fileContents, .protectionClasses], materialisable: false,
+                    filesOnDisk: false, recordsBackup: true),
+            ])
         // What a kind gives comes from the input alone: the run's options give the rest.
         for kind in InputKinds.all { XCTAssertFalse(kind.capabilities.observes.contains { $0.fromRun }, kind.name) }
-        XCTAssertNil(ArchiveInput.contentReader(for: Container(input: "a.tar", dataRoot: "a.tar!", kind: .directory,
-                                                               bundleIdentifier: nil, version: nil, identitySource: nil)))
+        XCTAssertNil(
+            ArchiveInput.contentReader(
+                for: Container(
+                    input: "a.tar", dataRoot: "a.tar!", kind: .directory,
+                    bundleIdentifier: nil, version: nil, identitySource: nil)))
     }
 
     /// A fix command names a file on disk: a folder's, never one inside an archive or a backup
@@ -131,8 +164,10 @@ final class InputKindTests: XCTestCase {
             let result = try Audit.run(path, selection: ContainerSelection(app: BackupFolderTests.app))
             return try XCTUnwrap(result.findings.first { $0.ruleId == "unexcluded-support-data" }, path).fix
         }
-        XCTAssertEqual(try fix(dir.sub("App")), "Set isExcludedFromBackup on the file or on its own subfolder; to mark this copy on disk: "
-            + "sandbox-audit exclude '\(dir.sub("App"))/Library/Application Support/catalogue.bin'")
+        XCTAssertEqual(
+            try fix(dir.sub("App")),
+            "Set isExcludedFromBackup on the file or on its own subfolder; to mark this copy on disk: "
+                + "sandbox-audit exclude '\(dir.sub("App"))/Library/Application Support/catalogue.bin'")
         for input in ["app.tar", "app.bin", "UDID"] { XCTAssertNil(try fix(dir.sub(input)), input) }
     }
 }

@@ -1,9 +1,11 @@
 import Foundation
 import XCTest
-@testable import SandboxAuditSystem
+
 @testable import SandboxAuditSimulate
+@testable import SandboxAuditSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `simulate --into` writes a tree owned by whoever runs it (root on most CI runners): nothing in
@@ -26,33 +28,41 @@ final class IntoPrivilegeTests: XCTestCase {
     /// The copy is not setuid, `nobody` running it gets its own uid, and neither the file
     /// capability nor the sticky, setgid and world-writable modes are kept; `user.` attributes are.
     func testIntoAsRootWritesNoSetuidProgram() throws {
-        guard geteuid() == 0 else { throw XCTSkip("needs root: chowns the input to other users and runs the copy as nobody") }
-        try Tool.require("/usr/bin/setpriv", for: "runs the copy as nobody")
+        guard geteuid() == 0 else {
+            throw XCTSkip("needs root: chowns the input to other users and runs the copy as nobody")
+        }
+        try Tool.require("setpriv", for: "runs the copy as nobody")
         try Tool.require("python3", for: "writes the archive")
         let dir = try TempDir("intopriv")
-        let idTool = "/usr/bin/id"
-        guard FileManager.default.isExecutableFile(atPath: idTool) else { throw XCTSkip("no \(idTool) to copy as the setuid program") }
+        let idTool = try Tool.path("id", for: "copied as the setuid program")
 
         // The folder container.
         let root = dir.sub("App")
         try Fixture.container(at: root)
-        try sh("""
+        try sh(
+            """
             cp \(idTool) App/Documents/tool && chown 65534:65534 App/Documents/tool && chmod 4755 App/Documents/tool
             cp \(idTool) App/Documents/capable && chmod 0755 App/Documents/capable
-            mkdir App/Documents/shared App/Documents/drop && chmod 2775 App/Documents/shared && chmod 1777 App/Documents/drop
+            mkdir App/Documents/shared App/Documents/drop && chmod 2775 App/Documents/shared && chmod 1777 \
+            App/Documents/drop
             echo open > App/Documents/open.txt && chmod 0666 App/Documents/open.txt
             """, in: dir.path)
         try python("import os; os.setxattr('App/Documents/capable', 'user.kept', b'yes')", in: dir.path)
         // vfs_cap_data revision 2: CAP_NET_BIND_SERVICE (10) permitted and effective. Some
         // containers refuse it even to root: the copy is then checked on the archive alone.
-        let capabilitySet = (try? shell("""
-            python3 -c 'import os, struct; os.setxattr("App/Documents/capable", "security.capability", struct.pack("<IIIII", 0x02000001, 1 << 10, 0, 0, 0))'
-            """, in: dir.path).status) == 0
+        let capabilitySet =
+            (try? shell(
+                """
+                python3 -c 'import os, struct; os.setxattr("App/Documents/capable", "security.capability", \
+                struct.pack("<IIIII", 0x02000001, 1 << 10, 0, 0, 0))'
+                """, in: dir.path
+            ).status) == 0
 
         // The tar archive: a setuid member of uid 501, a setgid and a sticky world-writable folder.
         let toolBytes = try Data(contentsOf: URL(fileURLWithPath: idTool))
         try toolBytes.write(to: URL(fileURLWithPath: dir.sub("tool.bin")))
-        try python("""
+        try python(
+            """
             import tarfile, io, base64, struct
             data = open("tool.bin", "rb").read()
             cap = base64.b64encode(struct.pack("<IIIII", 0x02000001, 1 << 10, 0, 0, 0)).decode()
@@ -63,7 +73,8 @@ final class IntoPrivilegeTests: XCTestCase {
                 t.addfile(i, io.BytesIO(body) if kind == tarfile.REGTYPE else None)
             with tarfile.open("app.tar", "w", format=tarfile.PAX_FORMAT) as t:
                 add(t, "./", 0o755, tarfile.DIRTYPE)
-                for d in ["Documents", "Library", "Library/Caches", "Library/Preferences", "tmp"]: add(t, d, 0o755, tarfile.DIRTYPE)
+                for d in ["Documents", "Library", "Library/Caches", "Library/Preferences", "tmp"]: add(t, d, 0o755, \
+            tarfile.DIRTYPE)
                 add(t, "Documents/tool", 0o4755, body=data)
                 add(t, "Documents/capable", 0o755, body=data,
                     pax={"LIBARCHIVE.xattr.security.capability": cap, "LIBARCHIVE.xattr.user.kept": "eWVz"})
@@ -88,12 +99,16 @@ final class IntoPrivilegeTests: XCTestCase {
                 XCTAssertEqual(mode("Documents/open.txt"), 0o664, "\(label) \(event): write for others cleared")
                 let capable = XAttr.Target.path(Array((out + "/Documents/capable").utf8))
                 if label == "tar" || capabilitySet {
-                    XCTAssertNil(try XAttr.value(capable, name: "security.capability"), "\(label) \(event): no file capability copied")
+                    XCTAssertNil(
+                        try XAttr.value(capable, name: "security.capability"),
+                        "\(label) \(event): no file capability copied")
                 }
-                XCTAssertEqual(try XAttr.value(capable, name: "user.kept"), Array("yes".utf8), "\(label) \(event): the app's own attributes are kept")
+                XCTAssertEqual(
+                    try XAttr.value(capable, name: "user.kept"), Array("yes".utf8),
+                    "\(label) \(event): the app's own attributes are kept")
                 // Run the copy as nobody: its own uid, never root's.
                 let run = Process()
-                run.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+                run.executableURL = URL(fileURLWithPath: try Tool.path("setpriv", for: "runs the copy as nobody"))
                 run.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", out + "/Documents/tool", "-u"]
                 let pipe = Pipe()
                 run.standardOutput = pipe
@@ -101,8 +116,9 @@ final class IntoPrivilegeTests: XCTestCase {
                 let printed = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 run.waitUntilExit()
                 XCTAssertEqual(run.terminationStatus, 0, "\(label) \(event): the copy runs as nobody")
-                XCTAssertEqual(printed.trimmingCharacters(in: .whitespacesAndNewlines), "65534",
-                               "\(label) \(event): nobody running the copy keeps its own uid")
+                XCTAssertEqual(
+                    printed.trimmingCharacters(in: .whitespacesAndNewlines), "65534",
+                    "\(label) \(event): nobody running the copy keeps its own uid")
             }
         }
     }

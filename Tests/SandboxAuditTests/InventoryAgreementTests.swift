@@ -1,13 +1,15 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The inventory of a container holding every kind of marker and entry agrees, entry by entry,
@@ -25,7 +27,7 @@ final class InventoryAgreementTests: XCTestCase {
         /// Every path the inventory must list when everything is readable.
         var expected: Set<String> = []
         /// Paths inside the unreadable folder.
-        var private_: Set<String> = []
+        var privateFiles: Set<String> = []
     }
 
     /// Creates `path` (relative) as a directory chain using openat/mkdirat, so depth and
@@ -64,71 +66,106 @@ final class InventoryAgreementTests: XCTestCase {
         for f in Fixture.standardFolders { add(f) }
 
         // Plain user data, and an excluded folder marked natively.
-        try Fixture.file(root + "/Documents/notes.txt", size: 100); add("Documents/notes.txt")
-        try Fixture.file(root + "/Documents/Excluded/a.txt", size: 10); add("Documents/Excluded"); add("Documents/Excluded/a.txt")
-        try Fixture.file(root + "/Documents/Excluded/sub/b.txt", size: 20); add("Documents/Excluded/sub"); add("Documents/Excluded/sub/b.txt")
-        try set(root + "/Documents/Excluded", modern, BackupAttribute.canonicalValue); b.marked.insert("Documents/Excluded")
+        try Fixture.file(root + "/Documents/notes.txt", size: 100)
+        add("Documents/notes.txt")
+        try Fixture.file(root + "/Documents/Excluded/a.txt", size: 10)
+        add("Documents/Excluded")
+        add("Documents/Excluded/a.txt")
+        try Fixture.file(root + "/Documents/Excluded/sub/b.txt", size: 20)
+        add("Documents/Excluded/sub")
+        add("Documents/Excluded/sub/b.txt")
+        try set(root + "/Documents/Excluded", modern, BackupAttribute.canonicalValue)
+        b.marked.insert("Documents/Excluded")
 
         // All four value classes, natively.
         for cls in AttributeValueClass.allCases {
             let p = "Library/Application Support/native-\(cls.rawValue).bin"
-            try Fixture.file(root + "/" + p, size: 2000); add(p)
-            try set(root + "/" + p, modern, BackupAttribute.sampleValue(cls)); b.marked.insert(p)
+            try Fixture.file(root + "/" + p, size: 2000)
+            add(p)
+            try set(root + "/" + p, modern, BackupAttribute.sampleValue(cls))
+            b.marked.insert(p)
         }
         let empty = "Library/Application Support/native-empty.bin"
-        try Fixture.file(root + "/" + empty, size: 5); add(empty)
-        try set(root + "/" + empty, modern, []); b.marked.insert(empty)
+        try Fixture.file(root + "/" + empty, size: 5)
+        add(empty)
+        try set(root + "/" + empty, modern, [])
+        b.marked.insert(empty)
 
         // Legacy attribute alone: not excluded.
-        try Fixture.file(root + "/Library/Application Support/legacy.bin", size: 300); add("Library/Application Support/legacy.bin")
+        try Fixture.file(root + "/Library/Application Support/legacy.bin", size: 300)
+        add("Library/Application Support/legacy.bin")
         try set(root + "/Library/Application Support/legacy.bin", legacy, [1])
 
         // A `._` sidecar beside a folder; the sidecar itself is not an entry.
         try Fixture.file(root + "/Library/Application Support/Sidecar/inside.bin", size: 400)
-        add("Library/Application Support/Sidecar"); add("Library/Application Support/Sidecar/inside.bin")
-        try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: root + "/Library/Application Support/Sidecar", carrier: .sidecar)
+        add("Library/Application Support/Sidecar")
+        add("Library/Application Support/Sidecar/inside.bin")
+        try BackupMarker.set(
+            .exclude, value: BackupAttribute.canonicalValue, on: root + "/Library/Application Support/Sidecar",
+            carrier: .sidecar)
         b.marked.insert("Library/Application Support/Sidecar")
 
         // __MACOSX mirrors: one inside the data root, one beside it.
-        try Fixture.file(root + "/Library/Application Support/mirrored.bin", size: 500); add("Library/Application Support/mirrored.bin")
-        try Fixture.bytes(root + "/__MACOSX/Library/Application Support/._mirrored.bin",
-                          AppleDouble.build(.init(attributes: [(BackupAttribute.exclude.macName, BackupAttribute.canonicalValue)])))
+        try Fixture.file(root + "/Library/Application Support/mirrored.bin", size: 500)
+        add("Library/Application Support/mirrored.bin")
+        try Fixture.bytes(
+            root + "/__MACOSX/Library/Application Support/._mirrored.bin",
+            AppleDouble.build(.init(attributes: [(BackupAttribute.exclude.macName, BackupAttribute.canonicalValue)])))
         b.marked.insert("Library/Application Support/mirrored.bin")
-        try Fixture.file(root + "/Documents/beside.txt", size: 60); add("Documents/beside.txt")
-        try Fixture.bytes(dir.sub("__MACOSX/App/Documents/._beside.txt"),
-                          AppleDouble.build(.init(attributes: [(BackupAttribute.exclude.macName, Array("com.apple.backupd".utf8))])))
+        try Fixture.file(root + "/Documents/beside.txt", size: 60)
+        add("Documents/beside.txt")
+        try Fixture.bytes(
+            dir.sub("__MACOSX/App/Documents/._beside.txt"),
+            AppleDouble.build(.init(attributes: [(BackupAttribute.exclude.macName, Array("com.apple.backupd".utf8))])))
         b.marked.insert("Documents/beside.txt")
 
         // Native and sidecar on the same file: either is enough.
-        try Fixture.file(root + "/Library/Application Support/both.bin", size: 50); add("Library/Application Support/both.bin")
+        try Fixture.file(root + "/Library/Application Support/both.bin", size: 50)
+        add("Library/Application Support/both.bin")
         try set(root + "/Library/Application Support/both.bin", modern, BackupAttribute.canonicalValue)
-        try BackupMarker.set(.exclude, value: BackupAttribute.canonicalValue, on: root + "/Library/Application Support/both.bin", carrier: .sidecar)
+        try BackupMarker.set(
+            .exclude, value: BackupAttribute.canonicalValue, on: root + "/Library/Application Support/both.bin",
+            carrier: .sidecar)
         b.marked.insert("Library/Application Support/both.bin")
 
         // Exclusion inside Caches, a marked folder in Library (other), legacy on a folder.
-        try Fixture.file(root + "/Library/Caches/feed.json", size: 70); add("Library/Caches/feed.json")
-        try set(root + "/Library/Caches/feed.json", modern, BackupAttribute.canonicalValue); b.marked.insert("Library/Caches/feed.json")
-        try Fixture.file(root + "/Library/WebKit/store", size: 80); add("Library/WebKit"); add("Library/WebKit/store")
-        try Fixture.file(root + "/Library/Preferences/com.example.app.plist", size: 90); add("Library/Preferences/com.example.app.plist")
+        try Fixture.file(root + "/Library/Caches/feed.json", size: 70)
+        add("Library/Caches/feed.json")
+        try set(root + "/Library/Caches/feed.json", modern, BackupAttribute.canonicalValue)
+        b.marked.insert("Library/Caches/feed.json")
+        try Fixture.file(root + "/Library/WebKit/store", size: 80)
+        add("Library/WebKit")
+        add("Library/WebKit/store")
+        try Fixture.file(root + "/Library/Preferences/com.example.app.plist", size: 90)
+        add("Library/Preferences/com.example.app.plist")
 
         // Hard links across zones: counted once.
-        try Fixture.file(root + "/Library/Caches/h2", size: 1000); add("Library/Caches/h2")
-        XCTAssertEqual(link(root + "/Library/Caches/h2", root + "/Documents/h1"), 0); add("Documents/h1")
+        try Fixture.file(root + "/Library/Caches/h2", size: 1000)
+        add("Library/Caches/h2")
+        XCTAssertEqual(link(root + "/Library/Caches/h2", root + "/Documents/h1"), 0)
+        add("Documents/h1")
 
         // Symlinks: recorded, never followed (one to a directory outside).
-        try FileManager.default.createSymbolicLink(atPath: root + "/Documents/link-in", withDestinationPath: "notes.txt"); add("Documents/link-in")
-        try FileManager.default.createSymbolicLink(atPath: root + "/Documents/link-out", withDestinationPath: "/etc"); add("Documents/link-out")
+        try FileManager.default.createSymbolicLink(
+            atPath: root + "/Documents/link-in", withDestinationPath: "notes.txt")
+        add("Documents/link-in")
+        try FileManager.default.createSymbolicLink(atPath: root + "/Documents/link-out", withDestinationPath: "/etc")
+        add("Documents/link-out")
 
         // A FIFO: recorded, never opened (opening it would block the scan).
-        XCTAssertEqual(mkfifo(root + "/tmp/pipe", 0o644), 0); add("tmp/pipe")
-        try Fixture.file(root + "/tmp/scratch", size: 30); add("tmp/scratch")
+        XCTAssertEqual(mkfifo(root + "/tmp/pipe", 0o644), 0)
+        add("tmp/pipe")
+        try Fixture.file(root + "/tmp/scratch", size: 30)
+        add("tmp/scratch")
 
         // A name that is not UTF-8 (Latin-1 "café.txt"), where the file system takes one (APFS does not).
         if NonUTF8Names.accepted(in: root) {
             let latin1 = Array("Documents/caf".utf8) + [0xE9] + Array(".txt".utf8)
             let raw = Array(root.utf8) + [UInt8(ascii: "/")] + latin1 + [0]
             let fd = raw.withUnsafeBufferPointer { p in
-                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { open($0, O_WRONLY | O_CREAT, 0o644) }
+                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) {
+                    open($0, O_WRONLY | O_CREAT, 0o644)
+                }
             }
             XCTAssertGreaterThanOrEqual(fd, 0)
             close(fd)
@@ -136,24 +173,37 @@ final class InventoryAgreementTests: XCTestCase {
         }
 
         // Items at the root and system items; what the system writes under Library.
-        try Fixture.file(root + "/Stray/x.db", size: 110); add("Stray"); add("Stray/x.db")
-        try Fixture.file(root + "/GeoJSON", size: 40); add("GeoJSON")
+        try Fixture.file(root + "/Stray/x.db", size: 110)
+        add("Stray")
+        add("Stray/x.db")
+        try Fixture.file(root + "/GeoJSON", size: 40)
+        add("GeoJSON")
         try Fixture.file(root + "/Library/SplashBoard/Snapshots/main.ktx", size: 130)
-        add("Library/SplashBoard"); add("Library/SplashBoard/Snapshots"); add("Library/SplashBoard/Snapshots/main.ktx")
+        add("Library/SplashBoard")
+        add("Library/SplashBoard/Snapshots")
+        add("Library/SplashBoard/Snapshots/main.ktx")
         try Fixture.file(root + "/Library/Saved Application State/app.savedState/data.data", size: 140)
-        add("Library/Saved Application State"); add("Library/Saved Application State/app.savedState"); add("Library/Saved Application State/app.savedState/data.data")
+        add("Library/Saved Application State")
+        add("Library/Saved Application State/app.savedState")
+        add("Library/Saved Application State/app.savedState/data.data")
         try Fixture.file(root + "/Library/SyncedPreferences/com.example.app.plist", size: 150)
-        add("Library/SyncedPreferences"); add("Library/SyncedPreferences/com.example.app.plist")
-        try Fixture.file(root + "/" + Container.simulatorMetadata, size: 10); add(Container.simulatorMetadata)
-        try Fixture.file(root + "/SystemData/state", size: 10); add("SystemData"); add("SystemData/state")
+        add("Library/SyncedPreferences")
+        add("Library/SyncedPreferences/com.example.app.plist")
+        try Fixture.file(root + "/" + Container.simulatorMetadata, size: 10)
+        add(Container.simulatorMetadata)
+        try Fixture.file(root + "/SystemData/state", size: 10)
+        add("SystemData")
+        add("SystemData/state")
 
         // An unreadable folder (readable to root only through privilege).
-        try Fixture.file(root + "/Library/Private/secret.bin", size: 120); add("Library/Private")
-        b.private_ = ["Library/Private/secret.bin"]
+        try Fixture.file(root + "/Library/Private/secret.bin", size: 120)
+        add("Library/Private")
+        b.privateFiles = ["Library/Private/secret.bin"]
         chmod(root + "/Library/Private", 0)
 
         // A chain 5,000 folders deep: its paths are far beyond PATH_MAX.
-        try Fixture.mkdirs(root + "/Library/Application Support/Deep"); add("Library/Application Support/Deep")
+        try Fixture.mkdirs(root + "/Library/Application Support/Deep")
+        add("Library/Application Support/Deep")
         for p in try deepChain(root: root, base: "Library/Application Support/Deep", depth: depth) { add(p) }
         return b
     }
@@ -187,12 +237,16 @@ final class InventoryAgreementTests: XCTestCase {
         func short(_ s: String) -> String { s.count > 120 ? String(s.prefix(60)) + "…(\(s.count) chars)" : s }
         let missing = expected.subtracting(actual).sorted().prefix(5).map(short)
         let extra = actual.subtracting(expected).sorted().prefix(5).map(short)
-        XCTAssertTrue(missing.isEmpty && extra.isEmpty, "\(what): missing \(expected.subtracting(actual).count) \(missing), unexpected \(actual.subtracting(expected).count) \(extra)")
+        XCTAssertTrue(
+            missing.isEmpty && extra.isEmpty,
+            "\(what): missing \(expected.subtracting(actual).count) \(missing), unexpected "
+                + "\(actual.subtracting(expected).count) \(extra)"
+        )
     }
 
     func check(_ entries: [String: [String: Any]], order: [String], built b: Built, readable: Bool) {
         var expected = b.expected
-        if readable { expected.formUnion(b.private_) }
+        if readable { expected.formUnion(b.privateFiles) }
         assertSameSet(Set(entries.keys), expected, "inventory paths")
         // Sorted by path bytes.
         let bytes = order.map { p -> [UInt8] in
@@ -217,7 +271,9 @@ final class InventoryAgreementTests: XCTestCase {
             // Library folders; a restore also skips Saved Application State and SplashBoard; an
             // update keeps Documents and Library.
             let top = String(path.split(separator: "/").first ?? "")
-            let backed = ["Documents", "Library", "GeoJSON"].contains(top) && !["caches", "systemLibrary"].contains(zone) && by == nil
+            let backed =
+                ["Documents", "Library", "GeoJSON"].contains(top) && !["caches", "systemLibrary"].contains(zone)
+                && by == nil
             XCTAssertEqual(e["backedUp"] as? Bool, backed, path)
             XCTAssertEqual(e["survivesRestore"] as? Bool, backed, path)
             XCTAssertEqual(e["survivesUpdate"] as? Bool, ["Documents", "Library"].contains(top), path)
@@ -231,13 +287,18 @@ final class InventoryAgreementTests: XCTestCase {
         XCTAssertNil(entries["Documents/link-out/hosts"], "a symlink to a folder is not followed")
         // The non-UTF-8 name: display form plus the exact bytes (where it was made: `expected` has it).
         let cafe = entries["Documents/caf\\xE9.txt"]
-        if b.expected.contains("Documents/caf\\xE9.txt") { XCTAssertEqual(cafe?["pathBase64"] as? String, Data(Array("Documents/caf".utf8) + [0xE9] + Array(".txt".utf8)).base64EncodedString()) }
+        if b.expected.contains("Documents/caf\\xE9.txt") {
+            XCTAssertEqual(
+                cafe?["pathBase64"] as? String,
+                Data(Array("Documents/caf".utf8) + [0xE9] + Array(".txt".utf8)).base64EncodedString())
+        }
         // Hard links: one counts.
         XCTAssertEqual(entries["Documents/h1"]?["countsInTotals"] as? Bool, true)
         XCTAssertEqual(entries["Library/Caches/h2"]?["countsInTotals"] as? Bool, false)
         // Value classes as found.
         for cls in AttributeValueClass.allCases {
-            let attrs = entries["Library/Application Support/native-\(cls.rawValue).bin"]?["attributes"] as? [[String: Any]]
+            let attrs =
+                entries["Library/Application Support/native-\(cls.rawValue).bin"]?["attributes"] as? [[String: Any]]
             XCTAssertEqual(attrs?.first?["valueClass"] as? String, cls.rawValue)
             XCTAssertEqual(attrs?.first?["source"] as? String, "native")
         }
@@ -245,7 +306,9 @@ final class InventoryAgreementTests: XCTestCase {
         XCTAssertEqual(emptyAttrs?.first?["valueClass"] as? String, "other")
         let legacy = entries["Library/Application Support/legacy.bin"]?["attributes"] as? [[String: Any]]
         XCTAssertEqual(legacy?.first?["attribute"] as? String, "com.apple.MobileBackup")
-        let both = (entries["Library/Application Support/both.bin"]?["attributes"] as? [[String: Any]])?.compactMap { $0["source"] as? String }
+        let both = (entries["Library/Application Support/both.bin"]?["attributes"] as? [[String: Any]])?.compactMap {
+            $0["source"] as? String
+        }
         XCTAssertEqual(both?.sorted(), ["appledouble", "native"])
         let mirrored = entries["Library/Application Support/mirrored.bin"]?["attributes"] as? [[String: Any]]
         XCTAssertEqual(mirrored?.first?["source"] as? String, "macosx")
@@ -287,10 +350,14 @@ final class InventoryAgreementTests: XCTestCase {
         // h1 (Documents) and h2 (Caches) are one file of 1,000 bytes: counted in Documents.
         XCTAssertEqual(inv.zoneTotals[.caches]?.size, 70)
         // Symlinks add nothing: a backup records Size 0 for them (link-in, link-out).
-        let docs = 100 + 60 + 1000 + 10 + 20 // notes, beside, h1, Excluded/*
+        let docs = 100 + 60 + 1000 + 10 + 20  // notes, beside, h1, Excluded/*
         XCTAssertEqual(inv.zoneTotals[.documents]?.size, Int64(docs))
         XCTAssertNil(inv.zoneTotals[.system])
         XCTAssertEqual(inv.total.size, inv.zoneTotals.values.reduce(0) { $0 + $1.size })
-        XCTAssertEqual(inv.backupFootprint, inv.entries.filter { $0.countsInTotals && $0.backedUp == true && $0.entry.kind == .file }.reduce(0) { $0 + $1.entry.size })
+        XCTAssertEqual(
+            inv.backupFootprint,
+            inv.entries.filter { $0.countsInTotals && $0.backedUp == true && $0.entry.kind == .file }.reduce(0) {
+                $0 + $1.entry.size
+            })
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
+import SandboxAudit  // not @testable: this file sees only the public surface, as a program would
 import XCTest
-import SandboxAudit   // not @testable: this file sees only the public surface, as a program would
 
 /// The README's "As a library" example, compiled against the public surface alone and run on
 /// a sample container.

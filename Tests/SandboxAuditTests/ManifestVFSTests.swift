@@ -1,7 +1,8 @@
 import Foundation
-@testable import SandboxAuditSystem
-@testable import SandboxAuditCore
 import XCTest
+
+@testable import SandboxAuditCore
+@testable import SandboxAuditSystem
 
 /// `Manifest.db` read by SQLite page by page through the descriptor held for it
 /// (`ManifestVFS`), never copied whole into memory, plain or encrypted: a backup whose database
@@ -14,7 +15,8 @@ final class ManifestVFSTests: XCTestCase {
 
     /// Adds 77 MB of rows (blobs of 64,000 bytes) of another domain to the database at `path`.
     func addBulk(_ path: String) throws {
-        _ = try python("""
+        _ = try python(
+            """
             import sqlite3, sys
             c = sqlite3.connect(sys.argv[1])
             c.executemany("INSERT INTO Files VALUES (?, 'HomeDomain', ?, 1, zeroblob(64000))",
@@ -31,11 +33,16 @@ final class ManifestVFSTests: XCTestCase {
         return b
     }
 
-    func assertReadInLittleMemory(_ folder: String, environment: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertReadInLittleMemory(
+        _ folder: String, environment: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: folder + "/Manifest.db")[.size] as? Int)
         XCTAssertGreaterThan(size, 75_000_000, file: file, line: line)
         let m = try Measured.run(["inventory", folder, "--app", Self.app], environment: environment)
-        print("measured inventory of a \(size)-byte Manifest.db: \(String(format: "%.2f", m.seconds)) s, \(String(format: "%.1f", m.peakMB)) MB peak RSS")
+        print(
+            "measured inventory of a \(size)-byte Manifest.db: \(String(format: "%.2f", m.seconds)) s, "
+                + "\(String(format: "%.1f", m.peakMB)) MB peak RSS"
+        )
         XCTAssertEqual(m.result.status, 0, m.result.stderr, file: file, line: line)
         XCTAssertTrue(m.result.stdout.contains("\"Documents/a.txt\""), m.result.stdout, file: file, line: line)
         XCTAssertGreaterThan(m.peakMB, 0, file: file, line: line)
@@ -65,7 +72,8 @@ final class ManifestVFSTests: XCTestCase {
             do {
                 try Data(plain).write(to: URL(fileURLWithPath: dir.sub("plain.db")))
                 try self.addBulk(dir.sub("plain.db"))
-                return encryptor.encryptManifestDatabase(try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir.sub("plain.db")))))
+                return encryptor.encryptManifestDatabase(
+                    try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir.sub("plain.db")))))
             } catch {
                 failure = error
                 return []
@@ -86,11 +94,17 @@ final class ManifestVFSTests: XCTestCase {
         let cipher = try XCTUnwrap(try folder.cipher(password: Self.password))
         let plain = (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
         let encrypted = encryptor.encryptManifestDatabase(plain)
-        XCTAssertEqual(try cipher.manifestDatabaseLength(size: encrypted.count, what: "x", read: BackupDecryption.reader(encrypted)), 5000)
+        XCTAssertEqual(
+            try cipher.manifestDatabaseLength(
+                size: encrypted.count, what: "x", read: BackupDecryption.reader(encrypted)), 5000)
         for (offset, count) in [(0, 100), (16, 16), (4096, 904), (17, 33), (4999, 1)] {
-            let start = offset / 16 * 16, end = (offset + count + 15) / 16 * 16
-            let blocks = try cipher.manifestDatabaseBlocks(at: Int64(start), count: end - start, what: "x", read: BackupDecryption.reader(encrypted))
-            XCTAssertEqual(Array(blocks[(offset - start)..<(offset - start + count)]), Array(plain[offset..<(offset + count)]), "at \(offset)")
+            let start = offset / 16 * 16
+            let end = (offset + count + 15) / 16 * 16
+            let blocks = try cipher.manifestDatabaseBlocks(
+                at: Int64(start), count: end - start, what: "x", read: BackupDecryption.reader(encrypted))
+            XCTAssertEqual(
+                Array(blocks[(offset - start)..<(offset - start + count)]), Array(plain[offset..<(offset + count)]),
+                "at \(offset)")
         }
     }
 }

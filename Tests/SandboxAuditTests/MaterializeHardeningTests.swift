@@ -1,13 +1,15 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The smaller items of issue 15 about `simulate --into`: signals, clean-up of read-only
@@ -26,21 +28,26 @@ final class MaterializeHardeningTests: XCTestCase {
     /// crash handler, exit 0, the tree left behind).
     func testEverySignalThatEndsTheProcessCleansUp() throws {
         let dir = try TempDir("masig")
-        try python("""
+        try python(
+            """
             import os
             for d in range(120):
                 os.makedirs("App/Documents/d%03d" % d)
                 for f in range(100): open("App/Documents/d%03d/f%03d" % (d, f), "w").write("z")
             for z in ["Library/Caches", "tmp"]: os.makedirs("App/" + z)
             """, in: dir.path)
-        let signals: [(Int32, String)] = [(SIGHUP, "SIGHUP"), (SIGPIPE, "SIGPIPE"), (SIGUSR1, "SIGUSR1"), (SIGQUIT, "SIGQUIT"), (SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")]
+        let signals: [(Int32, String)] = [
+            (SIGHUP, "SIGHUP"), (SIGPIPE, "SIGPIPE"), (SIGUSR1, "SIGUSR1"), (SIGQUIT, "SIGQUIT"), (SIGTERM, "SIGTERM"),
+            (SIGINT, "SIGINT"),
+        ]
         for (signal, name) in signals {
             let run = try interruptMaterializing(dir.sub("App"), in: dir.path, with: signal)
             let message = run.stderr
             XCTAssertTrue(run.writing, "\(name): the tree was never started")
             XCTAssertEqual(run.reason, .exit, "\(name): \(message)")
             XCTAssertEqual(run.status, 2, "\(name): \(message)")
-            XCTAssertTrue(message.contains("nothing written to \(dir.sub("out")): interrupted (\(name))"), "\(name): \(message)")
+            XCTAssertTrue(
+                message.contains("nothing written to \(dir.sub("out")): interrupted (\(name))"), "\(name): \(message)")
             XCTAssertEqual(message.split(separator: "\n").count, 1, message)
             XCTAssertEqual(try names(dir.path), ["App"], "\(name): no DIR, no temporary tree")
         }
@@ -50,7 +57,7 @@ final class MaterializeHardeningTests: XCTestCase {
     /// makes folders writable before it empties them, and leaves nothing.
     func testCleanupRemovesReadOnlyFolders() throws {
         let asNobody = geteuid() == 0
-        if asNobody { try Tool.require("/usr/bin/setpriv", for: "runs the tool as a user other than root") }
+        if asNobody { try Tool.require("setpriv", for: "runs the tool as a user other than root") }
         let dir = try TempDir("maro")
         chmod(dir.path, 0o777)
         let root = dir.sub("App")
@@ -62,7 +69,9 @@ final class MaterializeHardeningTests: XCTestCase {
         chmod(root + "/Library/Application Support/zz-unreadable.bin", 0)
         let r = try CLI.run(["simulate", "update", root, "--into", dir.sub("out")], asNobody: asNobody)
         XCTAssertEqual(r.status, 2, r.stdout)
-        XCTAssertTrue(r.stderr.contains("nothing written to \(dir.sub("out"))") && r.stderr.contains("zz-unreadable.bin"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains("nothing written to \(dir.sub("out"))") && r.stderr.contains("zz-unreadable.bin"),
+            r.stderr)
         XCTAssertEqual(try names(dir.path), ["App"], "no DIR, no temporary tree")
     }
 
@@ -79,7 +88,9 @@ final class MaterializeHardeningTests: XCTestCase {
         let r = try CLI.run(["simulate", "update", dir.sub("Big"), "--into", dir.sub("small/out")])
         XCTAssertEqual(r.status, 2, r.stdout)
         XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
-        XCTAssertTrue(r.stderr.contains("not enough space for \(dir.sub("small/out")): what the update keeps needs 3.00 MB"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains("not enough space for \(dir.sub("small/out")): what the update keeps needs 3.00 MB"),
+            r.stderr)
         XCTAssertEqual(try names(dir.sub("small")), [], "nothing written")
 
         try Fixture.container(at: dir.sub("Sparse"))
@@ -92,7 +103,8 @@ final class MaterializeHardeningTests: XCTestCase {
     /// The copy falls back to read and write across file systems (here into /dev/shm); a write
     /// cut short by the file size limit reports its own error, not copy_file_range's EXDEV.
     func testShortWriteReportsItsOwnError() throws {
-        var shm = stat(), tmp = stat()
+        var shm = stat()
+        var tmp = stat()
         guard stat("/dev/shm", &shm) == 0, stat(NSTemporaryDirectory(), &tmp) == 0, shm.st_dev != tmp.st_dev else {
             throw XCTSkip("no /dev/shm on another file system than \(NSTemporaryDirectory())")
         }
@@ -100,12 +112,16 @@ final class MaterializeHardeningTests: XCTestCase {
         try Fixture.container(at: dir.sub("App"))
         try randomFile(dir.sub("App/Documents/big.bin"), size: 2_000_000)
         var template = Array("/dev/shm/sa-short-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { throw XCTSkip("cannot write to /dev/shm") }
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw XCTSkip("cannot write to /dev/shm")
+        }
         let target = String(cString: made)
         defer { try? FileManager.default.removeItem(atPath: target) }
-        let r = try shell("trap '' XFSZ; ulimit -f 1000; exec \"$0\" simulate update App --into \(target)/out", in: dir.path)
+        let r = try shell(
+            "trap '' XFSZ; ulimit -f 1000; exec \"$0\" simulate update App --into \(target)/out", in: dir.path)
         XCTAssertEqual(r.status, 2, r.stderr)
-        XCTAssertTrue(r.stderr.contains("nothing written to \(target)/out: write Documents/big.bin: File too large"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains("nothing written to \(target)/out: write Documents/big.bin: File too large"), r.stderr)
         XCTAssertFalse(r.stderr.contains("cross-device"), r.stderr)
         XCTAssertEqual(try names(target), [])
     }
@@ -122,7 +138,10 @@ final class MaterializeHardeningTests: XCTestCase {
         let fd = open(sparse, O_WRONLY)
         _ = Array("middle".utf8).withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 1_500_000) }
         close(fd)
-        for (archive, make) in [("plain.tar", "tar -cf plain.tar App"), ("plain.tgz", "tar -czf plain.tgz App"), ("app.zip", "zip -qr app.zip App")] {
+        for (archive, make) in [
+            ("plain.tar", "tar -cf plain.tar App"), ("plain.tgz", "tar -czf plain.tgz App"),
+            ("app.zip", "zip -qr app.zip App"),
+        ] {
             let made = try shell(make, in: dir.path)
             guard made.status == 0 else { throw CommandFailed(command: make, status: made.status, stderr: made.stderr) }
             let out = dir.sub("out-" + archive)
@@ -132,7 +151,9 @@ final class MaterializeHardeningTests: XCTestCase {
             XCTAssertEqual(lstat(out + "/Documents/p1.bin", &st), 0)
             XCTAssertEqual(st.st_size, 3_000_000)
             XCTAssertLessThan(st.st_blocks * 512, 100_000, "\(archive): holes stay holes")
-            XCTAssertEqual(FileManager.default.contents(atPath: out + "/Documents/p1.bin"), FileManager.default.contents(atPath: sparse), archive)
+            XCTAssertEqual(
+                FileManager.default.contents(atPath: out + "/Documents/p1.bin"),
+                FileManager.default.contents(atPath: sparse), archive)
         }
     }
 

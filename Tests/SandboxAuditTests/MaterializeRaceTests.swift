@@ -1,13 +1,15 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `simulate --into` raced by another user (issue 15, "Hostile containers"): while the copy runs
@@ -24,16 +26,19 @@ final class MaterializeRaceTests: XCTestCase {
 
     override func setUpWithError() throws {
         #if !os(Linux)
-        throw XCTSkip("the swapper runs through setpriv (Linux)")
+            throw XCTSkip("the swapper runs through setpriv (Linux)")
         #else
-        guard geteuid() == 0 else { throw XCTSkip("the copy must run as root and the swapper as nobody: run the tests as root") }
-        try Tool.require("/usr/bin/setpriv", for: "runs the swapper as nobody")
+            guard geteuid() == 0 else {
+                throw XCTSkip("the copy must run as root and the swapper as nobody: run the tests as root")
+            }
+            try Tool.require("setpriv", for: "runs the swapper as nobody")
         #endif
     }
 
     /// Python, as nobody: while a temporary tree `.out-*.sandbox-audit-*` exists in `parent`,
     /// swaps the folders named in `targets` (paths relative to `base`, or to the temporary tree
-    /// when `base` is "TEMP"; the first one most often) for a symlink to `outside` and back, until `stop` exists. Prints
+    /// when `base` is "TEMP"; the first one most often) for a symlink to `outside` and back, until `stop` exists.
+    /// Prints
     /// how many swaps it tried and how many it made.
     static let swapper = """
         import os, sys, time, random
@@ -69,11 +74,16 @@ final class MaterializeRaceTests: XCTestCase {
         """
 
     /// Starts the swapper as nobody; `finish` stops it and returns (tried, made).
-    func startSwapper(parent: String, base: String, outside: String, targets: [String], stop: String) throws -> () -> (Int, Int) {
+    func startSwapper(parent: String, base: String, outside: String, targets: [String], stop: String) throws -> () -> (
+        Int, Int
+    ) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        p.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/env", "python3", "-c", Self.swapper,
-                       parent, base, outside, stop] + targets
+        p.executableURL = URL(fileURLWithPath: try Tool.path("setpriv", for: "runs the swapper as nobody"))
+        p.arguments =
+            [
+                "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/env", "python3", "-c", Self.swapper,
+                parent, base, outside, stop,
+            ] + targets
         let out = Pipe()
         p.standardOutput = out
         try p.run()
@@ -81,7 +91,9 @@ final class MaterializeRaceTests: XCTestCase {
             _ = FileManager.default.createFile(atPath: stop, contents: Data())
             let data = out.fileHandleForReading.readDataToEndOfFile()
             p.waitUntilExit()
-            let numbers = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+            let numbers = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap {
+                Int($0)
+            }
             return numbers.count == 2 ? (numbers[0], numbers[1]) : (0, 0)
         }
     }
@@ -94,7 +106,9 @@ final class MaterializeRaceTests: XCTestCase {
             try Fixture.mkdirs(folder)
             for f in 0..<files {
                 let text = String(format: "%@-%02d-%03d", fill, d, f)
-                try Fixture.bytes(String(format: "%@/f%03d", folder, f), Array((text + String(repeating: ".", count: 64 - text.utf8.count)).utf8))
+                try Fixture.bytes(
+                    String(format: "%@/f%03d", folder, f),
+                    Array((text + String(repeating: ".", count: 64 - text.utf8.count)).utf8))
             }
         }
     }
@@ -128,10 +142,16 @@ final class MaterializeRaceTests: XCTestCase {
         try makeTree(outside + "/tree", folders: 40, files: 8, fill: Self.secret)
         chmod(outside, 0o700)
         XCTAssertEqual(chown(root, 65534, 65534), 0)
-        try python("import os, sys\nfor d, ds, fs in os.walk(sys.argv[1]):\n    for n in ds + fs: os.lchown(os.path.join(d, n), 65534, 65534)", [root])
+        try python(
+            "import os, sys\nfor d, ds, fs in os.walk(sys.argv[1]):\n    for n in ds + fs: os.lchown(os.path.join(d, "
+                + "n), 65534, 65534)",
+            [root])
         let targets = ["Documents/x"] + (0..<40).map { String(format: "Documents/x/y/d%02d", $0) }
-        let finish = try startSwapper(parent: dir.path, base: root, outside: outside + "/tree/Documents/x", targets: targets, stop: dir.sub("stop"))
-        var succeeded = 0, failed = 0
+        let finish = try startSwapper(
+            parent: dir.path, base: root, outside: outside + "/tree/Documents/x", targets: targets,
+            stop: dir.sub("stop"))
+        var succeeded = 0
+        var failed = 0
         var problems: [String] = []
         for i in 0..<Self.attempts {
             let out = dir.sub("out-\(i)")
@@ -139,24 +159,35 @@ final class MaterializeRaceTests: XCTestCase {
             if r.status == 0 {
                 succeeded += 1
                 let leaked = filesContaining(Self.secret, under: out)
-                if !leaked.isEmpty { problems.append("attempt \(i): the output holds the secret in \(leaked.prefix(3))") }
+                if !leaked.isEmpty {
+                    problems.append("attempt \(i): the output holds the secret in \(leaked.prefix(3))")
+                }
                 // The original data: every file copied holds its own bytes (a folder scanned
                 // while it was a symlink is copied as that symlink, with nothing below it).
                 let foreign = regularFiles(under: out).filter { $0.value.range(of: Data("original-".utf8)) == nil }
-                if !foreign.isEmpty { problems.append("attempt \(i): files that are not the original: \(foreign.keys.sorted().prefix(3))") }
+                if !foreign.isEmpty {
+                    problems.append("attempt \(i): files that are not the original: \(foreign.keys.sorted().prefix(3))")
+                }
             } else {
                 failed += 1
                 if r.status != 2 { problems.append("attempt \(i): exit \(r.status): \(r.stderr)") }
-                if r.stderr.split(separator: "\n").count != 1 { problems.append("attempt \(i): not one line: \(r.stderr)") }
+                if r.stderr.split(separator: "\n").count != 1 {
+                    problems.append("attempt \(i): not one line: \(r.stderr)")
+                }
                 if !r.stderr.contains("nothing written to \(out)") || !r.stderr.contains("Documents/x") {
                     problems.append("attempt \(i): the error does not name the path: \(r.stderr)")
                 }
-                if FileManager.default.fileExists(atPath: out) { problems.append("attempt \(i): something at DIR after a failure") }
+                if FileManager.default.fileExists(atPath: out) {
+                    problems.append("attempt \(i): something at DIR after a failure")
+                }
             }
             problems += try leftovers(in: dir.path, attempt: i, out: out)
         }
         let (tried, made) = finish()
-        print("source race: \(Self.attempts) attempts, \(succeeded) succeeded, \(failed) failed naming the path; swapper made \(made) swaps (\(tried) tried)")
+        print(
+            "source race: \(Self.attempts) attempts, \(succeeded) succeeded, \(failed) failed naming the path; "
+                + "swapper made \(made) swaps (\(tried) tried)"
+        )
         XCTAssertEqual(problems, [])
         XCTAssertGreaterThan(made, 0, "the swapper never swapped a folder during a copy: the test proves nothing")
     }
@@ -168,10 +199,14 @@ final class MaterializeRaceTests: XCTestCase {
         let dir = try TempDir("race-dst")
         let root = dir.sub("App")
         try makeTree(root, folders: 40, files: 8, fill: "original")
-        try python("import os, sys\nfor d, ds, fs in os.walk(sys.argv[1]):\n    os.chmod(d, 0o777); os.utime(d, (1_500_000_000, 1_500_000_000))", [root])
+        try python(
+            "import os, sys\nfor d, ds, fs in os.walk(sys.argv[1]):\n    os.chmod(d, 0o777); os.utime(d, "
+                + "(1_500_000_000, 1_500_000_000))",
+            [root])
         let victim = dir.sub("victim")
         try makeTree(victim, folders: 40, files: 8, fill: "victim")
-        try python("""
+        try python(
+            """
             import os, sys
             for d, ds, fs in os.walk(sys.argv[1]):
                 os.chmod(d, 0o700); os.setxattr(d, "user.victim", b"kept")
@@ -179,8 +214,10 @@ final class MaterializeRaceTests: XCTestCase {
             """, [victim])
         let before = try snapshot(victim)
         let targets = ["Documents", "Documents/x"] + (0..<40).map { String(format: "Documents/x/y/d%02d", $0) }
-        let finish = try startSwapper(parent: dir.path, base: "TEMP", outside: victim + "/Documents", targets: targets, stop: dir.sub("stop"))
-        var succeeded = 0, failed = 0
+        let finish = try startSwapper(
+            parent: dir.path, base: "TEMP", outside: victim + "/Documents", targets: targets, stop: dir.sub("stop"))
+        var succeeded = 0
+        var failed = 0
         var problems: [String] = []
         for i in 0..<Self.attempts {
             let out = dir.sub("out-\(i)")
@@ -189,17 +226,29 @@ final class MaterializeRaceTests: XCTestCase {
                 succeeded += 1
             } else {
                 failed += 1
-                if r.status != 2 || !r.stderr.contains("nothing written to \(out)") { problems.append("attempt \(i): exit \(r.status): \(r.stderr)") }
-                if FileManager.default.fileExists(atPath: out) { problems.append("attempt \(i): something at DIR after a failure") }
+                if r.status != 2 || !r.stderr.contains("nothing written to \(out)") {
+                    problems.append("attempt \(i): exit \(r.status): \(r.stderr)")
+                }
+                if FileManager.default.fileExists(atPath: out) {
+                    problems.append("attempt \(i): something at DIR after a failure")
+                }
             }
-            if i % 5 == 4 { // a change stays: checked every fifth attempt
+            if i % 5 == 4 {  // a change stays: checked every fifth attempt
                 let after = try snapshot(victim)
-                if after != before { problems.append("attempt \(i): the folder outside changed: \(after.filter { before[$0.key] != $0.value }.keys.sorted().prefix(5))") }
+                if after != before {
+                    problems.append(
+                        "attempt \(i): the folder outside changed: "
+                            + "\(after.filter { before[$0.key] != $0.value }.keys.sorted().prefix(5))"
+                    )
+                }
             }
             problems += try leftovers(in: dir.path, attempt: i, out: out)
         }
         let (tried, made) = finish()
-        print("destination race: \(Self.attempts) attempts, \(succeeded) succeeded, \(failed) failed; swapper tried \(tried) swaps in the temporary trees, made \(made)")
+        print(
+            "destination race: \(Self.attempts) attempts, \(succeeded) succeeded, \(failed) failed; swapper tried "
+                + "\(tried) swaps in the temporary trees, made \(made)"
+        )
         XCTAssertEqual(problems, [])
         XCTAssertGreaterThan(tried, 0, "the swapper never saw a temporary tree: the test proves nothing")
     }
@@ -213,18 +262,22 @@ final class MaterializeRaceTests: XCTestCase {
 
     /// Mode, modification time, attributes and contents of everything below `path`.
     func snapshot(_ path: String) throws -> [String: String] {
-        try python("""
+        try python(
+            """
             import os, sys, hashlib
             root = sys.argv[1]
             for d, ds, fs in os.walk(root):
                 for p in [d] + [os.path.join(d, n) for n in sorted(fs)]:
                     st = os.lstat(p)
-                    x = sorted((n, os.getxattr(p, n, follow_symlinks=False)) for n in os.listxattr(p, follow_symlinks=False))
-                    data = hashlib.sha1(open(p, "rb").read()).hexdigest() if os.path.isfile(p) else sorted(os.listdir(p))
+                    x = sorted((n, os.getxattr(p, n, follow_symlinks=False)) for n in os.listxattr(p, \
+            follow_symlinks=False))
+                    data = hashlib.sha1(open(p, "rb").read()).hexdigest() if os.path.isfile(p) else \
+            sorted(os.listdir(p))
                     print(os.path.relpath(p, root), oct(st.st_mode), st.st_mtime_ns, st.st_uid, x, data, sep="\\t")
-            """, [path]).split(separator: "\n").reduce(into: [:]) { out, line in
-                let fields = line.split(separator: "\t", maxSplits: 1)
-                out[String(fields[0])] = fields.count > 1 ? String(fields[1]) : ""
-            }
+            """, [path]
+        ).split(separator: "\n").reduce(into: [:]) { out, line in
+            let fields = line.split(separator: "\t", maxSplits: 1)
+            out[String(fields[0])] = fields.count > 1 ? String(fields[1]) : ""
+        }
     }
 }

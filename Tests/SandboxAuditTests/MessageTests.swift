@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAuditReport
 
 /// Messages as a developer reads them (issue 49): one line for a slip, one banner per cause, no
@@ -7,14 +8,24 @@ import XCTest
 final class MessageTests: XCTestCase {
     func testAFormatNotKnownNamesTheNearest() throws {
         let app = PluginTests.repository + "/sample-containers/WellBehaved"
-        for (value, hint) in [("gitlab", "did you mean 'codeclimate' or 'github'?"), ("xcodee", "did you mean 'xcode'?")] {
+        for (value, hint) in [
+            ("gitlab", "did you mean 'codeclimate' or 'github'?"), ("xcodee", "did you mean 'xcode'?"),
+        ] {
             let r = try CLI.run(["scan", app, "--format", value])
             XCTAssertEqual(r.status, 2)
-            XCTAssertEqual(r.stderr, "sandbox-audit: error: '\(value)' is not a value of --format; \(hint) (it takes \(ReportFormat.allCases.map(\.rawValue).joined(separator: ", "))) (see 'sandbox-audit --help')\n")
+            XCTAssertEqual(
+                r.stderr,
+                "sandbox-audit: error: '\(value)' is not a value of --format; \(hint) (it takes "
+                    + "\(ReportFormat.allCases.map(\.rawValue).joined(separator: ", "))) (see 'sandbox-audit --help')\n"
+            )
         }
         let short = try CLI.run(["compare", "a.json", "b.json", "--format", "mardown"])
         XCTAssertEqual(short.status, 2)
-        XCTAssertEqual(short.stderr, "sandbox-audit: error: 'mardown' is not a value of --format; did you mean 'markdown'? (it takes text, markdown, json) (see 'sandbox-audit --help')\n")
+        XCTAssertEqual(
+            short.stderr,
+            "sandbox-audit: error: 'mardown' is not a value of --format; did you mean 'markdown'? (it takes text, "
+                + "markdown, json) (see 'sandbox-audit --help')\n"
+        )
     }
 
     /// Two baselines of one container, the second with a 12 MB MMKV file (an owner's path, and
@@ -26,7 +37,9 @@ final class MessageTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["scan", root, "--write-baseline", dir.sub("a.json")]).status, 0)
         try Fixture.file(root + "/Documents/mmkv/big.mmkv", size: 12_000_000)
         XCTAssertEqual(try CLI.run(["scan", root, "--write-baseline", dir.sub("b.json")]).status, 0)
-        var a = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.sub("a.json")))) as? [String: Any])
+        var a = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.sub("a.json"))))
+                as? [String: Any])
         a["complete"] = false
         a["missed"] = (0..<12).map { ["path": "Library/x\($0)", "what": "open directory", "why": "Permission denied"] }
         try JSONSerialization.data(withJSONObject: a).write(to: URL(fileURLWithPath: dir.sub("a.json")))
@@ -39,11 +52,14 @@ final class MessageTests: XCTestCase {
         let r = try CLI.run(["compare", a, b, "--format", "markdown", "--allow-incomplete"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stdout.components(separatedBy: "INCOMPLETE SCAN").count - 1, 1, r.stdout)
-        XCTAssertTrue(r.stdout.contains("; missed: Library/x0: open directory (Permission denied); Library/x1: "), r.stdout)
+        XCTAssertTrue(
+            r.stdout.contains("; missed: Library/x0: open directory (Permission denied); Library/x1: "), r.stdout)
         XCTAssertTrue(r.stdout.contains("; and 2 more**"), r.stdout)
         XCTAssertFalse(r.stdout.contains("None."), r.stdout)
         XCTAssertFalse(r.stdout.contains("(0)"), r.stdout)
-        XCTAssertTrue(r.stdout.contains("*Nothing in: Paths grown most, Removed paths, Newly backed up, No longer backed up, "), r.stdout)
+        XCTAssertTrue(
+            r.stdout.contains("*Nothing in: Paths grown most, Removed paths, Newly backed up, No longer backed up, "),
+            r.stdout)
         XCTAssertTrue(r.stdout.contains("### New paths (1)\n\n- +12.0 MB  Documents/mmkv/big.mmkv"), r.stdout)
     }
 
@@ -53,10 +69,13 @@ final class MessageTests: XCTestCase {
         let dir = try TempDir("messages-owner")
         let (a, b) = try baselines(dir)
         let text = try CLI.run(["compare", a, b, "--allow-incomplete"])
-        XCTAssertTrue(text.stdout.contains("Documents/mmkv/big.mmkv: 12.0 MB file is backed up (limit 10.0 MB) (owner MMKV)"), text.stdout)
+        XCTAssertTrue(
+            text.stdout.contains("Documents/mmkv/big.mmkv: 12.0 MB file is backed up (limit 10.0 MB) (owner MMKV)"),
+            text.stdout)
         let r = try CLI.run(["compare", a, b, "--format", "json", "--allow-incomplete"])
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: r.stdoutBytes) as? [String: Any])
-        let found = try XCTUnwrap((json["newFindings"] as? [[String: Any]])?.first { $0["path"] as? String == "Documents/mmkv/big.mmkv" })
+        let found = try XCTUnwrap(
+            (json["newFindings"] as? [[String: Any]])?.first { $0["path"] as? String == "Documents/mmkv/big.mmkv" })
         XCTAssertEqual(found["owner"] as? String, "MMKV")
     }
 
@@ -65,7 +84,9 @@ final class MessageTests: XCTestCase {
         let (a, b) = try baselines(dir)
         let r = try CLI.run(["trend", a, b, a, "--format", "markdown"])
         XCTAssertEqual(r.stdout.components(separatedBy: "INCOMPLETE SCAN").count - 1, 1, r.stdout)
-        XCTAssertTrue(r.stdout.contains("INCOMPLETE SCAN: file 1 (12 items), file 3 (12 items) could not be read in full"), r.stdout)
+        XCTAssertTrue(
+            r.stdout.contains("INCOMPLETE SCAN: file 1 (12 items), file 3 (12 items) could not be read in full"),
+            r.stdout)
         XCTAssertFalse(r.stdout.contains("### Paths grown most"), r.stdout)
         XCTAssertTrue(r.stdout.hasSuffix("*Nothing in: Paths grown most.*\n"), r.stdout)
     }

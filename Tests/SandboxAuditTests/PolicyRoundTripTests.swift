@@ -1,9 +1,10 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
 @testable import SandboxAuditRules
+@testable import SandboxAuditSystem
 
 /// Issue 34 item 4: `config show > p.yml; scan --config p.yml` gives the findings the policy
 /// itself gives, on every sample and every policy the project ships (the samples' policies,
@@ -24,7 +25,10 @@ final class PolicyRoundTripTests: XCTestCase {
             var block: [Substring]?
             var n = 0
             for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-                if block == nil, line.hasPrefix("```yaml") { block = []; continue }
+                if block == nil, line.hasPrefix("```yaml") {
+                    block = []
+                    continue
+                }
                 if block != nil, line.hasPrefix("```") {
                     n += 1
                     let yaml = block!.joined(separator: "\n")
@@ -39,7 +43,9 @@ final class PolicyRoundTripTests: XCTestCase {
     }
 
     func findings(_ r: AuditResult) -> [String] {
-        r.findings.map { "\($0.ruleId) \($0.severity.rawValue) \($0.path?.display ?? "-") \($0.domain ?? "") \($0.message)" }.sorted()
+        r.findings.map {
+            "\($0.ruleId) \($0.severity.rawValue) \($0.path?.display ?? "-") \($0.domain ?? "") \($0.message)"
+        }.sorted()
     }
 
     func testConfigShowGivesTheSameFindingsOnEverySampleAndShippedPolicy() throws {
@@ -49,7 +55,8 @@ final class PolicyRoundTripTests: XCTestCase {
         device.app = "com.example.misbehaving"
         device.appGroups = ["group.com.example.misbehaving"]
         let samples: [(String, ContainerSelection)] = [
-            ("WellBehaved", ContainerSelection()), ("Misbehaving", ContainerSelection()), ("Example.xcappdata", ContainerSelection()),
+            ("WellBehaved", ContainerSelection()), ("Misbehaving", ContainerSelection()),
+            ("Example.xcappdata", ContainerSelection()),
             ("Example.xcappdata.tar.gz", ContainerSelection()), ("MisbehavingDevice", device),
         ]
         var compared = 0
@@ -57,13 +64,20 @@ final class PolicyRoundTripTests: XCTestCase {
             let policy = try PolicyFile.parse(yaml, source: name)
             let shown = PolicyFile.render(policy)
             let again = try PolicyFile.parse(shown, source: name + " shown")
-            XCTAssertEqual(PolicyFile.render(again).split(separator: "\n").dropFirst(), shown.split(separator: "\n").dropFirst(), "\(name): config show is stable")
+            XCTAssertEqual(
+                PolicyFile.render(again).split(separator: "\n").dropFirst(), shown.split(separator: "\n").dropFirst(),
+                "\(name): config show is stable")
             for (sample, selection) in samples {
                 // A policy naming App Groups cannot run on a lone container: the same error, then.
                 func outcome(_ p: Policy) -> [String] {
-                    do { return findings(try Audit.run(Self.samples + "/" + sample, selection: selection, policy: p, scanTime: 1_800_000_000)) } catch { return ["error: \(error)"] }
+                    do {
+                        return findings(
+                            try Audit.run(
+                                Self.samples + "/" + sample, selection: selection, policy: p, scanTime: 1_800_000_000))
+                    } catch { return ["error: \(error)"] }
                 }
-                let before = outcome(policy), after = outcome(again)
+                let before = outcome(policy)
+                let after = outcome(again)
                 XCTAssertEqual(before, after, "\(sample) with \(name)\n\(shown)")
                 compared += 1
             }
@@ -87,7 +101,9 @@ final class PolicyRoundTripTests: XCTestCase {
             XCTAssertEqual(a.status, b.status, "\(sample): \(a.stderr) \(b.stderr)")
             func list(_ r: CLI.Result) -> [String] {
                 let json = (try? JSONSerialization.jsonObject(with: r.stdoutBytes)) as? [String: Any]
-                return ((json?["findings"] as? [[String: Any]]) ?? []).map { "\($0["ruleId"] ?? "") \($0["severity"] ?? "") \($0["path"] ?? "")" }.sorted()
+                return ((json?["findings"] as? [[String: Any]]) ?? []).map {
+                    "\($0["ruleId"] ?? "") \($0["severity"] ?? "") \($0["path"] ?? "")"
+                }.sorted()
             }
             XCTAssertEqual(list(a), list(b), sample)
             XCTAssertFalse(list(a).isEmpty && sample == "Misbehaving")

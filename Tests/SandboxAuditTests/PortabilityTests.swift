@@ -1,8 +1,10 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAuditSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What keeps the suite and the tool right on macOS without a Mac at hand: the check that refuses
@@ -36,38 +38,55 @@ final class PortabilityTests: XCTestCase {
     func testThePortabilityCheckFailsOnPlantedSites() throws {
         try Tool.require("python3", for: "the check is a Python script")
         let dir = try TempDir("portable")
-        let original = try String(contentsOfFile: DocsTests.repo + "/Tests/SandboxAuditTests/HeldInputTests.swift", encoding: .utf8)
+        let original = try String(
+            contentsOfFile: DocsTests.repo + "/Tests/SandboxAuditTests/HeldInputTests.swift", encoding: .utf8)
         let lines = original.split(separator: "\n", omittingEmptySubsequences: false).count
         // The idioms are spelled in pieces here, so that this file does not fail the check itself.
         let (head, touch, xattrsInclude) = ("head", "touch", "--xattrs-" + "include")
         let planted: [(String, String, String)] = [
-            ("head", """
+            (
+                "head",
+                """
                     func testPlanted() throws {
                         try sh("\(head) -n -1 list > short", in: "/")
                     }
-                """, "`head -n -N`"),
-            ("touch", """
+                """, "`head -n -N`"
+            ),
+            (
+                "touch",
+                """
                     func testPlanted() throws {
                         try sh("cat B.tar > A.tar && \(touch) -d @1700000000 A.tar", in: "/")
                     }
-                """, "@EPOCH`"),
-            ("tar", """
+                """, "@EPOCH`"
+            ),
+            (
+                "tar",
+                """
                     func testPlanted() throws {
                         try sh("tar --xattrs \(xattrsInclude)='*' -cf a.tar C", in: "/")
                     }
-                """, "GNU tar"),
-            ("name", """
+                """, "GNU tar"
+            ),
+            (
+                "name",
+                """
                     func testPlanted() throws {
                         let name = Array("/tmp/caf".utf8) + [0xE9]
-                        close((name + [0]).withUnsafeBufferPointer { p in p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { open($0, O_WRONLY | O_CREAT, 0o644) } })
+                        close((name + [0]).withUnsafeBufferPointer { p in p.baseAddress!.withMemoryRebound(to: \
+                CChar.self, capacity: p.count) { open($0, O_WRONLY | O_CREAT, 0o644) } })
                     }
-                """, "not UTF-8"),
-            ("atime", """
+                """, "not UTF-8"
+            ),
+            (
+                "atime",
+                """
                     func testPlanted() throws {
                         var st = stat()
                         XCTAssertEqual(st.atimeSpec.tv_sec, 0)
                     }
-                """, "access time"),
+                """, "access time"
+            ),
         ]
         for (label, code, why) in planted {
             let folder = dir.sub(label)
@@ -78,19 +97,28 @@ final class PortabilityTests: XCTestCase {
             try text.write(toFile: folder + "/HeldInputTests.swift", atomically: true, encoding: .utf8)
             let r = try run(folder)
             XCTAssertEqual(r.status, 1, "\(label): \(r.out)")
-            XCTAssertTrue(r.out.contains("HeldInputTests.swift:\(lines)") || r.out.contains("HeldInputTests.swift:\(lines + 1)")
-                          || r.out.contains("HeldInputTests.swift:\(lines + 2)"), "\(label): the planted line is named: \(r.out)")
+            XCTAssertTrue(
+                r.out.contains("HeldInputTests.swift:\(lines)") || r.out.contains("HeldInputTests.swift:\(lines + 1)")
+                    || r.out.contains("HeldInputTests.swift:\(lines + 2)"),
+                "\(label): the planted line is named: \(r.out)")
             XCTAssertTrue(r.out.contains(why), "\(label): \(r.out)")
-            XCTAssertEqual(r.out.split(separator: "\n").filter { $0.contains(".swift:") }.count, 1, "\(label): only the planted site: \(r.out)")
+            XCTAssertEqual(
+                r.out.split(separator: "\n").filter { $0.contains(".swift:") }.count, 1,
+                "\(label): only the planted site: \(r.out)")
 
             // Guarded, the same code passes: a Linux-only block, or the question asked first.
             let guarded: String
             switch label {
-            case "name": guarded = code.replacingOccurrences(of: "let name", with: "try NonUTF8Names.require(in: \"/tmp\", for: \"x\")\n        let name")
-            case "atime": guarded = code.replacingOccurrences(of: "var st", with: "try AccessTimes.require(for: \"x\")\n        var st")
+            case "name":
+                guarded = code.replacingOccurrences(
+                    of: "let name", with: "try NonUTF8Names.require(in: \"/tmp\", for: \"x\")\n        let name")
+            case "atime":
+                guarded = code.replacingOccurrences(
+                    of: "var st", with: "try AccessTimes.require(for: \"x\")\n        var st")
             default: guarded = "    #if os(Linux)\n" + code + "\n    #endif"
             }
-            try (original[..<cut.lowerBound] + "\n" + guarded + "\n}\n").write(toFile: folder + "/HeldInputTests.swift", atomically: true, encoding: .utf8)
+            try (original[..<cut.lowerBound] + "\n" + guarded + "\n}\n").write(
+                toFile: folder + "/HeldInputTests.swift", atomically: true, encoding: .utf8)
             let ok = try run(folder)
             XCTAssertEqual(ok.status, 0, "\(label) guarded: \(ok.out)")
         }
@@ -103,7 +131,10 @@ final class PortabilityTests: XCTestCase {
     func testTheDarwinCompileCheckPassesAndCatchesANewCall() throws {
         try Tool.require("python3", for: "the check derives the calls with Python")
         guard Tool.find("zig") != nil || Tool.pythonHas("ziglang") else {
-            throw XCTSkip("zig is not installed: the macOS compile check needs it (pip install ziglang; scripts/setup.sh test installs it)")
+            throw XCTSkip(
+                "zig is not installed: the macOS compile check needs it (pip install ziglang; scripts/setup.sh test "
+                    + "installs it)"
+            )
         }
         func check(_ arguments: [String]) throws -> (status: Int32, out: String) {
             let p = Process()
@@ -142,8 +173,13 @@ final class PortabilityTests: XCTestCase {
     func testTheDescriptorLimitIsRaisedWithinTheSystemsCeilingAndNeverLowered() throws {
         var saved = rlimit()
         XCTAssertEqual(getrlimit(Platform.descriptorLimit, &saved), 0)
-        defer { var back = saved; _ = setrlimit(Platform.descriptorLimit, &back) }
-        guard saved.rlim_max > 512 else { throw XCTSkip("the hard limit on descriptors is \(saved.rlim_max): nothing to raise to") }
+        defer {
+            var back = saved
+            _ = setrlimit(Platform.descriptorLimit, &back)
+        }
+        guard saved.rlim_max > 512 else {
+            throw XCTSkip("the hard limit on descriptors is \(saved.rlim_max): nothing to raise to")
+        }
         var low = saved
         low.rlim_cur = 256
         XCTAssertEqual(setrlimit(Platform.descriptorLimit, &low), 0)
@@ -154,7 +190,8 @@ final class PortabilityTests: XCTestCase {
         XCTAssertGreaterThan(raised, 256)
         var expected = min(saved.rlim_max, 65_536)
         if let ceiling = Platform.descriptorCeiling { expected = min(expected, ceiling) }
-        XCTAssertTrue(raised == expected || raised == min(expected, 10_240), "raised to \(raised), expected \(expected)")
+        XCTAssertTrue(
+            raised == expected || raised == min(expected, 10_240), "raised to \(raised), expected \(expected)")
         // A smaller request leaves it where it is.
         XCTAssertEqual(raiseDescriptorLimit(to: 100), raised)
         XCTAssertEqual(getrlimit(Platform.descriptorLimit, &now), 0)

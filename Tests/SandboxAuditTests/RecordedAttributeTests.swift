@@ -1,11 +1,12 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
 
 /// Every attribute a backup records (MBFile `ExtendedAttributes`), and the two scoped exclusion
 /// names wherever attributes are read: backups, folders, sidecars, archives.
@@ -15,7 +16,9 @@ final class RecordedAttributeTests: XCTestCase {
 
     func testMBFileExtendedAttributesAreDecoded() throws {
         var item = BackupBuilder.Item(domain: T.appDomain, relativePath: "Library/Media", flags: 2, mode: 0o40755)
-        item.extendedAttributes = [BackupAttribute.cloudExclude.macName: Self.mobileBackup, "com.apple.assetsd.UUID": [1, 2, 3]]
+        item.extendedAttributes = [
+            BackupAttribute.cloudExclude.macName: Self.mobileBackup, "com.apple.assetsd.UUID": [1, 2, 3],
+        ]
         let decoded = try MBFile.decode([UInt8](try BackupBuilder.mbFile(item, encryptionKey: nil))).get()
         // Only the names the tool reads (the backup attributes) are decoded; the others are skipped.
         XCTAssertEqual(decoded.extendedAttributes?.map(\.name), [BackupAttribute.cloudExclude.macName])
@@ -33,7 +36,9 @@ final class RecordedAttributeTests: XCTestCase {
     func testUnreadableExtendedAttributesAreAProblemNotACrash() throws {
         let bomb = try XCTUnwrap(BoundedPlistBomb.bytes)
         for (label, bytes) in [("text", Array("not a plist".utf8)), ("bomb", bomb)] {
-            XCTAssertEqual(MBFile.decodeAttributes(bytes).failureReason, "its ExtendedAttributes is not a property list of names and values", label)
+            XCTAssertEqual(
+                MBFile.decodeAttributes(bytes).failureReason,
+                "its ExtendedAttributes is not a property list of names and values", label)
         }
         XCTAssertEqual(MBFile.decodeAttributes(nil).failureReason, "its ExtendedAttributes is not data")
     }
@@ -45,8 +50,10 @@ final class RecordedAttributeTests: XCTestCase {
         b.file(T.appDomain, "Library/Media/a.jpg", size: 100)
         for i in b.items.indices where b.items[i].domain == T.appDomain {
             if b.items[i].relativePath == "Library/Media" {
-                b.items[i].extendedAttributes = [BackupAttribute.cloudExclude.macName: Self.mobileBackup,
-                                                 BackupAttribute.unencryptedExclude.macName: Self.mobileBackup]
+                b.items[i].extendedAttributes = [
+                    BackupAttribute.cloudExclude.macName: Self.mobileBackup,
+                    BackupAttribute.unencryptedExclude.macName: Self.mobileBackup,
+                ]
             }
             if b.items[i].relativePath == "Documents/notes.txt" {
                 b.items[i].extendedAttributes = [BackupAttribute.exclude.macName: BackupAttribute.canonicalValue]
@@ -61,7 +68,9 @@ final class RecordedAttributeTests: XCTestCase {
             if o["domain"] as? String == T.appDomain { lines[o["path"] as! String] = o }
         }
         let media = try XCTUnwrap(lines["Library/Media"]?["attributes"] as? [[String: Any]])
-        XCTAssertEqual(media.map { $0["attribute"] as? String }, [BackupAttribute.cloudExclude.macName, BackupAttribute.unencryptedExclude.macName])
+        XCTAssertEqual(
+            media.map { $0["attribute"] as? String },
+            [BackupAttribute.cloudExclude.macName, BackupAttribute.unencryptedExclude.macName])
         XCTAssertEqual(media.map { $0["source"] as? String }, ["manifest", "manifest"])
         XCTAssertTrue((media[0]["meaning"] as? String ?? "").contains("iCloud backups only"), "\(media)")
         XCTAssertEqual(lines["Library/Media"]?["backedUp"] as? Bool, true)
@@ -72,7 +81,9 @@ final class RecordedAttributeTests: XCTestCase {
         XCTAssertEqual(lines["Documents/notes.txt"]?["backedUp"] as? Bool, true)
         XCTAssertEqual(lines["Documents/notes.txt"]?["excluded"] as? Bool, false)
         let (json, _) = try CLI.scanJSON([dir.sub("B"), "--app", T.app])
-        let scoped = (json["findings"] as? [[String: Any]] ?? []).filter { $0["ruleId"] as? String == "scoped-exclusion-attribute" }
+        let scoped = (json["findings"] as? [[String: Any]] ?? []).filter {
+            $0["ruleId"] as? String == "scoped-exclusion-attribute"
+        }
         XCTAssertEqual(scoped.map { $0["path"] as? String }, ["Library/Media"])
         XCTAssertEqual(scoped.map { $0["severity"] as? String }, ["note"])
     }
@@ -82,9 +93,12 @@ final class RecordedAttributeTests: XCTestCase {
         let dir = try TempDir("scoped")
         try Fixture.container(at: dir.sub("App"))
         try Fixture.file(dir.sub("App/Library/Application Support/a.bin"), size: 50)
-        try BackupMarker.set(.cloudExclude, value: Self.mobileBackup, on: dir.sub("App/Library/Application Support/a.bin"), carrier: .native)
+        try BackupMarker.set(
+            .cloudExclude, value: Self.mobileBackup, on: dir.sub("App/Library/Application Support/a.bin"),
+            carrier: .native)
         try Fixture.file(dir.sub("App/Documents/b.bin"), size: 60)
-        try BackupMarker.set(.unencryptedExclude, value: Self.mobileBackup, on: dir.sub("App/Documents/b.bin"), carrier: .sidecar)
+        try BackupMarker.set(
+            .unencryptedExclude, value: Self.mobileBackup, on: dir.sub("App/Documents/b.bin"), carrier: .sidecar)
         var inputs = [dir.sub("App")]
         if Tool.find("bsdtar") != nil || GNUTar.command != nil {
             let tar = GNUTar.command.map { "\($0) --xattrs --xattrs-include='*'" } ?? "bsdtar --xattrs"
@@ -94,14 +108,23 @@ final class RecordedAttributeTests: XCTestCase {
         for input in inputs {
             let (entries, _, r) = try CLI.inventory(input)
             XCTAssertEqual(r.status, 0, r.stderr)
-            for (path, attribute) in [("Library/Application Support/a.bin", BackupAttribute.cloudExclude), ("Documents/b.bin", .unencryptedExclude)] {
+            for (path, attribute) in [
+                ("Library/Application Support/a.bin", BackupAttribute.cloudExclude),
+                ("Documents/b.bin", .unencryptedExclude),
+            ] {
                 let e = try XCTUnwrap(entries[path], "\(input): \(path)")
-                XCTAssertEqual((e["attributes"] as? [[String: Any]])?.map { $0["attribute"] as? String }, [attribute.macName], "\(input): \(path)")
+                XCTAssertEqual(
+                    (e["attributes"] as? [[String: Any]])?.map { $0["attribute"] as? String }, [attribute.macName],
+                    "\(input): \(path)")
                 XCTAssertEqual(e["excluded"] as? Bool, false, "\(input): \(path)")
                 XCTAssertEqual(e["backedUp"] as? Bool, true, "\(input): \(path)")
             }
-            let findings = (try CLI.scanJSON([input]).json["findings"] as? [[String: Any]] ?? []).filter { $0["ruleId"] as? String == "scoped-exclusion-attribute" }
-            XCTAssertEqual(findings.compactMap { $0["path"] as? String }.sorted(), ["Documents/b.bin", "Library/Application Support/a.bin"], input)
+            let findings = (try CLI.scanJSON([input]).json["findings"] as? [[String: Any]] ?? []).filter {
+                $0["ruleId"] as? String == "scoped-exclusion-attribute"
+            }
+            XCTAssertEqual(
+                findings.compactMap { $0["path"] as? String }.sorted(),
+                ["Documents/b.bin", "Library/Application Support/a.bin"], input)
         }
     }
 }
@@ -113,7 +136,9 @@ extension Result where Failure == MBFile.Refusal {
 /// A binary plist whose one array refers to itself: the reference loop BoundedPlist refuses.
 enum BoundedPlistBomb {
     static var bytes: [UInt8]? {
-        func be64(_ v: UInt64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
+        func be64(_ v: UInt64) -> [UInt8] {
+            (0..<8).reversed().map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) }
+        }
         // Object 0 at offset 8: an array of one reference, to object 0. Offset table at 10.
         return Array("bplist00".utf8) + [0xA1, 0x00, 8] + [0, 0, 0, 0, 0, 0, 1, 1] + be64(1) + be64(0) + be64(10)
     }
@@ -125,14 +150,19 @@ extension RecordedAttributeTests {
         let dir = try TempDir("link")
         try Fixture.container(at: dir.path)
         try Fixture.mkdirs(dir.sub("Library/WebKit"))
-        try FileManager.default.createSymbolicLink(atPath: dir.sub("Library/WebKit/store"),
-                                                   withDestinationPath: "/var/mobile/Containers/Data/Application/0A1B/Library/WebKit/x")
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.sub("Library/WebKit/store"),
+            withDestinationPath: "/var/mobile/Containers/Data/Application/0A1B/Library/WebKit/x")
         try FileManager.default.createSymbolicLink(atPath: dir.sub("Documents/etc"), withDestinationPath: "/etc/hosts")
         let found = try audit(dir.path).findings.filter { $0.ruleId == "symlink-escapes-container" }
         XCTAssertEqual(found.map { $0.path?.display }, ["Documents/etc", "Library/WebKit/store"])
         XCTAssertEqual(found.map(\.severity), [.note, .note])
         XCTAssertEqual(found[0].message, "symlink to /etc/hosts points outside the container")
-        XCTAssertTrue(found[1].message.hasPrefix("absolute symlink to /var/mobile/Containers/Data/Application/0A1B/Library/WebKit/x, a container path of the device it was made on: backed up: whether iOS restores absolute links is open"), found[1].message)
+        XCTAssertTrue(
+            found[1].message.hasPrefix(
+                "absolute symlink to /var/mobile/Containers/Data/Application/0A1B/Library/WebKit/x, a container path "
+                    + "of the device it was made on: backed up: whether iOS restores absolute links is open"
+            ), found[1].message)
     }
 }
 
@@ -142,7 +172,8 @@ extension RecordedAttributeTests {
     func testARowWithUnreadableAttributesIsKeptAndReported() throws {
         let dir = try TempDir("hostile-attributes")
         var b = try T.standard()
-        for i in b.items.indices where b.items[i].domain == T.appDomain && b.items[i].relativePath == "Documents/notes.txt" {
+        for i in b.items.indices
+        where b.items[i].domain == T.appDomain && b.items[i].relativePath == "Documents/notes.txt" {
             b.items[i].extendedAttributesBytes = try XCTUnwrap(BoundedPlistBomb.bytes)
         }
         try b.write(to: dir.sub("B"))
@@ -152,7 +183,10 @@ extension RecordedAttributeTests {
         XCTAssertEqual(entry.protectionClass, .completeUntilFirstUserAuthentication)
         XCTAssertFalse(result.complete)
         XCTAssertEqual(result.missed.map(\.path.display), ["Documents/notes.txt"])
-        XCTAssertTrue(result.missed.first?.why.contains("its ExtendedAttributes is not a property list of names and values: its attributes are not read") == true,
-                      "\(result.missed)")
+        XCTAssertTrue(
+            result.missed.first?.why.contains(
+                "its ExtendedAttributes is not a property list of names and values: its attributes are not read")
+                == true,
+            "\(result.missed)")
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
 
 /// Every registered report format, run through the built binary: each one shows an incomplete
 /// scan, and the command line takes exactly the registered names (docs/report-formats.md is
@@ -30,13 +31,19 @@ final class ReportFormatTests: XCTestCase {
         // An AppleDouble header cut short after its entry count: the sidecar cannot be read.
         try Fixture.bytes(dir.sub("Documents/._Recipes.pdf"), [0, 5, 22, 7, 0, 2] + [UInt8](repeating: 0, count: 14))
         for format in ReportFormat.allCases {
-            XCTAssertFalse(complete[format]!.contains(format.incompleteMarker), "\(format.rawValue): the complete scan shows \(format.incompleteMarker)")
+            XCTAssertFalse(
+                complete[format]!.contains(format.incompleteMarker),
+                "\(format.rawValue): the complete scan shows \(format.incompleteMarker)")
             let incomplete = try report(format)
             XCTAssertEqual(incomplete.status, 1, "\(format.rawValue): an incomplete scan fails")
-            XCTAssertTrue(incomplete.stdout.contains(format.incompleteMarker), "\(format.rawValue) does not show the incomplete scan:\n\(incomplete.stdout)")
+            XCTAssertTrue(
+                incomplete.stdout.contains(format.incompleteMarker),
+                "\(format.rawValue) does not show the incomplete scan:\n\(incomplete.stdout)")
             let accepted = try report(format, ["--allow-incomplete"])
             XCTAssertEqual(accepted.status, 0, "\(format.rawValue) with --allow-incomplete")
-            XCTAssertTrue(accepted.stdout.contains(format.incompleteMarker), "\(format.rawValue) with --allow-incomplete hides the incomplete scan")
+            XCTAssertTrue(
+                accepted.stdout.contains(format.incompleteMarker),
+                "\(format.rawValue) with --allow-incomplete hides the incomplete scan")
         }
     }
 
@@ -47,7 +54,9 @@ final class ReportFormatTests: XCTestCase {
         XCTAssertTrue(help.contains("Console format: \(ReportFormat.helpList) (default: text)."), help)
         let bad = try CLI.run(["scan", ".", "--output", "nosuch=-"])
         XCTAssertEqual(bad.status, 2)
-        XCTAssertTrue(bad.stderr.contains("formats: " + ReportFormat.allCases.map(\.rawValue).joined(separator: ", ")), bad.stderr)
+        XCTAssertTrue(
+            bad.stderr.contains("formats: " + ReportFormat.allCases.map(\.rawValue).joined(separator: ", ")), bad.stderr
+        )
     }
 }
 
@@ -56,7 +65,12 @@ extension ReportFormatTests {
     /// objects written in place (JSONObjectWriter) are the bytes their JSON values give; no part
     /// but the last waits for more than an element past the chunk size.
     func testStreamedJSONIsThePrintedDocument() {
-        let items: [JSON] = (0..<500).map { i in .object([("i", .int(Int64(i))), ("name", .string("entry \"\(i)\"\n")), ("ok", .optional(i % 2 == 0 ? true : nil))]) }
+        let items: [JSON] = (0..<500).map { i in
+            .object([
+                ("i", .int(Int64(i))), ("name", .string("entry \"\(i)\"\n")),
+                ("ok", .optional(i % 2 == 0 ? true : nil)),
+            ])
+        }
         // The same objects written in place by JSONObjectWriter, compact and indented.
         let written = JSON.written(count: 500) { i, out, indent, level in
             var o = JSONObjectWriter(&out, indent: indent, level: level)
@@ -65,7 +79,9 @@ extension ReportFormatTests {
             o.bool("ok", i % 2 == 0 ? true : nil, &out)
             o.end(&out)
         }
-        let document = JSON.object([("a", .array(items)), ("b", written), ("c", .array([])), ("d", .written(count: 0) { _, _, _, _ in })])
+        let document = JSON.object([
+            ("a", .array(items)), ("b", written), ("c", .array([])), ("d", .written(count: 0) { _, _, _, _ in }),
+        ])
         let expected = JSON.object([("a", .array(items)), ("b", .array(items)), ("c", .array([])), ("d", .array([]))])
         XCTAssertEqual(document.compact, expected.compact)
         var parts: [[UInt8]] = []

@@ -1,11 +1,12 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
 
 /// What readers of the reports met: the HTML report's layout at 1400 px, its summed-up treemap
 /// tile, its date; the Markdown report's fixes; the text report's budget column.
@@ -13,12 +14,7 @@ final class ReportRoughEdgeTests: XCTestCase {
     static let repo = ReportTests.repo
 
     static func chromium() throws -> String {
-        let browsers = ["chromium", "chromium-browser", "google-chrome", "/usr/bin/chromium", "/usr/bin/chromium-browser",
-                        "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", "/Applications/Chromium.app/Contents/MacOS/Chromium"]
-        guard let found = browsers.lazy.compactMap(Tool.find).first else {
-            throw XCTSkip("chromium is not installed: the HTML report is laid out in headless Chromium (optional; Debian: apt-get install chromium)")
-        }
-        return found
+        try Tool.chromium(for: "the HTML report is laid out in headless Chromium")
     }
 
     /// Lays the page out in headless Chromium, `width` pixels wide, and returns what the
@@ -32,37 +28,38 @@ final class ReportRoughEdgeTests: XCTestCase {
             document.querySelectorAll("details").forEach(function(d){d.open=true;});
             document.querySelectorAll(".tw").forEach(function(tw,i){
               var box=tw.getBoundingClientRect();
-              if(tw.scrollWidth>tw.clientWidth+1){out.push("table "+i+" is "+tw.scrollWidth+" px wide in a card of "+tw.clientWidth);}
+              if(tw.scrollWidth>tw.clientWidth+1){out.push("table "+i+" is "+tw.scrollWidth+" px wide in a card of \
+            "+tw.clientWidth);}
               tw.querySelectorAll("th,td").forEach(function(c){var r=c.getBoundingClientRect();
-                if(r.width>0&&r.right>box.right+1){out.push("table "+i+": a cell ends at "+Math.round(r.right)+", the card at "+Math.round(box.right));}});
+                if(r.width>0&&r.right>box.right+1){out.push("table "+i+": a cell ends at "+Math.round(r.right)+", the \
+            card at "+Math.round(box.right));}});
             });
             document.querySelectorAll("svg.chart").forEach(function(svg,i){
               var w=svg.viewBox.baseVal.width;
               svg.querySelectorAll("text").forEach(function(t){var b=t.getBBox();
-                if(b.x+b.width>w+0.5){out.push("chart "+i+": text '"+t.textContent.slice(0,40)+"' ends at "+Math.round(b.x+b.width)+" of "+w);}});
+                if(b.x+b.width>w+0.5){out.push("chart "+i+": text '"+t.textContent.slice(0,40)+"' ends at \
+            "+Math.round(b.x+b.width)+" of "+w);}});
             });
             document.body.setAttribute("data-layout",JSON.stringify(out));
             })();
             </script>
             """
         let page = dir.sub("layout-\(width).html")
-        try html.replacingOccurrences(of: "</body>", with: probe + "</body>").write(toFile: page, atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try chromium())
-        p.arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=\(width),1000",
-                       "--virtual-time-budget=2000", "--dump-dom", "file://" + page]
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let dom = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        _ = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard let start = dom.range(of: "data-layout=\""), let end = dom[start.upperBound...].firstIndex(of: "\"") else {
+        try html.replacingOccurrences(of: "</body>", with: probe + "</body>").write(
+            toFile: page, atomically: true, encoding: .utf8)
+        let dom = try CLI.run(
+            [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=\(width),1000",
+                "--virtual-time-budget=2000", "--dump-dom", "file://" + page,
+            ], via: try chromium()
+        ).stdout
+        guard let start = dom.range(of: "data-layout=\""), let end = dom[start.upperBound...].firstIndex(of: "\"")
+        else {
             XCTFail("the measuring script did not run:\n\(dom.prefix(500))")
             return []
         }
-        let json = String(dom[start.upperBound..<end]).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&amp;", with: "&")
+        let json = String(dom[start.upperBound..<end]).replacingOccurrences(of: "&quot;", with: "\"")
+            .replacingOccurrences(of: "&amp;", with: "&")
         return try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String] ?? []
     }
 
@@ -81,14 +78,20 @@ final class ReportRoughEdgeTests: XCTestCase {
         try Fixture.file(root + "/\(long)", size: 10)
         try Fixture.file(root + "/Library/Caches/\(long).bin", size: 3_000_000)
         try Fixture.file(root + "/Library/Application Support/\(long).db", size: 5_000_000)
-        try Fixture.bytes(dir.sub("policy.yml"), Array("budgets:\n  backup: 1kB\n  paths:\n    - path: \"Documents/\(long)/**\"\n      max: 1kB\n".utf8))
-        let r = try CLI.run(["scan", root, "--config", dir.sub("policy.yml"), "--format", "html", "--support-data-size", "1kB"])
+        try Fixture.bytes(
+            dir.sub("policy.yml"),
+            Array("budgets:\n  backup: 1kB\n  paths:\n    - path: \"Documents/\(long)/**\"\n      max: 1kB\n".utf8))
+        let r = try CLI.run([
+            "scan", root, "--config", dir.sub("policy.yml"), "--format", "html", "--support-data-size", "1kB",
+        ])
         XCTAssertEqual(r.status, 1, r.stderr)
         XCTAssertEqual(try Self.layoutProblems(r.stdout, width: 1400, in: dir), [])
         XCTAssertEqual(try Self.layoutProblems(r.stdout, width: 390, in: dir), [])
         // The sample the screenshot shows, too.
         let s = Self.repo + "/sample-containers/"
-        let sample = try CLI.run(["scan", s + "Misbehaving", "--config", s + "Misbehaving.sandbox-audit.yml", "--format", "html"])
+        let sample = try CLI.run([
+            "scan", s + "Misbehaving", "--config", s + "Misbehaving.sandbox-audit.yml", "--format", "html",
+        ])
         XCTAssertEqual(try Self.layoutProblems(sample.stdout, width: 1400, in: dir), [])
     }
 
@@ -102,11 +105,13 @@ final class ReportRoughEdgeTests: XCTestCase {
         XCTAssertTrue(html.contains(">7 smaller items<"), "the tile's label")
         XCTAssertTrue(html.contains("<title>7 smaller items in Documents/: 70.0 kB"), "the tile's tooltip")
         XCTAssertFalse(html.contains("smaller items/"))
-        let summed = Treemap.visibleChildren(FootprintNode(path: .root, isFolder: true).with(children: (0..<3000).map { i in
-            var n = FootprintNode(path: ContainerPath("f\(i)"), isFolder: false)
-            n.backedUp = 1
-            return n
-        }))
+        let summed = Treemap.visibleChildren(
+            FootprintNode(path: .root, isFolder: true).with(
+                children: (0..<3000).map { i in
+                    var n = FootprintNode(path: ContainerPath("f\(i)"), isFolder: false)
+                    n.backedUp = 1
+                    return n
+                }))
         XCTAssertEqual(summed.last?.name, "2,977 smaller items")
     }
 
@@ -114,21 +119,31 @@ final class ReportRoughEdgeTests: XCTestCase {
     /// unless SOURCE_DATE_EPOCH gives one (reproducible-builds.org), which it then shows.
     func testHTMLIsTheSameBytesAtEveryRunAndHonoursSourceDateEpoch() throws {
         let s = Self.repo + "/sample-containers/"
-        let args = ["scan", s + "Misbehaving", "--config", s + "Misbehaving.sandbox-audit.yml", "--stale-tmp-age", "36500d", "--format", "html"]
+        let args = [
+            "scan", s + "Misbehaving", "--config", s + "Misbehaving.sandbox-audit.yml", "--stale-tmp-age", "36500d",
+            "--format", "html",
+        ]
         let first = try CLI.run(args, environment: ["SOURCE_DATE_EPOCH": ""])
         Thread.sleep(forTimeInterval: 1.1)
         let second = try CLI.run(args, environment: ["SOURCE_DATE_EPOCH": ""])
         XCTAssertEqual(first.stdoutBytes, second.stdoutBytes)
         let date = try NSRegularExpression(pattern: #"\d{4}-\d\d-\d\d \d\d:\d\d UTC"#)
-        XCTAssertNil(date.firstMatch(in: first.stdout, range: NSRange(first.stdout.startIndex..., in: first.stdout)), "no scan time")
+        XCTAssertNil(
+            date.firstMatch(in: first.stdout, range: NSRange(first.stdout.startIndex..., in: first.stdout)),
+            "no scan time")
         let dated = try CLI.run(args, environment: ["SOURCE_DATE_EPOCH": "1700000000"])
-        XCTAssertTrue(dated.stdout.contains("backup and storage report · 2023-11-14 22:13 UTC</p>"), String(dated.stdout.prefix(2000)))
-        XCTAssertEqual(dated.stdoutBytes, try CLI.run(args, environment: ["SOURCE_DATE_EPOCH": "1700000000"]).stdoutBytes)
+        XCTAssertTrue(
+            dated.stdout.contains("backup and storage report · 2023-11-14 22:13 UTC</p>"),
+            String(dated.stdout.prefix(2000)))
+        XCTAssertEqual(
+            dated.stdoutBytes, try CLI.run(args, environment: ["SOURCE_DATE_EPOCH": "1700000000"]).stdoutBytes)
         // Malformed or out of range: one line, exit 2, for every command (one parser, SourceDateEpoch).
         for bad in ["17e8", "-5", "-9223372036854775808", "9223372036854775807", "253402300800", " 1"] {
             let r = try CLI.run(args, environment: ["SOURCE_DATE_EPOCH": bad])
             XCTAssertEqual(r.status, 2, bad)
-            XCTAssertTrue(r.stderr.hasPrefix("sandbox-audit: error: SOURCE_DATE_EPOCH=") && r.stderr.split(separator: "\n").count == 1, r.stderr)
+            XCTAssertTrue(
+                r.stderr.hasPrefix("sandbox-audit: error: SOURCE_DATE_EPOCH=")
+                    && r.stderr.split(separator: "\n").count == 1, r.stderr)
         }
         XCTAssertEqual(ReportFormat.sourceDateEpoch(["SOURCE_DATE_EPOCH": "-5"]), nil)
         XCTAssertEqual(ReportFormat.sourceDateEpoch(["SOURCE_DATE_EPOCH": "0"]), 0)
@@ -150,7 +165,15 @@ final class ReportRoughEdgeTests: XCTestCase {
             let row = try XCTUnwrap(r.stdout.split(separator: "\n").first { $0.hasPrefix("| [`\(id)`]") })
             XCTAssertTrue(row.hasSuffix(" | \(MarkdownReport.cell(fix)) |"), String(row))
         }
-        let finding = try XCTUnwrap(audit(dir.path, settings: { var s = RuleSettings(); s.supportDataSize = 1000; return s }()).findings.first { $0.ruleId == "unexcluded-support-data" })
+        let finding = try XCTUnwrap(
+            audit(
+                dir.path,
+                settings: {
+                    var s = RuleSettings()
+                    s.supportDataSize = 1000
+                    return s
+                }()
+            ).findings.first { $0.ruleId == "unexcluded-support-data" })
         let own = try XCTUnwrap(finding.fix, "the rule gives this finding a fix of its own")
         let row = try XCTUnwrap(r.stdout.split(separator: "\n").first { $0.contains("| unexcluded-support-data |") })
         XCTAssertTrue(row.hasSuffix("<br>**Fix:** \(MarkdownReport.cell(own)) |"), String(row))
@@ -165,14 +188,18 @@ final class ReportRoughEdgeTests: XCTestCase {
         try Fixture.file(root + "/Documents/a.bin", size: 20_900_000)
         try Fixture.bytes(dir.sub("policy.yml"), Array("budgets:\n  backup: 1kB\n".utf8))
         func run(_ format: String) throws -> String {
-            let r = try CLI.run(["scan", root, "--config", dir.sub("policy.yml"), "--format", format, "--color", "never"])
+            let r = try CLI.run([
+                "scan", root, "--config", dir.sub("policy.yml"), "--format", format, "--color", "never",
+            ])
             XCTAssertEqual(r.status, 1, r.stderr)
             return r.stdout
         }
         let text = try run("text")
-        let line = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("backup footprint  ") && $0.contains(" of ") })
+        let line = try XCTUnwrap(
+            text.split(separator: "\n").first { $0.hasPrefix("backup footprint  ") && $0.contains(" of ") })
         XCTAssertTrue(line.hasSuffix("20.9 MB of 1.00 kB, 2,090,000%  EXCEEDED by 20.9 MB"), String(line))
-        XCTAssertTrue(try run("markdown").contains("| backup footprint | 20.9 MB of 1.00 kB | 2,090,000% | ❌ over by 20.9 MB |"))
+        XCTAssertTrue(
+            try run("markdown").contains("| backup footprint | 20.9 MB of 1.00 kB | 2,090,000% | ❌ over by 20.9 MB |"))
         XCTAssertTrue(try run("html").contains("</span></span> 2,090,000%</td>"))
         XCTAssertEqual(BudgetText.percent(99.6), "100%")
         XCTAssertEqual(BudgetText.percent(1234.4), "1,234%")

@@ -1,18 +1,22 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
 
 /// Every report format, for every sample and for hostile names, checked by real readers: the
 /// official SARIF schema (python jsonschema), Python's XML parser for JUnit, headless Chromium
 /// for the HTML report.
 final class ReportTests: XCTestCase {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    static let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/sarif-schema-2.1.0.json").path
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    static let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Fixtures/sarif-schema-2.1.0.json"
+    ).path
 
     static let validateSARIF = """
         import json, sys, jsonschema
@@ -37,64 +41,84 @@ final class ReportTests: XCTestCase {
         print(tests, failures, len(list(root.iter("testsuite"))))
         """
 
-    /// Writes every format from one scan; returns the directory and the JSON report.
-    func allFormats(_ args: [String], into dir: TempDir) throws -> [String: Any] {
+    /// Writes every format from one scan, which exits with `exit`; returns the JSON report.
+    func allFormats(_ args: [String], exit: Int32, into dir: TempDir) throws -> [String: Any] {
         var outputs: [String] = []
-        for f in ReportFormat.allCases where f != .json { outputs += ["--output", "\(f.rawValue)=\(dir.sub("report.\(f.rawValue)"))"] }
+        for f in ReportFormat.allCases where f != .json {
+            outputs += ["--output", "\(f.rawValue)=\(dir.sub("report.\(f.rawValue)"))"]
+        }
         let r = try CLI.run(["scan", "--format", "json"] + outputs + args)
-        XCTAssertTrue([0, 1].contains(r.status), r.stderr)
+        XCTAssertEqual(r.status, exit, "\(args): \(r.stderr)")
         XCTAssertEqual(r.stderr, "")
         guard let json = try JSONSerialization.jsonObject(with: r.stdoutBytes) as? [String: Any] else {
-            throw CommandFailed(command: "scan --format json", status: r.status, stderr: "printed no JSON object: " + r.stderr)
+            throw CommandFailed(
+                command: "scan --format json", status: r.status, stderr: "printed no JSON object: " + r.stderr)
         }
         return json
     }
 
-    func samples() -> [(String, [String])] {
+    /// Each sample, its arguments, and its exit code: 1 where a finding reaches --fail-on.
+    func samples() -> [(String, [String], exit: Int32)] {
         let s = Self.repo + "/sample-containers/"
         return [
-            ("WellBehaved", [s + "WellBehaved", "--config", s + "WellBehaved.sandbox-audit.yml"]),
-            ("Misbehaving", [s + "Misbehaving", "--config", s + "Misbehaving.sandbox-audit.yml", "--stale-tmp-age", "36500d"]),
-            ("Example.xcappdata", [s + "Example.xcappdata", "--stale-tmp-age", "36500d", "--fail-on", "warning"]),
+            ("WellBehaved", [s + "WellBehaved", "--config", s + "WellBehaved.sandbox-audit.yml"], 0),
+            (
+                "Misbehaving",
+                [s + "Misbehaving", "--config", s + "Misbehaving.sandbox-audit.yml", "--stale-tmp-age", "36500d"], 1
+            ),
+            ("Example.xcappdata", [s + "Example.xcappdata", "--stale-tmp-age", "36500d", "--fail-on", "warning"], 1),
         ]
     }
 
     func testEveryFormatForEverySample() throws {
         try Tool.requirePython("jsonschema", for: "the SARIF report is checked against the official schema")
-        for (name, args) in samples() {
+        for (name, args, exit) in samples() {
             let dir = try TempDir("reports")
-            let json = try allFormats(args, into: dir)
+            let json = try allFormats(args, exit: exit, into: dir)
             let findings = json["findings"] as! [[String: Any]]
             let summary = json["summary"] as! [String: Any]
             let failOn = (json["settings"] as! [String: Any])["failOn"] as! String
             let budgets = json["budgets"] as! [[String: Any]]
 
             // SARIF: valid, one result per finding, rule metadata for every rule that ran.
-            let sarif = try python(Self.validateSARIF, [Self.schema, dir.sub("report.sarif")]).split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            let sarif = try python(Self.validateSARIF, [Self.schema, dir.sub("report.sarif")]).split(separator: " ")
+                .compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
             XCTAssertEqual(sarif, [findings.count, RuleCatalogue.all.count], name)
 
             // JUnit: counts as a JUnit reader sees them.
-            let junit = try python(Self.readJUnit, [dir.sub("report.junit")]).split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            let junit = try python(Self.readJUnit, [dir.sub("report.junit")]).split(separator: " ").compactMap {
+                Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
             let level = Severity(rawValue: failOn)!
             // An exceeded budget is one case, in the budgets suite, not a second in a budget-exceeded suite.
-            let failing = findings.filter { Severity(rawValue: $0["severity"] as! String)! >= level && $0["ruleId"] as? String != "budget-exceeded" }.count
+            let failing = findings.filter {
+                Severity(rawValue: $0["severity"] as! String)! >= level && $0["ruleId"] as? String != "budget-exceeded"
+            }.count
             let exceeded = budgets.filter { $0["exceeded"] as! Bool }.count
             XCTAssertEqual(junit.count, 3, name)
             let incomplete = json["complete"] as! Bool ? 0 : 1
-            XCTAssertEqual(junit[1], failing + exceeded + incomplete, "\(name): JUnit failures (the scan's completeness among them)")
-            XCTAssertEqual(junit[2], 1 + RuleCatalogue.all.count, "\(name): completeness, a suite per rule, budgets in place of budget-exceeded's")
+            XCTAssertEqual(
+                junit[1], failing + exceeded + incomplete,
+                "\(name): JUnit failures (the scan's completeness among them)")
+            XCTAssertEqual(
+                junit[2], 1 + RuleCatalogue.all.count,
+                "\(name): completeness, a suite per rule, budgets in place of budget-exceeded's")
 
             // GitHub: at most 10 of each kind, one command per line.
             let gh = try String(contentsOfFile: dir.sub("report.github"), encoding: .utf8).split(separator: "\n")
             for kind in ["error", "warning", "notice"] {
                 XCTAssertLessThanOrEqual(gh.filter { $0.hasPrefix("::\(kind) ") }.count, 10, "\(name) \(kind)")
             }
-            XCTAssertTrue(gh.allSatisfy { $0.hasPrefix("::error ") || $0.hasPrefix("::warning ") || $0.hasPrefix("::notice ") })
+            XCTAssertTrue(
+                gh.allSatisfy { $0.hasPrefix("::error ") || $0.hasPrefix("::warning ") || $0.hasPrefix("::notice ") })
             XCTAssertEqual(gh.filter { $0.contains("title=incomplete scan (sandbox-audit)::") }.count, incomplete, name)
             // The rules not checked: one notice, always (no sample is scanned with a baseline).
             let notChecked = gh.filter { $0.hasPrefix("::notice title=not checked (sandbox-audit)::") }.count
             XCTAssertEqual(notChecked, 1, name)
-            let annotations = gh.filter { !$0.contains("title=sandbox-audit::") && !$0.contains("title=incomplete scan") && !$0.contains("title=not checked") }
+            let annotations = gh.filter {
+                !$0.contains("title=sandbox-audit::") && !$0.contains("title=incomplete scan")
+                    && !$0.contains("title=not checked")
+            }
             let summaries = gh.filter { $0.contains("title=sandbox-audit::") }.count
             XCTAssertEqual(annotations.count, min(findings.count, gh.count - incomplete - summaries - notChecked))
             XCTAssertEqual(summaries, annotations.count < findings.count ? 1 : 0, name)
@@ -117,11 +141,13 @@ final class ReportTests: XCTestCase {
     func testGitHubLimitsAndJobSummary() throws {
         let dir = try TempDir()
         try Fixture.container(at: dir.path)
-        for i in 0..<14 { try Fixture.file(dir.sub("stray-\(i)"), size: 10) }            // 14 errors
-        for i in 0..<12 { try Fixture.file(dir.sub("Documents/x\(i).part"), size: 10) }   // 12 warnings
+        for i in 0..<14 { try Fixture.file(dir.sub("stray-\(i)"), size: 10) }  // 14 errors
+        for i in 0..<12 { try Fixture.file(dir.sub("Documents/x\(i).part"), size: 10) }  // 12 warnings
         let step = try TempDir("step")
-        XCTAssertTrue(FileManager.default.createFile(atPath: step.sub("summary.md"), contents: Data("# earlier step\n".utf8)))
-        let r = try CLI.run(["scan", "--format", "github", dir.path], environment: ["GITHUB_STEP_SUMMARY": step.sub("summary.md")])
+        XCTAssertTrue(
+            FileManager.default.createFile(atPath: step.sub("summary.md"), contents: Data("# earlier step\n".utf8)))
+        let r = try CLI.run(
+            ["scan", "--format", "github", dir.path], environment: ["GITHUB_STEP_SUMMARY": step.sub("summary.md")])
         XCTAssertEqual(r.status, 1)
         let lines = r.stdout.split(separator: "\n")
         XCTAssertEqual(lines.filter { $0.hasPrefix("::error ") }.count, 10)
@@ -143,9 +169,14 @@ final class ReportTests: XCTestCase {
         for name in hostile { try Fixture.file(root + "/Documents/" + name, size: 10) }
         try NonUTF8Names.require(in: root, for: "a Latin-1 name is among the hostile names every format must escape")
         let raw = Array((root + "/Documents/caf").utf8) + [0xE9] + Array(".part".utf8) + [0]
-        close(raw.withUnsafeBufferPointer { p in p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { open($0, O_WRONLY | O_CREAT, 0o644) } })
+        close(
+            raw.withUnsafeBufferPointer { p in
+                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) {
+                    open($0, O_WRONLY | O_CREAT, 0o644)
+                }
+            })
         let out = try TempDir("reports")
-        let json = try allFormats([root], into: out)
+        let json = try allFormats([root], exit: 0, into: out)  // the .part files are warnings
         let paths = (json["findings"] as! [[String: Any]]).map { $0["path"] as! String }
         XCTAssertEqual(paths.count, 5)
         XCTAssertTrue(paths.contains("Documents/caf\\xE9.part"))
@@ -157,7 +188,8 @@ final class ReportTests: XCTestCase {
         XCTAssertTrue(sarif.contains("Documents/%3Cb%3E%26amp%3B.part"))
         XCTAssertTrue(sarif.contains("Documents/line%0Abreak.part"))
 
-        let names = try python("""
+        let names = try python(
+            """
             import sys, xml.etree.ElementTree as ET
             for c in ET.parse(sys.argv[1]).getroot().iter("testcase"):
                 print(repr(c.get("name")))
@@ -167,8 +199,10 @@ final class ReportTests: XCTestCase {
         XCTAssertTrue(names.contains("'Documents/line\\nbreak.part'"), names)
 
         let gh = try String(contentsOfFile: out.sub("report.github"), encoding: .utf8)
-        XCTAssertEqual(gh.split(separator: "\n").count, 6, "one line per annotation and the not-checked notice, newlines escaped")
-        XCTAssertTrue(gh.contains("file=\(root.replacingOccurrences(of: ":", with: "%3A"))/Documents/a%2Cb%3Ac|d.part,"), gh)
+        XCTAssertEqual(
+            gh.split(separator: "\n").count, 6, "one line per annotation and the not-checked notice, newlines escaped")
+        XCTAssertTrue(
+            gh.contains("file=\(root.replacingOccurrences(of: ":", with: "%3A"))/Documents/a%2Cb%3Ac|d.part,"), gh)
         XCTAssertTrue(gh.contains("line%0Abreak.part"))
 
         let md = try String(contentsOfFile: out.sub("report.markdown"), encoding: .utf8)
@@ -183,7 +217,9 @@ final class ReportTests: XCTestCase {
         XCTAssertTrue(html.contains("&lt;b&gt;&amp;amp;.part"))
         XCTAssertTrue(html.contains("say &quot;hi&quot;.part"))
         XCTAssertTrue(html.contains("caf\\xE9.part"))
-        _ = try python("import sys, html.parser; html.parser.HTMLParser().feed(open(sys.argv[1]).read())", [out.sub("report.html")])
+        _ = try python(
+            "import sys, html.parser; html.parser.HTMLParser().feed(open(sys.argv[1]).read())", [out.sub("report.html")]
+        )
     }
 
     func testFingerprintsAreStableAcrossRunsAndPlaces() throws {
@@ -194,7 +230,7 @@ final class ReportTests: XCTestCase {
         let first = SARIFReport.render(try audit(dir.sub("a"))).compact
         let p = try Process.run(URL(fileURLWithPath: "/bin/mv"), arguments: [dir.sub("a"), dir.sub("b")])
         p.waitUntilExit()
-        try Fixture.file(dir.sub("b/Documents/x.part"), size: 99) // the message changes, the finding does not
+        try Fixture.file(dir.sub("b/Documents/x.part"), size: 99)  // the message changes, the finding does not
         let second = SARIFReport.render(try audit(dir.sub("b"))).compact
         func prints(_ s: String) throws -> [String] {
             let doc = try JSONSerialization.jsonObject(with: Data(s.utf8)) as! [String: Any]
@@ -223,29 +259,23 @@ final class ReportTests: XCTestCase {
 
     /// Headless Chromium loads the report with no console errors (`.ci/run` installs chromium).
     func testHTMLReportLoadsInChromium() throws {
-        let browsers = ["chromium", "chromium-browser", "google-chrome", "/usr/bin/chromium", "/usr/bin/chromium-browser",
-                        "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", "/Applications/Chromium.app/Contents/MacOS/Chromium"]
-        guard let chromium = browsers.lazy.compactMap(Tool.find).first else {
-            throw XCTSkip("chromium is not installed: the HTML report is loaded in headless Chromium (optional; Debian: apt-get install chromium)")
-        }
+        let chromium = try Tool.chromium(for: "the HTML report is loaded in headless Chromium")
         let dir = try TempDir("html")
-        _ = try allFormats(samples()[1].1, into: dir)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: chromium)
-        p.arguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
-                       "--virtual-time-budget=2000", "--dump-dom", "file://" + dir.sub("report.html")]
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let dom = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, log)
+        _ = try allFormats(samples()[1].1, exit: samples()[1].exit, into: dir)
+        let run = try CLI.run(
+            [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+                "--virtual-time-budget=2000", "--dump-dom", "file://" + dir.sub("report.html"),
+            ], via: chromium)
+        let dom = run.stdout
+        let log = run.stderr
+        XCTAssertEqual(run.status, 0, log)
         XCTAssertTrue(dom.contains("com.example.misbehaving"), "the page rendered")
         XCTAssertTrue(dom.contains("<th tabindex=\"0\" title=\"Sort\""), "the inline sorting script ran, offline")
         XCTAssertTrue(dom.contains("role=\"img\" aria-label=\"Treemap: bytes by folder"), "the treemap rendered")
-        let consoleErrors = log.split(separator: "\n").filter { $0.contains("CONSOLE") || $0.contains("Failed to load") || $0.contains("ERR_") }
+        let consoleErrors = log.split(separator: "\n").filter {
+            $0.contains("CONSOLE") || $0.contains("Failed to load") || $0.contains("ERR_")
+        }
         XCTAssertEqual(consoleErrors, [], log)
     }
 }

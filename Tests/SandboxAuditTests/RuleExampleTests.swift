@@ -1,10 +1,11 @@
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
 
 /// Every rule's examples, built on disk with real files and attributes, and scanned.
 final class RuleExampleTests: XCTestCase {
@@ -26,7 +27,9 @@ final class RuleExampleTests: XCTestCase {
         XCTAssertEqual(Set(ids).count, ids.count, "an id used twice: \(ids)")
         let form = try NSRegularExpression(pattern: "^[a-z]+(-[a-z]+)*$")
         for id in ids {
-            XCTAssertNotNil(form.firstMatch(in: id, range: NSRange(id.startIndex..., in: id)), "'\(id)' is not lower-case words joined by hyphens")
+            XCTAssertNotNil(
+                form.firstMatch(in: id, range: NSRange(id.startIndex..., in: id)),
+                "'\(id)' is not lower-case words joined by hyphens")
         }
         XCTAssertEqual(RuleCatalogue.all.map { RuleCatalogue.rule(id: $0.id)?.id }, ids)
     }
@@ -56,8 +59,9 @@ final class RuleExampleTests: XCTestCase {
         for rule in RuleCatalogue.all {
             for example in rule.description.triggeringExamples {
                 let findings = try scan(example, for: rule)
-                XCTAssertEqual(findings.map { $0.path?.display ?? "." }.sorted(), example.expectedPaths.sorted(),
-                               "\(rule.id): '\(example.title)'")
+                XCTAssertEqual(
+                    findings.map { $0.path?.display ?? "." }.sorted(), example.expectedPaths.sorted(),
+                    "\(rule.id): '\(example.title)'")
             }
         }
     }

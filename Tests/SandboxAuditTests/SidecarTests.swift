@@ -1,13 +1,15 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Exclusion marks held in AppleDouble sidecars, read from real sidecars in real folders and
@@ -26,13 +28,18 @@ final class SidecarTests: XCTestCase {
         var out: [String: String] = [:]
         for e in inv.entries {
             let marks = e.entry.marks.map { $0.attribute.macName }.sorted().joined(separator: ",")
-            out[e.path.display] = "\(e.entry.kind) excludedBy=\(e.excludedBy?.display ?? "-") backedUp=\(e.backedUp.map { "\($0)" } ?? "-") marks=\(marks)"
+            out[e.path.display] =
+                "\(e.entry.kind) excludedBy=\(e.excludedBy?.display ?? "-") "
+                + "backedUp=\(e.backedUp.map { "\($0)" } ?? "-") marks=\(marks)"
         }
         return (out, inv.rootMarks.map { $0.attribute.macName }.sorted())
     }
 
-    func assertSame(_ a: (entries: [String: String], root: [String]), _ b: (entries: [String: String], root: [String]), _ what: String,
-                    file: StaticString = #filePath, line: UInt = #line) {
+    func assertSame(
+        _ a: (entries: [String: String], root: [String]), _ b: (entries: [String: String], root: [String]),
+        _ what: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(a.root, b.root, "\(what): root marks", file: file, line: line)
         XCTAssertEqual(Set(a.entries.keys), Set(b.entries.keys), what, file: file, line: line)
         for (p, v) in a.entries where b.entries[p] != v {
@@ -41,7 +48,8 @@ final class SidecarTests: XCTestCase {
     }
 
     func findings(_ input: String, _ rule: String) throws -> [String] {
-        try audit(input).findings.filter { $0.ruleId == rule }.map { "\($0.path?.display ?? ".") | \($0.message)" }.sorted()
+        try audit(input).findings.filter { $0.ruleId == rule }.map { "\($0.path?.display ?? ".") | \($0.message)" }
+            .sorted()
     }
 
     /// Issue 16.2: a folder excluded through `__MACOSX/…/._DIR` stays excluded when the mirror
@@ -53,27 +61,39 @@ final class SidecarTests: XCTestCase {
         try Fixture.container(at: dir.sub("App"))
         try Fixture.file(dir.sub("App/Documents/Drafts/a.md"), size: 40)
         try Fixture.file(dir.sub("App/Library/Application Support/Packs/p.bin"), size: 50)
-        let drafts = Array(dir.sub("App/Documents/Drafts").utf8), packs = Array(dir.sub("App/Library/Application Support/Packs").utf8)
+        let drafts = Array(dir.sub("App/Documents/Drafts").utf8)
+        let packs = Array(dir.sub("App/Library/Application Support/Packs").utf8)
         try XAttr.set(path: drafts, name: ArchiveTests.exclude, value: BackupAttribute.canonicalValue)
         try XAttr.set(path: packs, name: ArchiveTests.exclude, value: BackupAttribute.canonicalValue)
-        try XAttr.set(path: Array(dir.sub("App/Documents/Drafts/a.md").utf8), name: "user.com.apple.MobileBackup", value: [1])
-        try XAttr.set(path: Array(dir.sub("App/Library/Application Support/Packs/p.bin").utf8), name: "user.com.apple.MobileBackup", value: [1])
+        try XAttr.set(
+            path: Array(dir.sub("App/Documents/Drafts/a.md").utf8), name: "user.com.apple.MobileBackup", value: [1])
+        try XAttr.set(
+            path: Array(dir.sub("App/Library/Application Support/Packs/p.bin").utf8),
+            name: "user.com.apple.MobileBackup", value: [1])
         let native = try verdicts(dir.sub("App"))
         try Fixture.finderZipTree(in: dir.path)
         try sh("rm -rf App && mv Zipped App && zip -qry app.zip App __MACOSX", in: dir.path)
-        XCTAssertTrue(Container.isDirectory(dir.sub("__MACOSX/App/Documents/Drafts")), "the mirror holds the folder too")
+        XCTAssertTrue(
+            Container.isDirectory(dir.sub("__MACOSX/App/Documents/Drafts")), "the mirror holds the folder too")
         XCTAssertTrue(Container.fileExists(dir.sub("__MACOSX/App/Documents/._Drafts")))
 
         let folder = try verdicts(dir.sub("App"))
-        XCTAssertEqual(folder.entries["Documents/Drafts"].map { $0.contains("excludedBy=Documents/Drafts ") }, true, folder.entries["Documents/Drafts"] ?? "")
-        XCTAssertEqual(folder.entries["Documents/Drafts/a.md"].map { $0.contains("excludedBy=Documents/Drafts ") }, true)
-        XCTAssertEqual(folder.entries["Library/Application Support/Packs/p.bin"].map { $0.contains("backedUp=false") }, true)
+        XCTAssertEqual(
+            folder.entries["Documents/Drafts"].map { $0.contains("excludedBy=Documents/Drafts ") }, true,
+            folder.entries["Documents/Drafts"] ?? "")
+        XCTAssertEqual(
+            folder.entries["Documents/Drafts/a.md"].map { $0.contains("excludedBy=Documents/Drafts ") }, true)
+        XCTAssertEqual(
+            folder.entries["Library/Application Support/Packs/p.bin"].map { $0.contains("backedUp=false") }, true)
         assertSame(folder, native, "unzipped folder against the original")
         assertSame(try verdicts(dir.sub("app.zip")), folder, "zip against the unzipped folder")
 
         // The same with the mirror inside the data root (a zip of the container's contents).
         let inner = try TempDir("mirrorinner")
-        try sh("cp -a '\(dir.sub("App"))' C && cp -a '\(dir.sub("__MACOSX/App"))' C/__MACOSX && cd C && zip -qry ../c.zip .", in: inner.path)
+        try sh(
+            "cp -a '\(dir.sub("App"))' C && cp -a '\(dir.sub("__MACOSX/App"))' C/__MACOSX && cd C && zip -qry "
+                + "../c.zip .",
+            in: inner.path)
         assertSame(try verdicts(inner.sub("C")), folder, "inner mirror")
         assertSame(try verdicts(inner.sub("c.zip")), folder, "zip of the contents")
     }
@@ -87,13 +107,15 @@ final class SidecarTests: XCTestCase {
         try Fixture.file(dir.sub("C/Library/Application Support/big.bin"), size: 60)
         try Fixture.bytes(dir.sub("C/__MACOSX/Library/Application Support/._big.bin"), exclude)
         try sh("cd C && zip -qry ../c.zip . && bsdtar -cf ../c.tar .", in: dir.path)
-        let listing = try python("import zipfile,sys; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))", [dir.sub("c.zip")])
+        let listing = try python(
+            "import zipfile,sys; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))", [dir.sub("c.zip")])
         XCTAssertTrue(listing.split(separator: "\n").contains("__MACOSX/"), listing)
 
         for input in [dir.sub("c.zip"), dir.sub("c.tar"), dir.sub("C")] {
             let v = try verdicts(input)
             XCTAssertFalse(v.entries.keys.contains { $0.hasPrefix("__MACOSX") }, "\(input): \(v.entries.keys.sorted())")
-            XCTAssertEqual(v.entries["Library/Application Support/big.bin"].map { $0.contains("backedUp=false") }, true, input)
+            XCTAssertEqual(
+                v.entries["Library/Application Support/big.bin"].map { $0.contains("backedUp=false") }, true, input)
             XCTAssertEqual(try findings(input, "misplaced-at-root"), [], input)
         }
         assertSame(try verdicts(dir.sub("c.zip")), try verdicts(dir.sub("C")), "zip against folder")
@@ -114,8 +136,10 @@ final class SidecarTests: XCTestCase {
         try sh("zip -qry app.zip App __MACOSX", in: dir.path)
         let folder = try verdicts(dir.sub("App"))
         XCTAssertEqual(folder.root, [BackupAttribute.exclude.macName])
-        XCTAssertEqual(folder.entries["Documents/notes.txt"], "file excludedBy=. backedUp=false marks=com.apple.MobileBackup")
-        XCTAssertEqual(folder.entries["Documents"], "directory excludedBy=. backedUp=false marks=com.apple.MobileBackup")
+        XCTAssertEqual(
+            folder.entries["Documents/notes.txt"], "file excludedBy=. backedUp=false marks=com.apple.MobileBackup")
+        XCTAssertEqual(
+            folder.entries["Documents"], "directory excludedBy=. backedUp=false marks=com.apple.MobileBackup")
         assertSame(try verdicts(dir.sub("app.zip")), folder, "ditto zip against the unzipped folder")
 
         // Only the root carries an attribute: the mirror holds `._App` and no App folder.
@@ -134,11 +158,14 @@ final class SidecarTests: XCTestCase {
         try sh("bsdtar -cf app.tar ._App App", in: tar.path)
         let besideFolder = try verdicts(tar.sub("App"))
         XCTAssertEqual(besideFolder.root, [BackupAttribute.exclude.macName])
-        XCTAssertEqual(besideFolder.entries["Library/Application Support/db.bin"], "file excludedBy=. backedUp=false marks=")
+        XCTAssertEqual(
+            besideFolder.entries["Library/Application Support/db.bin"], "file excludedBy=. backedUp=false marks=")
         assertSame(try verdicts(tar.sub("app.tar")), besideFolder, "tar against folder")
         let inv = try Audit.inventory(of: tar.sub("App"))
         XCTAssertEqual(inv.rootMarks.first?.source, .appleDouble(sidecar: ContainerPath("../._App")))
-        XCTAssertEqual(try Audit.inventory(of: tar.sub("app.tar")).rootMarks.first?.source, .appleDouble(sidecar: ContainerPath("../._App")))
+        XCTAssertEqual(
+            try Audit.inventory(of: tar.sub("app.tar")).rootMarks.first?.source,
+            .appleDouble(sidecar: ContainerPath("../._App")))
 
         // An .xcappdata package unzipped from a ditto --keepParent zip.
         let xc = try TempDir("xcmirror")
@@ -149,7 +176,8 @@ final class SidecarTests: XCTestCase {
         try sh("zip -qry j.zip J.xcappdata __MACOSX", in: xc.path)
         let xcFolder = try verdicts(xc.sub("J.xcappdata"))
         XCTAssertEqual(xcFolder.root, [BackupAttribute.exclude.macName])
-        XCTAssertEqual(xcFolder.entries["Documents/a.txt"], "file excludedBy=. backedUp=false marks=com.apple.MobileBackup")
+        XCTAssertEqual(
+            xcFolder.entries["Documents/a.txt"], "file excludedBy=. backedUp=false marks=com.apple.MobileBackup")
         assertSame(try verdicts(xc.sub("j.zip")), xcFolder, "xcappdata zip against folder")
 
         // Nothing else outside the data root is read: a stray file beside it is no entry, and
@@ -164,34 +192,42 @@ final class SidecarTests: XCTestCase {
     func testOrphanSidecarsAreReported() throws {
         try Tool.require("zip", "bsdtar", for: "the archives are made with Info-ZIP and bsdtar")
         let dir = try TempDir("orphans")
-        let nfc = "Caf\u{E9}.txt", nfd = "Cafe\u{301}.txt"
+        let nfc = "Caf\u{E9}.txt"
+        let nfd = "Cafe\u{301}.txt"
         XCTAssertNotEqual(Array(nfc.utf8), Array(nfd.utf8))
         try Fixture.container(at: dir.sub("App"))
         try Fixture.file(dir.sub("App/Documents/notes.txt"), size: 100)
         try Fixture.file(dir.sub("App/Documents/" + nfc), size: 200)
-        try Fixture.bytes(dir.sub("App/Documents/._notes.txy"), exclude)          // a deleted file's
-        try Fixture.bytes(dir.sub("App/Documents/._" + nfd), exclude)             // NFD against NFC
-        try Fixture.bytes(dir.sub("App/Library/Gone/._x.bin"), legacy)            // a folder with nothing else
-        try Fixture.bytes(dir.sub("__MACOSX/App/Library/Application Support/._cache.db"), exclude) // mirror, item gone
-        try Fixture.bytes(dir.sub("App/Documents/._broken"), Array(exclude.prefix(20)))  // truncated: unreadable, no orphan
+        try Fixture.bytes(dir.sub("App/Documents/._notes.txy"), exclude)  // a deleted file's
+        try Fixture.bytes(dir.sub("App/Documents/._" + nfd), exclude)  // NFD against NFC
+        try Fixture.bytes(dir.sub("App/Library/Gone/._x.bin"), legacy)  // a folder with nothing else
+        try Fixture.bytes(dir.sub("__MACOSX/App/Library/Application Support/._cache.db"), exclude)  // mirror, item gone
+        // truncated: unreadable, no orphan
+        try Fixture.bytes(dir.sub("App/Documents/._broken"), Array(exclude.prefix(20)))
         try sh("zip -qry app.zip App __MACOSX && bsdtar -cf app.tar App", in: dir.path)
 
         let walk = try FolderWalk.read(try Container.locate(dir.sub("App")))
         let orphans = walk.orphanSidecars.sorted { $0.sidecar < $1.sidecar }
-        XCTAssertEqual(orphans.map(\.sidecar.display), [
-            "../__MACOSX/App/Library/Application Support/._cache.db",
-            "Documents/._" + nfd,
-            "Documents/._notes.txy",
-            "Library/Gone/._x.bin",
-        ])
-        XCTAssertEqual(orphans.map { $0.nearest?.display ?? "-" }, ["-", "Documents/" + nfc, "Documents/notes.txt", "-"])
+        XCTAssertEqual(
+            orphans.map(\.sidecar.display),
+            [
+                "../__MACOSX/App/Library/Application Support/._cache.db",
+                "Documents/._" + nfd,
+                "Documents/._notes.txy",
+                "Library/Gone/._x.bin",
+            ])
+        XCTAssertEqual(
+            orphans.map { $0.nearest?.display ?? "-" }, ["-", "Documents/" + nfc, "Documents/notes.txt", "-"])
         XCTAssertEqual(orphans.map(\.sameUnderNormalisation), [false, true, false, false])
-        XCTAssertEqual(orphans.map(\.size), [exclude.count, exclude.count, exclude.count, legacy.count].map(Int64.init))
+        XCTAssertEqual(
+            orphans.map(\.size), [exclude.count, exclude.count, exclude.count, legacy.count].map(Int64.init))
         XCTAssertEqual(orphans[2].marks.map(\.attribute), [.exclude])
 
         let folder = try verdicts(dir.sub("App"))
         // The NFC file is excluded by the NFD sidecar: one name to a Mac.
-        XCTAssertEqual(folder.entries["Documents/" + nfc], "file excludedBy=Documents/\(nfc) backedUp=false marks=\(BackupAttribute.exclude.macName)")
+        XCTAssertEqual(
+            folder.entries["Documents/" + nfc],
+            "file excludedBy=Documents/\(nfc) backedUp=false marks=\(BackupAttribute.exclude.macName)")
         XCTAssertEqual(folder.entries["Documents/notes.txt"], "file excludedBy=- backedUp=true marks=")
         // Sidecars are no entries and their bytes stay out of the totals.
         let inv = try Audit.inventory(of: dir.sub("App"))
@@ -201,24 +237,45 @@ final class SidecarTests: XCTestCase {
 
         let notes = try findings(dir.sub("App"), "orphan-sidecar")
         XCTAssertEqual(notes.count, 4, "\(notes)")
-        XCTAssertTrue(notes.contains { $0.hasPrefix("Documents/._notes.txy |") && $0.contains("nearest by name in that folder: Documents/notes.txt") }, "\(notes)")
-        XCTAssertTrue(notes.contains { $0.hasPrefix("Documents/._\(nfd) |") && $0.contains("(NFD)") && $0.contains("(NFC)") && $0.contains("was applied to Documents/\(nfc)") }, "\(notes)")
-        XCTAssertTrue(notes.contains { $0.hasPrefix("Library/Gone/._x.bin |") && $0.contains("legacy") && $0.contains("nothing in that folder") }, "\(notes)")
-        XCTAssertTrue(try audit(dir.sub("App")).findings.filter { $0.ruleId == "orphan-sidecar" }.allSatisfy { $0.severity == .note })
+        XCTAssertTrue(
+            notes.contains {
+                $0.hasPrefix("Documents/._notes.txy |")
+                    && $0.contains("nearest by name in that folder: Documents/notes.txt")
+            }, "\(notes)")
+        XCTAssertTrue(
+            notes.contains {
+                $0.hasPrefix("Documents/._\(nfd) |") && $0.contains("(NFD)") && $0.contains("(NFC)")
+                    && $0.contains("was applied to Documents/\(nfc)")
+            }, "\(notes)")
+        XCTAssertTrue(
+            notes.contains {
+                $0.hasPrefix("Library/Gone/._x.bin |") && $0.contains("legacy") && $0.contains("nothing in that folder")
+            }, "\(notes)")
+        XCTAssertTrue(
+            try audit(dir.sub("App")).findings.filter { $0.ruleId == "orphan-sidecar" }.allSatisfy {
+                $0.severity == .note
+            })
 
         // The archives: the same orphans, notes and verdicts.
         // A zip's names are read in NFC on every system (ArchiveWalk.zipName): its NFD sidecar
         // names the NFC file exactly, so it is no orphan there; the verdicts are the same.
         let zipWalk = try ArchiveWalk.read(dir.sub("app.zip")).1
-        XCTAssertEqual(zipWalk.orphanSidecars.map(\.sidecar.display).sorted(), orphans.map(\.sidecar.display).filter { $0 != "Documents/._" + nfd })
+        XCTAssertEqual(
+            zipWalk.orphanSidecars.map(\.sidecar.display).sorted(),
+            orphans.map(\.sidecar.display).filter { $0 != "Documents/._" + nfd })
         assertSame(try verdicts(dir.sub("app.zip")), folder, "zip")
-        XCTAssertEqual(try findings(dir.sub("app.zip"), "orphan-sidecar"), notes.filter { !$0.hasPrefix("Documents/._\(nfd) |") })
+        XCTAssertEqual(
+            try findings(dir.sub("app.zip"), "orphan-sidecar"), notes.filter { !$0.hasPrefix("Documents/._\(nfd) |") })
         let tarFindings = try findings(dir.sub("app.tar"), "orphan-sidecar")
         XCTAssertEqual(tarFindings, notes.filter { !$0.hasPrefix("../__MACOSX") })
         XCTAssertEqual(try Audit.inventory(of: dir.sub("app.zip")).total.size, 300)
         let unreadable = try findings(dir.sub("App"), "unreadable-entry")
         XCTAssertEqual(unreadable.map { $0.prefix { $0 != " " } }, ["Documents/._broken"])
-        XCTAssertEqual(try findings(dir.sub("app.zip"), "unreadable-entry").map { $0.prefix { $0 != " " } }, ["Documents/._broken"])
-        XCTAssertEqual(try findings(dir.sub("app.tar"), "unreadable-entry").map { $0.prefix { $0 != " " } }, ["Documents/._broken"])
+        XCTAssertEqual(
+            try findings(dir.sub("app.zip"), "unreadable-entry").map { $0.prefix { $0 != " " } }, ["Documents/._broken"]
+        )
+        XCTAssertEqual(
+            try findings(dir.sub("app.tar"), "unreadable-entry").map { $0.prefix { $0 != " " } }, ["Documents/._broken"]
+        )
     }
 }

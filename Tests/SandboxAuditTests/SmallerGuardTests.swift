@@ -1,8 +1,10 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAuditCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The smaller items of issue 45, each as it was found: hostile names in the formats developers
@@ -28,8 +30,11 @@ final class SmallerGuardTests: XCTestCase {
             let r = try CLI.run(["scan", root, "--format", format])
             XCTAssertEqual(r.status, 0, "\(format): \(r.stderr)")
             XCTAssertFalse(r.stdoutBytes.contains(0x1B), "\(format) carries a raw ESC")
-            XCTAssertFalse(r.stdout.unicodeScalars.contains { (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) },
-                           "\(format) carries a raw bidi override")
+            XCTAssertFalse(
+                r.stdout.unicodeScalars.contains {
+                    (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value)
+                },
+                "\(format) carries a raw bidi override")
         }
         let github = try CLI.run(["scan", root, "--format", "github"]).stdout
         XCTAssertTrue(github.contains("evil\\x1B[31m\\u{202E}name.mp4"), github)
@@ -43,7 +48,11 @@ final class SmallerGuardTests: XCTestCase {
         let root = try hostileContainer(dir)
         let lines = try CLI.run(["scan", root, "--format", "xcode"]).stdout.split(separator: "\n")
         let line = try XCTUnwrap(lines.first { $0.contains("fake") })
-        XCTAssertEqual(String(line), "\(root)/Documents:1: warning: a.mp4:1: error: fake: 12.0 MB file is backed up (limit 10.0 MB) [oversized-backed-up-file]")
+        XCTAssertEqual(
+            String(line),
+            "\(root)/Documents:1: warning: a.mp4:1: error: fake: 12.0 MB file is backed up (limit 10.0 MB) "
+                + "[oversized-backed-up-file]"
+        )
         XCTAssertEqual(line.components(separatedBy: ":1: ").first, root + "/Documents")
     }
 
@@ -52,7 +61,8 @@ final class SmallerGuardTests: XCTestCase {
     /// (it failed and wrote nothing).
     func testASymlinkToAnEmptyTargetIsSkippedByInto() throws {
         let dir = try TempDir("emptylink")
-        try python("""
+        try python(
+            """
             import tarfile, io
             with tarfile.open("app.tar", "w", format=tarfile.PAX_FORMAT) as t:
                 for d in ["./", "Documents", "Library", "tmp"]:
@@ -61,7 +71,9 @@ final class SmallerGuardTests: XCTestCase {
                 i = tarfile.TarInfo("Documents/empty-link"); i.type = tarfile.SYMTYPE; i.linkname = ""; t.addfile(i)
             """, in: dir.path)
         XCTAssertLessThanOrEqual(try CLI.run(["scan", dir.sub("app.tar")]).status, 1)
-        let r = try CLI.run(["simulate", "restore", dir.sub("app.tar"), "--into", dir.sub("out"), "--verify", "--format", "json"])
+        let r = try CLI.run([
+            "simulate", "restore", dir.sub("app.tar"), "--into", dir.sub("out"), "--verify", "--format", "json",
+        ])
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertEqual(try String(contentsOfFile: dir.sub("out/Documents/notes.txt"), encoding: .utf8), "notes")
         XCTAssertTrue(r.stdout.contains("Documents/empty-link"), "listed as not recreated: \(r.stdout)")
@@ -73,14 +85,19 @@ final class SmallerGuardTests: XCTestCase {
     /// containers it could read ("it holds 1 app data container").
     func testAContainerWhoseMetadataCannotBeReadIsNamed() throws {
         guard geteuid() == 0 else { throw XCTSkip("needs root: makes a root-only plist and runs the tool as nobody") }
-        try Tool.require("/usr/bin/setpriv", for: "runs the tool as nobody")
+        try Tool.require("setpriv", for: "runs the tool as nobody")
         let dir = try TempDir("rootonlymeta")
-        let folder = try SimulatorDeviceTests.device(dir.sub("set"), SimulatorDeviceTests.booted, name: "iPhone 17", state: 3)
+        let folder = try SimulatorDeviceTests.device(
+            dir.sub("set"), SimulatorDeviceTests.booted, name: "iPhone 17", state: 3)
         let plist = folder + "/data/Containers/Data/Application/1111/" + Container.simulatorMetadata
         XCTAssertEqual(chmod(plist, 0o600), 0)
         _ = try shell("chmod -R a+rX set && chmod 0600 '\(plist)'", in: dir.path)
         let r = try CLI.run(["scan", folder, "--app", SimulatorDeviceTests.app], asNobody: true)
         XCTAssertEqual(r.status, 2, r.stdout)
-        XCTAssertTrue(r.stderr.contains("1 container could not be told, which may be the app's: \(folder)/data/Containers/Data/Application/1111 (its metadata plist: permission denied)"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains(
+                "1 container could not be told, which may be the app's: "
+                    + "\(folder)/data/Containers/Data/Application/1111 (its metadata plist: permission denied)"
+            ), r.stderr)
     }
 }

@@ -1,13 +1,15 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What MobileBackup does with SystemData, with symlinks and with hard links, and what
@@ -29,7 +31,10 @@ final class SystemDataAndLinkTests: XCTestCase {
         }
         let group = try Audit.inventory(of: dir.sub("Group"), role: .group)
         func verdicts(_ inv: Inventory, _ path: String) -> [Bool?] {
-            guard let e = inv.entry(at: ContainerPath(path)) else { XCTFail("\(path) missing"); return [] }
+            guard let e = inv.entry(at: ContainerPath(path)) else {
+                XCTFail("\(path) missing")
+                return []
+            }
             return [e.backedUp, e.survivesRestore, e.survivesUpdate]
         }
         XCTAssertEqual(verdicts(group, "SystemData/com.apple.SafariViewService/state.plist"), [true, true, true])
@@ -41,10 +46,18 @@ final class SystemDataAndLinkTests: XCTestCase {
         XCTAssertEqual(app.backupFootprint, 7)
 
         // A restore writes none of an app's SystemData, and only the group's backed-up part.
-        for (name, role, kept) in [("App", ContainerRole.app, [String]()), ("Group", .group, ["SystemData/com.apple.SafariViewService/state.plist"])] {
-            let r = try CLI.run(["simulate", "restore", dir.sub(name), "--kind", role.rawValue, "--into", dir.sub(name + "-restored"), "--verify"])
+        for (name, role, kept) in [
+            ("App", ContainerRole.app, [String]()),
+            ("Group", .group, ["SystemData/com.apple.SafariViewService/state.plist"]),
+        ] {
+            let r = try CLI.run([
+                "simulate", "restore", dir.sub(name), "--kind", role.rawValue, "--into", dir.sub(name + "-restored"),
+                "--verify",
+            ])
             XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
-            let written = try CLI.inventory(dir.sub(name + "-restored")).entries.keys.filter { $0.hasPrefix("SystemData/") && !$0.hasSuffix("/") }
+            let written = try CLI.inventory(dir.sub(name + "-restored")).entries.keys.filter {
+                $0.hasPrefix("SystemData/") && !$0.hasSuffix("/")
+            }
             XCTAssertEqual(written.filter { $0.hasSuffix(".plist") || $0.hasSuffix(".db") }.sorted(), kept, name)
         }
     }
@@ -68,20 +81,28 @@ final class SystemDataAndLinkTests: XCTestCase {
         let dir = try TempDir("symlinks")
         try Fixture.container(at: dir.sub("App"))
         try Fixture.file(dir.sub("App/Documents/notes.txt"), size: 100)
-        try FileManager.default.createSymbolicLink(atPath: dir.sub("App/Documents/latest"), withDestinationPath: "a/long/target/of/forty/bytes/notes.txt")
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.sub("App/Documents/latest"), withDestinationPath: "a/long/target/of/forty/bytes/notes.txt")
         let inv = try Audit.inventory(of: dir.sub("App"))
         XCTAssertEqual(inv.backupFootprint, 100)
         XCTAssertEqual(inv.total.size, 100)
         XCTAssertEqual(inv.entry(at: ContainerPath("Documents/latest"))?.countedSize, 0)
 
-        let held: [RuleExample.Item] = [.directory("Documents"), .file("Documents/notes.txt", size: 100), .directory("Documents/latest"),
-                                         .directory("Library"), .directory("Library/Application Support"), .directory("Library/Preferences")]
+        let held: [RuleExample.Item] = [
+            .directory("Documents"), .file("Documents/notes.txt", size: 100), .directory("Documents/latest"),
+            .directory("Library"), .directory("Library/Application Support"), .directory("Library/Preferences"),
+        ]
         let app = ExampleObservations.app
-        let c = BackupComparison(prediction: try Audit.inventories(of: dir.sub("App"), ContainerSelection(app: app)),
-                                 backup: [try ExampleObservations.backupSide(held, at: dir.sub("backup"))], folder: "BACKUP", app: app)
+        let c = BackupComparison(
+            prediction: try Audit.inventories(of: dir.sub("App"), ContainerSelection(app: app)),
+            backup: [try ExampleObservations.backupSide(held, at: dir.sub("backup"))], folder: "BACKUP", app: app)
         let m = c.mismatches.first { $0.path == ContainerPath("Documents/latest") }
         XCTAssertEqual(m?.kind, .kindDiffers, c.mismatches.map(\.line).joined(separator: "\n"))
-        XCTAssertEqual(m?.line, "a directory in the backup, a symlink in the container: Documents is backed up and no exclude attribute covers it; the item was replaced by another kind between the backup and the copy scanned")
+        XCTAssertEqual(
+            m?.line,
+            "a directory in the backup, a symlink in the container: Documents is backed up and no exclude attribute "
+                + "covers it; the item was replaced by another kind between the backup and the copy scanned"
+        )
     }
 
     /// A `._` sidecar excluding one name of a hard-linked file: the attribute is the file's, so
@@ -125,7 +146,8 @@ final class SystemDataAndLinkTests: XCTestCase {
         XCTAssertEqual(link(app + "/Documents/0plain/hl", app + "/Documents/B/hl"), 0)
 
         let inv = try Audit.inventory(of: app)
-        let n = inv.entries.count, half = n / 2
+        let n = inv.entries.count
+        let half = n / 2
         XCTAssertGreaterThanOrEqual(n, 20_000)
         func position(_ path: String) throws -> Int { try XCTUnwrap(inv.index(of: ContainerPath(path)), path) }
         // The split falls inside A; its first-half and second-half names are as laid out.
@@ -159,8 +181,10 @@ final class SystemDataAndLinkTests: XCTestCase {
         let id = try parent.status(of: ".tree".utf8).identity
         // Someone else's symlink at DIR's name.
         try FileManager.default.createSymbolicLink(atPath: dir.sub("out"), withDestinationPath: "/tmp")
-        XCTAssertThrowsError(try Materializer.moveIntoPlace(".tree", as: "out", in: parent, dest: dir.sub("out"), id: id))
-        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: dir.sub("out")), "/tmp", "left as it was")
+        XCTAssertThrowsError(
+            try Materializer.moveIntoPlace(".tree", as: "out", in: parent, dest: dir.sub("out"), id: id))
+        XCTAssertEqual(
+            try FileManager.default.destinationOfSymbolicLink(atPath: dir.sub("out")), "/tmp", "left as it was")
         // An empty folder at DIR is replaced, and DIR is then checked to be the tree.
         try FileManager.default.removeItem(atPath: dir.sub("out"))
         try FileManager.default.createDirectory(atPath: dir.sub("out"), withIntermediateDirectories: false)
@@ -168,7 +192,9 @@ final class SystemDataAndLinkTests: XCTestCase {
         XCTAssertEqual(try parent.status(of: "out".utf8).identity, id)
         // A tree whose name was exchanged for another folder: the rename happens, the check fails.
         try parent.makeDirectory("other".utf8, mode: 0o700)
-        XCTAssertThrowsError(try Materializer.moveIntoPlace("other", as: "out2", in: parent, dest: dir.sub("out2"), id: id)) { error in
+        XCTAssertThrowsError(
+            try Materializer.moveIntoPlace("other", as: "out2", in: parent, dest: dir.sub("out2"), id: id)
+        ) { error in
             XCTAssertTrue("\(error)".contains("is not the tree this run wrote"), "\(error)")
         }
     }
@@ -185,13 +211,17 @@ final class RefusedAttributeTests: XCTestCase {
         try Fixture.container(at: shm + "/App")
         try Fixture.file(shm + "/App/Documents/a.txt", size: 10)
         do {
-            try XAttr.set(path: Array((shm + "/App/Documents/a.txt").utf8), name: "user.big", value: [UInt8](repeating: 0x78, count: 8000))
+            try XAttr.set(
+                path: Array((shm + "/App/Documents/a.txt").utf8), name: "user.big",
+                value: [UInt8](repeating: 0x78, count: 8000))
         } catch { throw XCTSkip("tmpfs here holds no user attributes: \(error)") }
         let dir = try TempDir("refused")
         // Only where the destination refuses it (ext4 does).
         let probe = dir.sub("probe")
         XCTAssertTrue(FileManager.default.createFile(atPath: probe, contents: Data()))
-        if (try? XAttr.set(path: Array(probe.utf8), name: "user.big", value: [UInt8](repeating: 0x78, count: 8000))) != nil {
+        if (try? XAttr.set(path: Array(probe.utf8), name: "user.big", value: [UInt8](repeating: 0x78, count: 8000)))
+            != nil
+        {
             throw XCTSkip("the temporary folder's file system holds an 8 kB attribute value: nothing is refused")
         }
         let r = try CLI.run(["simulate", "update", shm + "/App", "--into", dir.sub("out"), "--verify"])

@@ -1,17 +1,20 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
 
 /// The formats other tools read: Xcode's issue lines (`xcode`), GitLab Code Quality
 /// (`codeclimate`), and input errors as GitHub workflow commands under `--format github`; each
 /// through the built binary.
 final class ToolFormatTests: XCTestCase {
-    static let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/gitlab-code-quality.schema.json").path
+    static let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Fixtures/gitlab-code-quality.schema.json"
+    ).path
     /// `PATH:LINE: error|warning|note: MESSAGE`, the form Xcode's issue parser reads.
     static let xcodeLine = try! NSRegularExpression(pattern: #"^(/[^\n]*?):(\d+): (error|warning|note): (.+)$"#)
 
@@ -37,11 +40,13 @@ final class ToolFormatTests: XCTestCase {
         let dir = try TempDir("xcode")
         let root = dir.sub("App")
         try Fixture.container(at: root)
-        try Fixture.file(root + "/stray", size: 10)                      // misplaced-at-root: error
-        try Fixture.file(root + "/Documents/movie.part", size: 10)       // a partial download: warning
+        try Fixture.file(root + "/stray", size: 10)  // misplaced-at-root: error
+        try Fixture.file(root + "/Documents/movie.part", size: 10)  // a partial download: warning
         try Fixture.file(root + "/Library/Application Support/big.db", size: 3000)
         let json = try CLI.run(["scan", "App", "--format", "json", "--support-data-size", "1kB"], cwd: dir.path)
-        let findings = try XCTUnwrap((try JSONSerialization.jsonObject(with: json.stdoutBytes) as? [String: Any])?["findings"] as? [[String: Any]])
+        let findings = try XCTUnwrap(
+            (try JSONSerialization.jsonObject(with: json.stdoutBytes) as? [String: Any])?["findings"]
+                as? [[String: Any]])
         XCTAssertGreaterThanOrEqual(findings.count, 3)
         let r = try CLI.run(["scan", "App", "--format", "xcode", "--support-data-size", "1kB"], cwd: dir.path)
         XCTAssertEqual(r.status, json.status, r.stderr)
@@ -57,7 +62,9 @@ final class ToolFormatTests: XCTestCase {
             XCTAssertEqual(n.severity, "note")
         }
         // Most severe first, as the other formats list them; each one's path and severity.
-        let ordered = findings.sorted { Severity(rawValue: $0["severity"] as! String)! > Severity(rawValue: $1["severity"] as! String)! }
+        let ordered = findings.sorted {
+            Severity(rawValue: $0["severity"] as! String)! > Severity(rawValue: $1["severity"] as! String)!
+        }
         for (issue, f) in zip(found, ordered) {
             XCTAssertEqual(issue.line, 1)
             XCTAssertEqual(issue.severity, f["severity"] as? String)
@@ -80,14 +87,16 @@ final class ToolFormatTests: XCTestCase {
         try Fixture.file(root + "/Documents/a.bin", size: 3000)
         try Fixture.file(root + "/Documents/movie.part", size: 10)
         try Fixture.bytes(dir.sub("policy.yml"), Array("budgets:\n  backup: 1kB\n".utf8))
-        let budget = Self.xcodeIssues(try CLI.run(["scan", "App", "--config", "policy.yml", "--format", "xcode"], cwd: dir.path).stdout)
+        let budget = Self.xcodeIssues(
+            try CLI.run(["scan", "App", "--config", "policy.yml", "--format", "xcode"], cwd: dir.path).stdout)
         let over = try XCTUnwrap(budget.first { $0.message.hasSuffix("[budget-exceeded]") })
         XCTAssertEqual(over.path, dir.sub("policy.yml"))
         XCTAssertTrue(over.message.hasPrefix("backup footprint: "), over.message)
 
         try sh("tar -C App -czf app.tgz .", in: dir.path)
         let archive = Self.xcodeIssues(try CLI.run(["scan", "app.tgz", "--format", "xcode"], cwd: dir.path).stdout)
-        let part = try XCTUnwrap(archive.first { $0.message.hasSuffix("[recreatable-in-documents]") }, "\(archive.map(\.message))")
+        let part = try XCTUnwrap(
+            archive.first { $0.message.hasSuffix("[recreatable-in-documents]") }, "\(archive.map(\.message))")
         XCTAssertEqual(part.path, dir.sub("app.tgz"))
         XCTAssertTrue(part.message.hasPrefix("Documents/movie.part: "), part.message)
 
@@ -95,8 +104,10 @@ final class ToolFormatTests: XCTestCase {
         var b = BackupBuilder()
         b.file(T.appDomain, "Documents/movie.part", size: 10)
         try b.write(to: dir.sub("B"))
-        let backup = Self.xcodeIssues(try CLI.run(["scan", "B", "--app", T.app, "--format", "xcode"], cwd: dir.path).stdout)
-        let stored = try XCTUnwrap(backup.first { $0.message.hasSuffix("[recreatable-in-documents]") }, "\(backup.map(\.message))")
+        let backup = Self.xcodeIssues(
+            try CLI.run(["scan", "B", "--app", T.app, "--format", "xcode"], cwd: dir.path).stdout)
+        let stored = try XCTUnwrap(
+            backup.first { $0.message.hasSuffix("[recreatable-in-documents]") }, "\(backup.map(\.message))")
         let id = BackupBuilder.fileID(T.appDomain, "Documents/movie.part")
         XCTAssertEqual(stored.path, dir.sub("B/\(id.prefix(2))/\(id)"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: stored.path))
@@ -128,11 +139,17 @@ final class ToolFormatTests: XCTestCase {
         try Fixture.file(root + "/Documents/other.part", size: 10)
         try Fixture.bytes(dir.sub("policy.yml"), Array("budgets:\n  backup: 1kB\n".utf8))
         func run(_ container: String) throws -> (issues: [[String: Any]], text: String, findings: [[String: Any]]) {
-            let r = try CLI.run(["scan", container, "--config", "policy.yml", "--format", "codeclimate"], cwd: dir.path)
+            let r = try CLI.run(
+                ["scan", container, "--config", "policy.yml", "--format", "codeclimate"], cwd: dir.path)
             XCTAssertEqual(r.status, 1, r.stderr)
             let j = try CLI.run(["scan", container, "--config", "policy.yml", "--format", "json"], cwd: dir.path)
-            let findings = try XCTUnwrap((try JSONSerialization.jsonObject(with: j.stdoutBytes) as? [String: Any])?["findings"] as? [[String: Any]])
-            return (try XCTUnwrap(try JSONSerialization.jsonObject(with: r.stdoutBytes) as? [[String: Any]]), r.stdout, findings)
+            let findings = try XCTUnwrap(
+                (try JSONSerialization.jsonObject(with: j.stdoutBytes) as? [String: Any])?["findings"]
+                    as? [[String: Any]])
+            return (
+                try XCTUnwrap(try JSONSerialization.jsonObject(with: r.stdoutBytes) as? [[String: Any]]), r.stdout,
+                findings
+            )
         }
         let first = try run("App")
         let issues = first.issues.filter { $0["check_name"] as? String != CodeClimateReport.notCheckedCheck }
@@ -142,35 +159,44 @@ final class ToolFormatTests: XCTestCase {
             XCTAssertFalse((issue["description"] as? String ?? "").isEmpty, "\(issue)")
             XCTAssertFalse((issue["check_name"] as? String ?? "").isEmpty, "\(issue)")
             XCTAssertEqual((issue["fingerprint"] as? String)?.count, 32, "\(issue)")
-            XCTAssertTrue(["info", "minor", "major", "critical", "blocker"].contains(issue["severity"] as? String ?? ""), "\(issue)")
+            XCTAssertTrue(
+                ["info", "minor", "major", "critical", "blocker"].contains(issue["severity"] as? String ?? ""),
+                "\(issue)")
             let location = try XCTUnwrap(issue["location"] as? [String: Any])
             let path = try XCTUnwrap(location["path"] as? String)
             XCTAssertFalse(path.hasPrefix("./") || path.hasPrefix("/"), path)
             XCTAssertTrue(FileManager.default.fileExists(atPath: dir.sub(path)), path)
             XCTAssertEqual((location["lines"] as? [String: Any])?["begin"] as? Int, 1)
         }
-        for (issue, f) in zip(issues, first.findings.sorted { Severity(rawValue: $0["severity"] as! String)! > Severity(rawValue: $1["severity"] as! String)! }) {
+        for (issue, f) in zip(
+            issues,
+            first.findings.sorted {
+                Severity(rawValue: $0["severity"] as! String)! > Severity(rawValue: $1["severity"] as! String)!
+            })
+        {
             XCTAssertEqual(issue["check_name"] as? String, f["ruleId"] as? String)
             XCTAssertEqual(issue["severity"] as? String, severities[f["severity"] as! String])
             let path = (issue["location"] as! [String: Any])["path"] as! String
             XCTAssertEqual(path, (f["path"] as? String).map { "App/" + $0 } ?? "policy.yml")
         }
         let prints = first.issues.map { $0["fingerprint"] as! String }
-        XCTAssertEqual(Set(prints).count, prints.count, "one fingerprint per issue: GitLab shows one issue per fingerprint")
+        XCTAssertEqual(
+            Set(prints).count, prints.count, "one fingerprint per issue: GitLab shows one issue per fingerprint")
 
         // Moved, with a message that changes (the file's size): the same fingerprints.
         try FileManager.default.moveItem(atPath: root, toPath: dir.sub("Moved"))
         try Fixture.file(dir.sub("Moved/Documents/movie.part"), size: 99)
         XCTAssertEqual(try run("Moved").issues.map { $0["fingerprint"] as! String }, prints)
 
-        guard let checker = ["/root/.local/bin/check-jsonschema", "check-jsonschema"].lazy.compactMap(Tool.find).first else {
-            throw XCTSkip("check-jsonschema is not installed (pip install check-jsonschema): the report's shape was checked field by field only")
-        }
+        let checker = try Tool.path(
+            "check-jsonschema", for: "the report's shape was checked field by field only, not against GitLab's schema")
         try first.text.write(toFile: dir.sub("gl-code-quality-report.json"), atomically: true, encoding: .utf8)
         let check = try CLI.run(["--schemafile", Self.schema, dir.sub("gl-code-quality-report.json")], via: checker)
         XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
         // The schema refuses what GitLab's documented shape does not allow.
-        try "[{\"description\": \"x\", \"check_name\": \"y\", \"fingerprint\": \"z\", \"severity\": \"error\", \"location\": {\"path\": \"./a\", \"lines\": {\"begin\": 0}}}]"
+        try
+            ("[{\"description\": \"x\", \"check_name\": \"y\", \"fingerprint\": \"z\", \"severity\": \"error\", "
+            + "\"location\": {\"path\": \"./a\", \"lines\": {\"begin\": 0}}}]")
             .write(toFile: dir.sub("bad.json"), atomically: true, encoding: .utf8)
         XCTAssertEqual(try CLI.run(["--schemafile", Self.schema, dir.sub("bad.json")], via: checker).status, 1)
     }
@@ -181,13 +207,17 @@ final class ToolFormatTests: XCTestCase {
     func testInputErrorsAreWorkflowCommandsUnderGitHub() throws {
         let dir = try TempDir("gh-error")
         let missing = dir.sub("no such, folder")
-        for args in [["scan", missing, "--format", "github"], ["scan", "--format=github", missing], ["scan", missing, "--output", "github=-"]] {
+        for args in [
+            ["scan", missing, "--format", "github"], ["scan", "--format=github", missing],
+            ["scan", missing, "--output", "github=-"],
+        ] {
             let r = try CLI.run(args)
             XCTAssertEqual(r.status, 2, "\(args)")
             XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
             XCTAssertTrue(r.stderr.hasPrefix("sandbox-audit: error: "), r.stderr)
             let message = String(r.stderr.dropFirst("sandbox-audit: error: ".count).dropLast())
-            XCTAssertEqual(r.stdout, "::error title=sandbox-audit%3A input error::" + GitHubReport.data(message) + "\n", "\(args)")
+            XCTAssertEqual(
+                r.stdout, "::error title=sandbox-audit%3A input error::" + GitHubReport.data(message) + "\n", "\(args)")
         }
         // A usage error found while parsing, with a % in the value that must be escaped.
         let usage = try CLI.run(["scan", dir.path, "--format", "github", "--fail-on", "100%"])
@@ -195,7 +225,9 @@ final class ToolFormatTests: XCTestCase {
         XCTAssertTrue(usage.stdout.hasPrefix("::error title=sandbox-audit%3A input error::"), usage.stdout)
         XCTAssertEqual(usage.stdout.split(separator: "\n").count, 1, usage.stdout)
         XCTAssertTrue(usage.stdout.contains("'100%25'"), usage.stdout)
-        for args in [["scan", missing], ["scan", missing, "--format", "json"], ["scan", missing, "--", "--format", "github"]] {
+        for args in [
+            ["scan", missing], ["scan", missing, "--format", "json"], ["scan", missing, "--", "--format", "github"],
+        ] {
             let r = try CLI.run(args)
             XCTAssertEqual(r.status, 2)
             XCTAssertEqual(r.stdout, "", "\(args)")
@@ -211,7 +243,11 @@ final class ToolFormatTests: XCTestCase {
         let lines = xcode.stdout.split(separator: "\n")
         XCTAssertEqual(lines.count, 1, xcode.stdout)
         XCTAssertTrue(lines.first?.hasPrefix(app + ":1: note: not checked (sandbox-audit): ") == true, xcode.stdout)
-        XCTAssertTrue(lines.first?.contains(" rules could not run on this input; the text, JSON, SARIF, JUnit and HTML reports list each with its reason") == true, xcode.stdout)
+        XCTAssertTrue(
+            lines.first?.contains(
+                " rules could not run on this input; the text, JSON, SARIF, JUnit and HTML reports list each with "
+                    + "its reason"
+            ) == true, xcode.stdout)
         let quality = try CLI.run(["scan", app, "--format", "codeclimate"])
         XCTAssertEqual(quality.status, 0, quality.stderr)
         let issues = try XCTUnwrap(try JSONSerialization.jsonObject(with: quality.stdoutBytes) as? [[String: Any]])

@@ -1,22 +1,26 @@
 import Foundation
 import XCTest
-@testable import SandboxAuditSystem
+
 @testable import SandboxAuditCore
+@testable import SandboxAuditSystem
 
 /// The walk's entries as columns: what an array of entries would hold, and the path order the
 /// inventory gets from them without making a path.
 final class WalkEntriesTests: XCTestCase {
     static func entry(_ name: String, size: Int64 = 0, kind: WalkEntry.Kind = .file) -> WalkEntry {
-        WalkEntry(path: ContainerPath(name), kind: kind, special: nil, size: size, allocated: 0, mode: 0o644,
-                  modifiedSeconds: 0, modifiedNanoseconds: 0, device: 1, inode: UInt64(size), linkCount: 1,
-                  symlinkTarget: kind == .symlink ? Array("target".utf8) : nil, header: kind == .file ? [1, 2, 3] : nil, marks: [])
+        WalkEntry(
+            path: ContainerPath(name), kind: kind, special: nil, size: size, allocated: 0, mode: 0o644,
+            modifiedSeconds: 0, modifiedNanoseconds: 0, device: 1, inode: UInt64(size), linkCount: 1,
+            symlinkTarget: kind == .symlink ? Array("target".utf8) : nil, header: kind == .file ? [1, 2, 3] : nil,
+            marks: [])
     }
 
     static func entries(_ prefix: String, _ count: Int) -> WalkEntries {
         WalkEntries((0..<count).map { entry("\(prefix)/\($0)", size: Int64($0)) })
     }
 
-    static let exclude = AttributeMark(attribute: .exclude, value: BackupAttribute.canonicalValue, source: .native(name: "x"))
+    static let exclude = AttributeMark(
+        attribute: .exclude, value: BackupAttribute.canonicalValue, source: .native(name: "x"))
 
     func testAppendAndReadEveryField() {
         var e = Self.entries("a", 1000)
@@ -63,8 +67,11 @@ final class WalkEntriesTests: XCTestCase {
             first.join(&second)
             XCTAssertEqual(second.count, 0, "taken out of the part joined")
             XCTAssertEqual(first.count, a + b, "\(a) + \(b)")
-            XCTAssertEqual(first.map(\.path.display), (0..<a).map { "a/\($0)" } + (0..<b).map { "b/c/\($0)" }, "\(a) + \(b)")
-            XCTAssertEqual(first.filter { !$0.marks.isEmpty }.map(\.path.display), (a > 0 ? ["a/0"] : []) + (b > 0 ? ["b/c/\(b - 1)"] : []))
+            XCTAssertEqual(
+                first.map(\.path.display), (0..<a).map { "a/\($0)" } + (0..<b).map { "b/c/\($0)" }, "\(a) + \(b)")
+            XCTAssertEqual(
+                first.filter { !$0.marks.isEmpty }.map(\.path.display),
+                (a > 0 ? ["a/0"] : []) + (b > 0 ? ["b/c/\(b - 1)"] : []))
             XCTAssertEqual(first.map(\.size), (0..<a).map(Int64.init) + (0..<b).map(Int64.init))
         }
     }
@@ -73,21 +80,28 @@ final class WalkEntriesTests: XCTestCase {
     /// a slash included ("a", "a.txt", "a-b", "a/…", "a0"), whatever order they came in, with
     /// each entry's fields, marks and content following it.
     func testOrderedIsPathByteOrder() {
-        let names = ["a", "a.txt", "a-b", "a0", "a/b", "a/b.c", "a/b/c", "a/b-c/d", "a/b0", "b", "b/", "é", "e\u{301}", " x", "x/ y/z",
-                     "x/!", "x/~", "Library/Caches/f", "Library/Caches.old/g", "Library/Caches/sub/h", "Documents/f", "Documents",
-                     "Library", "Library/Caches", "x", "x/ y", "a/b"]
+        let names = [
+            "a", "a.txt", "a-b", "a0", "a/b", "a/b.c", "a/b/c", "a/b-c/d", "a/b0", "b", "b/", "é", "e\u{301}", " x",
+            "x/ y/z",
+            "x/!", "x/~", "Library/Caches/f", "Library/Caches.old/g", "Library/Caches/sub/h", "Documents/f",
+            "Documents",
+            "Library", "Library/Caches", "x", "x/ y", "a/b",
+        ]
         var rng = SystemRandomNumberGenerator()
         for _ in 0..<20 {
             let shuffled = names.enumerated().shuffled(using: &rng)
             var e = WalkEntries()
             for (n, name) in shuffled {
-                var entry = Self.entry(name, size: Int64(n), kind: n % 4 == 0 ? .symlink : (n % 4 == 1 ? .directory : .file))
+                var entry = Self.entry(
+                    name, size: Int64(n), kind: n % 4 == 0 ? .symlink : (n % 4 == 1 ? .directory : .file))
                 if n % 3 == 0 { entry.marks = [Self.exclude] }
                 e.append(entry)
             }
             let columns = e.ordered()
             let expected = shuffled.map { (path: ContainerPath($0.element), n: $0.offset) }
-                .enumerated().sorted { $0.element.path < $1.element.path || ($0.element.path == $1.element.path && $0.offset < $1.offset) }
+                .enumerated().sorted {
+                    $0.element.path < $1.element.path || ($0.element.path == $1.element.path && $0.offset < $1.offset)
+                }
                 .map(\.element)
             XCTAssertEqual((0..<columns.count).map { columns.path($0) }, expected.map(\.path))
             for (k, x) in expected.enumerated() {
@@ -107,11 +121,15 @@ final class WalkEntriesTests: XCTestCase {
         var paths: [String] = []
         for i in 0..<30_000 {
             let depth = Int.random(in: 1...4, using: &rng)
-            paths.append((0..<depth).map { _ in ["d", "d.x", "d-1", "e", "dd"].randomElement(using: &rng)! }.joined(separator: "/") + "/f\(i % 97)")
+            paths.append(
+                (0..<depth).map { _ in ["d", "d.x", "d-1", "e", "dd"].randomElement(using: &rng)! }.joined(
+                    separator: "/") + "/f\(i % 97)")
         }
         var e = WalkEntries(paths.map { Self.entry($0) })
         let columns = e.ordered()
-        XCTAssertEqual((0..<columns.count).map { columns.path($0).display }, paths.map { ContainerPath($0) }.sorted().map(\.display))
+        XCTAssertEqual(
+            (0..<columns.count).map { columns.path($0).display },
+            paths.map { ContainerPath($0) }.sorted().map(\.display))
     }
 
     /// Values past 32 bits (a file past 4 GiB, a time before 1970, 64-bit device and inode
@@ -119,9 +137,14 @@ final class WalkEntriesTests: XCTestCase {
     /// that share their first eight bytes or more (the sort compares those as one number) and
     /// folders whose name is another entry's start sort as their paths do.
     func testWideValuesAndLongSharedNamesSurviveJoinAndOrder() {
-        let stems = ["IMG_00001234.jpg", "IMG_0000123", "IMG_00001234", "IMG_00001234.jpg.part", "abcdefgh", "abcdefg", "abcdefgh.x",
-                     "abcdefghi", "ABCDEFGH", "abcdefgh-", "verylongnamethatgoesonandon", "verylongnamethatgoesonandon2"]
-        var paths = stems + stems.map { "abcdefgh/\($0)" } + stems.map { "IMG_00001234/\($0)" } + stems.map { "abcdefgh.x/y/\($0)" }
+        let stems = [
+            "IMG_00001234.jpg", "IMG_0000123", "IMG_00001234", "IMG_00001234.jpg.part", "abcdefgh", "abcdefg",
+            "abcdefgh.x",
+            "abcdefghi", "ABCDEFGH", "abcdefgh-", "verylongnamethatgoesonandon", "verylongnamethatgoesonandon2",
+        ]
+        var paths =
+            stems + stems.map { "abcdefgh/\($0)" } + stems.map { "IMG_00001234/\($0)" }
+            + stems.map { "abcdefgh.x/y/\($0)" }
         paths.shuffle()
         func wide(_ k: Int) -> WalkEntry {
             var e = Self.entry(paths[k], size: k % 2 == 0 ? (Int64(1) << 40) + Int64(k) : Int64(k))
@@ -131,7 +154,9 @@ final class WalkEntriesTests: XCTestCase {
             e.inode = k % 2 == 1 ? (UInt64(1) << 63) + UInt64(k) : UInt64(k)
             return e
         }
-        func fields(_ e: WalkEntry) -> String { "\(e.path.display) \(e.size) \(e.allocated) \(e.modifiedSeconds) \(e.device) \(e.inode)" }
+        func fields(_ e: WalkEntry) -> String {
+            "\(e.path.display) \(e.size) \(e.allocated) \(e.modifiedSeconds) \(e.device) \(e.inode)"
+        }
         let half = paths.count / 2
         var first = WalkEntries((0..<half).map(wide))
         var second = WalkEntries((half..<paths.count).map(wide))
@@ -140,6 +165,8 @@ final class WalkEntriesTests: XCTestCase {
         let columns = first.ordered()
         let expected = paths.indices.sorted { ContainerPath(paths[$0]) < ContainerPath(paths[$1]) }
         XCTAssertEqual((0..<columns.count).map { columns.path($0).display }, expected.map { paths[$0] })
-        for (position, k) in expected.enumerated() { XCTAssertEqual(fields(columns.walkEntry(position)), fields(wide(k))) }
+        for (position, k) in expected.enumerated() {
+            XCTAssertEqual(fields(columns.walkEntry(position)), fields(wide(k)))
+        }
     }
 }

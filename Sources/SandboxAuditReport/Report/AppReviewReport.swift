@@ -41,7 +41,9 @@ enum AppReviewReport {
             + "Backup > Manage Storage\"). Rejections under guideline 2.23 (\"Apps must follow the iOS Data "
             + "Storage Guidelines or they "
         md += "will be rejected\") quote it: \"\(rejectionWording)\" (\(rejectionSources.joined(separator: "; "))). "
-        md += "Scan the app's containers at that moment to see the same figure (docs/app-review.md, Producing App Review's moment on the Simulator).\n\n"
+        md +=
+            "Scan the app's containers at that moment to see the same figure (docs/app-review.md, Producing App "
+            + "Review's moment on the Simulator).\n\n"
         if result.isMultiDomain {
             md += "| Backup domain | Files | Backed up |\n|---|--:|--:|\n"
             for d in m.domains { md += "| \(cell(d.domain)) | \(d.files) | \(ByteSize.format(d.bytes)) |\n" }

@@ -1,5 +1,5 @@
+import CSQLite
 import Foundation
-import GRDBSQLite
 
 /// The bytes SQLite reads of one `Manifest.db`, page by page as it asks for them: `pread` from
 /// the descriptor held for the file (decrypted block by block for an encrypted backup), the

@@ -1,4 +1,4 @@
-import GRDBSQLite
+import CSQLite
 
 /// A column of the current row of a prepared SQLite statement, copied out of SQLite's memory
 /// (valid only until the next step) into arrays: what `ManifestDatabase` reads of each row of a

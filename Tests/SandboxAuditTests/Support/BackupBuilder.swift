@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 
 /// Writes a real Finder or iTunes backup folder, as the public readers read one
 /// (mvt-project/mvt `src/mvt/ios/modules/backup/manifest.py`, richinfante/iphonebackuptools
@@ -24,7 +23,11 @@ struct BackupBuilder {
         var file: ([UInt8]) -> (bytes: [UInt8], encryptionKey: [UInt8])
     }
 
-    enum Flags: Int64 { case file = 1, directory = 2, symlink = 4 }
+    enum Flags: Int64 {
+        case file = 1
+        case directory = 2
+        case symlink = 4
+    }
 
     struct Item {
         var domain: String
@@ -72,20 +75,28 @@ struct BackupBuilder {
         let parts = path.split(separator: "/").dropLast()
         for i in parts.indices { prefixes.append(parts[...i].joined(separator: "/")) }
         for p in prefixes where !items.contains(where: { $0.domain == domain && $0.relativePath == p }) {
-            items.append(Item(domain: domain, relativePath: p, flags: Flags.directory.rawValue, mode: 0o40755, inode: inode()))
+            items.append(
+                Item(domain: domain, relativePath: p, flags: Flags.directory.rawValue, mode: 0o40755, inode: inode()))
         }
     }
 
-    private mutating func inode() -> Int64 { nextInode += 1; return nextInode }
+    private mutating func inode() -> Int64 {
+        nextInode += 1
+        return nextInode
+    }
 
     mutating func directory(_ domain: String, _ path: String) {
         parents(domain, path + "/x")
     }
 
-    mutating func file(_ domain: String, _ path: String, _ bytes: [UInt8], modified: Int64 = 1_700_000_000, storeBytes: Bool = true) {
+    mutating func file(
+        _ domain: String, _ path: String, _ bytes: [UInt8], modified: Int64 = 1_700_000_000, storeBytes: Bool = true
+    ) {
         parents(domain, path)
-        items.append(Item(domain: domain, relativePath: path, flags: Flags.file.rawValue, bytes: bytes, mode: 0o100644,
-                          modified: modified, inode: inode(), storeBytes: storeBytes))
+        items.append(
+            Item(
+                domain: domain, relativePath: path, flags: Flags.file.rawValue, bytes: bytes, mode: 0o100644,
+                modified: modified, inode: inode(), storeBytes: storeBytes))
     }
 
     mutating func file(_ domain: String, _ path: String, size: Int) {
@@ -94,22 +105,27 @@ struct BackupBuilder {
 
     mutating func symlink(_ domain: String, _ path: String, to target: String) {
         parents(domain, path)
-        items.append(Item(domain: domain, relativePath: path, flags: Flags.symlink.rawValue, size: Int64(target.utf8.count),
-                          mode: 0o120755, inode: inode(), target: target))
+        items.append(
+            Item(
+                domain: domain, relativePath: path, flags: Flags.symlink.rawValue, size: Int64(target.utf8.count),
+                mode: 0o120755, inode: inode(), target: target))
     }
 
     /// Writes the backup folder at `folder` (created when missing).
     func write(to folder: String, encryption: Encryption? = nil) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let dbPath = folder + "/Manifest.db"
-        let queue = try DatabaseQueue(path: dbPath)
-        try queue.write { db in
-            try db.execute(sql: "CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB)")
-            try db.execute(sql: "CREATE INDEX FilesDomainIdx ON Files(domain)")
-            try db.execute(sql: "CREATE INDEX FilesRelativePathIdx ON Files(relativePath)")
-            try db.execute(sql: "CREATE INDEX FilesFlagsIdx ON Files(flags)")
-            try db.execute(sql: "CREATE TABLE Properties (key TEXT PRIMARY KEY, value BLOB)")
-            try db.execute(sql: "INSERT INTO Properties (key, value) VALUES ('salt', ?)", arguments: [Data(repeating: 7, count: 20)])
+        let db = try SQLiteFile(dbPath)
+        try db.transaction {
+            try db.execute(
+                "CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB)"
+            )
+            try db.execute("CREATE INDEX FilesDomainIdx ON Files(domain)")
+            try db.execute("CREATE INDEX FilesRelativePathIdx ON Files(relativePath)")
+            try db.execute("CREATE INDEX FilesFlagsIdx ON Files(flags)")
+            try db.execute("CREATE TABLE Properties (key TEXT PRIMARY KEY, value BLOB)")
+            try db.execute(
+                "INSERT INTO Properties (key, value) VALUES ('salt', ?)", [.blob([UInt8](repeating: 7, count: 20))])
             for item in items {
                 let id = item.fileID ?? Self.fileID(item.domain, item.relativePath)
                 var key: [UInt8]?
@@ -124,13 +140,15 @@ struct BackupBuilder {
                     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
                     try Data(bytes).write(to: URL(fileURLWithPath: dir + "/" + id))
                 }
-                let blob = try item.blob.map { Data($0) } ?? Self.mbFile(item, encryptionKey: key)
-                let path: any DatabaseValueConvertible = item.pathBytes.map { Data($0) } ?? item.relativePath
-                try db.execute(sql: "INSERT INTO Files (fileID, domain, relativePath, flags, file) VALUES (?, ?, CAST(? AS TEXT), ?, ?)",
-                               arguments: [id, item.domain, path, item.flags, blob])
+                let blob = try item.blob ?? [UInt8](Self.mbFile(item, encryptionKey: key))
+                let path = item.pathBytes.map { SQLiteFile.Value.blob($0) } ?? .text(item.relativePath)
+                try db.execute(
+                    "INSERT INTO Files (fileID, domain, relativePath, flags, file) VALUES (?, ?, CAST(? AS TEXT), "
+                        + "?, ?)",
+                    [.text(id), .text(item.domain), path, .integer(item.flags), .blob(blob)])
             }
         }
-        try queue.close()
+        try db.close()
         if let encryption {
             let plain = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dbPath)))
             try Data(encryption.database(plain)).write(to: URL(fileURLWithPath: dbPath))
@@ -139,8 +157,10 @@ struct BackupBuilder {
             var manifest: [String: Any] = [
                 "IsEncrypted": encryption != nil, "Version": "10.0", "Date": date, "WasPasscodeSet": false,
                 "SystemDomainsVersion": "24.0",
-                "Lockdown": ["ProductVersion": productVersion, "DeviceName": deviceName, "ProductType": "iPhone15,2",
-                             "BuildVersion": "21F90", "UniqueDeviceID": "00008120-0000000000000000"] as [String: Any],
+                "Lockdown": [
+                    "ProductVersion": productVersion, "DeviceName": deviceName, "ProductType": "iPhone15,2",
+                    "BuildVersion": "21F90", "UniqueDeviceID": "00008120-0000000000000000",
+                ] as [String: Any],
                 "Applications": [:] as [String: Any],
             ]
             for (k, v) in encryption?.manifestPlist ?? [:] { manifest[k] = v }
@@ -149,11 +169,17 @@ struct BackupBuilder {
         if let installed = installedApplications {
             var apps: [String: Any] = [:]
             for id in installed { apps[id] = ["CFBundleIdentifier": id, "CFBundleVersion": "1"] }
-            try Self.plist(["Device Name": deviceName, "Display Name": deviceName, "Product Version": productVersion,
-                            "Last Backup Date": date, "Installed Applications": installed, "Applications": apps], to: folder + "/Info.plist")
+            try Self.plist(
+                [
+                    "Device Name": deviceName, "Display Name": deviceName, "Product Version": productVersion,
+                    "Last Backup Date": date, "Installed Applications": installed, "Applications": apps,
+                ], to: folder + "/Info.plist")
         }
-        try Self.plist(["IsFullBackup": false, "Version": "3.3", "BackupState": "new", "Date": date,
-                        "SnapshotState": "finished", "UUID": "7A1B2C3D-0000-0000-0000-000000000000"], to: folder + "/Status.plist")
+        try Self.plist(
+            [
+                "IsFullBackup": false, "Version": "3.3", "BackupState": "new", "Date": date,
+                "SnapshotState": "finished", "UUID": "7A1B2C3D-0000-0000-0000-000000000000",
+            ], to: folder + "/Status.plist")
     }
 
     static func plist(_ object: [String: Any], to path: String) throws {
@@ -169,16 +195,22 @@ struct BackupBuilder {
         var root: [String: Any] = [
             "$class": try uid(2), "RelativePath": try uid(3), "Size": n(size), "Mode": n(item.mode),
             "LastModified": n(item.modified), "LastStatusChange": n(item.modified), "Birth": n(item.modified - 86_400),
-            "InodeNumber": n(item.inode), "UserID": n(501), "GroupID": n(501), "ProtectionClass": n(item.protectionClass), "Flags": n(0),
+            "InodeNumber": n(item.inode), "UserID": n(501), "GroupID": n(501),
+            "ProtectionClass": n(item.protectionClass), "Flags": n(0),
         ]
-        var objects: [Any] = ["$null", "root", ["$classname": "MBFile", "$classes": ["MBFile", "NSObject"]], item.relativePath]
+        var objects: [Any] = [
+            "$null", "root", ["$classname": "MBFile", "$classes": ["MBFile", "NSObject"]], item.relativePath,
+        ]
         if let t = item.target {
             root["Target"] = try uid(objects.count)
             objects.append(t)
         }
         if item.extendedAttributes != nil || item.extendedAttributesBytes != nil {
-            let plist = try item.extendedAttributesBytes.map { Data($0) }
-                ?? PropertyListSerialization.data(fromPropertyList: (item.extendedAttributes ?? [:]).mapValues { Data($0) }, format: .binary, options: 0)
+            let plist =
+                try item.extendedAttributesBytes.map { Data($0) }
+                ?? PropertyListSerialization.data(
+                    fromPropertyList: (item.extendedAttributes ?? [:]).mapValues { Data($0) }, format: .binary,
+                    options: 0)
             root["ExtendedAttributes"] = try uid(objects.count)
             objects.append(["NS.data": plist, "$class": try uid(objects.count + 1)] as [String: Any])
             objects.append(["$classname": "NSMutableData", "$classes": ["NSMutableData", "NSData", "NSObject"]])
@@ -189,7 +221,9 @@ struct BackupBuilder {
             objects.append(["$classname": "NSMutableData", "$classes": ["NSMutableData", "NSData", "NSObject"]])
         }
         objects[1] = root
-        let archive: [String: Any] = ["$archiver": "NSKeyedArchiver", "$version": n(100_000), "$top": ["root": try uid(1)], "$objects": objects]
+        let archive: [String: Any] = [
+            "$archiver": "NSKeyedArchiver", "$version": n(100_000), "$top": ["root": try uid(1)], "$objects": objects,
+        ]
         return try PropertyListSerialization.data(fromPropertyList: archive, format: .binary, options: 0)
     }
 
@@ -197,11 +231,16 @@ struct BackupBuilder {
     /// from a two-object binary plist (an array holding UID `value`) that
     /// PropertyListSerialization parses; it writes it back as a UID.
     static func uid(_ value: Int) throws -> Any {
-        func be64(_ v: UInt64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
+        func be64(_ v: UInt64) -> [UInt8] {
+            (0..<8).reversed().map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) }
+        }
         // Objects at offsets 8 (array of one reference) and 10 (UID, one byte); the offset table at 12.
-        let bytes = Array("bplist00".utf8) + [0xA1, 0x01, 0x80, UInt8(value), 8, 10]
+        let bytes =
+            Array("bplist00".utf8) + [0xA1, 0x01, 0x80, UInt8(value), 8, 10]
             + [0, 0, 0, 0, 0, 0, 1, 1] + be64(2) + be64(0) + be64(12)
-        guard let array = try PropertyListSerialization.propertyList(from: Data(bytes), format: nil) as? [Any], let uid = array.first else {
+        guard let array = try PropertyListSerialization.propertyList(from: Data(bytes), format: nil) as? [Any],
+            let uid = array.first
+        else {
             throw CocoaError(.propertyListReadCorrupt)
         }
         return uid

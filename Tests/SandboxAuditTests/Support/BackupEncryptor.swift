@@ -1,6 +1,6 @@
 import Crypto
-import _CryptoExtras
 import Foundation
+import _CryptoExtras
 
 /// Makes an encrypted backup's keys and encrypted bytes the way iOS does (as the public readers
 /// document it: https://github.com/jsharkey13/iphone_backup_decrypt,
@@ -24,8 +24,10 @@ struct TestBackupEncryptor {
 
     /// `doubleProtection` false makes a keybag without DPSL/DPIC (before iOS 10.2). Fixed salts
     /// give a known vector; random ones otherwise.
-    init(password: String, sha256Rounds: Int = 1000, sha1Rounds: Int = 10,
-         sha256Salt: [UInt8]? = nil, sha1Salt: [UInt8]? = nil, doubleProtection: Bool = true) {
+    init(
+        password: String, sha256Rounds: Int = 1000, sha1Rounds: Int = 10,
+        sha256Salt: [UInt8]? = nil, sha1Salt: [UInt8]? = nil, doubleProtection: Bool = true
+    ) {
         self.password = password
         self.sha256Rounds = sha256Rounds
         self.sha1Rounds = sha1Rounds
@@ -33,26 +35,32 @@ struct TestBackupEncryptor {
         self.sha1Salt = sha1Salt ?? Self.random(20)
         var secret = [UInt8](password.utf8)
         if doubleProtection {
-            secret = try! KDF.Insecure.PBKDF2.deriveKey(from: secret, salt: self.sha256Salt, using: .sha256,
-                                                       outputByteCount: 32, unsafeUncheckedRounds: sha256Rounds)
-                .withUnsafeBytes { [UInt8]($0) }
+            secret = try! KDF.Insecure.PBKDF2.deriveKey(
+                from: secret, salt: self.sha256Salt, using: .sha256,
+                outputByteCount: 32, unsafeUncheckedRounds: sha256Rounds
+            )
+            .withUnsafeBytes { [UInt8]($0) }
         }
-        let passwordKey = try! KDF.Insecure.PBKDF2.deriveKey(from: secret, salt: self.sha1Salt, using: .insecureSHA1,
-                                                             outputByteCount: 32, unsafeUncheckedRounds: sha1Rounds)
+        let passwordKey = try! KDF.Insecure.PBKDF2.deriveKey(
+            from: secret, salt: self.sha1Salt, using: .insecureSHA1,
+            outputByteCount: 32, unsafeUncheckedRounds: sha1Rounds)
 
         var keys: [UInt32: SymmetricKey] = [:]
-        var bag = Self.record("VERS", Self.u32(5)) + Self.record("TYPE", Self.u32(1))
+        var bag =
+            Self.record("VERS", Self.u32(5)) + Self.record("TYPE", Self.u32(1))
             + Self.record("UUID", Self.random(16)) + Self.record("HMCK", Self.random(40))
             + Self.record("WRAP", Self.u32(0)) + Self.record("SALT", self.sha1Salt)
             + Self.record("ITER", Self.u32(UInt32(sha1Rounds)))
         if doubleProtection {
-            bag += Self.record("DPWT", Self.u32(1)) + Self.record("DPIC", Self.u32(UInt32(sha256Rounds)))
+            bag +=
+                Self.record("DPWT", Self.u32(1)) + Self.record("DPIC", Self.u32(UInt32(sha256Rounds)))
                 + Self.record("DPSL", self.sha256Salt)
         }
         for protectionClass in UInt32(1)...11 {
             let key = SymmetricKey(size: .bits256)
             keys[protectionClass] = key
-            bag += Self.record("UUID", Self.random(16)) + Self.record("CLAS", Self.u32(protectionClass))
+            bag +=
+                Self.record("UUID", Self.random(16)) + Self.record("CLAS", Self.u32(protectionClass))
                 + Self.record("WRAP", Self.u32(protectionClass == 4 ? 3 : 2)) + Self.record("KTYP", Self.u32(0))
                 + Self.record("WPKY", [UInt8](try! AES.KeyWrap.wrap(key, using: passwordKey)))
         }
@@ -97,8 +105,9 @@ extension TestBackupEncryptor {
     /// The builder's encryption hook: Manifest.plist's keys, Manifest.db and every file
     /// encrypted as a device does.
     var builderEncryption: BackupBuilder.Encryption {
-        BackupBuilder.Encryption(manifestPlist: manifestPlistEntries,
-                                 database: { encryptManifestDatabase($0) },
-                                 file: { encryptFile($0) })
+        BackupBuilder.Encryption(
+            manifestPlist: manifestPlistEntries,
+            database: { encryptManifestDatabase($0) },
+            file: { encryptFile($0) })
     }
 }

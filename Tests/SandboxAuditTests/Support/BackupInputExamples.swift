@@ -1,11 +1,12 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
 
 extension ExampleObservations {
     /// The domain a `backupInput` example's items are written to, and the App Groups to name.
@@ -27,7 +28,9 @@ extension ExampleObservations {
         var b = BackupBuilder()
         b.installedApplications = [app]
         for d in Set([ContainerRole.app.domain(app), domain]) {
-            b.items.append(BackupBuilder.Item(domain: d, relativePath: "", flags: BackupBuilder.Flags.directory.rawValue, mode: 0o40755))
+            b.items.append(
+                BackupBuilder.Item(
+                    domain: d, relativePath: "", flags: BackupBuilder.Flags.directory.rawValue, mode: 0o40755))
         }
         for item in example.items {
             switch item.kind {
@@ -48,18 +51,22 @@ extension ExampleObservations {
             b.items[i].protectionClass = item.protection?.number ?? (isFolder ? 0 : 3)
             // A backup records the item's native attributes, whatever carrier the example names.
             if !item.marks.isEmpty {
-                b.items[i].extendedAttributes = Dictionary(item.marks.map { ($0.attribute.macName, $0.value) }, uniquingKeysWith: { a, _ in a })
+                b.items[i].extendedAttributes = Dictionary(
+                    item.marks.map { ($0.attribute.macName, $0.value) }, uniquingKeysWith: { a, _ in a })
             }
         }
         try b.write(to: dir + "/backup")
-        return try Audit.run(dir + "/backup", selection: ContainerSelection(app: app, appGroups: groups), policy: policy)
+        return try Audit.run(
+            dir + "/backup", selection: ContainerSelection(app: app, appGroups: groups), policy: policy)
     }
 }
 
 extension ExampleObservations {
     /// Writes the example's container and, beside it, the app's Info.plist setting `keys` to
     /// true, and scans the container with `--app-info`.
-    static func auditWithAppInfo(_ example: RuleExample, keys: [String], at dir: String, policy: Policy) throws -> AuditResult {
+    static func auditWithAppInfo(_ example: RuleExample, keys: [String], at dir: String, policy: Policy) throws
+        -> AuditResult
+    {
         let root = dir + "/container"
         try Fixture.materialize(example, at: root)
         var plist: [String: Any] = ["CFBundleIdentifier": app]

@@ -6,7 +6,11 @@ import Foundation
 enum GNUTar {
     static let command: String? = {
         #if os(Linux)
-        if Tool.find("tar") != nil, let r = try? shell("tar --version | grep '^tar (GNU tar)' >/dev/null", in: "/"), r.status == 0 { return "tar" }
+            if Tool.find("tar") != nil, let r = try? shell("tar --version | grep '^tar (GNU tar)' >/dev/null", in: "/"),
+                r.status == 0
+            {
+                return "tar"
+            }
         #endif
         return nil
     }()

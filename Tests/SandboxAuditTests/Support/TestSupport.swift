@@ -1,31 +1,34 @@
 import Foundation
 import XCTest
+
 @testable import SandboxAudit
-@testable import SandboxAuditSystem
 @testable import SandboxAuditCore
+@testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate
-@testable import SandboxAuditReport
+@testable import SandboxAuditSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The file times of a `stat`, under one name on Linux (`st_mtim`) and Darwin (`st_mtimespec`).
 extension stat {
     #if canImport(Darwin)
-    var mtimeSpec: timespec { st_mtimespec }
-    var atimeSpec: timespec { st_atimespec }
-    var ctimeSpec: timespec { st_ctimespec }
+        var mtimeSpec: timespec { st_mtimespec }
+        var atimeSpec: timespec { st_atimespec }
+        var ctimeSpec: timespec { st_ctimespec }
     #else
-    var mtimeSpec: timespec { st_mtim }
-    var atimeSpec: timespec { st_atim }
-    var ctimeSpec: timespec { st_ctim }
+        var mtimeSpec: timespec { st_mtim }
+        var atimeSpec: timespec { st_atim }
+        var ctimeSpec: timespec { st_ctim }
     #endif
 }
 
-/// The outside tools some tests run. A test that needs one calls `Tool.require` first and skips,
-/// saying why, when it is missing (`scripts/setup.sh test` installs them all). `/bin/sh -c` and
-/// `/usr/bin/env` find a tool on the test process's PATH, so that is where `find` looks.
+/// The outside tools some tests run. A test that needs one calls `Tool.require` (or `Tool.path`)
+/// first and skips, saying why, when it is missing (`scripts/setup.sh test` installs them all).
+/// A tool is looked for on the test process's PATH, never at a fixed path: `/bin/sh -c` and
+/// `/usr/bin/env` find it there too, and so does a user who installed it elsewhere.
 enum Tool {
     /// Where each tool comes from, for the skip message.
     static let packages = [
@@ -36,7 +39,13 @@ enum Tool {
         "gzip": "Debian: apt-get install gzip",
         "python3": "Debian: apt-get install python3",
         "setpriv": "Debian: apt-get install util-linux (Linux only)",
+        "prlimit": "Debian: apt-get install util-linux (Linux only)",
+        "script": "Debian: apt-get install bsdutils; macOS has it",
+        "time": "Debian: apt-get install time (GNU time); macOS has it",
+        "timeout": "Debian: apt-get install coreutils",
         "ncdu": "Debian: apt-get install ncdu; macOS: brew install ncdu",
+        "check-jsonschema": "pip install --user check-jsonschema, with pip's user bin folder on PATH",
+        "chromium": "optional; Debian: apt-get install chromium",
     ]
 
     /// The tool's path: an absolute path if it is executable there, a bare name on PATH.
@@ -49,11 +58,31 @@ enum Tool {
 
     /// Throws XCTSkip naming the first of `names` that is missing, and why the test needs it.
     static func require(_ names: String..., for purpose: String) throws {
-        for name in names where find(name) == nil {
-            let bare = (name as NSString).lastPathComponent
-            let from = packages[bare].map { " (\($0); scripts/setup.sh test installs it)" } ?? ""
-            throw XCTSkip("\(bare) is not installed: \(purpose)\(from)")
-        }
+        for name in names where find(name) == nil { throw missing(name, purpose) }
+    }
+
+    /// The tool's path on PATH, to run it by; throws XCTSkip as `require` does when it is missing.
+    static func path(_ name: String, for purpose: String) throws -> String {
+        guard let found = find(name) else { throw missing(name, purpose) }
+        return found
+    }
+
+    private static func missing(_ name: String, _ purpose: String) -> XCTSkip {
+        let bare = (name as NSString).lastPathComponent
+        let from = packages[bare].map { " (\($0); scripts/setup.sh test installs it)" } ?? ""
+        return XCTSkip("\(bare) is not installed: \(purpose)\(from)")
+    }
+
+    /// Headless Chromium (or Chrome): on PATH under any of its names, or the macOS app, which no
+    /// PATH holds. Throws XCTSkip when none is there.
+    static func chromium(for purpose: String) throws -> String {
+        let browsers = [
+            "chromium", "chromium-browser", "google-chrome",
+            "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+            "/Applications/Chromium.app/Contents/MacOS/Chromium",
+        ]
+        guard let found = browsers.lazy.compactMap(find).first else { throw missing("chromium", purpose) }
+        return found
     }
 
     /// True when `python3 -c 'import MODULE'` works.
@@ -73,7 +102,10 @@ enum Tool {
     static func requirePython(_ modules: String..., for purpose: String) throws {
         try require("python3", for: purpose)
         for m in modules where !pythonHas(m) {
-            throw XCTSkip("Python's \(m) is not installed: \(purpose) (Debian: apt-get install python3-\(m); or pip install \(m); scripts/setup.sh test installs it)")
+            throw XCTSkip(
+                "Python's \(m) is not installed: \(purpose) (Debian: apt-get install python3-\(m); or pip install "
+                    + "\(m); scripts/setup.sh test installs it)"
+            )
         }
     }
 }
@@ -85,13 +117,17 @@ enum Tool {
 enum NonUTF8Names {
     /// True when the file system at `dir` takes a name that is not UTF-8: one is made there and removed.
     static func accepted(in dir: String) -> Bool {
-        let probe = Array(dir.utf8) + Array("/.probe-".utf8) + [0xFF, 0] // portable: the probe itself
+        let probe = Array(dir.utf8) + Array("/.probe-".utf8) + [0xFF, 0]  // portable: the probe itself
         let fd = probe.withUnsafeBufferPointer { p in
-            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o600) }
+            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) {
+                open($0, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            }
         }
         guard fd >= 0 else { return false }
         close(fd)
-        _ = probe.withUnsafeBufferPointer { p in p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { unlink($0) } }
+        _ = probe.withUnsafeBufferPointer { p in
+            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { unlink($0) }
+        }
         return true
     }
 
@@ -112,7 +148,9 @@ enum AccessTimes {
 
     /// Throws XCTSkip where reads update access times.
     static func require(for purpose: String) throws {
-        guard kept else { throw XCTSkip("this system has no O_NOATIME (Darwin): reads update access times, so \(purpose) cannot hold") }
+        guard kept else {
+            throw XCTSkip("this system has no O_NOATIME (Darwin): reads update access times, so \(purpose) cannot hold")
+        }
     }
 }
 
@@ -144,7 +182,8 @@ func shell(_ command: String, in dir: String) throws -> (status: Int32, stderr: 
 /// `DIR/out` (the materialiser is writing then): whether it was seen, the run's standard error,
 /// and how it ended.
 func interruptMaterializing(_ source: String, in dir: String, with signal: Int32) throws
-    -> (writing: Bool, stderr: String, reason: Process.TerminationReason, status: Int32) {
+    -> (writing: Bool, stderr: String, reason: Process.TerminationReason, status: Int32)
+{
     let p = Process()
     p.executableURL = URL(fileURLWithPath: CLI.executable)
     p.arguments = ["simulate", "update", source, "--into", dir + "/out"]
@@ -154,7 +193,9 @@ func interruptMaterializing(_ source: String, in dir: String, with signal: Int32
     try p.run()
     var writing = false
     for _ in 0..<6000 where !writing && p.isRunning {
-        writing = try FileManager.default.contentsOfDirectory(atPath: dir).contains { $0.hasPrefix(".out.sandbox-audit-") }
+        writing = try FileManager.default.contentsOfDirectory(atPath: dir).contains {
+            $0.hasPrefix(".out.sandbox-audit-")
+        }
         if !writing { usleep(2_000) }
     }
     kill(p.processIdentifier, signal)
@@ -176,7 +217,8 @@ final class TempDir: Sendable {
     let path: String
 
     init(_ label: String = "sa") throws {
-        var template = Array(((NSTemporaryDirectory() as NSString).appendingPathComponent("\(label)-XXXXXX")).utf8CString)
+        var template = Array(
+            ((NSTemporaryDirectory() as NSString).appendingPathComponent("\(label)-XXXXXX")).utf8CString)
         guard let p = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw SystemError(operation: "mkdtemp", path: NSTemporaryDirectory())
         }
@@ -196,7 +238,9 @@ final class TempDir: Sendable {
 
 enum Fixture {
     /// The folders every test container starts with.
-    static let standardFolders = ["Documents", "Library", "Library/Application Support", "Library/Caches", "Library/Preferences", "tmp"]
+    static let standardFolders = [
+        "Documents", "Library", "Library/Application Support", "Library/Caches", "Library/Preferences", "tmp",
+    ]
 
     /// Makes an empty container with the standard folders at `root`.
     static func container(at root: String) throws {
@@ -222,9 +266,13 @@ enum Fixture {
         guard fd >= 0 else { throw SystemError(operation: "create", path: path) }
         if size > 0 && size <= 64 {
             #if canImport(Glibc)
-            _ = [UInt8](repeating: UInt8(ascii: "x"), count: size).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, size) }
+                _ = [UInt8](repeating: UInt8(ascii: "x"), count: size).withUnsafeBytes {
+                    Glibc.write(fd, $0.baseAddress, size)
+                }
             #else
-            _ = [UInt8](repeating: UInt8(ascii: "x"), count: size).withUnsafeBytes { Darwin.write(fd, $0.baseAddress, size) }
+                _ = [UInt8](repeating: UInt8(ascii: "x"), count: size).withUnsafeBytes {
+                    Darwin.write(fd, $0.baseAddress, size)
+                }
             #endif
         } else {
             ftruncate(fd, off_t(size))
@@ -235,19 +283,24 @@ enum Fixture {
     static func setAge(_ path: String, _ ago: Double) throws {
         let t = Date().timeIntervalSince1970 - ago
         var times = [timespec(tv_sec: Int(t), tv_nsec: 0), timespec(tv_sec: Int(t), tv_nsec: 0)]
-        guard utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW) == 0 else { throw SystemError(operation: "utimensat", path: path) }
+        guard utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW) == 0 else {
+            throw SystemError(operation: "utimensat", path: path)
+        }
     }
 
     static func bytes(_ path: String, _ content: [UInt8]) throws {
         try mkdirs((path as NSString).deletingLastPathComponent)
-        guard FileManager.default.createFile(atPath: path, contents: Data(content)) else { throw SystemError(operation: "create", path: path) }
+        guard FileManager.default.createFile(atPath: path, contents: Data(content)) else {
+            throw SystemError(operation: "create", path: path)
+        }
     }
 
     /// A binary plist of a dictionary whose values are `Data` of the given sizes.
     static func plist(_ path: String, keys: [(key: String, size: Int)]) throws {
         var dictionary: [String: Any] = [:]
         for (key, size) in keys { dictionary[key] = Data(repeating: 0x61, count: size) }
-        try bytes(path, Array(try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)))
+        try bytes(
+            path, Array(try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)))
     }
 
     /// `count` files of `size` bytes (sparse beyond 64) in `folder`, named `file-00000` …
@@ -277,7 +330,9 @@ enum Fixture {
             let sidecar = parent + "._" + ByteText.display(e.path.name)
             try bytes(dir + "/__MACOSX/App/" + sidecar, AppleDouble.build(parsed))
             let copy = Array((dir + "/Zipped/" + e.path.display).utf8)
-            for name in try XAttr.names(.path(copy)) { try XAttr.remove(path: copy, name: String(decoding: name, as: UTF8.self)) }
+            for name in try XAttr.names(.path(copy)) {
+                try XAttr.remove(path: copy, name: String(decoding: name, as: UTF8.self))
+            }
             try? FileManager.default.removeItem(atPath: dir + "/Zipped/" + sidecar)
         }
     }
@@ -307,7 +362,8 @@ enum Fixture {
                 case .native: try BackupMarker.set(mark.attribute, value: mark.value, on: path, carrier: .native)
                 case .sidecar: try BackupMarker.set(mark.attribute, value: mark.value, on: path, carrier: .sidecar)
                 case .macosx:
-                    try mkdirs(root + "/" + AppleDouble.mirrorFolder + "/" + (item.path as NSString).deletingLastPathComponent)
+                    try mkdirs(
+                        root + "/" + AppleDouble.mirrorFolder + "/" + (item.path as NSString).deletingLastPathComponent)
                     try BackupMarker.set(mark.attribute, value: mark.value, on: path, carrier: .macosx)
                 }
             }
@@ -317,108 +373,24 @@ enum Fixture {
 }
 
 /// Runs the built `sandbox-audit` executable.
-enum CLI {
-    struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-        let stdoutBytes: Data
-    }
 
-    static var executable: String {
-        // The test bundle sits beside the products (.build/<triple>/debug).
-        let candidates = [Bundle.main.bundleURL] + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
-        for dir in candidates {
-            let p = dir.appendingPathComponent("sandbox-audit").path
-            if FileManager.default.isExecutableFile(atPath: p) { return p }
-        }
-        return ".build/debug/sandbox-audit"
-    }
-
-    /// Runs the CLI; `asNobody` drops root privileges through setpriv first.
-    /// `via` runs another program instead (a wrapper such as /usr/bin/time) with `arguments`.
-    static func run(_ arguments: [String], environment: [String: String] = [:], asNobody: Bool = false, cwd: String? = nil, via: String? = nil) throws -> Result {
-        let process = Process()
-        if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }
-        if let via {
-            process.executableURL = URL(fileURLWithPath: via)
-            process.arguments = arguments
-        } else if asNobody {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", executable] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        }
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "NO_COLOR")
-        for (k, v) in environment { env[k] = v }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both pipes concurrently so a large output cannot block the child.
-        final class Box: @unchecked Sendable { var data = Data() }
-        let errBox = Box()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { errBox.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        let errData = errBox.data
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
-    }
-
-    /// `inventory` as parsed JSON objects, keyed by path.
-    static func inventory(_ path: String, asNobody: Bool = false) throws -> (entries: [String: [String: Any]], order: [String], result: Result) {
-        let r = try run(["inventory", path], asNobody: asNobody)
-        var entries: [String: [String: Any]] = [:]
-        var order: [String] = []
-        for line in r.stdoutBytes.split(separator: UInt8(ascii: "\n")) {
-            guard let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any], let p = object["path"] as? String else {
-                throw CommandFailed(command: "inventory \(path)", status: r.status, stderr: "a line that is no entry: " + String(decoding: line, as: UTF8.self))
-            }
-            entries[p] = object
-            order.append(p)
-        }
-        return (entries, order, r)
-    }
-
-    /// `scan --format json`, parsed.
-    static func scanJSON(_ arguments: [String], cwd: String? = nil) throws -> (json: [String: Any], result: Result) {
-        let r = try run(["scan", "--format", "json"] + arguments, cwd: cwd)
-        guard let json = try? JSONSerialization.jsonObject(with: r.stdoutBytes) as? [String: Any] else {
-            throw CommandFailed(command: "scan --format json", status: r.status, stderr: "printed no JSON: " + r.stderr)
-        }
-        return (json, r)
-    }
-}
-
-/// Runs a Python snippet with arguments (in `cwd` when given); returns stdout, failing the test
-/// on a non-zero exit.
+/// Runs a Python snippet with arguments (in `cwd` when given), through `CLI.run` (both streams
+/// read at once); returns stdout, failing the test on a non-zero exit.
 @discardableResult
-func python(_ script: String, _ arguments: [String] = [], in cwd: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> String {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["python3", "-c", script] + arguments
-    if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    try p.run()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    XCTAssertEqual(p.terminationStatus, 0, String(decoding: e, as: UTF8.self), file: file, line: line)
-    return String(decoding: o, as: UTF8.self)
+func python(
+    _ script: String, _ arguments: [String] = [], in cwd: String? = nil, file: StaticString = #filePath,
+    line: UInt = #line
+) throws -> String {
+    let r = try CLI.run(["python3", "-c", script] + arguments, cwd: cwd, via: "/usr/bin/env")
+    XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
+    return r.stdout
 }
 
 /// Runs the library pipeline on a directory.
-func audit(_ root: String, settings: RuleSettings? = nil, policy: Policy = Policy(), baseline: Baseline? = nil,
-           role: ContainerRole? = nil) throws -> AuditResult {
+func audit(
+    _ root: String, settings: RuleSettings? = nil, policy: Policy = Policy(), baseline: Baseline? = nil,
+    role: ContainerRole? = nil
+) throws -> AuditResult {
     var policy = policy
     if let settings { policy.settings = settings }
     return try Audit.run(root, selection: ContainerSelection(role: role), policy: policy, baseline: baseline)

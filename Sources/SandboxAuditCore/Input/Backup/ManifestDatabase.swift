@@ -1,7 +1,7 @@
+// SQLite's C interface (the package's system library target): `sqlite3_vfs_register`,
+// `sqlite3_limit`, `sqlite3_progress_handler`.
+import CSQLite
 import Foundation
-// The SQLite module GRDB itself imports under SwiftPM (its system library target): the C
-// interface, `sqlite3_vfs_register`, `sqlite3_limit`, `sqlite3_progress_handler`.
-import GRDBSQLite
 import SandboxAuditSystem
 
 /// One row of `Manifest.db`'s `Files` table (`fileID TEXT PRIMARY KEY, domain TEXT,
@@ -117,8 +117,9 @@ final class ManifestDatabase {
             { context in
                 Unmanaged<WorkBudget>.fromOpaque(context!).takeUnretainedValue().spend()
             }, Unmanaged.passUnretained(budget).toOpaque())
-        // As GRDB opens a connection; and temporary tables (a sort) in memory, never in a file.
-        _disableDoubleQuotedStringLiterals(connection)
+        // Double-quoted strings are identifiers only, never string literals; and temporary
+        // tables (a sort) in memory, never in a file.
+        sandbox_audit_sqlite_refuse_double_quoted_strings(connection)
         try query("PRAGMA temp_store = MEMORY") { _ in }
         // Only a real table is read: a view (or a virtual table) runs whatever SQL it holds.
         var kinds: [(String, String)] = []

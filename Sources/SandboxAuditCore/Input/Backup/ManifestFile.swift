@@ -1,4 +1,4 @@
-import GRDBSQLite
+import CSQLite
 import SandboxAuditSystem
 
 /// `Manifest.db` (or its `-wal`) opened once through the backup folder's descriptor: no symlink
