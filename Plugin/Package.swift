@@ -11,9 +11,6 @@
 // Until the first release the checksum is zeros and SwiftPM refuses the download.
 import PackageDescription
 
-let bundleURL =
-    "https://github.com/sandbox-audit/sandbox-audit/releases/download/v0.1.0/sandbox-audit.artifactbundle.zip"
-
 let package = Package(
     name: "SandboxAuditPlugin",
     products: [
@@ -39,7 +36,8 @@ let package = Package(
         ),
         .binaryTarget(
             name: "SandboxAuditBinary",
-            url: bundleURL,
+            url:
+                "https://github.com/sandbox-audit/sandbox-audit/releases/download/v0.1.0/sandbox-audit.artifactbundle.zip",
             checksum: "0000000000000000000000000000000000000000000000000000000000000000"
         ),
     ]

@@ -22,10 +22,11 @@ long=$(printf '%s\n' $files | xargs awk 'BEGIN { n = 0 } { if (length($0) > 120)
 # awk counts bytes where the locale is C: count characters with a UTF-8 locale when there is one.
 if [ -n "$long" ] && command -v python3 >/dev/null; then
     long=$(python3 - $files <<'PY'
-import sys
+import re, sys
 for p in sys.argv[1:]:
     for i, l in enumerate(open(p, encoding="utf-8").read().split("\n"), 1):
-        if len(l) > 120: print(f"{p}:{i}: {len(l)} characters")
+        # A URL alone in a string literal cannot be split (release scripts grep for it whole).
+        if len(l) > 120 and not re.fullmatch(r'\s*"https://[^" ]+",?', l): print(f"{p}:{i}: {len(l)} characters")
 PY
 )
 fi

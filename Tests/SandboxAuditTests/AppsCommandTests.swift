@@ -44,6 +44,13 @@ final class AppsCommandTests: XCTestCase {
         // Rows of Manifest.db for the domain: the builder's items of it (folders included).
         let rows = builder.items.filter { $0.domain == B.appDomain }.count
         XCTAssertEqual(app["items"] as? Int, rows)
+        // Which app fills the backup: its files' bytes, as their MBFile records give them.
+        let bytes = builder.items.filter { $0.domain == B.appDomain && $0.flags == 1 }.reduce(Int64(0)) {
+            $0 + ($1.size ?? Int64($1.bytes.count))
+        }
+        XCTAssertEqual(app["backedUpBytes"] as? Int, Int(bytes))
+        XCTAssertEqual(app["filesOfUnknownSize"] as? Int, 0)
+        XCTAssertTrue(apps[1]["backedUpBytes"] is NSNull, "no domain: nothing backed up")
         XCTAssertEqual(ids(app["extensions"]), ["com.example.app.widget"])
         XCTAssertEqual((app["extensions"] as? [[String: Any]])?.first?["domain"] as? String, B.pluginDomain)
         XCTAssertEqual(ids(app["appGroups"]), ["group.com.example.app"])
@@ -58,7 +65,8 @@ final class AppsCommandTests: XCTestCase {
         XCTAssertTrue(
             text.stdout.contains(
                 "\ncom.example.app  AppDomain-com.example.app, "
-                    + "\(rows) items\n  extension  com.example.app.widget  AppDomainPlugin-com.example.app.widget, "
+                    + "\(rows) items, \(ByteSize.format(bytes)) backed up\n"
+                    + "  extension  com.example.app.widget  AppDomainPlugin-com.example.app.widget, "
             ), text.stdout)
         XCTAssertTrue(
             text.stdout.contains("\n  app group  group.com.example.app  AppDomainGroup-group.com.example.app, "),

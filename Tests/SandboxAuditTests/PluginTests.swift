@@ -51,7 +51,8 @@ final class PluginTests: XCTestCase {
     /// binaryTarget(path:), the way a package under development points at a local bundle.
     static func localManifest(_ manifest: String, zip: String) throws -> String {
         let pattern = try NSRegularExpression(
-            pattern: #"\.binaryTarget\(\s*name: "SandboxAuditBinary",\s*url: "[^"]*",\s*checksum: "[0-9a-f]{64}"\s*\)"#)
+            pattern:
+                #"\.binaryTarget\(\s*name: "SandboxAuditBinary",\s*url:\s*"[^"]*",\s*checksum: "[0-9a-f]{64}"\s*\)"#)
         let range = NSRange(manifest.startIndex..., in: manifest)
         XCTAssertEqual(
             pattern.numberOfMatches(in: manifest, range: range), 1,
@@ -182,7 +183,7 @@ final class PluginTests: XCTestCase {
         let stamped = try String(contentsOfFile: dir.sub("Plugin/Package.swift"), encoding: .utf8)
         XCTAssertTrue(
             stamped.contains(
-                "url: \"https://github.com/\(Project.repository)/releases/download/v9.8.7/"
+                "\"https://github.com/\(Project.repository)/releases/download/v9.8.7/"
                     + "sandbox-audit.artifactbundle.zip\""
             ), stamped)
         XCTAssertTrue(stamped.contains("checksum: \"\(bundleSum)\""), stamped)

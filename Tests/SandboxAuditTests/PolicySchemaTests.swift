@@ -113,6 +113,7 @@ final class PolicySchemaTests: XCTestCase {
             "suppress:\n  - {rule: special-file, path: \"tmp/**\"}\n",
             "suppress:\n  - {rule: special-fil, path: \"tmp/**\", reason: x}\n",
             "suppress:\n  - {rule: special-file, path: \"tmp/**\", reason: x, until: next week}\n",
+            "suppress:\n  - {rule: special-file, path: \"tmp/**\", reason: x, until: 2027-13-45}\n",
             "protection:\n  Documents: locked\n",
             "growth:\n  backup: ten\n",
             "budgets:\n  domains:\n    com.example.app: 1MB\n",

@@ -17,6 +17,11 @@ public struct InstalledApps: Sendable {
         package let path: String?
         /// The rows `Manifest.db` holds for the domain (files, folders and links); nil on a device.
         package let items: Int?
+        /// The bytes of the domain's files as their `MBFile` records give them: what the backup
+        /// carries of it; nil on a device. `unsized` files had no size to read (no blob, or one
+        /// not decoded), so `bytes` leaves them out.
+        package var bytes: Int64? = nil
+        package var unsized: Int = 0
         /// On a device without metadata plists: how its identifier was found (the files that
         /// name it, `ContainerEvidence`); nil where the metadata plist or the backup names it.
         package var evidence: String? = nil
@@ -114,10 +119,36 @@ public struct InstalledApps: Sendable {
         let folder = try BackupFolder.open(input)
         let database = try ManifestDatabase(folder, cipher: try folder.cipher(password: selection.password))
         let counts = try database.domainCounts()
+        // Which app fills the backup: each listed domain's file bytes, from its rows' MBFile
+        // blobs in one pass over them (as a scan of the backup reads them, without the walk).
+        let listed = counts.map(\.domain).filter { d in
+            [ContainerRole.app, .extension, .group].contains { d.hasPrefix($0.domainPrefix) }
+        }
+        var bytes = [Int64](repeating: 0, count: listed.count)
+        var unsized = [Int](repeating: 0, count: listed.count)
+        try database.forEachRow(
+            domains: listed,
+            prepare: { row, blob -> (domain: Int, size: Int64?) in
+                guard row.flags == 1 else { return (row.domain, 0) }
+                guard let blob, case .success(let mb) = MBFile.decode(blob), let size = mb.size else {
+                    return (row.domain, nil)
+                }
+                return (row.domain, max(0, size))
+            }
+        ) { row in
+            if let size = row.size {
+                bytes[row.domain] = bytes[row.domain].addingSaturated(size)
+            } else {
+                unsized[row.domain] += 1
+            }
+        }
+        let index = Dictionary(uniqueKeysWithValues: listed.enumerated().map { ($1, $0) })
         func members(_ role: ContainerRole) -> [Member] {
             counts.filter { $0.0.hasPrefix(role.domainPrefix) }.map {
-                Member(
+                var m = Member(
                     identifier: String($0.0.dropFirst(role.domainPrefix.count)), domain: $0.0, path: nil, items: $0.1)
+                if let i = index[$0.0] { (m.bytes, m.unsized) = (bytes[i], unsized[i]) }
+                return m
             }
         }
         var apps = members(.app)

@@ -14,8 +14,12 @@ extension InstalledApps {
         guard let d = m.domain else {
             return "no domain (listed in the backup's Info.plist only: nothing of it is backed up)"
         }
+        let size = m.bytes.map {
+            ", \(ByteSize.format($0)) backed up"
+                + (m.unsized > 0 ? " (\(groupedDigits(Int64(m.unsized))) files of unknown size)" : "")
+        }
         return TerminalText.escaped(d)
-            + (m.items.map { ", \(groupedDigits(Int64($0))) item\($0 == 1 ? "" : "s")" } ?? "")
+            + (m.items.map { ", \(groupedDigits(Int64($0))) item\($0 == 1 ? "" : "s")" } ?? "") + (size ?? "")
     }
 
     /// The listing for a reader: each app, its extensions and groups, then every group.
@@ -62,7 +66,9 @@ extension InstalledApps {
     static func member(_ m: InstalledApps.Member, identifier: String = "identifier") -> JSON {
         .object([
             (identifier, .string(m.identifier)), ("domain", .optional(m.domain)), ("path", .optional(m.path)),
-            ("items", .optional(m.items.map { Int64($0) })), ("identifiedBy", .optional(m.evidence)),
+            ("items", .optional(m.items.map { Int64($0) })), ("backedUpBytes", .optional(m.bytes)),
+            ("filesOfUnknownSize", .optional(m.bytes.map { _ in Int64(m.unsized) })),
+            ("identifiedBy", .optional(m.evidence)),
         ])
     }
 

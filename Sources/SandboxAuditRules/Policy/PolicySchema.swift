@@ -234,7 +234,10 @@ package enum PolicySchema {
         case .boolean: return .object([("type", .string("boolean"))])
         case .date:
             return .object([
-                ("type", .string("string")), ("pattern", .string("^[0-9]{4}-[0-9]{2}-[0-9]{2}$")),
+                // Months 01-12 and days 01-31 (a day past its month's end, 2027-02-31, only the
+                // reader refuses).
+                ("type", .string("string")),
+                ("pattern", .string("^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$")),
                 ("description", .string("A day, YYYY-MM-DD (UTC).")),
             ])
         case .percent:
