@@ -38,6 +38,9 @@
 #   --work   where inputs are generated and kept (default /tmp/sandbox-audit-bench); an input
 #            is reused when its marker says it is complete, never deleted by the script
 #   --bin    time this sandbox-audit instead of building one (e.g. another branch's)
+#   --vs     also time this other sandbox-audit (the previous head's release build) on the tool's
+#            command of every comparison, in the same rotation: its row, "previous", gives the
+#            ratio of this build to it, so a regression shows as a ratio over 1.00x
 #   --into   where materialize writes its two copies (default: a folder in /dev/shm when it is a
 #            tmpfs with room and user attributes, else one beside the other measurements): on a
 #            disk, writing back each 1 GB copy spreads both commands' times by a third
@@ -52,6 +55,7 @@ runs=5
 files=1000000
 work=/tmp/sandbox-audit-bench
 bin=""
+vs=""
 into=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -60,6 +64,7 @@ while [ $# -gt 0 ]; do
         --files) files="$2"; shift ;;
         --work) work="$2"; shift ;;
         --bin) bin="$2"; shift ;;
+        --vs) vs="$2"; shift ;;
         --into) into="$2"; shift ;;
         -h|--help) sed -n '2,45p' "$0"; exit 0 ;;
         *) echo "benchmark: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -91,6 +96,7 @@ if [ -z "$bin" ]; then
     bin="$(cd "$repo" && swift build -c release --scratch-path .build-bench --show-bin-path)/sandbox-audit"
 fi
 [ -x "$bin" ] || { echo "benchmark: no binary at $bin" >&2; exit 2; }
+[ -z "$vs" ] || [ -x "$vs" ] || { echo "benchmark: no binary at $vs (--vs)" >&2; exit 2; }
 mkdir -p "$work"
 work="$(cd "$work" && pwd)"
 case "$work$repo$bin" in *[[:space:]]*) echo "benchmark: the work folder, the checkout and the binary must have no spaces in their paths" >&2; exit 2 ;; esac
@@ -130,6 +136,11 @@ timed() {
 before_each=:
 compare() {
     local pair="$1" goal_ratio="$2" goal_seconds="$3" goal_mb="$4"; shift 4
+    # --vs: the tool's command once more with the other build, timed in the same rotation.
+    if [ -n "$vs" ]; then
+        local tool_cmd="${1#*=}"
+        set -- "$@" "previous=${tool_cmd//$bin/$vs}"
+    fi
     local labels=() i k n=$#
     local -a cmds
     for spec in "$@"; do labels+=("${spec%%=*}"); done
@@ -266,6 +277,7 @@ fi
 # --- summary -----------------------------------------------------------------------------
 echo
 echo "sandbox-audit at $revision ($bin), $runs runs, $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC')"
+[ -z "$vs" ] || echo "previous: $vs ($("$vs" --version 2>/dev/null || echo "version unknown"))"
 python3 - "$measure" "$(getconf CLK_TCK)" <<'PY'
 import os, statistics, sys
 m, tck = sys.argv[1], float(sys.argv[2])
@@ -310,7 +322,7 @@ for line in open(f"{m}/pairs"):
         reference = statistics.median(r[0] for r in rows(pair, labels[1]))
         print(f"| {pair} | floor against {labels[1]} | | | | {floor / reference:.2f}x | | |")
 print()
-print("ratio: the tool's median over this command's. other load: CPU used by other processes during the pair, on average.")
+print("ratio: the tool's median over this command's (previous: the --vs build's). other load: CPU used by other processes during the pair, on average.")
 if any("floor" in line.split()[9:] for line in open(f"{m}/pairs")):
     print("floor: only the system calls the scan cannot do without (scripts/bench/syscall-floor.c, two threads).")
 if disturbed:
