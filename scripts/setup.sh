@@ -144,23 +144,22 @@ fi
 if [ "$mode" = test ]; then
     say "scripts/check-portable-tests.sh"
     scripts/check-portable-tests.sh
-    say "scripts/check-format.sh (swift format lint, lines ≤ 120 characters, files ≤ 400 lines)"
-    cf=0
-    scripts/check-format.sh || cf=$?
-    case "$cf" in
-        0) ;;
-        3) say "the format check was skipped (above: why)" ;;
-        *) die "the format check failed (scripts/check-format.sh; swift format format -i -r --configuration .swift-format Sources Tests Plugin Package.swift fixes most)" ;;
-    esac
+    # check WHAT SCRIPT: runs a check that exits 3 when it cannot run here (it says why).
+    check() {
+        local what="$1" script="$2" rc=0
+        "$script" || rc=$?
+        case "$rc" in
+            0) ;;
+            3) say "the $what was skipped (above: why)" ;;
+            *) die "the $what failed ($script)" ;;
+        esac
+    }
+    say "scripts/check-format.sh (swift format lint, lines ≤ 120 characters, files ≤ 400 lines;"
+    say "  swift format format -i -r --configuration .swift-format Sources Tests Plugin Package.swift fixes most)"
+    check "format check" scripts/check-format.sh
     if [ "$os" != Darwin ]; then
         say "scripts/darwin-check.sh (the C layer and every Darwin call, compiled for macOS 13, arm64 and x86_64)"
-        dc=0
-        scripts/darwin-check.sh || dc=$?
-        case "$dc" in
-            0) ;;
-            3) say "the macOS compile check was skipped (above: why)" ;;
-            *) die "the macOS compile check failed (scripts/darwin-check.sh)" ;;
-        esac
+        check "macOS compile check" scripts/darwin-check.sh
     fi
     say "scripts/check-warnings.sh (swift build --build-tests: no compiler warning in Sources/ or Tests/)"
     scripts/check-warnings.sh
