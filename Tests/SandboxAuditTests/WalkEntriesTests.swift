@@ -115,7 +115,8 @@ final class WalkEntriesTests: XCTestCase {
         }
     }
 
-    /// A large walk in many folders, sorted on two cores, comes out as a sort of its paths.
+    /// A large walk in many folders, its folders' sort cut into a run per core (and into 3, 5
+    /// and 64 runs, as a machine with that many cores cuts it), comes out as a sort of its paths.
     func testOrderedLargeWalkMatchesASortOfItsPaths() {
         var rng = SystemRandomNumberGenerator()
         var paths: [String] = []
@@ -125,11 +126,14 @@ final class WalkEntriesTests: XCTestCase {
                 (0..<depth).map { _ in ["d", "d.x", "d-1", "e", "dd"].randomElement(using: &rng)! }.joined(
                     separator: "/") + "/f\(i % 97)")
         }
-        var e = WalkEntries(paths.map { Self.entry($0) })
-        let columns = e.ordered()
-        XCTAssertEqual(
-            (0..<columns.count).map { columns.path($0).display },
-            paths.map { ContainerPath($0) }.sorted().map(\.display))
+        let sorted = paths.map { ContainerPath($0) }.sorted().map(\.display)
+        for runs in [nil, 3, 5, 64] {
+            var e = WalkEntries(paths.map { Self.entry($0) })
+            let columns = e.ordered(sortRuns: runs)
+            XCTAssertEqual(
+                (0..<columns.count).map { columns.path($0).display }, sorted,
+                "\(runs.map(String.init) ?? "default") runs")
+        }
     }
 
     /// Values past 32 bits (a file past 4 GiB, a time before 1970, 64-bit device and inode

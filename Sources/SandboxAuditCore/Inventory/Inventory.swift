@@ -142,9 +142,9 @@ public struct Inventory: Sendable {
             folderPlacement[g] = sets.placement(of: p)
         }
 
-        // Each entry's zone, placement and what excludes it: each on its own, so in two halves on
-        // two cores for a large inventory, then the halves one after the other.
-        let verdictRuns = Parallel.runs(n, parts: n >= 100_000 ? 2 : 1)
+        // Each entry's zone, placement and what excludes it: each on its own, so in a run per
+        // core for a large inventory, then the runs one after the other.
+        let verdictRuns = Parallel.runs(n, parts: Parallel.parts(n, atLeast: 100_000))
         let (heldFolderZone, heldFolderPlacement, heldFolderExcludedBy) = (
             folderZone, folderPlacement, folderExcludedBy
         )

@@ -142,8 +142,9 @@ extension WalkEntries {
     /// folders' orders read depth first. Each folder's own sort is small, and the folders
     /// are shared out between the cores.
     /// The columns are emptied one by one as their ordered copies are made, so that at most one
-    /// column is held twice at a time.
-    package mutating func ordered() -> EntryColumns {
+    /// column is held twice at a time. `sortRuns`: how many runs the folders' sort is cut into
+    /// (the tests ask for more than this machine's cores); by default one per core.
+    package mutating func ordered(sortRuns: Int? = nil) -> EntryColumns {
         var folders = self.folders
         // Every folder's parent, added when no entry lies in it (an archive's or a backup's
         // folder that is stored with nothing but what is beneath it).
@@ -176,7 +177,9 @@ extension WalkEntries {
             keys[cursor[p]] = PathOrder.folderBit | UInt32(g)
             cursor[p] += 1
         }
-        keys = PathOrder.sortFolders(keys, keyStart: keyStart, names: names, nameEnd: nameEnd, folders: folders)
+        keys = PathOrder.sortFolders(
+            keys, keyStart: keyStart, names: names, nameEnd: nameEnd, folders: folders,
+            parts: sortRuns ?? Parallel.parts(keys.count, atLeast: 20_000))
 
         // Depth first: the root itself (an entry of some backups) first.
         var order = [Int32]()
@@ -208,12 +211,12 @@ extension WalkEntries {
             column = []
             return out
         }
-        // The names too, so that each entry's starts where the one before it ends: each half of
-        // the order on a core of its own, then the halves one after the other.
+        // The names too, so that each entry's starts where the one before it ends: a run of the
+        // order per core, then the runs one after the other.
         let unorderedNames = names
         let unorderedEnds = nameEnd
         let newOrder = order
-        let nameRuns = Parallel.runs(n, parts: n >= 100_000 ? 2 : 1)
+        let nameRuns = Parallel.runs(n, parts: Parallel.parts(n, atLeast: 100_000))
         let nameParts = Parallel.map(nameRuns.count) { part -> (names: [UInt8], ends: [Int]) in
             var bytes: [UInt8] = []
             var ends: [Int] = []
@@ -288,38 +291,41 @@ extension WalkEntries {
 enum PathOrder {
     static let folderBit: UInt32 = 1 << 31
 
-    /// `column` read in `order` (old positions), in two halves on two cores for a large one
-    /// (each half an array of its own, then the two joined: a copy, where writing the halves in
-    /// place through `Parallel.array` went through the generic writer element by element).
+    /// `column` read in `order` (old positions), in a run per core for a large one (each run an
+    /// array of its own, then joined: a copy, where writing the runs in place through
+    /// `Parallel.array` went through the generic writer element by element).
     static func gather<T: Sendable>(_ column: [T], _ order: [Int32]) -> [T] {
-        guard order.count >= 100_000 else { return order.map { column[Int($0)] } }
-        let runs = Parallel.runs(order.count, parts: 2)
-        let halves = Parallel.map(runs.count) { part in runs[part].map { column[Int(order[$0])] } }
-        return halves[0] + halves[1]
+        let runs = Parallel.runs(order.count, parts: Parallel.parts(order.count, atLeast: 100_000))
+        guard runs.count > 1 else { return order.map { column[Int($0)] } }
+        return Parallel.map(runs.count) { part in runs[part].map { column[Int(order[$0])] } }.flatMap { $0 }
     }
 
     /// Each folder's run of `keys` sorted: by name, a subfolder's name followed by a slash;
     /// equal names (an archive's duplicate members) in the order they were appended. The
-    /// folders are cut into two runs of about as many keys, sorted on two cores.
+    /// folders are cut into a run per core of about as many keys each, sorted at once.
     static func sortFolders(
         _ keys: [UInt32], keyStart: [Int], names: [UInt8], nameEnd: NarrowColumn<Int>,
-        folders: FolderTable
+        folders: FolderTable, parts: Int
     ) -> [UInt32] {
         let folderCount = keyStart.count - 1
         let total = keys.count
         var runs: [Range<Int>] = [0..<total]
         var folderRuns: [Range<Int>] = [0..<folderCount]
-        if total >= 20_000 {
-            // The folder where the keys' halfway mark falls ends the first run.
-            var low = 0
-            var high = folderCount
-            while low < high {
-                let mid = (low + high) / 2
-                if keyStart[mid + 1] < total / 2 { low = mid + 1 } else { high = mid }
+        if parts > 1, folderCount > 0 {
+            // Each run ends with the folder where its share of the keys is reached.
+            var cuts = [0]
+            for w in 1..<parts {
+                var low = cuts.last!
+                var high = folderCount
+                while low < high {
+                    let mid = (low + high) / 2
+                    if keyStart[mid + 1] < total * w / parts { low = mid + 1 } else { high = mid }
+                }
+                cuts.append(max(cuts.last!, min(low + 1, folderCount)))
             }
-            let cut = min(low + 1, folderCount)
-            folderRuns = [0..<cut, cut..<folderCount]
-            runs = [0..<keyStart[cut], keyStart[cut]..<total]
+            cuts.append(folderCount)
+            folderRuns = (0..<parts).map { cuts[$0]..<cuts[$0 + 1] }
+            runs = (0..<parts).map { keyStart[cuts[$0]]..<keyStart[cuts[$0 + 1]] }
         }
         let folderNameStart = (0..<folderCount).map { folders.nameStart(Int32($0)) }
         let folderEnd = Array(folders.start.dropFirst())

@@ -108,7 +108,7 @@ struct GlobSet {
     ) -> [State] {
         guard !globs.isEmpty else { return [initial] }
         let n = entries.count
-        let count = max(1, min(chunks ?? (n < 100_000 ? 1 : ProcessInfo.processInfo.activeProcessorCount), n))
+        let count = max(1, min(chunks ?? Parallel.parts(n, atLeast: 100_000), n))
         if count == 1 {
             var state = initial
             var walker = Walker(set: self, entries: entries, start: 0)

@@ -130,9 +130,10 @@ public indirect enum JSON: Sendable {
         // Each block starts with room for as many bytes as the largest one before it.
         var room = 0
         while start < count {
-            let runs = Parallel.runs(min(count - start, 2 * elementsPerBlock), parts: 2).map {
-                ($0.lowerBound + start)..<($0.upperBound + start)
-            }
+            let runs = Parallel.runs(min(count - start, Parallel.workers * elementsPerBlock), parts: Parallel.workers)
+                .map {
+                    ($0.lowerBound + start)..<($0.upperBound + start)
+                }
             let blocks = Parallel.map(runs.count) { [room] part -> [UInt8] in
                 var block: [UInt8] = []
                 block.reserveCapacity(room)

@@ -38,6 +38,14 @@ package enum Parallel {
         }
     }
 
+    /// The workers a pass over a large input is shared among: the machine's cores, counted in
+    /// this one place.
+    package static let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    /// `workers` for a pass over `count` items when there are at least `minimum` (fewer are not
+    /// worth a thread each), else 1.
+    package static func parts(_ count: Int, atLeast minimum: Int) -> Int { count >= minimum ? workers : 1 }
+
     /// `0..<count` cut into `parts` consecutive runs as even as they come (the last takes what
     /// is left over): `runs(5, parts: 2)` is `[0..<2, 2..<5]`. At least one run, however small `count`.
     package static func runs(_ count: Int, parts: Int) -> [Range<Int>] {

@@ -226,7 +226,7 @@ final class ManifestDatabase {
     /// Hands each row of `domains` to `body` in the order read (no particular one), after
     /// `prepare` made of it, with its blob's bytes (nil when it has none), what `body` needs.
     /// The rows are read in batches, their blobs in one buffer: while the next batch is read and
-    /// the last one handed to `body`, a batch is prepared on both cores; so at most three
+    /// the last one handed to `body`, a batch is prepared on every core; so at most three
     /// batches are held. Text columns that are not text are read as text, `relativePath` as its
     /// bytes, and flags as an integer (every column is cast in SQL first); a blob over
     /// `MBFile.maximumBlobSize` is not loaded.
@@ -313,13 +313,15 @@ struct RowBatch<T: Sendable>: Sendable {
         blobs.reserveCapacity(ManifestDatabase.batchBytes + MBFile.maximumBlobSize)
     }
 
-    /// Prepares every row, the first half on one core and the second on another.
+    /// Prepares every row, a run of them on each core.
     mutating func prepare(_ prepare: @Sendable (ManifestRow, ArraySlice<UInt8>?) -> T) {
         let rows = self.rows
         let blobs = self.blobs
         // Each row's blob is a slice of the batch's buffer: read in place, never copied.
         prepared =
-            Parallel.array(count: rows.count, runs: Parallel.runs(rows.count, parts: rows.count >= 32 ? 2 : 1)) {
+            Parallel.array(
+                count: rows.count, runs: Parallel.runs(rows.count, parts: Parallel.parts(rows.count, atLeast: 32))
+            ) {
                 (_, out: inout RunWriter<T>) in
                 for i in out.run { out.append(prepare(rows[i], rows[i].blob.map { blobs[$0] })) }
             }.0

@@ -6,8 +6,8 @@ import SandboxAuditSystem
 /// - Never follows symlinks, never opens FIFOs, sockets or devices.
 /// - Iterative, so depth is bounded by memory, not the stack; entries are addressed relative
 ///   to an open directory, so paths longer than PATH_MAX work. The folders at the root are
-///   shared out between two workers, and a worker hands folders of its subtree to the other
-///   when that one has none left. At most `maximumOpenDirectories`
+///   shared out between a worker per core (`Parallel.workers`), and a worker hands folders of
+///   its subtree to another when that one has none left. At most `maximumOpenDirectories`
 ///   descriptors stay open: deeper ancestors are closed and reopened through `..` (checked by
 ///   device and inode) when the walk climbs back to them.
 /// - Opens directories and sidecars with O_NOATIME where permitted, so reading leaves access
@@ -74,8 +74,8 @@ struct Walker {
         }
         tasks.reverse()
 
-        // Two workers (the cores this tool may assume).
-        let workers = max(1, min(tasks.count, ProcessInfo.processInfo.activeProcessorCount, Walker.maximumWorkers))
+        // A worker per core.
+        let workers = max(1, min(tasks.count, Parallel.workers))
         let walker = self
         var parts = Parallel.share(workers: workers, tasks: tasks, initial: { WalkResult() }) { local, task, pool in
             walker.walkSubtree(fd: task.fd, path: task.path, into: &local, pool: pool)
@@ -100,8 +100,6 @@ struct Walker {
         result.progress.flush(folder: "")
         return result
     }
-
-    static let maximumWorkers = 2
 
     /// The longest path (relative to the root, in bytes) whose folder is listed. Every entry
     /// keeps its whole path, so a chain thousands of folders deep with long names would cost

@@ -37,12 +37,12 @@ package struct OwnerMap: Sendable {
     /// (no owner asked for): the container's inventory taken once per run of paths of one
     /// container, not copied for every path (a report's tens of thousands of findings), each path
     /// looked for over the inventory's columns from where the one before it was found; from
-    /// 10,000 paths on, in two halves on two cores.
+    /// 10,000 paths on, in a run per core.
     package func attributions(_ items: [(container: Int, path: ContainerPath)?], in inventories: [Inventory])
         -> [Attribution?]
     {
         guard !inventories.isEmpty else { return items.map { $0.flatMap { attribution(of: $0.path) } } }
-        let runs = Parallel.runs(items.count, parts: items.count >= 10_000 ? 2 : 1)
+        let runs = Parallel.runs(items.count, parts: Parallel.parts(items.count, atLeast: 10_000))
         let map = self
         return Parallel.map(runs.count) { part in map.attributions(items[runs[part]], in: inventories) }.flatMap { $0 }
     }

@@ -146,7 +146,7 @@ package struct OwnerMatcher: Sendable {
     /// with one `**` reads the components before and after it), so a deep tree costs what its
     /// paths hold.
     func codes(_ inventory: Inventory) -> [Int32] {
-        codes(inventory, chunks: inventory.entries.count < 100_000 ? 1 : ProcessInfo.processInfo.activeProcessorCount)
+        codes(inventory, chunks: Parallel.parts(inventory.entries.count, atLeast: 100_000))
     }
 
     /// The same in `chunks` runs on every core: a run starts knowing no folder, and matches the
