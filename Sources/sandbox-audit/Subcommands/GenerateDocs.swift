@@ -13,7 +13,7 @@ struct GenerateDocs: ParsableCommand {
             "WRITES: regenerate the repository's derived docs (rules.md, owners.md, policy.schema.json, usage.md).",
         discussion: """
             Rewrites each file under --root whose content differs from what the code makes, through a temporary file \
-            renamed into place. \
+            renamed into place; a page that is not a regular file or over 4 MiB is an error, and nothing is written. \
             With --check, writes nothing and exits 1 naming the stale files.
             """,
         shouldDisplay: false)
@@ -26,16 +26,9 @@ struct GenerateDocs: ParsableCommand {
 
     func run() throws {
         var stale: [String] = []
-        for file in try DerivedFile.all(root: root) {
-            let path = root + "/" + file.path
-            guard (try? String(contentsOfFile: path, encoding: .utf8)) != file.content else { continue }
+        for file in try DerivedFile.all(root: root) where file.current != file.content {
             stale.append(file.path)
-            guard !check else { continue }
-            let temporary = path + ".generate-docs"
-            try Data(file.content.utf8).write(to: URL(fileURLWithPath: temporary), options: .withoutOverwriting)
-            guard rename(temporary, path) == 0 else {
-                throw InputError("cannot write \(path): \(String(cString: strerror(errno)))")
-            }
+            if !check { try AtomicFile.write(Array(file.content.utf8), to: root + "/" + file.path) }
         }
         if check {
             guard !stale.isEmpty else { return }
@@ -49,10 +42,30 @@ struct GenerateDocs: ParsableCommand {
     }
 }
 
-/// A file of the repository made from the code: its path from the root, and its content.
+/// A file of the repository made from the code: its path from the root, its content, and what
+/// the file under the root holds now (nil when there is none).
 struct DerivedFile {
     let path: String
     let content: String
+    let current: String?
+
+    /// The most a page may hold: the largest made here is under 200 kB (docs/limits.md).
+    static let maximumSize = 4 << 20
+
+    /// The page under `root` at `path`, read once, bounded, never through a FIFO or a folder;
+    /// nil when there is none. A page that cannot be read is an error naming it.
+    static func read(_ root: String, _ path: String) throws -> String? {
+        let full = root + "/" + path
+        do {
+            let bytes = try BoundedRead.file(Array(full.utf8), limit: maximumSize, followSymlink: true)
+            guard let text = ByteText.utf8String(bytes) else { throw InputError("\(full): not UTF-8 text") }
+            return text
+        } catch BoundedRead.Failure.open(ENOENT) {
+            return nil
+        } catch let e as BoundedRead.Failure {
+            throw InputError("cannot read \(full): \(e)")
+        }
+    }
 
     /// Every derived file, and the pages with a derived part (the part replaced in the page as
     /// it is under `root`; a page without the text around its part is an error).
@@ -69,24 +82,24 @@ struct DerivedFile {
                 ", and `failOn`", jsonSettingsFields()
             ),
         ]
-        return [
-            DerivedFile(path: "docs/rules.md", content: RulesCatalogueReport.markdown()),
-            DerivedFile(path: "docs/owners.md", content: OwnerCatalogueReport.markdown()),
-            DerivedFile(path: "docs/policy.schema.json", content: PolicyFile.schema),
-            DerivedFile(path: "docs/usage.md", content: usage()),
+        let whole: [(path: String, content: String)] = [
+            ("docs/rules.md", RulesCatalogueReport.markdown()),
+            ("docs/owners.md", OwnerCatalogueReport.markdown()),
+            ("docs/policy.schema.json", PolicyFile.schema),
+            ("docs/usage.md", usage()),
         ]
-            + (try parts.compactMap { part in
-                guard let page = try? String(contentsOfFile: root + "/" + part.path, encoding: .utf8) else {
-                    return nil
-                }
+        return try whole.map { try DerivedFile(path: $0.path, content: $0.content, current: read(root, $0.path)) }
+            + parts.compactMap { part in
+                guard let page = try read(root, part.path) else { return nil }
                 guard let start = page.range(of: part.after)?.upperBound,
                     let end = page[start...].range(of: part.before)?.lowerBound
                 else {
                     throw InputError(
                         "\(part.path): the text around its generated part is not there (\(part.after.prefix(40))…)")
                 }
-                return DerivedFile(path: part.path, content: String(page[..<start]) + part.text + String(page[end...]))
-            })
+                let content = String(page[..<start]) + part.text + String(page[end...])
+                return DerivedFile(path: part.path, content: content, current: page)
+            }
     }
 
     /// docs/policy-file.md's table of rule options, as the declarations give it.
