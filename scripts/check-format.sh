@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The style the tools hold: `swift format lint --strict` with the committed .swift-format (4
 # spaces, 120 columns) over Sources/, Tests/, Plugin/ and Package.swift, and what the formatter
-# cannot hold alone: no line over 120 characters and no Swift file over 400 lines. A long string
+# cannot hold alone: no line over 120 bytes and no Swift file over 400 lines. A long string
 # is split (a multi-line literal with `\` line continuations keeps its text), a long file moves
 # members to an extension file named for what they do. `scripts/setup.sh test` runs it before
 # the suite. Fix the formatting with:
@@ -18,20 +18,12 @@ paths=(Sources Tests Package.swift)
 status=0
 swift format lint --strict -r --configuration .swift-format "${paths[@]}" || status=1
 files=$(find Sources Tests Plugin -name '*.swift' 2>/dev/null | sort)
-long=$(printf '%s\n' $files | xargs awk 'BEGIN { n = 0 } { if (length($0) > 120) { print FILENAME ":" FNR ": " length($0) " characters"; n++ } }' || true)
-# awk counts bytes where the locale is C: count characters with a UTF-8 locale when there is one.
-if [ -n "$long" ] && command -v python3 >/dev/null; then
-    long=$(python3 - $files <<'PY'
-import re, sys
-for p in sys.argv[1:]:
-    for i, l in enumerate(open(p, encoding="utf-8").read().split("\n"), 1):
-        # A URL alone in a string literal cannot be split (release scripts grep for it whole).
-        if len(l) > 120 and not re.fullmatch(r'\s*"https://[^" ]+",?', l): print(f"{p}:{i}: {len(l)} characters")
-PY
-)
-fi
+# Bytes, as a terminal or a diff counts columns at worst; a URL alone in a string literal cannot be
+# split (the release scripts grep for it whole).
+long=$(printf '%s\n' $files | LC_ALL=C xargs awk 'length($0) > 120 && $0 !~ /^[ \t]*"https:\/\/[^" ]+",?$/ {
+    print FILENAME ":" FNR ": " length($0) " bytes" }' || true)
 if [ -n "$long" ]; then
-    echo "check-format: lines over 120 characters:" >&2
+    echo "check-format: lines over 120 bytes:" >&2
     printf '%s\n' "$long" >&2
     status=1
 fi
@@ -41,5 +33,5 @@ if [ -n "$big" ]; then
     printf '%s\n' "$big" >&2
     status=1
 fi
-[ "$status" -eq 0 ] && echo "check-format: swift format lint, lines ≤ 120 characters, files ≤ 400 lines: clean"
+[ "$status" -eq 0 ] && echo "check-format: swift format lint, lines ≤ 120 bytes, files ≤ 400 lines: clean"
 exit "$status"

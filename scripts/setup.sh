@@ -154,7 +154,7 @@ if [ "$mode" = test ]; then
             *) die "the $what failed ($script)" ;;
         esac
     }
-    say "scripts/check-format.sh (swift format lint, lines ≤ 120 characters, files ≤ 400 lines;"
+    say "scripts/check-format.sh (swift format lint, lines ≤ 120 bytes, files ≤ 400 lines;"
     say "  swift format format -i -r --configuration .swift-format Sources Tests Plugin Package.swift fixes most)"
     check "format check" scripts/check-format.sh
     if [ "$os" != Darwin ]; then

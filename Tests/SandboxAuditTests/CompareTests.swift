@@ -91,7 +91,8 @@ final class CompareTests: XCTestCase {
         XCTAssertEqual(mixed.status, 0, mixed.stderr)
         XCTAssertTrue(
             mixed.stdout.contains(
-                "backup 20.0 kB → 3.70 MB (+3.68 MB); kept on update 25.0 kB → 3.71 MB (+3.68 MB); files 3 → 4 (+1)"),
+                "backup 20.0 kB → 3.70 MB (+3.68 MB); kept on update 25.0 kB → 3.71 MB (+3.68 MB); files 3 → 4 "
+                    + "(+1)"),
             mixed.stdout)
         // A baseline written before files recorded `survivesUpdate` has no such figure.
         let old = try XCTUnwrap(

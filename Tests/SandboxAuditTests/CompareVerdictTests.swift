@@ -33,7 +33,8 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertEqual(md.status, 1)
         XCTAssertTrue(
             md.stdout.contains(
-                "| ❌ | +3.68 MB | 1.00 MB | backup footprint grew 3.68 MB, more than the 1.00 MB allowed — FAILED |"),
+                "| ❌ | +3.68 MB | 1.00 MB | backup footprint grew 3.68 MB, more than the 1.00 MB allowed — "
+                    + "FAILED |"),
             md.stdout)
         XCTAssertTrue(md.stdout.hasPrefix("## sandbox-audit: backup footprint +3.68 MB 📈 ❌"), md.stdout)
         let j = try CLI.run(files + ["--fail-on-growth", "1MB", "--format", "json"])
@@ -46,7 +47,9 @@ final class CompareVerdictTests: XCTestCase {
         let passed = try CLI.run(files + ["--fail-on-growth", "5MB"])
         XCTAssertEqual(passed.status, 0, passed.stderr)
         XCTAssertTrue(
-            passed.stdout.contains("backup footprint grew 3.68 MB, within the 5.00 MB allowed — PASSED"), passed.stdout)
+            passed.stdout.contains(
+                "backup footprint grew 3.68 MB, within the 5.00 MB allowed — "
+                    + "PASSED"), passed.stdout)
         let mdPassed = try CLI.run(files + ["--fail-on-growth", "5MB", "--format", "markdown"])
         XCTAssertTrue(mdPassed.stdout.contains("| ✅ | +3.68 MB | 5.00 MB |"), mdPassed.stdout)
         let passedJSON = try json(CLI.run(files + ["--fail-on-growth", "5MB", "--format", "json"]))

@@ -36,7 +36,9 @@ final class ReportFitTests: XCTestCase {
         let shown = md.split(separator: "\n").filter { $0.hasPrefix("| 🛑") || $0.hasPrefix("| ⚠️") }.count
         XCTAssertGreaterThan(shown, 100)
         XCTAssertTrue(
-            md.contains("… \(3_000 - shown) more finding(s) — see the HTML report / SARIF"), md.suffix(600).description)
+            md.contains(
+                "… \(3_000 - shown) more finding(s) — see the HTML "
+                    + "report / SARIF"), md.suffix(600).description)
         XCTAssertTrue(md.hasSuffix("</sub>\n"))
     }
 }

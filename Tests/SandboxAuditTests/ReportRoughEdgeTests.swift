@@ -199,7 +199,9 @@ final class ReportRoughEdgeTests: XCTestCase {
             text.split(separator: "\n").first { $0.hasPrefix("backup footprint  ") && $0.contains(" of ") })
         XCTAssertTrue(line.hasSuffix("20.9 MB of 1.00 kB, 2,090,000%  EXCEEDED by 20.9 MB"), String(line))
         XCTAssertTrue(
-            try run("markdown").contains("| backup footprint | 20.9 MB of 1.00 kB | 2,090,000% | ❌ over by 20.9 MB |"))
+            try run("markdown").contains(
+                "| backup footprint | 20.9 MB of 1.00 kB | 2,090,000% | ❌ over by 20.9 "
+                    + "MB |"))
         XCTAssertTrue(try run("html").contains("</span></span> 2,090,000%</td>"))
         XCTAssertEqual(BudgetText.percent(99.6), "100%")
         XCTAssertEqual(BudgetText.percent(1234.4), "1,234%")

@@ -243,8 +243,8 @@ final class SuppressionTests: XCTestCase {
         }
         XCTAssertEqual(CalendarDay("1970-01-02")?.days, 1)
         XCTAssertEqual(CalendarDay("2000-03-01")!.days - CalendarDay("2000-02-28")!.days, 2)
-        for bad in ["2026-2-1", "2026-13-01", "2100-02-29", "2026-04-31", "20261231", "2026-12-31T00:00", "２０２６-01-01"]
-        {
+        let bads = ["2026-2-1", "2026-13-01", "2100-02-29", "2026-04-31", "20261231", "2026-12-31T00:00"]
+        for bad in bads + ["２０２６-01-01"] {
             XCTAssertNil(CalendarDay(bad), bad)
         }
         XCTAssertEqual(CalendarDay(secondsSince1970: 86_399).description, "1970-01-01")

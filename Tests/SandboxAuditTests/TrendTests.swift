@@ -41,7 +41,8 @@ final class TrendTests: XCTestCase {
         XCTAssertTrue(text.stdout.contains("Grew at every step (grows-every-step): 1\n"), text.stdout)
         XCTAssertTrue(
             text.stdout.contains(
-                "  \(Self.wal): 100 kB → 200 kB → 300 kB → 400 kB → 500 kB; per step +100 kB, +100 kB, +100 kB, +100 "
+                "  \(Self.wal): 100 kB → 200 kB → 300 kB → 400 kB → 500 kB; per step +100 kB, +100 kB, +100 "
+                    + "kB, +100 "
                     + "kB (backed up)"
             ), text.stdout)
         XCTAssertTrue(text.stdout.contains("likely a SQLite write-ahead log that no checkpoint resets"), text.stdout)
@@ -57,7 +58,8 @@ final class TrendTests: XCTestCase {
         XCTAssertEqual(md.status, 0, md.stderr)
         XCTAssertTrue(
             md.stdout.contains(
-                "- **\(Self.wal)**: 100 kB → 200 kB → 300 kB → 400 kB → 500 kB; per step +100 kB, +100 kB, +100 kB, "
+                "- **\(Self.wal)**: 100 kB → 200 kB → 300 kB → 400 kB → 500 kB; per step +100 kB, +100 kB, "
+                    + "+100 kB, "
                     + "+100 kB (backed up). Likely a SQLite write-ahead log"
             ), md.stdout)
         XCTAssertTrue(

@@ -220,13 +220,16 @@ public enum ComparisonReport {
         let cell = MarkdownReport.cell
         let grew = c.footprintGrowth
         let mark = c.verdict.map { $0.failed ? " ❌" : " ✅" } ?? ""
-        var md = "## sandbox-audit: backup footprint \(delta(grew)) \(grew > 0 ? "📈" : grew < 0 ? "📉" : "")\(mark)\n\n"
+        var md =
+            "## sandbox-audit: backup footprint "
+            + "\(delta(grew)) \(grew > 0 ? "📈" : grew < 0 ? "📉" : "")\(mark)\n\n"
         md += "BASE \(cell(clipped(side(c.base)))) → HEAD \(cell(clipped(side(c.head))))\n\n"
         if let v = c.verdict {
             // One row, as size-limit's pull-request comment gives per check.
             md += "| | backup footprint growth | limit | verdict |\n|---|---:|---:|---|\n"
             md +=
-                "| \(v.failed ? "❌" : "✅") | \(delta(v.growth)) | \(ByteSize.format(v.limit)) | \(cell(verdict(v))) "
+                "| \(v.failed ? "❌" : "✅") | \(delta(v.growth)) | \(ByteSize.format(v.limit)) | "
+                + "\(cell(verdict(v))) "
                 + "|\n\n"
         }
         if let url = reportURL { md += "[The HEAD scan's full report (HTML)](\(linkTarget(url)))\n\n" }

@@ -202,7 +202,8 @@ enum HTMLReport {
         let parts = [
             ("backed up", t.backedUpSize, colors.backed), ("excluded", t.excludedSize, colors.excluded),
             (
-                "not backed up where it is (Caches, tmp, the root…)", max(0, t.size - t.backedUpSize - t.excludedSize),
+                "not backed up where it is (Caches, tmp, the "
+                    + "root…)", max(0, t.size - t.backedUpSize - t.excludedSize),
                 colors.skipped
             ),
         ]

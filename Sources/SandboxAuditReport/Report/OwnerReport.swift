@@ -266,7 +266,8 @@ enum OwnerReport {
         }
         if shown < notes.count {
             lines += [
-                "… \(notes.count - shown) more SDK(s): the JSON report's owners and `inventory` list their files.", "",
+                "… \(notes.count - shown) more SDK(s): the JSON report's owners and `inventory` list their "
+                    + "files.", "",
             ]
         }
         return lines

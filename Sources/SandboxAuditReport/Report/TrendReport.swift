@@ -146,7 +146,8 @@ public enum TrendReport {
         if let v = verdict(t) {
             md += "| | largest growth in one step | limit per step | verdict |\n|---|---:|---:|---|\n"
             md +=
-                "| \(t.failed ? "❌" : "✅") | \(delta(t.largestStep.growth)) | \(ByteSize.format(t.stepLimit ?? 0)) | "
+                "| \(t.failed ? "❌" : "✅") | \(delta(t.largestStep.growth)) | "
+                + "\(ByteSize.format(t.stepLimit ?? 0)) | "
                 + "\(cell(v)) |\n\n"
         }
         for n in t.notes { md += "> **⚠️ \(cell(n))**\n\n" }

@@ -28,7 +28,9 @@ extension PolicyFile {
             case "suppress": policy.suppressions = try readSuppressions(v)
             case "appGroups":
                 guard let seq = v.sequence else {
-                    throw Failure(message: "appGroups must be a list of App Group identifiers (group.…)", mark: v.mark)
+                    throw Failure(
+                        message: "appGroups must be a list of App Group identifiers "
+                            + "(group.…)", mark: v.mark)
                 }
                 policy.appGroups = try seq.map { try string($0, "appGroups") }
             case "growth":

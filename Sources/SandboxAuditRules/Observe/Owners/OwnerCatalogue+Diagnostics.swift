@@ -49,7 +49,8 @@ extension OwnerCatalogue {
             examples: ["Library/Caches/com.raygun/crashes/1.json"]),
         OwnerEntry(
             "Embrace", [.path("Library/Application Support/io.embrace.data")],
-            holds: "Embrace's sessions, spans, logs, crash reports and upload queue (io.embrace.data/v6/<partition>/…)",
+            holds: "Embrace's sessions, spans, logs, crash reports and upload queue "
+                + "(io.embrace.data/v6/<partition>/…)",
             exclusion: .notExcluded, note: "no exclusion anywhere in the SDK's sources",
             source: ("embrace-io/embrace-apple-sdk", "Sources/EmbraceCore/FileSystem/EmbraceFileSystem.swift", "9-53"),
             advice:
