@@ -271,7 +271,7 @@ public enum ComparisonReport {
             }
             md += "\n"
         }
-        if !empty.isEmpty { md += "*Nothing in: \(empty.map { cell($0) }.joined(separator: ", ")).*\n" }
+        md += MarkdownReport.nothingIn(empty)
         return md
     }
 }

@@ -12,6 +12,12 @@ public enum MarkdownReport {
     /// which is never fewer than characters, so the whole report always fits.
     static let maxLength = 65_536
 
+    /// The closing line that names the sections with nothing in them (none: no line), where a
+    /// heading and "None." each would be.
+    static func nothingIn(_ sections: [String]) -> String {
+        sections.isEmpty ? "" : "*Nothing in: \(sections.map(cell).joined(separator: ", ")).*\n"
+    }
+
     /// Escapes text for a GitHub-flavoured Markdown table cell.
     static func cell(_ s: String) -> String {
         var out = ""

@@ -210,11 +210,7 @@ public enum TrendReport {
             }
             if t.grewCount > listLength { md += "- *and \(groupedDigits(Int64(t.grewCount - listLength))) more*\n" }
         }
-        if !empty.isEmpty {
-            md +=
-                (md.hasSuffix("\n\n") ? "" : "\n")
-                + "*Nothing in: \(empty.map { cell($0) }.joined(separator: ", ")).*\n"
-        }
+        if !empty.isEmpty { md += (md.hasSuffix("\n\n") ? "" : "\n") + MarkdownReport.nothingIn(empty) }
         return md
     }
 

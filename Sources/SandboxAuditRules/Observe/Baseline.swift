@@ -285,9 +285,7 @@ package struct BaselineComparison: Sendable {
             let entries = inventory.entries
             let domain = index == 0 ? nil : inventory.domain
             // A hard-linked file is the same file under any name either side recorded for it.
-            let otherNames =
-                baseline.files.hasLinks || entries.contains(where: { $0.entry.linkCount > 1 })
-                ? inventory.hardLinkNames() : [:]
+            let otherNames = inventory.hardLinkNames()
             for i in entries.indices where entries.countsAsContent(i) {
                 let e = entries[i]
                 let path = Baseline.qualified(e.path, domain: domain)

@@ -180,25 +180,11 @@ package struct BaselineDocument: Sendable {
         case "findings":
             guard try !r.null() else { return }
             try r.array { r, _ in
-                var ruleId: String?
-                var path = PathFields()
-                var severity: String?
-                var message: String?
-                var owner: String?
-                try r.object { r, key in
-                    switch key {
-                    case "ruleId": ruleId = try r.string()
-                    case "severity": severity = try r.optional { try $0.string() }
-                    case "message": message = try r.optional { try $0.string() }
-                    case "owner": owner = try r.optional { try $0.string() }
-                    default: if try !path.read(&r, key) { try r.skip() }
-                    }
-                }
-                guard let ruleId else { throw r.failure(key: "ruleId", "is missing") }
+                let f = try r.finding(readingDomain: false)
                 findings.append(
                     FindingEntry(
-                        ruleId: ruleId, path: try path.resolved(r).map { ContainerPath(bytes: $0) } ?? .root,
-                        severity: severity, message: message, owner: owner))
+                        ruleId: f.ruleId, path: f.path ?? .root, severity: f.severity, message: f.message,
+                        owner: f.owner))
             }
         case "files":
             guard try !r.null() else { return }

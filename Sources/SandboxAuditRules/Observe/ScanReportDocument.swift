@@ -98,27 +98,11 @@ package struct ScanReportDocument: Sendable {
         case "findings":
             guard try !r.null() else { return }
             try r.array { r, _ in
-                var ruleId: String?
-                var domain: String?
-                var path = PathFields()
-                var severity: String?
-                var message: String?
-                var owner: String?
-                try r.object { r, key in
-                    switch key {
-                    case "ruleId": ruleId = try r.string()
-                    case "domain": domain = try r.optional { try $0.string() }
-                    case "severity": severity = try r.optional { try $0.string() }
-                    case "message": message = try r.optional { try $0.string() }
-                    case "owner": owner = try r.optional { try $0.string() }
-                    default: if try !path.read(&r, key) { try r.skip() }
-                    }
-                }
-                guard let ruleId else { throw r.failure(key: "ruleId", "is missing") }
+                let f = try r.finding(readingDomain: true)
                 findings.append(
                     FindingEntry(
-                        ruleId: ruleId, domain: domain, path: try path.resolved(r).map { ContainerPath(bytes: $0) },
-                        severity: severity, message: message, owner: owner))
+                        ruleId: f.ruleId, domain: f.domain, path: f.path, severity: f.severity, message: f.message,
+                        owner: f.owner))
             }
         case "missed":
             guard try !r.null() else { return }
@@ -158,6 +142,32 @@ package struct ScanReportDocument: Sendable {
 }
 
 extension JSONReader {
+    /// One finding of a scan report or a baseline, its fields as written: `path` nil when null
+    /// (a finding about no entry); `domain` read only where the document has one (a baseline's
+    /// findings have none, and a `domain` key there is skipped as any unknown key is).
+    mutating func finding(readingDomain: Bool) throws -> (
+        ruleId: String, domain: String?, path: ContainerPath?, severity: String?, message: String?, owner: String?
+    ) {
+        var ruleId: String?
+        var domain: String?
+        var path = PathFields()
+        var severity: String?
+        var message: String?
+        var owner: String?
+        try object { r, key in
+            switch key {
+            case "ruleId": ruleId = try r.string()
+            case "domain" where readingDomain: domain = try r.optional { try $0.string() }
+            case "severity": severity = try r.optional { try $0.string() }
+            case "message": message = try r.optional { try $0.string() }
+            case "owner": owner = try r.optional { try $0.string() }
+            default: if try !path.read(&r, key) { try r.skip() }
+            }
+        }
+        guard let ruleId else { throw failure(key: "ruleId", "is missing") }
+        return (ruleId, domain, try path.resolved(self).map { ContainerPath(bytes: $0) }, severity, message, owner)
+    }
+
     /// A byte count (0…2^63−1); nil when null.
     mutating func byteCount() throws -> Int64? {
         guard try !null() else { return nil }
