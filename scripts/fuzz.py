@@ -1673,6 +1673,25 @@ def config_dest(case):
     if k == 9: os.mkfifo(os.path.join(case, "fifo.yml")); return "fifo.yml"
     return "p.yml/"
 
+@target({"name": "docs",
+         "about": "generate-docs (hidden; the repository's derived files) with and without --check on a root whose pages are the repository's, mutated, cut, non-UTF-8, 5 MB, a FIFO, a folder, a symlink to /dev/zero or missing, and policy-file.md without the text around its generated part",
+         "subcommands": [], "formats": []})
+def t_docs(case):
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    docs = os.path.join(case, "docs"); os.mkdir(docs)
+    for name in ["rules.md", "owners.md", "policy.schema.json", "usage.md", "policy-file.md", "json-format.md"]:
+        p = os.path.join(docs, name)
+        kind = rng.randrange(10)
+        original = open(os.path.join(here, "docs", name), "rb").read()
+        if kind < 3: open(p, "wb").write(original)
+        elif kind == 3: open(p, "wb").write(mutate(original))
+        elif kind == 4: open(p, "wb").write(original[:rng.randrange(len(original) + 1)])
+        elif kind == 5: open(p, "wb").write(b"\xff\xfe" + original[:100])
+        elif kind == 6: open(p, "wb").truncate(5_000_000)
+        elif kind == 7: os.mkfifo(p)
+        elif kind == 8: rng.choice([lambda: os.mkdir(p), lambda: os.symlink("/dev/zero", p)])()
+    run(["generate-docs", "--root", case] + rng.choice([["--check"], []]), case, "docs")
+
 @target({"name": "config",
          "about": "config init (to fresh, existing, folder, missing-folder, long, non-UTF-8, escape-laden, symlink and FIFO paths, then read back), config show on hostile policy files given or found upward (world-writable, a folder, a symlink to /dev/zero, a FIFO, dangling; every section mutated, CRLF, BOM, 10 MB), whose output must load back to the same output (roundtrip), config schema with stray arguments; scan with the policy on a Simulator device for appGroups",
          "subcommands": ["config", "scan"], "formats": ["text"],
