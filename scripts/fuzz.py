@@ -1675,7 +1675,7 @@ def config_dest(case):
 
 @target({"name": "docs",
          "about": "generate-docs (hidden; the repository's derived files) with and without --check on a root whose pages are the repository's, mutated, cut, non-UTF-8, 5 MB, a FIFO, a folder, a symlink to /dev/zero or missing, and policy-file.md without the text around its generated part",
-         "subcommands": [], "formats": []})
+         "subcommands": [], "formats": [], "policySections": []})
 def t_docs(case):
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     docs = os.path.join(case, "docs"); os.mkdir(docs)
