@@ -39,20 +39,19 @@ extension OwnerCatalogueTests {
         for chunks in [2, 3, 7, inventory.entries.count] {
             XCTAssertEqual(map.matcher.codes(inventory, chunks: chunks), whole, "\(chunks) runs")
         }
-        // Many paths at once (a report's findings): in path order, in reverse, with paths the
-        // inventory does not list and no path at all, the same owners as one at a time.
-        let paths = inventory.entries.map(\.path) + pathExamples.map { ContainerPath($0.path + "-absent") }
-        for items in [paths.sorted(), paths.sorted().reversed(), paths] {
-            let asked = items.map { p -> (container: Int, path: ContainerPath)? in p.depth == 2 ? nil : (0, p) }
-            let got = map.attributions(asked, in: [inventory])
-            XCTAssertEqual(got.count, asked.count)
-            for (item, a) in zip(asked, got) {
-                let want = item.flatMap { map.attribution(of: $0.path, container: 0, in: inventory) }
-                XCTAssertEqual(a?.name, want?.name, item?.path.display ?? "nil")
-                XCTAssertEqual(a?.entry?.holds, want?.entry?.holds, item?.path.display ?? "nil")
-            }
+        // A finding located by the audit reaches its entry's owner without a search; one about a
+        // path the inventory does not list is matched afresh; one about no path has no owner.
+        for p in inventory.entries.map(\.path) + pathExamples.map({ ContainerPath($0.path + "-absent") }) {
+            let f = Finding(ruleId: "r", severity: .note, path: p, message: "")
+                .located(domain: inventory.domain, container: 0, in: inventory)
+            let want =
+                p.isRoot
+                ? nil
+                : inventory.index(of: p).map { map.attribution(container: 0, entry: $0) } ?? map.attribution(of: p)
+            XCTAssertEqual(map.attribution(of: f)?.name, want?.name, p.display)
+            XCTAssertEqual(map.attribution(of: f)?.entry?.holds, want?.entry?.holds, p.display)
         }
-        XCTAssertTrue(map.attributions(paths.map { (0, $0) }, in: [inventory]).contains { $0 != nil })
+        XCTAssertNil(map.attribution(of: Finding(ruleId: "r", severity: .note, path: nil, message: "")))
 
         // `inventory`, a real run of the binary: `owner` and `ownerKind` on every line.
         let (entries, _, run) = try CLI.inventory(root)

@@ -49,7 +49,7 @@ extension PolicyTests {
         XCTAssertEqual(r.findings.filter { $0.ruleId == "budget-exceeded" }.count, 2)
         // Only the new finding is reported; the old one (stray.log) is gone anyway.
         XCTAssertEqual(r.findings.filter { $0.ruleId == "misplaced-at-root" }.map { $0.path?.display }, ["Downloads"])
-        let text = TextReport(useColor: false, failOn: .error).render(r)
+        let text = TextReport(useColor: false).render(ScanReport(r, failOn: .error))
         XCTAssertTrue(text.contains("since the baseline: backup footprint 2.00 MB → 4.20 MB (+2.20 MB)"), text)
         XCTAssertTrue(text.contains("churn: 4.20 MB"), text)
     }
@@ -61,7 +61,9 @@ extension PolicyTests {
         try Fixture.container(at: dir.path)
         let r = try audit(dir.path, policy: try parse("growth: {backup: \"5%\"}\nbudgets: {churn: 1MB}\n"))
         XCTAssertEqual(r.budgets.map(\.measured), [nil, nil], "churn and growth need a baseline")
-        XCTAssertTrue(TextReport(useColor: false, failOn: .error).render(r).contains("not measured: needs --baseline"))
+        XCTAssertTrue(
+            TextReport(useColor: false).render(ScanReport(r, failOn: .error)).contains("not measured: needs --baseline")
+        )
     }
 
     func testBadBaselineFiles() throws {

@@ -207,7 +207,8 @@ final class PolicyTests: XCTestCase {
         XCTAssertEqual(r.ignoredFindings, 1)
         XCTAssertEqual(r.inventory.backupFootprint, 12_000_000)
         XCTAssertTrue(
-            TextReport(useColor: false, failOn: .error).render(r).contains("not reported: 1 on ignored paths"))
+            TextReport(useColor: false).render(ScanReport(r, failOn: .error)).contains(
+                "not reported: 1 on ignored paths"))
     }
 
     // MARK: budgets
@@ -255,10 +256,10 @@ final class PolicyTests: XCTestCase {
                     + "(1.00 MB)"
             ), exceeded[1].message)
 
-        let text = TextReport(useColor: false, failOn: .error).render(r)
+        let text = TextReport(useColor: false).render(ScanReport(r, failOn: .error))
         XCTAssertTrue(text.contains("4.50 MB of 5.00 MB, 90%"), text)
         XCTAssertTrue(text.contains("EXCEEDED by 500 kB"), text)
-        let json = JSONReport.scan(r, failOn: .error)
+        let json = JSONReport.scan(ScanReport(r, failOn: .error))
         let parsed = try JSONSerialization.jsonObject(with: Data(json.compact.utf8)) as! [String: Any]
         let budgets = parsed["budgets"] as! [[String: Any]]
         XCTAssertEqual(budgets.count, 6)

@@ -141,13 +141,15 @@ extension ReportFitTests {
         for i in 0..<30 { try Fixture.file(dir.sub("stray-\(i)"), size: 10) }
         let time = 1_790_000_000.0  // 2026-09-21 14:13:20 UTC
         let result = try Audit.run(dir.path, scanTime: time)
-        let html = HTMLReport.render(result, failOn: .error)
+        let html = HTMLReport.render(ScanReport(result, failOn: .error))
         XCTAssertEqual(
-            html, HTMLReport.render(try Audit.run(dir.path, scanTime: time), failOn: .error), "deterministic")
+            html, HTMLReport.render(ScanReport(try Audit.run(dir.path, scanTime: time), failOn: .error)),
+            "deterministic")
         // No date unless one is given (SOURCE_DATE_EPOCH, through the options).
         XCTAssertFalse(html.contains("2026-09-21"), String(html.prefix(2000)))
         XCTAssertTrue(
-            HTMLReport.render(result, failOn: .error, date: time).contains("report · 2026-09-21 14:13 UTC</p>"))
+            HTMLReport.render(ScanReport(result, failOn: .error), date: time).contains(
+                "report · 2026-09-21 14:13 UTC</p>"))
         XCTAssertTrue(html.contains("sandbox-audit \(Audit.toolVersion)"))
         XCTAssertTrue(html.contains("<svg class=\"treemap\""))
         XCTAssertTrue(

@@ -50,33 +50,33 @@ final class ReportSummaryTests: XCTestCase {
     func testEveryFormatStatesTheSummary() throws {
         let result = try scan()
         let s = result.summary
-        let text = TextReport(useColor: false, failOn: .error).render(result)
+        let text = TextReport(useColor: false).render(ScanReport(result, failOn: .error))
         XCTAssertTrue(
             text.hasPrefix("sandbox-audit \(Audit.toolVersion): unidentified app ("), String(text.prefix(200)))
         XCTAssertTrue(text.contains("\nfindings: \(s.counts)\n"), text)
         XCTAssertTrue(text.contains("\nnot reported: 3 already in the baseline, 1 on ignored paths\n"), text)
-        let md = MarkdownReport.render(result, failOn: .error)
+        let md = MarkdownReport.render(ScanReport(result, failOn: .error))
         XCTAssertTrue(md.hasPrefix("## sandbox-audit: unidentified app "), String(md.prefix(200)))
         XCTAssertTrue(md.contains("\n\(s.counts); fails at error.\n"), md)
         XCTAssertTrue(md.contains("\nNot reported: 3 already in the baseline, 1 on ignored paths."), md)
-        let html = HTMLReport.render(result, failOn: .error)
+        let html = HTMLReport.render(ScanReport(result, failOn: .error))
         XCTAssertTrue(html.contains("<title>sandbox-audit: Unidentified app</title>"))
         XCTAssertTrue(html.contains(": \(s.counts)</p>"))
         XCTAssertTrue(
             html.contains("<p class=\"note\">Not reported: 3 already in the baseline, 1 on ignored paths.</p>"))
-        let junit = JUnitReport.render(result, failOn: .error)
+        let junit = JUnitReport.render(ScanReport(result, failOn: .error))
         XCTAssertFalse(junit.contains("<testsuite name=\"volatile-store\""))
         XCTAssertEqual(
             junit.components(separatedBy: "<testsuite name=").count - 1, s.rulesRun.count + 1,
             "one suite per rule that ran, and the scan's")
-        guard case .object(let doc) = SARIFReport.render(result),
+        guard case .object(let doc) = SARIFReport.render(ScanReport(result, failOn: .error)),
             case .array(let runs)? = doc.first(where: { $0.0 == "runs" })?.1,
             case .object(let run)? = runs.first, case .object(let tool)? = run.first(where: { $0.0 == "tool" })?.1,
             case .object(let driver)? = tool.first(where: { $0.0 == "driver" })?.1,
             case .array(let rules)? = driver.first(where: { $0.0 == "rules" })?.1
         else { return XCTFail("SARIF: no runs[0].tool.driver.rules") }
         XCTAssertEqual(rules.count, s.rulesRun.count)
-        let json = JSONReport.scan(result, failOn: .error)
+        let json = JSONReport.scan(ScanReport(result, failOn: .error))
         guard case .object(let top) = json, case .object(let summary)? = top.first(where: { $0.0 == "summary" })?.1
         else { return XCTFail("JSON: no summary") }
         let figures = Dictionary(

@@ -303,25 +303,6 @@ public struct Inventory: Sendable {
         return index(of: path, in: low, high)
     }
 
-    /// `index(of:)` for a path that most often sorts at or just after position `start` (paths
-    /// asked for in path order): looked for forwards from there in steps that double, then by
-    /// halving what is left; a path that sorts before `start` is looked for among all.
-    package func index(of path: ContainerPath, from start: Int) -> Int? {
-        let columns = entries.store.columns
-        let count = entries.count
-        let start = max(0, min(start, count))
-        if start > 0, columns.comparePath(start - 1, path.bytes) >= 0 { return index(of: path) }
-        var low = start
-        var high = min(count, start + 1)
-        var step = 1
-        while high < count, columns.comparePath(high - 1, path.bytes) < 0 {
-            low = high
-            step *= 2
-            high = min(count, low + step)
-        }
-        return index(of: path, in: low, high)
-    }
-
     /// The position of `path` between `low` and `high` (a binary search), nil when none is there.
     private func index(of path: ContainerPath, in low: Int, _ high: Int) -> Int? {
         var low = low

@@ -19,10 +19,11 @@ enum AppReviewReport {
             + "user's iCloud\"): https://github.com/microsoft/react-native-code-push/issues/320",
     ]
 
-    static func render(_ result: AuditResult) -> String {
+    static func render(_ report: ScanReport) -> String {
+        let result = report.result
         let m = AppReviewMeasurement(result.inventories, owners: result.context.owners)
         let cell = MarkdownReport.cell
-        let summary = result.summary
+        let summary = report.summary
         var md = "## App Review's measurement: \(cell(summary.identity))\n\n"
         if !result.complete { md += "> **⚠️ \(cell(result.incompleteSummary))**\n\n" }
         md +=
@@ -51,7 +52,7 @@ enum AppReviewReport {
         }
         guard m.bytes > 0 || m.files > 0 else {
             return md + "Nothing is backed up: the guideline's measurement finds nothing to report.\n\n" + sources()
-                + MarkdownReport.notChecked(result)
+                + MarkdownReport.notChecked(report)
         }
         md += "### Where the backed-up bytes are\n\n"
         md += "Each place: a folder two levels below a container's root (three under Library), or a file higher up; "
@@ -82,7 +83,7 @@ enum AppReviewReport {
         for p in m.places.prefix(shownPlaces) where seen.insert(p.advice.text).inserted {
             md += "- \(cell(p.advice.text)) Sources: " + p.advice.sources.joined(separator: "; ") + "\n"
         }
-        return md + "\n" + sources() + MarkdownReport.notChecked(result)
+        return md + "\n" + sources() + MarkdownReport.notChecked(report)
     }
 
     static func sources() -> String {

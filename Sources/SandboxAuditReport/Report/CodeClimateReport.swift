@@ -24,10 +24,10 @@ enum CodeClimateReport {
         }
     }
 
-    static func render(
-        _ result: AuditResult, allowIncomplete: Bool = false,
-        relativeTo directory: String = FileManager.default.currentDirectoryPath
-    ) -> JSON {
+    static func render(_ report: ScanReport, relativeTo directory: String = FileManager.default.currentDirectoryPath)
+        -> JSON
+    {
+        let (result, allowIncomplete) = (report.result, report.allowIncomplete)
         var issues: [JSON] = []
         let first =
             result.inventories.first.map { FindingLocation.absolute($0.container.input, relativeTo: directory) }
@@ -46,17 +46,18 @@ enum CodeClimateReport {
                     severity: allowIncomplete ? "major" : "blocker",
                     path: FindingLocation.relative(first, to: directory)))
         }
-        for f in result.findingsBySeverity {
-            let at = FindingLocation.of(f, in: result, relativeTo: directory)
+        for item in report.findingsBySeverity {
+            let f = item.finding
+            let at = FindingLocation.of(item, in: result, relativeTo: directory)
             var description = f.message
             if let entry = at.entry { description = entry + ": " + description }
-            if let owner = OwnerReport.owner(result, f) { description += " — " + OwnerReport.line(owner) }
+            if let owner = item.owner { description += " — " + OwnerReport.line(owner) }
             issues.append(
                 issue(
                     description: description, check: f.ruleId, fingerprint: SARIFReport.fingerprint(f),
                     severity: severity(f.severity), path: FindingLocation.relative(at.file, to: directory)))
         }
-        if let summary = XcodeReport.notCheckedSummary(result) {
+        if let summary = XcodeReport.notCheckedSummary(report) {
             issues.append(
                 issue(
                     description: summary, check: notCheckedCheck,

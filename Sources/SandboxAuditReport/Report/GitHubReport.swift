@@ -11,7 +11,8 @@ enum GitHubReport {
 
     /// `pathPrefix` gives, for a container's data root, what is prepended to its paths so
     /// annotations point at files in the repository when the container lies inside it.
-    static func render(_ result: AuditResult, pathPrefix: (String) -> String, allowIncomplete: Bool = false) -> String {
+    static func render(_ report: ScanReport, pathPrefix: (String) -> String) -> String {
+        let (result, allowIncomplete) = (report.result, report.allowIncomplete)
         var lines: [String] = []
         // First, so GitHub's per-step limit never hides it.
         if !result.complete {
@@ -24,7 +25,7 @@ enum GitHubReport {
             )
         }
         // What was not checked, one notice (it shares the notices' 10 with the findings).
-        let notChecked = result.notCheckedLines
+        let notChecked = report.notChecked
         if !notChecked.isEmpty {
             let text =
                 "Not checked (what this scan could not "
@@ -32,13 +33,14 @@ enum GitHubReport {
             lines.append("::notice title=\(property("not checked (sandbox-audit)"))::\(data(text))")
         }
         var left: [String] = []
-        let ordered = result.findings.enumerated().sorted { a, b in
-            if a.element.severity != b.element.severity { return a.element.severity > b.element.severity }
-            if (a.element.size ?? 0) != (b.element.size ?? 0) { return (a.element.size ?? 0) > (b.element.size ?? 0) }
+        let ordered = report.findings.enumerated().sorted { a, b in
+            let (fa, fb) = (a.element.finding, b.element.finding)
+            if fa.severity != fb.severity { return fa.severity > fb.severity }
+            if (fa.size ?? 0) != (fb.size ?? 0) { return (fa.size ?? 0) > (fb.size ?? 0) }
             return a.offset < b.offset
         }.map(\.element)
         for severity in [Severity.error, .warning, .note] {
-            let group = ordered.filter { $0.severity == severity }
+            let group = ordered.filter { $0.finding.severity == severity }
             let command = severity == .note ? "notice" : severity.rawValue
             // Notices share their 10 with the summary notice; errors (warnings when accepted)
             // with the incomplete-scan annotation.
@@ -46,12 +48,13 @@ enum GitHubReport {
             let room =
                 (severity == .note || shared ? perKind - 1 : perKind)
                 - (severity == .note && !notChecked.isEmpty ? 1 : 0)
-            for f in group.prefix(room) {
+            for item in group.prefix(room) {
+                let f = item.finding
                 // A finding about no entry (a budget) is annotated on no file.
-                let prefix = pathPrefix(result.inventory(of: f).container.dataRoot)
+                let prefix = pathPrefix(result.inventories[item.container].container.dataRoot)
                 let file = f.path.map { "file=" + property($0.isRoot ? prefix : prefix + "/" + $0.display) + "," } ?? ""
                 // The owner on a line of its own: who wrote it, its source, what to do.
-                let owner = OwnerReport.owner(result, f).map { "\n" + OwnerReport.line($0) } ?? ""
+                let owner = item.owner.map { "\n" + OwnerReport.line($0) } ?? ""
                 lines.append(
                     "::\(command) \(file)title=\(property("\(f.ruleId) (sandbox-audit)"))::\(data(f.message + owner))")
             }

@@ -24,8 +24,8 @@ enum HTMLReport {
     }
 
     /// The rules the scan could not check, or checked in part, and what they need.
-    static func notChecked(_ result: AuditResult) -> String {
-        let lines = result.notCheckedLines
+    static func notChecked(_ report: ScanReport) -> String {
+        let lines = report.notChecked
         guard !lines.isEmpty else { return "" }
         let x = XMLText.escape
         return
@@ -55,13 +55,10 @@ enum HTMLReport {
         """
     }
 
-    static func render(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false, date: Double? = nil)
-        -> String
-    {
+    static func render(_ report: ScanReport, date: Double? = nil) -> String {
         let x = XMLText.escape
-        let summary = result.summary
+        let (result, summary, failOn, failed) = (report.result, report.summary, report.failOn, report.failed)
         let title = summary.heading
-        let failed = result.fails(at: failOn, allowIncomplete: allowIncomplete)
         let roots = result.inventories.map { i in
             let c = i.container
             return "\(x(i.domain)) (\(x(c.role.rawValue)) container, \(x(c.kindDescription))) · data root "
@@ -100,7 +97,7 @@ enum HTMLReport {
                 <section>
                 \(treemaps.joined(separator: "\n"))
                 </section>
-                \(OwnerReport.html(result))
+                \(OwnerReport.html(report))
                 <section>
                 \(zoneCharts.joined(separator: "\n"))
                 </section>
@@ -111,8 +108,9 @@ enum HTMLReport {
         if let b = result.backupComparison { h += BackupComparisonReport.html(b) }
         h += ProtectionReport.html(result)
         for i in result.inventories { h += largest(i, domain: result.isMultiDomain ? i.domain : nil) }
-        h += findings(result, summary)
-        h += notChecked(result)
+        h += findings(report)
+        h += SuppressionReport.html(report)
+        h += notChecked(report)
         h += """
             </main>
             <footer><p>\(x(ByteSize.unitsNote)). Rules: <a href="\(x(References.repositoryFile("docs/rules.md")))">the \
@@ -303,13 +301,14 @@ enum HTMLReport {
 
     /// Findings grouped by rule (most severe rules first): a table of counts, then per rule its
     /// fix, why it matters and its findings, folded past the first `unfolded`.
-    static func findings(_ result: AuditResult, _ summary: ReportSummary) -> String {
+    static func findings(_ report: ScanReport) -> String {
+        let (result, summary) = (report.result, report.summary)
         let x = XMLText.escape
         var s = "<section><h2>Findings</h2>"
         if !summary.notReported.isEmpty {
             s += "<p class=\"note\">Not reported: \(summary.notReported.joined(separator: ", ")).</p>"
         }
-        if result.findings.isEmpty { return s + "<p>No findings.</p></section>\n" }
+        if report.findings.isEmpty { return s + "<p>No findings.</p></section>\n" }
         let tallies = result.tallies
         s +=
             "<div class=\"tw\"><table class=\"sortable\"><thead><tr><th>rule</th><th class=\"num\">errors</th><th "
@@ -324,7 +323,7 @@ enum HTMLReport {
                 + "class=\"num\">\(t.notes)</td></tr>"
         }
         s += "</tbody></table></div>"
-        let byRule = Dictionary(grouping: result.findingsBySeverity, by: \.ruleId)
+        let byRule = Dictionary(grouping: report.findingsBySeverity, by: \.finding.ruleId)
         let head = "<thead><tr><th>severity</th><th>path</th><th>finding</th><th class=\"num\">size</th></tr></thead>"
         for t in tallies {
             let group = byRule[t.ruleId] ?? []
@@ -341,14 +340,15 @@ enum HTMLReport {
                     "<p class=\"fix\"><strong>Fix:</strong> \(x(rule.fix))</p><details class=\"why\"><summary>Why it "
                     + "matters</summary><p>\(x(rule.rationale))</p></details>"
             }
-            func rows(_ list: ArraySlice<Finding>) -> String {
-                list.map { f in
-                    "<tr class=\"\(f.severity.rawValue)\"><td "
+            func rows(_ list: ArraySlice<ReportFinding>) -> String {
+                list.map { item in
+                    let f = item.finding
+                    return "<tr class=\"\(f.severity.rawValue)\"><td "
                         + "data-sort=\"\(Severity.allCases.firstIndex(of: f.severity)!)\"><span "
                         + "class=\"sev\">\(f.severity.rawValue)</span></td>"
-                        + "<td class=\"path\">\(result.subject(f).map { "<code>\(x($0))</code>" } ?? "")</td>"
+                        + "<td class=\"path\">\(item.subject.map { "<code>\(x($0))</code>" } ?? "")</td>"
                         + "<td>\(x(f.message))"
-                        + (OwnerReport.owner(result, f).map { "<br><small>\(x(OwnerReport.line($0)))</small>" } ?? "")
+                        + (item.owner.map { "<br><small>\(x(OwnerReport.line($0)))</small>" } ?? "")
                         + "</td>"
                         + "<td class=\"num\" "
                         + "data-sort=\"\(f.size ?? -1)\">\(f.size.map { x(ByteSize.format($0)) } ?? "")</td></tr>"

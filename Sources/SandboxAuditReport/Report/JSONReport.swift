@@ -58,10 +58,8 @@ public enum JSONReport {
     }
 
     /// One finding, written straight into `out` where the report is, at `level`.
-    static func finding(
-        _ f: Finding, owner: Attribution?, into out: inout [UInt8], indent: Int?, level: Int,
-        suppression: Suppression? = nil
-    ) {
+    static func finding(_ item: ReportFinding, into out: inout [UInt8], indent: Int?, level: Int) {
+        let (f, owner) = (item.finding, item.owner)
         var o = JSONObjectWriter(&out, indent: indent, level: level)
         defer { o.end(&out) }
         o.string("ruleId", f.ruleId, &out)
@@ -75,7 +73,7 @@ public enum JSONReport {
         o.string("owner", owner?.name, &out)
         o.string("ownerKind", owner?.kind, &out)
         o.value("ownerDetail", OwnerReport.json(owner), &out)
-        if let suppression { o.value("suppression", SuppressionReport.json(suppression), &out) }
+        if let suppression = item.suppression { o.value("suppression", SuppressionReport.json(suppression), &out) }
     }
 
     /// One container of the scan: its backup domain, totals and zones.
@@ -118,19 +116,17 @@ public enum JSONReport {
 
     /// The `scan --format json` document. `totals` and `zones` are the app's, over every
     /// container; `domains` has each container's own.
-    static func scan(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> JSON {
+    static func scan(_ report: ScanReport) -> JSON {
+        let result = report.result
         let inventories = result.inventories
         let s = result.context.settings
-        let summary = result.summary
+        let summary = report.summary
         let zones: [JSON] = Zone.allCases.filter { $0 != .system }.map { zone in
             let t = inventories.reduce(ZoneTotals()) { $0 + ($1.zoneTotals[zone] ?? ZoneTotals()) }
             return .object([("zone", .string(zone.rawValue)), ("title", .string(zone.title))] + zoneTotals(t))
         }
         let systemCount = inventories.reduce(0) { $0 + $1.systemEntries }
-        let ownerTotals = OwnerReport.totals(result)
-        let domains: [JSON] = inventories.indices.map { domain(inventories[$0], owners: ownerTotals[$0]) }
-        // Found for every finding at once: they are in path order, as the entries are.
-        let findingOwners = OwnerReport.owners(result, result.findings)
+        let domains: [JSON] = inventories.indices.map { domain(inventories[$0], owners: report.owners[$0]) }
         return .object([
             ("schemaVersion", .int(schemaVersion)),
             ("tool", .object([("name", .string("sandbox-audit")), ("version", .string(Audit.toolVersion))])),
@@ -140,7 +136,7 @@ public enum JSONReport {
                 "settings",
                 .object(
                     RuleCatalogue.options.map { ($0.option.json, setting(s[$0.option])) } + [
-                        ("failOn", .string(failOn.rawValue))
+                        ("failOn", .string(report.failOn.rawValue))
                     ])
             ),
             (
@@ -173,17 +169,14 @@ public enum JSONReport {
             ("backupComparison", result.backupComparison.map(BackupComparisonReport.json) ?? .null),
             (
                 "findings",
-                .written(count: result.findings.count) { i, out, indent, level in
-                    finding(result.findings[i], owner: findingOwners[i], into: &out, indent: indent, level: level)
+                .written(count: report.findings.count) { i, out, indent, level in
+                    finding(report.findings[i], into: &out, indent: indent, level: level)
                 }
             ),
             (
                 "suppressed",
-                .written(count: result.suppressed.count) { i, out, indent, level in
-                    let s = result.suppressed[i]
-                    finding(
-                        s.finding, owner: OwnerReport.owner(result, s.finding), into: &out, indent: indent,
-                        level: level, suppression: s.suppression)
+                .written(count: report.suppressed.count) { i, out, indent, level in
+                    finding(report.suppressed[i], into: &out, indent: indent, level: level)
                 }
             ),
             (
@@ -194,8 +187,8 @@ public enum JSONReport {
                     ("note", .int(Int64(summary.notes))),
                     ("ignoredFindings", .int(Int64(summary.ignoredFindings))),
                     ("baselineFindings", .int(Int64(summary.baselineFindings))),
-                    ("suppressedFindings", .int(Int64(result.suppressed.count))),
-                    ("failed", .bool(result.fails(at: failOn, allowIncomplete: allowIncomplete))),
+                    ("suppressedFindings", .int(Int64(report.suppressed.count))),
+                    ("failed", .bool(report.failed)),
                 ])
             ),
         ])

@@ -19,9 +19,8 @@ public enum JUnitWarnings: String, CaseIterable, Sendable {
 /// skipped case with its reason ("needs a baseline (--baseline)") where it could not run, and a
 /// suite of budgets with one case each.
 enum JUnitReport {
-    static func render(
-        _ result: AuditResult, failOn: Severity, warnings: JUnitWarnings = .skipped, allowIncomplete: Bool = false
-    ) -> String {
+    static func render(_ report: ScanReport, warnings: JUnitWarnings = .skipped) -> String {
+        let (result, failOn, allowIncomplete) = (report.result, report.failOn, report.allowIncomplete)
         let x = XMLText.escape
         var suites: [String] = []
         var totalTests = 0
@@ -58,11 +57,11 @@ enum JUnitReport {
             totalTests += 1
             totalFailures += failures
         }
-        let byRule = Dictionary(grouping: result.findings, by: \.ruleId)
+        let byRule = Dictionary(grouping: report.findings, by: \.finding.ruleId)
         // An exceeded budget is a case of the budgets suite (below), not a second one here.
-        let budgetsSuite = !result.budgets.isEmpty
-        for rule in result.summary.rulesRun.compactMap(RuleCatalogue.rule(id:))
-        where !(budgetsSuite && rule.id == "budget-exceeded") {
+        let budgetsSuite = !report.budgets.isEmpty
+        for rule in report.summary.rulesRun.compactMap(RuleCatalogue.rule(id:))
+        where !(budgetsSuite && rule.id == RuleCatalogue.budgetExceededID) {
             let findings = byRule[rule.id] ?? []
             var cases: [String] = []
             var failures = 0
@@ -92,9 +91,10 @@ enum JUnitReport {
             } else if findings.isEmpty && !ranNowhere {
                 cases.append("    <testcase classname=\"\(x(rule.id))\" name=\"container\"/>")
             }
-            for f in findings {
-                let name = x(result.subject(f) ?? f.domain ?? "app")
-                let owner = OwnerReport.owner(result, f).map { "&#10;" + x(OwnerReport.line($0)) } ?? ""
+            for item in findings {
+                let f = item.finding
+                let name = x(item.subject ?? f.domain ?? "app")
+                let owner = item.owner.map { "&#10;" + x(OwnerReport.line($0)) } ?? ""
                 if f.severity >= failOn || warnings == .failure {
                     failures += 1
                     cases.append(
@@ -132,18 +132,14 @@ enum JUnitReport {
                     + "skipped=\"\(skipped)\">\n"
                     + cases.joined(separator: "\n") + "\n  </testsuite>")
         }
-        if !result.budgets.isEmpty {
+        if !report.budgets.isEmpty {
             // The budget-exceeded rule's severity decides, as for any rule's finding: failed at
             // or above the fail level, else as `warnings` says; passed when the rule is off.
-            let ruleID = "budget-exceeded"
-            let severity =
-                result.policy.disabledRules.contains(ruleID)
-                ? nil
-                : result.policy.severities[ruleID] ?? RuleCatalogue.rule(id: ruleID)?.description.defaultSeverity
             var cases: [String] = []
             var failures = 0
             var skipped = 0
-            for r in result.budgets {
+            for b in report.budgets {
+                let (r, severity) = (b.result, b.severity)
                 let name = x(r.budget.name)
                 let text =
                     "\(ByteSize.format(r.measured ?? 0)) of \(ByteSize.format(r.limit))"
@@ -156,7 +152,8 @@ enum JUnitReport {
                     cases.append(testcase("<skipped message=\"needs --baseline\"/>"))
                 } else if r.exceeded, let severity, severity >= failOn || warnings == .failure {
                     failures += 1
-                    cases.append(testcase("<failure type=\"\(ruleID)\" message=\"\(x(text))\">\(x(text))</failure>"))
+                    let type = RuleCatalogue.budgetExceededID
+                    cases.append(testcase("<failure type=\"\(type)\" message=\"\(x(text))\">\(x(text))</failure>"))
                 } else if r.exceeded, let severity, warnings == .skipped {
                     skipped += 1
                     cases.append(testcase("<skipped message=\"\(severity.rawValue): \(x(text))\"/>"))

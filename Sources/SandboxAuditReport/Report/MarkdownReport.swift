@@ -37,9 +37,8 @@ public enum MarkdownReport {
         return out
     }
 
-    public static func render(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) -> String {
-        let summary = result.summary
-        let failed = result.fails(at: failOn, allowIncomplete: allowIncomplete)
+    static func render(_ report: ScanReport) -> String {
+        let (result, summary, failOn, failed) = (report.result, report.summary, report.failOn, report.failed)
         var md = "## sandbox-audit: \(cell(summary.identity)) \(failed ? "❌" : "✅")\n\n"
         if let b = summary.backup { md += "Read from a \(cell(b)).\n\n" }
         if !result.complete { md += "> **⚠️ \(cell(result.incompleteSummary))**\n\n" }
@@ -113,14 +112,14 @@ public enum MarkdownReport {
 
         if let b = result.backupComparison { md += BackupComparisonReport.markdown(b) }
         md += ProtectionReport.markdown(result)
-        md += OwnerReport.markdown(result, cell: cell).joined(separator: "\n") + "\n"
+        md += OwnerReport.markdown(report, cell: cell).joined(separator: "\n") + "\n"
 
         var tail =
             summary.notReported.isEmpty ? "" : "\nNot reported: " + summary.notReported.joined(separator: ", ") + "."
-        tail += SuppressionReport.markdown(result, cell: cell)
-        tail += notChecked(result)
+        tail += SuppressionReport.markdown(report, cell: cell)
+        tail += notChecked(report)
         tail += "\n\n<sub>\(ByteSize.unitsNote). sandbox-audit \(Audit.toolVersion).</sub>\n"
-        if result.findings.isEmpty { return md + "No findings." + tail }
+        if report.findings.isEmpty { return md + "No findings." + tail }
 
         md += "### Findings by rule\n\n| rule | errors | warnings | notes | fix |\n|---|---:|---:|---:|---|\n"
         for t in result.tallies {
@@ -133,17 +132,18 @@ public enum MarkdownReport {
 
         // The most severe findings, as many as fit: the whole comment stays within maxLength.
         let header = "| severity | rule | path | finding |\n|---|---|---|---|\n"
-        func row(_ f: Finding) -> String {
+        func row(_ item: ReportFinding) -> String {
+            let f = item.finding
             let icon = f.severity == .error ? "🛑" : (f.severity == .warning ? "⚠️" : "ℹ️")
-            let owner = OwnerReport.owner(result, f).map { " (owner: \($0.name))" } ?? ""
+            let owner = item.owner.map { " (owner: \($0.name))" } ?? ""
             // The rule's fix is in the table above; a finding's own (a command, the carrier
             // the scan saw) follows its message.
             let fix = f.fix.map { "<br>**Fix:** " + cell($0) } ?? ""
             return
-                "| \(icon) \(f.severity.rawValue) | \(cell(f.ruleId)) | \(cell(result.subject(f) ?? "")) | "
+                "| \(icon) \(f.severity.rawValue) | \(cell(f.ruleId)) | \(cell(item.subject ?? "")) | "
                 + "\(cell(f.message + owner))\(fix) |\n"
         }
-        let ordered = result.findingsBySeverity
+        let ordered = report.findingsBySeverity
         let title = "### Most severe findings\n\n"
         let reserve = 400  // the fold's summary and the "… N more" line
         var room = maxLength - md.utf8.count - tail.utf8.count - title.utf8.count - 2 * header.utf8.count - reserve
@@ -169,8 +169,8 @@ public enum MarkdownReport {
     }
 
     /// The rules the scan could not check, or checked in part, and what they need: a short list.
-    static func notChecked(_ result: AuditResult) -> String {
-        let lines = result.notCheckedLines
+    static func notChecked(_ report: ScanReport) -> String {
+        let lines = report.notChecked
         guard !lines.isEmpty else { return "" }
         return "\n\n**Not checked** (what this scan could not observe):\n\n"
             + lines.map { line in

@@ -14,7 +14,8 @@ enum MetricsReport {
     /// walk reads APFS clone information.
     static let neverMeasured = ["totalCloneSize", "totalBinaryFileSize", "totalBinaryFileCount"]
 
-    static func document(_ result: AuditResult) -> JSON {
+    static func document(_ report: ScanReport) -> JSON {
+        let result = report.result
         let m = StorageMetrics(result.inventories)
         let c = result.inventory.container
         var notMeasured: [String] = []

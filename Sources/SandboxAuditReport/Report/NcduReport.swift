@@ -18,7 +18,8 @@ enum NcduReport {
         var children: [Int] = []
     }
 
-    static func render(_ result: AuditResult) -> String {
+    static func render(_ report: ScanReport) -> String {
+        let result = report.result
         var nodes: [Node] = []
         let multi = result.inventories.count > 1
         if multi {

@@ -6,43 +6,6 @@ import SandboxAuditSystem
 /// backed-up bytes, and a finding's owner with its public source and what to do. Formats only:
 /// the attribution is `OwnerMap`'s (Observe).
 enum OwnerReport {
-    /// Each container's owners (in scan order), most backed-up bytes first.
-    static func totals(_ result: AuditResult) -> [[OwnerMap.Total]] {
-        guard let owners = result.context.owners else { return result.inventories.map { _ in [] } }
-        return result.inventories.enumerated().map { owners.totals($1, container: $0) }
-    }
-
-    /// The owner of a finding's path (nil for none, or a finding about no path).
-    static func owner(_ result: AuditResult, _ f: Finding) -> Attribution? {
-        guard let path = f.path, !path.isRoot else { return nil }
-        let container = f.domain.flatMap { result.domainIndex[$0] } ?? 0
-        return result.context.owners?.attribution(of: path, container: container, in: result.inventories[container])
-    }
-
-    /// The owners of `findings` (`owner(_:_:)` of each), found in one pass when they are in
-    /// report order.
-    static func owners(_ result: AuditResult, _ findings: [Finding]) -> [Attribution?] {
-        guard let owners = result.context.owners else { return [Attribution?](repeating: nil, count: findings.count) }
-        // Findings come in runs of one domain: its container looked up once per run.
-        var lastDomain: String?
-        var lastContainer = 0
-        let items = findings.indices.map { i -> (container: Int, path: ContainerPath)? in
-            guard let path = findings[i].path, !path.isRoot else { return nil }
-            let domain = findings[i].domain
-            if domain != lastDomain {
-                lastDomain = domain
-                lastContainer = domain.flatMap { result.domainIndex[$0] } ?? 0
-            }
-            return (lastContainer, path)
-        }
-        return owners.attributions(items, in: result.inventories)
-    }
-
-    /// The owner of a path the report lists.
-    static func owner(_ result: AuditResult, _ path: ContainerPath) -> Attribution? {
-        path.isRoot ? nil : result.context.owners?.attribution(of: path)
-    }
-
     /// One line on a finding's owner: who, where it is said, and what to do.
     static func line(_ a: Attribution) -> String {
         guard let e = a.entry else { return "owner: \(a.name) (team, from the policy file's owners)" }
@@ -91,8 +54,8 @@ enum OwnerReport {
     static var catalogueURL: String { References.repositoryFile("docs/owners.md") }
 
     /// The text table: per container, each owner's files, bytes and backed-up bytes.
-    static func text(_ result: AuditResult, bold: (String) -> String) -> [String] {
-        let all = totals(result)
+    static func text(_ report: ScanReport, bold: (String) -> String) -> [String] {
+        let (result, all) = (report.result, report.owners)
         guard all.contains(where: { !$0.isEmpty }) else { return [] }
         var lines: [String] = []
         for (inv, rows) in zip(result.inventories, all) where !rows.isEmpty {
@@ -114,7 +77,7 @@ enum OwnerReport {
             }
             lines.append("")
         }
-        let notes = maintainerNotes(result)
+        let notes = report.maintainerNotes
         if !notes.isEmpty {
             lines.append(bold("what to tell the SDKs' maintainers") + " (the issue text: --format markdown)")
             for n in notes {
@@ -133,8 +96,8 @@ enum OwnerReport {
     static let markdownRows = 15
 
     /// The Markdown table: one row per container and owner, the largest first.
-    static func markdown(_ result: AuditResult, cell: (String) -> String) -> [String] {
-        let all = totals(result)
+    static func markdown(_ report: ScanReport, cell: (String) -> String) -> [String] {
+        let (result, all) = (report.result, report.owners)
         guard all.contains(where: { !$0.isEmpty }) else { return [] }
         var lines = [
             "### Who owns the bytes", "", "Owners: the policy's `owners:`, then [the catalogue](\(catalogueURL)).", "",
@@ -151,7 +114,7 @@ enum OwnerReport {
                 lines.append("| \(cell(inv.domain)) | … \(rows.count - markdownRows) more | | | | |")
             }
         }
-        return lines + [""] + maintainerMarkdown(result, cell: cell)
+        return lines + [""] + maintainerMarkdown(report.maintainerNotes, cell: cell)
     }
 
     // MARK: What to tell an SDK's maintainers
@@ -240,8 +203,7 @@ enum OwnerReport {
     }
 
     /// The Markdown section: per note, a heading and its issue text in a fenced block.
-    static func maintainerMarkdown(_ result: AuditResult, cell: (String) -> String) -> [String] {
-        let notes = maintainerNotes(result)
+    static func maintainerMarkdown(_ notes: [MaintainerNote], cell: (String) -> String) -> [String] {
         guard !notes.isEmpty else { return [] }
         var lines = [
             "### What to tell the SDKs' maintainers", "",
@@ -276,10 +238,23 @@ enum OwnerReport {
     /// Tile colours by owner kind (no owner: grey).
     static let colors = ["sdk": "#2563eb", "framework": "#7c3aed", "team": "#059669", "": "#9ca3af"]
 
+    /// Every owner of a container, backed up or not: a sortable table, largest first.
+    static func htmlTable(_ rows: [OwnerMap.Total]) -> String {
+        let x = XMLText.escape
+        return
+            "<div class=\"tw\"><table class=\"sortable\"><thead><tr><th>owner</th><th>kind</th><th "
+            + "class=\"num\">files</th><th class=\"num\">size</th><th class=\"num\">backed up</th></tr></thead><tbody>"
+            + rows.map { t in
+                "<tr><td>\(x(t.owner))</td><td>\(x(t.kind))</td><td class=\"num\">\(t.files)</td><td class=\"num\" "
+                    + "data-sort=\"\(t.size)\">\(x(ByteSize.format(t.size)))</td><td class=\"num\" "
+                    + "data-sort=\"\(t.backedUpBytes)\">\(x(ByteSize.format(t.backedUpBytes)))</td></tr>"
+            }.joined() + "</tbody></table></div>\n"
+    }
+
     /// The HTML section: per container, a treemap of its backed-up bytes grouped by owner,
     /// coloured by kind, the bytes no owner claims as one grey tile.
-    static func html(_ result: AuditResult) -> String {
-        let all = totals(result)
+    static func html(_ report: ScanReport) -> String {
+        let (result, all) = (report.result, report.owners)
         guard all.contains(where: { !$0.isEmpty }) else { return "" }
         let x = XMLText.escape
         var h = "<section>\n"
@@ -292,8 +267,9 @@ enum OwnerReport {
             tiles.sort { $0.bytes > $1.bytes }
             let title = (result.isMultiDomain ? x(inv.domain) + ": b" : "B") + "acked-up bytes by owner"
             h += "<h2>\(title)</h2>\n"
+            let table = htmlTable(rows)
             guard !tiles.isEmpty else {
-                h += "<p>Nothing backed up.</p>\n"
+                h += "<p>Nothing backed up.</p>\n" + table
                 continue
             }
             let height = 160.0
@@ -325,7 +301,7 @@ enum OwnerReport {
                     ("", "no owner"),
                 ].map {
                     "<span style=\"color:\(colors[$0.0]!)\">■</span> \($0.1)"
-                }.joined(separator: " ") + " · <a href=\"\(catalogueURL)\">the owner catalogue</a></p>\n"
+                }.joined(separator: " ") + " · <a href=\"\(catalogueURL)\">the owner catalogue</a></p>\n" + table
         }
         return h + "</section>"
     }

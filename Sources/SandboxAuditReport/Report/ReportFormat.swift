@@ -17,19 +17,23 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     /// Text every report in this format carries when the scan is incomplete, and only then:
     /// how it shows that part of the container was not read.
     public let incompleteMarker: String
-    let printer: @Sendable (AuditResult, Options) -> String
+    /// The sections of the report model it does not print, each with why (`ReportSection`):
+    /// every other section is in its output, which `ReportSectionTests` checks for every format.
+    public let leavesOut: [ReportSection: String]
+    let printer: @Sendable (ScanReport, Options) -> String
     /// For a JSON format: the document, which `write` streams.
-    let document: (@Sendable (AuditResult, Options) -> JSON)?
+    let document: (@Sendable (ScanReport, Options) -> JSON)?
 
     init(
         _ name: String, help: String? = nil, documentation: String, incompleteMarker: String,
-        document: (@Sendable (AuditResult, Options) -> JSON)? = nil,
-        printer: @escaping @Sendable (AuditResult, Options) -> String
+        leavesOut: [ReportSection: String], document: (@Sendable (ScanReport, Options) -> JSON)? = nil,
+        printer: @escaping @Sendable (ScanReport, Options) -> String
     ) {
         self.rawValue = name
         self.help = help
         self.documentation = documentation
         self.incompleteMarker = incompleteMarker
+        self.leavesOut = leavesOut
         self.printer = printer
         self.document = document
     }
@@ -37,10 +41,11 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     /// A JSON format: printed as `document`'s indented form and a newline.
     init(
         _ name: String, help: String? = nil, documentation: String, incompleteMarker: String,
-        document: @escaping @Sendable (AuditResult, Options) -> JSON
+        leavesOut: [ReportSection: String], document: @escaping @Sendable (ScanReport, Options) -> JSON
     ) {
         self.init(
-            name, help: help, documentation: documentation, incompleteMarker: incompleteMarker, document: document
+            name, help: help, documentation: documentation, incompleteMarker: incompleteMarker, leavesOut: leavesOut,
+            document: document
         ) { document($0, $1).prettyLine }
     }
 
@@ -49,70 +54,117 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
         .text, .json, .sarif, .junit, .github, .markdown, .html, .ncdu, .xcode, .codeclimate, .appReview, .metrics,
     ]
 
-    public static let text = ReportFormat("text", documentation: "text-text", incompleteMarker: "INCOMPLETE SCAN:") {
-        TextReport(useColor: $1.color, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete).render($0)
+    /// What the formats made for a tool's own view (annotations, issue lines) leave out: the
+    /// figures and tables, which the tool has no place for.
+    static let figuresElsewhere = "the figures and tables are in the text, JSON, Markdown and HTML reports"
+
+    public static let text = ReportFormat(
+        "text", documentation: "text-text", incompleteMarker: "INCOMPLETE SCAN:", leavesOut: [:]
+    ) { r, o in
+        TextReport(useColor: o.color).render(r)
     }
     public static let json = ReportFormat(
-        "json", documentation: "json-json", incompleteMarker: "\"complete\": false",
-        document: {
-            JSONReport.scan($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete)
-        })
+        "json", documentation: "json-json", incompleteMarker: "\"complete\": false", leavesOut: [:],
+        document: { r, _ in JSONReport.scan(r) })
     public static let sarif = ReportFormat(
         "sarif", documentation: "sarif-210-sarif", incompleteMarker: "\"executionSuccessful\": false",
-        document: { r, _ in
-            SARIFReport.render(r)
-        })
+        leavesOut: [
+            .census: figuresElsewhere, .owners: "each result names its owner; the totals are in the other reports",
+            .budgets: "an exceeded budget is a budget-exceeded result", .growth: figuresElsewhere,
+            .backupComparison: figuresElsewhere,
+            .verdict: "code scanning decides from the results' levels",
+        ],
+        document: { r, _ in SARIFReport.render(r) })
     public static let junit = ReportFormat(
-        "junit", documentation: "junit-xml-junit", incompleteMarker: "INCOMPLETE SCAN:"
-    ) {
-        JUnitReport.render($0, failOn: $1.failOn, warnings: $1.junitWarnings, allowIncomplete: $1.allowIncomplete)
+        "junit", documentation: "junit-xml-junit", incompleteMarker: "INCOMPLETE SCAN:",
+        leavesOut: [
+            .census: figuresElsewhere, .headline: figuresElsewhere, .owners: figuresElsewhere,
+            .growth: figuresElsewhere, .backupComparison: figuresElsewhere,
+            .suppressions: "a suppressed finding is no test case", .verdict: "the failed test cases are the verdict",
+        ]
+    ) { r, o in
+        JUnitReport.render(r, warnings: o.junitWarnings)
     }
     public static let github = ReportFormat(
         "github", help: "workflow annotations", documentation: "github-actions-github",
-        incompleteMarker: "title=incomplete scan (sandbox-audit)::"
-    ) {
-        GitHubReport.render($0, pathPrefix: $1.pathPrefix, allowIncomplete: $1.allowIncomplete)
+        incompleteMarker: "title=incomplete scan (sandbox-audit)::",
+        leavesOut: [
+            .scan: "the annotations are on the step that ran the scan", .census: figuresElsewhere,
+            .headline: figuresElsewhere, .protection: figuresElsewhere, .owners: figuresElsewhere,
+            .budgets: "an exceeded budget is a budget-exceeded annotation", .growth: figuresElsewhere,
+            .backupComparison: figuresElsewhere, .suppressions: "a suppressed finding is not annotated",
+            .verdict: "the step's exit status is the verdict",
+        ]
+    ) { r, o in
+        GitHubReport.render(r, pathPrefix: o.pathPrefix)
     }
     public static let markdown = ReportFormat(
-        "markdown", documentation: "markdown-markdown", incompleteMarker: "INCOMPLETE SCAN:"
-    ) {
-        MarkdownReport.render($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete)
+        "markdown", documentation: "markdown-markdown", incompleteMarker: "INCOMPLETE SCAN:", leavesOut: [:]
+    ) { r, _ in
+        MarkdownReport.render(r)
     }
-    public static let html = ReportFormat("html", documentation: "html-html", incompleteMarker: "INCOMPLETE SCAN:") {
-        HTMLReport.render($0, failOn: $1.failOn, allowIncomplete: $1.allowIncomplete, date: $1.date)
+    public static let html = ReportFormat(
+        "html", documentation: "html-html", incompleteMarker: "INCOMPLETE SCAN:", leavesOut: [:]
+    ) { r, o in
+        HTMLReport.render(r, date: o.date)
     }
     public static let ncdu = ReportFormat(
         "ncdu", help: "an export for ncdu -f and gdu -f", documentation: "ncdu-export-ncdu",
-        incompleteMarker: "\"read_error\":true"
+        incompleteMarker: "\"read_error\":true",
+        leavesOut: Dictionary(
+            uniqueKeysWithValues: ReportSection.allCases.filter { $0 != .census && $0 != .scan }.map {
+                ($0, "ncdu's export holds the file tree and its sizes alone")
+            })
     ) { r, _ in
         NcduReport.render(r)
     }
     package static let appReview = ReportFormat(
         "app-review", help: "the backup figure in App Review's words", documentation: "app-review-app-review",
-        incompleteMarker: "INCOMPLETE SCAN:"
+        incompleteMarker: "INCOMPLETE SCAN:",
+        leavesOut: [
+            .census: "it answers App Review's one question: what is backed up, and by whom",
+            .owners: "it lists the owners of backed-up bytes alone",
+            .protection: "App Review asks about backup, not data protection", .budgets: figuresElsewhere,
+            .growth: figuresElsewhere, .backupComparison: figuresElsewhere, .findings: figuresElsewhere,
+            .suppressions: figuresElsewhere, .verdict: "it is a reply to App Review, not a gate",
+        ]
     ) { r, _ in
         AppReviewReport.render(r)
     }
     package static let metrics = ReportFormat(
         "metrics", help: "MetricKit's terms, flat JSON", documentation: "metrickit-metrics-metrics",
-        incompleteMarker: "\"complete\": false", document: { r, _ in MetricsReport.document(r) }
-    ) { r, _ in
-        MetricsReport.document(r).prettyLine
-    }
+        incompleteMarker: "\"complete\": false",
+        leavesOut: Dictionary(
+            uniqueKeysWithValues: ReportSection.allCases.filter { $0 != .headline && $0 != .scan }.map {
+                ($0, "it holds MetricKit's storage figures alone, to chart beside the app's own")
+            }),
+        document: { r, _ in MetricsReport.document(r) })
 
     // Registered by name (`ReportFormat(rawValue: "xcode")`): the stage's public surface is kept small.
     static let xcode = ReportFormat(
         "xcode", help: "issue lines for Xcode", documentation: "xcode-xcode",
-        incompleteMarker: XcodeReport.incompleteTitle
-    ) { r, o in
-        XcodeReport.render(r, allowIncomplete: o.allowIncomplete)
+        incompleteMarker: XcodeReport.incompleteTitle,
+        leavesOut: [
+            .scan: "Xcode shows the issues of the build that ran the scan", .census: figuresElsewhere,
+            .headline: figuresElsewhere, .protection: figuresElsewhere, .owners: figuresElsewhere,
+            .budgets: "an exceeded budget is a budget-exceeded issue", .growth: figuresElsewhere,
+            .backupComparison: figuresElsewhere, .suppressions: "a suppressed finding is no issue",
+            .notChecked: XcodeReport.notCheckedLeftOut, .verdict: "the build's result is the verdict",
+        ]
+    ) { r, _ in
+        XcodeReport.render(r)
     }
     static let codeclimate = ReportFormat(
         "codeclimate", help: "GitLab Code Quality", documentation: "gitlab-code-quality-codeclimate",
         incompleteMarker: "\"check_name\": \"\(CodeClimateReport.incompleteCheck)\"",
-        document: { r, o in
-            CodeClimateReport.render(r, allowIncomplete: o.allowIncomplete)
-        })
+        leavesOut: [
+            .scan: "GitLab shows the issues on the merge request", .census: figuresElsewhere,
+            .headline: figuresElsewhere, .protection: figuresElsewhere, .owners: figuresElsewhere,
+            .budgets: "an exceeded budget is a budget-exceeded issue", .growth: figuresElsewhere,
+            .backupComparison: figuresElsewhere, .suppressions: "a suppressed finding is no issue",
+            .notChecked: XcodeReport.notCheckedLeftOut, .verdict: "the job's exit status is the verdict",
+        ],
+        document: { r, _ in CodeClimateReport.render(r) })
 
     public init?(rawValue: String) {
         guard let f = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
@@ -171,7 +223,14 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
         "::error title=\(GitHubReport.property("sandbox-audit: input error"))::\(GitHubReport.data(message))"
     }
 
-    public func render(_ result: AuditResult, _ options: Options) -> String { printer(result, options) }
+    /// The report model of `result` under `options`: built once, whatever prints it.
+    static func model(_ result: AuditResult, _ options: Options) -> ScanReport {
+        ScanReport(result, failOn: options.failOn, allowIncomplete: options.allowIncomplete)
+    }
+
+    public func render(_ result: AuditResult, _ options: Options) -> String {
+        printer(Self.model(result, options), options)
+    }
 
     /// `render`'s bytes handed to `sink` as they are made: a JSON format in parts of about a
     /// megabyte (a large container's report is never held whole), the others at once.
@@ -179,12 +238,13 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     public func write(
         _ result: AuditResult, _ options: Options, to sink: ([UInt8]) -> Void, text: ((String) -> Void)? = nil
     ) {
+        let report = Self.model(result, options)
         if let document {
-            document(result, options).writePrettyLine(to: sink)
+            document(report, options).writePrettyLine(to: sink)
         } else if let text {
-            text(render(result, options))
+            text(printer(report, options))
         } else {
-            sink(Array(render(result, options).utf8))
+            sink(Array(printer(report, options).utf8))
         }
     }
 }

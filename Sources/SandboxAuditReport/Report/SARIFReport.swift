@@ -12,8 +12,8 @@ enum SARIFReport {
     static let uriBaseId = "DATAROOT"
     static let fingerprintKey = "sandboxAudit/v1"
 
-    static func render(_ result: AuditResult) -> JSON {
-        let summary = result.summary
+    static func render(_ report: ScanReport) -> JSON {
+        let (result, summary) = (report.result, report.summary)
         let rules = summary.rulesRun.compactMap(RuleCatalogue.rule(id:))
         let index = Dictionary(uniqueKeysWithValues: rules.enumerated().map { ($1.id, $0) })
         let driver: JSON = .object([
@@ -27,7 +27,8 @@ enum SARIFReport {
         var baseID: [String: String] = [:]
         for (i, inv) in result.inventories.enumerated() { baseID[inv.domain] = i == 0 ? uriBaseId : inv.domain }
         // A finding a suppress: entry covers is a result too, with its `suppressions` (§3.35).
-        let make = { (f: Finding, suppression: Suppression?) -> JSON in
+        let make = { (item: ReportFinding) -> JSON in
+            let f = item.finding
             var fields: [(String, JSON)] = [
                 ("ruleId", .string(f.ruleId)),
                 ("ruleIndex", .int(Int64(index[f.ruleId] ?? 0))),
@@ -46,7 +47,7 @@ enum SARIFReport {
             if let b64 = f.path?.base64 { properties.append(("pathBase64", .string(b64))) }
             if let d = f.domain { properties.append(("domain", .string(d))) }
             if let fix = f.fix { properties.append(("fix", .string(fix))) }
-            if let owner = OwnerReport.owner(result, f) {
+            if let owner = item.owner {
                 properties.append(("owner", .string(owner.name)))
                 properties.append(("ownerKind", .string(owner.entry?.kind.rawValue ?? "team")))
                 if case .object = OwnerReport.json(owner) {
@@ -54,11 +55,10 @@ enum SARIFReport {
                 }
             }
             if !properties.isEmpty { fields.append(("properties", .object(properties))) }
-            if let suppression { fields.append(SuppressionReport.sarif(suppression)) }
+            if let suppression = item.suppression { fields.append(SuppressionReport.sarif(suppression)) }
             return .object(fields)
         }
-        let results: [JSON] =
-            result.findings.map { make($0, nil) } + result.suppressed.map { make($0.finding, $0.suppression) }
+        let results: [JSON] = report.findings.map(make) + report.suppressed.map(make)
         var runProperties: [(String, JSON)] = [
             ("backupFootprint", .int(result.backupFootprint)),
             ("keptOnUpdate", .int(result.keptOnUpdate)),

@@ -18,19 +18,19 @@ enum SuppressionReport {
     static func why(_ s: Suppression) -> String { s.reason + (s.until.map { " (until \($0))" } ?? "") }
 
     /// The text report's section: a count, then one line per finding.
-    static func text(_ result: AuditResult, bold: (String) -> String) -> [String] {
-        guard !result.suppressed.isEmpty else { return [] }
+    static func text(_ report: ScanReport, bold: (String) -> String) -> [String] {
+        guard !report.suppressed.isEmpty else { return [] }
         var lines = [
             bold("suppressed")
-                + ": \(result.suppressed.count) finding(s), by suppress: in the policy file (not counted toward the "
+                + ": \(report.suppressed.count) finding(s), by suppress: in the policy file (not counted toward the "
                 + "fail level)"
         ]
-        for s in result.suppressed {
+        for s in report.suppressed {
             let f = s.finding
             lines.append(
                 "  \(f.severity.rawValue) \(f.ruleId)"
-                    + (result.subject(f).map { "  " + TerminalText.escaped($0) } ?? "") + ": "
-                    + TerminalText.escaped(why(s.suppression)))
+                    + (s.subject.map { "  " + TerminalText.escaped($0) } ?? "") + ": "
+                    + TerminalText.escaped(s.suppression.map(why) ?? ""))
         }
         return lines
     }
@@ -39,20 +39,36 @@ enum SuppressionReport {
     static let markdownListLength = 20
 
     /// The Markdown report's paragraph: a count and the first `markdownListLength`.
-    static func markdown(_ result: AuditResult, cell: (String) -> String) -> String {
-        guard !result.suppressed.isEmpty else { return "" }
+    static func markdown(_ report: ScanReport, cell: (String) -> String) -> String {
+        guard !report.suppressed.isEmpty else { return "" }
         var md =
-            "\n\n**Suppressed** (\(result.suppressed.count), by `suppress:` in the policy file; not counted toward "
+            "\n\n**Suppressed** (\(report.suppressed.count), by `suppress:` in the policy file; not counted toward "
             + "the fail level):\n\n"
-        for s in result.suppressed.prefix(markdownListLength) {
+        for s in report.suppressed.prefix(markdownListLength) {
             md +=
-                "- `\(s.finding.ruleId)`" + (result.subject(s.finding).map { " " + cell($0) } ?? "") + ": "
-                + cell(why(s.suppression)) + "\n"
+                "- `\(s.finding.ruleId)`" + (s.subject.map { " " + cell($0) } ?? "") + ": "
+                + cell(s.suppression.map(why) ?? "") + "\n"
         }
-        if result.suppressed.count > markdownListLength {
-            md += "- … \(result.suppressed.count - markdownListLength) more\n"
+        if report.suppressed.count > markdownListLength {
+            md += "- … \(report.suppressed.count - markdownListLength) more\n"
         }
         return md
+    }
+
+    /// The HTML report's section: a count, then a table of the findings with their reasons.
+    static func html(_ report: ScanReport) -> String {
+        guard !report.suppressed.isEmpty else { return "" }
+        let x = XMLText.escape
+        return
+            "<section><h2>Suppressed</h2><p class=\"meta\">\(report.suppressed.count) finding(s), by "
+            + "<code>suppress:</code> in the policy file (not counted toward the fail level).</p><div "
+            + "class=\"tw\"><table class=\"sortable\"><thead><tr><th>severity</th><th>rule</th><th>path</th><th>"
+            + "reason</th></tr></thead><tbody>"
+            + report.suppressed.map { s in
+                "<tr><td>\(s.finding.severity.rawValue)</td><td><code>\(x(s.finding.ruleId))</code></td><td "
+                    + "class=\"path\">\(s.subject.map { "<code>\(x($0))</code>" } ?? "")</td><td>"
+                    + "\(x(s.suppression.map(why) ?? ""))</td></tr>"
+            }.joined() + "</tbody></table></div></section>\n"
     }
 
     /// SARIF §3.35: a suppressed result carries `suppressions`, each `kind` `external` (it is

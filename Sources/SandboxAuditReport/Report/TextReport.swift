@@ -6,15 +6,8 @@ import SandboxAuditSystem
 /// The human report of `scan`: zones, the three headline numbers, then findings with a fix.
 struct TextReport {
     var useColor: Bool
-    var failOn: Severity
-    /// `--allow-incomplete`: an incomplete scan passes when nothing else fails it.
-    var allowIncomplete: Bool
 
-    init(useColor: Bool, failOn: Severity, allowIncomplete: Bool = false) {
-        self.useColor = useColor
-        self.failOn = failOn
-        self.allowIncomplete = allowIncomplete
-    }
+    init(useColor: Bool) { self.useColor = useColor }
 
     private func paint(_ s: String, _ code: String) -> String { useColor ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
     private func bold(_ s: String) -> String { paint(s, "1") }
@@ -34,24 +27,26 @@ struct TextReport {
         return right ? space + s : s + space
     }
 
-    func render(_ result: AuditResult) -> String {
-        let summary = result.summary
-        var lines = header(result, summary)
+    func render(_ report: ScanReport) -> String {
+        let result = report.result
+        let summary = report.summary
+        var lines = header(report)
         lines += zoneTables(result)
         lines += headlineNumbers(result)
         lines += ProtectionReport.text(result, bold: bold)
-        lines += OwnerReport.text(result, bold: bold)
+        lines += OwnerReport.text(report, bold: bold)
         lines += budgets(result)
         lines += baselineComparison(result)
         if let b = result.backupComparison { lines += BackupComparisonReport.text(b, bold: bold) }
-        lines += findings(result, summary)
-        lines += notChecked(result)
-        lines += verdict(result)
+        lines += findings(report)
+        lines += notChecked(report)
+        lines += verdict(report)
         return lines.joined(separator: "\n") + "\n"
     }
 
     /// The tool and the app, how many containers, and what the scan could not read.
-    private func header(_ result: AuditResult, _ summary: ReportSummary) -> [String] {
+    private func header(_ report: ScanReport) -> [String] {
+        let (result, summary) = (report.result, report.summary)
         let c = result.inventory.container
         var lines = [
             bold("sandbox-audit \(Audit.toolVersion)")
@@ -61,7 +56,7 @@ struct TextReport {
             lines.append("\(result.inventories.count) containers, each its own backup domain")
         }
         if !result.complete {
-            lines.append(paint(result.incompleteSummary, allowIncomplete ? "33;1" : "31;1"))
+            lines.append(paint(result.incompleteSummary, report.allowIncomplete ? "33;1" : "31;1"))
             let shown = 5
             for m in result.missed.prefix(shown) {
                 lines.append("  not read: " + TerminalText.escaped(result.place(m)))
@@ -188,17 +183,19 @@ struct TextReport {
     }
 
     /// The findings with their fixes, then what was found but not reported.
-    private func findings(_ result: AuditResult, _ summary: ReportSummary) -> [String] {
+    private func findings(_ report: ScanReport) -> [String] {
+        let summary = report.summary
         var lines: [String] = []
-        if result.findings.isEmpty {
+        if report.findings.isEmpty {
             lines.append("no findings")
         } else {
             lines.append(bold("findings") + ": " + summary.counts)
-            for f in result.findings {
+            for item in report.findings {
+                let f = item.finding
                 let tag = paint(TextReport.pad(f.severity.rawValue, 8), color(f.severity))
-                lines.append("\(tag)\(f.ruleId)" + (result.subject(f).map { "  " + TerminalText.escaped($0) } ?? ""))
+                lines.append("\(tag)\(f.ruleId)" + (item.subject.map { "  " + TerminalText.escaped($0) } ?? ""))
                 lines.append("        \(TerminalText.escaped(f.message))")
-                if let owner = OwnerReport.owner(result, f) {
+                if let owner = item.owner {
                     lines.append("        \(TerminalText.escaped(OwnerReport.line(owner)))")
                 }
                 if let fix = f.fixText {
@@ -207,28 +204,29 @@ struct TextReport {
             }
         }
         if !summary.notReported.isEmpty { lines.append("not reported: " + summary.notReported.joined(separator: ", ")) }
-        lines += SuppressionReport.text(result, bold: bold)
+        lines += SuppressionReport.text(report, bold: bold)
         return lines + [""]
     }
 
     /// The rules the scan could not check, or checked in part, and what they need.
-    private func notChecked(_ result: AuditResult) -> [String] {
-        let lines = result.notCheckedLines
+    private func notChecked(_ report: ScanReport) -> [String] {
+        let lines = report.notChecked
         guard !lines.isEmpty else { return [] }
         return [bold("not checked") + " (what this scan could not observe)"]
             + lines.map { "  " + TerminalText.escaped($0.text) } + [""]
     }
 
     /// The policy, the units, and PASSED or FAILED with why.
-    private func verdict(_ result: AuditResult) -> [String] {
+    private func verdict(_ report: ScanReport) -> [String] {
+        let (result, failOn) = (report.result, report.failOn)
         var lines: [String] = []
         if let source = result.policy.source { lines.append("policy: \(source)") }
         lines.append(ByteSize.unitsNote)
-        let failed = result.fails(at: failOn)
+        let failed = report.failedByFindings
         let incomplete = result.complete ? "" : "; incomplete scan: \(result.missed.count) not read"
         if failed {
             lines.append(paint("FAILED", "31;1") + ": findings at or above \(failOn.rawValue)" + incomplete)
-        } else if !result.complete && !allowIncomplete {
+        } else if report.failed {
             lines.append(
                 paint("FAILED", "31;1")
                     + ": incomplete scan, \(result.missed.count) not read (nothing read is at or above "

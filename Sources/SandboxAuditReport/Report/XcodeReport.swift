@@ -17,9 +17,11 @@ struct FindingLocation: Equatable {
     let entry: String?
 
     static func of(
-        _ f: Finding, in result: AuditResult, relativeTo directory: String = FileManager.default.currentDirectoryPath
+        _ item: ReportFinding, in result: AuditResult,
+        relativeTo directory: String = FileManager.default.currentDirectoryPath
     ) -> FindingLocation {
-        let container = result.inventory(of: f).container
+        let f = item.finding
+        let container = result.inventories[item.container].container
         guard let path = f.path else {
             let file = result.policy.source ?? result.inventories.first?.container.dataRoot ?? container.dataRoot
             return FindingLocation(file: absolute(file, relativeTo: directory), entry: nil)
@@ -97,10 +99,10 @@ enum XcodeReport {
     /// the banner every report shows, `INCOMPLETE SCAN: N items could not be read; …`.
     static let incompleteTitle = "INCOMPLETE SCAN:"
 
-    static func render(
-        _ result: AuditResult, allowIncomplete: Bool = false,
-        relativeTo directory: String = FileManager.default.currentDirectoryPath
-    ) -> String {
+    static func render(_ report: ScanReport, relativeTo directory: String = FileManager.default.currentDirectoryPath)
+        -> String
+    {
+        let (result, allowIncomplete) = (report.result, report.allowIncomplete)
         var lines: [String] = []
         let top = FindingLocation.absolute(
             result.policy.source ?? result.inventories.first?.container.dataRoot ?? ".", relativeTo: directory)
@@ -114,28 +116,33 @@ enum XcodeReport {
                     dataRoot, allowIncomplete ? "warning" : "error",
                     result.incompleteSummary + ": " + shown.joined(separator: "; ") + more))
         }
-        for f in result.findingsBySeverity {
-            let at = FindingLocation.of(f, in: result, relativeTo: directory)
+        for item in report.findingsBySeverity {
+            let f = item.finding
+            let at = FindingLocation.of(item, in: result, relativeTo: directory)
             var message = f.message
             if let entry = at.entry { message = entry + ": " + message }
-            if let owner = OwnerReport.owner(result, f) { message += " — " + OwnerReport.line(owner) }
+            if let owner = item.owner { message += " — " + OwnerReport.line(owner) }
             lines.append(line(at.file, f.severity.rawValue, message + " [\(f.ruleId)]"))
         }
-        if let summary = notCheckedSummary(result) { lines.append(line(dataRoot, "note", summary)) }
+        if let summary = notCheckedSummary(report) { lines.append(line(dataRoot, "note", summary)) }
         return lines.map { $0 + "\n" }.joined()
     }
 
     /// The one line the formats shown where developers work (`xcode`, `codeclimate`) give the
     /// rules not checked, which stay the same at every build (a Simulator never shows data
     /// protection): how many, and where each is listed with its reason. Nil when every rule ran.
-    static func notCheckedSummary(_ result: AuditResult) -> String? {
-        let rules = Set(result.notCheckedLines.flatMap(\.rules))
+    static func notCheckedSummary(_ report: ScanReport) -> String? {
+        let rules = Set(report.notChecked.flatMap(\.rules))
         guard !rules.isEmpty else { return nil }
         return
             "not checked (sandbox-audit): \(rules.count) \(rules.count == 1 ? "rule" : "rules") could not run on "
             + "this input; "
             + "the text, JSON, SARIF, JUnit and HTML reports list each with its reason"
     }
+
+    /// Why these formats leave the list of rules not checked out (`ReportFormat.leavesOut`).
+    static let notCheckedLeftOut =
+        "one line counts the rules not checked, the same at every build; the other reports list each with its reason"
 
     /// One issue line. Xcode reads one issue a line: line breaks and other control characters
     /// in a path or message are written as visible escapes (`\n`). Xcode takes the path up to

@@ -172,7 +172,9 @@ public enum Audit {
             own.content = reader
             // One domain string shared by every finding (`domain` is made each time it is read).
             let domain = inventory.domain
-            let findings = rules[checkJobs[i].rule].check(inventory, own).map { $0.with(domain: domain) }
+            let findings = rules[checkJobs[i].rule].check(inventory, own).map {
+                $0.located(domain: domain, container: c, in: inventory)
+            }
             return (findings, reader?.misses ?? [])
         }
         // What the scan missed: every walk problem, then every entry whose contents a rule needed
@@ -200,7 +202,9 @@ public enum Audit {
                     fromBackup: inventory.container.backup != nil)
                 missed.append(MissedItem(path: path, domain: inventory.domain, what: unread.what, why: unread.why))
                 guard policy.enables(RuleCatalogue.unreadableEntryID) else { continue }
-                contentFindings.append(RuleCatalogue.unreadContentFinding(unread).with(domain: inventory.domain))
+                contentFindings.append(
+                    RuleCatalogue.unreadContentFinding(unread).located(
+                        domain: inventory.domain, container: c, in: inventory))
             }
             if absent > 0 {
                 notes.append(
@@ -221,10 +225,8 @@ public enum Audit {
         // A finding about a file a framework writes (cookies, HTTP storages, WebKit data …) is the
         // system's: never an error by default. The policy's own rules keep what the policy says.
         let systemWritten = { (f: Finding) -> Bool in
-            guard let path = f.path, !path.isRoot, !f.ruleId.hasPrefix("policy-"),
-                let c = f.domain.flatMap({ domainRank[$0] }) ?? (inventories.isEmpty ? nil : 0)
-            else { return false }
-            return owners.attribution(of: path, container: c, in: inventories[c])?.entry?.kind == .framework
+            guard !f.ruleId.hasPrefix("policy-") else { return false }
+            return owners.attribution(of: f)?.entry?.kind == .framework
         }
         let applied = PolicyApplication(
             policy, to: perJob.map(\.findings) + [contentFindings], domains: inventories.map(\.domain),

@@ -10,6 +10,13 @@ public enum Severity: String, Comparable, CaseIterable, Sendable, Codable {
     }
 }
 
+/// Where a finding is: its container's place among the audit's inventories, and its entry's
+/// place in that inventory (nil when the finding names no entry the inventory lists).
+package struct FindingSite: Sendable, Hashable {
+    package let container: Int
+    package let entry: Int?
+}
+
 /// One thing a rule found.
 public struct Finding: Sendable, Hashable {
     public let ruleId: String
@@ -24,10 +31,14 @@ public struct Finding: Sendable, Hashable {
     /// How to fix this finding, when it can be said better than the rule's generic `fix`
     /// (the carrier the scan saw, a command that fixes it); reports print it instead.
     public let fix: String?
+    /// Where the audit found it: the container (its place among the result's inventories) and
+    /// the entry there (nil for a finding about no entry, or a path the inventory does not
+    /// list), so that reports reach its entry and owner without looking for it again.
+    package let site: FindingSite?
 
     init(
         ruleId: String, severity: Severity, path: ContainerPath?, message: String, size: Int64? = nil,
-        domain: String? = nil, fix: String? = nil
+        domain: String? = nil, fix: String? = nil, site: FindingSite? = nil
     ) {
         self.ruleId = ruleId
         self.severity = severity
@@ -36,14 +47,22 @@ public struct Finding: Sendable, Hashable {
         self.size = size
         self.domain = domain
         self.fix = fix
+        self.site = site
     }
 
     func with(severity: Severity) -> Finding {
-        Finding(ruleId: ruleId, severity: severity, path: path, message: message, size: size, domain: domain, fix: fix)
+        Finding(
+            ruleId: ruleId, severity: severity, path: path, message: message, size: size, domain: domain, fix: fix,
+            site: site)
     }
 
-    func with(domain: String) -> Finding {
-        Finding(ruleId: ruleId, severity: severity, path: path, message: message, size: size, domain: domain, fix: fix)
+    /// The finding placed in container `container` (`inventory`, of backup domain `domain`),
+    /// its entry found once.
+    func located(domain: String, container: Int, in inventory: Inventory) -> Finding {
+        let entry = path.flatMap { $0.isRoot ? nil : inventory.index(of: $0) }
+        return Finding(
+            ruleId: ruleId, severity: severity, path: path, message: message, size: size, domain: domain,
+            fix: fix, site: FindingSite(container: container, entry: entry))
     }
 
     /// What reports print as the fix: this finding's own, else its rule's.

@@ -311,7 +311,9 @@ struct Scan: ParsableCommand {
             !summary.isEmpty
         {
             appendJobSummary(
-                MarkdownReport.render(result, failOn: failLevel, allowIncomplete: allowIncomplete), to: summary)
+                ReportFormat.markdown.render(
+                    result, ReportFormat.Options(failOn: failLevel, allowIncomplete: allowIncomplete)),
+                to: summary)
         }
         // Recording a baseline is the run's purpose then: it succeeded (exit 0) once written, so
         // that a CI step need not hide every failure (exit 2 too) behind `|| true`. The report's

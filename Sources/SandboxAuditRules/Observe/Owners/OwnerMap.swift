@@ -26,58 +26,15 @@ package struct OwnerMap: Sendable {
     /// The owner of a path (a finding's), matched afresh.
     package func attribution(of path: ContainerPath) -> Attribution? { matcher.attribution(of: path) }
 
-    /// The owner of a path of container `container` (`inventory`): its entry's, found in the
-    /// pass already made, or matched afresh when the inventory lists no entry there.
-    package func attribution(of path: ContainerPath, container: Int, in inventory: Inventory) -> Attribution? {
-        guard container < codes.count, let entry = inventory.index(of: path) else { return attribution(of: path) }
-        return attribution(container: container, entry: entry)
-    }
-
-    /// `attribution(of:container:in:)` for many paths at once, each `(container, path)` or nil
-    /// (no owner asked for): the container's inventory taken once per run of paths of one
-    /// container, not copied for every path (a report's tens of thousands of findings), each path
-    /// looked for over the inventory's columns from where the one before it was found; from
-    /// 10,000 paths on, in a run per core.
-    package func attributions(_ items: [(container: Int, path: ContainerPath)?], in inventories: [Inventory])
-        -> [Attribution?]
-    {
-        guard !inventories.isEmpty else { return items.map { $0.flatMap { attribution(of: $0.path) } } }
-        let runs = Parallel.runs(items.count, parts: Parallel.parts(items.count, atLeast: 10_000))
-        let map = self
-        return Parallel.map(runs.count) { part in map.attributions(items[runs[part]], in: inventories) }.flatMap { $0 }
-    }
-
-    private func attributions(_ items: ArraySlice<(container: Int, path: ContainerPath)?>, in inventories: [Inventory])
-        -> [Attribution?]
-    {
-        var out: [Attribution?] = []
-        out.reserveCapacity(items.count)
-        var lastContainer = -1
-        var inventory = inventories[0]
-        // Paths come in path order within a container: each looked for from the last one found.
-        var cursor = 0
-        for item in items {
-            guard let (c, path) = item else {
-                out.append(nil)
-                continue
-            }
-            guard c < codes.count, c < inventories.count else {
-                out.append(attribution(of: path))
-                continue
-            }
-            if c != lastContainer {
-                inventory = inventories[c]
-                lastContainer = c
-                cursor = 0
-            }
-            if let entry = inventory.index(of: path, from: cursor) {
-                cursor = entry
-                out.append(attribution(container: c, entry: entry))
-            } else {
-                out.append(attribution(of: path))
-            }
+    /// The owner of a finding's entry, as the audit located it: the entry's owner, or the
+    /// path's matched afresh when the inventory lists no entry there; nil for a finding about
+    /// no path (or the data root).
+    package func attribution(of finding: Finding) -> Attribution? {
+        guard let path = finding.path, !path.isRoot else { return nil }
+        guard let at = finding.site, let entry = at.entry, at.container < codes.count else {
+            return attribution(of: path)
         }
-        return out
+        return attribution(container: at.container, entry: entry)
     }
 
     /// One owner's files and bytes in one container.

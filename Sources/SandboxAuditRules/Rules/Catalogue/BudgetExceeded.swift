@@ -8,7 +8,7 @@ struct BudgetExceeded: Rule {
     /// audit reports the rule "not checked" there.
     let needs: [RuleNeed] = [.requires(.policyBudgets)]
     let description = RuleDescription(
-        id: "budget-exceeded",
+        id: RuleCatalogue.budgetExceededID,
         name: "Budget exceeded",
         summary:
             "A budget of the policy file (backup footprint, a zone, a glob, churn or growth since the baseline) is "
@@ -56,4 +56,9 @@ struct BudgetExceeded: Rule {
                 size: r.measured)
         }
     }
+}
+
+extension RuleCatalogue {
+    /// The rule's id, for the reports that show budgets as a section of their own.
+    package static let budgetExceededID = "budget-exceeded"
 }

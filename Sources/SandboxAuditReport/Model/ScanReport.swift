@@ -1,0 +1,119 @@
+import SandboxAuditCore
+import SandboxAuditRules
+import SandboxAuditSimulate
+import SandboxAuditSystem
+
+/// The sections a scan report can hold. Every format prints each one or declares, with its
+/// reason, that it leaves it out (`ReportFormat.leavesOut`); `ReportSectionTests` renders a
+/// scan that fills every section in every format and checks each section is there.
+public enum ReportSection: String, CaseIterable, Sendable {
+    /// The app, its containers, and the incomplete-scan banner with what was not read.
+    case scan
+    /// Per container: files and bytes by zone.
+    case census
+    /// Backup footprint, kept on update, kept on restore, and the scan's notes.
+    case headline
+    /// Data protection classes of the files (where the input records them).
+    case protection
+    /// Who owns the bytes: each container's owners.
+    case owners
+    /// Each budget's use against its limit.
+    case budgets
+    /// What changed since the baseline: growth and churn.
+    case growth
+    /// The prediction held against a real backup (`--against-backup`).
+    case backupComparison
+    /// The findings, each with its place, owner and fix.
+    case findings
+    /// The findings a `suppress:` entry covers, with its reason.
+    case suppressions
+    /// The rules the scan could not check, and what they need.
+    case notChecked
+    /// Passed or failed, and why.
+    case verdict
+}
+
+/// One finding as every format shows it, resolved once: where it is, and who owns it.
+struct ReportFinding: Sendable {
+    let finding: Finding
+    /// Its container's place among the result's inventories (the app's data container, 0, for
+    /// a finding about no container).
+    let container: Int
+    /// Where reports show it (after its domain when the app was scanned as several
+    /// containers); nil for a finding about no entry.
+    let subject: String?
+    /// Its entry's owner, as the audit located the entry; nil for none.
+    let owner: Attribution?
+    /// The `suppress:` entry that covers it, for a suppressed finding.
+    let suppression: Suppression?
+}
+
+/// A budget as every format shows it: its measure, and the severity an excess has (that of
+/// `budget-exceeded` under the policy; nil when the policy turns the rule off).
+struct ReportBudget: Sendable {
+    let result: BudgetResult
+    let severity: Severity?
+}
+
+/// Everything a scan report shows, built once after the audit. Printers lay it out and
+/// decide nothing: the findings come with their places and owners, the verdict with its
+/// reason, each section's figures computed here once.
+struct ScanReport: Sendable {
+    /// The audit the report is of: its inventories, for the printers that draw them entry by entry.
+    let result: AuditResult
+    let summary: ReportSummary
+    /// The level at or above which a finding fails the run, and whether an incomplete scan passes.
+    let failOn: Severity
+    let allowIncomplete: Bool
+    /// In report order.
+    let findings: [ReportFinding]
+    /// The findings `suppress:` entries cover, in report order.
+    let suppressed: [ReportFinding]
+    /// The policy's budgets, measured.
+    let budgets: [ReportBudget]
+    /// Per container, in scan order: its owners, most backed-up bytes first.
+    let owners: [[OwnerMap.Total]]
+    /// SDK owners whose files are backed up or grew since the baseline: what to tell their maintainers.
+    let maintainerNotes: [MaintainerNote]
+    /// The rules not checked, grouped by reason.
+    let notChecked: [NotCheckedLine]
+    /// The run fails: a finding at or above `failOn`, or an incomplete scan not allowed.
+    let failed: Bool
+    /// A finding at or above `failOn`.
+    let failedByFindings: Bool
+
+    init(_ result: AuditResult, failOn: Severity, allowIncomplete: Bool = false) {
+        self.result = result
+        self.summary = ReportSummary(result)
+        self.failOn = failOn
+        self.allowIncomplete = allowIncomplete
+        let owners = result.context.owners
+        let item = { (f: Finding, suppression: Suppression?) -> ReportFinding in
+            ReportFinding(
+                finding: f, container: f.site?.container ?? f.domain.flatMap { result.domainIndex[$0] } ?? 0,
+                subject: result.subject(f), owner: owners?.attribution(of: f), suppression: suppression)
+        }
+        self.findings = result.findings.map { item($0, nil) }
+        self.suppressed = result.suppressed.map { item($0.finding, $0.suppression) }
+        let id = RuleCatalogue.budgetExceededID
+        let severity =
+            result.policy.disabledRules.contains(id)
+            ? nil : result.policy.severities[id] ?? RuleCatalogue.rule(id: id)?.description.defaultSeverity
+        self.budgets = result.budgets.map { ReportBudget(result: $0, severity: severity) }
+        self.owners =
+            owners.map { map in result.inventories.enumerated().map { map.totals($1, container: $0) } }
+            ?? result.inventories.map { _ in [] }
+        self.maintainerNotes = OwnerReport.maintainerNotes(result)
+        self.notChecked = result.notCheckedLines
+        self.failedByFindings = result.fails(at: failOn)
+        self.failed = failedByFindings || (!result.complete && !allowIncomplete)
+    }
+
+    /// The findings, most severe first; within a severity, in report order (stable).
+    var findingsBySeverity: [ReportFinding] {
+        findings.enumerated().sorted { a, b in
+            let (sa, sb) = (a.element.finding.severity, b.element.finding.severity)
+            return sa != sb ? sa > sb : a.offset < b.offset
+        }.map(\.element)
+    }
+}
