@@ -56,7 +56,8 @@ final class ReportSectionTests: XCTestCase {
     func probes(_ section: ReportSection, _ format: ReportFormat, _ report: ScanReport) -> [String] {
         let result = report.result
         switch section {
-        case .scan: return [format.incompleteMarker]
+        case .scan: return [report.summary.identity, result.inventory.container.dataRoot]
+        case .incomplete: return [format.incompleteMarker]
         case .census: return Zone.allCases.filter { $0 != .system }.map(\.title)
         case .headline:
             return [ByteSize.format(result.keptOnRestore), String(result.keptOnRestore)]

@@ -7,30 +7,63 @@ import SandboxAuditSystem
 /// reason, that it leaves it out (`ReportFormat.leavesOut`); `ReportSectionTests` renders a
 /// scan that fills every section in every format and checks each section is there.
 public enum ReportSection: String, CaseIterable, Sendable {
-    /// The app, its containers, and the incomplete-scan banner with what was not read.
-    case scan
-    /// Per container: files and bytes by zone.
-    case census
-    /// Backup footprint, kept on update, kept on restore, and the scan's notes.
-    case headline
-    /// Data protection classes of the files (where the input records them).
-    case protection
-    /// Who owns the bytes: each container's owners.
-    case owners
-    /// Each budget's use against its limit.
-    case budgets
-    /// What changed since the baseline: growth and churn.
-    case growth
-    /// The prediction held against a real backup (`--against-backup`).
-    case backupComparison
-    /// The findings, each with its place, owner and fix.
-    case findings
-    /// The findings a `suppress:` entry covers, with its reason.
-    case suppressions
-    /// The rules the scan could not check, and what they need.
-    case notChecked
-    /// Passed or failed, and why.
-    case verdict
+    // What each holds: `summary`, below (docs/report-formats.md's table).
+    case scan, incomplete, census, headline, protection, owners, budgets, growth, backupComparison, findings,
+        suppressions
+    case notChecked, verdict
+}
+
+extension ReportSection {
+    /// What the section holds, as docs/report-formats.md lists it.
+    public var summary: String {
+        switch self {
+        case .scan: return "the app and its containers"
+        case .incomplete: return "when the scan missed something: the banner, and what was not read"
+        case .census: return "per container, files and bytes by zone"
+        case .headline: return "backup footprint, kept on update, kept on restore, and the scan's notes"
+        case .protection: return "data protection classes of the files, where the input records them"
+        case .owners: return "who owns the bytes: each container's owners"
+        case .budgets: return "each budget's use against its limit"
+        case .growth: return "what changed since the baseline: growth and churn"
+        case .backupComparison: return "the prediction held against a real backup (`--against-backup`)"
+        case .findings: return "the findings, each with its place, owner and fix"
+        case .suppressions: return "the findings a `suppress:` entry covers, with its reason"
+        case .notChecked: return "the rules the scan could not check, and what they need"
+        case .verdict: return "passed or failed, and why"
+        }
+    }
+}
+
+extension ReportFormat {
+    /// docs/report-formats.md's table: each section, and the formats that print it (✓) or leave
+    /// it out (–); then, per format, why it leaves out what it does.
+    public static func sectionsTable() -> String {
+        var rows = [
+            "| section | what it holds | " + allCases.map { "`\($0.rawValue)`" }.joined(separator: " | ") + " |",
+            "|---|---|" + String(repeating: ":-:|", count: allCases.count),
+        ]
+        for section in ReportSection.allCases {
+            let marks = allCases.map { $0.leavesOut[section] == nil ? "✓" : "–" }
+            rows.append("| `\(section.rawValue)` | \(section.summary) | " + marks.joined(separator: " | ") + " |")
+        }
+        rows.append("")
+        for format in allCases where !format.leavesOut.isEmpty {
+            var byReason: [(reason: String, sections: [String])] = []
+            for section in ReportSection.allCases {
+                guard let why = format.leavesOut[section] else { continue }
+                if let i = byReason.firstIndex(where: { $0.reason == why }) {
+                    byReason[i].sections.append("`\(section.rawValue)`")
+                } else {
+                    byReason.append((why, ["`\(section.rawValue)`"]))
+                }
+            }
+            rows.append(
+                "- `\(format.rawValue)` leaves out "
+                    + byReason.map { "\($0.sections.joined(separator: ", ")): \($0.reason)" }.joined(separator: "; ")
+                    + ".")
+        }
+        return rows.joined(separator: "\n") + "\n"
+    }
 }
 
 /// One finding as every format shows it, resolved once: where it is, and who owns it.

@@ -6,7 +6,7 @@ import SandboxAuditSystem
 /// Markdown for a pull-request comment or a GitHub job summary: headline numbers, budgets with
 /// use, baseline deltas, counts by rule (each linked to its section of docs/rules.md), and the
 /// most severe findings (folded past the first 20) as many as fit in `maxLength`.
-public enum MarkdownReport {
+enum MarkdownReport {
     static let unfolded = 20
     /// GitHub refuses comment bodies longer than 65,536 characters; counted here in UTF-8 bytes,
     /// which is never fewer than characters, so the whole report always fits.

@@ -112,7 +112,7 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
         "ncdu", help: "an export for ncdu -f and gdu -f", documentation: "ncdu-export-ncdu",
         incompleteMarker: "\"read_error\":true",
         leavesOut: Dictionary(
-            uniqueKeysWithValues: ReportSection.allCases.filter { $0 != .census && $0 != .scan }.map {
+            uniqueKeysWithValues: ReportSection.allCases.filter { ![.census, .scan, .incomplete].contains($0) }.map {
                 ($0, "ncdu's export holds the file tree and its sizes alone")
             })
     ) { r, _ in
@@ -135,7 +135,7 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
         "metrics", help: "MetricKit's terms, flat JSON", documentation: "metrickit-metrics-metrics",
         incompleteMarker: "\"complete\": false",
         leavesOut: Dictionary(
-            uniqueKeysWithValues: ReportSection.allCases.filter { $0 != .headline && $0 != .scan }.map {
+            uniqueKeysWithValues: ReportSection.allCases.filter { ![.headline, .incomplete].contains($0) }.map {
                 ($0, "it holds MetricKit's storage figures alone, to chart beside the app's own")
             }),
         document: { r, _ in MetricsReport.document(r) })

@@ -78,6 +78,10 @@ struct DerivedFile {
                 "\n```yaml\nrules:", policyFileTable()
             ),
             (
+                "docs/report-formats.md", "<!-- generated: the sections; swift run sandbox-audit generate-docs -->\n",
+                "<!-- end of generated part -->", ReportFormat.sectionsTable()
+            ),
+            (
                 "docs/json-format.md", "The thresholds in force (defaults, policy file and options merged): ",
                 ", and `failOn`", jsonSettingsFields()
             ),
