@@ -82,17 +82,26 @@ let package = Package(
             name: "SandboxAuditSimulate",
             dependencies: ["SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules"]
         ),
+        // After the audit, what no rule reads: reports and baselines read back (compare, trend),
+        // the App Review measurement and MetricKit's storage figures.
+        .target(
+            name: "SandboxAuditMeasure",
+            dependencies: ["SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules"]
+        ),
         // Printers: they decide nothing.
         .target(
             name: "SandboxAuditReport",
-            dependencies: ["SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules", "SandboxAuditSimulate"]
+            dependencies: [
+                "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules", "SandboxAuditSimulate",
+                "SandboxAuditMeasure",
+            ]
         ),
         // The one import for users: every stage's public interface.
         .target(
             name: "SandboxAudit",
             dependencies: [
                 "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules", "SandboxAuditSimulate",
-                "SandboxAuditReport",
+                "SandboxAuditMeasure", "SandboxAuditReport",
             ]
         ),
         .executableTarget(
@@ -110,7 +119,7 @@ let package = Package(
             // CSQLite and Crypto: the tests write backup folders (Manifest.db, encrypted backups).
             dependencies: [
                 "SandboxAudit", "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules",
-                "SandboxAuditSimulate", "SandboxAuditReport", "sandbox-audit", "CSQLite",
+                "SandboxAuditSimulate", "SandboxAuditMeasure", "SandboxAuditReport", "sandbox-audit", "CSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

@@ -1,4 +1,5 @@
 @_exported import SandboxAuditCore
+@_exported import SandboxAuditMeasure
 @_exported import SandboxAuditReport
 @_exported import SandboxAuditRules
 @_exported import SandboxAuditSimulate

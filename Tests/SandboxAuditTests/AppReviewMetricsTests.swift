@@ -3,6 +3,7 @@ import XCTest
 
 @testable import SandboxAudit
 @testable import SandboxAuditCore
+@testable import SandboxAuditMeasure
 @testable import SandboxAuditReport
 @testable import SandboxAuditRules
 @testable import SandboxAuditSimulate

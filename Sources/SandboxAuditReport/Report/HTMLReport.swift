@@ -1,5 +1,6 @@
 import Foundation
 import SandboxAuditCore
+import SandboxAuditMeasure
 import SandboxAuditRules
 import SandboxAuditSimulate
 import SandboxAuditSystem

@@ -1,4 +1,5 @@
 import Foundation
+import SandboxAuditMeasure
 import SandboxAuditRules
 
 /// docs/owners.md: the owner catalogue as a page, generated from `OwnerCatalogue.all` (the

@@ -1,4 +1,5 @@
 import SandboxAuditCore
+import SandboxAuditMeasure
 import SandboxAuditRules
 import SandboxAuditSimulate
 import SandboxAuditSystem

@@ -6,14 +6,12 @@ import SandboxAuditSystem
 /// size, modification time and backup state. Paths are relative to the data root and the file
 /// is sorted, so it is the same on every machine and checkout. Format: docs/baseline-format.md.
 public struct Baseline: Sendable {
-    static let schemaVersion: Int64 = 3
+    package static let schemaVersion: Int64 = 3
     /// Versions `load` reads: version 1 files have no `inode` and `excluded` keys; version 2
     /// findings have no `severity` and `message`, and no `complete` or `missed`.
-    static let readableVersions: [Int64] = [1, 2, 3]
-    /// The largest baseline read (a 200,000-file container's is 54 MB): `JSONDocument`.
-    static let maximumSize = JSONDocument.maximumSize
+    package static let readableVersions: [Int64] = [1, 2, 3]
 
-    struct File: Sendable, Equatable {
+    package struct File: Sendable, Equatable {
         var size: Int64
         var mtime: Int64
         var zone: Zone
@@ -26,6 +24,14 @@ public struct Baseline: Sendable {
         var survivesUpdate: Bool? = nil
         /// Its owner's name when the baseline was written (docs/owners.md); nil for none.
         var owner: String? = nil
+
+        package init(
+            size: Int64, mtime: Int64, zone: Zone, backedUp: Bool, inode: UInt64?, excluded: Bool?,
+            survivesUpdate: Bool? = nil, owner: String? = nil
+        ) {
+            (self.size, self.mtime, self.zone, self.backedUp) = (size, mtime, zone, backedUp)
+            (self.inode, self.excluded, self.survivesUpdate, self.owner) = (inode, excluded, survivesUpdate, owner)
+        }
     }
 
     struct FindingKey: Hashable, Sendable {
@@ -43,7 +49,7 @@ public struct Baseline: Sendable {
     /// Paths of the app's data container (the first scanned) stay as they are; paths of its
     /// other containers (extensions, App Groups) are written `DOMAIN/PATH`, so one baseline
     /// holds the whole app.
-    static func qualified(_ path: ContainerPath, domain: String?) -> ContainerPath {
+    package static func qualified(_ path: ContainerPath, domain: String?) -> ContainerPath {
         guard let domain else { return path }
         return path.isRoot ? ContainerPath(domain) : ContainerPath(domain).appending(path.bytes)
     }
@@ -74,6 +80,10 @@ public struct Baseline: Sendable {
         let what: String
         let why: String
         package var line: String { "\(path.display): \(what) (\(why))" }
+
+        package init(path: ContainerPath, what: String, why: String) {
+            (self.path, self.what, self.why) = (path, what, why)
+        }
     }
 
     struct FindingRecord: Sendable, Equatable {
@@ -144,53 +154,33 @@ public struct Baseline: Sendable {
         ])
     }
 
-    /// Reads a baseline file; an `InputError` says what is wrong with it, naming the field
-    /// (`files[3].size is not an integer …`) when a value is not of its documented type.
-    public static func load(_ location: String) throws -> Baseline {
-        let shown = TerminalText.escaped(location)
-        let document: BaselineDocument
-        do {
-            guard case .baseline(let b) = try ReportDocument.read(try JSONDocument.read(location), accepting: .baseline)
-            else {
-                throw BaselineDocument.NotThisKind()
-            }
-            document = b
-        } catch JSONDocument.Refusal.unreadable(let why) {
-            throw InputError("cannot read baseline \(shown): \(why)")
-        } catch JSONDocument.Refusal.notJSON(let why) {
-            throw InputError("\(shown) is not a sandbox-audit baseline: \(why)")
-        } catch let e as JSONReader.Failure {
-            throw InputError("\(shown) is not a sandbox-audit baseline: \(e)")
-        } catch is BaselineDocument.NotThisKind {
-            throw InputError("\(shown) is not a sandbox-audit baseline (write one with --write-baseline)")
-        } catch let e as BaselineDocument.UnsupportedVersion {
-            throw InputError(
-                "\(shown): baseline schemaVersion \(e.found) is not supported (expected "
-                    + "\(readableVersions.dropLast().map(String.init).joined(separator: ", ")) or "
-                    + "\(readableVersions.last ?? 0))"
-            )
-        }
-        var b = Baseline(empty: ())
-        b.bundleIdentifier = document.bundleIdentifier
-        b.version = document.version
-        b.domains = document.domains
-        b.backupFootprint = document.backupFootprint
-        for z in document.zones {
+    /// A baseline as read back (`Baseline.load`, in the Measure stage): the values a file holds.
+    package init(
+        bundleIdentifier: String?, version: String?, domains: [String]?, backupFootprint: Int64,
+        zones: [(zone: Zone, size: Int64, backedUpSize: Int64)],
+        findings: [(ruleId: String, path: ContainerPath, severity: String?, message: String?)], files: BaselineTable,
+        complete: Bool?, missed: [Missed]
+    ) {
+        self.init(empty: ())
+        self.bundleIdentifier = bundleIdentifier
+        self.version = version
+        self.domains = domains
+        self.backupFootprint = backupFootprint
+        for z in zones {
             var t = ZoneTotals()
             t.size = z.size
             t.backedUpSize = z.backedUpSize
-            b.zones[z.zone] = t
+            self.zones[z.zone] = t
         }
-        for f in document.findings {
+        for f in findings {
             let key = FindingKey(ruleId: f.ruleId, path: f.path)
-            b.findings.insert(key)
-            b.findingRecords.append(FindingRecord(key: key, severity: f.severity, message: f.message))
+            self.findings.insert(key)
+            findingRecords.append(FindingRecord(key: key, severity: f.severity, message: f.message))
         }
         // Nothing is inferred for a key a file lacks (version 1): the rules that need it stay silent.
-        b.files = document.files
-        b.complete = document.complete
-        b.missed = document.missed
-        return b
+        self.files = files
+        self.complete = complete
+        self.missed = missed
     }
 
     private init(empty: Void) {

@@ -37,7 +37,8 @@ package struct BaselineTable: Sendable {
 
     /// Adds a row (`finish` sorts the rows when they were not added in order).
     /// `namesOwner`: the row has an `owner` key, even null.
-    mutating func append<C: Collection>(path: C, _ f: Baseline.File, namesOwner: Bool = true) where C.Element == UInt8 {
+    package mutating func append<C: Collection>(path: C, _ f: Baseline.File, namesOwner: Bool = true)
+    where C.Element == UInt8 {
         pathBytes.append(contentsOf: path)
         pathEnds.append(pathBytes.count)
         sizes.append(f.size)
@@ -68,7 +69,7 @@ package struct BaselineTable: Sendable {
     /// Records `names`, the other names of the file at `path` (a hard-linked file): a later
     /// scan that records it under one of them is the same file (docs/baseline-format.md).
     /// A name already recorded as another file's is returned, and not recorded.
-    mutating func addLinks<C: Collection>(_ names: [ContainerPath], of path: C) -> ContainerPath?
+    package mutating func addLinks<C: Collection>(_ names: [ContainerPath], of path: C) -> ContainerPath?
     where C.Element == UInt8 {
         let key = Array(path)
         for n in names {
@@ -94,7 +95,7 @@ package struct BaselineTable: Sendable {
 
     /// An other name that is also a row's path (the file format can say it, a scan never
     /// writes it), the first in path order.
-    func linkNamingARow() -> ContainerPath? {
+    package func linkNamingARow() -> ContainerPath? {
         linkedPath.keys.map { ContainerPath(bytes: $0) }.sorted().first { row($0) != nil }
     }
 
@@ -174,12 +175,12 @@ package struct BaselineTable: Sendable {
     package func lookup() -> Lookup { Lookup(self) }
 
     /// Two rows hold one path: the rows (in the order they were added).
-    struct Repeated: Error { let first: Int, second: Int }
+    package struct Repeated: Error { package let first: Int, second: Int }
 
     /// Sorts the rows by path bytes when they were not added in order (a baseline is written
     /// sorted: checked in one pass), then refuses a path held twice (`Repeated`) or, with
     /// `keepingLast`, keeps the last row added for it.
-    mutating func finish(keepingLast: Bool = false) throws(Repeated) {
+    package mutating func finish(keepingLast: Bool = false) throws(Repeated) {
         var sorted = true
         for i in 1..<max(count, 1) {
             let c = Bytes.compare(pathSlice(i - 1), pathSlice(i))

@@ -16,12 +16,12 @@ package enum References {
     package static func ruleHelp(_ id: String) -> String { repositoryFile("docs/rules.md") + "#" + id }
 
     // Apple's documentation.
-    static let optimizingForICloudBackup =
+    package static let optimizingForICloudBackup =
         "Apple, Optimizing Your App's Data for iCloud Backup: "
         + "https://developer.apple.com/documentation/foundation/optimizing-your-app-s-data-for-icloud-backup"
-    static let dataStorageGuidelines =
+    package static let dataStorageGuidelines =
         "Apple, iOS Data Storage Guidelines: https://developer.apple.com/icloud/documentation/data-storage/index.html"
-    static let fileSystemBasics =
+    package static let fileSystemBasics =
         "Apple, File System Programming Guide, File System Basics: "
         + "https://developer.apple.com/library/archive/documentation/FileManagement/Conceptual/"
         + "FileSystemProgrammingGuide/FileSystemOverview/FileSystemOverview.html"
@@ -32,19 +32,19 @@ package enum References {
         "Apple, App Programming Guide for iOS, App Backup Best Practices: \(appProgrammingGuideURL)"
     static let filesSavedDuringUpdates =
         "Apple, App Programming Guide for iOS, Files Saved During App Updates: \(appProgrammingGuideURL)"
-    static let qa1719 =
+    package static let qa1719 =
         "Apple, Technical Q&A QA1719, How do I prevent files from being backed up to iCloud and iTunes?: "
         + "https://developer.apple.com/library/archive/qa/qa1719/_index.html"
-    static let isExcludedFromBackup =
+    package static let isExcludedFromBackup =
         "Apple, URLResourceValues.isExcludedFromBackup: "
         + "https://developer.apple.com/documentation/foundation/urlresourcevalues/isexcludedfrombackup"
     static let isExcludedFromBackupKey =
         "Apple, URLResourceKey.isExcludedFromBackupKey: "
         + "https://developer.apple.com/documentation/foundation/urlresourcekey/isexcludedfrombackupkey"
-    static let sizeLimitExceeded =
+    package static let sizeLimitExceeded =
         "Apple, UserDefaults.sizeLimitExceededNotification: "
         + "https://developer.apple.com/documentation/foundation/userdefaults/sizelimitexceedednotification"
-    static let reviewGuidelines =
+    package static let reviewGuidelines =
         "App Store Review Guidelines: https://developer.apple.com/app-store/review/guidelines/"
 
     /// The project's own account of what iOS's backup carries, and the evidence.

@@ -6,7 +6,7 @@ import SandboxAuditSystem
 package struct OwnerMap: Sendable {
     let matcher: OwnerMatcher
     /// Per container (in the scan's order), per entry: its owner's code (-1: none).
-    let codes: [[Int32]]
+    package let codes: [[Int32]]
 
     init(_ inventories: [Inventory], matcher: OwnerMatcher) {
         self.matcher = matcher

@@ -1,4 +1,5 @@
 import SandboxAuditCore
+import SandboxAuditRules
 import SandboxAuditSystem
 
 /// A scan's totals in MetricKit's terms (`MXDiskSpaceUsageMetric`, iOS 26; `TotalFileSizeMetric`

@@ -1,4 +1,5 @@
 import SandboxAuditCore
+import SandboxAuditRules
 import SandboxAuditSystem
 
 /// App Review's own measurement of an app's data: what it stores in the backup "on launch and

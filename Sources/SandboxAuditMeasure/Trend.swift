@@ -1,4 +1,5 @@
 import SandboxAuditCore
+import SandboxAuditRules
 import SandboxAuditSystem
 
 /// `trend FILE…`: N scans of an app in order (the sessions of one UI-test run, or releases),

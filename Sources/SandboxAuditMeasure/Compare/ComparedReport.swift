@@ -1,5 +1,6 @@
 import Foundation
 import SandboxAuditCore
+import SandboxAuditRules
 import SandboxAuditSystem
 
 /// One side of `compare`: a scan report (`scan --format json`, docs/json-format.md) or a

@@ -1,4 +1,5 @@
 import SandboxAuditCore
+import SandboxAuditRules
 import SandboxAuditSystem
 
 /// `compare BASE HEAD`: two scans of an app (a pull request's base and head, two releases),

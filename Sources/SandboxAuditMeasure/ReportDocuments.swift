@@ -1,5 +1,6 @@
 import Foundation
 import SandboxAuditCore
+import SandboxAuditRules
 import SandboxAuditSystem
 
 /// The baseline file (docs/baseline-format.md) or the scan report (docs/json-format.md) as

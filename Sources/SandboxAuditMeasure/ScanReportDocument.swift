@@ -1,5 +1,6 @@
 import Foundation
 import SandboxAuditCore
+import SandboxAuditRules
 import SandboxAuditSystem
 
 /// A scan report (`scan --format json`), as far as `compare` reads it.

@@ -1,4 +1,5 @@
 import Foundation
+import SandboxAuditRules
 import SandboxAuditSystem
 
 /// A baseline or scan report read back (`scan --baseline`, `compare`): the file read once through

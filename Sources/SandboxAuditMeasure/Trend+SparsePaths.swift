@@ -1,4 +1,5 @@
 import SandboxAuditCore
+import SandboxAuditRules
 import SandboxAuditSystem
 
 extension Trend {
