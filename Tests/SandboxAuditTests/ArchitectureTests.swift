@@ -8,7 +8,8 @@ import XCTest
 final class ArchitectureTests: XCTestCase {
     /// The pipeline's order, as Package.swift declares the targets and ARCHITECTURE.md lists them.
     static let stages = [
-        "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules", "SandboxAuditSimulate", "SandboxAuditReport",
+        "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditSources", "SandboxAuditRules", "SandboxAuditSimulate",
+        "SandboxAuditReport",
     ]
 
     /// Each stage target, from `swift package dump-package`, depends only on stages before it, and
