@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         // An encrypted backup's keys and files: PBKDF2, AES key unwrap (RFC 3394), AES-256-CBC.
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+        // The app's Swift sources read for the lines that build a container's paths (SandboxAuditSources).
+        .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
     ],
     targets: [
         // libattr (Debian libattr1-dev) and <sys/xattr.h>. Linux only: on macOS the
@@ -72,6 +74,15 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // The app's source tree (Swift through SwiftParser, Objective-C read as tokens) indexed for
+        // the lines that build each path of a container: what `--sources` names beside a file.
+        .target(
+            name: "SandboxAuditSources",
+            dependencies: [
+                "SandboxAuditSystem", .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+            ]
+        ),
         // Observe (budgets, baseline, a real backup) → rules → policy, and the audit that runs them.
         .target(
             name: "SandboxAuditRules",
@@ -100,8 +111,8 @@ let package = Package(
         .target(
             name: "SandboxAudit",
             dependencies: [
-                "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules", "SandboxAuditSimulate",
-                "SandboxAuditMeasure", "SandboxAuditReport",
+                "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditSources", "SandboxAuditRules",
+                "SandboxAuditSimulate", "SandboxAuditMeasure", "SandboxAuditReport",
             ]
         ),
         .executableTarget(
@@ -125,6 +136,12 @@ let package = Package(
             ],
             // Read by path (the SARIF schema the reports are validated against), not a resource.
             exclude: ["Fixtures"]
+        ),
+        // The source index alone, built without the rest of the library: real source trees in
+        // temporary folders, and the sample app of sample-containers/MisbehavingApp.
+        .testTarget(
+            name: "SandboxAuditSourcesTests",
+            dependencies: ["SandboxAuditSources", "SandboxAuditSystem"]
         ),
     ],
     // Swift 6 language mode: strict concurrency checking for every target. What runs in

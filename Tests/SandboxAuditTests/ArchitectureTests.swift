@@ -8,7 +8,8 @@ import XCTest
 final class ArchitectureTests: XCTestCase {
     /// The pipeline's order, as Package.swift declares the targets and ARCHITECTURE.md lists them.
     static let stages = [
-        "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules", "SandboxAuditSimulate", "SandboxAuditMeasure",
+        "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditSources", "SandboxAuditRules", "SandboxAuditSimulate",
+        "SandboxAuditMeasure",
         "SandboxAuditReport",
     ]
 

@@ -35,6 +35,24 @@ package enum BoundedRead {
         case .failure(let e): throw Failure.open(e.code)
         }
         defer { fd.close() }
+        return try read(fd, limit: limit)
+    }
+
+    /// `file` for the entry `name` of an open directory, never through a symlink: what a walk that
+    /// holds each folder open reads its files with.
+    package static func file(named name: some Collection<UInt8>, in directory: FileDescriptor, limit: Int) throws
+        -> [UInt8]
+    {
+        let fd: FileDescriptor
+        switch Result(catching: { () throws(Errno) in try directory.open(name, .reading, keepAccessTime: true) }) {
+        case .success(let opened): fd = opened
+        case .failure(let e): throw Failure.open(e.code)
+        }
+        defer { fd.close() }
+        return try read(fd, limit: limit)
+    }
+
+    private static func read(_ fd: FileDescriptor, limit: Int) throws -> [UInt8] {
         let status: FileStatus
         switch Result(catching: { () throws(Errno) in try fd.status() }) {
         case .success(let s): status = s

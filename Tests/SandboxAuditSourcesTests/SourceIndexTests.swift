@@ -1,0 +1,2 @@
+import SandboxAuditSources
+import XCTest
