@@ -86,7 +86,10 @@ let package = Package(
         // Observe (budgets, baseline, a real backup) → rules → policy, and the audit that runs them.
         .target(
             name: "SandboxAuditRules",
-            dependencies: ["SandboxAuditSystem", "SandboxAuditCore", .product(name: "Yams", package: "Yams")]
+            dependencies: [
+                "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditSources",
+                .product(name: "Yams", package: "Yams"),
+            ]
         ),
         // What an update, a restore or a backup would keep, written out or checked.
         .target(
@@ -103,8 +106,8 @@ let package = Package(
         .target(
             name: "SandboxAuditReport",
             dependencies: [
-                "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditRules", "SandboxAuditSimulate",
-                "SandboxAuditMeasure",
+                "SandboxAuditSystem", "SandboxAuditCore", "SandboxAuditSources", "SandboxAuditRules",
+                "SandboxAuditSimulate", "SandboxAuditMeasure",
             ]
         ),
         // The one import for users: every stage's public interface.

@@ -115,6 +115,12 @@ let inputArgumentHelp =
     + "Group or extension container, or with --app a Simulator device folder or a Finder/iTunes backup folder. "
     + "Not with --simulator."
 
+/// `--sources`' help: shared by scan and inventory.
+let sourcesHelp = ArgumentHelp(
+    "The app's source folder (Swift and Objective-C, read only): each finding and entry points at the lines that "
+        + "build its path (default: the policy file's sources:, else none). See docs/sources.md.",
+    valueName: "DIR")
+
 /// Which of an app's containers to read: shared by scan, inventory and simulate.
 struct ContainerOptions: ParsableArguments {
     @Option(

@@ -43,7 +43,9 @@ final class FixCommandTests: XCTestCase {
             // A baseline or a backup is the second observation those examples need, a backup folder
             // or the app's Info.plist their input; their fixes name no command.
             for example in rule.description.triggeringExamples
-            where example.before == nil && example.backup == nil && !example.backupInput && example.appInfoKeys == nil {
+            where example.before == nil && example.backup == nil && !example.backupInput && example.appInfoKeys == nil
+                && example.sources == nil
+            {
                 let dir = try TempDir("fix")
                 let root = dir.sub("App")
                 try Fixture.materialize(example, at: root)

@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 
 @testable import SandboxAudit
@@ -46,6 +47,13 @@ final class RuleExampleTests: XCTestCase {
             result = try ExampleObservations.auditWithAppInfo(example, keys: keys, at: dir.path, policy: policy)
         } else if example.backupInput {
             result = try ExampleObservations.auditBackupInput(example, at: dir.path, policy: policy)
+        } else if let files = example.sources {
+            try Fixture.materialize(example, at: dir.sub("App"))
+            try Fixture.mkdirs(dir.sub("src"))
+            for (name, text) in files {
+                try text.write(toFile: dir.sub("src/" + name), atomically: false, encoding: .utf8)
+            }
+            result = try Audit.run(dir.sub("App"), policy: policy, sources: dir.sub("src"))
         } else if let backup = example.backup {
             result = try ExampleObservations.auditAgainstBackup(example, backup: backup, at: dir.path, policy: policy)
         } else {

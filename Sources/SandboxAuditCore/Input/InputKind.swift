@@ -34,6 +34,8 @@ public enum Observation: String, CaseIterable, Sendable, Comparable {
     case policyBudgets
     /// The policy file's `protection:` requirements.
     case policyProtection
+    /// The app's Swift and Objective-C sources (`--sources DIR`).
+    case sources
 
     public static func < (a: Observation, b: Observation) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
@@ -42,7 +44,8 @@ public enum Observation: String, CaseIterable, Sendable, Comparable {
     /// Given by the run's options, not by the input kind.
     package var fromRun: Bool {
         switch self {
-        case .appInfo, .baseline, .backupToCompare, .policyPaths, .policyBudgets, .policyProtection: return true
+        case .appInfo, .baseline, .backupToCompare, .policyPaths, .policyBudgets, .policyProtection, .sources:
+            return true
         default: return false
         }
     }
@@ -67,6 +70,7 @@ public enum Observation: String, CaseIterable, Sendable, Comparable {
         case .policyPaths: return "path entries in the policy file (paths:)"
         case .policyBudgets: return "budgets in the policy file (budgets: or growth:)"
         case .policyProtection: return "protection requirements in the policy file (protection:)"
+        case .sources: return "the app's sources (--sources DIR)"
         }
     }
 }

@@ -2,6 +2,7 @@ import SandboxAuditCore
 import SandboxAuditMeasure
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSources
 import SandboxAuditSystem
 
 /// The sections a scan report can hold. Every format prints each one or declares, with its
@@ -80,6 +81,9 @@ struct ReportFinding: Sendable {
     let owner: Attribution?
     /// The `suppress:` entry that covers it, for a suppressed finding.
     let suppression: Suppression?
+    /// The lines of the app that build its path (`--sources`), best first; empty without
+    /// sources, for a path no line of the app names, and for what a framework or an SDK writes.
+    let source: [SourceLocation]
 }
 
 /// A budget as every format shows it: its measure, and the severity an excess has (that of
@@ -109,6 +113,8 @@ struct ScanReport: Sendable {
     let owners: [[OwnerMap.Total]]
     /// SDK owners whose files are backed up or grew since the baseline: what to tell their maintainers.
     let maintainerNotes: [MaintainerNote]
+    /// The app's sources (`--sources`): the folder the findings' source files are relative to.
+    var sourceRoot: String? { result.context.sources?.root }
     /// The rules not checked, grouped by reason.
     let notChecked: [NotCheckedLine]
     /// The run fails: a finding at or above `failOn`, or an incomplete scan not allowed.
@@ -122,10 +128,19 @@ struct ScanReport: Sendable {
         self.failOn = failOn
         self.allowIncomplete = allowIncomplete
         let owners = result.context.owners
+        let sources = result.context.sources
         let item = { (f: Finding, suppression: Suppression?) -> ReportFinding in
-            ReportFinding(
-                finding: f, container: f.site?.container ?? f.domain.flatMap { result.domainIndex[$0] } ?? 0,
-                subject: result.subject(f), owner: owners?.attribution(of: f), suppression: suppression)
+            let container = f.site?.container ?? f.domain.flatMap { result.domainIndex[$0] } ?? 0
+            let owner = owners?.attribution(of: f)
+            let source =
+                sources.flatMap { s in
+                    f.path.map {
+                        s.candidates($0, entry: f.site?.entry, in: result.inventories[container], owner: owner)
+                    }
+                } ?? []
+            return ReportFinding(
+                finding: f, container: container, subject: result.subject(f), owner: owner, suppression: suppression,
+                source: source)
         }
         self.findings = result.findings.map { item($0, nil) }
         self.suppressed = result.suppressed.map { item($0.finding, $0.suppression) }
@@ -149,5 +164,26 @@ struct ScanReport: Sendable {
             let (sa, sb) = (a.element.finding.severity, b.element.finding.severity)
             return sa != sb ? sa > sb : a.offset < b.offset
         }.map(\.element)
+    }
+}
+
+extension ScanReport {
+    /// `Feed/VideoStore.swift:42`: a source line as the human reports show it, its file relative
+    /// to the sources folder; `(and 2 more)` after it when other lines build the same path.
+    static func writtenBy(_ lines: [SourceLocation]) -> String? {
+        guard let best = lines.first else { return nil }
+        return "written by \(best.file):\(best.line)" + (lines.count > 1 ? " (and \(lines.count - 1) more)" : "")
+    }
+
+    /// The absolute path of a source line's file (the sources folder made absolute from
+    /// `directory`), for the formats that name a file on disk.
+    func sourceFile(_ line: SourceLocation, relativeTo directory: String) -> String {
+        FindingLocation.absolute((sourceRoot ?? ".") + "/" + line.file, relativeTo: directory)
+    }
+
+    /// A source line's file as a repository path: relative to `directory`, the working folder,
+    /// which a CI job runs in at the repository's root (absolute when the sources lie outside it).
+    func repositoryPath(_ line: SourceLocation, relativeTo directory: String) -> String {
+        FindingLocation.relative(sourceFile(line, relativeTo: directory), to: directory)
     }
 }

@@ -53,10 +53,17 @@ enum CodeClimateReport {
             var description = f.message
             if let entry = at.entry { description = entry + ": " + description }
             if let owner = item.owner { description += " — " + OwnerReport.line(owner) }
+            // GitLab places an issue on a repository file: the app's line that builds the path,
+            // when the sources name one (the container's path is in the description).
+            var path = FindingLocation.relative(at.file, to: directory)
+            if let source = item.source.first {
+                if at.entry == nil { description = path + ": " + description }
+                path = report.repositoryPath(source, relativeTo: directory)
+            }
             issues.append(
                 issue(
                     description: description, check: f.ruleId, fingerprint: SARIFReport.fingerprint(f),
-                    severity: severity(f.severity), path: FindingLocation.relative(at.file, to: directory)))
+                    severity: severity(f.severity), path: path, line: item.source.first?.line ?? 1))
         }
         if let summary = XcodeReport.notCheckedSummary(report) {
             issues.append(
@@ -68,7 +75,9 @@ enum CodeClimateReport {
         return .array(issues)
     }
 
-    static func issue(description: String, check: String, fingerprint: String, severity: String, path: String) -> JSON {
+    static func issue(
+        description: String, check: String, fingerprint: String, severity: String, path: String, line: Int = 1
+    ) -> JSON {
         .object([
             ("description", .string(TerminalText.escaped(description))),
             ("check_name", .string(check)),
@@ -78,7 +87,7 @@ enum CodeClimateReport {
                 "location",
                 .object([
                     ("path", .string(TerminalText.escaped(path))),
-                    ("lines", .object([("begin", .int(1))])),
+                    ("lines", .object([("begin", .int(Int64(line)))])),
                 ])
             ),
         ])

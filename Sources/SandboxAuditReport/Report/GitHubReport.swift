@@ -1,3 +1,4 @@
+import Foundation
 import SandboxAuditCore
 import SandboxAuditMeasure
 import SandboxAuditRules
@@ -12,7 +13,10 @@ enum GitHubReport {
 
     /// `pathPrefix` gives, for a container's data root, what is prepended to its paths so
     /// annotations point at files in the repository when the container lies inside it.
-    static func render(_ report: ScanReport, pathPrefix: (String) -> String) -> String {
+    static func render(
+        _ report: ScanReport, pathPrefix: (String) -> String,
+        relativeTo directory: String = FileManager.default.currentDirectoryPath
+    ) -> String {
         let (result, allowIncomplete) = (report.result, report.allowIncomplete)
         var lines: [String] = []
         // First, so GitHub's per-step limit never hides it.
@@ -53,11 +57,19 @@ enum GitHubReport {
                 let f = item.finding
                 // A finding about no entry (a budget) is annotated on no file.
                 let prefix = pathPrefix(result.inventories[item.container].container.dataRoot)
-                let file = f.path.map { "file=" + property($0.isRoot ? prefix : prefix + "/" + $0.display) + "," } ?? ""
+                var file = f.path.map { "file=" + property($0.isRoot ? prefix : prefix + "/" + $0.display) + "," } ?? ""
+                var message = f.message
+                // On the app's line that builds the path, when the sources name one: annotated
+                // on the pull request's diff, the container's path in the message.
+                if let source = item.source.first {
+                    let path = report.repositoryPath(source, relativeTo: directory)
+                    file = "file=\(property(path)),line=\(source.line),col=\(source.column),"
+                    message = (item.subject ?? "") + ": " + message
+                }
                 // The owner on a line of its own: who wrote it, its source, what to do.
                 let owner = item.owner.map { "\n" + OwnerReport.line($0) } ?? ""
                 lines.append(
-                    "::\(command) \(file)title=\(property("\(f.ruleId) (sandbox-audit)"))::\(data(f.message + owner))")
+                    "::\(command) \(file)title=\(property("\(f.ruleId) (sandbox-audit)"))::\(data(message + owner))")
             }
             if group.count > room {
                 left.append("\(group.count - room) more \(severity.rawValue)\(group.count - room == 1 ? "" : "s")")

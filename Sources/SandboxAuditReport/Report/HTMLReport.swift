@@ -350,6 +350,7 @@ enum HTMLReport {
                         + "<td class=\"path\">\(item.subject.map { "<code>\(x($0))</code>" } ?? "")</td>"
                         + "<td>\(x(f.message))"
                         + (item.owner.map { "<br><small>\(x(OwnerReport.line($0)))</small>" } ?? "")
+                        + (ScanReport.writtenBy(item.source).map { "<br><small>\(x($0))</small>" } ?? "")
                         + "</td>"
                         + "<td class=\"num\" "
                         + "data-sort=\"\(f.size ?? -1)\">\(f.size.map { x(ByteSize.format($0)) } ?? "")</td></tr>"

@@ -2,6 +2,7 @@ import SandboxAuditCore
 import SandboxAuditMeasure
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSources
 import SandboxAuditSystem
 
 extension JSONReport {
@@ -14,7 +15,8 @@ extension JSONReport {
     /// One `inventory` line, written straight into `out`: the fields in the order
     /// docs/json-format.md gives, without building a `JSON` value per entry first.
     static func entry(
-        _ e: InventoryEntry, domain: String, owner: Attribution? = nil, notRead: String? = nil, into out: inout [UInt8]
+        _ e: InventoryEntry, domain: String, owner: Attribution? = nil, notRead: String? = nil,
+        source: [SourceLocation]? = nil, into out: inout [UInt8]
     ) {
         let w = e.entry
         var o = JSONObjectWriter(&out)
@@ -41,6 +43,7 @@ extension JSONReport {
         o.string("protectionClass", w.protectionClass?.name, &out)
         o.value("attributes", .array(w.marks.map(mark)), &out)
         if let notRead { o.string("notRead", notRead, &out) }
+        if let source { o.value("source", JSONReport.source(source), &out) }
     }
 
     static func mark(_ m: AttributeMark) -> JSON {

@@ -2,6 +2,7 @@ import SandboxAuditCore
 import SandboxAuditMeasure
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSources
 import SandboxAuditSystem
 
 /// The machine formats of `scan` and `inventory`; documented in docs/json-format.md and
@@ -59,7 +60,20 @@ public enum JSONReport {
     }
 
     /// One finding, written straight into `out` where the report is, at `level`.
-    static func finding(_ item: ReportFinding, into out: inout [UInt8], indent: Int?, level: Int) {
+    /// A path's source lines (`--sources`), best first: `[{"file", "line", "column"}]`.
+    static func source(_ lines: [SourceLocation]) -> JSON {
+        .array(
+            lines.map {
+                .object([
+                    ("file", .string($0.file)), ("line", .int(Int64($0.line))), ("column", .int(Int64($0.column))),
+                ])
+            })
+    }
+
+    /// `sources`: the scan read the app's sources, so every finding has its `source` list.
+    static func finding(
+        _ item: ReportFinding, into out: inout [UInt8], indent: Int?, level: Int, sources: Bool = false
+    ) {
         let (f, owner) = (item.finding, item.owner)
         var o = JSONObjectWriter(&out, indent: indent, level: level)
         defer { o.end(&out) }
@@ -75,6 +89,7 @@ public enum JSONReport {
         o.string("ownerKind", owner?.kind, &out)
         o.value("ownerDetail", OwnerReport.json(owner), &out)
         if let suppression = item.suppression { o.value("suppression", SuppressionReport.json(suppression), &out) }
+        if sources { o.value("source", source(item.source), &out) }
     }
 
     /// One container of the scan: its backup domain, totals and zones.
@@ -171,13 +186,16 @@ public enum JSONReport {
             (
                 "findings",
                 .written(count: report.findings.count) { i, out, indent, level in
-                    finding(report.findings[i], into: &out, indent: indent, level: level)
+                    finding(
+                        report.findings[i], into: &out, indent: indent, level: level, sources: report.sourceRoot != nil)
                 }
             ),
             (
                 "suppressed",
                 .written(count: report.suppressed.count) { i, out, indent, level in
-                    finding(report.suppressed[i], into: &out, indent: indent, level: level)
+                    finding(
+                        report.suppressed[i], into: &out, indent: indent, level: level,
+                        sources: report.sourceRoot != nil)
                 }
             ),
             (
@@ -289,15 +307,25 @@ public enum JSONReport {
     /// An entry the walk could not read in full (a folder it could not list, a sidecar it could
     /// not read for it) carries `notRead`: what was not done and why.
     public static func inventoryLines(_ inventories: [Inventory], policy: Policy = Policy(), write: ([UInt8]) -> Void) {
+        inventoryLines(inventories, policy: policy, sources: nil, write: write)
+    }
+
+    /// With the app's sources (`inventory --sources`), each line also has `source`: the lines of
+    /// the app that build its path, best first.
+    package static func inventoryLines(
+        _ inventories: [Inventory], policy: Policy = Policy(), sources: AppSources?, write: ([UInt8]) -> Void
+    ) {
         let owners = OwnerMap(inventories, rules: policy.owners)
         var chunk: [UInt8] = []
         chunk.reserveCapacity(1 << 17)
         for (c, inventory) in inventories.enumerated() {
             let notRead = notRead(inventory)
             for (i, entry) in inventory.entries.enumerated() {
+                let owner = owners.attribution(container: c, entry: i)
                 self.entry(
-                    entry, domain: inventory.domain, owner: owners.attribution(container: c, entry: i),
-                    notRead: notRead.isEmpty ? nil : notRead[entry.path], into: &chunk)
+                    entry, domain: inventory.domain, owner: owner, notRead: notRead.isEmpty ? nil : notRead[entry.path],
+                    source: sources.map { $0.candidates(entry.path, entry: i, in: inventory, owner: owner) },
+                    into: &chunk)
                 chunk.append(UInt8(ascii: "\n"))
                 if chunk.count >= 1 << 16 {
                     write(chunk)

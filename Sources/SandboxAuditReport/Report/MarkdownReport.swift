@@ -136,7 +136,9 @@ enum MarkdownReport {
         func row(_ item: ReportFinding) -> String {
             let f = item.finding
             let icon = f.severity == .error ? "🛑" : (f.severity == .warning ? "⚠️" : "ℹ️")
-            let owner = item.owner.map { " (owner: \($0.name))" } ?? ""
+            let owner =
+                (item.owner.map { " (owner: \($0.name))" } ?? "")
+                + (ScanReport.writtenBy(item.source).map { " — " + $0 } ?? "")
             // The rule's fix is in the table above; a finding's own (a command, the carrier
             // the scan saw) follows its message.
             let fix = f.fix.map { "<br>**Fix:** " + cell($0) } ?? ""

@@ -3,6 +3,7 @@ import SandboxAuditCore
 import SandboxAuditMeasure
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSources
 import SandboxAuditSystem
 
 /// SARIF 2.1.0 (OASIS), for GitHub code scanning and other SARIF consumers. Validated against
@@ -11,6 +12,9 @@ enum SARIFReport {
     /// The `uriBaseId` under which result locations are given; `originalUriBaseIds` maps it to
     /// the data root.
     static let uriBaseId = "DATAROOT"
+    /// With `--sources`: the base of the source files, the working folder (a CI job's is the
+    /// repository's root), so code scanning places a result on the line of the app's code.
+    static let sourceBaseId = "SRCROOT"
     static let fingerprintKey = "sandboxAudit/v1"
 
     static func render(_ report: ScanReport) -> JSON {
@@ -28,21 +32,29 @@ enum SARIFReport {
         var baseID: [String: String] = [:]
         for (i, inv) in result.inventories.enumerated() { baseID[inv.domain] = i == 0 ? uriBaseId : inv.domain }
         // A finding a suppress: entry covers is a result too, with its `suppressions` (§3.35).
+        let directory = FileManager.default.currentDirectoryPath
         let make = { (item: ReportFinding) -> JSON in
             let f = item.finding
+            // Code scanning refuses a result without a location: a finding about no entry
+            // (a budget, which holds the whole app) points at the app's data root.
+            let container =
+                f.path.map { location($0, base: baseID[f.domain ?? ""] ?? uriBaseId) } ?? location(.root)
             var fields: [(String, JSON)] = [
                 ("ruleId", .string(f.ruleId)),
                 ("ruleIndex", .int(Int64(index[f.ruleId] ?? 0))),
                 ("level", .string(level(f.severity))),
                 ("message", .object([("text", .string(f.message))])),
-                // Code scanning refuses a result without a location: a finding about no entry
-                // (a budget, which holds the whole app) points at the app's data root.
-                (
-                    "locations",
-                    .array([f.path.map { location($0, base: baseID[f.domain ?? ""] ?? uriBaseId) } ?? location(.root)])
-                ),
-                ("partialFingerprints", .object([(fingerprintKey, .string(fingerprint(f)))])),
             ]
+            // The app's line that builds the path, when the sources name one: the result's
+            // location, the container's path a related location (SARIF §3.27.22).
+            if let source = item.source.first {
+                let path = report.repositoryPath(source, relativeTo: directory)
+                fields.append(("locations", .array([location(source, path: path)])))
+                fields.append(("relatedLocations", .array([related(container, id: 1)])))
+            } else {
+                fields.append(("locations", .array([container])))
+            }
+            fields.append(("partialFingerprints", .object([(fingerprintKey, .string(fingerprint(f)))])))
             var properties: [(String, JSON)] = []
             if let size = f.size { properties.append(("size", .int(size))) }
             if let b64 = f.path?.base64 { properties.append(("pathBase64", .string(b64))) }
@@ -102,7 +114,7 @@ enum SARIFReport {
                                             ),
                                         ])
                                     )
-                                })
+                                } + sourceBase(report, directory))
                         ),
                         ("invocations", .array([invocation(result, baseID: baseID, ruleIndex: index)])),
                         ("results", .array(results)),
@@ -202,6 +214,50 @@ enum SARIFReport {
                 ])
             )
         ])
+    }
+
+    /// `SRCROOT`, the working folder, when the scan read the app's sources.
+    static func sourceBase(_ report: ScanReport, _ directory: String) -> [(String, JSON)] {
+        guard report.sourceRoot != nil else { return [] }
+        let text = "The working folder, which source paths are relative to (a CI job's: the repository's root)"
+        return [
+            (
+                sourceBaseId,
+                .object([("uri", .string(fileURI(directory))), ("description", .object([("text", .string(text))]))])
+            )
+        ]
+    }
+
+    /// A source line's location: its repository path under `SRCROOT` (`path`: relative to the
+    /// working folder, or absolute when the sources lie outside it), and its line and column.
+    static func location(_ line: SourceLocation, path: String) -> JSON {
+        .object([
+            (
+                "physicalLocation",
+                .object([
+                    (
+                        "artifactLocation",
+                        // Sources outside the working folder: an absolute file URI, with no base.
+                        path.hasPrefix("/")
+                            ? .object([("uri", .string("file://" + relativeURI(Array(path.utf8))))])
+                            : .object([
+                                ("uri", .string(relativeURI(Array(path.utf8)))), ("uriBaseId", .string(sourceBaseId)),
+                            ])
+                    ),
+                    (
+                        "region",
+                        .object([("startLine", .int(Int64(line.line))), ("startColumn", .int(Int64(line.column)))])
+                    ),
+                ])
+            )
+        ])
+    }
+
+    /// A location as a related one (§3.27.22): its `id`, and what it is.
+    static func related(_ location: JSON, id: Int64) -> JSON {
+        guard case .object(let fields) = location else { return location }
+        return .object(
+            [("id", .int(id))] + fields + [("message", .object([("text", .string("the file in the container"))]))])
     }
 
     /// Percent-encodes a relative path for a URI (RFC 3986: unreserved characters and `/`

@@ -199,6 +199,9 @@ struct TextReport {
                 if let owner = item.owner {
                     lines.append("        \(TerminalText.escaped(OwnerReport.line(owner)))")
                 }
+                if let written = ScanReport.writtenBy(item.source) {
+                    lines.append("        \(TerminalText.escaped(written))")
+                }
                 if let fix = f.fixText {
                     lines.append("        fix: \(TerminalText.escaped(fix))")
                 }

@@ -3,6 +3,7 @@ import SandboxAuditCore
 import SandboxAuditMeasure
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSources
 import SandboxAuditSystem
 
 /// Where a finding is on disk, for the formats that name a file (`xcode`, `codeclimate`): the
@@ -123,6 +124,16 @@ enum XcodeReport {
             var message = f.message
             if let entry = at.entry { message = entry + ": " + message }
             if let owner = item.owner { message += " — " + OwnerReport.line(owner) }
+            // At the line of the app that builds the path, when the sources name one; the
+            // container's file is then in the message.
+            if let source = item.source.first {
+                let place = at.entry ?? FindingLocation.relative(at.file, to: directory)
+                lines.append(
+                    line(
+                        report.sourceFile(source, relativeTo: directory), f.severity.rawValue,
+                        place + ": " + f.message + " [\(f.ruleId)]", at: source))
+                continue
+            }
             lines.append(line(at.file, f.severity.rawValue, message + " [\(f.ruleId)]"))
         }
         if let summary = notCheckedSummary(report) { lines.append(line(dataRoot, "note", summary)) }
@@ -150,9 +161,12 @@ enum XcodeReport {
     /// the first `:LINE:`, so a path with a colon (a name such as `a:1: error: b`, which would
     /// make another file and severity) points at the deepest folder above it without one, and
     /// the rest of the path begins the message.
-    static func line(_ file: String, _ severity: String, _ message: String) -> String {
+    /// At a source line (`--sources`): `FILE:LINE:COLUMN:`, where Xcode opens the code.
+    static func line(_ file: String, _ severity: String, _ message: String, at source: SourceLocation? = nil) -> String
+    {
+        let position = source.map { "\($0.line):\($0.column)" } ?? "1"
         guard let colon = file.firstIndex(of: ":") else {
-            return "\(oneLine(file)):1: \(severity): \(oneLine(message))"
+            return "\(oneLine(file)):\(position): \(severity): \(oneLine(message))"
         }
         let slash = file[..<colon].lastIndex(of: "/")
         let folder = slash.map { $0 == file.startIndex ? "/" : String(file[..<$0]) } ?? "."

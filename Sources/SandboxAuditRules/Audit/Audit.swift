@@ -60,13 +60,15 @@ public enum Audit {
     /// for the same app and App Groups.
     public static func run(
         _ input: String, selection: ContainerSelection = ContainerSelection(), policy: Policy = Policy(),
-        baseline: Baseline? = nil, againstBackup: String? = nil,
+        baseline: Baseline? = nil, againstBackup: String? = nil, sources: String? = nil,
         scanTime: Double = Date().timeIntervalSince1970
     ) throws -> AuditResult {
         var selection = selection
         selection.appGroups += policy.appGroups.filter { !selection.appGroups.contains($0) }
         // Today, for the suppressions' expiry: a malformed SOURCE_DATE_EPOCH fails before the input is read.
         let today = try policy.suppressions.contains { $0.until != nil } ? CalendarDay.today() : nil
+        // The sources first: a folder that cannot be read fails the run before the input is.
+        let appSources = try sources.map(AppSources.read)
         let given = try InputKinds.detect(input, selection).read()
         let appInfo = try findAppInfo(given.containers.map(\.container), selection)
         // The path reports name (with --simulator, the app's data container found).
@@ -90,7 +92,7 @@ public enum Audit {
         }
         return run(
             input, inventories: inventories, selection: selection, policy: policy, baseline: baseline,
-            backup: backup, notes: notes, scanTime: scanTime, appInfo: appInfo, today: today)
+            backup: backup, notes: notes, scanTime: scanTime, appInfo: appInfo, today: today, sources: appSources)
     }
 
     /// The audit of inventories already read (`backup`: the prediction already held against a
@@ -99,7 +101,7 @@ public enum Audit {
     static func run(
         _ input: String, inventories: [Inventory], selection: ContainerSelection, policy: Policy,
         baseline: Baseline?, backup: BackupComparison?, notes: [String] = [], scanTime: Double, appInfo: AppInfo? = nil,
-        today: CalendarDay? = nil
+        today: CalendarDay? = nil, sources: AppSources? = nil
     ) -> AuditResult {
         var notes = notes
         let today = today ?? (try? CalendarDay.today()) ?? CalendarDay(secondsSince1970: Int64(scanTime))
@@ -116,6 +118,8 @@ public enum Audit {
         context.backupComparison = backup
         context.today = today
         context.expiredSuppressions = policy.suppressions.filter { $0.expired(today: today) }
+        context.sources = sources
+        if let note = sources?.skippedNote { notes.append(note) }
 
         // What the run's options give every container (the input kind gives the rest).
         var fromRun: Set<Observation> = []
@@ -126,6 +130,7 @@ public enum Audit {
         // Every measured limit: `budgets:` (churn among them) and `growth:`, alone or together.
         if !policy.budgets.isEmpty || policy.growth != nil { fromRun.insert(.policyBudgets) }
         if !policy.protection.isEmpty { fromRun.insert(.policyProtection) }
+        if sources != nil { fromRun.insert(.sources) }
 
         // The rules are independent: run them side by side, each with its own content reader,
         // on every container whose role they apply to and that gives what they require; where it

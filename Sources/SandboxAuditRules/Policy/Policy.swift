@@ -26,6 +26,8 @@ public struct Policy: Sendable {
     public var appGroups: [String] = []
     /// Findings accepted for a while, with a reason (`suppress:`), in file order.
     package var suppressions: [Suppression] = []
+    /// The app's sources (`sources:`, relative to the policy file's folder; `--sources` wins).
+    public var sources: String?
 
     public init() {}
 

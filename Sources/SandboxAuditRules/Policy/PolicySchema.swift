@@ -124,6 +124,10 @@ package enum PolicySchema {
         PolicyKey(
             "appGroups", .list(.text(nonEmpty: true)), "App Group identifiers whose containers belong to the app."),
         PolicyKey(
+            "sources", .text(nonEmpty: true),
+            "The app's source folder, relative to this file: findings point at the lines that build their paths "
+                + "(--sources wins)."),
+        PolicyKey(
             "protection", .map(keys: .glob, value: .choice(ProtectionClass.known.map(\.name))),
             "The weakest data protection class allowed, by glob."),
         PolicyKey(

@@ -234,6 +234,7 @@ extension PolicyFile {
         if !policy.appGroups.isEmpty {
             top.append(("appGroups", Node.sequence(Node.Sequence(policy.appGroups.map { scalar($0) }))))
         }
+        if let sources = policy.sources { top.append(("sources", scalar(sources))) }
         if !policy.protection.isEmpty {
             top.append(("protection", map(policy.protection.map { ($0.glob.pattern, scalar($0.weakest.name)) })))
         }

@@ -147,6 +147,9 @@ public struct RuleContext: Sendable {
     /// before it (suppression-expired reports them).
     var today = CalendarDay(days: 0)
     var expiredSuppressions: [Suppression] = []
+    /// The app's sources (`--sources`), for the rules that read the code and for the reports'
+    /// source lines.
+    package var sources: AppSources?
 
     init(
         settings: RuleSettings = RuleSettings(), scanTime: Double = Date().timeIntervalSince1970,
@@ -231,6 +234,7 @@ public enum RuleCatalogue {
         OversizedBackedUpFile(),
         UnexcludedSupportData(),
         RecreatableInDocuments(),
+        RecreatableInDocumentsCode(),
         RecreatableBackedUp(),
         ExcludedUserData(),
         ExcludedContainerDirectory(),

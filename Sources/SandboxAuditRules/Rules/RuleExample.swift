@@ -33,11 +33,14 @@ package struct RuleExample: Sendable {
     /// For the rules that read the app's own Info.plist: the keys it sets to true. The harness
     /// writes it beside the container and scans with `--app-info`.
     package let appInfoKeys: [String]?
+    /// For the rules that read the app's code: its source files (path to text). The harness
+    /// writes them in a folder beside the container and scans with `--sources`.
+    package let sources: [String: String]?
 
     init(
         _ title: String, _ items: [Item], expect: [String] = [], policy: String? = nil, role: ContainerRole = .app,
         before: [Item]? = nil, recreated: [String] = [], backup: [Item]? = nil, backupInput: Bool = false,
-        appInfoKeys: [String]? = nil
+        appInfoKeys: [String]? = nil, sources: [String: String]? = nil
     ) {
         self.title = title
         self.items = items
@@ -49,6 +52,7 @@ package struct RuleExample: Sendable {
         self.backup = backup
         self.backupInput = backupInput
         self.appInfoKeys = appInfoKeys
+        self.sources = sources
     }
 
     /// How an example carries an exclude or legacy attribute.

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import SandboxAudit
+import SandboxAuditReport
+import SandboxAuditRules
 
 struct InventoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,6 +39,9 @@ struct InventoryCommand: ParsableCommand {
     )
     var config: String?
 
+    @Option(help: sourcesHelp)
+    var sources: String?
+
     @Flag(
         name: .customLong("allow-incomplete"),
         help: ArgumentHelp(
@@ -47,13 +52,18 @@ struct InventoryCommand: ParsableCommand {
 
     func run() throws {
         let policy = try PolicyFile.resolve(config: config)
+        // Read before the container: a folder that cannot be read fails the run first.
+        let appSources = try (sources ?? policy.sources).map(AppSources.read)
         let inventories = try ProgressLine.during {
             try Audit.inventories(of: try containers.input(path), try containers.selection(policy))
         }
         // What was not read, first, on standard error (standard output is the JSON Lines).
         let banner = JSONReport.incompleteBanner(inventories)
         if let banner { FileHandle.standardError.write(Data(banner.utf8)) }
-        JSONReport.inventoryLines(inventories, policy: policy) { FileHandle.standardOutput.write(Data($0)) }
+        if let note = appSources?.skippedNote { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
+        JSONReport.inventoryLines(inventories, policy: policy, sources: appSources) {
+            FileHandle.standardOutput.write(Data($0))
+        }
         if banner != nil && !allowIncomplete { throw ExitCode(1) }
     }
 }

@@ -210,6 +210,9 @@ struct Scan: ParsableCommand {
             valueName: "BACKUP_DIR"))
     var againstBackup: String?
 
+    @Option(help: sourcesHelp)
+    var sources: String?
+
     @Option(
         name: .customLong("write-baseline"),
         help: ArgumentHelp(
@@ -280,7 +283,7 @@ struct Scan: ParsableCommand {
         let result = try ProgressLine.during {
             try Audit.run(
                 try containers.input(path), selection: try containers.selection(policy), policy: policy,
-                baseline: previous, againstBackup: againstBackup)
+                baseline: previous, againstBackup: againstBackup, sources: sources ?? policy.sources)
         }
         keptUntilExit = result
         let baselineText = writeBaseline.map { _ in Baseline(result).json.prettyLine }
