@@ -1673,6 +1673,48 @@ def config_dest(case):
     if k == 9: os.mkfifo(os.path.join(case, "fifo.yml")); return "fifo.yml"
     return "p.yml/"
 
+# Source files the sources target starts from: the constructs --sources resolves (directory
+# calls, joins, constants across files, interpolations, #if branches, Core Data's and
+# UserDefaults' defaults, Objective-C's calls and constants), mutated and combined.
+SOURCE_SEEDS = [
+    b'import Foundation\nenum P { static let v = "VideoCache" }\nlet d = FileManager.default.urls(for: .documentDirectory, in: .userDomainMask)[0]\nlet c = d.appendingPathComponent(P.v)\nfunc f(_ id: String) -> URL { c.appendingPathComponent("\\(id).mp4") }\n',
+    b'import CoreData\nlet c = NSPersistentContainer(name: "Store")\nlet g = FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: "group.x")!.appending(path: "a/b.sqlite")\nlet u = UserDefaults(suiteName: "group.x")\n',
+    b'#if os(iOS)\nlet t = URL.cachesDirectory.appending(component: "Thumbs")\n#else\nlet t = URL.documentsDirectory.appending(component: "Thumbs")\n#endif\nlet tmp = (NSTemporaryDirectory() as NSString).appendingPathComponent("upload.part")\n',
+    b'#define kDir @"Cache"\nstatic NSString *const kName = @"a.db";\nNSString *docs = NSSearchPathForDirectoriesInDomains(NSDocumentDirectory, NSUserDomainMask, YES)[0];\nNSString *p = [[docs stringByAppendingPathComponent:kDir] stringByAppendingPathComponent:kName];\n',
+]
+
+@target({"name": "sources",
+         "about": "scan and inventory with --sources (and sources: in the policy file) on source trees of mutated, cut and combined Swift and Objective-C files, deeply nested expressions, 1 MB one-line strings, non-UTF-8 files, 5 MB files, FIFOs and symlinks named .swift, a symlink loop, and a --sources that is a file, missing or /dev/zero",
+         "subcommands": ["scan", "inventory"], "formats": ["text", "xcode", "sarif", "github", "codeclimate"],
+         "policySections": ["sources"]})
+def t_sources(case):
+    c = os.path.join(case, "c"); container(c)
+    os.makedirs(os.path.join(c, "Documents/VideoCache"), exist_ok=True)
+    open(os.path.join(c, "Documents/VideoCache/a.mp4"), "wb").write(b"x")
+    src = os.path.join(case, "src"); os.makedirs(os.path.join(src, "Sub"))
+    for i in range(rng.randrange(1, 8)):
+        name = os.path.join(src, rng.choice(["", "Sub/"]) + "F%d%s" % (i, rng.choice([".swift", ".swift", ".m", ".h"])))
+        kind = rng.randrange(12)
+        seed = rng.choice(SOURCE_SEEDS)
+        if kind < 4: open(name, "wb").write(mutate(seed))
+        elif kind == 4: open(name, "wb").write(seed[:rng.randrange(len(seed) + 1)])
+        elif kind == 5: open(name, "wb").write(b"let x = " + b"(" * 20000 + b"1" + b")" * 20000 + b"\n")
+        elif kind == 6: open(name, "wb").write(b'let s = "' + b"a" * 1_000_000 + b'"\n')
+        elif kind == 7: open(name, "wb").write(b"\xff\xfe" + seed)
+        elif kind == 8: open(name, "wb").truncate(5_000_000)
+        elif kind == 9: os.mkfifo(name)
+        elif kind == 10: os.symlink(rng.choice(["/dev/zero", "..", name]), name)
+        else: open(name, "wb").write(b"\n".join(rng.sample(SOURCE_SEEDS, 2)))
+    given = rng.choice(["src", "src", "src", "src/Sub", "missing", "c/Documents/f", "/dev/zero"])
+    fmt = rng.choice(["text", "xcode", "sarif", "github", "codeclimate"])
+    if rng.randrange(4) == 0:
+        open(os.path.join(case, "p.yml"), "wb").write(b"sources: " + given.encode() + b"\n")
+        run(["scan", "c", "--config", "p.yml", "--format", fmt], case, "sources")
+    elif rng.randrange(2) == 0:
+        run(["inventory", "c", "--sources", given], case, "sources")
+    else:
+        run(["scan", "c", "--sources", given, "--format", fmt], case, "sources")
+
 @target({"name": "docs",
          "about": "generate-docs (hidden; the repository's derived files) with and without --check on a root whose pages are the repository's, mutated, cut, non-UTF-8, 5 MB, a FIFO, a folder, a symlink to /dev/zero or missing, and policy-file.md without the text around its generated part",
          "subcommands": [], "formats": [], "policySections": []})
