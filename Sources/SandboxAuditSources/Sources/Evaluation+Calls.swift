@@ -73,7 +73,9 @@ extension Evaluation {
             if case .path = path { return path }
             return .unknown
         case "String", "NSString":
-            return c.value(nil) ?? c.value("string") ?? .unknown
+            // `String(x)`, `NSString(string: x)`; `String(format:…)` and the rest are unknown.
+            guard c.arguments.count == 1 else { return .unknown }
+            return c.value(nil) ?? c.value("string") ?? c.value("describing") ?? .unknown
         default: return nil
         }
     }

@@ -6,9 +6,10 @@ extension ObjectiveCReader {
     /// An expression starting at `i` (before `end`): its value and the index after it; nil when
     /// nothing there starts one.
     mutating func expression(_ i: Int, _ end: Int) -> (SourceExpr, Int)? {
-        guard parseDepth < Self.maximumDepth, let (first, after) = postfix(i, end) else { return nil }
+        guard parseDepth < Self.maximumDepth else { return nil }
         parseDepth += 1
         defer { parseDepth -= 1 }
+        guard let (first, after) = postfix(i, end) else { return nil }
         var operands = [first]
         var j = after
         let binary: Set<String> = ["+", "-", "*", "/", "|", "&", "==", "!=", "<", ">", "<=", ">=", "&&", "||", "?", ":"]
@@ -20,9 +21,10 @@ extension ObjectiveCReader {
     }
 
     private mutating func postfix(_ i: Int, _ end: Int) -> (SourceExpr, Int)? {
-        guard parseDepth < Self.maximumDepth, var (value, j) = primary(i, end) else { return nil }
+        guard parseDepth < Self.maximumDepth else { return nil }
         parseDepth += 1
         defer { parseDepth -= 1 }
+        guard var (value, j) = primary(i, end) else { return nil }
         while j + 1 < end {
             if tokens[j].text == ".", tokens[j + 1].kind == .identifier {
                 value = .member(value, Self.property(tokens[j + 1].text), tokens[j + 1].position)

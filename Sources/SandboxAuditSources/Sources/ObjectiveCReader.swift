@@ -137,7 +137,14 @@ struct ObjectiveCReader {
     /// A method (`- (NSString *)cacheFolder {`, `- (NSURL *)fileFor:(NSString *)key {`) or C
     /// function (`static NSString *CacheFolder(void) {`) about to open its body: its name and
     /// parameters.
-    private func header(_ range: Range<Int>) -> (name: String, parameters: [String])? {
+    private func header(_ whole: Range<Int>) -> (name: String, parameters: [String])? {
+        // Past `@end` and `@implementation Name`, which no `;` ends.
+        var start = whole.lowerBound
+        while start < whole.upperBound, tokens[start].text.hasPrefix("@") {
+            start += tokens[start].text == "@end" ? 1 : 2
+        }
+        guard start < whole.upperBound else { return nil }
+        let range = start..<whole.upperBound
         let t = tokens[range]
         guard let first = t.first else { return nil }
         if first.text == "-" || first.text == "+" {

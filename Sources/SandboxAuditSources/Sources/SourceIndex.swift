@@ -93,7 +93,12 @@ public struct SourceIndex: Sendable {
     /// link) is listed in `skipped`. Throws `SourceIndexError` when `root` cannot be listed or
     /// the tree holds more than 100,000 source files.
     public static func build(root: String) throws -> SourceIndex {
-        let tree = try SourceTree.read(root: root)
+        try build(root: root, maximumFiles: SourceTree.maximumFiles)
+    }
+
+    /// `build(root:)` with another bound on the number of source files.
+    static func build(root: String, maximumFiles: Int) throws -> SourceIndex {
+        let tree = try SourceTree.read(root: root, maximumFiles: maximumFiles)
         var evaluation = Evaluation(files: tree.summaries)
         evaluation.run()
         let matcher = PathMatcher(built: evaluation.built, files: tree.files)
@@ -120,13 +125,20 @@ public struct SourceIndex: Sendable {
     /// framework writes in `Library/Caches` has none unless the app's code names it. Within a
     /// tier, by file, then line. Empty when no line of the app names the path.
     public func candidates(for relativePath: String, base: SourceBase, isDirectory: Bool) -> [SourceLocation] {
-        let components = relativePath.split(separator: "/")
-        guard !components.isEmpty else { return [] }
-        let tidy = !relativePath.hasPrefix("/") && !relativePath.hasSuffix("/") && !relativePath.contains("//")
-        let path = tidy ? relativePath : components.joined(separator: "/")
-        return matcher.candidates(components, path, base: base, isDirectory: isDirectory).map {
-            matcher.locations[Int($0)]
+        var components: [Substring] = []
+        var start = relativePath.startIndex
+        let utf8 = relativePath.utf8
+        var i = utf8.startIndex
+        while i < utf8.endIndex {
+            if utf8[i] == UInt8(ascii: "/") {
+                if start < i { components.append(relativePath[start..<i]) }
+                start = utf8.index(after: i)
+            }
+            i = utf8.index(after: i)
         }
+        if start < relativePath.endIndex { components.append(relativePath[start...]) }
+        guard !components.isEmpty else { return [] }
+        return matcher.candidates(components, base: base, isDirectory: isDirectory).map { matcher.locations[Int($0)] }
     }
 }
 

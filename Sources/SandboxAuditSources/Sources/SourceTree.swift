@@ -29,17 +29,20 @@ struct SourceTree {
         let bytes: [UInt8]
     }
 
+    /// `maximumFiles`, or fewer for a test.
+    private var limit = Self.maximumFiles
     private var pending: [Pending] = []
     private var pendingBytes = 0
     private var sourceFiles = 0
 
-    static func read(root: String) throws -> SourceTree {
+    static func read(root: String, maximumFiles: Int = maximumFiles) throws -> SourceTree {
         let fd: FileDescriptor
         do { fd = try FileDescriptor.currentDirectory.open(Array(root.utf8), .namedDirectory) } catch {
             throw SourceIndexError.unreadableRoot(path: root, reason: Self.text(error.code))
         }
         defer { fd.close() }
         var tree = SourceTree()
+        tree.limit = maximumFiles
         let top: [(name: [UInt8], kind: FileStatus.Kind)]
         do { top = try tree.list(fd, "") } catch {
             throw SourceIndexError.unreadableRoot(path: root, reason: Self.text(error.code))
@@ -119,7 +122,7 @@ struct SourceTree {
             default:
                 guard let isSwift = Self.isSource(name) else { continue }
                 sourceFiles += 1
-                guard sourceFiles <= Self.maximumFiles else { throw SourceIndexError.tooManyFiles(limit: Self.maximumFiles) }
+                guard sourceFiles <= limit else { throw SourceIndexError.tooManyFiles(limit: limit) }
                 read(name, in: fd, as: file, isSwift: isSwift)
             }
         }

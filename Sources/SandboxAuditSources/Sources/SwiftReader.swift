@@ -25,9 +25,9 @@ final class SwiftReader: SyntaxAnyVisitor {
     var closureSlots: [SyntaxIdentifier: Int] = [:]
     var depth = 0
 
-    /// The deepest nesting of brackets the parser reads (SwiftParser's own default is 256 in a
-    /// release build and 20 in a debug one): deeper code is read as errors, not recursed into.
-    static let maximumNestingLevel = 128
+    /// The deepest nesting the parser reads (SwiftParser's own default is 256 in a release build
+    /// and 20 in a debug one); `SwiftNesting` refuses a file deeper than this before parsing it.
+    static let maximumNestingLevel = SwiftNesting.maximumDepth + 16
     /// The deepest expression converted; deeper parts are unknown.
     static let maximumExpressionDepth = 128
 
@@ -38,6 +38,11 @@ final class SwiftReader: SyntaxAnyVisitor {
 
     static func summary(of text: String) -> FileSummary {
         var text = text
+        if let refusal = text.withUTF8({ SwiftNesting.refusal($0) }) {
+            var refused = FileSummary()
+            refused.problem = refusal
+            return refused
+        }
         let tree = text.withUTF8 { Parser.parse(source: $0, maximumNestingLevel: maximumNestingLevel) }
         let reader = SwiftReader(lines: LineTable(text.utf8))
         reader.walk(tree)
