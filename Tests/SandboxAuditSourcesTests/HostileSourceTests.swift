@@ -34,7 +34,9 @@ final class HostileSourceTests: XCTestCase {
         try Data("let x = 1\n".utf8).write(to: URL(fileURLWithPath: odd))
         var raw = Array((tree.root + "/Raw").utf8)
         raw += [0xFF, 0x2E, 0x73, 0x77, 0x69, 0x66, 0x74, 0]  // "\xff.swift", not UTF-8
-        let fd = raw.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o600) }
+        let fd = raw.withUnsafeBufferPointer {
+            open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o600)
+        }
         XCTAssertGreaterThanOrEqual(fd, 0)
         close(fd)
 
@@ -61,9 +63,13 @@ final class HostileSourceTests: XCTestCase {
     func testDeepAndLongExpressionsEndQuickly() throws {
         let tree = try SourceTreeFixture()
         let depth = 10_000
-        try tree.write("Parens.swift", "let p = " + String(repeating: "(", count: depth) + "1" + String(repeating: ")", count: depth))
-        try tree.write("Brackets.swift", "let b = " + String(repeating: "[", count: depth) + String(repeating: "]", count: depth))
-        try tree.write("Braces.swift", "let c = " + String(repeating: "{ ", count: depth) + String(repeating: "}", count: depth))
+        try tree.write(
+            "Parens.swift",
+            "let p = " + String(repeating: "(", count: depth) + "1" + String(repeating: ")", count: depth))
+        try tree.write(
+            "Brackets.swift", "let b = " + String(repeating: "[", count: depth) + String(repeating: "]", count: depth))
+        try tree.write(
+            "Braces.swift", "let c = " + String(repeating: "{ ", count: depth) + String(repeating: "}", count: depth))
         try tree.write(
             "Chain.swift",
             "let m = URL.documentsDirectory" + String(repeating: ".appendingPathComponent(\"x\")", count: depth) + "\n")
@@ -74,14 +80,19 @@ final class HostileSourceTests: XCTestCase {
             "Names.swift",
             (0..<depth).map { "let n\($0 + 1) = n\($0) + n\($0)" }.joined(separator: "\n")
                 + "\nlet n0 = \"Deep\"\nlet d = URL.documentsDirectory.appendingPathComponent(n\(depth))\n")
-        try tree.write("Generic.swift", "let g: " + String(repeating: "A<", count: depth) + "B" + String(repeating: ">", count: depth) + "? = nil")
+        try tree.write(
+            "Generic.swift",
+            "let g: " + String(repeating: "A<", count: depth) + "B" + String(repeating: ">", count: depth) + "? = nil")
         try tree.write(
             "Interpolation.swift",
             "let i = " + String(repeating: "\"\\(", count: depth) + "1" + String(repeating: ")\"", count: depth))
         // Within the bounds: parsed, on whichever thread takes it.
-        try tree.write("Deep.swift", "let d = " + String(repeating: "(", count: 60) + "1" + String(repeating: ")", count: 60))
+        try tree.write(
+            "Deep.swift", "let d = " + String(repeating: "(", count: 60) + "1" + String(repeating: ")", count: 60))
         try tree.write("Run.swift", "let r = " + String(repeating: "[", count: 12) + String(repeating: "]", count: 12))
-        try tree.write("Messages.m", "x = " + String(repeating: "[a b:", count: depth) + "c" + String(repeating: "]", count: depth) + ";")
+        try tree.write(
+            "Messages.m",
+            "x = " + String(repeating: "[a b:", count: depth) + "c" + String(repeating: "]", count: depth) + ";")
         try tree.write("Open.m", String(repeating: "[(", count: depth) + String(repeating: "@\"a\" ", count: depth))
         try tree.write("Good.swift", "let g = URL.documentsDirectory.appendingPathComponent(\"still.db\")\n")
         let start = Date()
@@ -111,11 +122,14 @@ final class HostileSourceTests: XCTestCase {
                 .unreadableRoot(path: tree.root + "/missing", reason: "No such file or directory"))
         }
         XCTAssertThrowsError(try SourceIndex.build(root: tree.root + "/a.swift")) { error in
-            XCTAssertEqual(error as? SourceIndexError, .unreadableRoot(path: tree.root + "/a.swift", reason: "Not a directory"))
+            XCTAssertEqual(
+                error as? SourceIndexError, .unreadableRoot(path: tree.root + "/a.swift", reason: "Not a directory"))
         }
         XCTAssertThrowsError(try SourceIndex.build(root: tree.root, maximumFiles: 2)) { error in
             XCTAssertEqual(error as? SourceIndexError, .tooManyFiles(limit: 2))
-            XCTAssertEqual("\(error)", "the source folder holds more than 2 Swift and Objective-C files: give the app's own folder")
+            XCTAssertEqual(
+                "\(error)", "the source folder holds more than 2 Swift and Objective-C files: give the app's own folder"
+            )
         }
         XCTAssertEqual(try SourceIndex.build(root: tree.root, maximumFiles: 3).filesIndexed, 3)
         XCTAssertEqual(SourceTree.maximumFiles, 100_000)

@@ -15,12 +15,15 @@ final class ObjectiveCSourceTests: XCTestCase {
                 NSString *dir = [docs stringByAppendingPathComponent:@"Cache"];
                 NSString *file = [dir stringByAppendingPathComponent:@"a.db"];
                 [data writeToFile:[dir stringByAppendingPathComponent:@"b.db"] atomically:YES];
-                NSString *caches = [NSSearchPathForDirectoriesInDomains(NSCachesDirectory, NSUserDomainMask, YES) firstObject];
+                NSString *caches = [NSSearchPathForDirectoriesInDomains(NSCachesDirectory, NSUserDomainMask, YES)
+                    firstObject];
                 NSString *log = [caches stringByAppendingString:@"/app.log"];
                 NSString *tmp = [NSTemporaryDirectory() stringByAppendingPathComponent:@"t.tmp"];
                 NSString *home = [NSHomeDirectory() stringByAppendingPathComponent:@"Library/Sounds"];
-                NSString *support = NSSearchPathForDirectoriesInDomains(NSApplicationSupportDirectory, NSUserDomainMask, YES).firstObject;
-                NSString *formatted = [support stringByAppendingPathComponent:[NSString stringWithFormat:@"index-%d.bin", 3]];
+                NSString *support = NSSearchPathForDirectoriesInDomains(NSApplicationSupportDirectory,
+                    NSUserDomainMask, YES).firstObject;
+                NSString *formatted = [support stringByAppendingPathComponent:
+                    [NSString stringWithFormat:@"index-%d.bin", 3]];
             }
             @end
             """, name: "Legacy/Cache.m")
@@ -28,10 +31,10 @@ final class ObjectiveCSourceTests: XCTestCase {
         XCTAssertEqual(index.best("Documents/Cache", isDirectory: true), "Legacy/Cache.m:6", index.patterns)
         XCTAssertEqual(index.best("Documents/Cache/a.db"), "Legacy/Cache.m:7")
         XCTAssertEqual(index.best("Documents/Cache/b.db"), "Legacy/Cache.m:8")
-        XCTAssertEqual(index.best("Library/Caches/app.log"), "Legacy/Cache.m:10")
-        XCTAssertEqual(index.best("tmp/t.tmp"), "Legacy/Cache.m:11")
-        XCTAssertEqual(index.best("Library/Sounds", isDirectory: true), "Legacy/Cache.m:12")
-        XCTAssertEqual(index.best("Library/Application Support/index-7.bin"), "Legacy/Cache.m:14")
+        XCTAssertEqual(index.best("Library/Caches/app.log"), "Legacy/Cache.m:11")
+        XCTAssertEqual(index.best("tmp/t.tmp"), "Legacy/Cache.m:12")
+        XCTAssertEqual(index.best("Library/Sounds", isDirectory: true), "Legacy/Cache.m:13")
+        XCTAssertEqual(index.best("Library/Application Support/index-7.bin"), "Legacy/Cache.m:16")
         XCTAssertEqual(index.filesIndexed, 1)
     }
 
@@ -48,14 +51,17 @@ final class ObjectiveCSourceTests: XCTestCase {
             "Store.m": """
             @implementation Store
             - (NSURL *)folder {
-                NSURL *group = [[NSFileManager defaultManager] containerURLForSecurityApplicationGroupIdentifier:kGroupID];
+                NSFileManager *fm = [NSFileManager defaultManager];
+                NSURL *group = [fm containerURLForSecurityApplicationGroupIdentifier:kGroupID];
                 return [group URLByAppendingPathComponent:kFolderName isDirectory:YES];
             }
             - (void)write {
-                NSURL *docs = [[NSFileManager defaultManager] URLsForDirectory:NSDocumentDirectory inDomains:NSUserDomainMask].firstObject;
+                NSURL *docs = [[NSFileManager defaultManager] URLsForDirectory:NSDocumentDirectory
+                                                                    inDomains:NSUserDomainMask].firstObject;
                 NSURL *file = [docs URLByAppendingPathComponent:kIndexName];
                 NSURL *inside = [[self folder] URLByAppendingPathComponent:@"photo.jpg"];
-                NSURL *lib = [NSFileManager.defaultManager URLsForDirectory:NSLibraryDirectory inDomains:NSUserDomainMask][0];
+                NSURL *lib = [NSFileManager.defaultManager URLsForDirectory:NSLibraryDirectory
+                                                                 inDomains:NSUserDomainMask][0];
                 NSURL *state = [lib URLByAppendingPathComponent:@"State" isDirectory:YES];
             }
             @end
@@ -63,10 +69,10 @@ final class ObjectiveCSourceTests: XCTestCase {
         ])
         let index = try tree.index()
         let group = SourceBase.appGroup("group.com.example.legacy")
-        XCTAssertEqual(index.best("Attachments", group, isDirectory: true), "Store.m:4", index.patterns)
-        XCTAssertEqual(index.best("Attachments/photo.jpg", group), "Store.m:9")
-        XCTAssertEqual(index.best("Documents/index.plist"), "Store.m:8")
-        XCTAssertEqual(index.best("Library/State", isDirectory: true), "Store.m:11")
+        XCTAssertEqual(index.best("Attachments", group, isDirectory: true), "Store.m:5", index.patterns)
+        XCTAssertEqual(index.best("Attachments/photo.jpg", group), "Store.m:11")
+        XCTAssertEqual(index.best("Documents/index.plist"), "Store.m:10")
+        XCTAssertEqual(index.best("Library/State", isDirectory: true), "Store.m:14")
         XCTAssertEqual(index.filesIndexed, 3)
     }
 

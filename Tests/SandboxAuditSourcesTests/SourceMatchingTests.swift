@@ -23,7 +23,8 @@ final class SourceMatchingTests: XCTestCase {
 
     func testTiersExactThenPatternThenNearestFolder() throws {
         let index = try indexOne(Self.app)
-        XCTAssertEqual(index.lines("Library/Caches/ImageCache/placeholder.jpg"), ["App.swift:7", "App.swift:6", "App.swift:5"])
+        XCTAssertEqual(
+            index.lines("Library/Caches/ImageCache/placeholder.jpg"), ["App.swift:7", "App.swift:6", "App.swift:5"])
         XCTAssertEqual(index.lines("Library/Caches/ImageCache/avatar-42.jpg"), ["App.swift:6", "App.swift:5"])
         XCTAssertEqual(index.lines("Library/Caches/ImageCache/avatar-42.png"), ["App.swift:5"], "the folder only")
         XCTAssertEqual(index.lines("Library/Caches/ImageCache/sub/deep/x.bin"), ["App.swift:5"])

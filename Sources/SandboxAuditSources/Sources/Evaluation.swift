@@ -19,7 +19,7 @@ struct Evaluation {
     private var depth = 0
 
     /// How deep one evaluation goes (names through names, calls in calls): past it, a value is unknown.
-    static let maximumDepth = 200
+    static let maximumDepth = 128
     /// The most components a path is given: past it, a join adds nothing (and records nothing).
     static let maximumComponents = 64
     /// How many declarations of one name are tried when a name is ambiguous.

@@ -32,7 +32,8 @@ struct PathMatcher: Sendable {
     /// `built`: the paths, each with a site; `files`: the file names sites refer to.
     init(built: Set<PathValue>, files: [String]) {
         func location(_ site: Site) -> SourceLocation {
-            SourceLocation(file: files[Int(site.file)], line: Int(site.position.line), column: Int(site.position.column))
+            SourceLocation(
+                file: files[Int(site.file)], line: Int(site.position.line), column: Int(site.position.column))
         }
         let matchable = built.filter { $0.site != nil && StandardFolder.namesSomething($0.components) }
         locations = Set(matchable.map { location($0.site!) }).sorted()
@@ -47,8 +48,12 @@ struct PathMatcher: Sendable {
                 continue
             }
             let rest = p.components[literal.count...]
-            let pieces = rest.map { c in c.split(separator: wildcard, omittingEmptySubsequences: false).map { Array($0.utf8) } }
-            let literalCount = pieces.reduce(literal.reduce(0) { $0 + $1.utf8.count }) { n, c in n + c.reduce(0) { $0 + $1.count } }
+            let pieces = rest.map { c in
+                c.split(separator: wildcard, omittingEmptySubsequences: false).map { Array($0.utf8) }
+            }
+            let literalCount = pieces.reduce(literal.reduce(0) { $0 + $1.utf8.count }) { n, c in
+                n + c.reduce(0) { $0 + $1.count }
+            }
             nodes[Int(node)].patterns.append(Pattern(components: pieces, literalCount: literalCount, target: target))
         }
     }
@@ -115,7 +120,8 @@ struct PathMatcher: Sendable {
     private func matching(_ components: [Substring], count: Int, _ walk: [Int32], isDirectory: Bool) -> [Int32] {
         var hits: [(literal: Int, location: Int32)] = []
         for k in 0..<min(count, walk.count) {
-            for p in nodes[Int(walk[k])].patterns where p.components.count == count - k && p.target.fits(isDirectory: isDirectory) {
+            for p in nodes[Int(walk[k])].patterns
+            where p.components.count == count - k && p.target.fits(isDirectory: isDirectory) {
                 var all = true
                 for (i, pieces) in p.components.enumerated() where !Self.matches(pieces, components[k + i]) {
                     all = false

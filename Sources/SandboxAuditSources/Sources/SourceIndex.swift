@@ -27,10 +27,9 @@ public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConver
 public enum SourceBase: Sendable, Hashable {
     /// The app's (or an app extension's) own data container: `NSHomeDirectory()`.
     case home
-    /// An App Group's container, by its identifier: what
+    /// An App Group's container, by its identifier (`group.` and the rest): what
     /// `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)` returns (Apple,
-    /// "containerURL(forSecurityApplicationGroupIdentifier:)",
-    /// https://developer.apple.com/documentation/foundation/filemanager/containerurl(forsecurityapplicationgroupidentifier:)).
+    /// "Configuring App Groups", https://developer.apple.com/documentation/xcode/configuring-app-groups).
     case appGroup(String)
 }
 
@@ -90,8 +89,11 @@ public struct SourceIndex: Sendable {
     /// Reads every Swift (`.swift`) and Objective-C (`.m`, `.mm`, `.h`) file below `root`, never
     /// through a symbolic link, and not in `.build`, `Pods`, `Carthage`, `DerivedData`, `.git` or
     /// `node_modules`. A file that is not read (over 4 MiB, not UTF-8, not a regular file, a
-    /// link) is listed in `skipped`. Throws `SourceIndexError` when `root` cannot be listed or
-    /// the tree holds more than 100,000 source files.
+    /// link, a Swift file nested past what SwiftParser reads safely) is listed in `skipped`.
+    /// Throws `SourceIndexError` when `root` cannot be listed or the tree holds more than 100,000
+    /// source files. Files are parsed on the cores; the few nested deeper than 16 brackets, and
+    /// the evaluation of the whole tree, on the calling thread, whose stack should be a main
+    /// thread's (8 MiB), not a secondary thread's 512 KiB.
     public static func build(root: String) throws -> SourceIndex {
         try build(root: root, maximumFiles: SourceTree.maximumFiles)
     }
@@ -111,7 +113,9 @@ public struct SourceIndex: Sendable {
         }
         return SourceIndex(
             filesIndexed: tree.filesRead, skipped: tree.skipped,
-            paths: Array(Set(paths)).sorted { ($0.base.order, $0.pattern, $0.location) < ($1.base.order, $1.pattern, $1.location) },
+            paths: Array(Set(paths)).sorted {
+                ($0.base.order, $0.pattern, $0.location) < ($1.base.order, $1.pattern, $1.location)
+            },
             matcher: matcher)
     }
 

@@ -9,82 +9,118 @@ enum SwiftNesting {
     static let maximumDepth = 64
     /// The most `[` in one run of opening brackets with nothing between them.
     static let maximumBracketRun = 12
+    /// The deepest file parsed on any worker: SwiftParser takes about 16 KiB of stack a level in
+    /// a debug build, and a worker's stack may be 512 KiB (macOS's secondary threads). A deeper
+    /// file is parsed on the calling thread.
+    static let workerDepth = 16
 
-    /// Why the file is not parsed, or nil when it is within the bounds.
-    static func refusal(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        var stack: [UInt8] = []
-        var run = 0
+    enum Measure: Equatable {
+        /// Within the bounds, and the deepest nesting.
+        case depth(Int)
+        /// Past them: why it is not parsed.
+        case refused(String)
+    }
+
+    /// How deep the file nests, or why it is not parsed.
+    static func measure(_ bytes: UnsafeBufferPointer<UInt8>) -> Measure {
+        var scan = Scan()
         var i = 0
-        let n = bytes.count
-        func at(_ k: Int) -> UInt8 { k < n ? bytes[k] : 0 }
-        while i < n {
-            let c = bytes[i]
-            if c == UInt8(ascii: "\"") || (c == UInt8(ascii: "#") && at(i + 1) == UInt8(ascii: "\"")) {
-            // A string: to its end, or into an interpolation (`\(`), which the stack closes.
-            guard let (end, interpolation, multiline) = stringEnd(bytes, from: i) else { return nil }
-            i = end
-            if interpolation {
-                stack.append(multiline ? UInt8(ascii: "M") : UInt8(ascii: "\""))
-                if stack.count > maximumDepth { return depthReason }
+        while i < bytes.count {
+            guard let next = scan.step(bytes, i) else { return .refused(scan.refusal ?? depthReason) }
+            i = next
+        }
+        return .depth(scan.deepest)
+    }
+
+    /// The open brackets (and interpolations: `"`, or `M` in a multi-line string) as the bytes go by.
+    private struct Scan {
+        var stack: [UInt8] = []
+        var deepest = 0
+        var run = 0
+        var refusal: String?
+
+        mutating func push(_ c: UInt8) -> Bool {
+            stack.append(c)
+            deepest = max(deepest, stack.count)
+            if stack.count > maximumDepth { refusal = depthReason }
+            return refusal == nil
+        }
+
+        /// Reads the token at `i`; the index after it, or nil when the file is refused. The end
+        /// of the file inside a string or comment ends the scan.
+        mutating func step(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int? {
+            let c = b[i]
+            let next: UInt8 = i + 1 < b.count ? b[i + 1] : 0
+            let isOpening = c == UInt8(ascii: "(") || c == UInt8(ascii: "[") || c == UInt8(ascii: "{")
+            if c == UInt8(ascii: "[") {
+                run += 1
+                if run > maximumBracketRun { refusal = runReason }
+            } else if isOpening == false && !Self.isSpace(c) {
+                run = 0
             }
-            run = 0
-            continue
+            if c == UInt8(ascii: "\"") || (c == UInt8(ascii: "#") && next == UInt8(ascii: "\"")) {
+                guard let (end, interpolation, multiline) = stringEnd(b, from: i) else { return b.count }
+                return interpolation && !push(multiline ? UInt8(ascii: "M") : UInt8(ascii: "\"")) ? nil : end
+            }
+            if c == UInt8(ascii: "/") && (next == UInt8(ascii: "/") || next == UInt8(ascii: "*")) {
+                return commentEnd(b, i)
             }
             switch c {
-            case UInt8(ascii: "/") where at(i + 1) == UInt8(ascii: "/"):
-                while i < n && bytes[i] != UInt8(ascii: "\n") { i += 1 }
-                continue
-            case UInt8(ascii: "/") where at(i + 1) == UInt8(ascii: "*"):
-                var level = 0
-                repeat {
-                    if bytes[i] == UInt8(ascii: "/") && at(i + 1) == UInt8(ascii: "*") {
-                        level += 1
-                        i += 1
-                    } else if bytes[i] == UInt8(ascii: "*") && at(i + 1) == UInt8(ascii: "/") {
-                        level -= 1
-                        i += 1
-                    }
-                    i += 1
-                } while i < n && level > 0
-                continue
             case UInt8(ascii: "("), UInt8(ascii: "["), UInt8(ascii: "{"):
-                stack.append(c)
-                if stack.count > maximumDepth { return depthReason }
-                if c == UInt8(ascii: "[") {
-                    run += 1
-                    if run > maximumBracketRun { return runReason }
-                }
-                i += 1
-                continue
-            case UInt8(ascii: "<") where i > 0 && isIdentifier(bytes[i - 1]):
-                stack.append(c)
-                if stack.count > maximumDepth { return depthReason }
+                return push(c) && refusal == nil ? i + 1 : nil
+            case UInt8(ascii: "<") where i > 0 && isIdentifier(b[i - 1]):
+                return push(c) ? i + 1 : nil
             case UInt8(ascii: ">"):
                 if stack.last == UInt8(ascii: "<") { stack.removeLast() }
             case UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: "}"):
-                let open = c == UInt8(ascii: ")") ? UInt8(ascii: "(") : c == UInt8(ascii: "]") ? UInt8(ascii: "[") : UInt8(ascii: "{")
-                while let last = stack.last, last == UInt8(ascii: "<") { stack.removeLast() }
-                if stack.last == open {
-                    stack.removeLast()
-                } else if c == UInt8(ascii: ")"), let last = stack.last, last == UInt8(ascii: "\"") || last == UInt8(ascii: "M") {
-                    // The end of an interpolation: the rest of its string.
-                    stack.removeLast()
-                    let resumed = stringEnd(bytes, from: i, resuming: last == UInt8(ascii: "M") ? .multiline : .line)
-                    guard let (end, interpolation, _) = resumed else { return nil }
-                    i = end
-                    if interpolation { stack.append(last) }
-                    run = 0
-                    continue
-                }
-            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
-                i += 1
-                continue
+                return close(c, b, i)
             default: break
             }
-            run = 0
-            i += 1
+            return i + 1
         }
-        return nil
+
+        /// A closing bracket: it closes its opener (and the generic arguments left open inside),
+        /// or an interpolation, after which its string goes on.
+        mutating func close(_ c: UInt8, _ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int? {
+            let open: UInt8 = c == UInt8(ascii: ")") ? 40 : c == UInt8(ascii: "]") ? 91 : 123
+            while stack.last == UInt8(ascii: "<") { stack.removeLast() }
+            guard let last = stack.last else { return i + 1 }
+            if last == open {
+                stack.removeLast()
+                return i + 1
+            }
+            guard c == UInt8(ascii: ")"), last == UInt8(ascii: "\"") || last == UInt8(ascii: "M") else { return i + 1 }
+            stack.removeLast()
+            let resumed = stringEnd(b, from: i, resuming: last == UInt8(ascii: "M") ? .multiline : .line)
+            guard let (end, interpolation, _) = resumed else { return b.count }
+            return interpolation && !push(last) ? nil : end
+        }
+
+        /// The index after a `//` comment's line or a (nested) `/* */` comment.
+        func commentEnd(_ b: UnsafeBufferPointer<UInt8>, _ start: Int) -> Int {
+            var i = start
+            if b[i + 1] == UInt8(ascii: "/") {
+                while i < b.count && b[i] != UInt8(ascii: "\n") { i += 1 }
+                return i
+            }
+            var level = 0
+            repeat {
+                let next: UInt8 = i + 1 < b.count ? b[i + 1] : 0
+                if b[i] == UInt8(ascii: "/") && next == UInt8(ascii: "*") {
+                    level += 1
+                    i += 1
+                } else if b[i] == UInt8(ascii: "*") && next == UInt8(ascii: "/") {
+                    level -= 1
+                    i += 1
+                }
+                i += 1
+            } while i < b.count && level > 0
+            return i
+        }
+
+        static func isSpace(_ c: UInt8) -> Bool {
+            c == UInt8(ascii: " ") || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\t") || c == UInt8(ascii: "\r")
+        }
     }
 
     static let depthReason = "nested over \(maximumDepth) brackets deep: not parsed"
