@@ -75,7 +75,7 @@ let package = Package(
             ]
         ),
         // The app's source tree (Swift through SwiftParser, Objective-C read as tokens) indexed for
-        // the lines that build each path of a container: what `--sources` names beside a file.
+        // the lines that build each path of a container, for the reports to name beside a file.
         .target(
             name: "SandboxAuditSources",
             dependencies: [
@@ -144,7 +144,7 @@ let package = Package(
         // temporary folders, and the sample app of sample-containers/MisbehavingApp.
         .testTarget(
             name: "SandboxAuditSourcesTests",
-            dependencies: ["SandboxAuditSources", "SandboxAuditSystem"]
+            dependencies: ["SandboxAuditSources"]
         ),
     ],
     // Swift 6 language mode: strict concurrency checking for every target. What runs in

@@ -14,16 +14,18 @@ final class SwiftSourceTests: XCTestCase {
                 .appendingPathComponent("B.db")
             let c = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first?
                 .appendingPathComponent("C", isDirectory: true)
-            let d = try FileManager.default.url(for: .libraryDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
-                .appendingPathComponent("D.plist")
-            let e = FileManager.default.urls(for: .downloadsDirectory, in: .userDomainMask).first!.appendingPathComponent("E")
+            let d = try FileManager.default.url(
+                for: .libraryDirectory, in: .userDomainMask, appropriateFor: nil, create: true
+            ).appendingPathComponent("D.plist")
+            let e = FileManager.default.urls(for: .downloadsDirectory, in: .userDomainMask)
+                .first!.appendingPathComponent("E")
             """)
         XCTAssertEqual(index.best("Documents/A.json"), "App.swift:3", index.patterns)
         XCTAssertEqual(index.best("Library/Caches/B.db"), "App.swift:5")
         XCTAssertEqual(index.best("Library/Application Support/C", isDirectory: true), "App.swift:7")
         XCTAssertNil(index.best("Library/Application Support/C"), "built as a folder: a file there is not it")
-        XCTAssertEqual(index.best("Library/D.plist"), "App.swift:9")
-        XCTAssertEqual(index.best("Downloads/E"), "App.swift:10")
+        XCTAssertEqual(index.best("Library/D.plist"), "App.swift:10")
+        XCTAssertEqual(index.best("Downloads/E"), "App.swift:12")
         XCTAssertEqual(index.filesIndexed, 1)
         XCTAssertEqual(index.candidates(for: "Documents/A.json", base: .home, isDirectory: false).first?.column, 6)
     }
@@ -88,7 +90,8 @@ final class SwiftSourceTests: XCTestCase {
             """,
         ])
         let index = try tree.index()
-        XCTAssertEqual(index.best("Chat.sqlite", .appGroup("group.com.example.app")), "Shared/Store.swift:4", index.patterns)
+        XCTAssertEqual(
+            index.best("Chat.sqlite", .appGroup("group.com.example.app")), "Shared/Store.swift:4", index.patterns)
         XCTAssertEqual(index.best("Chat.sqlite-wal", .appGroup("group.com.example.app")), "Shared/Store.swift:4")
         XCTAssertNil(index.best("Chat.sqlite"), "not in the app's own container")
         XCTAssertEqual(index.best("Other/x.db", .appGroup("group.other")), "Shared/Store.swift:6")
@@ -132,7 +135,8 @@ final class SwiftSourceTests: XCTestCase {
             """
             import Foundation
             func save() throws {
-                guard let docs = FileManager.default.urls(for: .documentDirectory, in: .userDomainMask).first else { return }
+                guard let docs = FileManager.default.urls(for: .documentDirectory, in: .userDomainMask).first
+                else { return }
                 let drafts = docs.appendingPathComponent("Drafts")
                 var name = "draft.md"
                 try Data().write(to: drafts.appendingPathComponent(name))
@@ -150,11 +154,11 @@ final class SwiftSourceTests: XCTestCase {
             }()
             let derived = lazyValue.deletingLastPathComponent().appendingPathComponent("sibling.bin")
             """)
-        XCTAssertEqual(index.best("Documents/Drafts/draft.md"), "App.swift:6", index.patterns)
-        XCTAssertEqual(index.best("Documents/Drafts/inner.txt"), "App.swift:8")
-        XCTAssertEqual(index.best("Library/state.plist"), "App.swift:12")
-        XCTAssertEqual(index.best("Library/Caches/lazy.bin"), "App.swift:17")
-        XCTAssertEqual(index.best("Library/Caches/sibling.bin"), "App.swift:19")
+        XCTAssertEqual(index.best("Documents/Drafts/draft.md"), "App.swift:7", index.patterns)
+        XCTAssertEqual(index.best("Documents/Drafts/inner.txt"), "App.swift:9")
+        XCTAssertEqual(index.best("Library/state.plist"), "App.swift:13")
+        XCTAssertEqual(index.best("Library/Caches/lazy.bin"), "App.swift:18")
+        XCTAssertEqual(index.best("Library/Caches/sibling.bin"), "App.swift:20")
     }
 
     func testInterpolationsAndParametersAreWildcards() throws {

@@ -68,12 +68,15 @@ extension Evaluation {
         case "URL", "NSURL":
             guard let path = c.value("fileURLWithPath") ?? c.value("filePath") else { return .unknown }
             if case .path(let base) = c.value("relativeTo") {
-                return .path(append(base, path.textPattern ?? String(wildcard), c.site, glue: false, folder: c.folderHint))
+                return .path(
+                    append(base, path.textPattern ?? String(wildcard), c.site, glue: false, folder: c.folderHint))
             }
             if case .path = path { return path }
             return .unknown
         case "String", "NSString":
-            return c.value(nil) ?? c.value("string") ?? .unknown
+            // `String(x)`, `NSString(string: x)`; `String(format:…)` and the rest are unknown.
+            guard c.arguments.count == 1 else { return .unknown }
+            return c.value(nil) ?? c.value("string") ?? c.value("describing") ?? .unknown
         default: return nil
         }
     }
@@ -111,7 +114,9 @@ extension Evaluation {
             if case .fileManager = receiver, case .path(let p) = c.values.first { return .path(p) }
             return .unknown
         case ("containerURL", "forSecurityApplicationGroupIdentifier"):
-            if case .fileManager = receiver, let id = c.values.first?.literal { return .path(PathValue(.appGroup(id), [])) }
+            if case .fileManager = receiver, let id = c.values.first?.literal {
+                return .path(PathValue(.appGroup(id), []))
+            }
             return .unknown
         case ("path", _), ("standardized", _), ("resolvingSymlinksInPath", _), ("standardizingPath", _):
             if case .path = receiver { return receiver }

@@ -92,8 +92,9 @@ extension Evaluation {
 
     /// `UserDefaults(suiteName: X)` writes `Library/Preferences/X.plist`: in the App Group's
     /// container when `X` is an App Group's identifier (`group.` and the rest), else in the app's
-    /// own. Apple, "init(suiteName:)", https://developer.apple.com/documentation/foundation/userdefaults/init(suitename:),
-    /// and "Configuring App Groups", https://developer.apple.com/documentation/xcode/configuring-app-groups.
+    /// own. Apple, "init(suiteName:)",
+    /// https://developer.apple.com/documentation/foundation/userdefaults/init(suitename:), and
+    /// "Configuring App Groups", https://developer.apple.com/documentation/xcode/configuring-app-groups.
     /// `UserDefaults.standard` names no line: the system writes it.
     private mutating func suite(_ c: Call) {
         guard let id = c.value("suiteName")?.textPattern, PatternText.hasLiteral(id) else { return }

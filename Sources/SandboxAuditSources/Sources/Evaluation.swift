@@ -4,8 +4,14 @@ struct Evaluation {
     let files: [FileSummary]
     /// Every declaration of the tree, with the file it is in.
     let declarations: [(file: Int32, declaration: Declaration)]
-    /// Declarations by name.
+    /// Declarations by name, and by name and type (nil: at the top of a file).
     let byName: [String: [Int]]
+    let byType: [Key: [Int]]
+
+    struct Key: Hashable {
+        let name: String
+        let type: String?
+    }
     private var localValues: [[Value?]]
     private var declarationValues: [Value?]
     /// Every path built, with the site that named it.
@@ -13,7 +19,7 @@ struct Evaluation {
     private var depth = 0
 
     /// How deep one evaluation goes (names through names, calls in calls): past it, a value is unknown.
-    static let maximumDepth = 200
+    static let maximumDepth = 128
     /// The most components a path is given: past it, a join adds nothing (and records nothing).
     static let maximumComponents = 64
     /// How many declarations of one name are tried when a name is ambiguous.
@@ -23,14 +29,17 @@ struct Evaluation {
         self.files = files
         var declarations: [(file: Int32, declaration: Declaration)] = []
         var byName: [String: [Int]] = [:]
+        var byType: [Key: [Int]] = [:]
         for (f, file) in files.enumerated() {
             for d in file.declarations {
                 byName[d.name, default: []].append(declarations.count)
+                byType[Key(name: d.name, type: d.type), default: []].append(declarations.count)
                 declarations.append((Int32(f), d))
             }
         }
         self.declarations = declarations
         self.byName = byName
+        self.byType = byType
         localValues = files.map { [Value?](repeating: nil, count: $0.locals.count) }
         declarationValues = [Value?](repeating: nil, count: declarations.count)
     }
@@ -111,16 +120,13 @@ struct Evaluation {
     mutating func name(_ n: String, type: String?) -> Value {
         let all = byName[n] ?? []
         guard !all.isEmpty else { return n.first?.isUppercase == true ? .typeName(n) : .unknown }
-        var pool = type.map { t in all.filter { declarations[$0].declaration.type == t } } ?? []
-        if pool.isEmpty { pool = all.filter { declarations[$0].declaration.type == nil } }
-        if pool.isEmpty { pool = all }
-        return agreed(pool)
+        if let type, let pool = byType[Key(name: n, type: type)] { return agreed(pool) }
+        return agreed(byType[Key(name: n, type: nil)] ?? all)
     }
 
     /// `T.name`, declared in `T` (or an extension of it); nil when nothing is.
     mutating func typed(_ n: String, in type: String) -> Value? {
-        let pool = (byName[n] ?? []).filter { declarations[$0].declaration.type == type }
-        return pool.isEmpty ? nil : agreed(pool)
+        byType[Key(name: n, type: type)].map { agreed($0) }
     }
 
     /// A member of a value the evaluation does not know (`store.videoFolder`), by its name alone:
@@ -240,6 +246,7 @@ struct Evaluation {
             added = true
         }
         guard added || trailingSlash else { return out }
+        if out.site == nil { out.site = site }  // a folder and wildcards: built here, though it names nothing
         out.folder = trailingSlash ? true : folder
         out.endsWithSlash = false
         record(out)

@@ -6,13 +6,18 @@ extension ObjectiveCReader {
     /// An expression starting at `i` (before `end`): its value and the index after it; nil when
     /// nothing there starts one.
     mutating func expression(_ i: Int, _ end: Int) -> (SourceExpr, Int)? {
-        guard parseDepth < Self.maximumDepth, let (first, after) = postfix(i, end) else { return nil }
+        guard parseDepth < Self.maximumDepth else { return nil }
         parseDepth += 1
         defer { parseDepth -= 1 }
+        guard let (first, after) = postfix(i, end) else { return nil }
         var operands = [first]
         var j = after
-        let binary: Set<String> = ["+", "-", "*", "/", "|", "&", "==", "!=", "<", ">", "<=", ">=", "&&", "||", "?", ":"]
-        while j < end, tokens[j].kind == .punctuation, binary.contains(tokens[j].text), let (next, k) = postfix(j + 1, end) {
+        let binary: Set<String> = [
+            "+", "-", "*", "/", "|", "&", "==", "!=", "<", ">", "<=", ">=", "&&", "||", "?", ":",
+        ]
+        while j < end, tokens[j].kind == .punctuation, binary.contains(tokens[j].text),
+            let (next, k) = postfix(j + 1, end)
+        {
             operands.append(next)
             j = k
         }
@@ -20,9 +25,10 @@ extension ObjectiveCReader {
     }
 
     private mutating func postfix(_ i: Int, _ end: Int) -> (SourceExpr, Int)? {
-        guard parseDepth < Self.maximumDepth, var (value, j) = primary(i, end) else { return nil }
+        guard parseDepth < Self.maximumDepth else { return nil }
         parseDepth += 1
         defer { parseDepth -= 1 }
+        guard var (value, j) = primary(i, end) else { return nil }
         while j + 1 < end {
             if tokens[j].text == ".", tokens[j + 1].kind == .identifier {
                 value = .member(value, Self.property(tokens[j + 1].text), tokens[j + 1].position)
@@ -109,7 +115,9 @@ extension ObjectiveCReader {
         guard from < close, tokens[from].kind == .identifier, close + 1 < tokens.count else { return false }
         let rest = tokens[(from + 1)..<close]
         let next = tokens[close + 1]
-        return rest.allSatisfy { $0.text == "*" || $0.kind == .identifier && ["const", "_Nonnull", "_Nullable"].contains($0.text) }
+        return rest.allSatisfy {
+            $0.text == "*" || $0.kind == .identifier && ["const", "_Nonnull", "_Nullable"].contains($0.text)
+        }
             && (next.kind != .punctuation || next.text == "[" || next.text == "(")
     }
 
@@ -179,9 +187,11 @@ extension ObjectiveCReader {
             .call(.member(receiver, member, at), zip(labels, a).map { Argument(label: $0, value: $1) }, at: at)
         }
         switch parts.joined(separator: ":") {
-        case "stringByAppendingPathComponent", "URLByAppendingPathComponent": return call("appendingPathComponent", [nil])
+        case "stringByAppendingPathComponent", "URLByAppendingPathComponent":
+            return call("appendingPathComponent", [nil])
         case "URLByAppendingPathComponent:isDirectory": return call("appendingPathComponent", [nil, "isDirectory"])
-        case "stringByAppendingPathExtension", "URLByAppendingPathExtension": return call("appendingPathExtension", [nil])
+        case "stringByAppendingPathExtension", "URLByAppendingPathExtension":
+            return call("appendingPathExtension", [nil])
         case "stringByAppendingString": return .concat([receiver] + a.prefix(1), at: at)
         case "stringByAppendingFormat": return .concat([receiver, format(a, at)], at: at)
         case "URLsForDirectory:inDomains": return call("urls", ["for", "in"])
@@ -199,10 +209,13 @@ extension ObjectiveCReader {
         case "URLByDeletingPathExtension", "stringByDeletingPathExtension": return call("deletingPathExtension", [])
         case "fileURLWithPath", "fileURLWithPath:isDirectory", "fileURLWithPath:relativeToURL",
             "fileURLWithPath:isDirectory:relativeToURL":
-            let labels = parts.map { ["fileURLWithPath": "fileURLWithPath", "isDirectory": "isDirectory"][$0] ?? "relativeTo" }
+            let labels = parts.map {
+                ["fileURLWithPath": "fileURLWithPath", "isDirectory": "isDirectory"][$0] ?? "relativeTo"
+            }
             return .call(.name("URL", type: nil), zip(labels, a).map { Argument(label: $0, value: $1) }, at: at)
         case "initWithSuiteName":
-            return .call(.name("UserDefaults", type: nil), [Argument(label: "suiteName", value: a.first ?? .anything)], at: at)
+            return .call(
+                .name("UserDefaults", type: nil), [Argument(label: "suiteName", value: a.first ?? .anything)], at: at)
         case "stringWithString", "initWithString": return a.first ?? .anything
         case "stringWithFormat", "initWithFormat": return format(a, at)
         case "alloc", "init", "new", "copy", "autorelease", "retain": return receiver

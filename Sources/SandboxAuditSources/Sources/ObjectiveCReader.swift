@@ -30,7 +30,7 @@ struct ObjectiveCReader {
     var parseDepth = 0
 
     /// The deepest nesting of brackets and calls read; deeper parts are unknown.
-    static let maximumDepth = 128
+    static let maximumDepth = 64
 
     static func summary(of bytes: [UInt8]) -> FileSummary {
         var reader = ObjectiveCReader()
@@ -59,7 +59,8 @@ struct ObjectiveCReader {
 
     private mutating func endBody() {
         guard let b = body else { return }
-        summary.declarations.append(Declaration(name: b.name, type: nil, value: b.returns.count == 1 ? b.returns[0] : .anything))
+        summary.declarations.append(
+            Declaration(name: b.name, type: nil, value: b.returns.count == 1 ? b.returns[0] : .anything))
         names = b.outerNames
         body = nil
     }
@@ -137,7 +138,14 @@ struct ObjectiveCReader {
     /// A method (`- (NSString *)cacheFolder {`, `- (NSURL *)fileFor:(NSString *)key {`) or C
     /// function (`static NSString *CacheFolder(void) {`) about to open its body: its name and
     /// parameters.
-    private func header(_ range: Range<Int>) -> (name: String, parameters: [String])? {
+    private func header(_ whole: Range<Int>) -> (name: String, parameters: [String])? {
+        // Past `@end` and `@implementation Name`, which no `;` ends.
+        var start = whole.lowerBound
+        while start < whole.upperBound, tokens[start].text.hasPrefix("@") {
+            start += tokens[start].text == "@end" ? 1 : 2
+        }
+        guard start < whole.upperBound else { return nil }
+        let range = start..<whole.upperBound
         let t = tokens[range]
         guard let first = t.first else { return nil }
         if first.text == "-" || first.text == "+" {
@@ -166,123 +174,5 @@ struct ObjectiveCReader {
             if tokens[i - 1].kind == .identifier, tokens[i - 1].text != "void" { parameters.append(tokens[i - 1].text) }
         }
         return (tokens[open - 1].text, parameters)
-    }
-}
-
-/// Objective-C's tokens: identifiers (with `@` for `@interface`), strings (`@"…"` and `"…"`,
-/// unescaped), numbers and punctuation; comments dropped; preprocessor lines dropped but
-/// `#define`, whose line ends with a `;` of its own.
-enum Tokenizer {
-    /// The closing partner of each opening bracket (`(`, `[`, `{`), found once for the file.
-    static func partners(_ tokens: [ObjectiveCReader.Token]) -> [Int32] {
-        var out = [Int32](repeating: -1, count: tokens.count)
-        var open: [Int] = []
-        for (i, t) in tokens.enumerated() where t.kind == .punctuation {
-            switch t.text {
-            case "(", "[", "{": open.append(i)
-            case ")", "]", "}":
-                if let o = open.popLast() { out[o] = Int32(i) }
-            default: break
-            }
-        }
-        return out
-    }
-
-    static func tokens(_ b: [UInt8]) -> [ObjectiveCReader.Token] {
-        var out: [ObjectiveCReader.Token] = []
-        var i = 0
-        var line: Int32 = 1
-        var lineStart = 0
-        var atLineStart = true
-        var inDefine = false
-        func position(_ at: Int) -> Position { Position(line: line, column: Int32(at - lineStart + 1)) }
-        func isIdentifier(_ c: UInt8) -> Bool {
-            (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c == 95 || c == 36 || c >= 128
-        }
-        while i < b.count {
-            let c = b[i]
-            let next: UInt8 = i + 1 < b.count ? b[i + 1] : 0
-            if c == 10 {
-                if inDefine && (i == 0 || b[i - 1] != 92) {
-                    out.append(.init(kind: .punctuation, text: ";", position: position(i)))
-                    inDefine = false
-                }
-                line += 1
-                lineStart = i + 1
-                atLineStart = true
-                i += 1
-                continue
-            }
-            if c == 32 || c == 9 || c == 13 || c == 92 {
-                i += 1
-                continue
-            }
-            if c == 47 && next == 47 {
-                while i < b.count && b[i] != 10 { i += 1 }
-                continue
-            }
-            if c == 47 && next == 42 {
-                i += 2
-                while i < b.count && !(b[i] == 42 && i + 1 < b.count && b[i + 1] == 47) {
-                    if b[i] == 10 {
-                        line += 1
-                        lineStart = i + 1
-                    }
-                    i += 1
-                }
-                i += 2
-                continue
-            }
-            let start = i
-            if c == 35 && atLineStart {
-                var j = i + 1
-                while j < b.count && (b[j] == 32 || b[j] == 9) { j += 1 }
-                var k = j
-                while k < b.count && isIdentifier(b[k]) { k += 1 }
-                if String(decoding: b[j..<k], as: UTF8.self) == "define" {
-                    out.append(.init(kind: .punctuation, text: "#define", position: position(start)))
-                    inDefine = true
-                    i = k
-                } else {
-                    while i < b.count && !(b[i] == 10 && b[i - 1] != 92) { i += 1 }
-                }
-                continue
-            }
-            atLineStart = false
-            if c == 34 || (c == 64 && next == 34) || c == 39 {
-                let quote: UInt8 = c == 39 ? 39 : 34
-                i += c == 64 ? 2 : 1
-                var text: [UInt8] = []
-                while i < b.count && b[i] != quote && b[i] != 10 {
-                    if b[i] == 92 && i + 1 < b.count {
-                        i += 1
-                        text.append(b[i] == 110 ? 10 : b[i] == 116 ? 9 : b[i])
-                    } else {
-                        text.append(b[i])
-                    }
-                    i += 1
-                }
-                i += 1
-                let kind: ObjectiveCReader.Kind = quote == 39 ? .number : .string
-                out.append(.init(kind: kind, text: String(decoding: text, as: UTF8.self), position: position(start)))
-                continue
-            }
-            if isIdentifier(c) || (c == 64 && isIdentifier(next) && !(next >= 48 && next <= 57)) {
-                i += 1
-                while i < b.count && isIdentifier(b[i]) { i += 1 }
-                let number = c >= 48 && c <= 57
-                out.append(
-                    .init(
-                        kind: number ? .number : .identifier, text: String(decoding: b[start..<i], as: UTF8.self),
-                        position: position(start)))
-                continue
-            }
-            let pair = String(decoding: b[i..<min(i + 2, b.count)], as: UTF8.self)
-            let twoCharacter = ["==", "!=", "<=", ">=", "&&", "||", "->", "++", "--", "+=", "-=", "*=", "/=", "|=", "&="]
-            let text = twoCharacter.contains(pair) ? pair : String(UnicodeScalar(c))
-            out.append(.init(kind: .punctuation, text: text, position: position(start)))
-            i += text.utf8.count
-        }
-        return out
     }
 }

@@ -27,10 +27,9 @@ public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConver
 public enum SourceBase: Sendable, Hashable {
     /// The app's (or an app extension's) own data container: `NSHomeDirectory()`.
     case home
-    /// An App Group's container, by its identifier: what
+    /// An App Group's container, by its identifier (`group.` and the rest): what
     /// `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)` returns (Apple,
-    /// "containerURL(forSecurityApplicationGroupIdentifier:)",
-    /// https://developer.apple.com/documentation/foundation/filemanager/containerurl(forsecurityapplicationgroupidentifier:)).
+    /// "Configuring App Groups", https://developer.apple.com/documentation/xcode/configuring-app-groups).
     case appGroup(String)
 }
 
@@ -90,10 +89,18 @@ public struct SourceIndex: Sendable {
     /// Reads every Swift (`.swift`) and Objective-C (`.m`, `.mm`, `.h`) file below `root`, never
     /// through a symbolic link, and not in `.build`, `Pods`, `Carthage`, `DerivedData`, `.git` or
     /// `node_modules`. A file that is not read (over 4 MiB, not UTF-8, not a regular file, a
-    /// link) is listed in `skipped`. Throws `SourceIndexError` when `root` cannot be listed or
-    /// the tree holds more than 100,000 source files.
+    /// link, a Swift file nested past what SwiftParser reads safely) is listed in `skipped`.
+    /// Throws `SourceIndexError` when `root` cannot be listed or the tree holds more than 100,000
+    /// source files. Files are parsed on the cores; the few nested deeper than 16 brackets, and
+    /// the evaluation of the whole tree, on the calling thread, whose stack should be a main
+    /// thread's (8 MiB), not a secondary thread's 512 KiB.
     public static func build(root: String) throws -> SourceIndex {
-        let tree = try SourceTree.read(root: root)
+        try build(root: root, maximumFiles: SourceTree.maximumFiles)
+    }
+
+    /// `build(root:)` with another bound on the number of source files.
+    static func build(root: String, maximumFiles: Int) throws -> SourceIndex {
+        let tree = try SourceTree.read(root: root, maximumFiles: maximumFiles)
         var evaluation = Evaluation(files: tree.summaries)
         evaluation.run()
         let matcher = PathMatcher(built: evaluation.built, files: tree.files)
@@ -106,7 +113,9 @@ public struct SourceIndex: Sendable {
         }
         return SourceIndex(
             filesIndexed: tree.filesRead, skipped: tree.skipped,
-            paths: Array(Set(paths)).sorted { ($0.base.order, $0.pattern, $0.location) < ($1.base.order, $1.pattern, $1.location) },
+            paths: Array(Set(paths)).sorted {
+                ($0.base.order, $0.pattern, $0.location) < ($1.base.order, $1.pattern, $1.location)
+            },
             matcher: matcher)
     }
 
@@ -120,13 +129,20 @@ public struct SourceIndex: Sendable {
     /// framework writes in `Library/Caches` has none unless the app's code names it. Within a
     /// tier, by file, then line. Empty when no line of the app names the path.
     public func candidates(for relativePath: String, base: SourceBase, isDirectory: Bool) -> [SourceLocation] {
-        let components = relativePath.split(separator: "/")
-        guard !components.isEmpty else { return [] }
-        let tidy = !relativePath.hasPrefix("/") && !relativePath.hasSuffix("/") && !relativePath.contains("//")
-        let path = tidy ? relativePath : components.joined(separator: "/")
-        return matcher.candidates(components, path, base: base, isDirectory: isDirectory).map {
-            matcher.locations[Int($0)]
+        var components: [Substring] = []
+        var start = relativePath.startIndex
+        let utf8 = relativePath.utf8
+        var i = utf8.startIndex
+        while i < utf8.endIndex {
+            if utf8[i] == UInt8(ascii: "/") {
+                if start < i { components.append(relativePath[start..<i]) }
+                start = utf8.index(after: i)
+            }
+            i = utf8.index(after: i)
         }
+        if start < relativePath.endIndex { components.append(relativePath[start...]) }
+        guard !components.isEmpty else { return [] }
+        return matcher.candidates(components, base: base, isDirectory: isDirectory).map { matcher.locations[Int($0)] }
     }
 }
 

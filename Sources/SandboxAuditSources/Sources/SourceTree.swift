@@ -29,17 +29,20 @@ struct SourceTree {
         let bytes: [UInt8]
     }
 
+    /// `maximumFiles`, or fewer for a test.
+    private var limit = Self.maximumFiles
     private var pending: [Pending] = []
     private var pendingBytes = 0
     private var sourceFiles = 0
 
-    static func read(root: String) throws -> SourceTree {
+    static func read(root: String, maximumFiles: Int = maximumFiles) throws -> SourceTree {
         let fd: FileDescriptor
         do { fd = try FileDescriptor.currentDirectory.open(Array(root.utf8), .namedDirectory) } catch {
             throw SourceIndexError.unreadableRoot(path: root, reason: Self.text(error.code))
         }
         defer { fd.close() }
         var tree = SourceTree()
+        tree.limit = maximumFiles
         let top: [(name: [UInt8], kind: FileStatus.Kind)]
         do { top = try tree.list(fd, "") } catch {
             throw SourceIndexError.unreadableRoot(path: root, reason: Self.text(error.code))
@@ -51,14 +54,17 @@ struct SourceTree {
     }
 
     /// A folder's entries, sorted by name, with their kinds (a symlink as such).
-    private mutating func list(_ fd: FileDescriptor, _ path: String) throws(Errno) -> [(name: [UInt8], kind: FileStatus.Kind)] {
+    private mutating func list(_ fd: FileDescriptor, _ path: String) throws(Errno) -> [(
+        name: [UInt8], kind: FileStatus.Kind
+    )] {
         var entries: [(name: [UInt8], kind: FileStatus.Kind)] = []
         var problems: [SkippedSource] = []
         let failure = fd.forEachName { cName, name in
             switch Result(catching: { () throws(Errno) in try fd.status(ofCString: cName) }) {
             case .success(let status): entries.append((Array(name), status.kind))
             case .failure(let error):
-                problems.append(SkippedSource(file: Self.join(path, Array(name)), reason: "not read: \(Self.text(error.code))"))
+                problems.append(
+                    SkippedSource(file: Self.join(path, Array(name)), reason: "not read: \(Self.text(error.code))"))
             }
         }
         if let failure { throw failure }
@@ -81,7 +87,8 @@ struct SourceTree {
             let name = frame.folders[frame.next]
             let path = Self.join(frame.path, name)
             guard stack.count < Self.maximumDepth else {
-                skipped.append(SkippedSource(file: path, reason: "nested over \(Self.maximumDepth) folders deep: not read"))
+                skipped.append(
+                    SkippedSource(file: path, reason: "nested over \(Self.maximumDepth) folders deep: not read"))
                 continue
             }
             do {
@@ -101,7 +108,9 @@ struct SourceTree {
 
     /// Reads the source files among `entries` (of the folder `fd`, at `path`) and returns its
     /// folders to visit.
-    private mutating func files(_ fd: FileDescriptor, _ path: String, _ entries: [(name: [UInt8], kind: FileStatus.Kind)])
+    private mutating func files(
+        _ fd: FileDescriptor, _ path: String, _ entries: [(name: [UInt8], kind: FileStatus.Kind)]
+    )
         throws -> [[UInt8]]
     {
         var folders: [[UInt8]] = []
@@ -110,7 +119,8 @@ struct SourceTree {
             switch kind {
             case .directory:
                 if Self.skippedFolders.contains(String(decoding: name, as: UTF8.self)) {
-                    skipped.append(SkippedSource(file: file, reason: "a dependency or build folder: not the app's own code"))
+                    skipped.append(
+                        SkippedSource(file: file, reason: "a dependency or build folder: not the app's own code"))
                 } else {
                     folders.append(name)
                 }
@@ -119,7 +129,7 @@ struct SourceTree {
             default:
                 guard let isSwift = Self.isSource(name) else { continue }
                 sourceFiles += 1
-                guard sourceFiles <= Self.maximumFiles else { throw SourceIndexError.tooManyFiles(limit: Self.maximumFiles) }
+                guard sourceFiles <= limit else { throw SourceIndexError.tooManyFiles(limit: limit) }
                 read(name, in: fd, as: file, isSwift: isSwift)
             }
         }
@@ -135,7 +145,8 @@ struct SourceTree {
         do { bytes = try BoundedRead.file(named: name, in: fd, limit: Self.maximumFileSize) } catch {
             let reason: String
             switch error as? BoundedRead.Failure {
-            case .tooLarge(let n)?: reason = "\(n) bytes, over the \(Self.maximumFileSize >> 20) MiB read of a source file"
+            case .tooLarge(let n)?:
+                reason = "\(n) bytes, over the \(Self.maximumFileSize >> 20) MiB read of a source file"
             case .notRegular?: reason = "not a regular file: not read"
             case let failure?: reason = "not read: \(failure)"
             case nil: reason = "not read: \(error)"
@@ -149,22 +160,28 @@ struct SourceTree {
         if pendingBytes >= 32 << 20 || pending.count >= 512 { flush() }
     }
 
-    /// Parses the files read so far, on the cores.
+    /// Parses the files read so far, on the cores; a Swift file nested deeper than
+    /// `SwiftNesting.workerDepth` after the others, on the calling thread (a worker's stack may
+    /// be 512 KiB: macOS's secondary threads).
     private mutating func flush() {
         guard !pending.isEmpty else { return }
         let batch = pending
         pending = []
         pendingBytes = 0
-        let results = Parallel.map(batch.count) { i in
+        var results = Parallel.map(batch.count) { i -> FileSummary? in
             let file = batch[i]
             guard let text = String(validating: file.bytes, as: UTF8.self) else {
                 var failed = FileSummary()
                 failed.problem = "not UTF-8 text: not read"
                 return failed
             }
-            return file.isSwift ? SwiftReader.summary(of: text) : ObjectiveCReader.summary(of: file.bytes)
+            guard file.isSwift else { return ObjectiveCReader.summary(of: file.bytes) }
+            return SwiftReader.summary(of: text, deepest: SwiftNesting.workerDepth)
         }
-        for (file, summary) in zip(batch, results) {
+        for i in results.indices where results[i] == nil {
+            results[i] = SwiftReader.summary(of: String(decoding: batch[i].bytes, as: UTF8.self), deepest: nil)
+        }
+        for (file, summary) in zip(batch, results.map { $0! }) {
             if let problem = summary.problem {
                 skipped.append(SkippedSource(file: files[file.index], reason: problem))
             } else {

@@ -34,7 +34,8 @@ extension SwiftReader {
         case .arrayExpr(let a): return .unknown(a.elements.map { convert($0.expression) })
         case .sequenceExpr(let s): return sequence(Array(s.elements))
         case .infixOperatorExpr(let x):
-            return binary(x.operator.trimmedDescription, [convert(x.leftOperand), convert(x.rightOperand)], position(e))
+            return binary(
+                x.operator.trimmedDescription, [convert(x.leftOperand), convert(x.rightOperand)], position(e))
         case .ternaryExpr(let x):
             return .either([convert(x.thenExpression), convert(x.elseExpression), convert(x.condition)])
         case .closureExpr:

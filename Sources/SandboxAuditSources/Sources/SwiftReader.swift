@@ -25,19 +25,29 @@ final class SwiftReader: SyntaxAnyVisitor {
     var closureSlots: [SyntaxIdentifier: Int] = [:]
     var depth = 0
 
-    /// The deepest nesting of brackets the parser reads (SwiftParser's own default is 256 in a
-    /// release build and 20 in a debug one): deeper code is read as errors, not recursed into.
-    static let maximumNestingLevel = 128
+    /// The deepest nesting the parser reads (SwiftParser's own default is 256 in a release build
+    /// and 20 in a debug one); `SwiftNesting` refuses a file deeper than this before parsing it.
+    static let maximumNestingLevel = SwiftNesting.maximumDepth + 16
     /// The deepest expression converted; deeper parts are unknown.
-    static let maximumExpressionDepth = 128
+    static let maximumExpressionDepth = 64
 
     init(lines: LineTable) {
         self.lines = lines
         super.init(viewMode: .sourceAccurate)
     }
 
-    static func summary(of text: String) -> FileSummary {
+    /// The file's summary; nil when it nests deeper than `deepest` (to be read on a thread with
+    /// a larger stack).
+    static func summary(of text: String, deepest: Int?) -> FileSummary? {
         var text = text
+        switch text.withUTF8({ SwiftNesting.measure($0) }) {
+        case .refused(let reason):
+            var refused = FileSummary()
+            refused.problem = reason
+            return refused
+        case .depth(let depth):
+            if let deepest, depth > deepest { return nil }
+        }
         let tree = text.withUTF8 { Parser.parse(source: $0, maximumNestingLevel: maximumNestingLevel) }
         let reader = SwiftReader(lines: LineTable(text.utf8))
         reader.walk(tree)
@@ -75,7 +85,8 @@ final class SwiftReader: SyntaxAnyVisitor {
                 var names: [String] = []
                 switch closure.signature?.parameterClause {
                 case .simpleInput(let list)?: names = list.map(\.name.text)
-                case .parameterClause(let clause)?: names = clause.parameters.map { ($0.secondName ?? $0.firstName).text }
+                case .parameterClause(let clause)?:
+                    names = clause.parameters.map { ($0.secondName ?? $0.firstName).text }
                 case nil: break
                 }
                 let value = body(closure.statements, parameters: names)
