@@ -170,10 +170,10 @@ fi
 say "swift build --product sandbox-audit"
 swift build --product sandbox-audit
 bin="$(swift build --show-bin-path)/sandbox-audit"
-say "$bin scan sample-containers/Misbehaving"
+say "$bin scan sample-containers/Misbehaving --sources sample-containers/MisbehavingApp"
 echo
 status=0
-"$bin" scan sample-containers/Misbehaving || status=$?
+"$bin" scan sample-containers/Misbehaving --sources sample-containers/MisbehavingApp || status=$?
 echo
 case "$status" in
     0) say "scan exit 0: no finding at the error level" ;;

@@ -23,8 +23,8 @@ final class SampleAppSourcesTests: XCTestCase {
         "Documents/Recipes.pdf": "Projects/ProjectStore.swift:10",
         "Documents/VideoCache/index.json": "Feed/VideoStore.swift:8",
         "Documents/VideoCache/trailer-1080p.mp4": "Feed/VideoStore.swift:11",
-        "Downloads/episode-012.mp3": "Podcasts/Downloads.swift:9",
-        "Downloads/episode-013.mp3": "Podcasts/Downloads.swift:9",
+        "Downloads/episode-012.mp3": "Podcasts/Downloads.swift:10",
+        "Downloads/episode-013.mp3": "Podcasts/Downloads.swift:10",
         "Library/Application Support/Models/Segmenter.mlmodelc/analytics/coremldata.bin": "ML/Segmenter.swift:8",
         "Library/Application Support/Models/Segmenter.mlmodelc/coremldata.bin": "ML/Segmenter.swift:8",
         "Library/Application Support/Models/Segmenter.mlmodelc/metadata.json": "ML/Segmenter.swift:8",
@@ -68,6 +68,8 @@ final class SampleAppSourcesTests: XCTestCase {
         ("Library/Caches/com.example.misbehaving", .home, nil),
         ("Library/SplashBoard", .home, nil),
         ("tmp/upload-queue", .home, "Sync/UploadQueue.swift:7"),
+        // At the container's root (misplaced-at-root): the line that builds it names it.
+        ("Downloads", .home, "Podcasts/Downloads.swift:6"),
         ("Library/Caches/Thumbnails", .appGroup("group.com.example.misbehaving"), "Shared/GroupStore.swift:11"),
     ]
 

@@ -101,10 +101,10 @@ enum StandardFolder {
     }
 
     /// Folders every container has, which no app line names by building them: a path is matched
-    /// only with a literal component below the longest of these.
+    /// only with a literal component below the longest of these. `Downloads` is not one: an iOS
+    /// container has none until the app makes it, so the line that builds it names it.
     static let system: Set<String> = [
         "", "Documents", "Library", "Library/Caches", "Library/Application Support", "Library/Preferences", "tmp",
-        "Downloads",
     ]
 
     /// Whether a path (components as patterns) names something below a standard folder: a

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Episodes downloaded for listening offline.
+/// Episodes downloaded for listening offline, in a folder of their own at the container's root:
+/// neither backed up nor kept by an update (the home folder is no place for them).
 struct EpisodeDownloads {
-    let folder = FileManager.default.urls(for: .downloadsDirectory, in: .userDomainMask).first!
+    let folder = URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent("Downloads")
 
     func file(forEpisode number: Int) -> URL {
         let padded = String(format: "%03d", number)

@@ -8,8 +8,9 @@ import SandboxAuditSystem
 struct RecreatableInDocumentsCode: Rule {
     init() {}
     let needs: [RuleNeed] = [.requires(.sources)]
-    /// Code builds its own home's paths: an App Group's folder is another rule's business.
-    var roles: Set<ContainerRole> { [.app, .extension] }
+    /// Once, on the app's data container: the sources are the app's, its extensions' among
+    /// them (their homes are told apart by no line), and an App Group's folder is another matter.
+    var roles: Set<ContainerRole> { [.app] }
 
     let description = RuleDescription(
         id: "recreatable-in-documents-code",
