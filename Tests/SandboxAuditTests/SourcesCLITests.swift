@@ -177,4 +177,50 @@ final class SourcesCLITests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("source files under"), r.stdout)
         XCTAssertTrue(r.stdout.contains("written by Feed/VideoStore.swift:9"), "what could be read is used")
     }
+
+    /// The sample app (sample-containers/MisbehavingApp) and its device folder: every finding on a
+    /// path its code builds names that line, the HTTP cache URLCache writes names none, xcode
+    /// lines start with the Swift file, and SARIF's locations are repository paths.
+    func testTheSampleFindingsPointAtTheSampleCode() throws {
+        let repo = DocsTests.repo
+        let device = [
+            "sample-containers/MisbehavingDevice", "--app", "com.example.misbehaving", "--app-group",
+            "group.com.example.misbehaving", "--sources", "sample-containers/MisbehavingApp",
+        ]
+        let (json, r) = try CLI.scanJSON(device, cwd: repo)
+        XCTAssertEqual(r.status, 1, r.stderr)
+        let findings = try XCTUnwrap(json["findings"] as? [[String: Any]])
+        func line(_ f: [String: Any]) -> String? {
+            (f["source"] as? [[String: Any]])?.first.map { "\($0["file"]!):\($0["line"]!)" }
+        }
+        let byPath = Dictionary(findings.map { ($0["path"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        XCTAssertEqual(byPath["Documents/VideoCache"].flatMap(line), "Feed/VideoStore.swift:6")
+        XCTAssertEqual(byPath["Library/Application Support/Store.sqlite"].flatMap(line), "Persistence/Store.swift:10")
+        XCTAssertEqual(byPath["Downloads"].flatMap(line), "Podcasts/Downloads.swift:6")
+        XCTAssertEqual(byPath["tmp/upload-queue"].flatMap(line), "Sync/UploadQueue.swift:7")
+        let withLine = findings.filter { line($0) != nil }
+        XCTAssertGreaterThanOrEqual(withLine.count, 12)
+
+        let inventory = try CLI.run(["inventory"] + device, cwd: repo)
+        let cache = try XCTUnwrap(
+            inventory.stdout.split(separator: "\n").first {
+                $0.contains("\"Library/Caches/com.example.misbehaving/Cache.db\"")
+            })
+        XCTAssertTrue(cache.contains("\"source\":[]"), "URLCache's database: no line of the app")
+
+        let xcode = try CLI.run(["scan"] + device + ["--format", "xcode"], cwd: repo)
+        let onCode = xcode.stdout.split(separator: "\n").filter { $0.contains(".swift:") }
+        XCTAssertEqual(onCode.count, withLine.count, xcode.stdout)
+        for l in onCode { XCTAssertTrue(l.hasPrefix(repo + "/sample-containers/MisbehavingApp/"), String(l)) }
+
+        let tmp = try TempDir("sample-sarif")
+        let sarifPath = tmp.sub("r.sarif")
+        _ = try CLI.run(["scan"] + device + ["--output", "sarif=" + sarifPath], cwd: repo)
+        let sarif = try String(contentsOfFile: sarifPath, encoding: .utf8)
+        XCTAssertTrue(
+            sarif.contains("\"uri\" : \"sample-containers/MisbehavingApp/Feed/VideoStore.swift\"")
+                || sarif.contains("\"uri\": \"sample-containers/MisbehavingApp/Feed/VideoStore.swift\""))
+        try Tool.requirePython("jsonschema", for: "validating SARIF")
+        _ = try python(ReportTests.validateSARIF, [ReportTests.schema, sarifPath])
+    }
 }
