@@ -1685,7 +1685,7 @@ SOURCE_SEEDS = [
 
 @target({"name": "sources",
          "about": "scan and inventory with --sources (and sources: in the policy file) on source trees of mutated, cut and combined Swift and Objective-C files, deeply nested expressions, 1 MB one-line strings, non-UTF-8 files, 5 MB files, FIFOs and symlinks named .swift, a symlink loop, and a --sources that is a file, missing or /dev/zero",
-         "subcommands": ["scan", "inventory"], "formats": ["text", "xcode", "sarif", "github", "codeclimate"],
+         "subcommands": ["scan", "inventory", "compare"], "formats": ["text", "xcode", "sarif", "github", "codeclimate"],
          "policySections": ["sources"]})
 def t_sources(case):
     c = os.path.join(case, "c"); container(c)
@@ -1710,6 +1710,9 @@ def t_sources(case):
     if rng.randrange(4) == 0:
         open(os.path.join(case, "p.yml"), "wb").write(b"sources: " + given.encode() + b"\n")
         run(["scan", "c", "--config", "p.yml", "--format", fmt], case, "sources")
+    elif rng.randrange(3) == 0:
+        run(["scan", "c", "--write-baseline", "b.json"], case, "sources")
+        run(["compare", "b.json", "b.json", "--sources", given, "--format", rng.choice(["text", "json", "markdown"])], case, "sources")
     elif rng.randrange(2) == 0:
         run(["inventory", "c", "--sources", given], case, "sources")
     else:

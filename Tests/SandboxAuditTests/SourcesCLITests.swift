@@ -223,4 +223,28 @@ final class SourcesCLITests: XCTestCase {
         try Tool.requirePython("jsonschema", for: "validating SARIF")
         _ = try python(ReportTests.validateSARIF, [ReportTests.schema, sarifPath])
     }
+
+    /// `compare --sources`: the paths that appeared between two baselines name their lines.
+    func testCompareNamesTheLinesOfThePathsThatChanged() throws {
+        let dir = try TempDir("sources")
+        let (app, sources) = try workspace(dir)
+        try FileManager.default.removeItem(atPath: app + "/Documents/VideoCache")
+        XCTAssertEqual(try CLI.run(["scan", app, "--write-baseline", dir.sub("base.json")]).status, 0)
+        try Fixture.file(app + "/Documents/VideoCache/intro.mp4", size: 12_000_000)
+        XCTAssertEqual(try CLI.run(["scan", app, "--write-baseline", dir.sub("head.json")]).status, 0)
+        let r = try CLI.run([
+            "compare", dir.sub("base.json"), dir.sub("head.json"), "--sources", sources, "--format", "json",
+        ])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let added = try XCTUnwrap(json["added"] as? [[String: Any]])
+        let intro = try XCTUnwrap(added.first { $0["path"] as? String == "Documents/VideoCache/intro.mp4" })
+        XCTAssertEqual((intro["source"] as? [[String: Any]])?.first?["line"] as? Int, 10)
+        let text = try CLI.run(["compare", dir.sub("base.json"), dir.sub("head.json"), "--sources", sources])
+        XCTAssertTrue(text.stdout.contains("written by Feed/VideoStore.swift:10"), text.stdout)
+        let plain = try CLI.run(["compare", dir.sub("base.json"), dir.sub("head.json"), "--format", "json"])
+        XCTAssertFalse(plain.stdout.contains("\"source\""), "without --sources, as before")
+        XCTAssertEqual(
+            try CLI.run(["compare", dir.sub("base.json"), dir.sub("head.json"), "--sources", dir.sub("no")]).status, 2)
+    }
 }

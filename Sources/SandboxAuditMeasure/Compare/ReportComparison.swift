@@ -41,6 +41,8 @@ public struct ReportComparison: Sendable {
 
     package let base: ComparedReport
     package let head: ComparedReport
+    /// The app's sources (`compare --sources`): each path listed names the lines that build it.
+    package var sources: AppSources?
     package let total: Row
     package let domains: [Row]
     package let zones: [Row]

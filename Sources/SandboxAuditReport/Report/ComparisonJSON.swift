@@ -46,7 +46,7 @@ extension ComparisonReport {
                             ("delta", .int(p.delta)),
                             ("backedUp", .optional((p.after ?? p.before)?.backedUp)),
                             ("owner", .optional(p.owner)),
-                        ])
+                        ] + (c.sources == nil ? [] : [("source", JSONReport.source(source(p, c)))]))
                 })
         }
         func findings(_ list: [FindingRecord]) -> JSON {

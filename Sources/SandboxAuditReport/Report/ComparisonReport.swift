@@ -2,6 +2,7 @@ import SandboxAuditCore
 import SandboxAuditMeasure
 import SandboxAuditRules
 import SandboxAuditSimulate
+import SandboxAuditSources
 import SandboxAuditSystem
 
 /// `compare`'s text and Markdown (docs/compare-format.md). Both print the same sections from
@@ -49,8 +50,15 @@ public enum ComparisonReport {
             + "\(p.after.map { ByteSize.format($0.size) } ?? "removed")"
         let backedUp = (p.after ?? p.before)?.backedUp == true ? "backed up" : "not backed up"
         let owner = p.owner.map { ", owner \($0)" } ?? ""
+        let written = ScanReport.writtenBy(source(p, c)).map { ", " + $0 } ?? ""
         return
-            "\(delta(p.delta))  \(place(domain: p.key.domain, path: p.key.path, in: c)) (\(sizes), \(backedUp)\(owner))"
+            "\(delta(p.delta))  \(place(domain: p.key.domain, path: p.key.path, in: c)) "
+            + "(\(sizes), \(backedUp)\(owner)\(written))"
+    }
+
+    /// The lines of the app that build a listed path (`compare --sources`); empty without sources.
+    static func source(_ p: PathChange, _ c: ReportComparison) -> [SourceLocation] {
+        c.sources?.candidates(p.key.path, domain: p.key.domain, owner: p.owner) ?? []
     }
 
     static func findingLine(_ f: FindingRecord, _ c: ReportComparison) -> String {

@@ -51,6 +51,19 @@ package struct AppSources: Sendable {
         return index.candidates(for: path.display, base: Self.base(inventory.container), isDirectory: isDirectory)
     }
 
+    /// The lines that build `path` of the container of backup domain `domain`, for what names a
+    /// path without its inventory (`compare`'s reports and baselines): none for a path whose
+    /// recorded owner is one of the catalogue's SDKs or frameworks.
+    package func candidates(_ path: ContainerPath, domain: String, owner: String?) -> [SourceLocation] {
+        guard !path.isRoot, owner.map({ !Self.catalogueOwners.contains($0) }) ?? true else { return [] }
+        let prefix = ContainerRole.group.domainPrefix
+        let base: SourceBase = domain.hasPrefix(prefix) ? .appGroup(String(domain.dropFirst(prefix.count))) : .home
+        return index.candidates(for: path.display, base: base, isDirectory: false)
+    }
+
+    /// The names of the catalogue's owners (a team of the policy's `owners:` is none of them).
+    static let catalogueOwners = Set(OwnerCatalogue.all.map(\.owner))
+
     /// The note a scan gives for the source files it could not read (none when it read them all).
     package var skippedNote: String? {
         let skipped = index.skipped

@@ -26,8 +26,17 @@ public struct Policy: Sendable {
     public var appGroups: [String] = []
     /// Findings accepted for a while, with a reason (`suppress:`), in file order.
     package var suppressions: [Suppression] = []
-    /// The app's sources (`sources:`, relative to the policy file's folder; `--sources` wins).
+    /// The app's sources (`sources:`, as written: relative to the policy file's folder;
+    /// `--sources` wins).
     public var sources: String?
+
+    /// `sources:` as a path from the working folder: relative to the policy file's folder, as
+    /// the file is read from anywhere. (Its folder cut at the last slash: NSString's
+    /// deletingLastPathComponent traps on some names in swift-corelibs-foundation.)
+    public var sourcesFolder: String? {
+        guard let sources, !sources.hasPrefix("/") else { return sources }
+        return (source.flatMap { s in s.lastIndex(of: "/").map { String(s[...$0]) } } ?? "") + sources
+    }
 
     public init() {}
 

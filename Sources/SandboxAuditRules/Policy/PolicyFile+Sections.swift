@@ -29,9 +29,7 @@ extension PolicyFile {
             case "sources":
                 let folder = try string(v, "sources")
                 guard !folder.isEmpty else { throw Failure(message: "sources must name a folder", mark: v.mark) }
-                // Relative to the policy file's folder, as the file is read from anywhere.
-                let base = policy.source.map { ($0 as NSString).deletingLastPathComponent } ?? ""
-                policy.sources = folder.hasPrefix("/") || base.isEmpty ? folder : base + "/" + folder
+                policy.sources = folder
             case "appGroups":
                 guard let seq = v.sequence else {
                     throw Failure(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SandboxAudit
+import SandboxAuditRules
 
 struct CompareCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -89,9 +90,16 @@ struct CompareCommand: ParsableCommand {
         }
     }
 
+    @Option(help: sourcesHelp)
+    var sources: String?
+
     func run() throws {
+        // Read first: a folder that cannot be read fails the run before the reports are read.
+        let appSources = try sources.map(AppSources.read)
+        if let note = appSources?.skippedNote { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
         var comparison = try ReportComparison.load(base: base, head: head, allowDifferentApps: allowDifferentApps)
         comparison.growthLimit = failOnGrowth?.bytes
+        comparison.sources = appSources
         emit(
             ComparisonReport.render(comparison, as: format.rawValue, showUnchanged: showUnchanged, reportURL: reportURL)
                 ?? "")

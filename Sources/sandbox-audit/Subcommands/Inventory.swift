@@ -53,7 +53,7 @@ struct InventoryCommand: ParsableCommand {
     func run() throws {
         let policy = try PolicyFile.resolve(config: config)
         // Read before the container: a folder that cannot be read fails the run first.
-        let appSources = try (sources ?? policy.sources).map(AppSources.read)
+        let appSources = try (sources ?? policy.sourcesFolder).map(AppSources.read)
         let inventories = try ProgressLine.during {
             try Audit.inventories(of: try containers.input(path), try containers.selection(policy))
         }

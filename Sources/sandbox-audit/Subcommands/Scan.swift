@@ -283,7 +283,7 @@ struct Scan: ParsableCommand {
         let result = try ProgressLine.during {
             try Audit.run(
                 try containers.input(path), selection: try containers.selection(policy), policy: policy,
-                baseline: previous, againstBackup: againstBackup, sources: sources ?? policy.sources)
+                baseline: previous, againstBackup: againstBackup, sources: sources ?? policy.sourcesFolder)
         }
         keptUntilExit = result
         let baselineText = writeBaseline.map { _ in Baseline(result).json.prettyLine }
