@@ -13,6 +13,7 @@ extension Evaluation {
             let c = Call(arguments: arguments, values: values, site: site)
             if let v = foundationCall(n, c) { return v }
             if storageCall(n, c) { return .unknown }
+            if let v = instantiated(callees(n, type: type, count: values.count), c) { return v }
             return name(n, type: type)
         default:
             _ = eval(callee, site.file)
@@ -126,6 +127,9 @@ extension Evaluation {
             return .unknown
         default:
             if storageMemberCall(n, c) { return .unknown }
+            var type: String?
+            if case .typeName(let t) = receiver { type = t }
+            if let v = instantiated(callees(n, type: type, count: c.values.count), c) { return v }
             if case .typeName(let t) = receiver, let v = typed(n, in: t) { return v }
             if case .typeName = receiver { return name(n, type: nil) }
             return pathNamed(n)

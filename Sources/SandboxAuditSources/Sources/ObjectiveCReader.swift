@@ -17,6 +17,7 @@ struct ObjectiveCReader {
     struct Body {
         let name: String
         let depth: Int
+        var parameterCount = 0
         var returns: [SourceExpr] = []
         let outerNames: [String: Int]
     }
@@ -60,7 +61,9 @@ struct ObjectiveCReader {
     private mutating func endBody() {
         guard let b = body else { return }
         summary.declarations.append(
-            Declaration(name: b.name, type: nil, value: b.returns.count == 1 ? b.returns[0] : .anything))
+            Declaration(
+                name: b.name, type: nil, value: b.returns.count == 1 ? b.returns[0] : .anything,
+                parameterCount: b.parameterCount))
         names = b.outerNames
         body = nil
     }
@@ -74,8 +77,8 @@ struct ObjectiveCReader {
             return
         }
         if opensBody, body == nil, let header = header(range) {
-            body = Body(name: header.name, depth: depth + 1, outerNames: names)
-            for p in header.parameters { local(p, .anything) }
+            body = Body(name: header.name, depth: depth + 1, parameterCount: header.parameters.count, outerNames: names)
+            for (i, p) in header.parameters.enumerated() { local(p, .parameter(i)) }
             return
         }
         var i = range.lowerBound
