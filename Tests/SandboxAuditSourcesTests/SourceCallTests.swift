@@ -60,6 +60,53 @@ final class SourceCallTests: XCTestCase {
         XCTAssertEqual(index.best("Documents/Saved/list.dat"), "Saver.m:3", index.patterns)
     }
 
+    func testObjectiveCArrayOfOneThroughALoopAndMacrosOfAnElseBranch() throws {
+        let tree = try SourceTreeFixture([
+            "Constants.h": """
+            #ifndef Constants_h
+            #ifdef IS_BETA
+                #define kGroup @"group.com.example.beta"
+            #elif defined(IS_LITE)
+                #define kGroup @"group.com.example.lite"
+            #else
+                #define kGroup @"group.com.example.shared"
+            #endif
+            #endif
+            """,
+            // A Swift mirror of the macro, which the index cannot read: the macro's value holds.
+            "Mirror.swift": "let kGroup = Tools.definedValue(.kGroup)\n",
+            "Tools.m": """
+            @implementation Tools
+            +(NSURL*) containerURLFor:(NSArray*) components
+            {
+                static NSURL* containerUrl;
+                static dispatch_once_t onceToken;
+                dispatch_once(&onceToken, ^{
+                    containerUrl = [[NSFileManager defaultManager]
+                        containerURLForSecurityApplicationGroupIdentifier:kGroup];
+                });
+                NSURL* retval = containerUrl;
+                for(NSString* component in components)
+                    retval = [retval URLByAppendingPathComponent:component];
+                return retval;
+            }
+            @end
+            """,
+            "Store.m": """
+            @implementation Store
+            +(void) initialize
+            {
+                NSString* path = [[Tools containerURLFor:@[@"store.sqlite"]] path];
+            }
+            @end
+            """,
+        ])
+        let index = try tree.index()
+        XCTAssertEqual(
+            index.best("store.sqlite", .appGroup("group.com.example.shared")), "Store.m:4", index.patterns)
+        XCTAssertNil(index.best("store.sqlite", .appGroup("group.com.example.beta")))
+    }
+
     func testCallsInCallsAreBounded() throws {
         // Each function calls the next with its parameter: past the depth bound nothing is built,
         // and a function calling itself ends.

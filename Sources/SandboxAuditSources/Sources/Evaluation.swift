@@ -73,8 +73,11 @@ struct Evaluation {
             guard let instance, i < instance.values.count else { return .unknown }
             return instance.values[i]
         case .element(let base):
-            if case .list(let p) = eval(base, file) { return .path(p) }
-            return .unknown
+            switch eval(base, file) {
+            case .list(let p): return .path(p)
+            case .text(let s): return .text(s)  // an array of one read as its element (`@[x]`)
+            default: return .unknown
+            }
         case .either(let choices):
             var first = Value.unknown
             for c in choices {
@@ -116,8 +119,12 @@ struct Evaluation {
         let valued = pool.filter { declarations[$0].declaration.value != .anything }
         let pool = valued.isEmpty ? pool : valued
         guard !pool.isEmpty, pool.count <= Self.maximumAlternatives else { return .unknown }
-        let first = declaration(pool[0])
-        for d in pool.dropFirst() where !Self.sameShape(declaration(d), first) { return .unknown }
+        // Declarations the evaluation cannot read (a Swift mirror of an Objective-C macro) are
+        // left out when others can be.
+        let known = pool.filter { declaration($0) != .unknown }
+        guard let head = known.first else { return .unknown }
+        let first = declaration(head)
+        for d in known.dropFirst() where !Self.sameShape(declaration(d), first) { return .unknown }
         return first
     }
 

@@ -81,6 +81,11 @@ struct ObjectiveCReader {
             for (i, p) in header.parameters.enumerated() { local(p, .parameter(i)) }
             return
         }
+        if first.text == "for", let (name, value, next) = forIn(range) {
+            local(name, value)
+            statement(next..<range.upperBound, opensBody: false, depth: depth)
+            return
+        }
         var i = range.lowerBound
         var isReturn = false
         if first.text == "return" {
@@ -105,6 +110,18 @@ struct ObjectiveCReader {
                 i += 1
             }
         }
+    }
+
+    /// `for (Type *name in collection)`: the loop's variable, read as the collection's element,
+    /// and where its statement starts.
+    private mutating func forIn(_ range: Range<Int>) -> (String, SourceExpr, Int)? {
+        let open = range.lowerBound + 1
+        guard open < range.upperBound, tokens[open].text == "(", let close = matching(open, range.upperBound),
+            let inToken = (open..<close).first(where: { tokens[$0].text == "in" }), inToken > open + 1,
+            tokens[inToken - 1].kind == .identifier
+        else { return nil }
+        let collection = expression(inToken + 1, close)?.0 ?? .anything
+        return (tokens[inToken - 1].text, .element(collection), close + 1)
     }
 
     /// `name = value`: inside a method a local (a property or an `_ivar` a declaration of the
