@@ -37,6 +37,25 @@ final class SourceCallTests: XCTestCase {
         XCTAssertEqual(index.best("Documents/Records/Inbox", isDirectory: true), "App/Store.swift:6")
     }
 
+    func testLocalDeclaredThenAssigned() throws {
+        let index = try indexOne(
+            """
+            import Foundation
+            func setUp(kind: Int) {
+                var library: String
+                library = NSSearchPathForDirectoriesInDomains(.libraryDirectory, .userDomainMask, true)[0]
+                let folder: String
+                switch kind {
+                case 0: folder = library + "/Store/Internal"
+                default: folder = library + "/Other/Internal"
+                }
+                print(folder)
+            }
+            """)
+        XCTAssertEqual(index.best("Library/Store/Internal"), "App.swift:7", index.patterns)
+        XCTAssertEqual(index.best("Library/Other/Internal"), "App.swift:8")
+    }
+
     func testObjectiveCMethodNamedByItsCall() throws {
         let tree = try SourceTreeFixture([
             "Paths.m": """

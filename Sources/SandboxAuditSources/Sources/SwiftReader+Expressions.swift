@@ -124,6 +124,10 @@ extension SwiftReader {
             let value = sequence(Array(elements[(i + 1)...]))
             if i == 1, let member = assignedMember(elements[0]) {
                 summary.declarations.append(Declaration(name: member, type: types.last, value: value))
+            } else if i == 1, !frames.isEmpty, let r = elements[0].as(DeclReferenceExprSyntax.self),
+                case .local(let slot) = reference(r.baseName.text), summary.locals[slot] == .anything
+            {
+                declareLocal(r.baseName.text, value)  // `var x: T` given its value later: the first one
             }
             return .unknown([value])
         }
