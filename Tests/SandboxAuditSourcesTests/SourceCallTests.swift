@@ -71,12 +71,15 @@ final class SourceCallTests: XCTestCase {
             - (void)save {
                 NSString *path = [Paths archivePath:@"Saved" file:@"list.dat"];
                 [data writeToFile:path atomically:YES];
+                NSString *name = [NSLocalizedString(@"RECENT", nil) stringByAppendingPathExtension:@"m3u"];
+                NSURL *url = [[NSURL fileURLWithPath:NSTemporaryDirectory()] URLByAppendingPathComponent:name];
             }
             @end
             """,
         ])
         let index = try tree.index()
         XCTAssertEqual(index.best("Documents/Saved/list.dat"), "Saver.m:3", index.patterns)
+        XCTAssertEqual(index.best("tmp/Recent.m3u"), "Saver.m:6", "a name of its own with an extension")
     }
 
     func testObjectiveCArrayOfOneThroughALoopAndMacrosOfAnElseBranch() throws {

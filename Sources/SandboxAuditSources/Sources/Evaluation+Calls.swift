@@ -98,7 +98,10 @@ extension Evaluation {
             let ext = "." + (c.values.first?.textPattern ?? String(wildcard))
             if case .path = receiver { return concat([receiver, .text(ext)], c.site) }
             if case .text(let s) = receiver { return .text(PatternText.join(s, ext)) }
-            return .unknown
+            switch receiver {
+            case .unknown, .typeName: return .text(PatternText.join(String(wildcard), ext))  // `*.m3u`
+            default: return .unknown
+            }
         case ("deletingLastPathComponent", _):
             if case .path(let p) = receiver { return .path(Self.parent(p)) }
             return .unknown
