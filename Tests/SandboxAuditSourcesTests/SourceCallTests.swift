@@ -119,6 +119,8 @@ final class SourceCallTests: XCTestCase {
             +(void) initialize
             {
                 NSString* path = [[Tools containerURLFor:@[@"store.sqlite"]] path];
+                NSString* root = [[Tools containerURLFor:@[]] path];
+                NSString* images = [root stringByAppendingPathComponent:@"images"];
             }
             @end
             """,
@@ -127,6 +129,7 @@ final class SourceCallTests: XCTestCase {
         XCTAssertEqual(
             index.best("store.sqlite", .appGroup("group.com.example.shared")), "Store.m:4", index.patterns)
         XCTAssertNil(index.best("store.sqlite", .appGroup("group.com.example.beta")))
+        XCTAssertEqual(index.best("images", .appGroup("group.com.example.shared"), isDirectory: true), "Store.m:6")
     }
 
     func testCallsInCallsAreBounded() throws {

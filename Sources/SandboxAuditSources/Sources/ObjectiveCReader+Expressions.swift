@@ -91,6 +91,8 @@ extension ObjectiveCReader {
                 let elements = list(i + 2, close)
                 // `@[x]`: an array of one, read as its element (`for (… in @[x])`, `[a firstObject]`).
                 if tokens[i + 1].text == "[", elements.count == 1 { return (elements[0], close + 1) }
+                // `@[]`: a loop over it adds nothing, as an empty component adds nothing to a path.
+                if tokens[i + 1].text == "[", elements.isEmpty { return (.string(""), close + 1) }
                 return (.unknown(elements), close + 1)
             case "!", "-", "&", "*", "~":
                 return postfix(i + 1, end).map { (.unknown([$0.0]), $0.1) }
