@@ -53,6 +53,17 @@ final class SourceMatchingTests: XCTestCase {
         XCTAssertTrue(index.paths.contains { $0.pattern == "Library/Caches/*" }, "built, but matches nothing")
     }
 
+    func testTestsAndOtherPlatformsComeLast() throws {
+        let line = "import Foundation\nlet db = URL.libraryDirectory.appendingPathComponent(\"store.db\")\n"
+        let tree = try SourceTreeFixture([
+            "App/Store.swift": line, "AppTests/StoreTests.swift": line, "Apps/watchOS/Store.swift": line,
+            "Mac/Store.swift": line,
+        ])
+        let index = try tree.index()
+        XCTAssertEqual(index.best("Library/store.db"), "App/Store.swift:2", index.patterns)
+        XCTAssertEqual(index.lines("Library/store.db").count, 4)
+    }
+
     func testWriteAheadLogsFollowTheirDatabase() throws {
         let index = try indexOne("let db = URL.applicationSupportDirectory.appendingPathComponent(\"search.sqlite\")\n")
         for suffix in ["", "-wal", "-shm", "-journal"] {

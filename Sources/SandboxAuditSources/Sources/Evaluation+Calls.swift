@@ -13,6 +13,7 @@ extension Evaluation {
             let c = Call(arguments: arguments, values: values, site: site)
             if let v = foundationCall(n, c) { return v }
             if storageCall(n, c) { return .unknown }
+            if let v = instantiated(callees(n, type: type, count: values.count), c) { return v }
             return name(n, type: type)
         default:
             _ = eval(callee, site.file)
@@ -97,7 +98,10 @@ extension Evaluation {
             let ext = "." + (c.values.first?.textPattern ?? String(wildcard))
             if case .path = receiver { return concat([receiver, .text(ext)], c.site) }
             if case .text(let s) = receiver { return .text(PatternText.join(s, ext)) }
-            return .unknown
+            switch receiver {
+            case .unknown, .typeName: return .text(PatternText.join(String(wildcard), ext))  // `*.m3u`
+            default: return .unknown
+            }
         case ("deletingLastPathComponent", _):
             if case .path(let p) = receiver { return .path(Self.parent(p)) }
             return .unknown
@@ -126,6 +130,9 @@ extension Evaluation {
             return .unknown
         default:
             if storageMemberCall(n, c) { return .unknown }
+            var type: String?
+            if case .typeName(let t) = receiver { type = t }
+            if let v = instantiated(callees(n, type: type, count: c.values.count), c) { return v }
             if case .typeName(let t) = receiver, let v = typed(n, in: t) { return v }
             if case .typeName = receiver { return name(n, type: nil) }
             return pathNamed(n)

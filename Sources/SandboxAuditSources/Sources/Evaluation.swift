@@ -17,6 +17,10 @@ struct Evaluation {
     /// Every path built, with the site that named it.
     private(set) var built: Set<PathValue> = []
     private var depth = 0
+    /// The call a function is being evaluated for, its parameters bound (Evaluation+Instances.swift).
+    var instance: Instance?
+    /// How many times each declaration was evaluated for a call.
+    var instanceCounts: [Int: Int] = [:]
 
     /// How deep one evaluation goes (names through names, calls in calls): past it, a value is unknown.
     static let maximumDepth = 128
@@ -65,9 +69,15 @@ struct Evaluation {
         case .local(let slot): return local(slot, file)
         case .member(let base, let n, _): return member(base, n, file)
         case .call(let callee, let arguments, let at): return call(callee, arguments, Site(file: file, position: at))
+        case .parameter(let i):
+            guard let instance, i < instance.values.count else { return .unknown }
+            return instance.values[i]
         case .element(let base):
-            if case .list(let p) = eval(base, file) { return .path(p) }
-            return .unknown
+            switch eval(base, file) {
+            case .list(let p): return .path(p)
+            case .text(let s): return .text(s)  // an array of one read as its element (`@[x]`)
+            default: return .unknown
+            }
         case .either(let choices):
             var first = Value.unknown
             for c in choices {
@@ -84,6 +94,7 @@ struct Evaluation {
     private mutating func local(_ slot: Int, _ file: Int32) -> Value {
         let f = Int(file)
         guard slot < localValues[f].count else { return .unknown }
+        if instance != nil { return instanceLocal(slot, file) }
         if let v = localValues[f][slot] { return v }
         localValues[f][slot] = .unknown  // a cycle reads it as unknown
         let v = eval(files[f].locals[slot], file)
@@ -93,6 +104,9 @@ struct Evaluation {
 
     mutating func declaration(_ d: Int) -> Value {
         if let v = declarationValues[d] { return v }
+        let outer = instance
+        instance = nil  // a declaration's own value binds no parameter
+        defer { instance = outer }
         declarationValues[d] = .unknown
         let v = eval(declarations[d].declaration.value, declarations[d].file)
         declarationValues[d] = v
@@ -101,9 +115,16 @@ struct Evaluation {
 
     /// The value several declarations of one name agree on (their sites aside), else unknown.
     mutating func agreed(_ pool: [Int]) -> Value {
+        // A property declared without a value, given one elsewhere (`self.x = …` in `init`).
+        let valued = pool.filter { declarations[$0].declaration.value != .anything }
+        let pool = valued.isEmpty ? pool : valued
         guard !pool.isEmpty, pool.count <= Self.maximumAlternatives else { return .unknown }
-        let first = declaration(pool[0])
-        for d in pool.dropFirst() where !Self.sameShape(declaration(d), first) { return .unknown }
+        // Declarations the evaluation cannot read (a Swift mirror of an Objective-C macro) are
+        // left out when others can be.
+        let known = pool.filter { declaration($0) != .unknown }
+        guard let head = known.first else { return .unknown }
+        let first = declaration(head)
+        for d in known.dropFirst() where !Self.sameShape(declaration(d), first) { return .unknown }
         return first
     }
 
@@ -221,7 +242,7 @@ struct Evaluation {
                 } else {
                     out.components.append(String(head))
                 }
-                if PatternText.hasLiteral(head) { out.site = site }
+                if PatternText.hasLiteral(head) { out.site = instanceSite(head, site) }
                 added = true
             }
         }
@@ -242,7 +263,7 @@ struct Evaluation {
             }
             guard out.components.count < Self.maximumComponents else { return p }
             out.components.append(String(piece))
-            if PatternText.hasLiteral(piece) { out.site = site }
+            if PatternText.hasLiteral(piece) { out.site = instanceSite(piece, site) }
             added = true
         }
         guard added || trailingSlash else { return out }

@@ -88,7 +88,12 @@ extension ObjectiveCReader {
                 return (expression(i + 1, close)?.0 ?? .anything, close + 1)
             case "@":
                 guard i + 1 < end, let close = matching(i + 1, end) else { return nil }
-                return (.unknown(list(i + 2, close)), close + 1)
+                let elements = list(i + 2, close)
+                // `@[x]`: an array of one, read as its element (`for (… in @[x])`, `[a firstObject]`).
+                if tokens[i + 1].text == "[", elements.count == 1 { return (elements[0], close + 1) }
+                // `@[]`: a loop over it adds nothing, as an empty component adds nothing to a path.
+                if tokens[i + 1].text == "[", elements.isEmpty { return (.string(""), close + 1) }
+                return (.unknown(elements), close + 1)
             case "!", "-", "&", "*", "~":
                 return postfix(i + 1, end).map { (.unknown([$0.0]), $0.1) }
             default: return nil

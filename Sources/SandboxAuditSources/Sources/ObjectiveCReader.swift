@@ -17,6 +17,7 @@ struct ObjectiveCReader {
     struct Body {
         let name: String
         let depth: Int
+        var parameterCount = 0
         var returns: [SourceExpr] = []
         let outerNames: [String: Int]
     }
@@ -60,7 +61,9 @@ struct ObjectiveCReader {
     private mutating func endBody() {
         guard let b = body else { return }
         summary.declarations.append(
-            Declaration(name: b.name, type: nil, value: b.returns.count == 1 ? b.returns[0] : .anything))
+            Declaration(
+                name: b.name, type: nil, value: b.returns.count == 1 ? b.returns[0] : .anything,
+                parameterCount: b.parameterCount))
         names = b.outerNames
         body = nil
     }
@@ -74,8 +77,13 @@ struct ObjectiveCReader {
             return
         }
         if opensBody, body == nil, let header = header(range) {
-            body = Body(name: header.name, depth: depth + 1, outerNames: names)
-            for p in header.parameters { local(p, .anything) }
+            body = Body(name: header.name, depth: depth + 1, parameterCount: header.parameters.count, outerNames: names)
+            for (i, p) in header.parameters.enumerated() { local(p, .parameter(i)) }
+            return
+        }
+        if first.text == "for", let (name, value, next) = forIn(range) {
+            local(name, value)
+            statement(next..<range.upperBound, opensBody: false, depth: depth)
             return
         }
         var i = range.lowerBound
@@ -102,6 +110,18 @@ struct ObjectiveCReader {
                 i += 1
             }
         }
+    }
+
+    /// `for (Type *name in collection)`: the loop's variable, read as the collection's element,
+    /// and where its statement starts.
+    private mutating func forIn(_ range: Range<Int>) -> (String, SourceExpr, Int)? {
+        let open = range.lowerBound + 1
+        guard open < range.upperBound, tokens[open].text == "(", let close = matching(open, range.upperBound),
+            let inToken = (open..<close).first(where: { tokens[$0].text == "in" }), inToken > open + 1,
+            tokens[inToken - 1].kind == .identifier
+        else { return nil }
+        let collection = expression(inToken + 1, close)?.0 ?? .anything
+        return (tokens[inToken - 1].text, .element(collection), close + 1)
     }
 
     /// `name = value`: inside a method a local (a property or an `_ivar` a declaration of the

@@ -21,7 +21,11 @@ struct Tokenizer {
 
     static func tokens(_ bytes: [UInt8]) -> [Token] {
         var t = Tokenizer(b: bytes)
-        while t.i < t.b.count { t.next() }
+        while t.i < t.b.count {
+            let before = t.out.count
+            t.next()
+            if t.skipping { t.out.removeSubrange(before...) }
+        }
         return t.out
     }
 
@@ -32,6 +36,14 @@ struct Tokenizer {
     var lineStart = 0
     var atLineStart = true
     var inDefine = false
+    /// The open `#if`s: whether the branch read is active, and whether one of its branches was.
+    var conditions: [(active: Bool, taken: Bool)] = []
+    /// `#if`s nested past `maximumConditions`, read as if absent.
+    var deeperConditions = 0
+    static let maximumConditions = 64
+
+    /// Whether the tokens read are in a branch the preprocessor drops.
+    var skipping: Bool { conditions.contains { !$0.active } }
 
     static let twoCharacter: Set<String> = [
         "==", "!=", "<=", ">=", "&&", "||", "->", "++", "--", "+=", "-=", "*=", "/=", "|=", "&=",
@@ -99,6 +111,54 @@ struct Tokenizer {
             return
         }
         while i < b.count && !(b[i] == 10 && b[i - 1] != 92) { i += 1 }
+        let word = String(decoding: b[j..<k], as: UTF8.self)
+        conditional(word, String(decoding: b[k..<i], as: UTF8.self))
+    }
+
+    /// `#ifdef`, `#if`, `#elif`, `#else`, `#endif`: a macro the app would define (`IS_BETA`) is
+    /// taken as undefined, so that the `#else` branch is read; a condition that is not only
+    /// `defined(…)`, `0` or `1` reads every branch.
+    mutating func conditional(_ word: String, _ rest: String) {
+        switch word {
+        case "if", "ifdef", "ifndef":
+            guard conditions.count < Self.maximumConditions else {
+                deeperConditions += 1
+                return
+            }
+            let c = word == "if" ? Self.condition(rest) : Self.defined(rest) == (word == "ifdef")
+            conditions.append((c ?? true, c == true))
+        case "elif" where deeperConditions > 0, "else" where deeperConditions > 0: break
+        case "endif" where deeperConditions > 0: deeperConditions -= 1
+        case "elif":
+            guard let last = conditions.popLast() else { return }
+            let c = Self.condition(rest)
+            conditions.append((!last.taken && c != false, last.taken || c == true))
+        case "else":
+            guard let last = conditions.popLast() else { return }
+            conditions.append((!last.taken, true))
+        case "endif": _ = conditions.popLast()
+        default: break
+        }
+    }
+
+    /// `0`, `1`, `defined(X)`, `!defined(X)`: its value; anything else nil.
+    static func condition(_ text: String) -> Bool? {
+        var t = text.filter { !$0.isWhitespace }
+        if t == "0" { return false }
+        if t == "1" { return true }
+        let negated = t.hasPrefix("!")
+        if negated { t.removeFirst() }
+        guard t.hasPrefix("defined") else { return nil }
+        let name = t.dropFirst("defined".count).filter { $0 != "(" && $0 != ")" }
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return nil }
+        return defined(String(name)) != negated
+    }
+
+    /// Whether a macro is defined for an iOS build: the compiler's (`__OBJC__`, `TARGET_OS_…`)
+    /// are; an app's own are not.
+    static func defined(_ name: String) -> Bool {
+        let n = name.filter { !$0.isWhitespace }
+        return n.hasPrefix("__") || n.hasPrefix("TARGET_OS_") || n.hasPrefix("NS_") || n.hasPrefix("OBJC_")
     }
 
     mutating func token(_ c: UInt8) {

@@ -36,7 +36,10 @@ struct PathMatcher: Sendable {
                 file: files[Int(site.file)], line: Int(site.position.line), column: Int(site.position.column))
         }
         let matchable = built.filter { $0.site != nil && StandardFolder.namesSomething($0.components) }
-        locations = Set(matchable.map { location($0.site!) }).sorted()
+        locations = Set(matchable.map { location($0.site!) }).sorted {
+            let (a, b) = (Self.isAside($0.file), Self.isAside($1.file))
+            return a != b ? b : $0 < $1
+        }
         let index = Dictionary(uniqueKeysWithValues: locations.enumerated().map { ($1, Int32($0)) })
         for p in matchable {
             let target = Target(location: index[location(p.site!)]!, folder: p.folder)
@@ -108,6 +111,18 @@ struct PathMatcher: Sendable {
             k -= 1
         }
         return out
+    }
+
+    /// Folders whose code an iOS app's container does not run: tests and other platforms'
+    /// targets. Their lines come after every other line of a tier.
+    static let asideFolders: Set<String> = ["macos", "watchos", "tvos", "visionos", "mac", "watch", "tests"]
+
+    static func isAside(_ file: String) -> Bool {
+        file.split(separator: "/").dropLast().contains { component in
+            let c = component.lowercased()
+            return asideFolders.contains(c) || c.hasSuffix("tests") || c.hasSuffix("watchos")
+                || c.hasSuffix("macos") || c.hasSuffix("watch extension")
+        }
     }
 
     static func sqliteSuffix(_ name: Substring) -> Int? {

@@ -31,7 +31,10 @@ indirect enum SourceExpr: Sendable, Equatable {
     case concat([SourceExpr], at: Position)
     /// `a ?? b`, `c ? a : b`: the first one that is known.
     case either([SourceExpr])
-    /// Not understood: a value that may be anything (a parameter, a runtime value).
+    /// A function's or method's parameter, by its position: unknown, except while the function
+    /// is evaluated for a call that passes it a known value (`Evaluation+Instances.swift`).
+    case parameter(Int)
+    /// Not understood: a value that may be anything (a runtime value).
     case unknown([SourceExpr])
 
     static let anything = SourceExpr.unknown([])
@@ -51,6 +54,8 @@ struct Declaration: Sendable {
     /// The innermost type (or extended type) it is declared in; nil at the top of a file.
     let type: String?
     let value: SourceExpr
+    /// How many parameters it has, when it is a function or a method.
+    var parameterCount = 0
 }
 
 /// What one file gives the index.

@@ -121,7 +121,15 @@ extension SwiftReader {
     func sequence(_ elements: [ExprSyntax]) -> SourceExpr {
         if elements.count == 1 { return convert(elements[0]) }
         if let i = elements.firstIndex(where: { $0.is(AssignmentExprSyntax.self) }) {
-            return .unknown([sequence(Array(elements[(i + 1)...]))])
+            let value = sequence(Array(elements[(i + 1)...]))
+            if i == 1, let member = assignedMember(elements[0]) {
+                summary.declarations.append(Declaration(name: member, type: types.last, value: value))
+            } else if i == 1, !frames.isEmpty, let r = elements[0].as(DeclReferenceExprSyntax.self),
+                case .local(let slot) = reference(r.baseName.text), summary.locals[slot] == .anything
+            {
+                declareLocal(r.baseName.text, value)  // `var x: T` given its value later: the first one
+            }
+            return .unknown([value])
         }
         if let i = elements.firstIndex(where: { $0.is(UnresolvedTernaryExprSyntax.self) }),
             let ternary = elements[i].as(UnresolvedTernaryExprSyntax.self)
@@ -161,6 +169,20 @@ extension SwiftReader {
             return false
         }
         return chain(values, operators, operands[literal ?? 0][0])
+    }
+
+    /// The property `self.name = …` (or `name = …`, no local of that name) assigns, in a type.
+    func assignedMember(_ target: ExprSyntax) -> String? {
+        guard !types.isEmpty else { return nil }
+        if let m = target.as(MemberAccessExprSyntax.self),
+            m.base?.as(DeclReferenceExprSyntax.self)?.baseName.tokenKind == .keyword(.self)
+        {
+            return m.declName.baseName.text
+        }
+        guard let r = target.as(DeclReferenceExprSyntax.self), case .name = reference(r.baseName.text) else {
+            return nil
+        }
+        return r.baseName.text
     }
 
     private func chain(_ values: [SourceExpr], _ operators: [String], _ site: ExprSyntax) -> SourceExpr {

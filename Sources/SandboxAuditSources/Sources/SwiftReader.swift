@@ -99,13 +99,13 @@ final class SwiftReader: SyntaxAnyVisitor {
 
     /// Walks `statements` in a frame of its own with `parameters` unknown; the value is its one
     /// `return` (or its one expression), else unknown.
-    func body(_ statements: CodeBlockItemListSyntax, parameters: [String]) -> SourceExpr {
+    func body(_ statements: CodeBlockItemListSyntax, parameters: [String], numbered: Bool = false) -> SourceExpr {
         var frame = Frame()
         if statements.count == 1, let only = statements.first, only.item.is(ExprSyntax.self) {
             frame.implicitReturn = only.item.id
         }
         frames.append(frame)
-        for p in parameters where p != "_" { declareLocal(p, .anything) }
+        for (i, p) in parameters.enumerated() where p != "_" { declareLocal(p, numbered ? .parameter(i) : .anything) }
         walk(statements)
         let done = frames.removeLast()
         return done.returns.count == 1 ? done.returns[0] : .anything
@@ -156,8 +156,9 @@ final class SwiftReader: SyntaxAnyVisitor {
         walk(node.signature)
         guard let statements = node.body?.statements else { return .skipChildren }
         let parameters = node.signature.parameterClause.parameters.map { ($0.secondName ?? $0.firstName).text }
-        let value = body(statements, parameters: parameters)
-        summary.declarations.append(Declaration(name: node.name.text, type: types.last, value: value))
+        let value = body(statements, parameters: parameters, numbered: true)
+        summary.declarations.append(
+            Declaration(name: node.name.text, type: types.last, value: value, parameterCount: parameters.count))
         return .skipChildren
     }
 
