@@ -26,7 +26,7 @@ final class ReportSummaryTests: XCTestCase {
 
     func testSummaryHoldsTheScansFigures() throws {
         let result = try scan()
-        let s = result.summary
+        let s = ReportSummary(result)
         XCTAssertEqual(
             result.findings.filter { $0.ruleId == "misplaced-at-root" }.map { $0.path?.display },
             ["stray-4", "stray-5"])
@@ -49,7 +49,7 @@ final class ReportSummaryTests: XCTestCase {
 
     func testEveryFormatStatesTheSummary() throws {
         let result = try scan()
-        let s = result.summary
+        let s = ReportSummary(result)
         let text = TextReport(useColor: false).render(ScanReport(result, failOn: .error))
         XCTAssertTrue(
             text.hasPrefix("sandbox-audit \(Audit.toolVersion): unidentified app ("), String(text.prefix(200)))

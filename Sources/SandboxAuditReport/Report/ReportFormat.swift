@@ -59,6 +59,13 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     /// figures and tables, which the tool has no place for.
     static let figuresElsewhere = "the figures and tables are in the text, JSON, Markdown and HTML reports"
 
+    /// What a format that annotates a tool's view (GitHub, Xcode, GitLab) leaves out: the
+    /// figures, and `own`'s sections with their reasons.
+    static func toolView(_ own: [ReportSection: String]) -> [ReportSection: String] {
+        let figures: [ReportSection] = [.census, .headline, .protection, .owners, .growth, .backupComparison]
+        return own.merging(figures.map { ($0, figuresElsewhere) }) { mine, _ in mine }
+    }
+
     public static let text = ReportFormat(
         "text", documentation: "text-text", incompleteMarker: "INCOMPLETE SCAN:", leavesOut: [:]
     ) { r, o in
@@ -89,13 +96,11 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     public static let github = ReportFormat(
         "github", help: "workflow annotations", documentation: "github-actions-github",
         incompleteMarker: "title=incomplete scan (sandbox-audit)::",
-        leavesOut: [
-            .scan: "the annotations are on the step that ran the scan", .census: figuresElsewhere,
-            .headline: figuresElsewhere, .protection: figuresElsewhere, .owners: figuresElsewhere,
-            .budgets: "an exceeded budget is a budget-exceeded annotation", .growth: figuresElsewhere,
-            .backupComparison: figuresElsewhere, .suppressions: "a suppressed finding is not annotated",
-            .verdict: "the step's exit status is the verdict",
-        ]
+        leavesOut: toolView([
+            .scan: "the annotations are on the step that ran the scan",
+            .budgets: "an exceeded budget is a budget-exceeded annotation",
+            .suppressions: "a suppressed finding is not annotated", .verdict: "the step's exit status is the verdict",
+        ])
     ) { r, o in
         GitHubReport.render(r, pathPrefix: o.pathPrefix)
     }
@@ -145,26 +150,24 @@ public struct ReportFormat: RawRepresentable, CaseIterable, Hashable, Sendable {
     static let xcode = ReportFormat(
         "xcode", help: "issue lines for Xcode", documentation: "xcode-xcode",
         incompleteMarker: XcodeReport.incompleteTitle,
-        leavesOut: [
-            .scan: "Xcode shows the issues of the build that ran the scan", .census: figuresElsewhere,
-            .headline: figuresElsewhere, .protection: figuresElsewhere, .owners: figuresElsewhere,
-            .budgets: "an exceeded budget is a budget-exceeded issue", .growth: figuresElsewhere,
-            .backupComparison: figuresElsewhere, .suppressions: "a suppressed finding is no issue",
+        leavesOut: toolView([
+            .scan: "Xcode shows the issues of the build that ran the scan",
+            .budgets: "an exceeded budget is a budget-exceeded issue",
+            .suppressions: "a suppressed finding is no issue",
             .notChecked: XcodeReport.notCheckedLeftOut, .verdict: "the build's result is the verdict",
-        ]
+        ])
     ) { r, _ in
         XcodeReport.render(r)
     }
     static let codeclimate = ReportFormat(
         "codeclimate", help: "GitLab Code Quality", documentation: "gitlab-code-quality-codeclimate",
         incompleteMarker: "\"check_name\": \"\(CodeClimateReport.incompleteCheck)\"",
-        leavesOut: [
-            .scan: "GitLab shows the issues on the merge request", .census: figuresElsewhere,
-            .headline: figuresElsewhere, .protection: figuresElsewhere, .owners: figuresElsewhere,
-            .budgets: "an exceeded budget is a budget-exceeded issue", .growth: figuresElsewhere,
-            .backupComparison: figuresElsewhere, .suppressions: "a suppressed finding is no issue",
+        leavesOut: toolView([
+            .scan: "GitLab shows the issues on the merge request",
+            .budgets: "an exceeded budget is a budget-exceeded issue",
+            .suppressions: "a suppressed finding is no issue",
             .notChecked: XcodeReport.notCheckedLeftOut, .verdict: "the job's exit status is the verdict",
-        ],
+        ]),
         document: { r, _ in CodeClimateReport.render(r) })
 
     public init?(rawValue: String) {

@@ -43,13 +43,6 @@ extension AuditResult {
     /// several containers), or nil for a finding about no entry: a budget (measured over every
     /// container of the app; its message names it) or a backup domain the backup lacks.
     func subject(_ f: Finding) -> String? { f.path == nil ? nil : place(f) }
-
-    /// The findings, most severe first; within a severity, in report order (stable).
-    var findingsBySeverity: [Finding] {
-        findings.enumerated().sorted { a, b in
-            a.element.severity != b.element.severity ? a.element.severity > b.element.severity : a.offset < b.offset
-        }.map(\.element)
-    }
 }
 
 /// A budget's use as the reports print it: a whole percentage with its thousands grouped

@@ -65,8 +65,3 @@ struct ReportSummary: Sendable, Equatable {
         rulesRun = RuleCatalogue.all.map(\.id).filter { !disabled.contains($0) }
     }
 }
-
-extension AuditResult {
-    /// The figures every report's header and footer state.
-    var summary: ReportSummary { ReportSummary(self) }
-}

@@ -30,7 +30,6 @@ struct TextReport {
 
     func render(_ report: ScanReport) -> String {
         let result = report.result
-        let summary = report.summary
         var lines = header(report)
         lines += zoneTables(result)
         lines += headlineNumbers(result)

@@ -340,11 +340,6 @@ public struct AuditResult: Sendable {
     /// as several containers.
     package func place(_ m: MissedItem) -> String { isMultiDomain ? "\(m.domain): \(m.line)" : m.line }
 
-    /// The container a finding is about.
-    package func inventory(of f: Finding) -> Inventory {
-        f.domain.flatMap { domainIndex[$0] }.map { inventories[$0] } ?? inventory
-    }
-
     package var budgets: [BudgetResult] { context.budgets }
 
     // By index: iterating would copy every finding (tens of thousands on large containers).

@@ -25,15 +25,11 @@ package struct AppSources: Sendable {
         }
     }
 
-    /// Where code puts the paths of a container: its own home, or its App Group's folder.
-    static func base(_ container: Container) -> SourceBase {
-        switch container.role {
-        case .app, .extension: return .home
-        case .group:
-            let prefix = ContainerRole.group.domainPrefix
-            let domain = container.domain
-            return .appGroup(domain.hasPrefix(prefix) ? String(domain.dropFirst(prefix.count)) : domain)
-        }
+    /// Where code puts the paths of the container of backup domain `domain`: its own home, or
+    /// its App Group's folder (`AppDomainGroup-ID`).
+    static func base(domain: String) -> SourceBase {
+        let prefix = ContainerRole.group.domainPrefix
+        return domain.hasPrefix(prefix) ? .appGroup(String(domain.dropFirst(prefix.count))) : .home
     }
 
     /// The lines that build entry `entry` of `inventory` (or `path`, when it lists no entry
@@ -48,7 +44,7 @@ package struct AppSources: Sendable {
             guard !item.isSystem else { return [] }
             isDirectory = item.entry.kind == .directory
         }
-        return index.candidates(for: path.display, base: Self.base(inventory.container), isDirectory: isDirectory)
+        return index.candidates(for: path.display, base: Self.base(domain: inventory.domain), isDirectory: isDirectory)
     }
 
     /// The lines that build `path` of the container of backup domain `domain`, for what names a
@@ -56,9 +52,7 @@ package struct AppSources: Sendable {
     /// recorded owner is one of the catalogue's SDKs or frameworks.
     package func candidates(_ path: ContainerPath, domain: String, owner: String?) -> [SourceLocation] {
         guard !path.isRoot, owner.map({ !Self.catalogueOwners.contains($0) }) ?? true else { return [] }
-        let prefix = ContainerRole.group.domainPrefix
-        let base: SourceBase = domain.hasPrefix(prefix) ? .appGroup(String(domain.dropFirst(prefix.count))) : .home
-        return index.candidates(for: path.display, base: base, isDirectory: false)
+        return index.candidates(for: path.display, base: Self.base(domain: domain), isDirectory: false)
     }
 
     /// The names of the catalogue's owners (a team of the policy's `owners:` is none of them).
